@@ -1,0 +1,70 @@
+package lockstep
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Sentinel errors. Callers test for them with errors.Is; the packages of this
+// module wrap them with context.
+var (
+	// ErrLocked is returned by TryLock when the lock is held, or another
+	// acquisition is ahead of this one in line.
+	ErrLocked = errors.New("lockstep: lock is held by another owner")
+	// ErrLost is returned by Unlock when the lease had been lost before.
+	ErrLost = errors.New("lockstep: lease lost")
+	// ErrReleased is returned when an operation needs a held lock and the
+	// lock was already released.
+	ErrReleased = errors.New("lockstep: lock already released")
+	// ErrIncompatibleMode is returned when a process's configured mode cannot
+	// run beside the fleet's phase without breaking mutual exclusion.
+	ErrIncompatibleMode = errors.New("lockstep: incompatible lock mode")
+	// ErrInvalidMode is returned for a mode string or value that is not
+	// legacy, combined or new.
+	ErrInvalidMode = errors.New("lockstep: invalid mode")
+	// ErrInvalidID is returned for an empty, oversized or malformed lock id.
+	ErrInvalidID = errors.New("lockstep: invalid lock id")
+	// ErrInvalidConfig is returned by constructors for options that would make
+	// the lock unsafe or unusable; the message says which and why.
+	ErrInvalidConfig = errors.New("lockstep: invalid configuration")
+	// ErrClosed is returned by a Locker after Close.
+	ErrClosed = errors.New("lockstep: locker closed")
+)
+
+// MaxIDLen is the longest lock id accepted, in bytes. Lock ids become
+// Cassandra partition keys and parts of column names; the bound keeps every
+// cell well inside Cassandra's limits and logs readable.
+const MaxIDLen = 512
+
+// ValidateID returns an error wrapping ErrInvalidID unless id is a non-empty,
+// valid UTF-8 string of at most MaxIDLen bytes without NUL bytes.
+func ValidateID(id string) error {
+	switch {
+	case id == "":
+		return fmt.Errorf("%w: empty", ErrInvalidID)
+	case len(id) > MaxIDLen:
+		return fmt.Errorf("%w: %d bytes, at most %d allowed", ErrInvalidID, len(id), MaxIDLen)
+	case !utf8.ValidString(id):
+		return fmt.Errorf("%w: not valid UTF-8", ErrInvalidID)
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] == 0 {
+			return fmt.Errorf("%w: contains a NUL byte", ErrInvalidID)
+		}
+	}
+	return nil
+}
+
+// ConfigError reports an invalid option. It wraps ErrInvalidConfig.
+type ConfigError struct {
+	Field  string // the option, e.g. "TTL"
+	Reason string // why the value is refused
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("lockstep: invalid configuration: %s: %s", e.Field, e.Reason)
+}
+
+// Unwrap returns ErrInvalidConfig.
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }

@@ -1,0 +1,79 @@
+package lockstep
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Mode is the lock algorithm an acquisition uses during a migration.
+//
+// Mutual exclusion holds across a fleet whose live modes all lie within
+// {Legacy, Combined} or all within {Combined, New}. Legacy and New processes
+// touch disjoint rows and must never run side by side.
+type Mode uint8
+
+const (
+	// ModeUnknown is the zero Mode; no lock is ever taken in it.
+	ModeUnknown Mode = iota
+	// Legacy is the shadow-table algorithm of seed 000 §4.
+	Legacy
+	// Combined takes the queue lock and then the legacy lock (seed 000 §7.2).
+	Combined
+	// New is the queue algorithm of seed 000 §5 with this module's refinements.
+	New
+)
+
+var modeNames = [...]string{ModeUnknown: "unknown", Legacy: "legacy", Combined: "combined", New: "new"}
+
+// String returns the mode's lower-case name.
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// Valid reports whether m is one of Legacy, Combined and New.
+func (m Mode) Valid() bool { return m >= Legacy && m <= New }
+
+// ParseMode parses "legacy", "combined" or "new" (case-insensitive, surrounding
+// white space ignored). Any other string returns an error wrapping
+// ErrInvalidMode.
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "legacy":
+		return Legacy, nil
+	case "combined":
+		return Combined, nil
+	case "new":
+		return New, nil
+	}
+	return ModeUnknown, fmt.Errorf("%w: %q (want legacy, combined or new)", ErrInvalidMode, s)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (m Mode) MarshalText() ([]byte, error) {
+	if !m.Valid() {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidMode, m)
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (m *Mode) UnmarshalText(b []byte) error {
+	v, err := ParseMode(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// Compatible reports whether processes running modes a and b may share a
+// fleet without breaking mutual exclusion.
+func Compatible(a, b Mode) bool {
+	if !a.Valid() || !b.Valid() {
+		return false
+	}
+	return !(a == Legacy && b == New) && !(a == New && b == Legacy)
+}
