@@ -1,0 +1,18 @@
+// Package clock provides the time sources of lockstep behind the
+// [lockstep.Clock] interface: the local clock, a skewed clock for tests and
+// simulations, a strictly increasing write-timestamp generator, the hybrid
+// logical clock that names queue cells, and the global time service of seed
+// 000 §5.4 (listing 9).
+//
+// It sits just above the root package: the algorithms import it, and it
+// imports nothing of the module but the root.
+//
+// Why three clocks. Cassandra resolves conflicting writes by timestamp, so a
+// process must never reuse or go below its own last write timestamp
+// ([Timestamps]). The queue algorithm orders waiters by the time in their cell
+// names; a process whose clock lags could cut in front of waiters it has
+// already seen, so names come from a hybrid logical clock ([HLC]) that never
+// issues a time at or below one it has observed. The [Global] service is the
+// documents' remedy for skew across all processes: a single cell whose value
+// equals its write timestamp, so last-write-wins keeps its maximum (theorem 5).
+package clock

@@ -1,0 +1,139 @@
+package clock
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// DefaultGlobalTable is the table holding the global time cell.
+const DefaultGlobalTable = "global_time"
+
+const (
+	globalRow    = "global_time"
+	globalColumn = "global_time"
+)
+
+// Global is the global time service of seed 000 §5.4: one cell, GlobalTime,
+// whose value always equals its write timestamp. Replicas of the service
+// raise it to their local time (listing 9, [Global.TryUpdate]); since
+// Cassandra keeps the write with the highest timestamp, and the value equals
+// the timestamp, the cell's value never decreases (theorem 5).
+//
+// [Global.Next] goes one step further than the documents and returns a value
+// strictly above every value any process obtained from Next before (in real
+// time order), which is what fencing tokens need: it reads the cell, picks
+// max(local, global+1, last+1) and writes that value back before returning it.
+// Safe for concurrent use.
+type Global struct {
+	store lockstep.Store
+	table string
+	local lockstep.Clock
+
+	mu   sync.Mutex
+	last int64
+}
+
+// NewGlobal returns the service over store, keeping its cell in table (""
+// means DefaultGlobalTable). local is this process's clock.
+func NewGlobal(store lockstep.Store, table string, local lockstep.Clock) (*Global, error) {
+	if store == nil {
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store"}
+	}
+	if local == nil {
+		return nil, &lockstep.ConfigError{Field: "Clock", Reason: "nil clock"}
+	}
+	if table == "" {
+		table = DefaultGlobalTable
+	}
+	if err := lockstep.ValidateName("table", table); err != nil {
+		return nil, err
+	}
+	return &Global{store: store, table: table, local: local}, nil
+}
+
+// Read returns the current value of the global time cell, 0 when it was
+// never written.
+func (g *Global) Read(ctx context.Context) (int64, error) {
+	cells, err := g.store.Read(ctx, g.table, globalRow, lockstep.Slice{From: globalColumn, To: globalColumn + "\x00", Limit: 1})
+	if err != nil {
+		return 0, fmt.Errorf("clock: read global time: %w", err)
+	}
+	if len(cells) == 0 {
+		return 0, nil
+	}
+	return decodeTime(cells[0].Value)
+}
+
+// TryUpdate is listing 9: read the global time and, if the local time is
+// greater, write the local time as both value and write timestamp.
+func (g *Global) TryUpdate(ctx context.Context) error {
+	local := g.local.Now()
+	global, err := g.Read(ctx)
+	if err != nil {
+		return err
+	}
+	if local <= global {
+		return nil
+	}
+	return g.write(ctx, local)
+}
+
+// Next returns a time strictly greater than any value returned by Next, on
+// any process, whose call completed before this one started.
+func (g *Global) Next(ctx context.Context) (int64, error) {
+	global, err := g.Read(ctx)
+	if err != nil {
+		return 0, err
+	}
+	t := g.local.Now()
+	g.mu.Lock()
+	if t <= global {
+		t = global + 1
+	}
+	if t <= g.last {
+		t = g.last + 1
+	}
+	g.last = t
+	g.mu.Unlock()
+	if err := g.write(ctx, t); err != nil {
+		return 0, err
+	}
+	return t, nil
+}
+
+// Run is a replica of the service: it calls TryUpdate every interval until
+// ctx is done, and returns ctx.Err(). Failed updates are retried at the next
+// tick; the service only needs some replica to succeed now and then.
+func (g *Global) Run(ctx context.Context, interval time.Duration) error {
+	if interval <= 0 {
+		return &lockstep.ConfigError{Field: "interval", Reason: fmt.Sprintf("%v must be positive", interval)}
+	}
+	for {
+		_ = g.TryUpdate(ctx)
+		if err := g.local.Sleep(ctx, interval); err != nil {
+			return err
+		}
+	}
+}
+
+func (g *Global) write(ctx context.Context, t int64) error {
+	cell := lockstep.Cell{Column: globalColumn, Value: encodeTime(t), Timestamp: t}
+	if err := g.store.Put(ctx, g.table, globalRow, cell); err != nil {
+		return fmt.Errorf("clock: write global time: %w", err)
+	}
+	return nil
+}
+
+func encodeTime(t int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(t)) }
+
+func decodeTime(b []byte) (int64, error) {
+	if len(b) != 8 {
+		return 0, fmt.Errorf("clock: global time cell holds %d bytes, want 8", len(b))
+	}
+	return int64(binary.BigEndian.Uint64(b)), nil
+}

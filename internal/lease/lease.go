@@ -1,0 +1,144 @@
+package lease
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// Config is the timing of a lease.
+type Config struct {
+	// TTL is the time to live written on every cell; a whole number of
+	// seconds.
+	TTL time.Duration
+	// Renew is the interval between renewals; at most TTL/3.
+	Renew time.Duration
+}
+
+// Validate returns an error wrapping lockstep.ErrInvalidConfig unless TTL is a
+// positive whole number of seconds and 0 < Renew <= TTL/3.
+func (c Config) Validate() error {
+	if err := lockstep.ValidateTTL("TTL", c.TTL); err != nil {
+		return err
+	}
+	switch {
+	case c.Renew <= 0:
+		return &lockstep.ConfigError{Field: "Renew", Reason: fmt.Sprintf("%v must be positive", c.Renew)}
+	case 3*c.Renew > c.TTL:
+		return &lockstep.ConfigError{Field: "Renew", Reason: fmt.Sprintf("ttl %v is shorter than 3×renew %v", c.TTL, c.Renew)}
+	}
+	return nil
+}
+
+// Hooks are told about renewals; nil fields are skipped. They are called from
+// the lease's goroutines without any lock held.
+type Hooks struct {
+	Renewed func(err error) // after each renewal attempt
+	Lost    func()          // once, when the lease is declared lost
+}
+
+// Lease renews one acquisition's cells until stopped or lost. Safe for
+// concurrent use.
+type Lease struct {
+	clock lockstep.Clock
+	cfg   Config
+	renew func(context.Context) error
+	hooks Hooks
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	lost   chan struct{}
+
+	mu     sync.Mutex
+	lastOK int64 // µs: when the last successful write (acquisition or renewal) was sent
+	isLost bool
+}
+
+// Start begins renewing. since is the clock time (µs) at which the write that
+// acquired the cells was sent; the lease counts from there. renew rewrites the
+// cells with a fresh timestamp and TTL; it receives a context that Stop
+// cancels.
+func Start(c lockstep.Clock, cfg Config, since int64, renew func(context.Context) error, hooks Hooks) *Lease {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &Lease{clock: c, cfg: cfg, renew: renew, hooks: hooks, cancel: cancel, lost: make(chan struct{}), lastOK: since}
+	l.wg.Add(2)
+	go l.renewLoop(ctx)
+	go l.watch(ctx)
+	return l
+}
+
+// Lost is closed once the lease is lost.
+func (l *Lease) Lost() <-chan struct{} { return l.lost }
+
+// IsLost reports whether the lease was lost.
+func (l *Lease) IsLost() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.isLost
+}
+
+// Stop ends renewal and waits for the lease's goroutines. It is idempotent.
+// After Stop returns, no renewal is in flight, so the caller may delete the
+// cells knowing no rewrite will follow.
+func (l *Lease) Stop() {
+	l.cancel()
+	l.wg.Wait()
+}
+
+func (l *Lease) renewLoop(ctx context.Context) {
+	defer l.wg.Done()
+	for {
+		if err := l.clock.Sleep(ctx, l.cfg.Renew); err != nil {
+			return
+		}
+		sent := l.clock.Now()
+		err := l.renew(ctx)
+		if ctx.Err() != nil {
+			return // stopped or lost while renewing: the outcome no longer matters
+		}
+		if err == nil {
+			l.mu.Lock()
+			if sent > l.lastOK {
+				l.lastOK = sent
+			}
+			l.mu.Unlock()
+		}
+		if l.hooks.Renewed != nil {
+			l.hooks.Renewed(err)
+		}
+	}
+}
+
+// watch declares the lease lost once no renewal sent within the last TTL/2
+// has succeeded.
+func (l *Lease) watch(ctx context.Context) {
+	defer l.wg.Done()
+	limit := (l.cfg.TTL / 2).Microseconds()
+	for {
+		l.mu.Lock()
+		deadline := l.lastOK + limit
+		l.mu.Unlock()
+		now := l.clock.Now()
+		if now >= deadline {
+			l.declareLost()
+			return
+		}
+		if err := l.clock.Sleep(ctx, time.Duration(deadline-now)*time.Microsecond); err != nil {
+			return
+		}
+	}
+}
+
+func (l *Lease) declareLost() {
+	l.mu.Lock()
+	l.isLost = true
+	l.mu.Unlock()
+	close(l.lost)
+	l.cancel() // stop renewing: a late rewrite could resurrect expired cells
+	if l.hooks.Lost != nil {
+		l.hooks.Lost()
+	}
+}
