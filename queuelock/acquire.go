@@ -1,0 +1,286 @@
+package queuelock
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/lease"
+)
+
+// maxTryClaims bounds TryLock's claim loop (listing 8, steps 4–10): a claim
+// fails only when another owner cell appeared, which TryLock then reports.
+const maxTryClaims = 4
+
+// attempt is one Lock or TryLock call.
+type attempt struct {
+	l     *Locker
+	id    string
+	owner string
+	try   bool
+	start int64 // µs, when the call began
+
+	time    int64  // the enqueue time naming our cells
+	qcol    string // our queue cell
+	ocol    string // our owner cell
+	queued  bool   // a queue cell of ours may exist
+	claimed bool   // an owner cell of ours may exist
+	turn    bool   // we hold this process's turn on id
+	wait    *lease.Lease
+
+	requests int
+	claims   int
+}
+
+func (a *attempt) run(ctx context.Context) (*handle, error) {
+	if a.try {
+		if !a.l.turns.TryAcquire(a.id) {
+			return nil, fmt.Errorf("queuelock: %q: %w (held or awaited in this process)", a.id, lockstep.ErrLocked)
+		}
+	} else if err := a.l.turns.Acquire(ctx, a.id); err != nil {
+		return nil, fmt.Errorf("queuelock: %q: waiting in process: %w", a.id, err)
+	}
+	a.turn = true
+	var (
+		h   *handle
+		err error
+	)
+	if a.try {
+		h, err = a.tryLock(ctx)
+	} else {
+		h, err = a.lock(ctx)
+	}
+	if err != nil {
+		a.abandon(ctx)
+		return nil, err
+	}
+	return h, nil
+}
+
+// lock is listing 7 with refinements: enqueue, then until first in line and
+// alone in the owner cells, re-read; a waiter renews its queue cell so a long
+// wait keeps its place, and re-enqueues if its cell vanished anyway.
+func (a *attempt) lock(ctx context.Context) (*handle, error) {
+	var lastErr error
+	retry := func(err error) error {
+		if ctx.Err() != nil {
+			return a.ctxErr(ctx, lastErr)
+		}
+		lastErr = err
+		a.l.cfg.logger.Warn("queuelock: store error while waiting", slog.String("id", a.id), slog.Any("err", err))
+		if err := a.l.cfg.clock.Sleep(ctx, a.l.cfg.poll); err != nil {
+			return a.ctxErr(ctx, lastErr)
+		}
+		return nil
+	}
+	needPlace := true
+	for {
+		if needPlace {
+			a.dequeue(ctx) // drop a place that is gone or never confirmed
+			if err := a.enqueue(ctx); err != nil {
+				if err := retry(err); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			needPlace = false
+		}
+		v, err := a.l.read(ctx, a.id, &a.requests)
+		if err != nil {
+			if err := retry(err); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if !v.queued(a.qcol) || a.wait.IsLost() {
+			// Our cell expired (renewals failed) or fell below the floor:
+			// the place is gone, so take a new one.
+			needPlace = true
+			continue
+		}
+		if head, _ := v.head(); head.column == a.qcol && !v.ownedByOthers(a.owner) {
+			v, ok, since, err := a.claim(ctx)
+			if err != nil {
+				if err := retry(err); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if ok {
+				return a.held(ctx, v, since), nil
+			}
+			continue // lost the claim race (lemma 1): look again
+		}
+		if err := a.l.cfg.clock.Sleep(ctx, a.l.cfg.poll); err != nil {
+			return nil, a.ctxErr(ctx, lastErr)
+		}
+	}
+}
+
+// tryLock is listing 8, writing nothing when the lock is visibly busy.
+func (a *attempt) tryLock(ctx context.Context) (*handle, error) {
+	v, err := a.l.read(ctx, a.id, &a.requests)
+	if err != nil {
+		return nil, a.storeErr("read", ctx, err)
+	}
+	if len(v.owners) > 0 || len(v.queue) > 0 {
+		return nil, fmt.Errorf("queuelock: %q: %w", a.id, lockstep.ErrLocked)
+	}
+	if err := a.enqueue(ctx); err != nil {
+		return nil, a.storeErr("enqueue", ctx, err)
+	}
+	for range maxTryClaims {
+		v, err := a.l.read(ctx, a.id, &a.requests)
+		if err != nil {
+			return nil, a.storeErr("read", ctx, err)
+		}
+		if head, _ := v.head(); head.column != a.qcol || v.ownedByOthers(a.owner) {
+			break
+		}
+		v, ok, since, err := a.claim(ctx)
+		if err != nil {
+			return nil, a.storeErr("claim", ctx, err)
+		}
+		if ok {
+			return a.held(ctx, v, since), nil
+		}
+	}
+	return nil, fmt.Errorf("queuelock: %q: %w", a.id, lockstep.ErrLocked)
+}
+
+// enqueue names our cells with a fresh hybrid-logical time and writes the
+// queue cell; a waiter's renewal starts with it.
+func (a *attempt) enqueue(ctx context.Context) error {
+	a.time = a.l.hlc.Now()
+	a.qcol, a.ocol = queueColumn(a.time, a.owner), ownerColumn(a.time, a.owner)
+	a.queued = true // even a failed write may have landed
+	a.requests++
+	sent := a.l.cfg.clock.Now()
+	if err := a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell()); err != nil {
+		return err
+	}
+	if !a.try {
+		a.wait = lease.Start(a.l.cfg.clock, a.l.cfg.lease, sent, func(ctx context.Context) error {
+			return a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell())
+		}, lease.Hooks{})
+	}
+	return nil
+}
+
+// dequeue stops renewing and deletes our queue (and any owner) cell, best
+// effort: what it cannot delete expires.
+func (a *attempt) dequeue(ctx context.Context) {
+	if a.wait != nil {
+		a.wait.Stop()
+		a.wait = nil
+	}
+	cols := make([]string, 0, 2)
+	if a.queued {
+		cols = append(cols, a.qcol)
+	}
+	if a.claimed {
+		cols = append(cols, a.ocol)
+	}
+	if len(cols) == 0 {
+		return
+	}
+	a.requests++
+	if err := a.l.store.Delete(context.WithoutCancel(ctx), a.l.cfg.table, a.id, a.l.ts.Next(), cols...); err != nil {
+		a.l.cfg.logger.Warn("queuelock: could not delete cells; they expire after the TTL",
+			slog.String("id", a.id), slog.String("owner", a.owner), slog.Any("err", err))
+		return
+	}
+	a.queued, a.claimed = false, false
+}
+
+// claim writes our owner cell (refreshing the queue cell in the same request),
+// then reads the owner cells: alone means held (lemma 1). Otherwise it deletes
+// the owner cell again. since is when the write was sent, where a lease
+// starts counting.
+func (a *attempt) claim(ctx context.Context) (v view, ok bool, since int64, err error) {
+	a.claims++
+	a.claimed = true
+	a.requests++
+	since = a.l.cfg.clock.Now()
+	if err := a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell(), a.ownerCell()); err != nil {
+		return view{}, false, 0, err
+	}
+	if v, err = a.l.read(ctx, a.id, &a.requests); err != nil {
+		return view{}, false, 0, err
+	}
+	if v.ownedOnlyBy(a.owner) {
+		return v, true, since, nil
+	}
+	a.requests++
+	if err := a.l.store.Delete(ctx, a.l.cfg.table, a.id, a.l.ts.Next(), a.ocol); err != nil {
+		return view{}, false, 0, err
+	}
+	a.claimed = false
+	return v, false, 0, nil
+}
+
+// held turns a successful claim into a handle.
+func (a *attempt) held(ctx context.Context, v view, since int64) *handle {
+	if a.wait != nil {
+		a.wait.Stop()
+		a.wait = nil
+	}
+	a.l.advanceFloor(ctx, a.id, v, &a.requests)
+	h := newHandle(a, since)
+	if f := a.l.cfg.fencing; f != nil {
+		a.requests += 2
+		if t, err := f.Next(ctx); err == nil {
+			h.token = t
+		} else {
+			a.l.cfg.logger.Warn("queuelock: no fencing token", slog.String("id", a.id), slog.Any("err", err))
+		}
+	}
+	a.turn = false // the handle owns the turn now
+	a.l.track(h)
+	return h
+}
+
+// abandon undoes a failed attempt: cells deleted, turn passed on.
+func (a *attempt) abandon(ctx context.Context) {
+	a.dequeue(ctx)
+	if a.turn {
+		a.l.turns.Release(a.id)
+		a.turn = false
+	}
+}
+
+func (a *attempt) queueCell() lockstep.Cell {
+	return lockstep.Cell{Column: a.qcol, Value: []byte(a.owner), Timestamp: a.l.ts.Next(), TTL: a.l.cfg.lease.TTL}
+}
+
+func (a *attempt) ownerCell() lockstep.Cell {
+	return lockstep.Cell{Column: a.ocol, Value: []byte(a.owner), Timestamp: a.l.ts.Next(), TTL: a.l.cfg.lease.TTL}
+}
+
+func (a *attempt) ctxErr(ctx context.Context, last error) error {
+	if last != nil {
+		return fmt.Errorf("queuelock: %q: %w (last store error: %v)", a.id, ctx.Err(), last)
+	}
+	return fmt.Errorf("queuelock: %q: %w", a.id, ctx.Err())
+}
+
+func (a *attempt) storeErr(step string, ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return a.ctxErr(ctx, nil)
+	}
+	return fmt.Errorf("queuelock: %q: %s: %w", a.id, step, err)
+}
+
+func (a *attempt) observe(ctx context.Context, h *handle, err error) {
+	e := lockstep.AcquireEvent{
+		ID: a.id, Mode: lockstep.New, Try: a.try, Acquired: h != nil, Err: err,
+		Attempts: a.claims, Requests: a.requests,
+		Wait: time.Duration(a.l.cfg.clock.Now()-a.start) * time.Microsecond,
+	}
+	if h != nil {
+		e.Owner = h.owner
+	}
+	a.l.cfg.observer.ObserveAcquire(ctx, e)
+}

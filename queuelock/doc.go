@@ -1,0 +1,56 @@
+// Package queuelock is the new, fair lock algorithm of seed 000 §5 (listings
+// 6–8), with the refinements of DESIGN §4.2 that the documents lack.
+//
+// It depends on the root package (Store, Clock), package clock and the
+// internal lease and turn packages, never on a database driver: the same code
+// runs on Cassandra (package cassandra) and in the simulator (package model).
+//
+// # Algorithm
+//
+// All cells of one lock id live in one partition (row key = the id):
+//
+//	"!floor"                   read floor, see below
+//	"<20-digit µs>/o/<owner>"  owner cell ("main row" of the seed)
+//	"<20-digit µs>/q/<owner>"  queue cell
+//
+// Lock (listing 7): write a queue cell named by the current time; re-read the
+// partition until our queue cell is the first one and no other owner cell is
+// live; then claim: write our owner cell and read the owner cells. If ours is
+// the only one, the lock is held; otherwise delete it and look again. TryLock
+// (listing 8) fails without writing when anything is live, and otherwise does
+// the same once. Unlock deletes both cells.
+//
+// # Safety (theorems 1 and 3)
+//
+// Success requires "I wrote my owner cell, then read the owner cells and mine
+// was the only one". By lemma 1 (QUORUM writes and reads: a read that starts
+// after a write completed sees it), two acquisitions that both wrote cannot
+// both read only their own cell. The queue is not involved in this argument,
+// so mutual exclusion does not depend on clocks, the floor or the queue order.
+// Every cell carries a TTL; the lease (internal/lease) renews a holder's cells
+// every Renew and closes Lost() when no renewal succeeded for TTL/2, before
+// they can expire (given clock rates and replica skew well below TTL/2).
+//
+// # Progress (theorems 2 and 4) and the refinements
+//
+//  1. Waiters keep their place: a waiter renews its queue cell like a lease,
+//     so a wait longer than the TTL does not lose its position. If its cell
+//     vanishes anyway (renewals failed), it takes a new place.
+//  2. Queue names come from a hybrid logical clock (package clock) fed with
+//     every queue time read, so a process whose clock lags cannot name a cell
+//     in front of a waiter it has already seen: theorem 2's "time does not
+//     decrease" holds per observer without a time service.
+//  3. Reads start at a floor (floor.go explains why it is sound) so their cost
+//     does not grow with the lock's history of tombstones; cells are
+//     time-prefixed so one slice skips both kinds of tombstone.
+//  4. A Lock whose ctx ends deletes its cells before returning.
+//  5. A first-in-line waiter does not write its owner cell while another
+//     owner cell is live (listing 7 would write and delete one per poll,
+//     leaving a tombstone each time); the claim also refreshes the queue cell.
+//  6. Goroutines of one Locker contending for one id queue in-process (FIFO,
+//     internal/turn); only the first talks to the store.
+//
+// Write timestamps of a process are strictly increasing (clock.Timestamps), so
+// a cell rewritten after its own delete beats its tombstone. A cell is only
+// ever written or deleted by the acquisition named in it.
+package queuelock

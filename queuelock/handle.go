@@ -1,0 +1,92 @@
+package queuelock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/lease"
+)
+
+// handle is a held queue lock. Safe for concurrent use.
+type handle struct {
+	l        *Locker
+	id       string
+	owner    string
+	qcol     string
+	ocol     string
+	since    int64 // µs, when the winning claim was sent
+	token    int64
+	lease    *lease.Lease
+	unlockMu sync.Mutex
+	released bool
+}
+
+var _ lockstep.Lock = (*handle)(nil)
+
+func newHandle(a *attempt, since int64) *handle {
+	h := &handle{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, since: since}
+	l := a.l
+	h.lease = lease.Start(l.cfg.clock, l.cfg.lease, since, h.renew, lease.Hooks{
+		Renewed: func(err error) {
+			if err != nil {
+				l.cfg.logger.Warn("queuelock: renewal failed", slog.String("id", h.id), slog.String("owner", h.owner), slog.Any("err", err))
+			}
+			l.cfg.observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: h.id, Owner: h.owner, Mode: lockstep.New, Renewed: err == nil, Err: err})
+		},
+		Lost: func() {
+			l.cfg.logger.Warn("queuelock: lease lost", slog.String("id", h.id), slog.String("owner", h.owner))
+			l.cfg.observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: h.id, Owner: h.owner, Mode: lockstep.New, Lost: true})
+		},
+	})
+	return h
+}
+
+// renew rewrites both cells with a fresh timestamp and TTL, in one request.
+func (h *handle) renew(ctx context.Context) error {
+	ttl := h.l.cfg.lease.TTL
+	return h.l.store.Put(ctx, h.l.cfg.table, h.id,
+		lockstep.Cell{Column: h.qcol, Value: []byte(h.owner), Timestamp: h.l.ts.Next(), TTL: ttl},
+		lockstep.Cell{Column: h.ocol, Value: []byte(h.owner), Timestamp: h.l.ts.Next(), TTL: ttl})
+}
+
+func (h *handle) ID() string            { return h.id }
+func (h *handle) Owner() string         { return h.owner }
+func (h *handle) Mode() lockstep.Mode   { return lockstep.New }
+func (h *handle) Lost() <-chan struct{} { return h.lease.Lost() }
+func (h *handle) Token() int64          { return h.token }
+
+// Unlock stops renewal, waits for it, and deletes this acquisition's queue and
+// owner cells in one request (with a timestamp above every write of theirs).
+// Then the next goroutine of this process waiting for the id may contend. It
+// is idempotent; see lockstep.Lock for what it returns after a loss. If the
+// delete fails, the cells expire after the TTL and the error is returned.
+func (h *handle) Unlock(ctx context.Context) error {
+	h.unlockMu.Lock()
+	if h.released {
+		h.unlockMu.Unlock()
+		return nil
+	}
+	h.released = true
+	h.unlockMu.Unlock()
+	h.lease.Stop()
+	lost := h.lease.IsLost()
+	err := h.l.store.Delete(ctx, h.l.cfg.table, h.id, h.l.ts.Next(), h.qcol, h.ocol)
+	if err != nil {
+		err = fmt.Errorf("queuelock: unlock %q: %w", h.id, err)
+	}
+	h.l.turns.Release(h.id)
+	h.l.untrack(h)
+	h.l.cfg.observer.ObserveRelease(ctx, lockstep.ReleaseEvent{
+		ID: h.id, Owner: h.owner, Mode: lockstep.New, WasLost: lost, Err: err, Requests: 1,
+		Held: time.Duration(h.l.cfg.clock.Now()-h.since) * time.Microsecond,
+	})
+	if lost {
+		return errors.Join(fmt.Errorf("queuelock: unlock %q: %w", h.id, lockstep.ErrLost), err)
+	}
+	return err
+}

@@ -1,0 +1,147 @@
+package queuelock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/turn"
+)
+
+// Locker takes queue locks on a Store. One Locker stands for one process: its
+// goroutines contending for the same id queue in-process, and only one of them
+// at a time contends in the store. Safe for concurrent use.
+type Locker struct {
+	store  lockstep.Store
+	cfg    config
+	hlc    *clock.HLC
+	ts     *clock.Timestamps
+	owners *ident.Owners
+	turns  turn.Turns
+	floors floors
+
+	closing context.Context
+	close   context.CancelFunc
+	calls   sync.WaitGroup // Lock and TryLock calls in flight
+
+	mu     sync.Mutex
+	closed bool
+	held   map[*handle]struct{}
+}
+
+var _ lockstep.Locker = (*Locker)(nil)
+
+// New returns a Locker on store. A nil opts means all defaults. Invalid
+// options return an error wrapping lockstep.ErrInvalidConfig.
+func New(store lockstep.Store, opts *Options) (*Locker, error) {
+	if store == nil {
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store"}
+	}
+	cfg, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Locker{
+		store: store, cfg: cfg,
+		hlc: clock.NewHLC(cfg.clock), ts: clock.NewTimestamps(cfg.clock),
+		owners:  ident.NewOwners(cfg.process),
+		closing: ctx, close: cancel,
+		held: make(map[*handle]struct{}),
+	}, nil
+}
+
+// Lock blocks until the lock named id is held or ctx is done. Waiting, it
+// keeps its place in line by renewing its queue cell, and re-reads the queue
+// every Poll. Store errors while waiting are retried until ctx ends. When ctx
+// ends first, Lock deletes its queue cell and returns an error for which
+// errors.Is(err, ctx.Err()) holds. After Close it returns ErrClosed.
+func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return l.acquire(ctx, id, false)
+}
+
+// TryLock makes one attempt (seed 000 listing 8): it fails with ErrLocked,
+// writing nothing, when the lock is held or anyone is in line; otherwise it
+// enqueues and claims, and if someone else turns out to be first it deletes
+// its cells and fails with ErrLocked. Another goroutine of this process
+// holding or waiting for id also makes it fail at once.
+func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return l.acquire(ctx, id, true)
+}
+
+func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
+	if err := lockstep.ValidateID(id); err != nil {
+		return nil, err
+	}
+	if !l.enter() {
+		return nil, lockstep.ErrClosed
+	}
+	defer l.calls.Done()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(l.closing, func() { cancel(lockstep.ErrClosed) })
+	defer stop()
+
+	a := &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.clock.Now()}
+	h, err := a.run(ctx)
+	if err != nil && errors.Is(context.Cause(ctx), lockstep.ErrClosed) {
+		err = fmt.Errorf("queuelock: %q: %w", id, lockstep.ErrClosed)
+	}
+	a.observe(ctx, h, err)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// enter registers a call unless the locker is closed.
+func (l *Locker) enter() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.calls.Add(1)
+	return true
+}
+
+func (l *Locker) track(h *handle) {
+	l.mu.Lock()
+	l.held[h] = struct{}{}
+	l.mu.Unlock()
+}
+
+func (l *Locker) untrack(h *handle) {
+	l.mu.Lock()
+	delete(l.held, h)
+	l.mu.Unlock()
+}
+
+// Close makes further calls fail with ErrClosed, ends the waits in flight
+// (they clean up and return ErrClosed), releases every lock this Locker still
+// holds and waits for all of it, including the locks' renewal goroutines. ctx
+// bounds the releases' store requests. Errors of the releases are joined.
+func (l *Locker) Close(ctx context.Context) error {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	l.close()
+	l.calls.Wait()
+	l.mu.Lock()
+	hs := make([]*handle, 0, len(l.held))
+	for h := range l.held {
+		hs = append(hs, h)
+	}
+	l.mu.Unlock()
+	var errs []error
+	for _, h := range hs {
+		if err := h.Unlock(ctx); err != nil && !errors.Is(err, lockstep.ErrLost) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
