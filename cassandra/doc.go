@@ -1,0 +1,50 @@
+// Package cassandra is the production lockstep.Store, on Apache Cassandra
+// through the gocql driver.
+//
+// It sits at the edge of the dependency graph: it implements the root
+// package's Store interface and is the only package besides cmd/ that imports
+// gocql; the algorithms (shadowlock, queuelock, combined) never see the driver.
+// Package schema creates the tables it reads and writes; they all share one
+// generic cell shape (row_key text, column_name text, value blob, partition
+// row_key, clustering column_name ascending), so one set of statement
+// templates serves every table.
+//
+// # Mapping of the Store contract to CQL
+//
+// Put writes each cell with
+//
+//	UPDATE ks.table USING TIMESTAMP ? AND TTL ? SET value = ? WHERE row_key = ? AND column_name = ?
+//
+// UPDATE rather than INSERT, so no row marker is written and the CQL row is
+// alive exactly while its one value cell is: the single-cell semantics of the
+// model (package model) and of seed 000 listing 1. Delete writes a row
+// tombstone with an explicit timestamp; on reads it shadows the value cell
+// exactly as a cell tombstone would, tie included (a tombstone wins an equal
+// timestamp). Several cells of one call go in one UNLOGGED batch: all its
+// statements target one partition, so Cassandra applies it as one mutation,
+// atomically and in isolation, in one request, with no batch log.
+//
+// Read selects column_name, value, WRITETIME(value) and TTL(value) of one
+// partition between the slice bounds, paging through the result as needed.
+//
+// # Consistency
+//
+// Reads and writes use QUORUM by default: with R + W > RF a read that starts
+// after a write completed sees it (blocking read repair keeps it seen), the
+// only storage fact the safety arguments need. See WithConsistency for the
+// other accepted levels and what LOCAL_QUORUM does not guarantee.
+//
+// # Errors
+//
+// Driver errors are classified once, here. A write or delete that may have
+// been applied (a coordinator write timeout or write failure, no response in
+// time, the connection lost mid-request, the caller's ctx ending while the
+// request was in flight, or any error not known to mean "not applied")
+// returns an error wrapping both lockstep.ErrUnknownOutcome and the driver's
+// error. An unavailable coordinator, an overloaded or bootstrapping node and
+// request validation errors mean the write was not applied and are returned
+// wrapped as plain failures. Read errors are always plain failures. Errors
+// from ctx keep satisfying errors.Is(err, ctx.Err()).
+//
+// A Store is safe for concurrent use.
+package cassandra

@@ -1,0 +1,166 @@
+//go:build integration
+
+package cassandra_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/cassandra"
+	"github.com/lockstep-go/lockstep/schema"
+	"github.com/lockstep-go/lockstep/storetest"
+)
+
+// Integration tests run against the cluster in CASSANDRA_HOSTS
+// (comma-separated addresses), for example after scripts/cassandra up:
+//
+//	CASSANDRA_HOSTS=127.0.0.1 go test -tags integration -race ./cassandra/...
+//
+// With the integration tag and no CASSANDRA_HOSTS they fail rather than skip,
+// so a CI job that forgot to start Cassandra cannot pass silently.
+
+const itKeyspace = "lockstep_it"
+
+var shared struct {
+	once    sync.Once
+	session *gocql.Session
+	hosts   int
+	err     error
+}
+
+// itSession returns a session shared by the tests of this binary, with the
+// lockstep_it keyspace and its tables created (RF = number of hosts, at most
+// 3). Pages are small so every read of more than a few cells pages.
+func itSession(t testing.TB) (*gocql.Session, int) {
+	t.Helper()
+	raw := os.Getenv("CASSANDRA_HOSTS")
+	if strings.TrimSpace(raw) == "" {
+		t.Fatal("CASSANDRA_HOSTS is empty: the integration tag needs a running Cassandra " +
+			"(scripts/cassandra up, then CASSANDRA_HOSTS=127.0.0.1)")
+	}
+	shared.once.Do(func() {
+		var hosts []string
+		for _, h := range strings.Split(raw, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				hosts = append(hosts, h)
+			}
+		}
+		cluster := gocql.NewCluster(hosts...)
+		cluster.Timeout = 20 * time.Second
+		cluster.ConnectTimeout = 20 * time.Second
+		cluster.PageSize = 3
+		shared.session, shared.err = cluster.CreateSession()
+		if shared.err != nil {
+			return
+		}
+		shared.hosts = len(hosts)
+		rf := min(len(hosts), 3)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		shared.err = schema.Apply(ctx, shared.session, itKeyspace, schema.WithCreateKeyspace(map[string]string{
+			"class": "SimpleStrategy", "replication_factor": strconv.Itoa(rf),
+		}))
+	})
+	if shared.err != nil {
+		t.Fatalf("connecting to %s: %v", raw, shared.err)
+	}
+	return shared.session, shared.hosts
+}
+
+func newStore(t testing.TB, opts ...cassandra.Option) *cassandra.Store {
+	t.Helper()
+	session, _ := itSession(t)
+	s, err := cassandra.New(session, itKeyspace, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestConformance runs the store conformance suite on real Cassandra, on a
+// table created by package schema.
+func TestConformance(t *testing.T) {
+	store := newStore(t)
+	storetest.Run(t, func(t *testing.T) storetest.Harness {
+		return storetest.Harness{
+			Store:   store,
+			Table:   schema.DefaultTables().QueueLock,
+			Now:     func() int64 { return time.Now().UnixMicro() },
+			Advance: func(_ testing.TB, d time.Duration) { time.Sleep(d) },
+		}
+	})
+}
+
+func TestStore_ReadPagesThroughLargePartition(t *testing.T) {
+	store := newStore(t)
+	ctx := t.Context()
+	row := "paging/" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	ts := time.Now().UnixMicro()
+	var cells []lockstep.Cell
+	for i := range 20 {
+		cells = append(cells, lockstep.Cell{Column: "c" + strconv.Itoa(100+i), Value: []byte{byte(i)}, Timestamp: ts, TTL: time.Minute})
+	}
+	if err := store.Put(ctx, "queue_lock", row, cells...); err != nil {
+		t.Fatal(err)
+	}
+	// Tombstones between live cells, as a lock partition has them.
+	if err := store.Delete(ctx, "queue_lock", row, ts+1, "c101", "c102", "c103", "c104"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.Read(ctx, "queue_lock", row, lockstep.Slice{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 16 || got[0].Column != "c100" || got[1].Column != "c105" || got[15].Column != "c119" {
+		t.Fatalf("read %d cells, first %v", len(got), got[:min(len(got), 2)])
+	}
+	limited, err := store.Read(ctx, "queue_lock", row, lockstep.Slice{From: "c101", Limit: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(limited) != 7 || limited[0].Column != "c105" || limited[6].Column != "c111" {
+		t.Fatalf("limited read: %d cells from %q", len(limited), limited[0].Column)
+	}
+	for _, c := range got {
+		if c.Timestamp != ts || c.TTL <= 0 || c.TTL > time.Minute {
+			t.Fatalf("cell %q: timestamp %d TTL %v, want %d and (0, 1m]", c.Column, c.Timestamp, c.TTL, ts)
+		}
+	}
+}
+
+// TestStore_UnavailableWriteIsNotAnUnknownOutcome writes at ALL into a
+// keyspace with more replicas than nodes: the coordinator refuses it before
+// forwarding, so the error must be a plain failure.
+func TestStore_UnavailableWriteIsNotAnUnknownOutcome(t *testing.T) {
+	session, hosts := itSession(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	const ks = "lockstep_it_unavailable"
+	if err := schema.Apply(ctx, session, ks, schema.WithCreateKeyspace(map[string]string{
+		"class": "SimpleStrategy", "replication_factor": strconv.Itoa(hosts + 1),
+	})); err != nil {
+		t.Fatal(err)
+	}
+	store, err := cassandra.New(session, ks, cassandra.WithConsistency(gocql.All, gocql.All))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = store.Put(ctx, "queue_lock", "r", lockstep.Cell{Column: "c", Timestamp: time.Now().UnixMicro(), TTL: time.Minute})
+	var unavailable *gocql.RequestErrUnavailable
+	if !errors.As(err, &unavailable) || errors.Is(err, lockstep.ErrUnknownOutcome) {
+		t.Fatalf("got %v, want a plain Unavailable failure", err)
+	}
+	_, err = store.Read(ctx, "queue_lock", "r", lockstep.Slice{})
+	if !errors.As(err, &unavailable) {
+		t.Fatalf("read: got %v, want Unavailable", err)
+	}
+}

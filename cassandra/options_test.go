@@ -1,0 +1,86 @@
+package cassandra
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gocql/gocql"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// session is a non-nil session for tests that never reach the network: New
+// does not contact the cluster, and validation failures return before any
+// request is built.
+var session = &gocql.Session{}
+
+func TestNew_NilSessionIsInvalidConfig(t *testing.T) {
+	s, err := New(nil, "locks")
+	if !errors.Is(err, lockstep.ErrInvalidConfig) || s != nil {
+		t.Fatalf("got %v, %v; want nil store and ErrInvalidConfig", s, err)
+	}
+}
+
+func TestNew_RefusesUnsafeKeyspace(t *testing.T) {
+	for _, ks := range []string{"", "Locks", "locks.x", "locks; DROP KEYSPACE x", `"locks"`, "9locks"} {
+		if _, err := New(session, ks); !errors.Is(err, lockstep.ErrInvalidConfig) {
+			t.Errorf("%q: got %v, want ErrInvalidConfig", ks, err)
+		}
+	}
+}
+
+func TestNew_DefaultsToQuorum(t *testing.T) {
+	s, err := New(session, "locks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.read != gocql.Quorum || s.write != gocql.Quorum {
+		t.Fatalf("got read %v write %v, want QUORUM both", s.read, s.write)
+	}
+}
+
+func TestWithConsistency_AcceptsOnlyOverlappingPairs(t *testing.T) {
+	c := func(s string) gocql.Consistency {
+		var x gocql.Consistency
+		if err := x.UnmarshalText([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	ok := [][2]string{
+		{"QUORUM", "QUORUM"},
+		{"QUORUM", "EACH_QUORUM"},
+		{"LOCAL_QUORUM", "LOCAL_QUORUM"},
+		{"LOCAL_QUORUM", "EACH_QUORUM"},
+		{"ALL", "ONE"},
+		{"ONE", "ALL"},
+		{"LOCAL_ONE", "ALL"},
+		{"ALL", "ALL"},
+	}
+	bad := [][2]string{
+		{"ONE", "ONE"},
+		{"ONE", "QUORUM"},
+		{"QUORUM", "ONE"},
+		{"TWO", "TWO"},
+		{"QUORUM", "LOCAL_QUORUM"},
+		{"LOCAL_QUORUM", "QUORUM"},
+		{"EACH_QUORUM", "QUORUM"},
+		{"ALL", "ANY"},
+		{"QUORUM", "ANY"},
+	}
+	for _, p := range ok {
+		if _, err := New(session, "locks", WithConsistency(c(p[0]), c(p[1]))); err != nil {
+			t.Errorf("read %s write %s refused: %v", p[0], p[1], err)
+		}
+	}
+	for _, p := range bad {
+		if _, err := New(session, "locks", WithConsistency(c(p[0]), c(p[1]))); !errors.Is(err, lockstep.ErrInvalidConfig) {
+			t.Errorf("read %s write %s: got %v, want ErrInvalidConfig", p[0], p[1], err)
+		}
+	}
+	// Serial levels are not regular consistency levels at all.
+	serial := gocql.Consistency(gocql.Serial)
+	if _, err := New(session, "locks", WithConsistency(serial, serial)); !errors.Is(err, lockstep.ErrInvalidConfig) {
+		t.Errorf("SERIAL: got %v, want ErrInvalidConfig", err)
+	}
+}
