@@ -1,0 +1,46 @@
+// Package shadowlock is the legacy lock algorithm of seed 000 §4 (listings 4
+// and 5), kept exactly as the fleet being migrated runs it: combined-mode
+// processes (package combined) read and write the same rows, so both its
+// behaviour and its storage format are frozen.
+//
+// # Frozen storage format
+//
+// Two tables of the generic cell shape (partition = row key, clustering =
+// column name, value), default names legacy_main and legacy_shadow:
+//
+//	legacy_main   row = lock id   column = owner id   value = empty
+//	              the owner of the lock; one live cell while held
+//	legacy_shadow row = lock id   column = owner id   value = empty
+//	              contenders announce themselves here before claiming
+//
+// Every cell carries the lease TTL; the holder rewrites its main cell every
+// Renew. Owner ids are unique per acquisition. Changing any of this breaks
+// mutual exclusion with processes still running the legacy code.
+//
+// # Algorithm (listing 4, TryLock)
+//
+//  1. Read the main row. If it holds exactly one cell: Success if it is ours,
+//     else AnotherThreadIsOwner.
+//  2. Write our cell to the shadow row; read the shadow row.
+//  3. If ours is the only shadow cell and the main row (re-read) is empty:
+//     write our cell to main, delete our shadow cell: Success.
+//  4. Otherwise delete our shadow cell: ConcurrentAttempt.
+//
+// Lock (listing 5) repeats TryLock, sleeping uniformly in [0, 1000 ms] after
+// AnotherThreadIsOwner and in [0, 50·attempt ms] after ConcurrentAttempt
+// (attempt counting those).
+//
+// # Safety and its limits
+//
+// Two contenders that both reach step 3 both wrote a shadow cell and then
+// read the shadow row; by lemma 1 at least one saw the other's cell, so at
+// most one proceeds. A contender that proceeds re-reads main after its shadow
+// read; a holder's main cell written before that read is seen. The algorithm
+// makes no promise of fairness: a releasing process that immediately retries
+// tends to win again while others sleep, which is why the seed measured
+// worst-case waits of 502 s with five processes. That unfairness is the reason
+// for the migration and is deliberately left as it is.
+//
+// This package depends only on the root package, clock and internal
+// packages; never on a driver.
+package shadowlock

@@ -1,0 +1,81 @@
+package shadowlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/lease"
+)
+
+// handle is a held legacy lock: our cell in the main row. Safe for
+// concurrent use.
+type handle struct {
+	l     *Locker
+	id    string
+	owner string
+	since int64
+	lease *lease.Lease
+
+	mu       sync.Mutex
+	released bool
+}
+
+var _ lockstep.Lock = (*handle)(nil)
+
+func newHandle(r *round) *handle {
+	l := r.l
+	h := &handle{l: l, id: r.id, owner: r.owner, since: r.since}
+	h.lease = lease.Start(l.cfg.Clock, l.cfg.Lease, r.since, h.renew, lease.Hooks{
+		Renewed: func(err error) {
+			if err != nil {
+				l.cfg.Logger.Warn("shadowlock: renewal failed", "id", h.id, "owner", h.owner, "err", err)
+			}
+			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: h.id, Owner: h.owner, Mode: lockstep.Legacy, Renewed: err == nil, Err: err})
+		},
+		Lost: func() {
+			l.cfg.Logger.Warn("shadowlock: lease lost", "id", h.id, "owner", h.owner)
+			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: h.id, Owner: h.owner, Mode: lockstep.Legacy, Lost: true})
+		},
+	})
+	return h
+}
+
+// renew rewrites our main cell with a fresh timestamp and TTL.
+func (h *handle) renew(ctx context.Context) error {
+	return h.l.store.Put(ctx, h.l.cfg.main, h.id,
+		lockstep.Cell{Column: h.owner, Value: []byte{}, Timestamp: h.l.ts.Next(), TTL: h.l.cfg.Lease.TTL})
+}
+
+func (h *handle) ID() string            { return h.id }
+func (h *handle) Owner() string         { return h.owner }
+func (h *handle) Mode() lockstep.Mode   { return lockstep.Legacy }
+func (h *handle) Lost() <-chan struct{} { return h.lease.Lost() }
+
+// Unlock stops renewal, waits for it, and deletes our main cell. It is
+// idempotent; see lockstep.Lock for what it returns after a loss.
+func (h *handle) Unlock(ctx context.Context) error {
+	h.mu.Lock()
+	if h.released {
+		h.mu.Unlock()
+		return nil
+	}
+	h.released = true
+	h.mu.Unlock()
+	h.lease.Stop()
+	lost := h.lease.IsLost()
+	err := h.l.store.Delete(ctx, h.l.cfg.main, h.id, h.l.ts.Next(), h.owner)
+	if err != nil {
+		err = fmt.Errorf("shadowlock: unlock %q: %w", h.id, err)
+	}
+	h.l.untrack(h)
+	h.l.cfg.Observer.ObserveRelease(ctx, lockstep.ReleaseEvent{ID: h.id, Owner: h.owner, Mode: lockstep.Legacy,
+		WasLost: lost, Err: err, Requests: 1, Held: time.Duration(h.l.cfg.Clock.Now()-h.since) * time.Microsecond})
+	if lost {
+		return errors.Join(fmt.Errorf("shadowlock: unlock %q: %w", h.id, lockstep.ErrLost), err)
+	}
+	return err
+}

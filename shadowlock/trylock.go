@@ -1,0 +1,131 @@
+package shadowlock
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// Outcome is the result of one TryLock round of listing 4.
+type Outcome uint8
+
+const (
+	// Success: the caller's cell is the only main cell.
+	Success Outcome = iota + 1
+	// AnotherThreadIsOwner: someone else's cell is in the main row.
+	AnotherThreadIsOwner
+	// ConcurrentAttempt: another contender was in the shadow row at the same
+	// time, or the main row filled up meanwhile.
+	ConcurrentAttempt
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Success:
+		return "Success"
+	case AnotherThreadIsOwner:
+		return "AnotherThreadIsOwner"
+	case ConcurrentAttempt:
+		return "ConcurrentAttempt"
+	}
+	return fmt.Sprintf("Outcome(%d)", uint8(o))
+}
+
+// round is one execution of listing 4 by one acquisition.
+type round struct {
+	l        *Locker
+	id       string
+	owner    string
+	requests int
+	since    int64 // µs, when the main write that succeeded was sent
+	// cells that may exist after a failed request, to delete on abandon
+	mainMaybe, shadowMaybe bool
+}
+
+// try runs listing 4 once. On error the caller must call cleanup.
+func (r *round) try(ctx context.Context) (Outcome, error) {
+	l := r.l
+	main, err := r.read(ctx, l.cfg.main) // 1
+	if err != nil {
+		return 0, err
+	}
+	if len(main) == 1 { // 2
+		if main[0].Column == r.owner { // 3
+			return Success, nil // 4
+		}
+		return AnotherThreadIsOwner, nil // 6
+	}
+	r.shadowMaybe = true // 7
+	r.requests++
+	if err := l.store.Put(ctx, l.cfg.shadow, r.id, r.cell()); err != nil {
+		return 0, err
+	}
+	shadow, err := r.read(ctx, l.cfg.shadow) // 8
+	if err != nil {
+		return 0, err
+	}
+	if len(shadow) == 1 && shadow[0].Column == r.owner { // 9
+		main, err := r.read(ctx, l.cfg.main) // 10
+		if err != nil {
+			return 0, err
+		}
+		if len(main) == 0 {
+			r.mainMaybe = true // 11
+			r.requests++
+			r.since = l.cfg.Clock.Now()
+			if err := l.store.Put(ctx, l.cfg.main, r.id, r.cell()); err != nil {
+				return 0, err
+			}
+			if err := r.deleteShadow(ctx); err != nil { // 12
+				return 0, err
+			}
+			return Success, nil // 13
+		}
+	}
+	if err := r.deleteShadow(ctx); err != nil { // 14
+		return 0, err
+	}
+	return ConcurrentAttempt, nil // 15
+}
+
+func (r *round) read(ctx context.Context, table string) ([]lockstep.Cell, error) {
+	r.requests++
+	return r.l.store.Read(ctx, table, r.id, lockstep.Slice{})
+}
+
+func (r *round) deleteShadow(ctx context.Context) error {
+	r.requests++
+	if err := r.l.store.Delete(ctx, r.l.cfg.shadow, r.id, r.l.ts.Next(), r.owner); err != nil {
+		return err
+	}
+	r.shadowMaybe = false
+	return nil
+}
+
+// cell is our cell in either table: column = owner, empty value, lease TTL,
+// a fresh timestamp above any of our earlier writes or deletes.
+func (r *round) cell() lockstep.Cell {
+	return lockstep.Cell{Column: r.owner, Value: []byte{}, Timestamp: r.l.ts.Next(), TTL: r.l.cfg.Lease.TTL}
+}
+
+// cleanup deletes whatever cells of ours may exist after a failed round, best
+// effort: what it cannot delete expires after the TTL.
+func (r *round) cleanup(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	for _, t := range []struct {
+		maybe *bool
+		table string
+	}{{&r.shadowMaybe, r.l.cfg.shadow}, {&r.mainMaybe, r.l.cfg.main}} {
+		if !*t.maybe {
+			continue
+		}
+		r.requests++
+		if err := r.l.store.Delete(ctx, t.table, r.id, r.l.ts.Next(), r.owner); err != nil {
+			r.l.cfg.Logger.Warn("shadowlock: could not delete cell; it expires after the TTL",
+				"id", r.id, "owner", r.owner, "table", t.table, "err", err)
+			continue
+		}
+		*t.maybe = false
+	}
+}
