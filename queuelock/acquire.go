@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
@@ -32,9 +33,13 @@ type attempt struct {
 
 	requests int
 	claims   int
+
+	bugs         bugs.Set // planted defects, for the model checks' negative controls only
+	lastDeleteTS int64    // timestamp of our last owner-cell delete (for bugs.ReuseTombstonedTimestamp)
 }
 
 func (a *attempt) run(ctx context.Context) (*handle, error) {
+	a.bugs = bugs.From(ctx)
 	if a.try {
 		if !a.l.turns.TryAcquire(a.id) {
 			return nil, fmt.Errorf("queuelock: %q: %w (held or awaited in this process)", a.id, lockstep.ErrLocked)
@@ -69,8 +74,8 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 			return a.ctxErr(ctx, lastErr)
 		}
 		lastErr = err
-		a.l.cfg.logger.Warn("queuelock: store error while waiting", slog.String("id", a.id), slog.Any("err", err))
-		if err := a.l.cfg.clock.Sleep(ctx, a.l.cfg.poll); err != nil {
+		a.l.cfg.Logger.Warn("queuelock: store error while waiting", slog.String("id", a.id), slog.Any("err", err))
+		if err := a.l.cfg.Clock.Sleep(ctx, a.l.cfg.poll); err != nil {
 			return a.ctxErr(ctx, lastErr)
 		}
 		return nil
@@ -113,7 +118,7 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 			}
 			continue // lost the claim race (lemma 1): look again
 		}
-		if err := a.l.cfg.clock.Sleep(ctx, a.l.cfg.poll); err != nil {
+		if err := a.l.cfg.Clock.Sleep(ctx, a.l.cfg.poll); err != nil {
 			return nil, a.ctxErr(ctx, lastErr)
 		}
 	}
@@ -157,12 +162,12 @@ func (a *attempt) enqueue(ctx context.Context) error {
 	a.qcol, a.ocol = queueColumn(a.time, a.owner), ownerColumn(a.time, a.owner)
 	a.queued = true // even a failed write may have landed
 	a.requests++
-	sent := a.l.cfg.clock.Now()
+	sent := a.l.cfg.Clock.Now()
 	if err := a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell()); err != nil {
 		return err
 	}
 	if !a.try {
-		a.wait = lease.Start(a.l.cfg.clock, a.l.cfg.lease, sent, func(ctx context.Context) error {
+		a.wait = lease.Start(a.l.cfg.Clock, a.l.cfg.Lease, sent, func(ctx context.Context) error {
 			return a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell())
 		}, lease.Hooks{})
 	}
@@ -188,7 +193,7 @@ func (a *attempt) dequeue(ctx context.Context) {
 	}
 	a.requests++
 	if err := a.l.store.Delete(context.WithoutCancel(ctx), a.l.cfg.table, a.id, a.l.ts.Next(), cols...); err != nil {
-		a.l.cfg.logger.Warn("queuelock: could not delete cells; they expire after the TTL",
+		a.l.cfg.Logger.Warn("queuelock: could not delete cells; they expire after the TTL",
 			slog.String("id", a.id), slog.String("owner", a.owner), slog.Any("err", err))
 		return
 	}
@@ -203,9 +208,12 @@ func (a *attempt) claim(ctx context.Context) (v view, ok bool, since int64, err 
 	a.claims++
 	a.claimed = true
 	a.requests++
-	since = a.l.cfg.clock.Now()
+	since = a.l.cfg.Clock.Now()
 	if err := a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell(), a.ownerCell()); err != nil {
 		return view{}, false, 0, err
+	}
+	if a.bugs.SkipOwnerReread {
+		return view{oldest: -1}, true, since, nil
 	}
 	if v, err = a.l.read(ctx, a.id, &a.requests); err != nil {
 		return view{}, false, 0, err
@@ -214,7 +222,8 @@ func (a *attempt) claim(ctx context.Context) (v view, ok bool, since int64, err 
 		return v, true, since, nil
 	}
 	a.requests++
-	if err := a.l.store.Delete(ctx, a.l.cfg.table, a.id, a.l.ts.Next(), a.ocol); err != nil {
+	a.lastDeleteTS = a.l.ts.Next()
+	if err := a.l.store.Delete(ctx, a.l.cfg.table, a.id, a.lastDeleteTS, a.ocol); err != nil {
 		return view{}, false, 0, err
 	}
 	a.claimed = false
@@ -234,7 +243,7 @@ func (a *attempt) held(ctx context.Context, v view, since int64) *handle {
 		if t, err := f.Next(ctx); err == nil {
 			h.token = t
 		} else {
-			a.l.cfg.logger.Warn("queuelock: no fencing token", slog.String("id", a.id), slog.Any("err", err))
+			a.l.cfg.Logger.Warn("queuelock: no fencing token", slog.String("id", a.id), slog.Any("err", err))
 		}
 	}
 	a.turn = false // the handle owns the turn now
@@ -252,11 +261,19 @@ func (a *attempt) abandon(ctx context.Context) {
 }
 
 func (a *attempt) queueCell() lockstep.Cell {
-	return lockstep.Cell{Column: a.qcol, Value: []byte(a.owner), Timestamp: a.l.ts.Next(), TTL: a.l.cfg.lease.TTL}
+	c := lockstep.Cell{Column: a.qcol, Value: []byte(a.owner), Timestamp: a.l.ts.Next(), TTL: a.l.cfg.Lease.TTL}
+	if a.bugs.QueueCellsWithoutTTL {
+		c.TTL = 0
+	}
+	return c
 }
 
 func (a *attempt) ownerCell() lockstep.Cell {
-	return lockstep.Cell{Column: a.ocol, Value: []byte(a.owner), Timestamp: a.l.ts.Next(), TTL: a.l.cfg.lease.TTL}
+	c := lockstep.Cell{Column: a.ocol, Value: []byte(a.owner), Timestamp: a.l.ts.Next(), TTL: a.l.cfg.Lease.TTL}
+	if a.bugs.ReuseTombstonedTimestamp && a.lastDeleteTS != 0 {
+		c.Timestamp = a.lastDeleteTS
+	}
+	return c
 }
 
 func (a *attempt) ctxErr(ctx context.Context, last error) error {
@@ -277,10 +294,10 @@ func (a *attempt) observe(ctx context.Context, h *handle, err error) {
 	e := lockstep.AcquireEvent{
 		ID: a.id, Mode: lockstep.New, Try: a.try, Acquired: h != nil, Err: err,
 		Attempts: a.claims, Requests: a.requests,
-		Wait: time.Duration(a.l.cfg.clock.Now()-a.start) * time.Microsecond,
+		Wait: time.Duration(a.l.cfg.Clock.Now()-a.start) * time.Microsecond,
 	}
 	if h != nil {
 		e.Owner = h.owner
 	}
-	a.l.cfg.observer.ObserveAcquire(ctx, e)
+	a.l.cfg.Observer.ObserveAcquire(ctx, e)
 }

@@ -40,7 +40,7 @@ type floorEntry struct {
 // get returns the cached floor of id, refreshing it from the store when it is
 // older than refresh. It counts the requests it makes in *requests.
 func (l *Locker) floor(ctx context.Context, id string, requests *int) (int64, error) {
-	now := l.cfg.clock.Now()
+	now := l.cfg.Clock.Now()
 	l.floors.mu.Lock()
 	e, ok := l.floors.m[id]
 	l.floors.mu.Unlock()
@@ -55,7 +55,7 @@ func (l *Locker) floor(ctx context.Context, id string, requests *int) (int64, er
 	var v int64
 	if len(cells) == 1 {
 		if v, err = decodeFloor(cells[0].Value); err != nil {
-			l.cfg.logger.Error("queuelock: ignoring malformed floor cell", slog.String("id", id), slog.Any("err", err))
+			l.cfg.Logger.Error("queuelock: ignoring malformed floor cell", slog.String("id", id), slog.Any("err", err))
 			v = 0
 		}
 	}
@@ -76,16 +76,16 @@ func (l *Locker) cacheFloor(id string, v, now int64) int64 {
 }
 
 // floorRefresh is how long a cached floor is trusted before it is re-read.
-func (l *Locker) floorRefresh() time.Duration { return l.cfg.lease.TTL }
+func (l *Locker) floorRefresh() time.Duration { return l.cfg.Lease.TTL }
 
 // floorLag is how far behind the present the floor must stay.
-func (l *Locker) floorLag() time.Duration { return 2*l.cfg.skew + l.cfg.lease.TTL }
+func (l *Locker) floorLag() time.Duration { return 2*l.cfg.skew + l.cfg.Lease.TTL }
 
 // advanceFloor is called by a new holder with the view its successful claim
 // read. It raises the floor when the raise is worth a write (at least a TTL),
 // best effort: failing to raise it costs only read efficiency.
 func (l *Locker) advanceFloor(ctx context.Context, id string, v view, requests *int) {
-	now := l.cfg.clock.Now()
+	now := l.cfg.Clock.Now()
 	candidate := now - l.floorLag().Microseconds()
 	if v.oldest >= 0 && v.oldest < candidate {
 		candidate = v.oldest
@@ -93,13 +93,13 @@ func (l *Locker) advanceFloor(ctx context.Context, id string, v view, requests *
 	l.floors.mu.Lock()
 	cur := l.floors.m[id].value
 	l.floors.mu.Unlock()
-	if candidate-cur < l.cfg.lease.TTL.Microseconds() {
+	if candidate-cur < l.cfg.Lease.TTL.Microseconds() {
 		return
 	}
 	*requests++
 	cell := lockstep.Cell{Column: floorColumn, Value: encodeFloor(candidate), Timestamp: candidate}
 	if err := l.store.Put(ctx, l.cfg.table, id, cell); err != nil {
-		l.cfg.logger.Warn("queuelock: could not advance read floor", slog.String("id", id), slog.Any("err", err))
+		l.cfg.Logger.Warn("queuelock: could not advance read floor", slog.String("id", id), slog.Any("err", err))
 		return
 	}
 	l.cacheFloor(id, candidate, now)

@@ -31,16 +31,16 @@ var _ lockstep.Lock = (*handle)(nil)
 func newHandle(a *attempt, since int64) *handle {
 	h := &handle{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, since: since}
 	l := a.l
-	h.lease = lease.Start(l.cfg.clock, l.cfg.lease, since, h.renew, lease.Hooks{
+	h.lease = lease.Start(l.cfg.Clock, l.cfg.Lease, since, h.renew, lease.Hooks{
 		Renewed: func(err error) {
 			if err != nil {
-				l.cfg.logger.Warn("queuelock: renewal failed", slog.String("id", h.id), slog.String("owner", h.owner), slog.Any("err", err))
+				l.cfg.Logger.Warn("queuelock: renewal failed", slog.String("id", h.id), slog.String("owner", h.owner), slog.Any("err", err))
 			}
-			l.cfg.observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: h.id, Owner: h.owner, Mode: lockstep.New, Renewed: err == nil, Err: err})
+			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: h.id, Owner: h.owner, Mode: lockstep.New, Renewed: err == nil, Err: err})
 		},
 		Lost: func() {
-			l.cfg.logger.Warn("queuelock: lease lost", slog.String("id", h.id), slog.String("owner", h.owner))
-			l.cfg.observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: h.id, Owner: h.owner, Mode: lockstep.New, Lost: true})
+			l.cfg.Logger.Warn("queuelock: lease lost", slog.String("id", h.id), slog.String("owner", h.owner))
+			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: h.id, Owner: h.owner, Mode: lockstep.New, Lost: true})
 		},
 	})
 	return h
@@ -48,7 +48,7 @@ func newHandle(a *attempt, since int64) *handle {
 
 // renew rewrites both cells with a fresh timestamp and TTL, in one request.
 func (h *handle) renew(ctx context.Context) error {
-	ttl := h.l.cfg.lease.TTL
+	ttl := h.l.cfg.Lease.TTL
 	return h.l.store.Put(ctx, h.l.cfg.table, h.id,
 		lockstep.Cell{Column: h.qcol, Value: []byte(h.owner), Timestamp: h.l.ts.Next(), TTL: ttl},
 		lockstep.Cell{Column: h.ocol, Value: []byte(h.owner), Timestamp: h.l.ts.Next(), TTL: ttl})
@@ -81,9 +81,9 @@ func (h *handle) Unlock(ctx context.Context) error {
 	}
 	h.l.turns.Release(h.id)
 	h.l.untrack(h)
-	h.l.cfg.observer.ObserveRelease(ctx, lockstep.ReleaseEvent{
+	h.l.cfg.Observer.ObserveRelease(ctx, lockstep.ReleaseEvent{
 		ID: h.id, Owner: h.owner, Mode: lockstep.New, WasLost: lost, Err: err, Requests: 1,
-		Held: time.Duration(h.l.cfg.clock.Now()-h.since) * time.Microsecond,
+		Held: time.Duration(h.l.cfg.Clock.Now()-h.since) * time.Microsecond,
 	})
 	if lost {
 		return errors.Join(fmt.Errorf("queuelock: unlock %q: %w", h.id, lockstep.ErrLost), err)

@@ -48,8 +48,8 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Locker{
 		store: store, cfg: cfg,
-		hlc: clock.NewHLC(cfg.clock), ts: clock.NewTimestamps(cfg.clock),
-		owners:  ident.NewOwners(cfg.process),
+		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
+		owners:  ident.NewOwners(cfg.Process),
 		closing: ctx, close: cancel,
 		held: make(map[*handle]struct{}),
 	}, nil
@@ -86,7 +86,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	stop := context.AfterFunc(l.closing, func() { cancel(lockstep.ErrClosed) })
 	defer stop()
 
-	a := &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.clock.Now()}
+	a := &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Now()}
 	h, err := a.run(ctx)
 	if err != nil && errors.Is(context.Cause(ctx), lockstep.ErrClosed) {
 		err = fmt.Errorf("queuelock: %q: %w", id, lockstep.ErrClosed)

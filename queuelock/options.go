@@ -7,8 +7,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/ident"
-	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/settings"
 )
 
 // DefaultTable is the table the queue lock uses unless Options.Table says
@@ -49,15 +48,11 @@ type Options struct {
 
 // config is Options resolved and validated.
 type config struct {
-	table    string
-	lease    lease.Config
-	poll     time.Duration
-	skew     time.Duration
-	clock    lockstep.Clock
-	process  string
-	logger   *slog.Logger
-	observer lockstep.Observer
-	fencing  *clock.Global
+	settings.Resolved
+	table   string
+	poll    time.Duration
+	skew    time.Duration
+	fencing *clock.Global
 }
 
 func (o *Options) resolve() (config, error) {
@@ -65,19 +60,16 @@ func (o *Options) resolve() (config, error) {
 	if o != nil {
 		in = *o
 	}
-	c := config{
-		table: in.Table, lease: lease.Config{TTL: in.TTL, Renew: in.Renew}, poll: in.Poll,
-		skew: in.MaxClockSkew, clock: in.Clock, process: in.ProcessID,
-		logger: in.Logger, observer: in.Observer, fencing: in.Fencing,
+	common, err := settings.Common{
+		TTL: in.TTL, Renew: in.Renew, Clock: in.Clock, ProcessID: in.ProcessID,
+		Logger: in.Logger, Observer: in.Observer,
+	}.Resolve()
+	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing}
+	if err != nil {
+		return c, err
 	}
 	if c.table == "" {
 		c.table = DefaultTable
-	}
-	if c.lease.TTL == 0 {
-		c.lease.TTL = 30 * time.Second
-	}
-	if c.lease.Renew == 0 && c.lease.TTL > 0 {
-		c.lease.Renew = c.lease.TTL / 3
 	}
 	if c.poll == 0 {
 		c.poll = 50 * time.Millisecond
@@ -85,22 +77,7 @@ func (o *Options) resolve() (config, error) {
 	if c.skew == 0 {
 		c.skew = 5 * time.Second
 	}
-	if c.clock == nil {
-		c.clock = &clock.Local{}
-	}
-	if c.process == "" {
-		c.process = ident.NewProcessID()
-	}
-	if c.logger == nil {
-		c.logger = slog.New(slog.DiscardHandler)
-	}
-	if c.observer == nil {
-		c.observer = lockstep.NopObserver{}
-	}
 	if err := lockstep.ValidateName("Table", c.table); err != nil {
-		return c, err
-	}
-	if err := c.lease.Validate(); err != nil {
 		return c, err
 	}
 	if c.poll < 0 {
@@ -109,5 +86,5 @@ func (o *Options) resolve() (config, error) {
 	if c.skew < 0 {
 		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must not be negative", c.skew)}
 	}
-	return c, ident.ValidateProcessID(c.process)
+	return c, nil
 }

@@ -64,7 +64,7 @@ func (l *Locker) read(ctx context.Context, id string, requests *int) (view, erro
 	for _, c := range cells {
 		e, err := parseColumn(c.Column)
 		if err != nil {
-			l.cfg.logger.Error("queuelock: ignoring foreign cell", slog.String("id", id), slog.Any("err", err))
+			l.cfg.Logger.Error("queuelock: ignoring foreign cell", slog.String("id", id), slog.Any("err", err))
 			continue
 		}
 		if v.oldest < 0 || e.time < v.oldest {

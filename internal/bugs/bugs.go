@@ -1,0 +1,34 @@
+// Package bugs holds the deliberate defects the model checks switch on to
+// prove they have teeth (negative controls, DESIGN §5). A defect is switched
+// on per acquisition by the context passed to Lock or TryLock. The package is
+// internal, so only code of this module can build such a context; users of the
+// library cannot reach it, and with no switch set the algorithms run their
+// correct paths.
+package bugs
+
+import "context"
+
+// Set names the defects to plant in one acquisition.
+type Set struct {
+	// SkipOwnerReread makes a queue-lock claim succeed right after writing the
+	// owner cell, without reading the owner cells (lemma 1's check).
+	SkipOwnerReread bool
+	// ReuseTombstonedTimestamp makes a queue lock rewrite its owner cell,
+	// after deleting it in a lost claim race, with the tombstone's own
+	// timestamp, so the tombstone wins the tie and the write vanishes.
+	ReuseTombstonedTimestamp bool
+	// QueueCellsWithoutTTL writes queue cells that never expire, so a crashed
+	// waiter blocks the queue forever.
+	QueueCellsWithoutTTL bool
+}
+
+type key struct{}
+
+// With returns ctx carrying s.
+func With(ctx context.Context, s Set) context.Context { return context.WithValue(ctx, key{}, s) }
+
+// From returns the defects ctx carries; none for a context without any.
+func From(ctx context.Context) Set {
+	s, _ := ctx.Value(key{}).(Set)
+	return s
+}
