@@ -1,0 +1,35 @@
+package lockstep_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The algorithms must run unchanged on the simulator and on Cassandra, so no
+// package but cassandra/, schema/ (whose Apply takes the driver's session)
+// and cmd/ may depend on the driver, and the root package must import nothing
+// of this module.
+func TestDependencyDirection(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go command not available")
+	}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}: {{join .Deps " "}}`, "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	const mod = "github.com/lockstep-go/lockstep"
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, deps, _ := strings.Cut(line, ": ")
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, mod), "/")
+		driverOK := strings.HasPrefix(rel, "cassandra") || strings.HasPrefix(rel, "schema") || strings.HasPrefix(rel, "cmd/") || strings.HasPrefix(rel, "scripts/")
+		for _, d := range strings.Fields(deps) {
+			if strings.Contains(d, "gocql") && !driverOK {
+				t.Errorf("%s depends on the driver (%s)", pkg, d)
+			}
+			if rel == "" && strings.HasPrefix(d, mod+"/") {
+				t.Errorf("root package imports %s", d)
+			}
+		}
+	}
+}
