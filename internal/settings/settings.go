@@ -1,0 +1,66 @@
+// Package settings resolves and validates the options every lock algorithm
+// shares (lease timing, clock, process id, logger, observer), so that each
+// algorithm's public Options type applies the same defaults and refuses the
+// same bad values with the same errors.
+package settings
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/lease"
+)
+
+// DefaultTTL is the TTL of lock cells when none is configured.
+const DefaultTTL = 30 * time.Second
+
+// Common is the shared part of an algorithm's options, as given by the user.
+type Common struct {
+	TTL       time.Duration
+	Renew     time.Duration
+	Clock     lockstep.Clock
+	ProcessID string
+	Logger    *slog.Logger
+	Observer  lockstep.Observer
+}
+
+// Resolved is Common with defaults applied, validated.
+type Resolved struct {
+	Lease    lease.Config
+	Clock    lockstep.Clock
+	Process  string
+	Logger   *slog.Logger
+	Observer lockstep.Observer
+}
+
+// Resolve applies the defaults (TTL 30s, Renew TTL/3, a clock.Local, a random
+// process id, a discarding logger, no observer) and validates the result,
+// returning an error wrapping lockstep.ErrInvalidConfig.
+func (c Common) Resolve() (Resolved, error) {
+	r := Resolved{Lease: lease.Config{TTL: c.TTL, Renew: c.Renew}, Clock: c.Clock, Process: c.ProcessID, Logger: c.Logger, Observer: c.Observer}
+	if r.Lease.TTL == 0 {
+		r.Lease.TTL = DefaultTTL
+	}
+	if r.Lease.Renew == 0 && r.Lease.TTL > 0 {
+		r.Lease.Renew = r.Lease.TTL / 3
+	}
+	if r.Clock == nil {
+		r.Clock = &clock.Local{}
+	}
+	if r.Process == "" {
+		r.Process = ident.NewProcessID()
+	}
+	if r.Logger == nil {
+		r.Logger = slog.New(slog.DiscardHandler)
+	}
+	if r.Observer == nil {
+		r.Observer = lockstep.NopObserver{}
+	}
+	if err := r.Lease.Validate(); err != nil {
+		return r, err
+	}
+	return r, ident.ValidateProcessID(r.Process)
+}
