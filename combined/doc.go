@@ -1,0 +1,26 @@
+// Package combined is the rollout mode of seed 000 §7.2: take the new (queue)
+// lock, then the legacy (shadow-table) lock with the legacy protocol, hold
+// both, renew both, and release in reverse order.
+//
+// # Why it is safe beside both other modes
+//
+// A combined holder holds the queue lock, so it excludes new-mode processes
+// (package queuelock's argument), and it holds the legacy lock in the frozen
+// legacy format, so it excludes legacy processes (package shadowlock's
+// argument). A fleet whose live modes lie within {legacy, combined} or within
+// {combined, new} therefore keeps mutual exclusion; legacy and new together do
+// not, since they touch disjoint rows (package migration guards against it).
+//
+// # Why it cannot deadlock
+//
+// Every combined process takes the two locks in the same order, queue first.
+// Legacy processes take only the legacy lock and new ones only the queue
+// lock, so no cycle of waits exists. Only the head of the queue ever contends
+// on the legacy tables, so combined processes do not add to the legacy
+// algorithm's unfairness among themselves.
+//
+// Losing either lease is losing the lock: Lost() closes when either does.
+// Releasing aggregates the errors of both releases (go-multierror).
+//
+// This package composes queuelock and shadowlock and depends on no driver.
+package combined
