@@ -23,11 +23,13 @@ type ManualClock struct {
 	mu       sync.Mutex
 	cond     *sync.Cond // broadcast whenever the set of sleepers changes
 	now      int64
+	seq      uint64
 	sleepers map[*sleeper]struct{}
 }
 
 // sleeper is one goroutine parked in Sleep.
 type sleeper struct {
+	seq      uint64 // registration order, to break ties between equal deadlines
 	deadline int64
 	wake     chan struct{} // closed once virtual time reaches deadline
 }
@@ -64,7 +66,8 @@ func (c *ManualClock) Sleep(ctx context.Context, d time.Duration) error {
 	}
 	us := int64((d + time.Microsecond - 1) / time.Microsecond)
 	c.mu.Lock()
-	s := &sleeper{deadline: c.now + us, wake: make(chan struct{})}
+	c.seq++
+	s := &sleeper{seq: c.seq, deadline: c.now + us, wake: make(chan struct{})}
 	c.sleepers[s] = struct{}{}
 	c.cond.Broadcast()
 	c.mu.Unlock()
@@ -166,4 +169,30 @@ func (c *ManualClock) BlockUntilContext(ctx context.Context, n int) error {
 		c.cond.Wait()
 	}
 	return nil
+}
+
+// WakeNext wakes exactly one sleeper: the one with the earliest deadline,
+// ties broken by the order in which they went to sleep. Virtual time moves
+// to that deadline if it lies ahead. It reports whether anyone slept. A
+// driver that wakes one sleeper at a time and lets it run until it sleeps
+// again gets a deterministic discrete-event simulation.
+func (c *ManualClock) WakeNext() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var next *sleeper
+	for s := range c.sleepers {
+		if next == nil || s.deadline < next.deadline || (s.deadline == next.deadline && s.seq < next.seq) {
+			next = s
+		}
+	}
+	if next == nil {
+		return false
+	}
+	if next.deadline > c.now {
+		c.now = next.deadline
+	}
+	close(next.wake)
+	delete(c.sleepers, next)
+	c.cond.Broadcast()
+	return true
 }

@@ -7,7 +7,9 @@ import (
 )
 
 // runVirtual runs work on virtual time: whenever every goroutine the work
-// started is asleep on clk, time jumps to the earliest wake-up. The work's
+// started is asleep on clk, the earliest sleeper (ties in sleep order) is
+// woken alone, time jumping to its deadline, and runs until it sleeps again.
+// One goroutine moves at a time, so a run is a function of its seed. The work's
 // goroutines must block only in clk.Sleep (store calls on the model return at
 // once), which holds for the lock algorithms: they take all time and waiting
 // from the injected clock. The result is a discrete-event simulation whose
@@ -22,13 +24,16 @@ func runVirtual(clk *model.ManualClock, work func()) {
 	for {
 		select {
 		case <-done:
+			// Let the work's goroutines finish exiting, so that the next
+			// run's baseline count is exact.
+			for runtime.NumGoroutine() > base {
+				runtime.Gosched()
+			}
 			return
 		default:
 		}
 		if quiescent(clk, base) {
-			if next, ok := clk.NextDeadline(); ok {
-				clk.Set(next)
-			}
+			clk.WakeNext()
 		}
 	}
 }
