@@ -278,3 +278,24 @@ func badIDs(t *testing.T, env Env) {
 		}
 	}
 }
+
+// Prefixed returns a store that prefixes every row key with prefix, so that
+// scenarios sharing one real keyspace never see each other's cells.
+func Prefixed(s lockstep.Store, prefix string) lockstep.Store { return prefixed{s, prefix} }
+
+type prefixed struct {
+	lockstep.Store
+	prefix string
+}
+
+func (p prefixed) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
+	return p.Store.Put(ctx, table, p.prefix+row, cells...)
+}
+
+func (p prefixed) Delete(ctx context.Context, table, row string, ts int64, columns ...string) error {
+	return p.Store.Delete(ctx, table, p.prefix+row, ts, columns...)
+}
+
+func (p prefixed) Read(ctx context.Context, table, row string, s lockstep.Slice) ([]lockstep.Cell, error) {
+	return p.Store.Read(ctx, table, p.prefix+row, s)
+}
