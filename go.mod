@@ -2,12 +2,13 @@ module github.com/lockstep-go/lockstep
 
 go 1.26
 
+require github.com/hashicorp/go-multierror v1.1.1
+
 require (
 	github.com/gocql/gocql v1.7.0 // indirect
 	github.com/golang/snappy v0.0.3 // indirect
 	github.com/hailocab/go-hostpool v0.0.0-20160125115350-e80d13ce29ed // indirect
 	github.com/hashicorp/errwrap v1.0.0 // indirect
-	github.com/hashicorp/go-multierror v1.1.1 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	pgregory.net/rapid v1.3.0 // indirect
