@@ -1,0 +1,261 @@
+package clock_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/model"
+)
+
+func newGlobal(t *testing.T, s lockstep.Store, c lockstep.Clock) *clock.Global {
+	t.Helper()
+	g, err := clock.NewGlobal(s, "", c)
+	if err != nil {
+		t.Fatalf("NewGlobal: %v", err)
+	}
+	return g
+}
+
+func readGlobal(t *testing.T, g *clock.Global) int64 {
+	t.Helper()
+	v, err := g.Read(t.Context())
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	return v
+}
+
+func TestGlobal_ReadOfNeverWrittenCellIsZero(t *testing.T) {
+	base := model.NewManualClock(0)
+	g := newGlobal(t, model.New(base), base)
+	if v := readGlobal(t, g); v != 0 {
+		t.Fatalf("Read() = %d, want 0", v)
+	}
+}
+
+func TestGlobal_TryUpdateRaisesCellOnlyWhenLocalIsAhead(t *testing.T) {
+	base := model.NewManualClock(0)
+	g := newGlobal(t, model.New(base), base)
+	ctx := t.Context()
+
+	if err := g.TryUpdate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v := readGlobal(t, g); v != base.Now() {
+		t.Fatalf("after TryUpdate Read() = %d, want local %d", v, base.Now())
+	}
+	written := base.Now()
+	if err := g.TryUpdate(ctx); err != nil { // local == global: no write
+		t.Fatal(err)
+	}
+	if v := readGlobal(t, g); v != written {
+		t.Fatalf("Read() = %d, want unchanged %d", v, written)
+	}
+	base.Advance(time.Second)
+	if err := g.TryUpdate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v := readGlobal(t, g); v != base.Now() {
+		t.Fatalf("Read() = %d after 1s, want %d", v, base.Now())
+	}
+}
+
+func TestGlobal_LaggingReplicaCannotLowerTheCell(t *testing.T) {
+	base := model.NewManualClock(0)
+	store := model.New(base)
+	ahead := newGlobal(t, store, clock.Offset{Base: base, By: 5 * time.Second})
+	behind := newGlobal(t, store, clock.Offset{Base: base, By: -10 * time.Second})
+	ctx := t.Context()
+
+	if err := ahead.TryUpdate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	high := readGlobal(t, ahead)
+	for range 3 {
+		base.Advance(time.Second)
+		if err := behind.TryUpdate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if v := readGlobal(t, behind); v != high {
+			t.Fatalf("lagging replica moved the cell from %d to %d", high, v)
+		}
+	}
+}
+
+// hookStore runs afterRead once, after the first Read it serves.
+type hookStore struct {
+	lockstep.Store
+	afterRead func()
+}
+
+func (h *hookStore) Read(ctx context.Context, table, row string, s lockstep.Slice) ([]lockstep.Cell, error) {
+	cells, err := h.Store.Read(ctx, table, row, s)
+	if f := h.afterRead; f != nil {
+		h.afterRead = nil
+		f()
+	}
+	return cells, err
+}
+
+func TestGlobal_LaggingReplicaRacingAheadOneLosesByTimestamp(t *testing.T) {
+	// Theorem 5: the lagging replica reads the cell before the faster one
+	// writes, so it writes its lower time anyway; last-write-wins keeps the
+	// higher value because value and write timestamp are equal.
+	base := model.NewManualClock(0)
+	store := model.New(base)
+	ahead := newGlobal(t, store, clock.Offset{Base: base, By: 5 * time.Second})
+	var aheadErr error
+	hooked := &hookStore{Store: store, afterRead: func() { aheadErr = ahead.TryUpdate(t.Context()) }}
+	behind := newGlobal(t, hooked, clock.Offset{Base: base, By: -10 * time.Second})
+
+	if err := behind.TryUpdate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if aheadErr != nil {
+		t.Fatal(aheadErr)
+	}
+	want := base.Now() + (5 * time.Second).Microseconds()
+	if v := readGlobal(t, ahead); v != want {
+		t.Fatalf("Read() = %d, want the faster replica's %d", v, want)
+	}
+}
+
+func TestGlobal_NextStrictlyIncreasesAcrossSkewedProcesses(t *testing.T) {
+	for _, skew := range []struct {
+		name   string
+		a, b   time.Duration
+		stepUS int64
+	}{
+		{"same clock", 0, 0, 0},
+		{"b lags 10s", 0, -10 * time.Second, 0},
+		{"a ahead 3s, b lags 10s, clock ticks", 3 * time.Second, -10 * time.Second, 7},
+		{"a lags 10s, b ahead 1ms", -10 * time.Second, time.Millisecond, 1000},
+	} {
+		t.Run(skew.name, func(t *testing.T) {
+			base := model.NewManualClock(0)
+			store := model.New(base)
+			procs := []*clock.Global{
+				newGlobal(t, store, clock.Offset{Base: base, By: skew.a}),
+				newGlobal(t, store, clock.Offset{Base: base, By: skew.b}),
+			}
+			var prev int64
+			for i := range 200 {
+				p := procs[i%2] // strict alternation, then an irregular interleaving
+				if i >= 100 {
+					p = procs[(i*7/3)%2]
+				}
+				v, err := p.Next(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v <= prev {
+					t.Fatalf("call %d: Next() = %d, not above the previous %d", i, v, prev)
+				}
+				if g := readGlobal(t, p); g != v {
+					t.Fatalf("call %d: cell holds %d after Next() returned %d", i, g, v)
+				}
+				prev = v
+				base.Advance(time.Duration(skew.stepUS) * time.Microsecond)
+			}
+		})
+	}
+}
+
+func TestGlobal_NextStaysAboveLocalTime(t *testing.T) {
+	base := model.NewManualClock(0)
+	g := newGlobal(t, model.New(base), base)
+	v, err := g.Next(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v < base.Now() {
+		t.Fatalf("Next() = %d below local %d", v, base.Now())
+	}
+}
+
+func TestGlobal_RunUpdatesUntilCtxEndsAndReturnsCtxErr(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		local := &clock.Local{}
+		g := newGlobal(t, model.New(local), local)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- g.Run(ctx, time.Second) }()
+
+		time.Sleep(2500 * time.Millisecond) // ticks at 0, 1 s, 2 s
+		synctest.Wait()
+		lastTick := time.Now().Add(-500 * time.Millisecond).UnixMicro()
+		if v := readGlobal(t, g); v != lastTick {
+			t.Fatalf("global time %d, want the last tick's %d", v, lastTick)
+		}
+		cancel()
+		err := <-done
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run = %v, want context.Canceled", err)
+		}
+	})
+}
+
+func TestGlobal_RunRefusesNonPositiveInterval(t *testing.T) {
+	base := model.NewManualClock(0)
+	g := newGlobal(t, model.New(base), base)
+	for _, d := range []time.Duration{0, -time.Second} {
+		if err := g.Run(t.Context(), d); !errors.Is(err, lockstep.ErrInvalidConfig) {
+			t.Errorf("Run(%v) = %v, want ErrInvalidConfig", d, err)
+		}
+	}
+}
+
+func TestNewGlobal_RefusesInvalidConfig(t *testing.T) {
+	base := model.NewManualClock(0)
+	store := model.New(base)
+	for _, tc := range []struct {
+		name  string
+		store lockstep.Store
+		table string
+		clock lockstep.Clock
+	}{
+		{"nil store", nil, "", base},
+		{"nil clock", store, "", nil},
+		{"upper case table", store, "GlobalTime", base},
+		{"table with CQL", store, "t; DROP TABLE x", base},
+		{"table starting with digit", store, "1time", base},
+		{"quoted table", store, `"time"`, base},
+		{"table too long", store, strings.Repeat("t", 49), base},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := clock.NewGlobal(tc.store, tc.table, tc.clock)
+			if !errors.Is(err, lockstep.ErrInvalidConfig) || g != nil {
+				t.Fatalf("NewGlobal = %v, %v; want nil, ErrInvalidConfig", g, err)
+			}
+		})
+	}
+}
+
+func TestNewGlobal_AcceptsDefaultAndSafeTableNames(t *testing.T) {
+	base := model.NewManualClock(0)
+	store := model.New(base)
+	for _, table := range []string{"", clock.DefaultGlobalTable, "lock_time_2"} {
+		if _, err := clock.NewGlobal(store, table, base); err != nil {
+			t.Errorf("NewGlobal(table %q) = %v", table, err)
+		}
+	}
+}
+
+func TestGlobal_ReadRefusesMalformedCell(t *testing.T) {
+	base := model.NewManualClock(0)
+	store := model.New(base)
+	if err := store.Put(t.Context(), clock.DefaultGlobalTable, "global_time",
+		lockstep.Cell{Column: "global_time", Value: []byte{1, 2, 3}, Timestamp: base.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	g := newGlobal(t, store, base)
+	if _, err := g.Read(t.Context()); err == nil {
+		t.Fatal("Read of a 3-byte cell succeeded")
+	}
+}

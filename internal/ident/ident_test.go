@@ -1,0 +1,117 @@
+package ident_test
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/ident"
+)
+
+func TestValidateProcessID(t *testing.T) {
+	for _, tc := range []struct {
+		id string
+		ok bool
+	}{
+		{"p", true},
+		{"p1", true},
+		{"host-1.example.com:8080", true},
+		{"A_b.C-d:9", true},
+		{strings.Repeat("x", 64), true},
+		{"0123456789abcdef0123456789abcdef", true},
+		{"", false},
+		{strings.Repeat("x", 65), false},
+		{"has space", false},
+		{"slash/inside", false},
+		{"tab\tinside", false},
+		{"nul\x00inside", false},
+		{"newline\n", false},
+		{"ünïcode", false},
+		{"quote'", false},
+		{"semi;colon", false},
+	} {
+		err := ident.ValidateProcessID(tc.id)
+		if tc.ok && err != nil {
+			t.Errorf("ValidateProcessID(%q) = %v, want nil", tc.id, err)
+		}
+		if !tc.ok && !errors.Is(err, lockstep.ErrInvalidConfig) {
+			t.Errorf("ValidateProcessID(%q) = %v, want ErrInvalidConfig", tc.id, err)
+		}
+	}
+}
+
+func TestNewProcessID_IsValidAndRandom(t *testing.T) {
+	seen := make(map[string]bool)
+	for range 100 {
+		id := ident.NewProcessID()
+		if err := ident.ValidateProcessID(id); err != nil {
+			t.Fatalf("NewProcessID() = %q is invalid: %v", id, err)
+		}
+		if len(id) != 32 {
+			t.Fatalf("NewProcessID() = %q, want 32 hex digits", id)
+		}
+		if seen[id] {
+			t.Fatalf("NewProcessID() repeated %q", id)
+		}
+		seen[id] = true
+	}
+}
+
+func TestOwners_NamesOwnersAfterTheProcess(t *testing.T) {
+	o := ident.NewOwners("p7")
+	if got := o.Process(); got != "p7" {
+		t.Fatalf("Process() = %q", got)
+	}
+	if a, b := o.Next(), o.Next(); a != "p7.1" || b != "p7.2" {
+		t.Fatalf("Next() = %q, %q; want p7.1, p7.2", a, b)
+	}
+}
+
+func TestOwners_NextIsUniqueUnderConcurrency(t *testing.T) {
+	const goroutines, calls = 8, 1000
+	o := ident.NewOwners("proc")
+	got := make([][]string, goroutines)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for range calls {
+				got[g] = append(got[g], o.Next())
+			}
+		})
+	}
+	wg.Wait()
+	seen := make(map[string]bool, goroutines*calls)
+	for _, ids := range got {
+		for _, id := range ids {
+			if seen[id] {
+				t.Fatalf("owner id %q issued twice", id)
+			}
+			if !strings.HasPrefix(id, "proc.") {
+				t.Fatalf("owner id %q lacks the process prefix", id)
+			}
+			seen[id] = true
+		}
+	}
+	if len(seen) != goroutines*calls {
+		t.Fatalf("%d distinct ids, want %d", len(seen), goroutines*calls)
+	}
+}
+
+func TestOwners_OfDifferentProcessesNeverCollide(t *testing.T) {
+	// Process ids may contain dots, so "p" and "p.1" are both valid; their
+	// owner ids must still differ ("p.<n>" against "p.1.<n>": an owner id
+	// splits uniquely at its last dot, since the sequence has none).
+	a, b := ident.NewOwners("p"), ident.NewOwners("p.1")
+	seen := make(map[string]string)
+	for range 20 {
+		for name, o := range map[string]*ident.Owners{"p": a, "p.1": b} {
+			id := o.Next()
+			if prev, dup := seen[id]; dup {
+				t.Fatalf("owner id %q issued by both process %q and %q", id, prev, name)
+			}
+			seen[id] = name
+		}
+	}
+}
