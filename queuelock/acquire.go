@@ -116,7 +116,12 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 			if ok {
 				return a.held(ctx, v, since), nil
 			}
-			continue // lost the claim race (lemma 1): look again
+			// Lost the claim race (lemma 1). Pause before looking again, so
+			// that contenders who both lost do not retry in lockstep.
+			if err := a.l.cfg.Clock.Sleep(ctx, a.l.cfg.poll); err != nil {
+				return nil, a.ctxErr(ctx, lastErr)
+			}
+			continue
 		}
 		if err := a.l.cfg.Clock.Sleep(ctx, a.l.cfg.poll); err != nil {
 			return nil, a.ctxErr(ctx, lastErr)

@@ -115,6 +115,11 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 				return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, err)
 			}
 			l.cfg.Logger.Warn("shadowlock: store error; retrying", "id", r.id, "err", err)
+			// A cell of this owner may still exist, or a delete of it may
+			// still be in flight: retrying under the same owner id could take
+			// that cell for a held lock (listing 4, step 3) just before the
+			// delete lands. The next round therefore uses a fresh owner id.
+			r.owner = l.owners.Next()
 			out = ConcurrentAttempt
 		}
 		var backoff time.Duration

@@ -70,11 +70,30 @@ func Start(c lockstep.Clock, cfg Config, since int64, renew func(context.Context
 	return l
 }
 
-// Lost is closed once the lease is lost.
-func (l *Lease) Lost() <-chan struct{} { return l.lost }
+// Lost is closed once the lease is lost. It also checks the deadline itself,
+// so a caller that looks at Lost before working never works past it, even if
+// the watchdog goroutine has not run yet (after a pause of the whole process,
+// or an acquisition whose last request was answered late).
+func (l *Lease) Lost() <-chan struct{} {
+	l.check()
+	return l.lost
+}
 
-// IsLost reports whether the lease was lost.
+// check declares the lease lost if no renewal sent within the last TTL/2 has
+// succeeded.
+func (l *Lease) check() {
+	l.mu.Lock()
+	expired := !l.isLost && l.clock.Now() >= l.lastOK+(l.cfg.TTL/2).Microseconds()
+	l.mu.Unlock()
+	if expired {
+		l.declareLost()
+	}
+}
+
+// IsLost reports whether the lease was lost, checking the deadline as Lost
+// does.
 func (l *Lease) IsLost() bool {
+	l.check()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.isLost
@@ -123,7 +142,7 @@ func (l *Lease) watch(ctx context.Context) {
 		l.mu.Unlock()
 		now := l.clock.Now()
 		if now >= deadline {
-			l.declareLost()
+			l.check()
 			return
 		}
 		if err := l.clock.Sleep(ctx, time.Duration(deadline-now)*time.Microsecond); err != nil {
@@ -132,8 +151,13 @@ func (l *Lease) watch(ctx context.Context) {
 	}
 }
 
+// declareLost closes Lost once, whoever notices first.
 func (l *Lease) declareLost() {
 	l.mu.Lock()
+	if l.isLost {
+		l.mu.Unlock()
+		return
+	}
 	l.isLost = true
 	l.mu.Unlock()
 	close(l.lost)

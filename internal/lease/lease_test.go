@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/model"
 )
 
 func TestConfig_Validate(t *testing.T) {
@@ -128,4 +129,18 @@ func TestLease_StopIsIdempotentAndJoins(t *testing.T) {
 		l.Stop()
 		synctest.Wait() // every goroutine of the lease has exited, or this would block on them
 	})
+}
+
+// A caller that checks Lost before working must never work past the deadline,
+// even when the watchdog goroutine has not run (found by the model checks: a
+// claim acknowledged late, a process paused as a whole).
+func TestLease_LostIsCheckedSynchronously(t *testing.T) {
+	c := model.NewManualClock(0)
+	l := Start(c, Config{TTL: 4 * time.Second, Renew: time.Second}, c.Now()-(2*time.Second).Microseconds(), func(context.Context) error { return nil }, Hooks{})
+	select {
+	case <-l.Lost():
+	default:
+		t.Fatal("Lost() open although the acquisition was sent TTL/2 ago")
+	}
+	l.Stop()
 }
