@@ -60,4 +60,16 @@
 // purge-ability limits from overlapping SSTables or repair state;
 // Cassandra's order-dependent pick between cells equal in every compared
 // field (Reconcile breaks that tie deterministically).
+//
+// # Simulated cluster
+//
+// [Cluster] builds replication from several Stores: N replicas (default 3),
+// each with its own clock skew; writes prepared by a coordinator (which
+// computes expiring cells' deletion time by its own clock), applied at once
+// by the replicas the caller picks and delivered to the others as [Message]s
+// the caller delivers later or drops (a hint that never arrives); reads that
+// merge the answers of R replicas by [Reconcile] and, unless
+// ClusterConfig.NoReadRepair, repair the replicas they asked before
+// returning. Package model/sim runs unmodified lock algorithms on it under a
+// deterministic, test-driven scheduler.
 package model

@@ -1,0 +1,227 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/model"
+)
+
+// pendingWrite is a granted write that fewer than W replicas applied yet.
+type pendingWrite struct {
+	m      *model.Mutation
+	failed bool // can no longer reach W replicas: it times out when granted
+}
+
+// Runnable returns the yields the scheduler may grant now, in a
+// deterministic order: sleeps whose deadline has passed, store requests not
+// served yet, and writes that enough replicas have acknowledged, of live
+// processes that are not paused.
+func (s *Sim) Runnable() []*Yield {
+	now := s.now.Load()
+	w := s.cluster.Config().W
+	s.mu.Lock()
+	var out []*Yield
+	for _, y := range s.yields {
+		p := y.Proc
+		if p.crashed || now < p.pausedUntil {
+			continue
+		}
+		if y.Kind == Sleep && y.Deadline > now {
+			continue
+		}
+		if y.pending != nil && !y.pending.failed && y.pending.m.Acks() < w {
+			continue
+		}
+		out = append(out, y)
+	}
+	s.mu.Unlock()
+	sortYields(out)
+	return out
+}
+
+// Requests returns the store requests of live, unpaused processes that the
+// scheduler may time out, in the same order as Runnable.
+func (s *Sim) Requests() []*Yield {
+	now := s.now.Load()
+	s.mu.Lock()
+	var out []*Yield
+	for _, y := range s.yields {
+		if y.Kind != Sleep && !y.Proc.crashed && now >= y.Proc.pausedUntil {
+			out = append(out, y)
+		}
+	}
+	s.mu.Unlock()
+	sortYields(out)
+	return out
+}
+
+func sortYields(ys []*Yield) {
+	slices.SortFunc(ys, func(a, b *Yield) int {
+		if c := cmp.Compare(a.Proc.Index, b.Proc.Index); c != 0 {
+			return c
+		}
+		if c := slices.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+}
+
+// Step grants one runnable yield chosen by ch, first moving time to the next
+// moment something becomes runnable if nothing is. It reports false if
+// nothing can ever run.
+func (s *Sim) Step(ch Chooser) bool {
+	ys := s.Runnable()
+	for len(ys) == 0 {
+		if !s.Tick() {
+			return false
+		}
+		ys = s.Runnable()
+	}
+	s.Grant(ys[ch.Choose("yield", len(ys))], ch)
+	return true
+}
+
+// Grant lets y proceed: a sleep ends; a read is served by the replicas ch
+// picks; a write is applied at once by the replicas ch picks (if fewer than
+// W, its caller keeps waiting for deliveries of the rest); an acknowledged
+// write returns. Then Grant waits for the bubble to settle.
+func (s *Sim) Grant(y *Yield, ch Chooser) {
+	switch {
+	case y.Kind == Sleep:
+		s.finish(y, result{})
+	case y.Kind == Read:
+		sets := s.readSets()
+		s.sent(y)
+		cells, err := s.cluster.Read(y.Proc.Coordinator, sets[ch.Choose("read replicas", len(sets))], y.Table, y.Row, y.Slice)
+		s.finish(y, result{cells: cells, err: err})
+	case y.pending != nil && y.pending.failed:
+		s.finish(y, result{err: fmt.Errorf("%w: %w", ErrTimeout, lockstep.ErrUnknownOutcome)})
+	case y.pending != nil:
+		s.finish(y, result{})
+	default:
+		sets := s.writeSets()
+		m, err := s.write(y, sets[ch.Choose("write replicas", len(sets))])
+		switch {
+		case err != nil:
+			s.finish(y, result{err: err})
+		case m.Acks() >= s.cluster.Config().W:
+			s.finish(y, result{})
+		default:
+			y.pending = &pendingWrite{m: m}
+		}
+	}
+	s.Settle()
+}
+
+// Timeout fails store request y (one of Requests) as a client timeout does:
+// a write not yet sent is applied by the replicas ch picks, possibly none,
+// and the rest stay in flight; the caller gets an error wrapping ErrTimeout
+// and, for writes, lockstep.ErrUnknownOutcome.
+func (s *Sim) Timeout(y *Yield, ch Chooser) {
+	err := fmt.Errorf("%w", ErrTimeout)
+	if y.Kind != Read {
+		err = fmt.Errorf("%w: %w", ErrTimeout, lockstep.ErrUnknownOutcome)
+		if y.pending == nil {
+			sets := s.allSets()
+			if _, werr := s.write(y, sets[ch.Choose("timed-out write replicas", len(sets))]); werr != nil {
+				err = werr
+			}
+		}
+	}
+	s.finish(y, result{err: err})
+	s.Settle()
+}
+
+// write sends y's mutation, applied now by the replicas in now.
+func (s *Sim) write(y *Yield, now []int) (*model.Mutation, error) {
+	var cells []model.StoredCell
+	if y.Kind == Put {
+		var err error
+		if cells, err = s.cluster.Prepare(y.Proc.Coordinator, y.Cells); err != nil {
+			return nil, err
+		}
+	} else {
+		cells = s.cluster.PrepareDelete(y.Proc.Coordinator, y.TS, y.Columns)
+	}
+	s.sent(y)
+	return s.cluster.Write(y.Table, y.Row, cells, now), nil
+}
+
+func (s *Sim) sent(y *Yield) {
+	if s.OnStore != nil {
+		s.OnStore(StoreEvent{Yield: y})
+	}
+}
+
+// Messages returns how many messages are in flight.
+func (s *Sim) Messages() int { return len(s.cluster.Pending()) }
+
+// Deliver delivers message k (of Messages) to its replica.
+func (s *Sim) Deliver(k int) { s.cluster.Deliver(k) }
+
+// Drop loses message k (of Messages): a hint that never arrives. A write
+// whose caller still waits and that can no longer reach W replicas times out
+// at once (as its coordinator's write timeout would), with an error wrapping
+// ErrTimeout and lockstep.ErrUnknownOutcome.
+func (s *Sim) Drop(k int) {
+	m := s.cluster.Drop(k).Mutation
+	reachable := m.Acks()
+	for _, msg := range s.cluster.Pending() {
+		if msg.Mutation == m {
+			reachable++
+		}
+	}
+	if reachable >= s.cluster.Config().W {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, y := range s.yields {
+		if y.pending != nil && y.pending.m == m {
+			y.pending.failed = true // Grant returns the timeout
+		}
+	}
+}
+
+// Crash stops p for good (see the package documentation) and waits for its
+// goroutines to run down.
+func (s *Sim) Crash(p *Process) {
+	if !p.crashed {
+		p.crash()
+		s.Settle()
+	}
+}
+
+// Pause stops granting p's yields for d of virtual time from now.
+func (s *Sim) Pause(p *Process, d time.Duration) {
+	p.pausedUntil = s.now.Load() + d.Microseconds()
+}
+
+// SetSkew sets how far p's clock reads ahead of virtual time. The clock
+// never goes back: after a negative step it stands still until caught up.
+func (s *Sim) SetSkew(p *Process, d time.Duration) { p.skew.Store(d.Microseconds()) }
+
+// SetReplicaSkew sets how far replica i's clock reads ahead of virtual time.
+func (s *Sim) SetReplicaSkew(i int, d time.Duration) { s.cluster.SetReplicaSkew(i, d) }
+
+// String describes y for logs.
+func (y *Yield) String() string {
+	switch y.Kind {
+	case Sleep:
+		return fmt.Sprintf("%s sleep until %d", y.Proc.Name, y.Deadline)
+	case Read:
+		return fmt.Sprintf("%s read %s/%s from %q", y.Proc.Name, y.Table, y.Row, y.Slice.From)
+	case Put:
+		cols := make([]string, len(y.Cells))
+		for i, c := range y.Cells {
+			cols[i] = c.Column
+		}
+		return fmt.Sprintf("%s put %s/%s %v", y.Proc.Name, y.Table, y.Row, cols)
+	}
+	return fmt.Sprintf("%s delete %s/%s %v", y.Proc.Name, y.Table, y.Row, y.Columns)
+}

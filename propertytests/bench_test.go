@@ -1,0 +1,34 @@
+package propertytests
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+// TestSchedules_Throughput measures how many random schedules of 3
+// processes × 30 steps (90 scheduler actions, production code, no quiet
+// phase) the simulator runs per second. A Go benchmark cannot host synctest
+// bubbles (synctest.Test needs a *testing.T), so the measurement runs here,
+// with testing.Benchmark, when LOCKSTEP_BENCH is set:
+//
+//	LOCKSTEP_BENCH=1 go test ./propertytests/ -run Throughput -v
+func TestSchedules_Throughput(t *testing.T) {
+	if os.Getenv("LOCKSTEP_BENCH") == "" {
+		t.Skip("set LOCKSTEP_BENCH=1 to measure")
+	}
+	for _, f := range fleets {
+		seed, failed := uint64(0), 0
+		res := testing.Benchmark(func(b *testing.B) {
+			for range b.N {
+				seed++
+				if _, err := randomRun(t, f, variant{}, seed, 3*30, false, false); err != nil {
+					failed++ // a property failed: the schedule ends early, still counted
+				}
+			}
+		})
+		perSec := float64(res.N) / res.T.Seconds()
+		t.Logf("%s fleet: %d schedules in %v: %.0f schedules/s (%v each); %d of %d runs failed a property",
+			f.name, res.N, res.T.Round(time.Millisecond), perSec, res.T/time.Duration(max(res.N, 1)), failed, seed)
+	}
+}

@@ -1,0 +1,18 @@
+// Package propertytests checks the lock algorithms that ship — shadowlock
+// (legacy) and queuelock (new), unmodified — with pgregory.net/rapid state
+// machines running them as simulated processes on a simulated quorum cluster
+// (package model/sim, DESIGN §5).
+//
+// Each check builds a fleet (fleet_test.go: adding a mode or a mixed fleet is
+// one line there), lets rapid drive a random phase of scheduler decisions and
+// faults (machine_test.go), checks the safety properties after every action
+// (checker_test.go), and then runs a fault-free, fair round-robin quiet phase
+// that checks liveness (liveness_test.go). Negative controls
+// (negative_test.go) switch on deliberate defects through internal/bugs and
+// assert the checker catches each and shrinks it to a short counterexample.
+//
+// Depth: go test runs a moderate number of checks; -short a few; CI raises
+// them with -rapid.checks=N (or RAPID_CHECKS) and -rapid.steps=N. Failure
+// files under testdata/rapid/ that found real bugs are kept as regression
+// seeds; rapid replays them first on every run.
+package propertytests

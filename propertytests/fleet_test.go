@@ -1,0 +1,81 @@
+package propertytests
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/model/sim"
+	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
+)
+
+// Timing of every simulated fleet. The lease arithmetic that safety rests on:
+// a holder counts itself valid for TTL/2 after its last successful write was
+// sent; its cells die no earlier than TTL − 1 s (Cassandra keeps whole
+// seconds) − 2·replicaSkew after it, and its own clock may hide 2·clientSkew
+// of real time. 3 s + 0.5 s < 6 s − 1 s − 0.5 s.
+const (
+	ttl         = 6 * time.Second
+	renew       = 2 * time.Second
+	poll        = 500 * time.Millisecond
+	maxSkew     = time.Second            // queuelock.Options.MaxClockSkew
+	clientSkew  = 250 * time.Millisecond // ε: bound on a process clock's offset
+	replicaSkew = 250 * time.Millisecond // bound on a replica clock's offset
+	workSteps   = 2                      // a holder's work, in steps
+	workStep    = time.Second            // one step of work
+	think       = 100 * time.Millisecond // pause between a release and the next Lock
+	lockID      = "L"
+)
+
+// kind is one lock mode a simulated process can run.
+type kind struct {
+	name string
+	mode lockstep.Mode
+	new  func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error)
+}
+
+var (
+	legacy = kind{name: "legacy", mode: lockstep.Legacy, new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
+		l, err := shadowlock.New(p.Store(), &shadowlock.Options{TTL: ttl, Renew: renew, Clock: p.Clock(),
+			ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))})
+		if err != nil {
+			return nil, nil, err
+		}
+		return l, l.Close, nil
+	}}
+	queue = kind{name: "new", mode: lockstep.New, new: func(p *sim.Process, _ uint64) (lockstep.Locker, func(context.Context) error, error) {
+		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll,
+			MaxClockSkew: maxSkew, Clock: p.Clock(), ProcessID: p.Name})
+		if err != nil {
+			return nil, nil, err
+		}
+		return l, l.Close, nil
+	}}
+)
+
+// fleet is the set of modes a simulated fleet runs, one process each.
+type fleet struct {
+	name  string
+	kinds []kind
+	// starvationFree: every waiter acquires within the bound, with bounded
+	// bypass (otherwise only some waiter must: deadlock freedom).
+	starvationFree bool
+}
+
+// fleets are the fleets the property tests check. A mixed fleet is one more
+// line, e.g. {"legacy+combined", []kind{legacy, combined, combined}, false}.
+var fleets = []fleet{
+	{"legacy", []kind{legacy, legacy, legacy}, false},
+	{"new", []kind{queue, queue, queue}, true},
+}
+
+func fleetNamed(name string) fleet {
+	for _, f := range fleets {
+		if f.name == name {
+			return f
+		}
+	}
+	panic("no fleet " + name)
+}

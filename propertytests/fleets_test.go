@@ -1,0 +1,128 @@
+package propertytests
+
+import (
+	"fmt"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"pgregory.net/rapid"
+)
+
+// stats sums what the checks of one test saw, for its log.
+type stats struct {
+	runs, actions, acquisitions, maxBypass int
+}
+
+// fleetProperty is one check: build fleet f with variant v, run the random
+// phase under rapid, then the quiet phase. lastActions receives the number of
+// random-phase actions of the latest run (for negative controls, the shrunk
+// counterexample's length, since rapid replays it last).
+func fleetProperty(outer *testing.T, f fleet, v variant, st *stats, lastActions *int) func(*rapid.T) {
+	return func(t *rapid.T) {
+		inBubble(outer, func() { runFleet(t, f, v, st, lastActions) })
+	}
+}
+
+// inBubble runs f in a synctest bubble of its own and re-raises, on the
+// calling goroutine, any panic of f — which is how rapid reports failures,
+// skips and invalid draws. rapid tells failures apart by the traceback of the
+// panic (its shrinker keeps a smaller case only if it fails "the same way"),
+// and the re-raise loses the original one, so each kind is re-raised from a
+// call site of its own: rapid's invalid-data panics (an exhausted or
+// rejected draw while shrinking) must never pass for the failure being
+// shrunk. Other panics carry their stack in the message.
+func inBubble(outer *testing.T, f func()) {
+	var caught any
+	synctest.Test(outer, func(*testing.T) {
+		defer func() {
+			caught = recover()
+			if caught != nil && !isRapidPanic(caught) {
+				caught = fmt.Sprintf("%v\n%s", caught, debug.Stack())
+			}
+		}()
+		f()
+	})
+	switch {
+	case caught == nil:
+	case reflect.TypeOf(caught).String() == "rapid.invalidData":
+		reraiseInvalid(caught)
+	default:
+		reraiseFailure(caught)
+	}
+}
+
+func isRapidPanic(v any) bool {
+	n := reflect.TypeOf(v).String()
+	return n == "rapid.invalidData" || n == "rapid.stopTest"
+}
+
+func reraiseInvalid(v any) { panic(v) }
+
+// reraiseFailure re-raises a failure from a call site per property, so that
+// shrinking one property's counterexample never drifts to another's.
+func reraiseFailure(v any) {
+	msg := fmt.Sprint(v)
+	switch {
+	case strings.HasPrefix(msg, "mutual exclusion:"):
+		reraiseExclusion(v)
+	case strings.HasPrefix(msg, "ownership:"):
+		reraiseOwnership(v)
+	case strings.HasPrefix(msg, "lease:"):
+		reraiseLease(v)
+	case strings.HasPrefix(msg, "liveness:"):
+		reraiseLiveness(v)
+	}
+	panic(v)
+}
+
+func reraiseExclusion(v any) { panic(v) }
+func reraiseOwnership(v any) { panic(v) }
+func reraiseLease(v any)     { panic(v) }
+func reraiseLiveness(v any)  { panic(v) }
+
+// synctestRun runs f in a synctest bubble of its own.
+func synctestRun(t *testing.T, f func()) { synctest.Test(t, func(*testing.T) { f() }) }
+
+func runFleet(t *rapid.T, f fleet, v variant, st *stats, lastActions *int) {
+	{
+		h, err := newHarness(f, v, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clean := false
+		defer func() {
+			if err := h.close(); err != nil && clean {
+				t.Fatal(err)
+			}
+		}()
+		actions := 0
+		defer func() { *lastActions = actions }()
+		h.randomPhase(t, &actions)
+		if err := h.quietPhase(); err != nil {
+			t.Fatal(err)
+		}
+		clean = true
+		if st != nil {
+			st.runs++
+			st.actions += actions
+			st.acquisitions += h.acqs
+			st.maxBypass = max(st.maxBypass, h.maxBypass)
+		}
+	}
+}
+
+// checkFleet runs rapid over fleet f inside one synctest bubble.
+func checkFleet(t *testing.T, name string) {
+	var st stats
+	var last int
+	rapid.Check(t, fleetProperty(t, fleetNamed(name), variant{}, &st, &last))
+	t.Logf("%d runs, %d random actions, %d acquisitions, max bypass in the quiet phase %d",
+		st.runs, st.actions, st.acquisitions, st.maxBypass)
+}
+
+func TestLegacyFleet_MutualExclusionAndDeadlockFreedom(t *testing.T) { checkFleet(t, "legacy") }
+
+func TestNewFleet_MutualExclusionAndStarvationFreedom(t *testing.T) { checkFleet(t, "new") }

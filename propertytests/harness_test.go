@@ -1,0 +1,285 @@
+package propertytests
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/model"
+	"github.com/lockstep-go/lockstep/model/sim"
+)
+
+// variant says what one run plants or leaves out, for negative controls.
+type variant struct {
+	bugs         bugs.Set // defects planted in every acquisition
+	noReadRepair bool     // the cluster does not repair on read
+	noCrash      bool     // the random phase never crashes a process
+	// noLeaseCheck leaves property 3 (a holder past its lease sees Lost()
+	// before it works) to the fleet tests, so that a negative control is
+	// shrunk towards the failure it plants.
+	noLeaseCheck bool
+}
+
+// proc is one simulated process and what its user goroutine is doing.
+type proc struct {
+	sp     *sim.Process
+	kind   kind
+	locker lockstep.Locker
+
+	// guarded by harness.mu
+	waiting    bool
+	waitStart  int64 // virtual µs
+	quietWait  bool  // the wait began in the quiet phase
+	bypass     int   // others' acquisitions during this quiet-phase wait
+	holding    lockstep.Lock
+	acquired   int
+	lastWorked int64 // own clock
+}
+
+// harness is one run: a simulation, its fleet, and the checker's records.
+type harness struct {
+	s      *sim.Sim
+	f      fleet
+	v      variant
+	procs  []*proc
+	trace  []string // recent events, for failure reports
+	traced bool
+
+	mu         sync.Mutex
+	lastOK     map[string]int64 // owner → send time (own clock) of its latest acknowledged write
+	released   map[string]bool  // owners whose Unlock returned
+	violations []string
+	quiet      bool
+	quietStart int64
+	lastAcq    int64 // virtual µs of the latest acquisition
+	maxBypass  int
+	acqs       int
+}
+
+// newHarness builds fleet f on a fresh simulation and starts one user
+// goroutine per process. Call inside a synctest bubble; call close at the end.
+func newHarness(f fleet, v variant, traced bool) (*harness, error) {
+	h := &harness{f: f, v: v, traced: traced, lastOK: map[string]int64{}, released: map[string]bool{}}
+	h.s = sim.New(sim.Config{Cluster: model.ClusterConfig{NoReadRepair: v.noReadRepair}})
+	h.s.OnStore = h.onStore
+	for i, k := range f.kinds {
+		sp := h.s.AddProcess(fmt.Sprintf("p%d", i))
+		l, _, err := k.new(sp, 1)
+		if err != nil {
+			return nil, err
+		}
+		pr := &proc{sp: sp, kind: k, locker: l}
+		h.procs = append(h.procs, pr)
+		sp.Go(func(ctx context.Context) { h.user(ctx, pr) })
+	}
+	h.s.Settle()
+	return h, nil
+}
+
+// close crashes everything so the bubble can end; it reports goroutines
+// that did not run down.
+func (h *harness) close() error {
+	if !h.s.Close() {
+		return fmt.Errorf("simulated goroutines still blocked after every process crashed")
+	}
+	return nil
+}
+
+// user is a correct lock user: take the lock, check Lost() before each step
+// of work, release, think, repeat.
+func (h *harness) user(ctx context.Context, pr *proc) {
+	clk := pr.sp.Clock()
+	lockCtx := bugs.With(ctx, h.v.bugs)
+	for ctx.Err() == nil {
+		h.waiting(pr)
+		l, err := pr.locker.Lock(lockCtx, lockID)
+		if err != nil {
+			h.stopWaiting(pr)
+			if clk.Sleep(ctx, think) != nil {
+				return
+			}
+			continue
+		}
+		h.acquired(pr, l)
+		for range workSteps {
+			select {
+			case <-l.Lost():
+			default:
+				h.work(pr, l)
+				if clk.Sleep(ctx, workStep) != nil {
+					return // crashed while holding
+				}
+				continue
+			}
+			break
+		}
+		h.releasing(pr)
+		_ = l.Unlock(context.WithoutCancel(ctx))
+		h.releaseDone(l)
+		if clk.Sleep(ctx, think) != nil {
+			return
+		}
+	}
+}
+
+func (h *harness) waiting(pr *proc) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	pr.waiting, pr.waitStart, pr.quietWait, pr.bypass = true, h.s.Now(), h.quiet, 0
+}
+
+func (h *harness) stopWaiting(pr *proc) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	pr.waiting = false
+}
+
+func (h *harness) acquired(pr *proc, l lockstep.Lock) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.event("%s acquired as %s", pr.sp.Name, l.Owner())
+	pr.waiting, pr.holding = false, l
+	pr.acquired++
+	h.acqs++
+	h.lastAcq = h.s.Now()
+	if pr.quietWait && pr.bypass > h.maxBypass {
+		h.maxBypass = pr.bypass
+	}
+	for _, q := range h.procs {
+		if q != pr && q.waiting && q.quietWait {
+			q.bypass++
+		}
+	}
+}
+
+// work is where a holder resumes its protected work: its lease must still be
+// valid by its own clock, or it must have seen Lost() (property 3).
+func (h *harness) work(pr *proc, l lockstep.Lock) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	pr.lastWorked = pr.sp.Now()
+	if !h.v.noLeaseCheck && !h.validLocked(pr, l) {
+		h.violate("lease: %s works as %s at own time %d, but its last acknowledged write was sent at %d: lease expired (TTL/2 = %v) without Lost()",
+			pr.sp.Name, l.Owner(), pr.sp.Now(), h.lastOK[l.Owner()], ttl/2)
+	}
+}
+
+func (h *harness) releasing(pr *proc) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	pr.holding = nil
+}
+
+func (h *harness) releaseDone(l lockstep.Lock) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.released[l.Owner()] = true
+}
+
+// validLocked reports whether pr's holding of l is still valid by pr's own
+// reckoning: Lost() not closed and no more than TTL/2 since the send of its
+// latest acknowledged write.
+func (h *harness) validLocked(pr *proc, l lockstep.Lock) bool {
+	select {
+	case <-l.Lost():
+		return false
+	default:
+	}
+	return pr.sp.Now()-h.lastOK[l.Owner()] <= (ttl / 2).Microseconds()
+}
+
+func (h *harness) violate(format string, args ...any) {
+	h.violations = append(h.violations, fmt.Sprintf(format, args...))
+}
+
+// event records a line of the trace kept for failure reports.
+func (h *harness) event(format string, args ...any) {
+	if !h.traced {
+		return
+	}
+	h.trace = append(h.trace, fmt.Sprintf("%8.3fs ", float64(h.s.Now()-model.DefaultStart)/1e6)+fmt.Sprintf(format, args...))
+	if len(h.trace) > 80 {
+		h.trace = h.trace[len(h.trace)-60:]
+	}
+}
+
+func (h *harness) report() string { return strings.Join(h.trace, "\n") }
+
+// ownerOf returns the acquisition a lock cell belongs to: the column after
+// its last '/' (queue lock) or the whole column (legacy).
+func ownerOf(col string) string {
+	if i := strings.LastIndexByte(col, '/'); i >= 0 {
+		return col[i+1:]
+	}
+	return col
+}
+
+const floorColumn = "!floor" // queuelock's shared, monotone read floor
+
+// onStore checks property 2 — a request only writes or deletes cells of the
+// requester's own acquisitions, and never those of an acquisition already
+// released — and records acknowledged writes for lease validity.
+func (h *harness) onStore(e sim.StoreEvent) {
+	y := e.Yield
+	if y.Kind == sim.Read {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	cols := y.Columns
+	if y.Kind == sim.Put {
+		cols = make([]string, len(y.Cells))
+		for i, c := range y.Cells {
+			cols[i] = c.Column
+		}
+	}
+	if !e.Done {
+		h.event("%v", y)
+		for _, c := range cols {
+			owner := ownerOf(c)
+			switch {
+			case c == floorColumn:
+			case !strings.HasPrefix(owner, y.Proc.Name+"."):
+				h.violate("ownership: %v touches another process's cell %q", y, c)
+			case y.Kind == sim.Put && h.released[owner]:
+				h.violate("ownership: %v rewrites a cell of %s, released before", y, owner)
+			}
+		}
+		return
+	}
+	if y.Kind == sim.Put && e.Err == nil {
+		for _, c := range cols {
+			if o := ownerOf(c); y.SentAt > h.lastOK[o] {
+				h.lastOK[o] = y.SentAt
+			}
+		}
+	}
+}
+
+// checkSafety returns the first violation: one recorded by onStore or work,
+// or two holders valid at once (property 1).
+func (h *harness) checkSafety() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.violations) > 0 {
+		return fmt.Errorf("%s", h.violations[0])
+	}
+	var valid []string
+	for _, pr := range h.procs {
+		if l := pr.holding; l != nil && !pr.sp.Crashed() && h.validLocked(pr, l) {
+			valid = append(valid, l.Owner())
+		}
+	}
+	if len(valid) > 1 {
+		return fmt.Errorf("mutual exclusion: %d valid holders at once: %v", len(valid), valid)
+	}
+	return nil
+}
+
+func (h *harness) elapsed(since int64) time.Duration {
+	return time.Duration(h.s.Now()-since) * time.Microsecond
+}

@@ -1,0 +1,116 @@
+package propertytests
+
+import (
+	"fmt"
+	"time"
+)
+
+// Liveness bounds, derived from the TTL: a crashed or paused holder's cells
+// are gone after at most a TTL (plus a second of Cassandra's rounding and the
+// replica skew); a waiter that lost its place notices within a poll and
+// renews within Renew; then each process ahead holds for its work and hands
+// over within a few polls.
+const (
+	livenessBound = 3 * ttl
+	// quietLength is how long the quiet phase runs: long enough for every
+	// waiter of the start to hit the bound if it is starved.
+	quietLength = livenessBound + 2*time.Second
+)
+
+// bypassBound bounds, in a starvation-free fleet of n processes, how often
+// others may acquire during one wait that began in the quiet phase: each
+// other process at most twice — once with a cell named before it saw ours
+// (clock skew), once more while our name was not yet visible to it.
+// maxStepsPerInstant bounds the steps the quiet phase grants without virtual
+// time passing: more means processes spin on the store without ever waiting.
+const maxStepsPerInstant = 2000
+
+func bypassBound(n int) int { return 2 * (n - 1) }
+
+// quietPhase is the liveness check after the random phase (TigerBeetle's
+// VOPR, Antithesis' quiet period): faults off — messages delivered, pauses
+// over, crashed processes gone for good — and a fair round-robin schedule in
+// which every runnable goroutine moves before time advances. Then, for a
+// starvation-free fleet, every waiter acquires within livenessBound and is
+// bypassed at most bypassBound times; otherwise some waiter acquires within
+// livenessBound of the last acquisition (deadlock freedom). Safety is still
+// checked after every step.
+func (h *harness) quietPhase() error {
+	s := h.s
+	for _, pr := range h.procs {
+		s.Pause(pr.sp, 0)
+	}
+	s.Cluster().DeliverAll()
+	h.mu.Lock()
+	h.quiet, h.quietStart = true, s.Now()
+	h.mu.Unlock()
+	end := s.Now() + quietLength.Microseconds()
+	next := 0 // round-robin position, by process index
+	for steps, lastNow := 0, s.Now(); s.Now() < end; steps++ {
+		if s.Now() != lastNow {
+			steps, lastNow = 0, s.Now()
+		}
+		if steps > maxStepsPerInstant {
+			return fmt.Errorf("liveness: livelock: %d steps without time passing\ntrace:\n%s", steps, h.report())
+		}
+		ys := s.Runnable()
+		if len(ys) == 0 {
+			if s.Messages() > 0 {
+				s.Cluster().DeliverAll()
+				continue
+			}
+			if !s.Tick() {
+				return fmt.Errorf("liveness: nothing can ever run again\ntrace:\n%s", h.report())
+			}
+		} else {
+			k := 0
+			for i, y := range ys {
+				if y.Proc.Index >= next {
+					k = i
+					break
+				}
+			}
+			next = ys[k].Proc.Index + 1
+			s.Grant(ys[k], zeroChooser{})
+		}
+		if err := h.checkSafety(); err != nil {
+			return fmt.Errorf("%w (in the quiet phase)\ntrace:\n%s", err, h.report())
+		}
+		if err := h.checkLiveness(); err != nil {
+			return fmt.Errorf("liveness: %w\ntrace:\n%s", err, h.report())
+		}
+	}
+	return nil
+}
+
+func (h *harness) checkLiveness() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := len(h.procs)
+	oldest := int64(-1)
+	for _, pr := range h.procs {
+		if !pr.waiting || pr.sp.Crashed() {
+			continue
+		}
+		since := max(pr.waitStart, h.quietStart)
+		if oldest < 0 || since < oldest {
+			oldest = since
+		}
+		if !h.f.starvationFree {
+			continue
+		}
+		if w := h.elapsed(since); w > livenessBound {
+			return fmt.Errorf("%s has waited %v in the quiet phase (bound %v)", pr.sp.Name, w, livenessBound)
+		}
+		if pr.quietWait && pr.bypass > bypassBound(n) {
+			return fmt.Errorf("%s was bypassed %d times in one wait (bound %d)", pr.sp.Name, pr.bypass, bypassBound(n))
+		}
+	}
+	if oldest >= 0 && !h.f.starvationFree {
+		since := max(oldest, h.lastAcq, h.quietStart)
+		if w := h.elapsed(since); w > livenessBound {
+			return fmt.Errorf("no acquisition for %v while processes wait (bound %v): deadlock", w, livenessBound)
+		}
+	}
+	return nil
+}
