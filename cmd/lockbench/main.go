@@ -1,7 +1,10 @@
 // Command lockbench runs the lock benchmarks. With no arguments it runs seed
 // 000's experiment (§6, tables 1–2) on the embedded backend: P = 1, 3 and 5
 // processes each take one lock id K times with the legacy and the new
-// algorithm, and it prints the mean and maximum acquisition wait.
+// algorithm, and it prints the mean and maximum acquisition wait. With
+// -scenario rollout it runs a fleet through every migration phase instead
+// (legacy, combined, new and back, driven by migration.Controller) and prints
+// per phase the acquisitions, waits and double grants (which must be 0).
 //
 // The embedded backend is the in-memory Cassandra model with a latency per
 // request, on virtual time: the figures are a discrete-event simulation and
@@ -37,12 +40,22 @@ func run1(args []string) error {
 		modes   = fs.String("algorithms", "new,legacy", "comma-separated algorithms: legacy, new")
 		seed    = fs.Uint64("seed", 1, "random seed of the simulation")
 		backend = fs.String("backend", "sim", "backend: sim (embedded model on virtual time)")
+
+		scenario  = fs.String("scenario", "seed", "scenario: seed (seed 000 §6 tables) or rollout (a fleet through every migration phase)")
+		phaseHold = fs.Duration("phase-hold", 20*time.Second, "rollout: virtual time each phase is held")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *backend != "sim" {
 		return fmt.Errorf("backend %q is not available yet (only sim)", *backend)
+	}
+	switch *scenario {
+	case "seed":
+	case "rollout":
+		return runRolloutCommand(fs, *procs, *hold, *minLat, *maxLat, *seed, *phaseHold)
+	default:
+		return fmt.Errorf("unknown scenario %q (want seed or rollout)", *scenario)
 	}
 	cfg := seedConfig{k: *k, hold: *hold, minLatency: *minLat, maxLatency: *maxLat, seed: *seed}
 	if cfg.k <= 0 {

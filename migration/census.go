@@ -1,0 +1,192 @@
+package migration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// DefaultCensusTable holds the fleet census: one partition, CensusRow, with
+// one cell per live process (column = process id, value = the JSON of an
+// Entry, TTL = the census TTL). Each cell is written and deleted only by its
+// process, whatever its mode; the Controller and operators only read it.
+const DefaultCensusTable = "fleet_census"
+
+// CensusRow is the partition of the census table that holds the entries.
+const CensusRow = "census"
+
+// DefaultCensusTTL is the TTL of a census entry unless configured otherwise.
+// A process heartbeats every TTL/3 and refuses to take locks once its last
+// successful heartbeat was sent TTL/2 ago or more.
+const DefaultCensusTTL = 30 * time.Second
+
+// Entry is one process's census entry: what it is configured to run and which
+// modes its locks are in, as of Time.
+type Entry struct {
+	Process string `json:"process"`
+	Host    string `json:"host"`
+	// Configured is the mode the process's flag gave last; ModeUnknown
+	// until the flag was first read.
+	Configured lockstep.Mode `json:"-"`
+	// Held counts the locks the process holds, by the mode they were taken in.
+	Held map[lockstep.Mode]int `json:"-"`
+	// Acquiring counts Lock and TryLock calls in flight, by mode: they may
+	// hold a lock in that mode at any moment.
+	Acquiring map[lockstep.Mode]int `json:"-"`
+	// Version is the process's build, as it reports it.
+	Version string `json:"version"`
+	// Time is when the process sent this entry, by its own clock.
+	Time time.Time `json:"-"`
+	// TTL is the time the entry had left when read (whole seconds).
+	TTL time.Duration `json:"-"`
+	// Err is set when the cell could not be decoded; such an entry blocks
+	// every phase move, since nothing is known of the process.
+	Err error `json:"-"`
+}
+
+// wireEntry is the JSON of an entry. Modes are names, so a reader of any
+// version can print what it cannot interpret.
+type wireEntry struct {
+	Process    string         `json:"process"`
+	Host       string         `json:"host"`
+	Configured string         `json:"configured"`
+	Held       map[string]int `json:"held"`
+	Acquiring  map[string]int `json:"acquiring,omitempty"`
+	Version    string         `json:"version"`
+	Time       time.Time      `json:"time"`
+}
+
+func countNames(in map[lockstep.Mode]int) map[string]int {
+	out := make(map[string]int, len(in))
+	for m, n := range in {
+		if n > 0 {
+			out[m.String()] = n
+		}
+	}
+	return out
+}
+
+func (e Entry) marshal() ([]byte, error) {
+	w := wireEntry{Process: e.Process, Host: e.Host, Configured: e.Configured.String(),
+		Held: countNames(e.Held), Version: e.Version, Time: e.Time.UTC()}
+	if a := countNames(e.Acquiring); len(a) > 0 {
+		w.Acquiring = a
+	}
+	return json.Marshal(w)
+}
+
+func parseCounts(in map[string]int) (map[lockstep.Mode]int, error) {
+	out := make(map[lockstep.Mode]int, len(in))
+	for name, n := range in {
+		m, err := lockstep.ParseMode(name)
+		if err != nil {
+			return nil, err
+		}
+		out[m] += n
+	}
+	return out, nil
+}
+
+// decodeEntry decodes one census cell. On failure the entry carries Err and
+// the process id from the column.
+func decodeEntry(c lockstep.Cell) Entry {
+	e := Entry{Process: c.Column, TTL: c.TTL}
+	var w wireEntry
+	err := json.Unmarshal(c.Value, &w)
+	if err == nil {
+		e.Host, e.Version, e.Time = w.Host, w.Version, w.Time
+		if w.Configured != lockstep.ModeUnknown.String() {
+			e.Configured, err = lockstep.ParseMode(w.Configured)
+		}
+	}
+	if err == nil {
+		e.Held, err = parseCounts(w.Held)
+	}
+	if err == nil {
+		e.Acquiring, err = parseCounts(w.Acquiring)
+	}
+	if err != nil {
+		e.Err = fmt.Errorf("migration: census entry of %q: %w", c.Column, err)
+	}
+	return e
+}
+
+// InUse returns the modes the entry's process may take or hold locks in: its
+// configured mode and the modes of its held locks and acquisitions in flight,
+// in order legacy, combined, new.
+func (e Entry) InUse() []lockstep.Mode {
+	var out []lockstep.Mode
+	for m := lockstep.Legacy; m <= lockstep.New; m++ {
+		if e.Configured == m || e.Held[m] > 0 || e.Acquiring[m] > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// String summarizes the entry for operators, e.g.
+// "web-3 (host a, version 1.4): configured combined, holds legacy×1".
+func (e Entry) String() string {
+	if e.Err != nil {
+		return e.Process + ": " + e.Err.Error()
+	}
+	s := fmt.Sprintf("%s (host %s, version %s): configured %v", e.Process, e.Host, e.Version, e.Configured)
+	for _, part := range []struct {
+		verb   string
+		counts map[lockstep.Mode]int
+	}{{"holds", e.Held}, {"acquiring", e.Acquiring}} {
+		for m := lockstep.Legacy; m <= lockstep.New; m++ {
+			if n := part.counts[m]; n > 0 {
+				s += fmt.Sprintf(", %s %v×%d", part.verb, m, n)
+			}
+		}
+	}
+	return s
+}
+
+// CensusOptions name the census table. Nil means defaults.
+type CensusOptions struct {
+	// Table is the census table. Default DefaultCensusTable.
+	Table string
+}
+
+func (o *CensusOptions) table() (string, error) {
+	t := DefaultCensusTable
+	if o != nil && o.Table != "" {
+		t = o.Table
+	}
+	return t, lockstep.ValidateName("CensusTable", t)
+}
+
+// ReadCensus returns the live census entries, ordered by process id. Entries
+// whose cell cannot be decoded are returned with Err set rather than
+// dropped. ctx bounds the read; it writes nothing. An invalid table name
+// returns an error wrapping lockstep.ErrInvalidConfig.
+func ReadCensus(ctx context.Context, store lockstep.Store, opts *CensusOptions) ([]Entry, error) {
+	table, err := opts.table()
+	if err != nil {
+		return nil, err
+	}
+	cells, err := store.Read(ctx, table, CensusRow, lockstep.Slice{})
+	if err != nil {
+		return nil, fmt.Errorf("migration: reading census: %w", err)
+	}
+	out := make([]Entry, 0, len(cells))
+	for _, c := range cells {
+		out = append(out, decodeEntry(c))
+	}
+	slices.SortFunc(out, func(a, b Entry) int {
+		switch {
+		case a.Process < b.Process:
+			return -1
+		case a.Process > b.Process:
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}

@@ -1,0 +1,140 @@
+// Package migration is the entry point services use while a fleet moves
+// live from the legacy shadow-table lock (package shadowlock) to the queue
+// lock (package queuelock) through the combined mode (package combined),
+// without an instant where two processes hold the same lock (DESIGN §4.6).
+//
+// It composes the three algorithms and depends on no driver: a [Locker]
+// holds one locker of each algorithm on one store and clock, asks a
+// [FlagSource] for the mode of every acquisition, and refuses modes the
+// fleet's [Phase] forbids. A fleet census (one TTL'd cell per process in
+// table fleet_census) and a phase cell (table fleet_phase) let a
+// [Controller] move the phase safely.
+//
+// # Modes and phases
+//
+// Legacy and new processes touch disjoint rows, so they must never run side
+// by side; combined takes both locks and is safe beside either. The phase
+// says which modes processes may take locks in:
+//
+//	phase legacy    legacy, combined
+//	phase combined  legacy, combined
+//	phase new       combined, new
+//	pending:F->T    the modes both F and T allow
+//
+// The Controller moves the phase one step at a time (legacy <-> combined <->
+// new). A process configured in a mode its phase forbids (config drift, a
+// stale replica restarting) refuses to take locks with a *[ModeError] naming
+// both modes, and writes nothing to the lock tables.
+//
+// # Why no two processes can hold one lock
+//
+// Invariant: every mode in which some live process holds, or may be about to
+// take, a lock lies in the current phase's allowed set, and every allowed set
+// is pairwise compatible. The Controller keeps it across a move from F to T
+// by the lemma-1 pattern of seed 000, with the census and the phase cell in
+// the roles of the shadow and main rows:
+//
+//   - A process about to lock in mode m first publishes m in its census
+//     entry (configured mode, or an acquisition in flight) and waits for that
+//     write to complete; only then reads the phase, and proceeds only if the
+//     phase allows m. m stays in the entry while the lock is held.
+//   - The Controller first writes the intent pending:F->T, then reads the
+//     census, and commits T only if no live entry uses a mode T forbids;
+//     otherwise it writes F back.
+//
+// With QUORUM, a read that starts after a write completed sees it. If the
+// process's phase read missed the intent, it started before the intent's
+// write completed, so the process's census write had completed before the
+// Controller's census read started, and the Controller sees m and refuses.
+// Otherwise the process sees pending:F->T (or T) and, unless m is allowed by
+// both ends, refuses. A reverted move is harmless: while pending, only modes
+// F also allows were admitted.
+//
+// An entry is only evidence while it is alive. A process rewrites it every
+// CensusTTL/3 and takes locks only while its last successful write was sent
+// less than CensusTTL/2 ago; when that lapses, every lock it took before
+// is signalled lost (Lost closes, Unlock reports lockstep.ErrLost) — the lease
+// argument of DESIGN §4.3, applied to the census — well before the entry can
+// expire at CensusTTL. The phase read on the fast path is cached only while
+// the mode has stayed published in the same heartbeat epoch, which keeps the
+// argument intact without a phase read per acquisition.
+//
+// Assumptions the argument needs and this package cannot check: one
+// Controller at a time (the phase cell has no compare-and-set); process ids
+// unique across the fleet (two processes with one id share one entry); and
+// every process takes its locks through this package. Processes that do not
+// — old binaries using the legacy algorithm directly — are invisible to the
+// census: they are safe in phases legacy and combined, but must be drained by
+// deployment before the phase moves to new.
+//
+// # Rollout runbook
+//
+// At every step watch three things: the census (ReadCensus, or lockctl), the
+// phase (Controller.Get), and the Observer's events — acquisition errors
+// wrapping lockstep.ErrIncompatibleMode or ErrStaleCensus, lease events with
+// Lost set, and acquisition waits. Lost-lock counts should stay at their
+// pre-migration level; a rise means renewals or census heartbeats are
+// failing, not that exclusion broke.
+//
+//  1. Create the tables fleet_census and fleet_phase (package schema). With
+//     no phase cell the phase reads as legacy.
+//  2. Deploy the release that takes locks through migration.Locker with the
+//     flag at legacy. Census: one entry per replica, configured legacy, the
+//     new version. Compare the entry count with the replica count of every
+//     service that takes these locks: a missing replica is an old binary, and
+//     must be replaced before step 5.
+//  3. Controller.Set(ctx, lockstep.Combined). Nothing changes for
+//     processes: the phase allows legacy and combined alike.
+//  4. Flip the flag to combined, gradually if you like. Census: configured
+//     combined everywhere; "holds legacy×n" entries drain as locks taken
+//     before the flip are released (a lock keeps its mode). Waits may rise
+//     slightly: combined takes two locks.
+//  5. When no entry is configured legacy or holds a legacy lock, and no old
+//     binary is left, Controller.Set(ctx, lockstep.New). It refuses, naming
+//     the processes, while any live entry uses legacy; with
+//     ControllerOptions.Drain it waits that long for them first.
+//  6. Flip the flag to new. Census: configured new; the fairness gain shows
+//     in the waits (seed 000 tables 1–2). Keep combined in the code for one
+//     more release as the way back.
+//
+// Rollback runs the same steps backwards: flip the flag from new to
+// combined (allowed in phase new), wait until no entry is configured new or
+// holds a new lock, Controller.Set(ctx, lockstep.Combined) (refused, naming
+// them, otherwise), then flip the flag to legacy and Set(ctx, lockstep.Legacy).
+// A fleet whose flag is a [PhaseFlag] follows the phase by itself: give the
+// Controller a Drain longer than the flag's cache plus the longest lock hold,
+// and each Set both announces the move and waits for the fleet to follow.
+//
+// # Flag sources
+//
+// [Static], [Env], [File] and [PhaseFlag] are built in. Any feature-flag SDK
+// fits behind [FlagSource] in a few lines; for OpenFeature
+// (github.com/open-feature/go-sdk/openfeature):
+//
+//	type openFeatureFlag struct {
+//		client *openfeature.Client
+//		key    string // e.g. "lock-mode"
+//	}
+//
+//	func (f openFeatureFlag) Mode(ctx context.Context) (lockstep.Mode, error) {
+//		s, err := f.client.StringValue(ctx, f.key, "", openfeature.EvaluationContext{})
+//		if err != nil {
+//			return lockstep.ModeUnknown, err
+//		}
+//		return lockstep.ParseMode(s)
+//	}
+//
+// The module ships no such adapter, so that depending on lockstep never pulls
+// in an SDK a service does not use.
+//
+// # Precedents
+//
+// Kubernetes moved leader election from Endpoints and ConfigMaps to Lease
+// objects with client-go's MultiLock: for one release candidates take and
+// renew both locks, the old one authoritative; a later release drops it. Mode
+// combined is that release. CockroachDB gates features on a cluster version
+// that is finalized only once every node runs the new binary, and a gate
+// flips on different nodes at different times, so every code path must honour
+// what any version a peer may still run writes; the census and the phase
+// intent are this package's version gate.
+package migration

@@ -1,0 +1,304 @@
+package migration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/ident"
+)
+
+// ErrStaleCensus is wrapped by the error an acquisition returns when this
+// process's census heartbeat is not fresh (no successful write sent within
+// the last CensusTTL/2): the phase Controller might not see the process, so
+// taking a lock could break exclusion.
+var ErrStaleCensus = errors.New("migration: census heartbeat is stale")
+
+// ModeError is returned when the process's configured mode is not allowed in
+// the fleet's phase. It wraps lockstep.ErrIncompatibleMode.
+type ModeError struct {
+	ID         string // the lock id asked for
+	Process    string
+	Configured lockstep.Mode
+	Phase      Phase
+}
+
+func (e *ModeError) Error() string {
+	return fmt.Sprintf("migration: process %s refuses to lock %q: configured mode %v is incompatible with fleet phase %v (allowed: %v)",
+		e.Process, e.ID, e.Configured, e.Phase, e.Phase.allowed())
+}
+
+// Unwrap returns lockstep.ErrIncompatibleMode.
+func (e *ModeError) Unwrap() error { return lockstep.ErrIncompatibleMode }
+
+// Locker is the lock services use during a migration. Each Lock or TryLock
+// asks the FlagSource for a mode, checks that mode against the fleet phase,
+// and takes the lock with the legacy, combined or new algorithm; the lock
+// remembers its mode. The Locker keeps the process's census entry alive.
+// One Locker is one process. Safe for concurrent use.
+type Locker struct {
+	store lockstep.Store
+	clock lockstep.Clock
+	flag  FlagSource
+	cfg   config
+	algs  algorithms
+	hb    *heartbeat
+
+	calls   sync.WaitGroup
+	cacheMu sync.Mutex
+	cache   phaseCache
+
+	mu     sync.Mutex
+	closed bool
+	held   map[*handle]struct{}
+}
+
+var _ lockstep.Locker = (*Locker)(nil)
+
+// phaseCache is the last phase the guard read with the census published.
+type phaseCache struct {
+	valid   bool
+	phase   Phase
+	readAt  int64  // µs, when the read started
+	epoch   uint64 // heartbeat epoch of the read
+	written uint64 // heartbeat version published when the read started
+}
+
+// New returns a Locker for process on store. clk is the process's clock (nil:
+// a clock.Local), process its fleet-unique id (""; a random one; at most 55
+// of [A-Za-z0-9._:-]), flag the source of the mode. It starts the census
+// heartbeat; Close stops it. Invalid arguments return an error wrapping
+// lockstep.ErrInvalidConfig, having started nothing.
+func New(store lockstep.Store, clk lockstep.Clock, process string, flag FlagSource, opts *Options) (*Locker, error) {
+	if store == nil {
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store"}
+	}
+	if flag == nil {
+		return nil, &lockstep.ConfigError{Field: "FlagSource", Reason: "nil flag source"}
+	}
+	if process == "" {
+		process = ident.NewProcessID()
+	}
+	clk = clockOr(clk)
+	cfg, err := opts.resolve(process)
+	if err != nil {
+		return nil, err
+	}
+	algs, err := newAlgorithms(store, clk, process, opts, cfg.observer)
+	if err != nil {
+		algs.close(context.Background())
+		return nil, err
+	}
+	l := &Locker{store: store, clock: clk, flag: flag, cfg: cfg, algs: algs, held: make(map[*handle]struct{})}
+	l.hb = newHeartbeat(store, clk, cfg.censusTable, cfg.censusTTL, flag, cfg.logger,
+		Entry{Process: process, Host: cfg.host, Version: cfg.version})
+	l.hb.start()
+	return l, nil
+}
+
+// Process returns the process id the Locker reports in the census.
+func (l *Locker) Process() string { return l.hb.self.Process }
+
+// Entry returns this process's census entry as it stands now (not as last
+// written).
+func (l *Locker) Entry() Entry {
+	l.hb.mu.Lock()
+	defer l.hb.mu.Unlock()
+	e := l.hb.snapshot()
+	e.Time = time.UnixMicro(l.clock.Now())
+	return e
+}
+
+// Lock reads the mode from the flag source, checks it against the fleet
+// phase, and blocks until the lock named id is held in that mode or ctx is
+// done. A refused mode returns a *ModeError (wrapping
+// lockstep.ErrIncompatibleMode) and writes nothing to the lock tables; a
+// stale census returns an error wrapping ErrStaleCensus. When ctx ends first
+// the error satisfies errors.Is(err, ctx.Err()) and the algorithm has removed
+// its cells.
+func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return l.acquire(ctx, id, false)
+}
+
+// TryLock is Lock with one attempt: it fails with lockstep.ErrLocked, holding
+// nothing, when the lock is taken.
+func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return l.acquire(ctx, id, true)
+}
+
+func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
+	if err := lockstep.ValidateID(id); err != nil {
+		return nil, err
+	}
+	if !l.enter() {
+		return nil, lockstep.ErrClosed
+	}
+	defer l.calls.Done()
+	start := l.clock.Now()
+	m, err := l.flag.Mode(ctx)
+	if err == nil && !m.Valid() {
+		err = fmt.Errorf("%w: flag source returned %v", lockstep.ErrInvalidMode, m)
+	}
+	if err != nil {
+		return nil, l.refused(ctx, id, lockstep.ModeUnknown, try, start, fmt.Errorf("migration: mode flag: %w", err))
+	}
+	l.hb.setConfigured(m)
+	l.hb.begin(m)
+	t, err := l.guard(ctx, id, m)
+	if err != nil {
+		l.hb.finish(ticket{mode: m}, false)
+		return nil, l.refused(ctx, id, m, try, start, err)
+	}
+	var in lockstep.Locker = l.algs.queue
+	switch m {
+	case lockstep.Legacy:
+		in = l.algs.legacy
+	case lockstep.Combined:
+		in = l.algs.combined
+	}
+	var inner lockstep.Lock
+	if try {
+		inner, err = in.TryLock(ctx, id)
+	} else {
+		inner, err = in.Lock(ctx, id)
+	}
+	if err != nil {
+		l.hb.finish(t, false)
+		return nil, err
+	}
+	if ok, _ := l.hb.trusted(t, false); !ok {
+		// The census went stale while this call waited: the Controller may
+		// have moved the phase without seeing it. Give the lock back.
+		uerr := inner.Unlock(context.WithoutCancel(ctx))
+		l.hb.finish(t, false)
+		return nil, errors.Join(l.hb.staleError(nil), uerr)
+	}
+	l.hb.finish(t, true)
+	return l.track(inner, t), nil
+}
+
+// refused reports an acquisition the migration layer turned down.
+func (l *Locker) refused(ctx context.Context, id string, m lockstep.Mode, try bool, start int64, err error) error {
+	l.cfg.observer.ObserveAcquire(ctx, lockstep.AcquireEvent{ID: id, Mode: m, Try: try, Err: err,
+		Wait: time.Duration(l.clock.Now()-start) * time.Microsecond})
+	return err
+}
+
+// guard admits an acquisition in mode m, already registered with the
+// heartbeat, following the Controller's protocol (see the package
+// documentation): the census must publish m before the phase is read, and
+// the phase must allow m. ctx bounds the census write and the phase reads.
+func (l *Locker) guard(ctx context.Context, id string, m lockstep.Mode) (ticket, error) {
+	t := l.hb.current(m)
+	if ok, _ := l.hb.trusted(t, true); ok {
+		if l.cachedAllows(t, m) {
+			return t, nil
+		}
+	} else {
+		// m is not yet published. Learn first whether the phase refuses m
+		// at all, so that a refusal writes nothing.
+		pc, err := readPhase(ctx, l.store, l.cfg.phaseTable)
+		if err != nil {
+			return t, err
+		}
+		if !pc.phase.Allows(m) {
+			return t, &ModeError{ID: id, Process: l.Process(), Configured: m, Phase: pc.phase}
+		}
+		if err := l.hb.write(ctx); err != nil {
+			if ctx.Err() != nil {
+				return t, fmt.Errorf("migration: publishing census entry: %w", ctx.Err())
+			}
+			return t, l.hb.staleError(err)
+		}
+		t = l.hb.current(m)
+	}
+	ok, written := l.hb.trusted(t, true)
+	if !ok {
+		return t, l.hb.staleError(nil)
+	}
+	// This read starts after a write publishing m completed: the lemma the
+	// Controller's intent relies on.
+	readAt := l.clock.Now()
+	pc, err := readPhase(ctx, l.store, l.cfg.phaseTable)
+	if err != nil {
+		return t, err
+	}
+	if !pc.phase.Allows(m) {
+		return t, &ModeError{ID: id, Process: l.Process(), Configured: m, Phase: pc.phase}
+	}
+	l.cacheMu.Lock()
+	if !l.cache.valid || readAt >= l.cache.readAt {
+		l.cache = phaseCache{valid: true, phase: pc.phase, readAt: readAt, epoch: t.epoch, written: written}
+	}
+	l.cacheMu.Unlock()
+	return t, nil
+}
+
+// cachedAllows reports whether the cached phase may decide for t: read in the
+// same epoch, after m was published, recently, and allowing m. A refusal is
+// never taken from the cache.
+func (l *Locker) cachedAllows(t ticket, m lockstep.Mode) bool {
+	l.cacheMu.Lock()
+	c := l.cache
+	l.cacheMu.Unlock()
+	return c.valid && c.epoch == t.epoch && c.written >= l.hb.sinceOf(m) &&
+		l.clock.Now()-c.readAt < l.cfg.phaseCache.Microseconds() && c.phase.Allows(m)
+}
+
+func (l *Locker) enter() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.calls.Add(1)
+	return true
+}
+
+// Close makes further calls fail with lockstep.ErrClosed, ends the waits in
+// flight, releases every lock still held, stops the census heartbeat and
+// deletes this process's census entry. Later calls return nil. ctx bounds the store requests; what
+// it cannot delete expires after its TTL. Errors are joined.
+func (l *Locker) Close(ctx context.Context) error {
+	l.mu.Lock()
+	already := l.closed
+	l.closed = true
+	l.mu.Unlock()
+	if already {
+		return nil
+	}
+	err := l.algs.close(ctx) // ends waits in flight, releases the algorithms' locks
+	l.calls.Wait()
+	l.mu.Lock()
+	hs := make([]*handle, 0, len(l.held))
+	for h := range l.held {
+		hs = append(hs, h)
+	}
+	l.mu.Unlock()
+	errs := []error{err}
+	for _, h := range hs {
+		if err := h.Unlock(ctx); err != nil && !errors.Is(err, lockstep.ErrLost) {
+			errs = append(errs, err)
+		}
+	}
+	l.hb.shutdown()
+	errs = append(errs, l.hb.remove(ctx))
+	return errors.Join(errs...)
+}
+
+func (a algorithms) close(ctx context.Context) error {
+	var errs []error
+	if a.legacy != nil {
+		errs = append(errs, a.legacy.Close(ctx))
+	}
+	if a.combined != nil {
+		errs = append(errs, a.combined.Close(ctx))
+	}
+	if a.queue != nil {
+		errs = append(errs, a.queue.Close(ctx))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,160 @@
+package migration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// DefaultPhaseTable holds the fleet-wide phase: one partition, PhaseRow, with
+// one cell, PhaseColumn, whose value is the phase's text (Phase.String).
+// Written only by the phase Controller; read by every migration.Locker (the
+// guard) and by PhaseFlag, whatever their mode.
+const DefaultPhaseTable = "fleet_phase"
+
+// PhaseRow and PhaseColumn locate the phase cell in the phase table.
+const (
+	PhaseRow    = "phase"
+	PhaseColumn = "phase"
+)
+
+// pendingPrefix marks an intent: "pending:<from>-><to>".
+const pendingPrefix = "pending:"
+
+// Phase is the fleet's migration phase: a committed mode, or an intent to move
+// from one mode to the next that the Controller has announced but not yet
+// committed. The zero Phase is invalid; a missing phase cell reads as Legacy.
+type Phase struct {
+	// Mode is the committed phase, or the phase being left while Target is set.
+	Mode lockstep.Mode
+	// Target is the phase being entered, while the move is pending;
+	// ModeUnknown when the phase is committed.
+	Target lockstep.Mode
+}
+
+// Pending reports whether p is an intent rather than a committed phase.
+func (p Phase) Pending() bool { return p.Target != lockstep.ModeUnknown }
+
+// String returns "legacy", "combined", "new" or "pending:<from>-><to>", the
+// text stored in the phase cell.
+func (p Phase) String() string {
+	if p.Pending() {
+		return pendingPrefix + p.Mode.String() + "->" + p.Target.String()
+	}
+	return p.Mode.String()
+}
+
+// ParsePhase parses the text Phase.String writes. Anything else returns an
+// error wrapping lockstep.ErrInvalidMode.
+func ParsePhase(s string) (Phase, error) {
+	rest, pending := strings.CutPrefix(strings.TrimSpace(s), pendingPrefix)
+	if !pending {
+		m, err := lockstep.ParseMode(rest)
+		return Phase{Mode: m}, err
+	}
+	from, to, ok := strings.Cut(rest, "->")
+	if !ok {
+		return Phase{}, fmt.Errorf("%w: phase %q (want pending:<from>-><to>)", lockstep.ErrInvalidMode, s)
+	}
+	f, err := lockstep.ParseMode(from)
+	if err != nil {
+		return Phase{}, fmt.Errorf("phase %q: %w", s, err)
+	}
+	t, err := lockstep.ParseMode(to)
+	if err != nil {
+		return Phase{}, fmt.Errorf("phase %q: %w", s, err)
+	}
+	if !adjacent(f, t) {
+		return Phase{}, fmt.Errorf("%w: phase %q is not a one-step move", lockstep.ErrInvalidMode, s)
+	}
+	return Phase{Mode: f, Target: t}, nil
+}
+
+// adjacent reports whether a move from a to b is one step: legacy ↔ combined
+// or combined ↔ new.
+func adjacent(a, b lockstep.Mode) bool {
+	return a.Valid() && b.Valid() && (a == lockstep.Combined) != (b == lockstep.Combined)
+}
+
+// modeSet is a set of modes, indexed by lockstep.Mode.
+type modeSet [lockstep.New + 1]bool
+
+func (s modeSet) has(m lockstep.Mode) bool { return m.Valid() && s[m] }
+
+func (s modeSet) String() string {
+	var names []string
+	for m := lockstep.Legacy; m <= lockstep.New; m++ {
+		if s[m] {
+			names = append(names, m.String())
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// allowedIn is the set of modes a process may take locks in during phase mode
+// m: every pair in it is compatible, and it contains every mode a process may
+// still run when the phase has just moved there one step.
+func allowedIn(m lockstep.Mode) modeSet {
+	switch m {
+	case lockstep.Legacy, lockstep.Combined:
+		return modeSet{lockstep.Legacy: true, lockstep.Combined: true}
+	case lockstep.New:
+		return modeSet{lockstep.Combined: true, lockstep.New: true}
+	}
+	return modeSet{}
+}
+
+// Allowed is the set of modes a process may take locks in during p. While a
+// move is pending it is the intersection of both ends' sets, so that whether
+// the Controller commits or reverts, no lock was taken in a mode the final
+// phase forbids.
+func (p Phase) allowed() modeSet {
+	a := allowedIn(p.Mode)
+	if p.Pending() {
+		b := allowedIn(p.Target)
+		for i := range a {
+			a[i] = a[i] && b[i]
+		}
+	}
+	return a
+}
+
+// Allows reports whether a process configured in mode m may take locks in
+// phase p.
+func (p Phase) Allows(m lockstep.Mode) bool { return p.allowed().has(m) }
+
+// phaseCell is the phase as read, with the timestamp of the winning write.
+type phaseCell struct {
+	phase Phase
+	ts    int64 // 0 when the cell is absent
+}
+
+// readPhase reads the phase cell of table. A missing cell is Legacy: a fleet
+// that never ran the migration is a legacy fleet. A cell that does not parse
+// returns an error wrapping lockstep.ErrInvalidMode. ctx bounds the read.
+func readPhase(ctx context.Context, store lockstep.Store, table string) (phaseCell, error) {
+	cells, err := store.Read(ctx, table, PhaseRow, lockstep.Slice{From: PhaseColumn, To: PhaseColumn + "\x00", Limit: 1})
+	if err != nil {
+		return phaseCell{}, fmt.Errorf("migration: reading phase: %w", err)
+	}
+	if len(cells) == 0 {
+		return phaseCell{phase: Phase{Mode: lockstep.Legacy}}, nil
+	}
+	p, err := ParsePhase(string(cells[0].Value))
+	if err != nil {
+		return phaseCell{}, fmt.Errorf("migration: phase cell of table %s: %w", table, err)
+	}
+	return phaseCell{phase: p, ts: cells[0].Timestamp}, nil
+}
+
+// writePhase writes p into the phase cell of table with timestamp ts and no
+// TTL. ctx bounds the write; on error the write may or may not have applied.
+func writePhase(ctx context.Context, store lockstep.Store, table string, p Phase, ts int64) error {
+	err := store.Put(ctx, table, PhaseRow, lockstep.Cell{Column: PhaseColumn, Value: []byte(p.String()), Timestamp: ts})
+	if err != nil {
+		return fmt.Errorf("migration: writing phase %v: %w", p, err)
+	}
+	return nil
+}
