@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -275,6 +276,8 @@ func runVirtualSettled(clk *model.ManualClock, blocked func() int, work func()) 
 		defer close(done)
 		work()
 	}()
+	buf := make([]byte, 1<<20)
+	lastWake := time.Now()
 	for {
 		select {
 		case <-done:
@@ -284,10 +287,33 @@ func runVirtualSettled(clk *model.ManualClock, blocked func() int, work func()) 
 			return
 		default:
 		}
-		if quiescentBlocked(clk, base, blocked) {
+		// The count can stay off for good if base was taken while a
+		// goroutine outside the work (the runtime's finalizer or cleanup
+		// goroutine running user code) existed; after a real-time pause
+		// without progress, a goroutine dump decides instead.
+		if quiescentBlocked(clk, base, blocked) || (time.Since(lastWake) > 10*time.Millisecond && settled(buf)) {
 			clk.WakeNext()
+			lastWake = time.Now()
 		}
 	}
+}
+
+// settled reports whether no goroutine but the caller is running or
+// runnable, by a goroutine dump.
+func settled(buf []byte) bool {
+	runtime.Gosched()
+	n := runtime.Stack(buf, true)
+	if n == len(buf) {
+		return false // too many goroutines to tell
+	}
+	dump := buf[:n]
+	i := bytes.Index(dump, []byte("\n\ngoroutine ")) // skip the caller's own entry
+	if i < 0 {
+		return true
+	}
+	dump = dump[i:]
+	return !bytes.Contains(dump, []byte(" [running")) && !bytes.Contains(dump, []byte(" [runnable")) &&
+		!bytes.Contains(dump, []byte(" [syscall"))
 }
 
 // quiescentBlocked is quiescent allowing for blocked() goroutines that wait

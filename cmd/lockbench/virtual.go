@@ -2,6 +2,7 @@ package main
 
 import (
 	"runtime"
+	"time"
 
 	"github.com/lockstep-go/lockstep/model"
 )
@@ -21,19 +22,28 @@ func runVirtual(clk *model.ManualClock, work func()) {
 		defer close(done)
 		work()
 	}()
+	buf := make([]byte, 1<<20)
+	lastWake := time.Now()
 	for {
 		select {
 		case <-done:
 			// Let the work's goroutines finish exiting, so that the next
-			// run's baseline count is exact.
-			for runtime.NumGoroutine() > base {
+			// run's baseline count is exact; bounded, because goroutines
+			// outside the work (a test runner's, the runtime's cleanup
+			// goroutine) may come and go meanwhile.
+			for end := time.Now().Add(100 * time.Millisecond); runtime.NumGoroutine() > base && time.Now().Before(end); {
 				runtime.Gosched()
 			}
 			return
 		default:
 		}
-		if quiescent(clk, base) {
+		// The count is exact only if no goroutine outside the work came or
+		// went since base was taken; if it stays off, a goroutine dump
+		// decides instead. Either way the wake happens only once everything
+		// is parked, so the run stays a function of its seed.
+		if quiescent(clk, base) || (time.Since(lastWake) > 10*time.Millisecond && settled(buf)) {
 			clk.WakeNext()
+			lastWake = time.Now()
 		}
 	}
 }
