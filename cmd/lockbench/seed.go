@@ -91,10 +91,16 @@ func runOne(cfg seedConfig, mode lockstep.Mode, p int) (run, error) {
 	start := clk.Now()
 	runVirtual(clk, func() {
 		var wg sync.WaitGroup
+		// Workers start behind a gate and then sleep i+1 µs, so that they
+		// begin one at a time, in index order, once all exist: the first
+		// requests (and the latencies they draw) never race.
+		gate := make(chan struct{})
 		for i := range p {
 			l, err := newLocker(mode, store, clk, i, cfg.seed, obs)
 			if err != nil {
 				errOnce.Do(func() { firstErr = err })
+				close(gate)
+				wg.Wait()
 				return
 			}
 			wg.Add(1)
@@ -102,6 +108,8 @@ func runOne(cfg seedConfig, mode lockstep.Mode, p int) (run, error) {
 				defer wg.Done()
 				defer l.Close(context.Background())
 				ctx := context.Background()
+				<-gate
+				_ = clk.Sleep(ctx, time.Duration(i+1)*time.Microsecond)
 				for range cfg.k {
 					t0 := clk.Now()
 					h, err := l.Lock(ctx, "seed")
@@ -118,6 +126,7 @@ func runOne(cfg seedConfig, mode lockstep.Mode, p int) (run, error) {
 				}
 			}()
 		}
+		close(gate)
 		wg.Wait()
 	})
 	r.elapsed = time.Duration(clk.Now()-start) * time.Microsecond
