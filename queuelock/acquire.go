@@ -101,8 +101,12 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 		}
 		if !v.queued(a.qcol) || a.wait.IsLost() {
 			// Our cell expired (renewals failed) or fell below the floor:
-			// the place is gone, so take a new one.
+			// the place is gone, so take a new one, after a pause so that a
+			// persistent cause cannot turn this into a busy loop.
 			needPlace = true
+			if err := a.l.cfg.Clock.Sleep(ctx, a.l.cfg.poll); err != nil {
+				return nil, a.ctxErr(ctx, lastErr)
+			}
 			continue
 		}
 		if head, _ := v.head(); head.column == a.qcol && !v.ownedByOthers(a.owner) {
@@ -223,7 +227,10 @@ func (a *attempt) claim(ctx context.Context) (v view, ok bool, since int64, err 
 	if v, err = a.l.read(ctx, a.id, &a.requests); err != nil {
 		return view{}, false, 0, err
 	}
-	if v.ownedOnlyBy(a.owner) {
+	// A claim that took half a TTL or more is not trusted even if it read
+	// alone: its queue cell may have expired meanwhile and the floor moved
+	// past it, so a reader from the new floor may not see this owner cell.
+	if v.ownedOnlyBy(a.owner) && a.l.cfg.Clock.Now()-since < (a.l.cfg.Lease.TTL/2).Microseconds() {
 		return v, true, since, nil
 	}
 	a.requests++

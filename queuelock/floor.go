@@ -21,8 +21,12 @@ import (
 // by a clock at most 2×MaxClockSkew behind the holder's; it could fall below
 // the floor only if its write were delayed by more than a TTL after its name
 // was taken, and then its writer simply does not see it, which it treats as a
-// lost place (a waiter) or a failed claim (an owner): safety never depends on
-// the floor, because success requires reading one's own owner cell.
+// lost place (a waiter) or a failed claim (an owner). One case needs more than
+// lemma 1: a claim write delivered so late that its queue cell expired and a
+// later holder raised the floor past it. Its writer may still read itself
+// alone from a stale cached floor while readers from the new floor miss it.
+// A claim therefore counts only if it completed within TTL/2 of being sent
+// (claim in acquire.go), which no such late write can.
 //
 // The floor cell's value equals its write timestamp, like the global time
 // cell, so Cassandra's last-write-wins keeps the maximum: concurrent advances

@@ -34,6 +34,8 @@ type Options struct {
 	// Clock is this process's clock. Default a clock.Local.
 	Clock lockstep.Clock
 	// ProcessID prefixes every owner id this locker issues; 1–64 of
+	// It must be unique across the fleet: two lockers sharing one would issue
+	// the same owner ids and could both believe they hold a lock.
 	// [A-Za-z0-9._:-]. Default a random 128-bit hex id.
 	ProcessID string
 	// Logger receives renewal trouble and loss at Warn. Default discards.

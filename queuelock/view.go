@@ -55,6 +55,9 @@ func (l *Locker) read(ctx context.Context, id string, requests *int) (view, erro
 	if err != nil {
 		return view{}, err
 	}
+	// Names below the floor are invisible; a process whose clock lags that
+	// far must name its cells above it.
+	l.hlc.Observe(f)
 	*requests++
 	cells, err := l.store.Read(ctx, l.cfg.table, id, lockstep.Slice{From: stamp(f)})
 	if err != nil {

@@ -29,6 +29,8 @@ type Options struct {
 	// Clock is this process's clock. Default a clock.Local.
 	Clock lockstep.Clock
 	// ProcessID prefixes owner ids; 1–64 of [A-Za-z0-9._:-]. Default random.
+	// It must be unique across the fleet: two lockers sharing one would issue
+	// the same owner ids and could both believe they hold a lock.
 	ProcessID string
 	// Logger receives renewal trouble and loss at Warn. Default discards.
 	Logger *slog.Logger

@@ -109,16 +109,25 @@ func (l *Lease) Stop() {
 
 func (l *Lease) renewLoop(ctx context.Context) {
 	defer l.wg.Done()
+	wait := l.cfg.Renew
 	for {
-		if err := l.clock.Sleep(ctx, l.cfg.Renew); err != nil {
+		if err := l.clock.Sleep(ctx, wait); err != nil {
 			return
+		}
+		if l.IsLost() {
+			return // never renew at or past the deadline, even if the watchdog has not run
 		}
 		sent := l.clock.Now()
 		err := l.renew(ctx)
 		if ctx.Err() != nil {
 			return // stopped or lost while renewing: the outcome no longer matters
 		}
+		// After a failure retry soon: with Renew = TTL/3 the next regular
+		// attempt would come after the TTL/2 deadline, so one timeout would
+		// lose the lease.
+		wait = l.cfg.Renew / 4
 		if err == nil {
+			wait = l.cfg.Renew
 			l.mu.Lock()
 			if sent > l.lastOK {
 				l.lastOK = sent

@@ -144,3 +144,26 @@ func TestLease_LostIsCheckedSynchronously(t *testing.T) {
 	}
 	l.Stop()
 }
+
+// With Renew = TTL/3 the next regular renewal after a failure would come
+// after the TTL/2 deadline; a quick retry keeps one timeout from losing the
+// lease.
+func TestLease_OneFailedRenewalDoesNotLoseTheLease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &clock.Local{}
+		var calls atomic.Int64
+		l := Start(c, Config{TTL: 3 * time.Second, Renew: time.Second}, c.Now(), func(context.Context) error {
+			if calls.Add(1) == 2 {
+				return errors.New("one timeout")
+			}
+			return nil
+		}, Hooks{})
+		time.Sleep(10 * time.Second)
+		select {
+		case <-l.Lost():
+			t.Fatal("lease lost after a single failed renewal")
+		default:
+		}
+		l.Stop()
+	})
+}
