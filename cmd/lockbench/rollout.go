@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -255,77 +253,6 @@ func printRollout(w io.Writer, cfg rolloutConfig, res rolloutResult) {
 	fmt.Fprintln(w, "refused: acquisitions the guard turned down while a process's phase flag lagged the phase (retried after 100 ms).")
 	fmt.Fprintf(w, "\ncounter %d, expected %d (one per acquisition): %s; double grants %d; %.1f s of virtual time\n",
 		res.counter, res.expected, verdict, doubles, res.elapsed.Seconds())
-}
-
-// runVirtualSettled is runVirtual for work whose goroutines may also block
-// on channels rather than only in clk.Sleep — here the goroutines of held
-// locks that merge two loss signals, whose count the work reports through
-// blocked. Time moves (one sleeper at a time) when the goroutine count says
-// every goroutine of the work sleeps on clk or is one of those.
-//
-// The work updates blocked just after Lock returns and just after Unlock
-// returns, while its goroutine runs, so the count is briefly off by the
-// running goroutine itself; quiescentBlocked's repeated checks make waking
-// a sleeper in that instant unlikely, and if it happens two goroutines run
-// at once for a moment: the run stays correct, only its exact schedule
-// (and so its figures) may differ from another run with the same seed.
-func runVirtualSettled(clk *model.ManualClock, blocked func() int, work func()) {
-	base := runtime.NumGoroutine()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		work()
-	}()
-	buf := make([]byte, 1<<20)
-	lastWake := time.Now()
-	for {
-		select {
-		case <-done:
-			for runtime.NumGoroutine() > base {
-				runtime.Gosched()
-			}
-			return
-		default:
-		}
-		// The count can stay off for good if base was taken while a
-		// goroutine outside the work (the runtime's finalizer or cleanup
-		// goroutine running user code) existed; after a real-time pause
-		// without progress, a goroutine dump decides instead.
-		if quiescentBlocked(clk, base, blocked) || (time.Since(lastWake) > 10*time.Millisecond && settled(buf)) {
-			clk.WakeNext()
-			lastWake = time.Now()
-		}
-	}
-}
-
-// settled reports whether no goroutine but the caller is running or
-// runnable, by a goroutine dump.
-func settled(buf []byte) bool {
-	runtime.Gosched()
-	n := runtime.Stack(buf, true)
-	if n == len(buf) {
-		return false // too many goroutines to tell
-	}
-	dump := buf[:n]
-	i := bytes.Index(dump, []byte("\n\ngoroutine ")) // skip the caller's own entry
-	if i < 0 {
-		return true
-	}
-	dump = dump[i:]
-	return !bytes.Contains(dump, []byte(" [running")) && !bytes.Contains(dump, []byte(" [runnable")) &&
-		!bytes.Contains(dump, []byte(" [syscall"))
-}
-
-// quiescentBlocked is quiescent allowing for blocked() goroutines that wait
-// on something other than the clock.
-func quiescentBlocked(clk *model.ManualClock, base int, blocked func() int) bool {
-	for range 6 {
-		runtime.Gosched()
-		if runtime.NumGoroutine()-base != clk.Sleepers()+1+blocked() {
-			return false
-		}
-	}
-	return true
 }
 
 // runRolloutCommand runs -scenario rollout with the shared flags; -processes
