@@ -259,7 +259,7 @@ func (a *attempt) held(ctx context.Context, v view, since int64) *handle {
 		}
 	}
 	a.turn = false // the handle owns the turn now
-	a.l.track(h)
+	a.l.life.Track(h)
 	return h
 }
 

@@ -80,7 +80,7 @@ func (h *handle) Unlock(ctx context.Context) error {
 		err = fmt.Errorf("queuelock: unlock %q: %w", h.id, err)
 	}
 	h.l.turns.Release(h.id)
-	h.l.untrack(h)
+	h.l.life.Untrack(h)
 	h.l.cfg.Observer.ObserveRelease(ctx, lockstep.ReleaseEvent{
 		ID: h.id, Owner: h.owner, Mode: lockstep.New, WasLost: lost, Err: err, Requests: 1,
 		Held: time.Duration(h.l.cfg.Clock.Now()-h.since) * time.Microsecond,

@@ -2,13 +2,12 @@ package queuelock
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/turn"
 )
 
@@ -24,13 +23,7 @@ type Locker struct {
 	turns  turn.Turns
 	floors floors
 
-	closing context.Context
-	close   context.CancelFunc
-	calls   sync.WaitGroup // Lock and TryLock calls in flight
-
-	mu     sync.Mutex
-	closed bool
-	held   map[*handle]struct{}
+	life lifecycle.Tracker[*handle] // calls in flight and locks held, for Close
 }
 
 var _ lockstep.Locker = (*Locker)(nil)
@@ -45,13 +38,10 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	return &Locker{
 		store: store, cfg: cfg,
 		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
-		owners:  ident.NewOwners(cfg.Process),
-		closing: ctx, close: cancel,
-		held: make(map[*handle]struct{}),
+		owners: ident.NewOwners(cfg.Process),
 	}, nil
 }
 
@@ -77,18 +67,15 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	if err := lockstep.ValidateID(id); err != nil {
 		return nil, err
 	}
-	if !l.enter() {
-		return nil, lockstep.ErrClosed
+	ctx, done, err := l.life.Enter(ctx)
+	if err != nil {
+		return nil, err
 	}
-	defer l.calls.Done()
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stop := context.AfterFunc(l.closing, func() { cancel(lockstep.ErrClosed) })
-	defer stop()
+	defer done()
 
 	a := &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Now()}
 	h, err := a.run(ctx)
-	if err != nil && errors.Is(context.Cause(ctx), lockstep.ErrClosed) {
+	if err != nil && lifecycle.ClosedBy(ctx) {
 		err = fmt.Errorf("queuelock: %q: %w", id, lockstep.ErrClosed)
 	}
 	a.observe(ctx, h, err)
@@ -98,50 +85,8 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	return h, nil
 }
 
-// enter registers a call unless the locker is closed.
-func (l *Locker) enter() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return false
-	}
-	l.calls.Add(1)
-	return true
-}
-
-func (l *Locker) track(h *handle) {
-	l.mu.Lock()
-	l.held[h] = struct{}{}
-	l.mu.Unlock()
-}
-
-func (l *Locker) untrack(h *handle) {
-	l.mu.Lock()
-	delete(l.held, h)
-	l.mu.Unlock()
-}
-
 // Close makes further calls fail with ErrClosed, ends the waits in flight
 // (they clean up and return ErrClosed), releases every lock this Locker still
 // holds and waits for all of it, including the locks' renewal goroutines. ctx
 // bounds the releases' store requests. Errors of the releases are joined.
-func (l *Locker) Close(ctx context.Context) error {
-	l.mu.Lock()
-	l.closed = true
-	l.mu.Unlock()
-	l.close()
-	l.calls.Wait()
-	l.mu.Lock()
-	hs := make([]*handle, 0, len(l.held))
-	for h := range l.held {
-		hs = append(hs, h)
-	}
-	l.mu.Unlock()
-	var errs []error
-	for _, h := range hs {
-		if err := h.Unlock(ctx); err != nil && !errors.Is(err, lockstep.ErrLost) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
+func (l *Locker) Close(ctx context.Context) error { return l.life.Close(ctx) }

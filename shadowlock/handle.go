@@ -71,7 +71,7 @@ func (h *handle) Unlock(ctx context.Context) error {
 	if err != nil {
 		err = fmt.Errorf("shadowlock: unlock %q: %w", h.id, err)
 	}
-	h.l.untrack(h)
+	h.l.life.Untrack(h)
 	h.l.cfg.Observer.ObserveRelease(ctx, lockstep.ReleaseEvent{ID: h.id, Owner: h.owner, Mode: lockstep.Legacy,
 		WasLost: lost, Err: err, Requests: 1, Held: time.Duration(h.l.cfg.Clock.Now()-h.since) * time.Microsecond})
 	if lost {

@@ -2,7 +2,6 @@ package shadowlock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // Locker takes legacy shadow-table locks. Every goroutine contends in the
@@ -20,13 +20,9 @@ type Locker struct {
 	ts     *clock.Timestamps
 	owners *ident.Owners
 
-	closing context.Context
-	close   context.CancelFunc
-	calls   sync.WaitGroup
+	life lifecycle.Tracker[*handle] // calls in flight and locks held, for Close
 
-	mu     sync.Mutex // guards closed, held and cfg.rand
-	closed bool
-	held   map[*handle]struct{}
+	mu sync.Mutex // guards cfg.rand
 }
 
 var _ lockstep.Locker = (*Locker)(nil)
@@ -41,11 +37,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Locker{
-		store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: ident.NewOwners(cfg.Process),
-		closing: ctx, close: cancel, held: make(map[*handle]struct{}),
-	}, nil
+	return &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: ident.NewOwners(cfg.Process)}, nil
 }
 
 // Lock is listing 5: it repeats listing 4 until Success, sleeping a uniform
@@ -68,25 +60,22 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	if err := lockstep.ValidateID(id); err != nil {
 		return nil, err
 	}
-	if !l.enter() {
-		return nil, lockstep.ErrClosed
+	ctx, done, err := l.life.Enter(ctx)
+	if err != nil {
+		return nil, err
 	}
-	defer l.calls.Done()
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stop := context.AfterFunc(l.closing, func() { cancel(lockstep.ErrClosed) })
-	defer stop()
+	defer done()
 
 	start := l.cfg.Clock.Now()
 	r := &round{l: l, id: id, owner: l.owners.Next()}
 	rounds, err := l.run(ctx, r, try)
-	if err != nil && errors.Is(context.Cause(ctx), lockstep.ErrClosed) {
+	if err != nil && lifecycle.ClosedBy(ctx) {
 		err = fmt.Errorf("shadowlock: %q: %w", id, lockstep.ErrClosed)
 	}
 	var h *handle
 	if err == nil {
 		h = newHandle(r)
-		l.track(h)
+		l.life.Track(h)
 	}
 	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.Legacy, Try: try, Acquired: h != nil, Err: err,
 		Attempts: rounds, Requests: r.requests, Wait: time.Duration(l.cfg.Clock.Now()-start) * time.Microsecond}
@@ -151,47 +140,6 @@ func (l *Locker) uniform(max time.Duration) time.Duration {
 	return time.Duration(l.cfg.rand.Int64N(int64(max) + 1))
 }
 
-func (l *Locker) enter() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return false
-	}
-	l.calls.Add(1)
-	return true
-}
-
-func (l *Locker) track(h *handle) {
-	l.mu.Lock()
-	l.held[h] = struct{}{}
-	l.mu.Unlock()
-}
-
-func (l *Locker) untrack(h *handle) {
-	l.mu.Lock()
-	delete(l.held, h)
-	l.mu.Unlock()
-}
-
 // Close makes further calls fail with ErrClosed, ends waits in flight,
 // releases every lock still held and waits for their renewal goroutines.
-func (l *Locker) Close(ctx context.Context) error {
-	l.mu.Lock()
-	l.closed = true
-	l.mu.Unlock()
-	l.close()
-	l.calls.Wait()
-	l.mu.Lock()
-	hs := make([]*handle, 0, len(l.held))
-	for h := range l.held {
-		hs = append(hs, h)
-	}
-	l.mu.Unlock()
-	var errs []error
-	for _, h := range hs {
-		if err := h.Unlock(ctx); err != nil && !errors.Is(err, lockstep.ErrLost) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
+func (l *Locker) Close(ctx context.Context) error { return l.life.Close(ctx) }
