@@ -86,7 +86,7 @@ func (l *Lease) check() {
 	expired := !l.isLost && l.clock.Now() >= l.lastOK+(l.cfg.TTL/2).Microseconds()
 	l.mu.Unlock()
 	if expired {
-		l.declareLost()
+		l.declareLost(false)
 	}
 }
 
@@ -151,7 +151,7 @@ func (l *Lease) watch(ctx context.Context) {
 		l.mu.Unlock()
 		now := l.clock.Now()
 		if now >= deadline {
-			l.check()
+			l.declareLost(true)
 			return
 		}
 		if err := l.clock.Sleep(ctx, time.Duration(deadline-now)*time.Microsecond); err != nil {
@@ -160,8 +160,14 @@ func (l *Lease) watch(ctx context.Context) {
 	}
 }
 
-// declareLost closes Lost once, whoever notices first.
-func (l *Lease) declareLost() {
+// declareLost closes Lost once, whoever notices first. Only the watchdog
+// cancels the lease's goroutines (stop): a caller that merely looked at Lost
+// must not wake them behind a simulator's back; the renewer checks IsLost
+// before every renewal, so it sends nothing after the deadline either way.
+func (l *Lease) declareLost(stop bool) {
+	if stop {
+		defer l.cancel()
+	}
 	l.mu.Lock()
 	if l.isLost {
 		l.mu.Unlock()
@@ -170,7 +176,6 @@ func (l *Lease) declareLost() {
 	l.isLost = true
 	l.mu.Unlock()
 	close(l.lost)
-	l.cancel() // stop renewing: a late rewrite could resurrect expired cells
 	if l.hooks.Lost != nil {
 		l.hooks.Lost()
 	}
