@@ -62,13 +62,17 @@ type fleet struct {
 	// starvationFree: every waiter acquires within the bound, with bounded
 	// bypass (otherwise only some waiter must: deadlock freedom).
 	starvationFree bool
+	// extraFault, when set, is one more random-phase fault of this fleet
+	// (e.g. flipping a process's mode flag); it reports false when not
+	// applicable now.
+	extraFault func(*harness, sim.Chooser) bool
 }
 
 // fleets are the fleets the property tests check. A mixed fleet is one more
-// line, e.g. {"legacy+combined", []kind{legacy, combined, combined}, false}.
+// line, e.g. {name: "legacy+combined", kinds: []kind{legacy, combined, combined}}.
 var fleets = []fleet{
-	{"legacy", []kind{legacy, legacy, legacy}, false},
-	{"new", []kind{queue, queue, queue}, true},
+	{name: "legacy", kinds: []kind{legacy, legacy, legacy}},
+	{name: "new", kinds: []kind{queue, queue, queue}, starvationFree: true},
 }
 
 func fleetNamed(name string) fleet {

@@ -127,11 +127,11 @@ func signed(ch sim.Chooser, label string, bound, unit time.Duration) time.Durati
 
 // fault injects one fault: a client clock skew within ±clientSkew, a replica
 // clock skew within ±replicaSkew, a pause of a process beyond the TTL, a
-// crash (keeping two processes alive), or a forced timestamp collision (two
-// processes' clocks made to read the same).
+// crash (keeping two processes alive), a forced timestamp collision (two
+// processes' clocks made to read the same), or the fleet's own extraFault.
 func (h *harness) fault(ch sim.Chooser) bool {
 	live := h.live()
-	switch ch.Choose("fault", 5) {
+	switch ch.Choose("fault", 6) {
 	case 0:
 		pr := live[ch.Choose("process", len(live))]
 		d := signed(ch, "skew", clientSkew, time.Millisecond)
@@ -162,6 +162,11 @@ func (h *harness) fault(ch sim.Chooser) bool {
 		b := (a + 1 + ch.Choose("other", len(live)-1)) % len(live)
 		h.s.SetSkew(live[a].sp, live[b].sp.Skew())
 		h.event("collide %s with %s", live[a].sp.Name, live[b].sp.Name)
+	case 5:
+		if h.f.extraFault == nil {
+			return false
+		}
+		return h.f.extraFault(h, ch)
 	}
 	return true
 }

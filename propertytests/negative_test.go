@@ -73,7 +73,7 @@ var controls = []control{
 		"needs a lost claim race first; not reached within 3,000 checks (issue 3: weight the actions)"},
 	{"QueueCellsWithoutTTLAndCrashedWaiter", fleetNamed("new"),
 		variant{bugs: bugs.Set{QueueCellsWithoutTTL: true}, noLeaseCheck: true}, "liveness:", ""},
-	{"LegacyAndNewFleet", fleet{"legacy+new", []kind{legacy, queue, queue}, true},
+	{"LegacyAndNewFleet", fleet{name: "legacy+new", kinds: []kind{legacy, queue, queue}, starvationFree: true},
 		variant{noLeaseCheck: true}, "mutual exclusion:", ""},
 }
 
