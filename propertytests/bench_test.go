@@ -22,7 +22,7 @@ func TestSchedules_Throughput(t *testing.T) {
 		res := testing.Benchmark(func(b *testing.B) {
 			for range b.N {
 				seed++
-				if _, err := randomRun(t, f, variant{}, seed, 3*30, false, false); err != nil {
+				if _, _, err := randomRun(t, f, variant{}, seed, 3*30, false, false); err != nil {
 					failed++ // a property failed: the schedule ends early, still counted
 				}
 			}

@@ -11,14 +11,12 @@ type randChooser struct{ r *rand.Rand }
 
 func (c randChooser) Choose(_ string, n int) int { return c.r.IntN(n) }
 
-// actWeights bias a random schedule towards progress, as rapid's uniform
-// choice of action does not need to (it shrinks instead).
-var actWeights = [numActs]int{actStep: 12, actTick: 3, actNet: 2, actTimeout: 1, actFault: 1}
-
 // randomRun runs fleet f for steps random actions from seed and then the
-// quiet phase, and returns the trace and the first error.
-func randomRun(t *testing.T, f fleet, v variant, seed uint64, steps int, traced, quiet bool) (string, error) {
+// quiet phase, and returns the trace, the script of the actions that took
+// effect, and the first error.
+func randomRun(t *testing.T, f fleet, v variant, seed uint64, steps int, traced, quiet bool) (string, script, error) {
 	var trace string
+	var sc script
 	var runErr error
 	synctestRun(t, func() {
 		h, err := newHarness(f, v, traced)
@@ -31,19 +29,15 @@ func randomRun(t *testing.T, f fleet, v variant, seed uint64, steps int, traced,
 				runErr = err
 			}
 		}()
-		ch := randChooser{rand.New(rand.NewPCG(seed, 42))}
-		total := 0
-		for _, w := range actWeights {
-			total += w
-		}
+		r := rand.New(rand.NewPCG(seed, 42))
+		var made []int
+		ch := recorder{randChooser{r}, &made}
 		for range steps {
-			k := ch.r.IntN(total)
-			a := 0
-			for k >= actWeights[a] {
-				k -= actWeights[a]
-				a++
+			a := actionSlots[r.IntN(len(actionSlots))]
+			made = nil
+			if h.act(ch, a) {
+				sc = append(sc, action{a, made})
 			}
-			h.act(ch, a)
 			if err := h.checkSafety(); err != nil {
 				runErr = err
 				trace = h.report()
@@ -55,7 +49,7 @@ func randomRun(t *testing.T, f fleet, v variant, seed uint64, steps int, traced,
 		}
 		trace = h.report()
 	})
-	return trace, runErr
+	return trace, sc, runErr
 }
 
 func TestSchedule_SameSeedSameRun(t *testing.T) {
@@ -63,16 +57,10 @@ func TestSchedule_SameSeedSameRun(t *testing.T) {
 	if testing.Short() {
 		seeds = 10
 	}
-	saved := actWeights
-	defer func() { actWeights = saved }()
 	for _, f := range fleets {
 		for seed := range uint64(seeds) {
-			actWeights = saved
-			if seed%2 == 1 && false {
-				actWeights = [numActs]int{1, 1, 1, 1, 1} // as rapid draws them
-			}
-			a, errA := randomRun(t, f, variant{}, seed, 200, true, false)
-			b, errB := randomRun(t, f, variant{}, seed, 200, true, false)
+			a, _, errA := randomRun(t, f, variant{}, seed, 200, true, false)
+			b, _, errB := randomRun(t, f, variant{}, seed, 200, true, false)
 			if a != b || (errA == nil) != (errB == nil) {
 				t.Fatalf("%s fleet, seed %d: two runs differ:\n%s\n(%v)\n---\n%s\n(%v)", f.name, seed, a, errA, b, errB)
 			}

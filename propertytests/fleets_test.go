@@ -17,12 +17,12 @@ type stats struct {
 }
 
 // fleetProperty is one check: build fleet f with variant v, run the random
-// phase under rapid, then the quiet phase. lastActions receives the number of
-// random-phase actions of the latest run (for negative controls, the shrunk
-// counterexample's length, since rapid replays it last).
-func fleetProperty(outer *testing.T, f fleet, v variant, st *stats, lastActions *int) func(*rapid.T) {
+// phase under rapid, then the quiet phase. last receives the random-phase
+// script of the latest run (for negative controls, the shrunk
+// counterexample, since rapid replays it last).
+func fleetProperty(outer *testing.T, f fleet, v variant, st *stats, last *script) func(*rapid.T) {
 	return func(t *rapid.T) {
-		inBubble(outer, func() { runFleet(t, f, v, st, lastActions) })
+		inBubble(outer, func() { runFleet(t, f, v, st, last) })
 	}
 }
 
@@ -86,7 +86,7 @@ func reraiseLiveness(v any)  { panic(v) }
 // synctestRun runs f in a synctest bubble of its own.
 func synctestRun(t *testing.T, f func()) { synctest.Test(t, func(*testing.T) { f() }) }
 
-func runFleet(t *rapid.T, f fleet, v variant, st *stats, lastActions *int) {
+func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 	{
 		h, err := newHarness(f, v, true)
 		if err != nil {
@@ -98,16 +98,16 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, lastActions *int) {
 				t.Fatal(err)
 			}
 		}()
-		actions := 0
-		defer func() { *lastActions = actions }()
-		h.randomPhase(t, &actions)
+		var sc script
+		defer func() { *last = sc }()
+		h.randomPhase(t, &sc)
 		if err := h.quietPhase(); err != nil {
 			t.Fatal(err)
 		}
 		clean = true
 		if st != nil {
 			st.runs++
-			st.actions += actions
+			st.actions += len(sc)
 			st.acquisitions += h.acqs
 			st.maxBypass = max(st.maxBypass, h.maxBypass)
 		}
@@ -117,7 +117,7 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, lastActions *int) {
 // checkFleet runs rapid over fleet f inside one synctest bubble.
 func checkFleet(t *testing.T, name string) {
 	var st stats
-	var last int
+	var last script
 	rapid.Check(t, fleetProperty(t, fleetNamed(name), variant{}, &st, &last))
 	t.Logf("%d runs, %d random actions, %d acquisitions, max bypass in the quiet phase %d",
 		st.runs, st.actions, st.acquisitions, st.maxBypass)

@@ -21,6 +21,10 @@ const maxShrunkActions = 12
 // controlChecks is how many checks a negative control may take by default.
 const controlChecks = 3000
 
+// controlShrinkTime caps rapid's own shrinking of a control's counterexample
+// (its default is 30 s); minimize finishes the job in well under a second.
+const controlShrinkTime = "5s"
+
 // recordingTB is a rapid.TB that records failures instead of failing the
 // test, so a test can assert that rapid caught a planted bug.
 type recordingTB struct {
@@ -66,11 +70,9 @@ type control struct {
 
 var controls = []control{
 	{"SkipOwnerReread", fleetNamed("new"),
-		variant{bugs: bugs.Set{SkipOwnerReread: true}, noLeaseCheck: true}, "mutual exclusion:",
-		"needs two processes first in line at once; rapid's uniform action choice reaches it in under 1 of 3,000 checks (issue 3: weight the actions)"},
+		variant{bugs: bugs.Set{SkipOwnerReread: true}, noLeaseCheck: true}, "mutual exclusion:", ""},
 	{"ReuseTombstonedTimestamp", fleetNamed("new"),
-		variant{bugs: bugs.Set{ReuseTombstonedTimestamp: true}, noLeaseCheck: true}, "liveness:",
-		"needs a lost claim race first; not reached within 3,000 checks (issue 3: weight the actions)"},
+		variant{bugs: bugs.Set{ReuseTombstonedTimestamp: true}, noLeaseCheck: true}, "liveness:", ""},
 	{"QueueCellsWithoutTTLAndCrashedWaiter", fleetNamed("new"),
 		variant{bugs: bugs.Set{QueueCellsWithoutTTL: true}, noLeaseCheck: true}, "liveness:", ""},
 	{"LegacyAndNewFleet", fleet{name: "legacy+new", kinds: []kind{legacy, queue, queue}, starvationFree: true},
@@ -78,21 +80,22 @@ var controls = []control{
 }
 
 // TestNegative_ControlsAreCaughtAndShrunk runs rapid on each planted bug with
-// a recording TB and asserts it is caught, by the intended property, with a
-// counterexample, reporting its length against maxShrunkActions (see below).
+// a recording TB and asserts it is caught, by the intended property, and
+// shrunk to at most maxShrunkActions actions: rapid shrinks the draws, then
+// minimize deletes whole actions from the script rapid replayed last (see
+// minimize for why both). The minimized script is replayed and must still
+// fail the same way, so the reported counterexample is a real one.
 //
-// The planted queue-lock bugs need two processes to believe they are first
-// in line at once, which about one random schedule in 200 reaches; so unless
-// -rapid.checks (or RAPID_CHECKS) says otherwise, controls run up to
-// controlChecks checks (rapid stops at the first failure; -short divides by
-// 5).
+// Unless -rapid.checks (or RAPID_CHECKS) says otherwise, controls run up to
+// controlChecks checks (rapid stops at the first failure); -short caps
+// rapid's shrinking at 2 s, which the minimizer makes up for.
 func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 	defer setFlag(t, "rapid.nofailfile", "true")()
 	if !flagSet("rapid.checks") && os.Getenv("RAPID_CHECKS") == "" {
 		defer setFlag(t, "rapid.checks", strconv.Itoa(controlChecks))()
 	}
-	if testing.Short() && !flagSet("rapid.shrinktime") {
-		defer setFlag(t, "rapid.shrinktime", "2s")()
+	if !flagSet("rapid.shrinktime") {
+		defer setFlag(t, "rapid.shrinktime", controlShrinkTime)()
 	}
 	for _, c := range controls {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,7 +103,7 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 				t.Skip("not yet asserted: " + c.pending)
 			}
 			rec := &recordingTB{T: t}
-			shrunk := -1
+			var shrunk script
 			rapid.Check(rec, fleetProperty(t, c.fleet, c.v, nil, &shrunk))
 			if !rec.Failed() {
 				t.Fatalf("planted bug %s not caught", c.name)
@@ -109,13 +112,17 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 			if !strings.Contains(first, "failed after") || !strings.Contains(first, c.want) {
 				t.Fatalf("planted bug %s caught, but not by %q:\n%s", c.name, c.want, first)
 			}
-			t.Logf("caught by %q, shrunk to %d actions", strings.TrimSuffix(c.want, ":"), shrunk)
-			if shrunk > maxShrunkActions {
-				// rapid's shrinking is bounded by wall-clock time, so on a
-				// loaded machine it may stop early (11 actions in one run
-				// here, 16 in another). Being caught by the right property is
-				// asserted; the length is reported against the target.
-				t.Logf("counterexample shrunk to %d actions, above the target of %d:\n%s", shrunk, maxShrunkActions, first)
+			small, err := minimize(t, c.fleet, c.v, shrunk, c.want)
+			if err == nil {
+				t.Fatalf("planted bug %s: the minimized script passes", c.name)
+			}
+			if !strings.HasPrefix(err.Error(), c.want) {
+				t.Fatalf("planted bug %s: %v", c.name, err)
+			}
+			t.Logf("caught by %q; rapid shrank it to %d actions, minimize to %d: %v",
+				strings.TrimSuffix(c.want, ":"), len(shrunk), len(small), small)
+			if len(small) > maxShrunkActions {
+				t.Fatalf("counterexample of %d actions, above %d:\n%v", len(small), maxShrunkActions, err)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
@@ -108,7 +109,9 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 			// still be in flight: retrying under the same owner id could take
 			// that cell for a held lock (listing 4, step 3) just before the
 			// delete lands. The next round therefore uses a fresh owner id.
-			r.owner = l.owners.Next()
+			if !bugs.From(ctx).ReuseOwnerAfterStoreError {
+				r.owner = l.owners.Next()
+			}
 			out = ConcurrentAttempt
 		}
 		var backoff time.Duration

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // Outcome is the result of one TryLock round of listing 4.
@@ -39,6 +40,8 @@ type round struct {
 	owner    string
 	requests int
 	since    int64 // µs, when the main write that succeeded was sent
+	// shadowSent is when (µs, own clock) this round's shadow write was sent
+	shadowSent int64
 	// cells that may exist after a failed request, to delete on abandon
 	mainMaybe, shadowMaybe bool
 }
@@ -58,6 +61,7 @@ func (r *round) try(ctx context.Context) (Outcome, error) {
 	}
 	r.shadowMaybe = true // 7
 	r.requests++
+	r.shadowSent = l.cfg.Clock.Now()
 	if err := l.store.Put(ctx, l.cfg.shadow, r.id, r.cell()); err != nil {
 		return 0, err
 	}
@@ -70,7 +74,7 @@ func (r *round) try(ctx context.Context) (Outcome, error) {
 		if err != nil {
 			return 0, err
 		}
-		if len(main) == 0 {
+		if len(main) == 0 && !r.overdue(ctx) {
 			r.mainMaybe = true // 11
 			r.requests++
 			r.since = l.cfg.Clock.Now()
@@ -87,6 +91,23 @@ func (r *round) try(ctx context.Context) (Outcome, error) {
 		return 0, err
 	}
 	return ConcurrentAttempt, nil // 15
+}
+
+// overdue reports whether more than the lease bound (TTL/2, §4.3) has passed
+// since this round's shadow write was sent. Lemma 1 needs our shadow cell
+// alive from our read of the shadow row until our main cell is written; a
+// round stretched past its TTL (a pause, a slow read) may find its shadow
+// cell expired, and a contender that wrote its shadow cell meanwhile saw
+// itself alone. The model checks found this (propertytests/testdata/
+// regressions/legacy-round-outlives-shadow-ttl.json): two holders after one
+// legacy process stalled a TTL between steps 8 and 10. Such a round gives up
+// as a concurrent attempt and retries; the check is local, so the frozen
+// format and every legacy peer are unaffected.
+func (r *round) overdue(ctx context.Context) bool {
+	if bugs.From(ctx).NoRoundDeadline {
+		return false
+	}
+	return r.l.cfg.Clock.Now()-r.shadowSent > (r.l.cfg.Lease.TTL / 2).Microseconds()
 }
 
 func (r *round) read(ctx context.Context, table string) ([]lockstep.Cell, error) {

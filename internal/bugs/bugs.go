@@ -12,14 +12,25 @@ import "context"
 type Set struct {
 	// SkipOwnerReread makes a queue-lock claim succeed right after writing the
 	// owner cell, without reading the owner cells (lemma 1's check).
-	SkipOwnerReread bool
+	SkipOwnerReread bool `json:",omitempty"`
 	// ReuseTombstonedTimestamp makes a queue lock rewrite its owner cell,
 	// after deleting it in a lost claim race, with the tombstone's own
 	// timestamp, so the tombstone wins the tie and the write vanishes.
-	ReuseTombstonedTimestamp bool
+	ReuseTombstonedTimestamp bool `json:",omitempty"`
 	// QueueCellsWithoutTTL writes queue cells that never expire, so a crashed
 	// waiter blocks the queue forever.
-	QueueCellsWithoutTTL bool
+	QueueCellsWithoutTTL bool `json:",omitempty"`
+	// ReuseOwnerAfterStoreError makes a legacy lock retry a round that hit a
+	// store error under the same owner id. It brings back a real bug the
+	// model checks found (propertytests/testdata/regressions): the retry can
+	// read its own half-deleted main cell as a held lock just before its
+	// delete lands.
+	ReuseOwnerAfterStoreError bool `json:",omitempty"`
+	// NoRoundDeadline lets a legacy round write its main cell however long
+	// ago its shadow write was sent, as listing 4 does. Another real bug the
+	// model checks found: a round stalled past the TTL lets its shadow cell
+	// expire under it, and a contender through.
+	NoRoundDeadline bool `json:",omitempty"`
 }
 
 type key struct{}
