@@ -1,6 +1,7 @@
 package propertytests
 
 import (
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -28,6 +29,8 @@ func TestSchedules_Throughput(t *testing.T) {
 			}
 		})
 		perSec := float64(res.N) / res.T.Seconds()
+		// One line in the format of go test -bench, for benchstat.
+		fmt.Printf("BenchmarkSchedules/%s\t%d\t%d ns/op\t%.0f schedules/s\n", f.name, res.N, res.NsPerOp(), perSec)
 		t.Logf("%s fleet: %d schedules in %v: %.0f schedules/s (%v each); %d of %d runs failed a property",
 			f.name, res.N, res.T.Round(time.Millisecond), perSec, res.T/time.Duration(max(res.N, 1)), failed, seed)
 	}
