@@ -81,6 +81,21 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 		return nil
 	}
 	needPlace := true
+	if a.l.fastPathOK(a.id) {
+		v, ok, since, err := a.fastClaim(ctx)
+		switch {
+		case err != nil:
+			// Whatever landed is cleaned up by the dequeue below, and the
+			// slow path starts afresh.
+			if err := retry(err); err != nil {
+				return nil, err
+			}
+		case ok:
+			return a.held(ctx, v, since), nil
+		default:
+			needPlace = false // our queue cell stands: wait in line
+		}
+	}
 	for {
 		if needPlace {
 			a.dequeue(ctx) // drop a place that is gone or never confirmed
@@ -176,11 +191,16 @@ func (a *attempt) enqueue(ctx context.Context) error {
 		return err
 	}
 	if !a.try {
-		a.wait = lease.Start(a.l.cfg.Clock, a.l.cfg.Lease, sent, func(ctx context.Context) error {
-			return a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell())
-		}, lease.Hooks{})
+		a.keepPlace(sent)
 	}
 	return nil
+}
+
+// keepPlace starts renewing our queue cell, written at sent, while we wait.
+func (a *attempt) keepPlace(sent int64) {
+	a.wait = lease.Start(a.l.cfg.Clock, a.l.cfg.Lease, sent, func(ctx context.Context) error {
+		return a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell())
+	}, lease.Hooks{})
 }
 
 // dequeue stops renewing and deletes our queue (and any owner) cell, best
@@ -227,19 +247,33 @@ func (a *attempt) claim(ctx context.Context) (v view, ok bool, since int64, err 
 	if v, err = a.l.read(ctx, a.id, &a.requests); err != nil {
 		return view{}, false, 0, err
 	}
-	// A claim that took half a TTL or more is not trusted even if it read
-	// alone: its queue cell may have expired meanwhile and the floor moved
-	// past it, so a reader from the new floor may not see this owner cell.
-	if v.ownedOnlyBy(a.owner) && a.l.cfg.Clock.Now()-since < (a.l.cfg.Lease.TTL/2).Microseconds() {
+	if v.ownedOnlyBy(a.owner) && a.inTime(since) {
 		return v, true, since, nil
 	}
+	if err := a.withdraw(ctx); err != nil {
+		return view{}, false, 0, err
+	}
+	return v, false, 0, nil
+}
+
+// inTime reports whether a claim whose write was sent at since completed
+// soon enough to count. A claim that took half a TTL or more is not trusted
+// even if it read alone: its queue cell may have expired meanwhile and the
+// floor moved past it, so a reader from the new floor may not see this owner
+// cell.
+func (a *attempt) inTime(since int64) bool {
+	return a.l.cfg.Clock.Now()-since < (a.l.cfg.Lease.TTL / 2).Microseconds()
+}
+
+// withdraw deletes our owner cell after a claim that did not win.
+func (a *attempt) withdraw(ctx context.Context) error {
 	a.requests++
 	a.lastDeleteTS = a.l.ts.Next()
 	if err := a.l.store.Delete(ctx, a.l.cfg.table, a.id, a.lastDeleteTS, a.ocol); err != nil {
-		return view{}, false, 0, err
+		return err
 	}
 	a.claimed = false
-	return v, false, 0, nil
+	return nil
 }
 
 // held turns a successful claim into a handle.
@@ -248,6 +282,7 @@ func (a *attempt) held(ctx context.Context, v view, since int64) *handle {
 		a.wait.Stop()
 		a.wait = nil
 	}
+	a.l.hints.clear(a.id)
 	a.l.advanceFloor(ctx, a.id, v, &a.requests)
 	h := newHandle(a, since)
 	if f := a.l.cfg.fencing; f != nil {

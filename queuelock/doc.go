@@ -49,6 +49,14 @@
 //     leaving a tombstone each time); the claim also refreshes the queue cell.
 //  6. Goroutines of one Locker contending for one id queue in-process (FIFO,
 //     internal/turn); only the first talks to the store.
+//  7. The uncontended fast path (DESIGN §4.2 item 5, fastpath.go): Lock first
+//     writes its queue and owner cells in one request and checks both with
+//     one read; first in line and alone means held, with lemma 1's success
+//     condition unchanged. Uncontended Lock + Unlock is then 3 sequential
+//     requests instead of the documents' 6–7. An arrival that finds the lock
+//     busy withdraws its owner cell and waits in line; an id seen contended
+//     takes the slow path for a TTL, so repeated arrivals cannot starve the
+//     head. Options.NoFastPath turns it off.
 //
 // Write timestamps of a process are strictly increasing (clock.Timestamps), so
 // a cell rewritten after its own delete beats its tombstone. A cell is only

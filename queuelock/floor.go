@@ -66,6 +66,15 @@ func (l *Locker) floor(ctx context.Context, id string, requests *int) (int64, er
 	return l.cacheFloor(id, v, now), nil
 }
 
+// floorStale reports whether the next read of id would re-read the floor.
+func (l *Locker) floorStale(id string) bool {
+	now := l.cfg.Clock.Now()
+	l.floors.mu.Lock()
+	defer l.floors.mu.Unlock()
+	e, ok := l.floors.m[id]
+	return !ok || now-e.readAt >= l.floorRefresh().Microseconds()
+}
+
 func (l *Locker) cacheFloor(id string, v, now int64) int64 {
 	l.floors.mu.Lock()
 	defer l.floors.mu.Unlock()

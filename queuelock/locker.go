@@ -22,6 +22,7 @@ type Locker struct {
 	owners *ident.Owners
 	turns  turn.Turns
 	floors floors
+	hints  hints // ids recently seen contended: no fast path for them
 
 	life lifecycle.Tracker[*handle] // calls in flight and locks held, for Close
 }

@@ -34,9 +34,9 @@ type Options struct {
 	// Clock is this process's clock. Default a clock.Local.
 	Clock lockstep.Clock
 	// ProcessID prefixes every owner id this locker issues; 1–64 of
-	// It must be unique across the fleet: two lockers sharing one would issue
-	// the same owner ids and could both believe they hold a lock.
-	// [A-Za-z0-9._:-]. Default a random 128-bit hex id.
+	// [A-Za-z0-9._:-]. It must be unique across the fleet: two lockers
+	// sharing one would issue the same owner ids and could both believe they
+	// hold a lock. Default a random 128-bit hex id.
 	ProcessID string
 	// Logger receives renewal trouble and loss at Warn. Default discards.
 	Logger *slog.Logger
@@ -46,6 +46,11 @@ type Options struct {
 	// global time service, strictly increasing across successive owners.
 	// Default none (Token returns 0).
 	Fencing *clock.Global
+	// NoFastPath makes every Lock take the documents' path (enqueue, read,
+	// claim, read) even when the lock looks free, instead of the one-request
+	// claim of DESIGN §4.2 item 5 (fastpath.go). For comparisons; the
+	// default, false, is what the model checks cover most.
+	NoFastPath bool
 }
 
 // config is Options resolved and validated.
@@ -55,6 +60,7 @@ type config struct {
 	poll    time.Duration
 	skew    time.Duration
 	fencing *clock.Global
+	noFast  bool
 }
 
 func (o *Options) resolve() (config, error) {
@@ -66,7 +72,7 @@ func (o *Options) resolve() (config, error) {
 		TTL: in.TTL, Renew: in.Renew, Clock: in.Clock, ProcessID: in.ProcessID,
 		Logger: in.Logger, Observer: in.Observer,
 	}.Resolve()
-	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing}
+	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath}
 	if err != nil {
 		return c, err
 	}

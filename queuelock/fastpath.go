@@ -1,0 +1,130 @@
+package queuelock
+
+import (
+	"context"
+	"sync"
+)
+
+// The uncontended fast path (DESIGN §4.2 item 5). The documents' Lock takes
+// six or seven sequential round trips when nobody else wants the lock:
+// enqueue, read, write the owner cell, read, release — plus floor upkeep.
+// Queue and owner cells share one partition, so one request can write both
+// and one read can check both:
+//
+//	1. put   our queue cell and our owner cell (one single-partition batch)
+//	2. read  from the floor: our queue cell first in line and our owner cell
+//	         the only one → held
+//	3. delete both cells on Unlock
+//
+// A stale cached floor is re-read in parallel with step 1, so it adds no
+// sequential round trip.
+//
+// Safety does not change: success is still lemma 1's — we wrote our owner
+// cell, then read the owner cells and ours was the only one, within TTL/2 of
+// sending it — so mutual exclusion does not depend on the queue. The queue
+// check only keeps the path fair: an arrival that is not first in line
+// withdraws its owner cell and waits in line behind the head, keeping the
+// queue cell it wrote in step 1 (its place).
+//
+// What it can cost others: while an arrival's owner cell exists (from step 1
+// until it withdraws), the queue head's own claim may read it and fail, and
+// retry a poll later. A process's arrivals are bounded by its turns (one
+// remote contender per process and id, so a process in line makes no new
+// arrival), but a process whose Lock calls are cancelled one after another
+// would arrive again and again. So an id on which this process saw
+// contention — a fast claim that did not win — takes the slow path, which
+// writes an owner cell only when first in line, until the process next holds
+// it or a TTL passes. The model checks drive an arrival storm against a
+// waiting head to show the head still acquires (propertytests).
+
+// hints remembers, per lock id, until when (µs, local clock) this process
+// takes the slow path because it saw the id contended.
+type hints struct {
+	mu sync.Mutex
+	m  map[string]int64
+}
+
+// fastPathOK reports whether a Lock of id may try the fast path now.
+func (l *Locker) fastPathOK(id string) bool {
+	if l.cfg.noFast {
+		return false
+	}
+	now := l.cfg.Clock.Now()
+	l.hints.mu.Lock()
+	defer l.hints.mu.Unlock()
+	until, ok := l.hints.m[id]
+	if !ok {
+		return true
+	}
+	if now >= until {
+		delete(l.hints.m, id)
+		return true
+	}
+	return false
+}
+
+// contended makes Locks of id take the slow path for a TTL.
+func (l *Locker) contended(id string) {
+	until := l.cfg.Clock.Now() + l.cfg.Lease.TTL.Microseconds()
+	l.hints.mu.Lock()
+	defer l.hints.mu.Unlock()
+	if l.hints.m == nil {
+		l.hints.m = make(map[string]int64)
+	}
+	l.hints.m[id] = until
+}
+
+// clear forgets what was seen of id: this process holds it now.
+func (h *hints) clear(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.m, id)
+}
+
+// fastClaim is steps 1 and 2. ok means held; otherwise, with a nil error,
+// our owner cell is withdrawn and our queue cell stands, renewed, as our
+// place in line. since is when the claim's write was sent.
+func (a *attempt) fastClaim(ctx context.Context) (v view, ok bool, since int64, err error) {
+	l := a.l
+	a.time = l.hlc.Now()
+	a.qcol, a.ocol = queueColumn(a.time, a.owner), ownerColumn(a.time, a.owner)
+	a.queued, a.claimed = true, true // even a failed write may have landed
+	a.claims++
+
+	var floorErr chan error
+	if l.floorStale(a.id) {
+		floorErr = make(chan error, 1)
+		go func() {
+			var n int
+			_, err := l.floor(ctx, a.id, &n)
+			floorErr <- err
+		}()
+		a.requests++
+	}
+	a.requests++
+	since = l.cfg.Clock.Now()
+	err = l.store.Put(ctx, l.cfg.table, a.id, a.queueCell(), a.ownerCell())
+	if floorErr != nil {
+		if ferr := <-floorErr; err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
+		return view{}, false, 0, err
+	}
+	a.keepPlace(since)
+	if a.bugs.SkipOwnerReread {
+		return view{oldest: -1}, true, since, nil
+	}
+	if v, err = l.read(ctx, a.id, &a.requests); err != nil {
+		return view{}, false, 0, err
+	}
+	if head, _ := v.head(); head.column == a.qcol && v.ownedOnlyBy(a.owner) && a.inTime(since) {
+		return v, true, since, nil
+	}
+	l.contended(a.id)
+	if err := a.withdraw(ctx); err != nil {
+		return view{}, false, 0, err
+	}
+	return v, false, 0, nil
+}
