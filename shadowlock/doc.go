@@ -41,6 +41,18 @@
 // worst-case waits of 502 s with five processes. That unfairness is the reason
 // for the migration and is deliberately left as it is.
 //
+// The argument needs every cell a round relies on to stay live until the
+// round ends. Listing 4 has no clock in it, so a round stalled for a TTL (a
+// pause, a slow read) can find its shadow cell expired under it while a
+// contender saw itself alone: two holders. The model checks found this, and a
+// retry after a store error under the same owner id (which could take its own
+// half-deleted main cell for a held lock). This implementation differs from
+// the listing in two local ways, invisible in the store and to legacy peers:
+// a round older than TTL/2 since its shadow write was sent gives up as a
+// concurrent attempt before writing main, and every retried round uses a
+// fresh owner id. Legacy processes running other code keep the listing's
+// weakness; the shorter the TTL against their pauses, the more it matters.
+//
 // This package depends only on the root package, clock and internal
 // packages; never on a driver.
 package shadowlock
