@@ -23,12 +23,13 @@ type attempt struct {
 	try   bool
 	start int64 // µs, when the call began
 
-	time    int64  // the enqueue time naming our cells
-	qcol    string // our queue cell
-	ocol    string // our owner cell
-	queued  bool   // a queue cell of ours may exist
-	claimed bool   // an owner cell of ours may exist
-	turn    bool   // we hold this process's turn on id
+	time    int64    // the enqueue time naming our cells
+	qcol    string   // our queue cell
+	ocol    string   // our owner cell
+	queued  bool     // a queue cell of ours may exist
+	stale   []string // cells of ours whose delete failed, under older names
+	claimed bool     // an owner cell of ours may exist
+	turn    bool     // we hold this process's turn on id
 	wait    *lease.Lease
 
 	requests int
@@ -97,6 +98,7 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 		}
 	}
 	for {
+		a.retryStale(ctx)
 		if needPlace {
 			a.dequeue(ctx) // drop a place that is gone or never confirmed
 			if err := a.enqueue(ctx); err != nil {
@@ -210,23 +212,40 @@ func (a *attempt) dequeue(ctx context.Context) {
 		a.wait.Stop()
 		a.wait = nil
 	}
-	cols := make([]string, 0, 2)
+	cols := append([]string(nil), a.stale...)
 	if a.queued {
 		cols = append(cols, a.qcol)
 	}
 	if a.claimed {
 		cols = append(cols, a.ocol)
 	}
+	a.queued, a.claimed = false, false
 	if len(cols) == 0 {
 		return
 	}
 	a.requests++
 	if err := a.l.store.Delete(context.WithoutCancel(ctx), a.l.cfg.table, a.id, a.l.ts.Next(), cols...); err != nil {
-		a.l.cfg.Logger.Warn("queuelock: could not delete cells; they expire after the TTL",
+		// A cell left behind may stand first in line until it expires, so
+		// the next dequeue of this attempt tries again (a held lock's
+		// Unlock too); what is never deleted expires after the TTL.
+		a.stale = cols
+		a.l.cfg.Logger.Warn("queuelock: could not delete cells; will retry, else they expire after the TTL",
 			slog.String("id", a.id), slog.String("owner", a.owner), slog.Any("err", err))
 		return
 	}
-	a.queued, a.claimed = false, false
+	a.stale = nil
+}
+
+// retryStale deletes cells of ours left behind by a failed dequeue, which
+// may stand in front of our current place until they expire.
+func (a *attempt) retryStale(ctx context.Context) {
+	if len(a.stale) == 0 {
+		return
+	}
+	a.requests++
+	if err := a.l.store.Delete(context.WithoutCancel(ctx), a.l.cfg.table, a.id, a.l.ts.Next(), a.stale...); err == nil {
+		a.stale = nil
+	}
 }
 
 // claim writes our owner cell (refreshing the queue cell in the same request),

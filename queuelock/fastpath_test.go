@@ -2,6 +2,8 @@ package queuelock
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -117,6 +119,85 @@ func TestFastPath_ContendedArrivalWaitsInLineAndTakesSlowPathNext(t *testing.T) 
 		time.Sleep(ttl)
 		if !b.fastPathOK("id") {
 			t.Fatal("a TTL later b still avoids the fast path")
+		}
+	})
+}
+
+// failing fails the requests its predicate picks while on.
+type failing struct {
+	lockstep.Store
+	on         atomic.Bool
+	failPut    func(cells []lockstep.Cell) bool
+	failDelete func(cols []string) bool
+}
+
+var errInjected = errors.New("injected failure")
+
+func (f *failing) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
+	if f.on.Load() && f.failPut(cells) {
+		return errInjected
+	}
+	return f.Store.Put(ctx, table, row, cells...)
+}
+
+func (f *failing) Delete(ctx context.Context, table, row string, ts int64, cols ...string) error {
+	if f.on.Load() && f.failDelete(cols) {
+		return errInjected
+	}
+	return f.Store.Delete(ctx, table, row, ts, cols...)
+}
+
+// A waiter whose place lapsed (renewals failing) takes a new one; when the
+// delete of its old queue cell fails, the old cell would stand in front of
+// the new place until it expired. The waiter deletes it on its next pass.
+func TestQueueLock_FailedDeleteOfOldPlaceIsRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		base := model.New(&clock.Local{})
+		a := newLocker(t, base, nil)
+		ha, err := a.Lock(context.Background(), "id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var deletesFailed atomic.Int64
+		f := &failing{Store: base,
+			failPut: func(cells []lockstep.Cell) bool { return len(cells) == 1 && strings.Contains(cells[0].Column, "/q/") },
+			failDelete: func(cols []string) bool {
+				return deletesFailed.Add(1) == 1 // the first delete: the old place
+			},
+		}
+		b := newLocker(t, f, nil)
+		done := make(chan error, 1)
+		go func() {
+			h, err := b.Lock(context.Background(), "id")
+			if err == nil {
+				err = h.Unlock(context.Background())
+			}
+			done <- err
+		}()
+		synctest.Wait()
+		f.on.Store(true) // b's renewals fail from now on: its place lapses at TTL/2
+		time.Sleep(ttl/2 + 100*time.Millisecond)
+		synctest.Wait()
+		f.failPut = func([]lockstep.Cell) bool { return false }
+		time.Sleep(100 * time.Millisecond)
+		synctest.Wait()
+		if deletesFailed.Load() < 2 {
+			t.Fatalf("the old place's delete was not retried (%d deletes)", deletesFailed.Load())
+		}
+		var bq []string
+		for _, c := range cells(t, base, "id") {
+			if strings.Contains(c, "/q/") && !strings.Contains(c, ha.Owner()) {
+				bq = append(bq, c)
+			}
+		}
+		if len(bq) != 1 {
+			t.Fatalf("b's queue cells = %v, want only its new place", bq)
+		}
+		if err := ha.Unlock(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
 		}
 	})
 }

@@ -19,7 +19,8 @@ type handle struct {
 	owner    string
 	qcol     string
 	ocol     string
-	since    int64 // µs, when the winning claim was sent
+	stale    []string // cells of this acquisition a failed delete left behind
+	since    int64    // µs, when the winning claim was sent
 	token    int64
 	lease    *lease.Lease
 	unlockMu sync.Mutex
@@ -29,7 +30,7 @@ type handle struct {
 var _ lockstep.Lock = (*handle)(nil)
 
 func newHandle(a *attempt, since int64) *handle {
-	h := &handle{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, since: since}
+	h := &handle{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: a.stale, since: since}
 	l := a.l
 	h.lease = lease.Start(l.cfg.Clock, l.cfg.Lease, since, h.renew, lease.Hooks{
 		Renewed: func(err error) {
@@ -75,7 +76,7 @@ func (h *handle) Unlock(ctx context.Context) error {
 	h.unlockMu.Unlock()
 	h.lease.Stop()
 	lost := h.lease.IsLost()
-	err := h.l.store.Delete(ctx, h.l.cfg.table, h.id, h.l.ts.Next(), h.qcol, h.ocol)
+	err := h.l.store.Delete(ctx, h.l.cfg.table, h.id, h.l.ts.Next(), append([]string{h.qcol, h.ocol}, h.stale...)...)
 	if err != nil {
 		err = fmt.Errorf("queuelock: unlock %q: %w", h.id, err)
 	}
