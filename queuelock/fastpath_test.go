@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -159,10 +160,29 @@ func TestQueueLock_FailedDeleteOfOldPlaceIsRetried(t *testing.T) {
 			t.Fatal(err)
 		}
 		var deletesFailed atomic.Int64
+		var mu sync.Mutex
+		var first string // b's first place: its renewals fail
 		f := &failing{Store: base,
-			failPut: func(cells []lockstep.Cell) bool { return len(cells) == 1 && strings.Contains(cells[0].Column, "/q/") },
+			failPut: func(cells []lockstep.Cell) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, c := range cells {
+					if strings.Contains(c.Column, "/q/") {
+						if first == "" {
+							first = c.Column
+						}
+						return c.Column == first
+					}
+				}
+				return false
+			},
 			failDelete: func(cols []string) bool {
-				return deletesFailed.Add(1) == 1 // the first delete: the old place
+				for _, c := range cols {
+					if strings.Contains(c, "/q/") {
+						return deletesFailed.Add(1) == 1 // the first delete of a place: the old one
+					}
+				}
+				return false
 			},
 		}
 		b := newLocker(t, f, nil)
@@ -177,9 +197,6 @@ func TestQueueLock_FailedDeleteOfOldPlaceIsRetried(t *testing.T) {
 		synctest.Wait()
 		f.on.Store(true) // b's renewals fail from now on: its place lapses at TTL/2
 		time.Sleep(ttl/2 + 100*time.Millisecond)
-		synctest.Wait()
-		f.failPut = func([]lockstep.Cell) bool { return false }
-		time.Sleep(100 * time.Millisecond)
 		synctest.Wait()
 		if deletesFailed.Load() < 2 {
 			t.Fatalf("the old place's delete was not retried (%d deletes)", deletesFailed.Load())
