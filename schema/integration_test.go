@@ -4,10 +4,14 @@ package schema_test
 
 import (
 	"context"
+	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +23,14 @@ import (
 // The keyspace of this package's integration tests; package cassandra's use
 // another, so the two test binaries never race on the same schema.
 const itKeyspace = "lockstep_it_schema"
+
+// clusterLock takes the shared cluster-tests lock once per test binary;
+// clusterUnlock keeps the lock's file reachable (a collected *os.File is
+// closed, which would release the lock) until the binary exits.
+var (
+	clusterLock   sync.Once
+	clusterUnlock func()
+)
 
 // itSession connects to CASSANDRA_HOSTS; with the integration tag and no
 // hosts the test fails rather than skips.
@@ -35,6 +47,7 @@ func itSession(t *testing.T) (*gocql.Session, int) {
 		t.Fatal("CASSANDRA_HOSTS is empty: the integration tag needs a running Cassandra " +
 			"(scripts/cassandra up, then CASSANDRA_HOSTS=127.0.0.1)")
 	}
+	clusterLock.Do(func() { clusterUnlock = lockClusterTests(t, false) }) // held until the binary exits
 	cluster := gocql.NewCluster(hosts...)
 	cluster.Timeout = 20 * time.Second
 	cluster.ConnectTimeout = 20 * time.Second
@@ -136,4 +149,39 @@ func TestApply_TableOverridesCreateThoseNames(t *testing.T) {
 	if _, ok := tables(t, ctx, session, ks)["my_queue"]; !ok {
 		t.Fatal("my_queue not created")
 	}
+}
+
+// lockClusterTests takes a file lock that keeps the tests that stop and kill
+// nodes (package cassandra's cluster tests, which hold it exclusively) apart
+// from this package's integration tests, which hold it shared, since go test
+// runs packages in parallel. Package cassandra's nodes_integration_test.go
+// has the same function. It returns the unlock.
+func lockClusterTests(t testing.TB, exclusive bool) func() {
+	t.Helper()
+	var hosts []string
+	for _, h := range strings.Split(os.Getenv("CASSANDRA_HOSTS"), ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	slices.Sort(hosts)
+	path := filepath.Join(os.TempDir(), "lockstep-it-"+strings.Join(hosts, "_")+".lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatalf("cluster tests lock: %v", err)
+	}
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Logf("waiting for %s: cluster tests stop and kill nodes", path)
+		err = syscall.Flock(int(f.Fd()), how)
+	}
+	if err != nil {
+		f.Close()
+		t.Fatalf("cluster tests lock %s: %v", path, err)
+	}
+	return func() { f.Close() } // closing the file releases the lock
 }

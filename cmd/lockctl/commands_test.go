@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/combined"
+	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/model"
+	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/schema"
+	"github.com/lockstep-go/lockstep/shadowlock"
+)
+
+// These tests run lockctl's commands against the in-memory model (package
+// model) instead of Cassandra, inside a synctest bubble so lease renewals and
+// census heartbeats run on fake time.
+
+// modelApp returns an app whose connection is store, reading stdin from in.
+func modelApp(store lockstep.Store, in string) (*app, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	a := newApp(strings.NewReader(in), &out, &errOut)
+	a.connect = func(context.Context, *options) (*conn, error) { return &conn{store: store}, nil }
+	return a, &out, &errOut
+}
+
+func mustRun(t *testing.T, a *app, args ...string) {
+	t.Helper()
+	if code := a.run(t.Context(), args); code != exitOK {
+		t.Fatalf("%q: exit %d; stderr: %s", args, code, a.stderr)
+	}
+}
+
+type closer interface {
+	lockstep.Locker
+	Close(context.Context) error
+}
+
+func TestReadLock_ParsesWhatTheAlgorithmsWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := model.New(&clock.Local{})
+		q, _ := queuelock.New(store, &queuelock.Options{ProcessID: "q"})
+		s, _ := shadowlock.New(store, &shadowlock.Options{ProcessID: "s"})
+		c, _ := combined.New(store, &combined.Options{Queue: &queuelock.Options{ProcessID: "c"}, Legacy: &shadowlock.Options{ProcessID: "c"}})
+		for _, l := range []closer{q, s, c} {
+			defer l.Close(context.Background())
+		}
+		hq, err := q.Lock(t.Context(), "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs, err := s.Lock(t.Context(), "b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hc, err := c.Lock(t.Context(), "c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables := schema.DefaultTables()
+		la, _ := readLock(t.Context(), store, tables, "a", false)
+		if len(la.owners) != 1 || la.owners[0].id != hq.Owner() || len(la.queue) != 1 || la.queue[0].id != hq.Owner() ||
+			len(la.main) != 0 || len(la.foreign) != 0 || la.floor == 0 {
+			t.Errorf("queue lock read as %+v, owner %s", la, hq.Owner())
+		}
+		lb, _ := readLock(t.Context(), store, tables, "b", false)
+		if len(lb.main) != 1 || lb.main[0].Column != hs.Owner() || len(lb.owners)+len(lb.queue)+len(lb.shadow) != 0 {
+			t.Errorf("legacy lock read as %+v, owner %s", lb, hs.Owner())
+		}
+		lc, _ := readLock(t.Context(), store, tables, "c", false)
+		legacyOwner := hc.(interface{ LegacyOwner() string }).LegacyOwner()
+		if len(lc.owners) != 1 || lc.owners[0].id != hc.Owner() || len(lc.main) != 1 || lc.main[0].Column != legacyOwner {
+			t.Errorf("combined lock read as %+v, owners %s and %s", lc, hc.Owner(), legacyOwner)
+		}
+		if got := lc.queueStatus(); got != "held by "+hc.Owner()+", 1 in line" {
+			t.Errorf("queue status %q", got)
+		}
+		if got := lc.legacyStatus(); got != "held by "+legacyOwner {
+			t.Errorf("legacy status %q", got)
+		}
+	})
+}
+
+func TestInspect_ShowsOwnersAgesAndTTLs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := model.New(&clock.Local{})
+		q, _ := queuelock.New(store, &queuelock.Options{ProcessID: "holder", TTL: 30 * time.Second})
+		defer q.Close(context.Background())
+		h, err := q.Lock(t.Context(), "invoice/42")
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2500 * time.Millisecond) // fake time: the cell ages, renewal keeps it
+		a, out, _ := modelApp(store, "")
+		mustRun(t, a, "inspect", "invoice/42")
+		for _, want := range []string{
+			`lock "invoice/42" in keyspace locks`,
+			"queue lock (table queue_lock; modes new, combined): held by " + h.Owner() + ", 1 in line",
+			"owner  " + h.Owner(), "queue  " + h.Owner(), "2.5s  2.5s ago",
+			" 28s", // TTL 30s written 2.5s ago, rounded up to seconds as Cassandra reports it
+			"legacy lock (tables legacy_main, legacy_shadow; modes legacy, combined): free",
+		} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("inspect output lacks %q:\n%s", want, out)
+			}
+		}
+	})
+}
+
+func TestRelease_DeletesADeadOwnersCellsAndLogsEach(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := model.New(&clock.Local{})
+		faulty, _ := model.NewFaulty(store, model.FaultConfig{FailBefore: 1})
+		faulty.SetEnabled(false)
+		dead, _ := shadowlock.New(faulty, &shadowlock.Options{ProcessID: "dead", TTL: 60 * time.Second})
+		defer dead.Close(context.Background())
+		h, err := dead.Lock(t.Context(), "res")
+		if err != nil {
+			t.Fatal(err)
+		}
+		faulty.SetEnabled(true) // the owner is cut off: it renews no more, its cell lives on
+		time.Sleep(30 * time.Second)
+
+		other, _ := shadowlock.New(store, &shadowlock.Options{ProcessID: "other"})
+		defer other.Close(context.Background())
+		if _, err := other.TryLock(t.Context(), "res"); err == nil {
+			t.Fatal("TryLock succeeded beside the dead owner's cell")
+		}
+
+		a, out, errOut := modelApp(store, "")
+		mustRun(t, a, "release", "--force", "--yes", "res")
+		if !strings.Contains(out.String(), "deleted 1 of 1 cell(s)") || strings.Contains(out.String(), "WARNING") {
+			t.Errorf("release output:\n%s", out)
+		}
+		if log := errOut.String(); strings.Count(log, "lockctl release: deleted cell") != 1 ||
+			!strings.Contains(log, "table=legacy_main") || !strings.Contains(log, "column="+h.Owner()) {
+			t.Errorf("release log:\n%s", log)
+		}
+		l, err := other.TryLock(t.Context(), "res")
+		if err != nil {
+			t.Fatalf("TryLock after release --force: %v", err)
+		}
+		l.Unlock(t.Context())
+	})
+}
+
+func TestRelease_LiveOwnerWritesItsCellBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := model.New(&clock.Local{})
+		q, _ := queuelock.New(store, &queuelock.Options{ProcessID: "alive", TTL: 3 * time.Second})
+		defer q.Close(context.Background())
+		h, err := q.Lock(t.Context(), "res")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, out, _ := modelApp(store, "")
+		mustRun(t, a, "release", "--force", "--yes", "res")
+		if !strings.Contains(out.String(), "WARNING: 2 cell(s) were written within the last third of their TTL") {
+			t.Errorf("no warning about a live owner:\n%s", out)
+		}
+		time.Sleep(1500 * time.Millisecond) // past one renewal (TTL/3)
+		lc, _ := readLock(t.Context(), store, schema.DefaultTables(), "res", false)
+		if len(lc.owners) != 1 || lc.owners[0].id != h.Owner() {
+			t.Errorf("the renewing owner's cell did not come back: %+v", lc.owners)
+		}
+		select {
+		case <-h.Lost():
+			t.Error("the live owner lost its lease")
+		default:
+		}
+	})
+}
+
+func TestRelease_WithoutConfirmationDeletesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := model.New(&clock.Local{})
+		s, _ := shadowlock.New(store, nil)
+		defer s.Close(context.Background())
+		if _, err := s.Lock(t.Context(), "res"); err != nil {
+			t.Fatal(err)
+		}
+		for _, answer := range []string{"", "no\n", "n\n", "YESS\n"} {
+			a, out, errOut := modelApp(store, answer)
+			if code := a.run(t.Context(), []string{"release", "--force", "res"}); code != exitFailed {
+				t.Errorf("answer %q: exit %d", answer, code)
+			}
+			if !strings.Contains(out.String(), "Delete these 1 cell(s)? Type yes to continue:") ||
+				!strings.Contains(errOut.String(), "not confirmed: nothing deleted") {
+				t.Errorf("answer %q: stdout %q stderr %q", answer, out, errOut)
+			}
+		}
+		lc, _ := readLock(t.Context(), store, schema.DefaultTables(), "res", false)
+		if len(lc.main) != 1 {
+			t.Errorf("main row after refused releases: %v", lc.main)
+		}
+		a, out, _ := modelApp(store, "yes\n")
+		mustRun(t, a, "release", "--force", "res")
+		if !strings.Contains(out.String(), "deleted 1 of 1") {
+			t.Errorf("confirmed release:\n%s", out)
+		}
+	})
+}
+
+func TestPhaseAndFleet_ThroughTheController(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := model.New(&clock.Local{})
+		proc, err := migration.New(store, nil, "web-1", migration.Static(lockstep.Legacy), &migration.Options{Host: "h1", Version: "v7"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer proc.Close(context.Background())
+		synctest.Wait() // the first heartbeat
+
+		a, out, _ := modelApp(store, "")
+		mustRun(t, a, "fleet")
+		for _, want := range []string{"phase: legacy (processes may take locks in: legacy, combined)",
+			"1 live process(es) in locks.fleet_census", "web-1", "h1", "v7", "legacy",
+			"moving to combined: no live process blocks it"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("fleet output lacks %q:\n%s", want, out)
+			}
+		}
+		a, out, _ = modelApp(store, "")
+		mustRun(t, a, "phase", "set", "combined")
+		if !strings.Contains(out.String(), "phase: legacy -> combined") {
+			t.Errorf("phase set combined: %s", out)
+		}
+		a, out, errOut := modelApp(store, "")
+		if code := a.run(t.Context(), []string{"phase", "set", "new"}); code != exitFailed {
+			t.Errorf("phase set new beside a legacy process: exit %d", code)
+		}
+		if !strings.Contains(errOut.String(), "web-1 on h1 (configured legacy)") || out.Len() != 0 {
+			t.Errorf("refusal does not name the blocker: stderr %q stdout %q", errOut, out)
+		}
+		a, out, _ = modelApp(store, "")
+		mustRun(t, a, "fleet")
+		if !strings.Contains(out.String(), "moving to new: blocked: migration: phase move combined -> new refused") {
+			t.Errorf("fleet does not show the blocked move:\n%s", out)
+		}
+		a, out, _ = modelApp(store, "")
+		mustRun(t, a, "phase", "get")
+		if strings.TrimSpace(out.String()) != "phase: combined (processes may take locks in: legacy, combined)" {
+			t.Errorf("phase get: %q", out)
+		}
+	})
+}

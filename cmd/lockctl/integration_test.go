@@ -1,0 +1,227 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/cassandra"
+	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/model"
+	"github.com/lockstep-go/lockstep/queuelock"
+)
+
+// The commands run in-process against the cluster in CASSANDRA_HOSTS, e.g.
+//
+//	CASSANDRA_HOSTS=127.0.0.1 go test -tags integration ./cmd/lockctl/...
+//
+// With the integration tag and no CASSANDRA_HOSTS the test fails rather
+// than skips.
+
+const itKeyspace = "lockstep_it_lockctl"
+
+// lockctl runs one command line against the cluster and returns its exit
+// code and output.
+func lockctl(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = newApp(strings.NewReader(stdin), &out, &errOut).run(t.Context(), append([]string{"--keyspace", itKeyspace}, args...))
+	t.Logf("lockctl %s -> exit %d\n%s%s", strings.Join(args, " "), code, out.String(), errOut.String())
+	return code, out.String(), errOut.String()
+}
+
+func mustLockctl(t *testing.T, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := lockctl(t, "", args...)
+	if code != exitOK {
+		t.Fatalf("lockctl %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	return stdout
+}
+
+func TestLockctl_AgainstCassandra(t *testing.T) {
+	hosts := splitList(os.Getenv("CASSANDRA_HOSTS"))
+	if len(hosts) == 0 {
+		t.Fatal("CASSANDRA_HOSTS is empty: the integration tag needs a running Cassandra " +
+			"(scripts/cassandra up, then CASSANDRA_HOSTS=127.0.0.1)")
+	}
+	defer lockClusterTests(t, false)()
+	cluster := gocql.NewCluster(hosts...)
+	cluster.Timeout = 20 * time.Second
+	cluster.ConnectTimeout = 20 * time.Second
+	session, err := cluster.CreateSession()
+	if err != nil {
+		t.Fatalf("connecting to %v: %v", hosts, err)
+	}
+	defer session.Close()
+	ctx := t.Context()
+	if err := session.Query("DROP KEYSPACE IF EXISTS " + itKeyspace).WithContext(ctx).Exec(); err != nil {
+		t.Fatal(err)
+	}
+
+	repl := fmt.Sprintf("class=SimpleStrategy,replication_factor=%d", min(len(hosts), 3))
+	for range 2 { // idempotent
+		if out := mustLockctl(t, "schema", "apply", "--replication", repl); !strings.Contains(out, "keyspace "+itKeyspace+": legacy_main") {
+			t.Errorf("schema apply output: %q", out)
+		}
+	}
+	store, err := cassandra.New(session, itKeyspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("InspectAndForcedRelease", func(t *testing.T) { inspectAndRelease(t, store) })
+	t.Run("PhaseAndFleet", func(t *testing.T) { phaseAndFleet(t, store) })
+}
+
+// inspectAndRelease takes a queue lock for a process that then dies (its
+// store fails every request, so its cells stay until their TTL), checks that
+// inspect shows the owner, and that release --force --yes deletes both its
+// cells so another process acquires at once.
+func inspectAndRelease(t *testing.T, store lockstep.Store) {
+	ctx := t.Context()
+	faulty, err := model.NewFaulty(store, model.FaultConfig{FailBefore: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	faulty.SetEnabled(false)
+	dead, err := queuelock.New(faulty, &queuelock.Options{ProcessID: "it-dead", TTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dead.Close(context.Background())
+	const id = "invoice/42"
+	h, err := dead.Lock(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	faulty.SetEnabled(true)
+
+	out := mustLockctl(t, "inspect", id)
+	for _, want := range []string{"held by " + h.Owner() + ", 1 in line", "owner  " + h.Owner(), "queue  " + h.Owner(),
+		"legacy lock (tables legacy_main, legacy_shadow; modes legacy, combined): free"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspect lacks %q", want)
+		}
+	}
+
+	other, err := queuelock.New(store, &queuelock.Options{ProcessID: "it-other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(context.Background())
+	if _, err := other.TryLock(ctx, id); !errors.Is(err, lockstep.ErrLocked) {
+		t.Fatalf("TryLock beside the dead owner = %v, want ErrLocked", err)
+	}
+
+	code, out, log := lockctl(t, "", "release", "--force", "--yes", id)
+	if code != exitOK || !strings.Contains(out, "deleted 2 of 2 cell(s)") ||
+		strings.Count(log, "lockctl release: deleted cell") != 2 || !strings.Contains(log, "table=queue_lock") {
+		t.Fatalf("release: exit %d", code)
+	}
+	if out := mustLockctl(t, "inspect", id); !strings.Contains(out, "queue lock (table queue_lock; modes new, combined): free\n") {
+		t.Errorf("inspect after release does not show the lock free")
+	}
+	l, err := other.TryLock(ctx, id)
+	if err != nil {
+		t.Fatalf("TryLock after release --force: %v", err)
+	}
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustLockctl(t, "release", "--force", "--yes", id); !strings.Contains(out, "nothing to release") {
+		t.Errorf("release of a free lock: %q", out)
+	}
+}
+
+// phaseAndFleet moves the phase with a legacy process in the census: legacy
+// -> combined passes, combined -> new is refused naming it, and passes once
+// it is gone.
+func phaseAndFleet(t *testing.T, store lockstep.Store) {
+	if out := mustLockctl(t, "phase", "get"); !strings.HasPrefix(out, "phase: legacy ") {
+		t.Errorf("phase of a fresh keyspace: %q", out)
+	}
+	proc, err := migration.New(store, nil, "it-web-1", migration.Static(lockstep.Legacy), &migration.Options{Host: "it-host"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Close(context.Background())
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out := mustLockctl(t, "fleet")
+		if strings.Contains(out, "1 live process(es)") && strings.Contains(out, "it-web-1") && strings.Contains(out, "legacy") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the process never showed in the census")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	if out := mustLockctl(t, "phase", "set", "combined"); !strings.Contains(out, "phase: legacy -> combined") {
+		t.Errorf("phase set combined: %q", out)
+	}
+	code, _, stderr := lockctl(t, "", "phase", "set", "new")
+	if code != exitFailed || !strings.Contains(stderr, "it-web-1 on it-host (configured legacy)") {
+		t.Errorf("phase set new beside a legacy process: exit %d, stderr %q", code, stderr)
+	}
+	if err := proc.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustLockctl(t, "fleet"); !strings.Contains(out, "0 live process(es)") {
+		t.Errorf("fleet after the process left: %q", out)
+	}
+	if out := mustLockctl(t, "phase", "set", "new"); !strings.Contains(out, "phase: combined -> new") {
+		t.Errorf("phase set new: %q", out)
+	}
+	if out := mustLockctl(t, "phase", "get"); !strings.HasPrefix(out, "phase: new (processes may take locks in: combined, new)") {
+		t.Errorf("phase get: %q", out)
+	}
+}
+
+// lockClusterTests takes a file lock that keeps the tests that stop and kill
+// nodes (package cassandra's cluster tests, which hold it exclusively) apart
+// from this package's integration test, which holds it shared, since go test
+// runs packages in parallel. Package cassandra's nodes_integration_test.go
+// has the same function. It returns the unlock.
+func lockClusterTests(t testing.TB, exclusive bool) func() {
+	t.Helper()
+	var hosts []string
+	for _, h := range strings.Split(os.Getenv("CASSANDRA_HOSTS"), ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	slices.Sort(hosts)
+	path := filepath.Join(os.TempDir(), "lockstep-it-"+strings.Join(hosts, "_")+".lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatalf("cluster tests lock: %v", err)
+	}
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Logf("waiting for %s: cluster tests stop and kill nodes", path)
+		err = syscall.Flock(int(f.Fd()), how)
+	}
+	if err != nil {
+		f.Close()
+		t.Fatalf("cluster tests lock %s: %v", path, err)
+	}
+	return func() { f.Close() } // closing the file releases the lock
+}

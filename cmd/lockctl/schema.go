@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/lockstep-go/lockstep/schema"
+)
+
+var schemaApplySpec = &spec{
+	path:    "schema apply",
+	usage:   "schema apply [--replication K=V,...]",
+	summary: "create every table (and the keyspace, given --replication); idempotent",
+	bind:    bindSchema(func(s schemaCmd) command { return schemaApply(s) }),
+}
+
+var schemaPrintSpec = &spec{
+	path:    "schema print",
+	usage:   "schema print [--replication K=V,...]",
+	summary: "print the CQL statements schema apply runs (needs no cluster)",
+	bind:    bindSchema(func(s schemaCmd) command { return schemaPrint(s) }),
+}
+
+// schemaCmd is what both schema commands take: the replication of the
+// keyspace to create, or nil to leave the keyspace alone.
+type schemaCmd struct {
+	replication map[string]string
+}
+
+// bindSchema registers --replication and builds the command with mk.
+func bindSchema(mk func(schemaCmd) command) func(fs *flag.FlagSet) builder {
+	return func(fs *flag.FlagSet) builder {
+		var repl string
+		fs.StringVar(&repl, "replication", "", "create the keyspace with this replication, e.g. class=NetworkTopologyStrategy,dc1=3")
+		return func(args []string, o *options) (command, error) {
+			if err := noArgs(args); err != nil {
+				return nil, err
+			}
+			var c schemaCmd
+			if repl != "" {
+				m, err := parseReplication(repl)
+				if err != nil {
+					return nil, err
+				}
+				c.replication = m
+			}
+			if _, err := c.statements(o); err != nil {
+				return nil, err // an invalid replication map
+			}
+			return mk(c), nil
+		}
+	}
+}
+
+// parseReplication parses "K=V,K=V" into a replication map; package schema
+// validates its content.
+func parseReplication(s string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, kv := range splitList(s) {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("--replication: %q is not K=V", kv)
+		}
+		if _, dup := m[k]; dup {
+			return nil, fmt.Errorf("--replication: %q given twice", k)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func (c schemaCmd) options(o *options) []schema.Option {
+	opts := []schema.Option{schema.WithTables(o.tables)}
+	if c.replication != nil {
+		opts = append(opts, schema.WithCreateKeyspace(c.replication))
+	}
+	return opts
+}
+
+// statements renders the statements, which also validates the replication.
+func (c schemaCmd) statements(o *options) ([]string, error) {
+	return schema.Statements(o.keyspace, c.options(o)...)
+}
+
+type schemaPrint schemaCmd
+
+func (c schemaPrint) run(_ context.Context, a *app, o *options) error {
+	stmts, err := schemaCmd(c).statements(o)
+	if err != nil {
+		return err
+	}
+	for _, s := range stmts {
+		fmt.Fprintf(a.stdout, "%s;\n\n", s)
+	}
+	return nil
+}
+
+type schemaApply schemaCmd
+
+func (c schemaApply) run(ctx context.Context, a *app, o *options) error {
+	cn, err := a.connect(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer cn.Close()
+	if cn.session == nil {
+		return errors.New("schema apply needs a CQL session")
+	}
+	if err := schema.Apply(ctx, cn.session, o.keyspace, schemaCmd(c).options(o)...); err != nil {
+		return err
+	}
+	t := o.tableNames()
+	what := "tables"
+	if c.replication != nil {
+		what = "keyspace and tables"
+	}
+	fmt.Fprintf(a.stdout, "schema applied (%s, schema agreement reached): keyspace %s: %s\n", what, o.keyspace,
+		strings.Join([]string{t.LegacyMain, t.LegacyShadow, t.QueueLock, t.GlobalTime, t.FleetCensus, t.FleetPhase}, ", "))
+	return nil
+}
