@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-multierror"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -25,6 +26,7 @@ type Options struct {
 type Locker struct {
 	queue  *queuelock.Locker
 	legacy *shadowlock.Locker
+	life   lifecycle.Tracker[*handle] // calls in flight and combined locks held, for Close
 }
 
 var _ lockstep.Locker = (*Locker)(nil)
@@ -50,41 +52,111 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 
 // Lock takes the queue lock, then the legacy lock, waiting for each; when ctx
 // ends first it releases what it took and returns an error for which
-// errors.Is(err, ctx.Err()) holds.
+// errors.Is(err, ctx.Err()) holds. If the queue lock is lost while the legacy
+// lock is awaited, Lock gives both up and starts again from the queue.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, false)
 }
 
 // TryLock tries the queue lock, then the legacy lock, once each; it fails with
-// ErrLocked, holding nothing, if either is taken.
+// ErrLocked, holding nothing, if either is taken (and with an error wrapping
+// ErrLost if the queue lock was lost in between).
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, true)
 }
 
+// errQueueLost ends a wait for the legacy lock whose queue lock was lost.
+var errQueueLost = fmt.Errorf("queue lock lost while taking the legacy lock: %w", lockstep.ErrLost)
+
 func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
-	take := func(lk lockstep.Locker) (lockstep.Lock, error) {
+	ctx, done, err := l.life.Enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	for {
+		var q lockstep.Lock
 		if try {
-			return lk.TryLock(ctx, id)
+			q, err = l.queue.TryLock(ctx, id)
+		} else {
+			q, err = l.queue.Lock(ctx, id)
 		}
-		return lk.Lock(ctx, id)
-	}
-	q, err := take(l.queue)
-	if err != nil {
-		return nil, fmt.Errorf("combined: %w", err)
-	}
-	g, err := take(l.legacy)
-	if err != nil {
-		if uerr := q.Unlock(context.WithoutCancel(ctx)); uerr != nil {
+		if err != nil {
+			return nil, l.failed(ctx, id, err)
+		}
+		g, err := l.takeLegacy(ctx, id, q, try)
+		if err == nil {
+			h := newHandle(l, q, g)
+			l.life.Track(h)
+			return h, nil
+		}
+		if uerr := q.Unlock(context.WithoutCancel(ctx)); uerr != nil && !errors.Is(uerr, lockstep.ErrLost) {
 			err = errors.Join(err, uerr)
 		}
-		return nil, fmt.Errorf("combined: %w", err)
+		if try || !errors.Is(err, errQueueLost) || ctx.Err() != nil {
+			return nil, l.failed(ctx, id, err)
+		}
 	}
-	return newHandle(q, g), nil
 }
 
-// Close closes both lockers, releasing what they hold.
+// takeLegacy takes the legacy lock while holding queue lock q. Only the
+// queue's head may contend on the legacy tables (DESIGN §4.5), so the
+// attempt ends with errQueueLost, holding nothing, as soon as q is lost — a
+// waiter that kept contending after losing its place would compete with the
+// legacy algorithm's unfairness and starve.
+func (l *Locker) takeLegacy(ctx context.Context, id string, q lockstep.Lock, try bool) (lockstep.Lock, error) {
+	lctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case <-q.Lost():
+			cancel(errQueueLost)
+		case <-stop:
+		}
+	})
+	var g lockstep.Lock
+	var err error
+	if try {
+		g, err = l.legacy.TryLock(lctx, id)
+	} else {
+		g, err = l.legacy.Lock(lctx, id)
+	}
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		if errors.Is(context.Cause(lctx), errQueueLost) && ctx.Err() == nil {
+			return nil, errQueueLost
+		}
+		return nil, err
+	}
+	select {
+	case <-q.Lost(): // lost while the legacy lock was being taken: checks the deadline too
+		_ = g.Unlock(context.WithoutCancel(ctx))
+		return nil, errQueueLost
+	default:
+	}
+	return g, nil
+}
+
+// failed wraps the error of an acquisition, as lockstep.ErrClosed if Close
+// ended it.
+func (l *Locker) failed(ctx context.Context, id string, err error) error {
+	if lifecycle.ClosedBy(ctx) {
+		return fmt.Errorf("combined: %q: %w", id, lockstep.ErrClosed)
+	}
+	return fmt.Errorf("combined: %w", err)
+}
+
+// Close makes further calls fail with lockstep.ErrClosed, ends the waits in
+// flight, releases every combined lock still held (legacy, then queue) and
+// waits for their goroutines, then closes both lockers.
 func (l *Locker) Close(ctx context.Context) error {
 	var result *multierror.Error
+	if err := l.life.Close(ctx); err != nil {
+		result = multierror.Append(result, err)
+	}
 	if err := l.legacy.Close(ctx); err != nil {
 		result = multierror.Append(result, err)
 	}
@@ -96,16 +168,18 @@ func (l *Locker) Close(ctx context.Context) error {
 
 // handle holds both locks. Safe for concurrent use.
 type handle struct {
+	l             *Locker
 	queue, legacy lockstep.Lock
 	lost          chan struct{}
+	lostOnce      sync.Once
 	stop          chan struct{}
 	wg            sync.WaitGroup
 	once          sync.Once
 	unlockErr     error
 }
 
-func newHandle(q, g lockstep.Lock) *handle {
-	h := &handle{queue: q, legacy: g, lost: make(chan struct{}), stop: make(chan struct{})}
+func newHandle(l *Locker, q, g lockstep.Lock) *handle {
+	h := &handle{l: l, queue: q, legacy: g, lost: make(chan struct{}), stop: make(chan struct{})}
 	h.wg.Add(1)
 	go func() { // merges the two loss signals; ends on loss or Unlock
 		defer h.wg.Done()
@@ -115,15 +189,32 @@ func newHandle(q, g lockstep.Lock) *handle {
 		case <-h.stop:
 			return
 		}
-		close(h.lost)
+		h.markLost()
 	}()
 	return h
 }
 
-func (h *handle) ID() string            { return h.queue.ID() }
-func (h *handle) Owner() string         { return h.queue.Owner() }
-func (h *handle) Mode() lockstep.Mode   { return lockstep.Combined }
-func (h *handle) Lost() <-chan struct{} { return h.lost }
+func (h *handle) markLost() { h.lostOnce.Do(func() { close(h.lost) }) }
+
+func (h *handle) ID() string          { return h.queue.ID() }
+func (h *handle) Owner() string       { return h.queue.Owner() }
+func (h *handle) Mode() lockstep.Mode { return lockstep.Combined }
+
+// Lost is closed once either lease is lost. It asks both leases, whose Lost
+// checks its own deadline, so that a caller looking at Lost before working
+// never works past either lease, even before any goroutine has noticed the
+// loss (after a pause, or when the queue lease ran out while the legacy lock
+// was being taken).
+func (h *handle) Lost() <-chan struct{} {
+	select {
+	case <-h.queue.Lost():
+		h.markLost()
+	case <-h.legacy.Lost():
+		h.markLost()
+	default:
+	}
+	return h.lost
+}
 
 // LegacyOwner is the owner id written in the legacy tables.
 func (h *handle) LegacyOwner() string { return h.legacy.Owner() }
@@ -142,6 +233,7 @@ func (h *handle) Unlock(ctx context.Context) error {
 		}
 		close(h.stop)
 		h.wg.Wait()
+		h.l.life.Untrack(h)
 		h.unlockErr = result.ErrorOrNil()
 	})
 	return h.unlockErr

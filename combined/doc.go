@@ -17,9 +17,12 @@
 // Legacy processes take only the legacy lock and new ones only the queue
 // lock, so no cycle of waits exists. Only the head of the queue ever contends
 // on the legacy tables, so combined processes do not add to the legacy
-// algorithm's unfairness among themselves.
+// algorithm's unfairness among themselves: a waiter whose queue lock is lost
+// while it waits for the legacy lock stops contending there and starts again
+// from the queue.
 //
-// Losing either lease is losing the lock: Lost() closes when either does.
+// Losing either lease is losing the lock: Lost() closes when either does,
+// and checks both leases' deadlines itself whenever it is looked at.
 // Releasing aggregates the errors of both releases (go-multierror).
 //
 // This package composes queuelock and shadowlock and depends on no driver.

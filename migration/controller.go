@@ -128,15 +128,16 @@ func (c *Controller) Get(ctx context.Context) (Phase, error) {
 	return pc.phase, err
 }
 
-// Set moves the phase one step towards target, or does nothing if it is
-// already there. It writes the intent "pending:<from>-><to>" first, then
-// reads the census: if no live process uses a mode the target forbids, it
-// commits the target; otherwise it keeps the intent for up to Drain waiting
-// for them, then reverts to the old phase and returns a *MoveError naming
-// them. A move that skips combined, or another move pending towards a
-// different target, is refused the same way without writing anything. A
-// target that is not a valid mode returns an error wrapping
-// lockstep.ErrInvalidMode.
+// Set moves the phase one step towards target. It writes the intent
+// "pending:<from>-><to>" first, then reads the census: if no live process
+// uses a mode the target forbids, it commits the target; otherwise it keeps
+// the intent for up to Drain waiting for them, then reverts to the old phase
+// and returns a *MoveError naming them. If the phase is already target, Set
+// rewrites it, so that no earlier write of this Controller whose outcome was
+// unknown can override it later. A move that skips combined, or another move
+// pending towards a different target, is refused the same way without
+// writing anything. A target that is not a valid mode returns an error
+// wrapping lockstep.ErrInvalidMode.
 //
 // ctx bounds the whole move; when it ends (or a store request fails) Set
 // reverts the intent with a context.WithoutCancel(ctx) and returns the error.
@@ -161,7 +162,14 @@ func (c *Controller) Set(ctx context.Context, target lockstep.Mode) error {
 	case cur.Pending() && target != cur.Target:
 		return &MoveError{From: from, To: target, Reason: fmt.Sprintf("the move in progress (%v) must be finished or reverted first", cur)}
 	case !cur.Pending() && target == from:
-		return nil
+		// Already there as far as this read shows. But an intent of an
+		// earlier Set of this Controller whose outcome was unknown (a
+		// timeout) may carry a later timestamp than the phase read here
+		// and surface later, leaving the phase pending after this call
+		// reported success. Rewriting the phase with a fresh timestamp,
+		// above all this Controller wrote, makes the answer stick.
+		_, err := c.write(ctx, Phase{Mode: target}, last)
+		return err
 	case !adjacent(from, target):
 		return &MoveError{From: from, To: target, Reason: "phases move one step at a time (legacy <-> combined <-> new)"}
 	}

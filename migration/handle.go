@@ -13,13 +13,15 @@ import (
 // lost or when the census heartbeat epoch it was taken in ends (the
 // Controller might no longer see this process). Safe for concurrent use.
 type handle struct {
-	inner lockstep.Lock
-	l     *Locker
-	lost  chan struct{}
-	stop  chan struct{}
-	wg    sync.WaitGroup
-	once  sync.Once
-	err   error
+	inner    lockstep.Lock
+	l        *Locker
+	t        ticket // the census epoch the lock was taken in
+	lost     chan struct{}
+	lostOnce sync.Once
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	once     sync.Once
+	err      error
 }
 
 var _ lockstep.Lock = (*handle)(nil)
@@ -27,7 +29,7 @@ var _ lockstep.Lock = (*handle)(nil)
 // track wraps inner, registers it for Close, and starts the goroutine that
 // merges the two loss signals; Unlock ends it.
 func (l *Locker) track(inner lockstep.Lock, t ticket) *handle {
-	h := &handle{inner: inner, l: l, lost: make(chan struct{}), stop: make(chan struct{})}
+	h := &handle{inner: inner, l: l, t: t, lost: make(chan struct{}), stop: make(chan struct{})}
 	l.mu.Lock()
 	l.held[h] = struct{}{}
 	l.mu.Unlock()
@@ -40,15 +42,35 @@ func (l *Locker) track(inner lockstep.Lock, t ticket) *handle {
 		case <-h.stop:
 			return
 		}
-		close(h.lost)
+		h.markLost()
 	}()
 	return h
 }
 
-func (h *handle) ID() string            { return h.inner.ID() }
-func (h *handle) Owner() string         { return h.inner.Owner() }
-func (h *handle) Mode() lockstep.Mode   { return h.inner.Mode() }
-func (h *handle) Lost() <-chan struct{} { return h.lost }
+func (h *handle) markLost() { h.lostOnce.Do(func() { close(h.lost) }) }
+
+func (h *handle) ID() string          { return h.inner.ID() }
+func (h *handle) Owner() string       { return h.inner.Owner() }
+func (h *handle) Mode() lockstep.Mode { return h.inner.Mode() }
+
+// Lost is closed once the algorithm's lease is lost or the census epoch the
+// lock was taken in ends. It checks both deadlines itself (the algorithm's
+// Lost checks its own; the census one is TTL/2 after the last successful
+// heartbeat), so a caller looking at Lost before working never works past
+// either, even before the goroutines watching them have run.
+func (h *handle) Lost() <-chan struct{} {
+	select {
+	case <-h.inner.Lost():
+		h.markLost()
+	case <-h.t.end:
+		h.markLost()
+	default:
+		if ok, _ := h.l.hb.trusted(h.t, false); !ok {
+			h.markLost()
+		}
+	}
+	return h.lost
+}
 
 // Unlock releases the algorithm's lock (see lockstep.Lock), then stops
 // counting it in the census. After a loss of either kind it returns an error

@@ -302,9 +302,16 @@ func (h *heartbeat) idle(ctx context.Context, delay time.Duration) error {
 			wake()
 			return ctx.Err()
 		}
-		_ = h.clock.Sleep(sctx, time.Duration(until-now)*time.Microsecond)
+		err := h.clock.Sleep(sctx, time.Duration(until-now)*time.Microsecond)
+		woken := sctx.Err() != nil
 		wake()
 		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err != nil && !woken {
+			// The clock failed to sleep on its own (a simulator's crashed
+			// process): stop, as every other loop of the library does,
+			// rather than spin.
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	combinedlock "github.com/lockstep-go/lockstep/combined"
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
@@ -53,6 +54,20 @@ var (
 		}
 		return l, l.Close, nil
 	}}
+	// combined takes the queue lock, then the legacy lock (DESIGN §4.5); both
+	// halves use the process's name, as combined.Options asks.
+	combined = kind{name: "combined", mode: lockstep.Combined, new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
+		l, err := combinedlock.New(p.Store(), &combinedlock.Options{
+			Queue: &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll,
+				MaxClockSkew: maxSkew, Clock: p.Clock(), ProcessID: p.Name},
+			Legacy: &shadowlock.Options{TTL: ttl, Renew: renew, Clock: p.Clock(),
+				ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		return l, l.Close, nil
+	}}
 )
 
 // fleet is the set of modes a simulated fleet runs, one process each.
@@ -66,13 +81,24 @@ type fleet struct {
 	// (e.g. flipping a process's mode flag); it reports false when not
 	// applicable now.
 	extraFault func(*harness, sim.Chooser) bool
+	// setup, when set, prepares the cluster before any process starts (e.g.
+	// writes the fleet phase that migration.Locker processes read).
+	setup func(*sim.Sim) error
 }
 
 // fleets are the fleets the property tests check. A mixed fleet is one more
 // line, e.g. {name: "legacy+combined", kinds: []kind{legacy, combined, combined}}.
+// (The {legacy, new} fleet, which must break, is a negative control.)
 var fleets = []fleet{
 	{name: "legacy", kinds: []kind{legacy, legacy, legacy}},
 	{name: "new", kinds: []kind{queue, queue, queue}, starvationFree: true},
+	// The rollout fleets (DESIGN §4.6): combined beside either other mode.
+	{name: "legacy+combined", kinds: []kind{legacy, combined, combined}},
+	{name: "combined+new", kinds: []kind{combined, combined, queue}, starvationFree: true},
+	// Every process a migration.Locker whose flag the random phase flips
+	// between the two modes (modes_test.go), in a phase allowing both.
+	{name: "legacy+combined/switching", kinds: []kind{legacyOrCombined, legacyOrCombined, legacyOrCombined}, extraFault: switchMode, setup: phaseAt(lockstep.Combined)},
+	{name: "combined+new/switching", kinds: []kind{combinedOrNew, combinedOrNew, combinedOrNew}, starvationFree: true, extraFault: switchMode, setup: phaseAt(lockstep.New)},
 }
 
 func fleetNamed(name string) fleet {

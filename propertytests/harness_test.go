@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/model/sim"
 )
@@ -29,6 +30,7 @@ type proc struct {
 	sp     *sim.Process
 	kind   kind
 	locker lockstep.Locker
+	closer func(context.Context) error // the locker's Close
 
 	// guarded by harness.mu
 	waiting    bool
@@ -38,6 +40,8 @@ type proc struct {
 	holding    lockstep.Lock
 	acquired   int
 	lastWorked int64 // own clock
+	worked     int   // work steps done in the current holding
+	seen       int   // the shared counter as read at the first of them
 }
 
 // harness is one run: a simulation, its fleet, and the checker's records.
@@ -58,6 +62,16 @@ type harness struct {
 	lastAcq    int64 // virtual µs of the latest acquisition
 	maxBypass  int
 	acqs       int
+	byMode     [lockstep.New + 1]int // acquisitions by the mode of the lock
+	// counter is incremented non-atomically by every holding that does all
+	// its work steps: read at the first, written back at the last. With
+	// exclusion it ends equal to increments; a lost update shows a
+	// violation even where no two holders were seen valid at one instant.
+	counter, increments int
+	// switches counts flag flips by the fleet's extraFault; heldAcross the
+	// locks released while their process's flag gave another mode than the
+	// one they were taken in (the process switched while holding them).
+	switches, heldAcross int
 }
 
 // newHarness builds fleet f on a fresh simulation and starts one user
@@ -66,13 +80,18 @@ func newHarness(f fleet, v variant, traced bool) (*harness, error) {
 	h := &harness{f: f, v: v, traced: traced, lastOK: map[string]int64{}, released: map[string]bool{}}
 	h.s = sim.New(sim.Config{Cluster: model.ClusterConfig{NoReadRepair: v.noReadRepair}})
 	h.s.OnStore = h.onStore
+	if f.setup != nil {
+		if err := f.setup(h.s); err != nil {
+			return nil, err
+		}
+	}
 	for i, k := range f.kinds {
 		sp := h.s.AddProcess(fmt.Sprintf("p%d", i))
-		l, _, err := k.new(sp, 1)
+		l, closer, err := k.new(sp, 1)
 		if err != nil {
 			return nil, err
 		}
-		pr := &proc{sp: sp, kind: k, locker: l}
+		pr := &proc{sp: sp, kind: k, locker: l, closer: closer}
 		h.procs = append(h.procs, pr)
 		sp.Go(func(ctx context.Context) { h.user(ctx, pr) })
 	}
@@ -81,9 +100,20 @@ func newHarness(f fleet, v variant, traced bool) (*harness, error) {
 }
 
 // close crashes everything so the bubble can end; it reports goroutines
-// that did not run down.
+// that did not run down. Then it closes every process's locker, as an owner
+// shutting down would: goroutines that wait on in-memory signals rather than
+// on the clock or the store (the loss merges of combined and migration
+// locks) end only there. Every store request of a crashed process fails at
+// once, so closing does not go through the scheduler.
 func (h *harness) close() error {
-	if !h.s.Close() {
+	clean := h.s.Close()
+	for _, pr := range h.procs {
+		if pr.closer != nil {
+			_ = pr.closer(context.Background())
+		}
+	}
+	h.s.Settle()
+	if !clean {
 		return fmt.Errorf("simulated goroutines still blocked after every process crashed")
 	}
 	return nil
@@ -144,7 +174,11 @@ func (h *harness) acquired(pr *proc, l lockstep.Lock) {
 	h.event("%s acquired as %s", pr.sp.Name, l.Owner())
 	pr.waiting, pr.holding = false, l
 	pr.acquired++
+	pr.worked = 0
 	h.acqs++
+	if m := l.Mode(); m.Valid() {
+		h.byMode[m]++
+	}
 	h.lastAcq = h.s.Now()
 	if pr.quietWait && pr.bypass > h.maxBypass {
 		h.maxBypass = pr.bypass
@@ -162,6 +196,14 @@ func (h *harness) work(pr *proc, l lockstep.Lock) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	pr.lastWorked = pr.sp.Now()
+	pr.worked++
+	switch pr.worked {
+	case 1:
+		pr.seen = h.counter
+	case workSteps:
+		h.counter = pr.seen + 1
+		h.increments++
+	}
 	if !h.v.noLeaseCheck && !h.validLocked(pr, l) {
 		h.violate("lease: %s works as %s at own time %d, but its last acknowledged write was sent at %d: lease expired (TTL/2 = %v) without Lost()",
 			pr.sp.Name, l.Owner(), pr.sp.Now(), h.lastOK[l.Owner()], ttl/2)
@@ -171,6 +213,9 @@ func (h *harness) work(pr *proc, l lockstep.Lock) {
 func (h *harness) releasing(pr *proc) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if f, ok := pr.locker.(interface{ flagMode() lockstep.Mode }); ok && pr.holding != nil && f.flagMode() != pr.holding.Mode() {
+		h.heldAcross++
+	}
 	pr.holding = nil
 }
 
@@ -220,6 +265,22 @@ func ownerOf(col string) string {
 
 const floorColumn = "!floor" // queuelock's shared, monotone read floor
 
+// ownsColumn reports whether process proc may write or delete column col of
+// table: the cells of its own acquisitions ("<proc>.<n>", or
+// "<proc>:<algorithm>.<n>" from the three lockers of a migration.Locker), its
+// own census entry (column "<proc>"), and — for the phase controller only —
+// the phase cell.
+func ownsColumn(proc, table, col string) bool {
+	switch table {
+	case migration.DefaultCensusTable:
+		return col == proc
+	case migration.DefaultPhaseTable:
+		return proc == controllerName
+	}
+	owner := ownerOf(col)
+	return strings.HasPrefix(owner, proc+".") || strings.HasPrefix(owner, proc+":")
+}
+
 // onStore checks property 2 — a request only writes or deletes cells of the
 // requester's own acquisitions, and never those of an acquisition already
 // released — and records acknowledged writes for lease validity.
@@ -243,7 +304,7 @@ func (h *harness) onStore(e sim.StoreEvent) {
 			owner := ownerOf(c)
 			switch {
 			case c == floorColumn:
-			case !strings.HasPrefix(owner, y.Proc.Name+"."):
+			case !ownsColumn(y.Proc.Name, y.Table, c):
 				h.violate("ownership: %v touches another process's cell %q", y, c)
 			case y.Kind == sim.Put && h.released[owner]:
 				h.violate("ownership: %v rewrites a cell of %s, released before", y, owner)

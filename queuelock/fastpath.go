@@ -113,9 +113,6 @@ func (a *attempt) fastClaim(ctx context.Context) (v view, ok bool, since int64, 
 		return view{}, false, 0, err
 	}
 	a.keepPlace(since)
-	if a.bugs.SkipOwnerReread {
-		return view{oldest: -1}, true, since, nil
-	}
 	if v, err = l.read(ctx, a.id, &a.requests); err != nil {
 		return view{}, false, 0, err
 	}
