@@ -1,14 +1,28 @@
-// Command lockbench runs the lock benchmarks. With no arguments it runs seed
-// 000's experiment (§6, tables 1–2) on the embedded backend: P = 1, 3 and 5
-// processes each take one lock id K times with the legacy and the new
-// algorithm, and it prints the mean and maximum acquisition wait. With
-// -scenario rollout it runs a fleet through every migration phase instead
-// (legacy, combined, new and back, driven by migration.Controller) and prints
-// per phase the acquisitions, waits and double grants (which must be 0).
+// Command lockbench runs the lock benchmarks of issue 6.
 //
-// The embedded backend is the in-memory Cassandra model with a latency per
-// request, on virtual time: the figures are a discrete-event simulation and
-// do not depend on this machine's speed or load.
+// With no arguments it runs seed 000's experiment (§6, tables 1–2) on the
+// embedded backend: P = 1, 3 and 5 processes each take one lock id K times
+// with the new, legacy and combined algorithms, and it prints the mean, p50,
+// p99 and max acquisition wait, max/mean, Jain's fairness index and the
+// sequential store requests per acquisition and release. -csv and -png
+// write the table and a plot of acquisition moments per process (the seed's
+// figures 1–2).
+//
+// Scenarios (-scenario):
+//
+//	seed        the seed's experiment (default)
+//	roundtrips  sequential store requests of one uncontended acquire + release, per mode
+//	tombstones  read cost (tombstones stepped over) at the start and the end of
+//	            100,000 sequential acquisitions of one id, floor read against a naive one
+//	peers       throughput, handoff latency and fairness on one hot id against a
+//	            Cassandra LWT lock and etcd's concurrency.Mutex (real backend only)
+//	rollout     a fleet through every migration phase (legacy, combined, new and back)
+//
+// Backends (-backend): sim, the in-memory Cassandra model with a latency per
+// request on virtual time (a discrete-event simulation whose figures do not
+// depend on this machine's speed or load); and cassandra (-hosts), a real
+// cluster, where every process of a run is a separate OS process: lockbench
+// re-executes itself with the hidden -worker flag.
 package main
 
 import (
@@ -18,8 +32,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/lockstep-go/lockstep"
 )
 
 func main() {
@@ -29,66 +41,122 @@ func main() {
 	}
 }
 
-func run1(args []string) error {
-	fs := flag.NewFlagSet("lockbench", flag.ContinueOnError)
-	var (
-		procs   = fs.String("processes", "1,3,5", "comma-separated process counts")
-		k       = fs.Int("k", 1000, "acquisitions per process (the seed used 5000)")
-		hold    = fs.Duration("hold", time.Millisecond, "time each acquisition holds the lock")
-		minLat  = fs.Duration("min-latency", 500*time.Microsecond, "least simulated latency of a store request")
-		maxLat  = fs.Duration("max-latency", 2*time.Millisecond, "most simulated latency of a store request")
-		modes   = fs.String("algorithms", "new,legacy", "comma-separated algorithms: legacy, new")
-		seed    = fs.Uint64("seed", 1, "random seed of the simulation")
-		backend = fs.String("backend", "sim", "backend: sim (embedded model on virtual time)")
+// options are the command's flags.
+type options struct {
+	fs         *flag.FlagSet
+	scenario   string
+	backend    string
+	procs      string
+	k          int
+	hold       time.Duration
+	poll       time.Duration
+	minLat     time.Duration
+	maxLat     time.Duration
+	algorithms string
+	seed       uint64
+	csvPath    string
+	pngPath    string
+	phaseHold  time.Duration
+	n          int
+	period     time.Duration
+	duration   time.Duration
+	real       realOptions
+	worker     string
+}
 
-		scenario  = fs.String("scenario", "seed", "scenario: seed (seed 000 §6 tables) or rollout (a fleet through every migration phase)")
-		phaseHold = fs.Duration("phase-hold", 20*time.Second, "rollout: virtual time each phase is held")
-	)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *backend != "sim" {
-		return fmt.Errorf("backend %q is not available yet (only sim)", *backend)
-	}
-	switch *scenario {
-	case "seed":
-	case "rollout":
-		return runRolloutCommand(fs, *procs, *hold, *minLat, *maxLat, *seed, *phaseHold)
-	default:
-		return fmt.Errorf("unknown scenario %q (want seed or rollout)", *scenario)
-	}
-	cfg := seedConfig{k: *k, hold: *hold, minLatency: *minLat, maxLatency: *maxLat, seed: *seed}
-	if cfg.k <= 0 {
-		return fmt.Errorf("-k must be positive, got %d", cfg.k)
-	}
-	if cfg.minLatency < 0 || cfg.maxLatency < cfg.minLatency {
-		return fmt.Errorf("latency bounds %v..%v are invalid", cfg.minLatency, cfg.maxLatency)
-	}
-	for _, s := range strings.Split(*procs, ",") {
+// given reports whether flag name was set on the command line.
+func (o *options) given(name string) bool {
+	found := false
+	o.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// processCounts parses -processes.
+func (o *options) processCounts() ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(o.procs, ",") {
 		p, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || p <= 0 {
-			return fmt.Errorf("bad process count %q", s)
+			return nil, fmt.Errorf("bad process count %q", s)
 		}
-		cfg.processes = append(cfg.processes, p)
+		out = append(out, p)
 	}
-	for _, s := range strings.Split(*modes, ",") {
-		m, err := lockstep.ParseMode(s)
-		if err != nil {
-			return err
-		}
-		if m == lockstep.Combined {
-			return fmt.Errorf("the combined algorithm is not benchmarked yet")
-		}
-		cfg.algorithms = append(cfg.algorithms, m)
+	return out, nil
+}
+
+func parseFlags(args []string) (*options, error) {
+	fs := flag.NewFlagSet("lockbench", flag.ContinueOnError)
+	o := &options{fs: fs}
+	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers or rollout")
+	fs.StringVar(&o.backend, "backend", "sim", "backend: sim (embedded model on virtual time) or cassandra (-hosts)")
+	fs.StringVar(&o.procs, "processes", "1,3,5", "comma-separated process counts")
+	fs.IntVar(&o.k, "k", 1000, "seed: acquisitions per process (the seed used 5000)")
+	fs.DurationVar(&o.hold, "hold", time.Millisecond, "time each acquisition holds the lock")
+	fs.DurationVar(&o.poll, "poll", 10*time.Millisecond, "re-read interval of waiters (queue lock, LWT baseline)")
+	fs.DurationVar(&o.minLat, "min-latency", 500*time.Microsecond, "sim: least simulated latency of a store request")
+	fs.DurationVar(&o.maxLat, "max-latency", 2*time.Millisecond, "sim: most simulated latency of a store request")
+	fs.StringVar(&o.algorithms, "algorithms", "", "comma-separated algorithms (default: new,legacy,combined; peers: new,legacy,lwt,etcd)")
+	fs.Uint64Var(&o.seed, "seed", 1, "sim: random seed of the simulation")
+	fs.StringVar(&o.csvPath, "csv", "", "seed: also write the table as CSV to this file")
+	fs.StringVar(&o.pngPath, "png", "", "seed: also plot acquisition moments per process (the seed's figures 1–2) to this PNG file")
+	fs.DurationVar(&o.phaseHold, "phase-hold", 20*time.Second, "rollout: virtual time each phase is held")
+	fs.IntVar(&o.n, "n", 100000, "tombstones: sequential acquisitions of one id")
+	fs.DurationVar(&o.period, "period", 5*time.Millisecond, "tombstones (sim): virtual time from one acquisition to the next")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "peers: how long each contender count runs")
+	fs.StringVar(&o.real.hosts, "hosts", "", "cassandra: comma-separated contact points")
+	fs.StringVar(&o.real.keyspace, "keyspace", "lockbench", "cassandra: keyspace the bench creates and uses")
+	fs.IntVar(&o.real.replication, "replication", 1, "cassandra: replication factor of the bench keyspace")
+	fs.StringVar(&o.real.etcd, "etcd", "127.0.0.1:2379", "peers: etcd endpoints (comma-separated)")
+	fs.StringVar(&o.worker, "worker", "", "internal: run as a worker process with this JSON job")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
 	}
-	started := time.Now()
-	runs, err := runSeed(cfg)
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return o, nil
+}
+
+func run1(args []string) error {
+	o, err := parseFlags(args)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("lockbench: seed 000 §6 experiment on the embedded model (virtual time; request latency %v–%v, hold %v, seed %d)\n\n",
-		cfg.minLatency, cfg.maxLatency, cfg.hold, cfg.seed)
-	printSeedTables(os.Stdout, cfg, runs)
-	fmt.Printf("\n(simulated in %.1f s of real time)\n", time.Since(started).Seconds())
-	return nil
+	if o.worker != "" {
+		return runWorker(o.worker, os.Stdin, os.Stdout)
+	}
+	switch o.backend {
+	case "sim":
+		if o.given("hosts") {
+			return fmt.Errorf("-hosts needs -backend cassandra")
+		}
+	case "cassandra":
+		if strings.TrimSpace(o.real.hosts) == "" {
+			return fmt.Errorf("-backend cassandra needs -hosts")
+		}
+	default:
+		return fmt.Errorf("unknown backend %q (want sim or cassandra)", o.backend)
+	}
+	if o.minLat < 0 || o.maxLat < o.minLat {
+		return fmt.Errorf("latency bounds %v..%v are invalid", o.minLat, o.maxLat)
+	}
+	if o.hold < 0 || o.poll <= 0 {
+		return fmt.Errorf("-hold must not be negative and -poll must be positive, got %v and %v", o.hold, o.poll)
+	}
+	switch o.scenario {
+	case "seed":
+		return runSeedCommand(o)
+	case "roundtrips":
+		return runRoundtripsCommand(o)
+	case "tombstones":
+		return runTombstonesCommand(o)
+	case "peers":
+		return runPeersCommand(o)
+	case "rollout":
+		if o.backend != "sim" {
+			return fmt.Errorf("-scenario rollout runs on the sim backend only")
+		}
+		return runRolloutCommand(o.fs, o.procs, o.hold, o.minLat, o.maxLat, o.seed, o.phaseHold)
+	}
+	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers or rollout)", o.scenario)
 }

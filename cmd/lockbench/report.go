@@ -3,74 +3,43 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"text/tabwriter"
 	"time"
-
-	"github.com/lockstep-go/lockstep"
 )
 
-// summary is the statistics of one run.
+// summary is the statistics of one seed run.
 type summary struct {
-	n                   int
-	mean, p50, p99, max time.Duration
-	jain                float64 // Jain's fairness index of per-process mean waits
-	requests            float64 // store requests per acquisition
+	waitStats
+	// jain is Jain's fairness index of the processes' acquisition counts
+	// while all of them contended (contendedShares).
+	jain float64
+	// rtAcquire and rtRelease are the sequential store requests per Lock
+	// and per Unlock, averaged over the run.
+	rtAcquire, rtRelease float64
+	// background is the requests made outside Lock and Unlock (renewals).
+	background int64
 }
 
 func summarize(r run) summary {
-	var all []time.Duration
-	var means []float64
-	for _, w := range r.waits {
-		all = append(all, w...)
-		var sum time.Duration
-		for _, d := range w {
-			sum += d
-		}
-		if len(w) > 0 {
-			means = append(means, float64(sum)/float64(len(w)))
-		}
+	s := summary{waitStats: summarizeWaits(r.waits()), jain: jain(contendedShares(r.moments()))}
+	req := r.requests()
+	if s.n > 0 {
+		s.rtAcquire = float64(req.Acquire) / float64(s.n)
+		s.rtRelease = float64(req.Release) / float64(s.n)
 	}
-	s := summary{n: len(all)}
-	if len(all) == 0 {
-		return s
-	}
-	slices.Sort(all)
-	var sum time.Duration
-	for _, d := range all {
-		sum += d
-	}
-	s.mean = sum / time.Duration(len(all))
-	s.p50 = all[len(all)/2]
-	s.p99 = all[min(len(all)-1, len(all)*99/100)]
-	s.max = all[len(all)-1]
-	s.jain = jain(means)
-	s.requests = float64(r.requests) / float64(len(all))
+	s.background = req.Background
 	return s
-}
-
-// jain is Jain's fairness index (Σx)²/(n·Σx²): 1 when all equal, 1/n when
-// one takes everything.
-func jain(xs []float64) float64 {
-	var sum, sq float64
-	for _, x := range xs {
-		sum += x
-		sq += x * x
-	}
-	if sq == 0 {
-		return 1
-	}
-	return sum * sum / (float64(len(xs)) * sq)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
 
 // printSeedTables prints the seed's tables 1 and 2 (mean and max wait per
-// process count and algorithm), then the details of every run.
-func printSeedTables(w io.Writer, cfg seedConfig, runs []run) {
-	get := func(mode lockstep.Mode, p int) (summary, bool) {
+// process count and algorithm), then the details of every run. clock names
+// the time the runs' durations are measured in ("virtual" or "wall").
+func printSeedTables(w io.Writer, cfg seedConfig, runs []run, clock string) {
+	get := func(a algorithm, p int) (summary, bool) {
 		for _, r := range runs {
-			if r.mode == mode && r.processes == p {
+			if r.algorithm == a && r.processes == p {
 				return summarize(r), true
 			}
 		}
@@ -86,14 +55,14 @@ func printSeedTables(w io.Writer, cfg seedConfig, runs []run) {
 		fmt.Fprintf(w, "%s (%d acquisitions per process)\n", table.title, cfg.k)
 		tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', tabwriter.AlignRight)
 		fmt.Fprint(tw, "processes\t")
-		for _, m := range cfg.algorithms {
-			fmt.Fprintf(tw, "%v\t", m)
+		for _, a := range cfg.algorithms {
+			fmt.Fprintf(tw, "%s\t", a)
 		}
 		fmt.Fprintln(tw)
 		for _, p := range cfg.processes {
 			fmt.Fprintf(tw, "%d\t", p)
-			for _, m := range cfg.algorithms {
-				if s, ok := get(m, p); ok {
+			for _, a := range cfg.algorithms {
+				if s, ok := get(a, p); ok {
 					fmt.Fprintf(tw, "%s\t", ms(table.pick(s)))
 				}
 			}
@@ -104,15 +73,14 @@ func printSeedTables(w io.Writer, cfg seedConfig, runs []run) {
 	}
 	fmt.Fprintln(w, "Details")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "algorithm\tprocesses\tacquisitions\tmean\tp50\tp99\tmax\tmax/mean\tJain\trequests/acq\tvirtual time\t")
+	fmt.Fprintf(tw, "algorithm\tprocesses\tacquisitions\tmean\tp50\tp99\tmax\tmax/mean\tJain\tRT/acquire\tRT/release\trenewals\t%s time\t\n", clock)
 	for _, r := range runs {
 		s := summarize(r)
-		ratio := 0.0
-		if s.mean > 0 {
-			ratio = float64(s.max) / float64(s.mean)
-		}
-		fmt.Fprintf(tw, "%v\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f\t%.3f\t%.1f\t%.1f s\t\n", r.mode, r.processes, s.n,
-			ms(s.mean), ms(s.p50), ms(s.p99), ms(s.max), ratio, s.jain, s.requests, r.elapsed.Seconds())
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f\t%.3f\t%.1f\t%.1f\t%d\t%.1f s\t\n", r.algorithm, r.processes, s.n,
+			ms(s.mean), ms(s.p50), ms(s.p99), ms(s.max), s.ratio(), s.jain, s.rtAcquire, s.rtRelease, s.background, r.elapsed.Seconds())
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "\nJain: fairness of the processes' shares of the lock while all contended (1 = equal, 1/n = one took all);")
+	fmt.Fprintln(w, "RT/acquire, RT/release: sequential store requests per Lock and per Unlock (counted on the caller's path);")
+	fmt.Fprintln(w, "renewals: store requests outside Lock and Unlock (lease renewals of holders and waiters), whole run.")
 }

@@ -59,8 +59,7 @@ type rolloutResult struct {
 
 // rollout holds the shared state of a run. mu guards everything below it.
 type rollout struct {
-	clk    *model.ManualClock
-	merges atomic.Int64 // goroutines of held locks waiting on loss signals
+	clk *model.ManualClock
 
 	mu      sync.Mutex
 	phase   *phaseStats
@@ -112,7 +111,7 @@ func runRollout(cfg rolloutConfig) (rolloutResult, error) {
 	var errOnce sync.Once
 	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
 	start := clk.Now()
-	runVirtualSettled(clk, func() int { return int(r.merges.Load()) }, func() {
+	runVirtual(clk, func() {
 		ctx := context.Background()
 		var stop atomic.Bool
 		var wg sync.WaitGroup
@@ -138,16 +137,8 @@ func runRollout(cfg rolloutConfig) (rolloutResult, error) {
 						fail(err)
 						return
 					}
-					// A held lock has one goroutine merging its loss signals,
-					// and a combined one a second inside (package combined).
-					merges := int64(1)
-					if h.Mode() == lockstep.Combined {
-						merges = 2
-					}
-					r.merges.Add(merges)
 					r.increment(ctx, cfg.hold, h.Mode(), time.Duration(clk.Now()-t0)*time.Microsecond)
 					err = h.Unlock(ctx)
-					r.merges.Add(-merges)
 					if err != nil {
 						fail(err)
 						return
@@ -155,8 +146,7 @@ func runRollout(cfg rolloutConfig) (rolloutResult, error) {
 				}
 			})
 		}
-		// The root only waits (runVirtualSettled counts it as such); the
-		// phases are driven from a goroutine of their own.
+		// The phases are driven from a goroutine of their own.
 		wg.Go(func() {
 			defer stop.Store(true)
 			cs, err := faulty(1 << 32)

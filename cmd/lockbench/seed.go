@@ -7,40 +7,71 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/model"
-	"github.com/lockstep-go/lockstep/queuelock"
-	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
 // seedConfig is the experiment of seed 000 §6: P processes each take one lock
-// id K times; the wait of each acquisition is measured.
+// id K times, holding it for hold; the wait of each acquisition is measured.
 type seedConfig struct {
 	processes  []int
 	k          int
 	hold       time.Duration
-	minLatency time.Duration
+	poll       time.Duration // the queue lock's re-read interval
+	minLatency time.Duration // simulated request latency (sim backend)
 	maxLatency time.Duration
-	algorithms []lockstep.Mode
+	algorithms []algorithm
 	seed       uint64
 }
 
-// run is one cell of the tables: one algorithm with p processes.
+// seedLockID is the one lock id every process of a seed run takes.
+const seedLockID = "seed"
+
+// run is one cell of the seed tables: one algorithm with p processes.
 type run struct {
-	mode      lockstep.Mode
+	algorithm algorithm
 	processes int
-	waits     [][]time.Duration // per process, in acquisition order
-	requests  int               // store requests of all acquisitions
-	elapsed   time.Duration     // virtual time of the whole run
+	procs     []procResult  // per process
+	elapsed   time.Duration // from the common start to the last release
 }
 
-func runSeed(cfg seedConfig) ([]run, error) {
+// waits returns the acquisition waits per process.
+func (r run) waits() [][]time.Duration {
+	out := make([][]time.Duration, len(r.procs))
+	for i, p := range r.procs {
+		out[i] = p.Waits
+	}
+	return out
+}
+
+// moments returns when each acquisition completed, per process.
+func (r run) moments() [][]time.Duration {
+	out := make([][]time.Duration, len(r.procs))
+	for i, p := range r.procs {
+		out[i] = p.At
+	}
+	return out
+}
+
+// requests sums the request counts of every process.
+func (r run) requests() requestCounts {
+	var c requestCounts
+	for _, p := range r.procs {
+		c.Acquire += p.Requests.Acquire
+		c.Release += p.Requests.Release
+		c.Background += p.Requests.Background
+	}
+	return c
+}
+
+// runSimSeed runs every (algorithm, process count) of cfg on the embedded
+// model, one after another.
+func runSimSeed(cfg seedConfig) ([]run, error) {
 	var out []run
-	for _, mode := range cfg.algorithms {
+	for _, a := range cfg.algorithms {
 		for _, p := range cfg.processes {
-			r, err := runOne(cfg, mode, p)
+			r, err := runSimOne(cfg, a, p)
 			if err != nil {
-				return nil, fmt.Errorf("%v with %d processes: %w", mode, p, err)
+				return nil, fmt.Errorf("%s with %d processes: %w", a, p, err)
 			}
 			out = append(out, r)
 		}
@@ -48,34 +79,11 @@ func runSeed(cfg seedConfig) ([]run, error) {
 	return out, nil
 }
 
-// counter sums store requests reported by acquisitions.
-type counter struct {
-	lockstep.NopObserver
-	mu       sync.Mutex
-	requests int
-}
-
-func (c *counter) ObserveAcquire(_ context.Context, e lockstep.AcquireEvent) {
-	c.mu.Lock()
-	c.requests += e.Requests
-	c.mu.Unlock()
-}
-
-func newLocker(mode lockstep.Mode, s lockstep.Store, clk lockstep.Clock, i int, seed uint64, obs lockstep.Observer) (interface {
-	lockstep.Locker
-	Close(context.Context) error
-}, error) {
-	id := fmt.Sprintf("p%d", i)
-	switch mode {
-	case lockstep.Legacy:
-		return shadowlock.New(s, &shadowlock.Options{Clock: clk, ProcessID: id, Observer: obs, Rand: rand.New(rand.NewPCG(seed, uint64(i)))})
-	case lockstep.New:
-		return queuelock.New(s, &queuelock.Options{Clock: clk, ProcessID: id, Observer: obs, Poll: 10 * time.Millisecond})
-	}
-	return nil, fmt.Errorf("mode %v is not benchmarked yet", mode)
-}
-
-func runOne(cfg seedConfig, mode lockstep.Mode, p int) (run, error) {
+// runSimOne runs p processes of algorithm a on one model store with a
+// latency per request, on virtual time (runVirtual). Each process has
+// its own locker, as separate OS processes would; they share the store and
+// its latency stream.
+func runSimOne(cfg seedConfig, a algorithm, p int) (run, error) {
 	clk := model.NewManualClock(0)
 	store, err := model.NewFaulty(model.New(clk), model.FaultConfig{
 		MinLatency: cfg.minLatency, MaxLatency: cfg.maxLatency, Clock: clk,
@@ -84,52 +92,43 @@ func runOne(cfg seedConfig, mode lockstep.Mode, p int) (run, error) {
 	if err != nil {
 		return run{}, err
 	}
-	r := run{mode: mode, processes: p, waits: make([][]time.Duration, p)}
-	obs := &counter{}
-	var firstErr error
-	var errOnce sync.Once
+	procs := make([]contender, p)
+	for i := range p {
+		c, err := newLockstepContender(a, lockerParams{store: store, clock: clk, process: fmt.Sprintf("p%d", i),
+			poll: cfg.poll, rand: rand.New(rand.NewPCG(cfg.seed, uint64(i)))})
+		if err != nil {
+			return run{}, err
+		}
+		procs[i] = c
+	}
+	r := run{algorithm: a, processes: p, procs: make([]procResult, p)}
+	var (
+		firstErr error
+		errOnce  sync.Once
+	)
 	start := clk.Now()
 	runVirtual(clk, func() {
 		var wg sync.WaitGroup
-		// Workers start behind a gate and then sleep i+1 µs, so that they
+		// Processes start behind a gate and then sleep i+1 µs, so that they
 		// begin one at a time, in index order, once all exist: the first
 		// requests (and the latencies they draw) never race.
 		gate := make(chan struct{})
-		for i := range p {
-			l, err := newLocker(mode, store, clk, i, cfg.seed, obs)
-			if err != nil {
-				errOnce.Do(func() { firstErr = err })
-				close(gate)
-				wg.Wait()
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer l.Close(context.Background())
+		for i, c := range procs {
+			wg.Go(func() {
 				ctx := context.Background()
+				defer c.Close(ctx)
 				<-gate
 				_ = clk.Sleep(ctx, time.Duration(i+1)*time.Microsecond)
-				for range cfg.k {
-					t0 := clk.Now()
-					h, err := l.Lock(ctx, "seed")
-					if err != nil {
-						errOnce.Do(func() { firstErr = err })
-						return
-					}
-					r.waits[i] = append(r.waits[i], time.Duration(clk.Now()-t0)*time.Microsecond)
-					_ = clk.Sleep(ctx, cfg.hold)
-					if err := h.Unlock(ctx); err != nil {
-						errOnce.Do(func() { firstErr = err })
-						return
-					}
+				res, err := contend(ctx, c, clk, start, loopConfig{id: seedLockID, k: cfg.k, hold: cfg.hold})
+				r.procs[i] = res
+				if err != nil {
+					errOnce.Do(func() { firstErr = fmt.Errorf("process %d: %w", i, err) })
 				}
-			}()
+			})
 		}
 		close(gate)
 		wg.Wait()
 	})
 	r.elapsed = time.Duration(clk.Now()-start) * time.Microsecond
-	r.requests = obs.requests
 	return r, firstErr
 }

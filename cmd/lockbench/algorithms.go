@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/combined"
+	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
+)
+
+// algorithm names a lock implementation the bench runs.
+type algorithm string
+
+// The algorithms. The first three are this module's modes and run on every
+// backend; lwt and etcd are the peers a user would pick instead, and run only
+// on the real backend.
+const (
+	algoNew      algorithm = "new"
+	algoLegacy   algorithm = "legacy"
+	algoCombined algorithm = "combined"
+	algoLWT      algorithm = "lwt"
+	algoEtcd     algorithm = "etcd"
+)
+
+// lockstepAlgorithms are the algorithms of this module, in table order.
+var lockstepAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined}
+
+// realAlgorithms are every algorithm the real backend runs.
+var realAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT, algoEtcd}
+
+// joinAlgorithms is the comma-separated list of as.
+func joinAlgorithms(as []algorithm) string {
+	s := make([]string, len(as))
+	for i, a := range as {
+		s[i] = string(a)
+	}
+	return strings.Join(s, ",")
+}
+
+// parseAlgorithms parses a comma-separated list of algorithm names, keeping
+// only those in allowed.
+func parseAlgorithms(list string, allowed []algorithm) ([]algorithm, error) {
+	var out []algorithm
+	for _, s := range strings.Split(list, ",") {
+		a := algorithm(strings.ToLower(strings.TrimSpace(s)))
+		ok := false
+		for _, b := range allowed {
+			ok = ok || a == b
+		}
+		if !ok {
+			return nil, fmt.Errorf("algorithm %q is not available here (want one of %v)", s, allowed)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// contender is what the bench needs of a lock implementation: blocking
+// acquisition of one id, a handle to release it, and a Close that releases
+// whatever the implementation still holds. Every implementation the bench
+// runs — this module's lockers, the LWT baseline, etcd's Mutex — is adapted
+// to it.
+type contender interface {
+	Lock(ctx context.Context, id string) (unlocker, error)
+	Close(ctx context.Context) error
+}
+
+// unlocker is a held lock.
+type unlocker interface {
+	Unlock(ctx context.Context) error
+}
+
+// closingLocker is a lockstep.Locker with a Close, as every locker of this
+// module is.
+type closingLocker interface {
+	lockstep.Locker
+	Close(context.Context) error
+}
+
+// lockstepContender adapts a locker of this module to contender. Its store
+// is wrapped in a countingStore, so the requests of every Lock and Unlock are
+// counted through the tally in their ctx and the rest as background.
+type lockstepContender struct {
+	l     closingLocker
+	store *countingStore
+}
+
+func (c lockstepContender) Lock(ctx context.Context, id string) (unlocker, error) {
+	return c.l.Lock(ctx, id)
+}
+
+func (c lockstepContender) Close(ctx context.Context) error { return c.l.Close(ctx) }
+
+func (c lockstepContender) backgroundRequests() int64 { return c.store.background.Load() }
+
+// lockerParams are the settings one process's locker of this module gets.
+type lockerParams struct {
+	store   lockstep.Store
+	clock   lockstep.Clock // nil: the local clock
+	process string         // the process id, unique across the fleet
+	poll    time.Duration  // the queue lock's re-read interval
+	rand    *rand.Rand     // the legacy backoff's source; nil: random
+}
+
+// newLockstepContender returns a contender running algorithm a of this
+// module with p, counting its requests.
+func newLockstepContender(a algorithm, p lockerParams) (contender, error) {
+	store := &countingStore{inner: p.store}
+	queue := &queuelock.Options{Clock: p.clock, ProcessID: p.process, Poll: p.poll}
+	legacy := &shadowlock.Options{Clock: p.clock, ProcessID: p.process, Rand: p.rand}
+	var (
+		l   closingLocker
+		err error
+	)
+	switch a {
+	case algoNew:
+		l, err = queuelock.New(store, queue)
+	case algoLegacy:
+		l, err = shadowlock.New(store, legacy)
+	case algoCombined:
+		l, err = combined.New(store, &combined.Options{Queue: queue, Legacy: legacy})
+	default:
+		return nil, fmt.Errorf("%s is not an algorithm of this module", a)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s locker for process %s: %w", a, p.process, err)
+	}
+	return lockstepContender{l: l, store: store}, nil
+}

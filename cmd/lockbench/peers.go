@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"text/tabwriter"
+	"time"
+)
+
+// peerRun is one cell of the peers scenario: contenders processes of one
+// algorithm taking one hot id for a fixed duration.
+type peerRun struct {
+	algorithm  algorithm
+	contenders int
+	duration   time.Duration
+	procs      []procResult
+}
+
+// peerStats are the figures of a peer run.
+type peerStats struct {
+	acquisitions int
+	throughput   float64 // acquisitions per second
+	// handoff is, between consecutive acquisitions of the id (whoever made
+	// them), the time from the previous holder calling Unlock to the next
+	// Lock returning: what the lock adds between two critical sections.
+	handoffP50, handoffP99 time.Duration
+	jain                   float64 // of the contenders' acquisition counts
+	maxWait                time.Duration
+	// overlaps counts acquisitions that returned before the previous
+	// holder had begun to release: double grants. It must be 0.
+	overlaps int
+}
+
+// acquisition is one acquisition of a peer run, on the common time line.
+type acquisition struct{ at, released time.Duration }
+
+// summarizePeers computes peerStats. The processes share the machine's
+// clock, so their acquisitions can be put on one time line.
+func summarizePeers(r peerRun) peerStats {
+	var all []acquisition
+	counts := make([]float64, len(r.procs))
+	for i, p := range r.procs {
+		counts[i] = float64(len(p.At))
+		for k := range p.At {
+			rel := p.At[k]
+			if k < len(p.Released) {
+				rel = p.Released[k]
+			}
+			all = append(all, acquisition{at: p.At[k], released: rel})
+		}
+	}
+	slices.SortFunc(all, func(a, b acquisition) int { return int(a.at - b.at) })
+	s := peerStats{acquisitions: len(all), jain: jain(counts), maxWait: summarizeWaits(r.waits()).max}
+	if r.duration > 0 {
+		s.throughput = float64(len(all)) / r.duration.Seconds()
+	}
+	var handoffs []time.Duration
+	for i := 1; i < len(all); i++ {
+		h := all[i].at - all[i-1].released
+		if h <= 0 {
+			s.overlaps++
+			continue
+		}
+		handoffs = append(handoffs, h)
+	}
+	slices.Sort(handoffs)
+	s.handoffP50, s.handoffP99 = percentile(handoffs, 50), percentile(handoffs, 99)
+	return s
+}
+
+// waits returns the acquisition waits per process.
+func (r peerRun) waits() [][]time.Duration {
+	out := make([][]time.Duration, len(r.procs))
+	for i, p := range r.procs {
+		out[i] = p.Waits
+	}
+	return out
+}
+
+// printPeers prints, per contender count, every algorithm's figures with
+// their ratio to the new algorithm's beside them.
+func printPeers(w io.Writer, runs []peerRun) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "contenders\talgorithm\tthroughput\t×new\thandoff p50\t×new\thandoff p99\t×new\tJain\tmax wait\tacquisitions\tdouble grants\t")
+	ourStats := map[int]peerStats{} // the new algorithm's, by contenders
+	for _, r := range runs {
+		if r.algorithm == algoNew {
+			ourStats[r.contenders] = summarizePeers(r)
+		}
+	}
+	for _, r := range runs {
+		s, ours := summarizePeers(r), ourStats[r.contenders]
+		x := func(v, base float64) string {
+			if base == 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%.2f", v/base)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.0f/s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%d\t%d\t\n", r.contenders, r.algorithm,
+			s.throughput, x(s.throughput, ours.throughput),
+			ms(s.handoffP50), x(float64(s.handoffP50), float64(ours.handoffP50)),
+			ms(s.handoffP99), x(float64(s.handoffP99), float64(ours.handoffP99)),
+			s.jain, ms(s.maxWait), s.acquisitions, s.overlaps)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\n×new: the figure divided by the new algorithm's with as many contenders (throughput: higher is better;")
+	fmt.Fprintln(w, "handoff: lower is better). handoff: from the holder calling Unlock to the next Lock returning.")
+	fmt.Fprintln(w, "Jain: fairness of the contenders' acquisition counts. double grants: acquisitions returned before")
+	fmt.Fprintln(w, "the previous holder began to release (must be 0).")
+}
+
+// runPeersCommand runs -scenario peers on the real backend: for every
+// contender count, every algorithm in turn for -duration.
+func runPeersCommand(o *options) error {
+	if o.backend != "cassandra" {
+		return fmt.Errorf("-scenario peers needs -backend cassandra -hosts … (and an etcd: scripts/etcd up)")
+	}
+	if o.duration <= 0 {
+		return fmt.Errorf("-duration must be positive, got %v", o.duration)
+	}
+	counts, err := o.processCounts()
+	if err != nil {
+		return err
+	}
+	list := o.algorithms
+	if list == "" {
+		list = joinAlgorithms([]algorithm{algoNew, algoLegacy, algoLWT, algoEtcd})
+	}
+	algos, err := parseAlgorithms(list, realAlgorithms)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
+	defer cancel()
+	version, err := prepareCassandra(ctx, o.real)
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	tag := runTag()
+	var runs []peerRun
+	for _, p := range counts {
+		for _, a := range algos {
+			id := fmt.Sprintf("peers-%s-%s-%d", tag, a, p)
+			jobs := make([]workerJob, p)
+			for i := range jobs {
+				jobs[i] = o.real.job(a, fmt.Sprintf("%s-%s%d-p%d", tag, a, p, i), id, 0, o.hold, o.poll)
+			}
+			procs, err := runWorkers(jobs, o.duration)
+			if err != nil {
+				return fmt.Errorf("%s with %d contenders: %w", a, p, err)
+			}
+			runs = append(runs, peerRun{algorithm: a, contenders: p, duration: o.duration, procs: procs})
+		}
+	}
+	fmt.Printf("lockbench: one hot lock id, %v per run, hold %v, poll %v; Cassandra %s at %s, etcd at %s;\n"+
+		"every contender a separate OS process on this machine\n\n", o.duration, o.hold, o.poll, version, o.real.hosts, o.real.etcd)
+	printPeers(os.Stdout, runs)
+	fmt.Printf("\n(ran in %.1f s of real time)\n", time.Since(started).Seconds())
+	return nil
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/lockstep-go/lockstep/model"
+)
+
+// roundtripSamples is how many uncontended acquire + release pairs the
+// roundtrips scenario makes per mode after the first.
+const roundtripSamples = 20
+
+// callCount is the requests of one Lock or Unlock call, by kind.
+type callCount struct{ reads, puts, deletes int64 }
+
+func (c callCount) total() int64 { return c.reads + c.puts + c.deletes }
+
+func countOf(t *tally) callCount {
+	return callCount{reads: t.reads.Load(), puts: t.puts.Load(), deletes: t.deletes.Load()}
+}
+
+// pairCount is one uncontended acquire + release.
+type pairCount struct {
+	acquire, release callCount
+	took             time.Duration // Lock through Unlock, on the run's clock
+}
+
+func (p pairCount) total() int64 { return p.acquire.total() + p.release.total() }
+
+// roundtripResult is the roundtrips scenario's outcome for one mode.
+type roundtripResult struct {
+	algorithm algorithm
+	first     pairCount   // the first pair of a fresh process (cold caches)
+	steady    []pairCount // the pairs after it
+}
+
+// typical returns the steady pair with the median total request count.
+func (r roundtripResult) typical() pairCount {
+	s := slices.Clone(r.steady)
+	slices.SortStableFunc(s, func(a, b pairCount) int { return int(a.total() - b.total()) })
+	return s[len(s)/2]
+}
+
+// maxSteady is the largest total of the steady pairs.
+func (r roundtripResult) maxSteady() int64 {
+	var m int64
+	for _, p := range r.steady {
+		m = max(m, p.total())
+	}
+	return m
+}
+
+// measureRoundtrips makes 1+samples uncontended Lock + Unlock pairs of id
+// with a fresh process of algorithm a on store, counting the requests of
+// each call on its path (the counting wrapper of newLockstepContender, so the
+// figures come from the code that ships). between runs after each pair.
+func measureRoundtrips(ctx context.Context, a algorithm, p lockerParams, id string, samples int, between func()) (roundtripResult, error) {
+	c, err := newLockstepContender(a, p)
+	if err != nil {
+		return roundtripResult{}, err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	clk := p.clock
+	res := roundtripResult{algorithm: a}
+	for i := range 1 + samples {
+		var acq, rel tally
+		t0 := clk.Now()
+		h, err := c.Lock(withTally(ctx, &acq), id)
+		if err != nil {
+			return res, fmt.Errorf("%s: acquisition %d: %w", a, i+1, err)
+		}
+		if err := h.Unlock(withTally(ctx, &rel)); err != nil {
+			return res, fmt.Errorf("%s: release %d: %w", a, i+1, err)
+		}
+		pc := pairCount{acquire: countOf(&acq), release: countOf(&rel), took: time.Duration(clk.Now()-t0) * time.Microsecond}
+		if i == 0 {
+			res.first = pc
+		} else {
+			res.steady = append(res.steady, pc)
+		}
+		between()
+	}
+	return res, nil
+}
+
+// runSimRoundtrips measures every mode on its own fresh model store. No
+// request waits (no latency, nothing else contends), so the clock only moves
+// by the millisecond between pairs; renewals never come due.
+func runSimRoundtrips(algos []algorithm) ([]roundtripResult, error) {
+	var out []roundtripResult
+	for _, a := range algos {
+		clk := model.NewManualClock(0)
+		r, err := measureRoundtrips(context.Background(), a, lockerParams{store: model.New(clk), clock: clk, process: "p0", poll: 10 * time.Millisecond},
+			"uncontended", roundtripSamples, func() { clk.Advance(time.Millisecond) })
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// printRoundtrips prints one row per mode: the total of a steady pair (the
+// headline), its split by call and kind, the first pair and the worst steady
+// one. withTime adds the typical pair's duration (real backend).
+func printRoundtrips(w io.Writer, results []roundtripResult, withTime bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "mode\tacquire + release\tacquire\trelease\treads\tputs\tdeletes\tfirst pair\tmax steady\t"
+	if withTime {
+		head += "took (median)\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, r := range results {
+		t := r.typical()
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t", r.algorithm, t.total(), t.acquire.total(), t.release.total(),
+			t.acquire.reads+t.release.reads, t.acquire.puts+t.release.puts, t.acquire.deletes+t.release.deletes,
+			r.first.total(), r.maxSteady())
+		if withTime {
+			fmt.Fprintf(tw, "%s\t", ms(medianTook(r.steady)))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nacquire + release: sequential store requests of a steady uncontended pair (median of %d), counted on the\n", roundtripSamples)
+	fmt.Fprintln(w, "caller's path by a counting store around the shipped lock code; reads/puts/deletes split it by kind;")
+	fmt.Fprintln(w, "first pair: a fresh process's first (cold caches: the queue lock reads and raises its floor).")
+	fmt.Fprintln(w, "The seed's algorithms need 6–7; the target for new is at most 3.")
+}
+
+// medianTook is the median duration of pairs.
+func medianTook(pairs []pairCount) time.Duration {
+	ds := make([]time.Duration, len(pairs))
+	for i, p := range pairs {
+		ds[i] = p.took
+	}
+	slices.Sort(ds)
+	return percentile(ds, 50)
+}
+
+// runRoundtripsCommand runs -scenario roundtrips.
+func runRoundtripsCommand(o *options) error {
+	list := o.algorithms
+	if list == "" {
+		list = joinAlgorithms([]algorithm{algoLegacy, algoNew, algoCombined})
+	}
+	algos, err := parseAlgorithms(list, lockstepAlgorithms)
+	if err != nil {
+		return err
+	}
+	if o.backend == "cassandra" {
+		results, version, err := runRealRoundtrips(o.real, algos)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("lockbench: sequential store round trips of an uncontended acquire + release, Cassandra %s at %s\n\n", version, o.real.hosts)
+		printRoundtrips(os.Stdout, results, true)
+		return nil
+	}
+	results, err := runSimRoundtrips(algos)
+	if err != nil {
+		return err
+	}
+	fmt.Println("lockbench: sequential store round trips of an uncontended acquire + release, embedded model")
+	fmt.Println()
+	printRoundtrips(os.Stdout, results, false)
+	return nil
+}

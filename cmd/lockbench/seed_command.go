@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+// runSeedCommand runs -scenario seed on the chosen backend and writes its
+// table to stdout, and to -csv and -png if given.
+func runSeedCommand(o *options) error {
+	cfg := seedConfig{k: o.k, hold: o.hold, poll: o.poll, minLatency: o.minLat, maxLatency: o.maxLat, seed: o.seed}
+	if cfg.k <= 0 {
+		return fmt.Errorf("-k must be positive, got %d", cfg.k)
+	}
+	var err error
+	if cfg.processes, err = o.processCounts(); err != nil {
+		return err
+	}
+	allowed := lockstepAlgorithms
+	if o.backend == "cassandra" {
+		allowed = realAlgorithms
+	}
+	list := o.algorithms
+	if list == "" {
+		list = joinAlgorithms(lockstepAlgorithms)
+	}
+	if cfg.algorithms, err = parseAlgorithms(list, allowed); err != nil {
+		return err
+	}
+	started := time.Now()
+	var (
+		runs  []run
+		clock string
+	)
+	if o.backend == "sim" {
+		fmt.Printf("lockbench: seed 000 §6 experiment on the embedded model (virtual time; request latency %v–%v, hold %v, poll %v, seed %d)\n\n",
+			cfg.minLatency, cfg.maxLatency, cfg.hold, cfg.poll, cfg.seed)
+		runs, err = runSimSeed(cfg)
+		clock = "virtual"
+	} else {
+		var version string
+		runs, version, err = runRealSeed(o.real, cfg)
+		fmt.Printf("lockbench: seed 000 §6 experiment on Cassandra %s at %s (separate OS processes; wall time; hold %v, poll %v)\n\n",
+			version, o.real.hosts, cfg.hold, cfg.poll)
+		clock = "wall"
+	}
+	if err != nil {
+		return err
+	}
+	printSeedTables(os.Stdout, cfg, runs, clock)
+	if o.csvPath != "" {
+		if err := writeFile(o.csvPath, func(f *os.File) error { return writeSeedCSV(f, runs) }); err != nil {
+			return fmt.Errorf("writing -csv: %w", err)
+		}
+	}
+	if o.pngPath != "" {
+		title := fmt.Sprintf("acquisition moments per process (%s backend)", o.backend)
+		if err := writeFile(o.pngPath, func(f *os.File) error { return plotMoments(f, title, largestRuns(runs)) }); err != nil {
+			return fmt.Errorf("writing -png: %w", err)
+		}
+	}
+	fmt.Printf("\n(ran in %.1f s of real time)\n", time.Since(started).Seconds())
+	return nil
+}
+
+// largestRuns returns, per algorithm in order, the run with the most
+// processes: the panels of the plot.
+func largestRuns(runs []run) []run {
+	var out []run
+	index := map[algorithm]int{}
+	for _, r := range runs {
+		i, ok := index[r.algorithm]
+		switch {
+		case !ok:
+			index[r.algorithm] = len(out)
+			out = append(out, r)
+		case r.processes > out[i].processes:
+			out[i] = r
+		}
+	}
+	return out
+}
+
+// writeFile creates path, lets write fill it and closes it, reporting the
+// first error.
+func writeFile(path string, write func(*os.File) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}

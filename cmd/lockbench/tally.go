@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// tally counts the store requests made on one call path: the requests of
+// one Lock, or of one Unlock. The path is marked by putting the tally into
+// the ctx the caller passes to Lock or Unlock; every request the algorithm
+// makes with that ctx (or a ctx derived from it, including
+// context.WithoutCancel) is counted here. The lock algorithms make their
+// requests one after another on the calling goroutine, so the count is the
+// number of sequential round trips of the call. Requests made with another
+// ctx — lease renewals, which run on the lease's own goroutines and
+// context — are not counted in any tally (see countingStore.background).
+//
+// A tally is safe for concurrent use.
+type tally struct {
+	puts, reads, deletes atomic.Int64
+}
+
+// total is the number of requests counted.
+func (t *tally) total() int64 { return t.puts.Load() + t.reads.Load() + t.deletes.Load() }
+
+type tallyKey struct{}
+
+// withTally returns ctx carrying t: requests made with the result count in
+// t.
+func withTally(ctx context.Context, t *tally) context.Context {
+	return context.WithValue(ctx, tallyKey{}, t)
+}
+
+// tallyOf returns the tally ctx carries, or nil.
+func tallyOf(ctx context.Context) *tally {
+	t, _ := ctx.Value(tallyKey{}).(*tally)
+	return t
+}
+
+// countingStore wraps a lockstep.Store and counts every request: into the
+// tally its ctx carries, or into background when it carries none (renewals
+// of held locks and of waiting queue places). It changes nothing else: the
+// request and its result pass through untouched.
+//
+// A countingStore is safe for concurrent use if its inner store is.
+type countingStore struct {
+	inner      lockstep.Store
+	background atomic.Int64
+}
+
+var _ lockstep.Store = (*countingStore)(nil)
+
+func (s *countingStore) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
+	if t := tallyOf(ctx); t != nil {
+		t.puts.Add(1)
+	} else {
+		s.background.Add(1)
+	}
+	return s.inner.Put(ctx, table, row, cells...)
+}
+
+func (s *countingStore) Delete(ctx context.Context, table, row string, ts int64, columns ...string) error {
+	if t := tallyOf(ctx); t != nil {
+		t.deletes.Add(1)
+	} else {
+		s.background.Add(1)
+	}
+	return s.inner.Delete(ctx, table, row, ts, columns...)
+}
+
+func (s *countingStore) Read(ctx context.Context, table, row string, sl lockstep.Slice) ([]lockstep.Cell, error) {
+	if t := tallyOf(ctx); t != nil {
+		t.reads.Add(1)
+	} else {
+		s.background.Add(1)
+	}
+	return s.inner.Read(ctx, table, row, sl)
+}
