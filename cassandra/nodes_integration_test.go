@@ -4,14 +4,12 @@ package cassandra_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/cassandra"
+	"github.com/lockstep-go/lockstep/internal/clusterlock"
 )
 
 // The cluster tests (cluster_integration_test.go) stop, kill and restart
@@ -42,7 +41,7 @@ func requireCluster(t *testing.T) *clusterScript {
 	if n < 3 {
 		t.Skipf("needs a 3-node cluster (scripts/cassandra up --nodes 3, CASSANDRA_HOSTS=127.0.0.1,127.0.0.2,127.0.0.3); CASSANDRA_HOSTS lists %d host(s)", n)
 	}
-	t.Cleanup(lockClusterTests(t, true))
+	t.Cleanup(clusterlock.Take(t, true))
 	path, err := filepath.Abs(filepath.Join("..", "scripts", "cassandra"))
 	if err != nil {
 		t.Fatal(err)
@@ -140,35 +139,4 @@ func (c *clusterScript) awaitAllReplicas(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-}
-
-// lockClusterTests takes a file lock that keeps the tests that stop and kill
-// nodes apart from the other test binaries using the same cluster, since go
-// test runs packages in parallel: these tests hold it exclusively, the
-// integration tests of packages schema and cmd/lockctl hold it shared (each
-// has a copy of this function; test helpers cannot be shared across
-// packages without a package of their own). It returns the unlock.
-func lockClusterTests(t testing.TB, exclusive bool) func() {
-	t.Helper()
-	hosts := splitHosts(os.Getenv("CASSANDRA_HOSTS"))
-	slices.Sort(hosts)
-	path := filepath.Join(os.TempDir(), "lockstep-it-"+strings.Join(hosts, "_")+".lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
-	if err != nil {
-		t.Fatalf("cluster tests lock: %v", err)
-	}
-	how := syscall.LOCK_SH
-	if exclusive {
-		how = syscall.LOCK_EX
-	}
-	err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		t.Logf("waiting for %s: other tests use the cluster", path)
-		err = syscall.Flock(int(f.Fd()), how)
-	}
-	if err != nil {
-		f.Close()
-		t.Fatalf("cluster tests lock %s: %v", path, err)
-	}
-	return func() { f.Close() } // closing the file releases the lock
 }

@@ -4,19 +4,17 @@ package schema_test
 
 import (
 	"context"
-	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gocql/gocql"
 
+	"github.com/lockstep-go/lockstep/internal/clusterlock"
 	"github.com/lockstep-go/lockstep/schema"
 )
 
@@ -47,7 +45,7 @@ func itSession(t *testing.T) (*gocql.Session, int) {
 		t.Fatal("CASSANDRA_HOSTS is empty: the integration tag needs a running Cassandra " +
 			"(scripts/cassandra up, then CASSANDRA_HOSTS=127.0.0.1)")
 	}
-	clusterLock.Do(func() { clusterUnlock = lockClusterTests(t, false) }) // held until the binary exits
+	clusterLock.Do(func() { clusterUnlock = clusterlock.Take(t, false) }) // held until the binary exits
 	cluster := gocql.NewCluster(hosts...)
 	cluster.Timeout = 20 * time.Second
 	cluster.ConnectTimeout = 20 * time.Second
@@ -149,39 +147,4 @@ func TestApply_TableOverridesCreateThoseNames(t *testing.T) {
 	if _, ok := tables(t, ctx, session, ks)["my_queue"]; !ok {
 		t.Fatal("my_queue not created")
 	}
-}
-
-// lockClusterTests takes a file lock that keeps the tests that stop and kill
-// nodes (package cassandra's cluster tests, which hold it exclusively) apart
-// from this package's integration tests, which hold it shared, since go test
-// runs packages in parallel. Package cassandra's nodes_integration_test.go
-// has the same function. It returns the unlock.
-func lockClusterTests(t testing.TB, exclusive bool) func() {
-	t.Helper()
-	var hosts []string
-	for _, h := range strings.Split(os.Getenv("CASSANDRA_HOSTS"), ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			hosts = append(hosts, h)
-		}
-	}
-	slices.Sort(hosts)
-	path := filepath.Join(os.TempDir(), "lockstep-it-"+strings.Join(hosts, "_")+".lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
-	if err != nil {
-		t.Fatalf("cluster tests lock: %v", err)
-	}
-	how := syscall.LOCK_SH
-	if exclusive {
-		how = syscall.LOCK_EX
-	}
-	err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		t.Logf("waiting for %s: cluster tests stop and kill nodes", path)
-		err = syscall.Flock(int(f.Fd()), how)
-	}
-	if err != nil {
-		f.Close()
-		t.Fatalf("cluster tests lock %s: %v", path, err)
-	}
-	return func() { f.Close() } // closing the file releases the lock
 }

@@ -8,10 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +16,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/cassandra"
+	"github.com/lockstep-go/lockstep/internal/clusterlock"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"
@@ -58,7 +56,7 @@ func TestLockctl_AgainstCassandra(t *testing.T) {
 		t.Fatal("CASSANDRA_HOSTS is empty: the integration tag needs a running Cassandra " +
 			"(scripts/cassandra up, then CASSANDRA_HOSTS=127.0.0.1)")
 	}
-	defer lockClusterTests(t, false)()
+	defer clusterlock.Take(t, false)()
 	cluster := gocql.NewCluster(hosts...)
 	cluster.Timeout = 20 * time.Second
 	cluster.ConnectTimeout = 20 * time.Second
@@ -189,39 +187,4 @@ func phaseAndFleet(t *testing.T, store lockstep.Store) {
 	if out := mustLockctl(t, "phase", "get"); !strings.HasPrefix(out, "phase: new (processes may take locks in: combined, new)") {
 		t.Errorf("phase get: %q", out)
 	}
-}
-
-// lockClusterTests takes a file lock that keeps the tests that stop and kill
-// nodes (package cassandra's cluster tests, which hold it exclusively) apart
-// from this package's integration test, which holds it shared, since go test
-// runs packages in parallel. Package cassandra's nodes_integration_test.go
-// has the same function. It returns the unlock.
-func lockClusterTests(t testing.TB, exclusive bool) func() {
-	t.Helper()
-	var hosts []string
-	for _, h := range strings.Split(os.Getenv("CASSANDRA_HOSTS"), ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			hosts = append(hosts, h)
-		}
-	}
-	slices.Sort(hosts)
-	path := filepath.Join(os.TempDir(), "lockstep-it-"+strings.Join(hosts, "_")+".lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
-	if err != nil {
-		t.Fatalf("cluster tests lock: %v", err)
-	}
-	how := syscall.LOCK_SH
-	if exclusive {
-		how = syscall.LOCK_EX
-	}
-	err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		t.Logf("waiting for %s: cluster tests stop and kill nodes", path)
-		err = syscall.Flock(int(f.Fd()), how)
-	}
-	if err != nil {
-		f.Close()
-		t.Fatalf("cluster tests lock %s: %v", path, err)
-	}
-	return func() { f.Close() } // closing the file releases the lock
 }
