@@ -85,7 +85,7 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 	// The planted SkipOwnerReread defect lives in claim; the fast path's one
 	// read also checks the queue, so skipping it there would plant a
 	// different bug (bypass), not the one the control names.
-	if !a.bugs.SkipOwnerReread && a.l.fastPathOK(a.id) {
+	if !a.bugs.SkipOwnerReread && (a.l.fastPathOK(a.id) || a.bugs.IgnoreContentionHint && !a.l.cfg.noFast) {
 		v, ok, since, err := a.fastClaim(ctx)
 		switch {
 		case err != nil:

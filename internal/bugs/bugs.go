@@ -31,6 +31,11 @@ type Set struct {
 	// model checks found: a round stalled past the TTL lets its shadow cell
 	// expire under it, and a contender through.
 	NoRoundDeadline bool `json:",omitempty"`
+	// IgnoreContentionHint lets a queue-lock Lock take the fast path even on
+	// an id this process just saw contended, so an arrival whose Lock calls
+	// are cancelled one after another writes an owner cell each time and can
+	// keep failing the queue head's claims (fastpath.go).
+	IgnoreContentionHint bool `json:",omitempty"`
 }
 
 type key struct{}
