@@ -118,15 +118,14 @@ func readLockRows(ctx context.Context, s lockstep.Store, id string, mode lockste
 			return r, fmt.Errorf("reading the queue partition of %q: %w", id, err)
 		}
 		for _, c := range cells {
-			// "<20-digit µs>/<o|q>/<owner>"; the floor cell has another shape.
-			if len(c.Column) < 24 || c.Column[20] != '/' || c.Column[22] != '/' {
-				continue
-			}
-			switch owner := c.Column[23:]; c.Column[21] {
-			case 'o':
-				r.queueOwners = append(r.queueOwners, owner)
-			case 'q':
-				r.queueWaiters = append(r.queueWaiters, owner)
+			// Owner cells "~o/<process>/<incarnation>" name the owner in
+			// their value; queue cells "<20-digit µs>/q/<owner>" in their
+			// column; the floor cell has another shape.
+			switch {
+			case strings.HasPrefix(c.Column, "~o/"):
+				r.queueOwners = append(r.queueOwners, string(c.Value))
+			case len(c.Column) > 23 && c.Column[20:23] == "/q/":
+				r.queueWaiters = append(r.queueWaiters, c.Column[23:])
 			}
 		}
 	}

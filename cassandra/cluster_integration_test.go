@@ -294,7 +294,7 @@ func (r *killRig) stopContenders(t *testing.T) {
 func clusterLocker(t *testing.T, mode lockstep.Mode, store lockstep.Store, ttl time.Duration, name string, logger *slog.Logger) locktest.Locker {
 	t.Helper()
 	l, err := newModeLocker(mode, store, lockerConfig{ttl: ttl, renew: ttl / 6, clock: &clock.Local{},
-		process: fmt.Sprintf("%s-%x", name, time.Now().UnixNano()), seed: uint64(time.Now().UnixNano()), maxSkew: time.Second,
+		process: fmt.Sprintf("%s-%x", name, time.Now().UnixNano()), seed: uint64(time.Now().UnixNano()),
 		logger: logger})
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ func TestLocks(t *testing.T) {
 	}
 	t.Run("new", func(t *testing.T) {
 		locktest.Run(t, env(func(s lockstep.Store, tm locktest.Timing, _ uint64) (locktest.Locker, error) {
-			return queuelock.New(s, &queuelock.Options{TTL: tm.TTL, Renew: tm.Renew, Clock: tm.Clock, Poll: 10 * time.Millisecond, MaxClockSkew: 100 * time.Millisecond})
+			return queuelock.New(s, &queuelock.Options{TTL: tm.TTL, Renew: tm.Renew, Clock: tm.Clock, Poll: 10 * time.Millisecond})
 		}))
 	})
 	t.Run("legacy", func(t *testing.T) {
@@ -52,7 +52,7 @@ func TestLocks(t *testing.T) {
 	t.Run("combined", func(t *testing.T) {
 		locktest.Run(t, env(func(s lockstep.Store, tm locktest.Timing, seed uint64) (locktest.Locker, error) {
 			return combined.New(s, &combined.Options{
-				Queue:  &queuelock.Options{TTL: tm.TTL, Renew: tm.Renew, Clock: tm.Clock, Poll: 10 * time.Millisecond, MaxClockSkew: 100 * time.Millisecond},
+				Queue:  &queuelock.Options{TTL: tm.TTL, Renew: tm.Renew, Clock: tm.Clock, Poll: 10 * time.Millisecond},
 				Legacy: &shadowlock.Options{TTL: tm.TTL, Renew: tm.Renew, Clock: tm.Clock, Rand: rand.New(rand.NewPCG(seed, 2))},
 			})
 		}))

@@ -82,14 +82,13 @@ type lockerConfig struct {
 	clock      lockstep.Clock
 	process    string
 	seed       uint64
-	maxSkew    time.Duration // queue lock's MaxClockSkew
-	logger     *slog.Logger  // nil: discard
+	logger     *slog.Logger // nil: discard
 }
 
 // newModeLocker returns a locker of mode on s, configured as one process.
 func newModeLocker(mode lockstep.Mode, s lockstep.Store, c lockerConfig) (locktest.Locker, error) {
 	q := &queuelock.Options{TTL: c.ttl, Renew: c.renew, Clock: c.clock, ProcessID: c.process,
-		Poll: 25 * time.Millisecond, MaxClockSkew: c.maxSkew, Logger: c.logger}
+		Poll: 25 * time.Millisecond, Logger: c.logger}
 	g := &shadowlock.Options{TTL: c.ttl, Renew: c.renew, Clock: c.clock, ProcessID: c.process,
 		Rand: rand.New(rand.NewPCG(c.seed, 1)), Logger: c.logger}
 	switch mode {
@@ -171,7 +170,7 @@ func (sc *scenario) build(t *testing.T) {
 			process := fmt.Sprintf("scn-%d-%d", i, j)
 			l, err := newModeLocker(sc.mode, faulty, lockerConfig{
 				ttl: scnTTL, renew: scnRenew, clock: clock.Offset{Base: &clock.Local{}, By: skew},
-				process: process, seed: sc.seed + n, maxSkew: 2 * scnSkew,
+				process: process, seed: sc.seed + n,
 			})
 			if err != nil {
 				t.Fatal(err)

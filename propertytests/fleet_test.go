@@ -21,7 +21,6 @@ const (
 	ttl         = 6 * time.Second
 	renew       = 2 * time.Second
 	poll        = 500 * time.Millisecond
-	maxSkew     = time.Second            // queuelock.Options.MaxClockSkew
 	clientSkew  = 250 * time.Millisecond // ε: bound on a process clock's offset
 	replicaSkew = 250 * time.Millisecond // bound on a replica clock's offset
 	workSteps   = 2                      // a holder's work, in steps
@@ -46,9 +45,9 @@ var (
 		}
 		return l, l.Close, nil
 	}}
-	queue = kind{name: "new", mode: lockstep.New, new: func(p *sim.Process, _ uint64) (lockstep.Locker, func(context.Context) error, error) {
+	queue = kind{name: "new", mode: lockstep.New, new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll,
-			MaxClockSkew: maxSkew, Clock: p.Clock(), ProcessID: p.Name})
+			Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -59,7 +58,7 @@ var (
 	combined = kind{name: "combined", mode: lockstep.Combined, new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := combinedlock.New(p.Store(), &combinedlock.Options{
 			Queue: &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll,
-				MaxClockSkew: maxSkew, Clock: p.Clock(), ProcessID: p.Name},
+				Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
 			Legacy: &shadowlock.Options{TTL: ttl, Renew: renew, Clock: p.Clock(),
 				ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
 		})

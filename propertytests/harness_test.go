@@ -255,21 +255,29 @@ func (h *harness) event(format string, args ...any) {
 func (h *harness) report() string { return strings.Join(h.trace, "\n") }
 
 // ownerOf returns the acquisition a lock cell belongs to: the column after
-// its last '/' (queue lock) or the whole column (legacy).
-func ownerOf(col string) string {
+// its last '/' (queue cells), the value (the queue lock's owner cells, one
+// column per Locker: "~o/<process>/<incarnation>"), or the whole column
+// (legacy). A delete carries no value: its owner cells give "".
+func ownerOf(col string, value []byte) string {
+	if strings.HasPrefix(col, queueOwnerPrefix) {
+		return string(value)
+	}
 	if i := strings.LastIndexByte(col, '/'); i >= 0 {
 		return col[i+1:]
 	}
 	return col
 }
 
-const floorColumn = "!floor" // queuelock's shared, monotone read floor
+const (
+	floorColumn      = "!floor" // queuelock's shared, monotone read floor
+	queueOwnerPrefix = "~o/"    // queuelock's owner cells
+)
 
 // ownsColumn reports whether process proc may write or delete column col of
 // table: the cells of its own acquisitions ("<proc>.<n>", or
-// "<proc>:<algorithm>.<n>" from the three lockers of a migration.Locker), its
-// own census entry (column "<proc>"), and — for the phase controller only —
-// the phase cell.
+// "<proc>:<algorithm>.<n>" from the three lockers of a migration.Locker), the
+// owner cells of its own queue Lockers, its own census entry (column
+// "<proc>"), and — for the phase controller only — the phase cell.
 func ownsColumn(proc, table, col string) bool {
 	switch table {
 	case migration.DefaultCensusTable:
@@ -277,13 +285,18 @@ func ownsColumn(proc, table, col string) bool {
 	case migration.DefaultPhaseTable:
 		return proc == controllerName
 	}
-	owner := ownerOf(col)
+	owner := ownerOf(col, nil)
+	if rest, ok := strings.CutPrefix(col, queueOwnerPrefix); ok {
+		owner, _, _ = strings.Cut(rest, "/") // the Locker's process id
+		return owner == proc || strings.HasPrefix(owner, proc+":")
+	}
 	return strings.HasPrefix(owner, proc+".") || strings.HasPrefix(owner, proc+":")
 }
 
 // onStore checks property 2 — a request only writes or deletes cells of the
-// requester's own acquisitions, and never those of an acquisition already
-// released — and records acknowledged writes for lease validity.
+// requester's own acquisitions (or Lockers), and never writes one for an
+// acquisition already released — and records acknowledged writes for lease
+// validity.
 func (h *harness) onStore(e sim.StoreEvent) {
 	y := e.Yield
 	if y.Kind == sim.Read {
@@ -291,21 +304,21 @@ func (h *harness) onStore(e sim.StoreEvent) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	cols := y.Columns
-	if y.Kind == sim.Put {
-		cols = make([]string, len(y.Cells))
-		for i, c := range y.Cells {
-			cols[i] = c.Column
+	cells := y.Cells
+	if y.Kind != sim.Put {
+		cells = make([]lockstep.Cell, len(y.Columns))
+		for i, c := range y.Columns {
+			cells[i].Column = c
 		}
 	}
 	if !e.Done {
 		h.event("%v", y)
-		for _, c := range cols {
-			owner := ownerOf(c)
+		for _, c := range cells {
+			owner := ownerOf(c.Column, c.Value)
 			switch {
-			case c == floorColumn:
-			case !ownsColumn(y.Proc.Name, y.Table, c):
-				h.violate("ownership: %v touches another process's cell %q", y, c)
+			case c.Column == floorColumn:
+			case !ownsColumn(y.Proc.Name, y.Table, c.Column):
+				h.violate("ownership: %v touches another process's cell %q", y, c.Column)
 			case y.Kind == sim.Put && h.released[owner]:
 				h.violate("ownership: %v rewrites a cell of %s, released before", y, owner)
 			}
@@ -313,8 +326,8 @@ func (h *harness) onStore(e sim.StoreEvent) {
 		return
 	}
 	if y.Kind == sim.Put && e.Err == nil {
-		for _, c := range cols {
-			if o := ownerOf(c); y.SentAt > h.lastOK[o] {
+		for _, c := range cells {
+			if o := ownerOf(c.Column, c.Value); y.SentAt > h.lastOK[o] {
 				h.lastOK[o] = y.SentAt
 			}
 		}

@@ -25,7 +25,7 @@ type attempt struct {
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell
-	ocol    string   // our owner cell
+	ocol    string   // our owner cell: the Locker's (columns.go)
 	queued  bool     // a queue cell of ours may exist
 	stale   []string // cells of ours whose delete failed, under older names
 	claimed bool     // an owner cell of ours may exist
@@ -86,7 +86,7 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 	// read also checks the queue, so skipping it there would plant a
 	// different bug (bypass), not the one the control names.
 	if !a.bugs.SkipOwnerReread && (a.l.fastPathOK(a.id) || a.bugs.IgnoreContentionHint && !a.l.cfg.noFast) {
-		v, ok, since, err := a.fastClaim(ctx)
+		ok, since, err := a.fastClaim(ctx)
 		switch {
 		case err != nil:
 			// Whatever landed is cleaned up by the dequeue below, and the
@@ -95,7 +95,7 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 				return nil, err
 			}
 		case ok:
-			return a.held(ctx, v, since), nil
+			return a.held(ctx, since), nil
 		default:
 			needPlace = false // our queue cell stands: wait in line
 		}
@@ -129,8 +129,8 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 			}
 			continue
 		}
-		if head, _ := v.head(); head.column == a.qcol && !v.ownedByOthers(a.owner) {
-			v, ok, since, err := a.claim(ctx)
+		if head, _ := v.head(); head.column == a.qcol && !v.ownedByOthers(a.ocol) {
+			ok, since, err := a.claim(ctx)
 			if err != nil {
 				if err := retry(err); err != nil {
 					return nil, err
@@ -138,7 +138,7 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 				continue
 			}
 			if ok {
-				return a.held(ctx, v, since), nil
+				return a.held(ctx, since), nil
 			}
 			// Lost the claim race (lemma 1). Pause before looking again, so
 			// that contenders who both lost do not retry in lockstep.
@@ -170,15 +170,15 @@ func (a *attempt) tryLock(ctx context.Context) (*handle, error) {
 		if err != nil {
 			return nil, a.storeErr("read", ctx, err)
 		}
-		if head, _ := v.head(); head.column != a.qcol || v.ownedByOthers(a.owner) {
+		if head, _ := v.head(); head.column != a.qcol || v.ownedByOthers(a.ocol) {
 			break
 		}
-		v, ok, since, err := a.claim(ctx)
+		ok, since, err := a.claim(ctx)
 		if err != nil {
 			return nil, a.storeErr("claim", ctx, err)
 		}
 		if ok {
-			return a.held(ctx, v, since), nil
+			return a.held(ctx, since), nil
 		}
 	}
 	return nil, fmt.Errorf("queuelock: %q: %w", a.id, lockstep.ErrLocked)
@@ -188,7 +188,7 @@ func (a *attempt) tryLock(ctx context.Context) (*handle, error) {
 // queue cell; a waiter's renewal starts with it.
 func (a *attempt) enqueue(ctx context.Context) error {
 	a.time = a.l.hlc.Now()
-	a.qcol, a.ocol = queueColumn(a.time, a.owner), ownerColumn(a.time, a.owner)
+	a.qcol, a.ocol = queueColumn(a.time, a.owner), a.l.ownerCol
 	a.queued = true // even a failed write may have landed
 	a.requests++
 	sent := a.l.cfg.Clock.Now()
@@ -255,34 +255,33 @@ func (a *attempt) retryStale(ctx context.Context) {
 // then reads the owner cells: alone means held (lemma 1). Otherwise it deletes
 // the owner cell again. since is when the write was sent, where a lease
 // starts counting.
-func (a *attempt) claim(ctx context.Context) (v view, ok bool, since int64, err error) {
+func (a *attempt) claim(ctx context.Context) (ok bool, since int64, err error) {
 	a.claims++
 	a.claimed = true
 	a.requests++
 	since = a.l.cfg.Clock.Now()
-	if err := a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell(), a.ownerCell()); err != nil {
-		return view{}, false, 0, err
+	if err := a.l.putClaim(ctx, a.id, a.queueCell(), a.ownerCell()); err != nil {
+		return false, 0, err
 	}
 	if a.bugs.SkipOwnerReread {
-		return view{oldest: -1}, true, since, nil
+		return true, since, nil
 	}
-	if v, err = a.l.read(ctx, a.id, &a.requests); err != nil {
-		return view{}, false, 0, err
+	v, err := a.l.read(ctx, a.id, &a.requests)
+	if err != nil {
+		return false, 0, err
 	}
 	if v.ownedOnlyBy(a.owner) && a.inTime(since) {
-		return v, true, since, nil
+		return true, since, nil
 	}
 	if err := a.withdraw(ctx); err != nil {
-		return view{}, false, 0, err
+		return false, 0, err
 	}
-	return v, false, 0, nil
+	return false, 0, nil
 }
 
 // inTime reports whether a claim whose write was sent at since completed
-// soon enough to count. A claim that took half a TTL or more is not trusted
-// even if it read alone: its queue cell may have expired meanwhile and the
-// floor moved past it, so a reader from the new floor may not see this owner
-// cell.
+// soon enough to count: the lease starts at since (internal/lease), so a
+// claim that took half a TTL or more would begin its hold already lost.
 func (a *attempt) inTime(since int64) bool {
 	return a.l.cfg.Clock.Now()-since < (a.l.cfg.Lease.TTL / 2).Microseconds()
 }
@@ -299,13 +298,12 @@ func (a *attempt) withdraw(ctx context.Context) error {
 }
 
 // held turns a successful claim into a handle.
-func (a *attempt) held(ctx context.Context, v view, since int64) *handle {
+func (a *attempt) held(ctx context.Context, since int64) *handle {
 	if a.wait != nil {
 		a.wait.Stop()
 		a.wait = nil
 	}
 	a.l.hints.clear(a.id)
-	a.l.advanceFloor(ctx, a.id, v, &a.requests)
 	h := newHandle(a, since)
 	if f := a.l.cfg.fencing; f != nil {
 		a.requests += 2

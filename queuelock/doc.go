@@ -7,11 +7,13 @@
 //
 // # Algorithm
 //
-// All cells of one lock id live in one partition (row key = the id):
+// All cells of one lock id live in one partition (row key = the id), in this
+// order (columns.go):
 //
-//	"!floor"                   read floor, see below
-//	"<20-digit µs>/o/<owner>"  owner cell ("main row" of the seed)
-//	"<20-digit µs>/q/<owner>"  queue cell
+//	"!floor"                      read floor, see below
+//	"<20-digit µs>/q/<owner>"     queue cell
+//	"~o/<process>/<incarnation>"  owner cell ("main row" of the seed) of one
+//	                              Locker; its value names the owner
 //
 // Lock (listing 7): write a queue cell named by the current time; re-read the
 // partition until our queue cell is the first one and no other owner cell is
@@ -40,9 +42,17 @@
 //     every queue time read, so a process whose clock lags cannot name a cell
 //     in front of a waiter it has already seen: theorem 2's "time does not
 //     decrease" holds per observer without a time service.
-//  3. Reads start at a floor (floor.go explains why it is sound) so their cost
-//     does not grow with the lock's history of tombstones; cells are
-//     time-prefixed so one slice skips both kinds of tombstone.
+//  3. Reads start at a floor — the oldest live queue cell the process read
+//     last time (floor.go explains why that is sound) — so their cost does
+//     not grow with the lock's history of tombstones: a hot id's reads step
+//     over the acquisitions since the previous read, not over the last TTL
+//     or more of them. Owner cells are one column per Locker, rewritten by
+//     each of its acquisitions, and sort after the queue: one slice from the
+//     floor reads them all, so lemma 1 involves no floor, and their
+//     tombstones number the Lockers that used the id, not its acquisitions.
+//     (DESIGN §4.2 asks for time-prefixed owner cells and a floor trailing
+//     the present by the clock skew; that floor costs every acquisition of
+//     its lag on every read — tens of thousands on a hot id.)
 //  4. A Lock whose ctx ends deletes its cells before returning.
 //  5. A first-in-line waiter does not write its owner cell while another
 //     owner cell is live (listing 7 would write and delete one per poll,
@@ -58,7 +68,10 @@
 //     takes the slow path for a TTL, so repeated arrivals cannot starve the
 //     head. Options.NoFastPath turns it off.
 //
-// Write timestamps of a process are strictly increasing (clock.Timestamps), so
-// a cell rewritten after its own delete beats its tombstone. A cell is only
-// ever written or deleted by the acquisition named in it.
+// Write timestamps of a Locker are strictly increasing (clock.Timestamps), so
+// a cell rewritten after its own delete beats its tombstone. A queue cell is
+// only ever written or deleted by the acquisition named in it; an owner cell
+// only by its Locker's one acquisition of the id in the store (the holder of
+// the in-process turn), so a late write of an earlier acquisition loses to
+// the later one's newer timestamp.
 package queuelock

@@ -84,10 +84,10 @@ func (h *hints) clear(id string) {
 // fastClaim is steps 1 and 2. ok means held; otherwise, with a nil error,
 // our owner cell is withdrawn and our queue cell stands, renewed, as our
 // place in line. since is when the claim's write was sent.
-func (a *attempt) fastClaim(ctx context.Context) (v view, ok bool, since int64, err error) {
+func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err error) {
 	l := a.l
 	a.time = l.hlc.Now()
-	a.qcol, a.ocol = queueColumn(a.time, a.owner), ownerColumn(a.time, a.owner)
+	a.qcol, a.ocol = queueColumn(a.time, a.owner), l.ownerCol
 	a.queued, a.claimed = true, true // even a failed write may have landed
 	a.claims++
 
@@ -103,25 +103,26 @@ func (a *attempt) fastClaim(ctx context.Context) (v view, ok bool, since int64, 
 	}
 	a.requests++
 	since = l.cfg.Clock.Now()
-	err = l.store.Put(ctx, l.cfg.table, a.id, a.queueCell(), a.ownerCell())
+	err = l.putClaim(ctx, a.id, a.queueCell(), a.ownerCell())
 	if floorErr != nil {
 		if ferr := <-floorErr; err == nil {
 			err = ferr
 		}
 	}
 	if err != nil {
-		return view{}, false, 0, err
+		return false, 0, err
 	}
 	a.keepPlace(since)
-	if v, err = l.read(ctx, a.id, &a.requests); err != nil {
-		return view{}, false, 0, err
+	v, err := l.read(ctx, a.id, &a.requests)
+	if err != nil {
+		return false, 0, err
 	}
 	if head, _ := v.head(); head.column == a.qcol && v.ownedOnlyBy(a.owner) && a.inTime(since) {
-		return v, true, since, nil
+		return true, since, nil
 	}
 	l.contended(a.id)
 	if err := a.withdraw(ctx); err != nil {
-		return view{}, false, 0, err
+		return false, 0, err
 	}
-	return v, false, 0, nil
+	return false, 0, nil
 }

@@ -9,40 +9,52 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// floors caches, per lock id, the read floor: a time below which no live cell
-// of that id exists. Reads start at the floor, so their cost does not grow
-// with the lock's history of tombstones (DESIGN §4.2, refinement 3).
+// floors caches, per lock id, the read floor: reads of the queue start at it,
+// so their cost does not grow with the lock's history of tombstones (DESIGN
+// §4.2, refinement 3).
 //
-// Why the floor is sound. Only a holder advances it, to
-// min(oldest live cell it read, now − lag) with lag = 2×MaxClockSkew + TTL,
-// and its read started at the previous floor, so it saw every live cell. A
-// waiter keeps its place by renewing, so its cell stays live and the floor
-// stays below it; a long-held owner cell likewise. A cell named later is named
-// by a clock at most 2×MaxClockSkew behind the holder's; it could fall below
-// the floor only if its write were delayed by more than a TTL after its name
-// was taken, and then its writer simply does not see it, which it treats as a
-// lost place (a waiter) or a failed claim (an owner). One case needs more than
-// lemma 1: a claim write delivered so late that its queue cell expired and a
-// later holder raised the floor past it. Its writer may still read itself
-// alone from a stale cached floor while readers from the new floor miss it.
-// A claim therefore counts only if it completed within TTL/2 of being sent
-// (claim in acquire.go), which no such late write can.
+// The floor is the oldest live queue cell this process has read. Every read
+// raises it (learn), so a hot id's reads step over the tombstones between the
+// head of the line and the tail — those of acquisitions that ended since the
+// previous read — and not over its history. No lag behind the present is
+// needed, because the floor guards only the queue, and the queue only
+// fairness:
 //
-// The floor cell's value equals its write timestamp, like the global time
-// cell, so Cassandra's last-write-wins keeps the maximum: concurrent advances
-// cannot move it back. A stale cached floor is merely conservative.
+//   - Mutual exclusion does not read below any floor. Owner cells sort after
+//     every queue cell (columns.go), so each read fetches all of them, and
+//     lemma 1 holds whatever the floor is.
+//   - A waiter renews its queue cell, so it stays live and any floor learned
+//     from a read that saw it stays at or below it (refinement 1's pitfall:
+//     "now − TTL" is not a floor; the oldest live cell is).
+//   - A cell named below the floor of some reader after that reader's read is
+//     invisible to it: an arrival whose clock lags (names come from the
+//     hybrid logical clock, which observes every floor and queue time it
+//     reads, so only a process that has not read the id lately can do so).
+//     Such an arrival may be bypassed, or bypass, once — the same bound as a
+//     lagging clock's first name without any floor (refinement 2) — and its
+//     own reads, from a floor at or below its name, show it its cell; when a
+//     refreshed floor passes its cell, it takes a new place.
+//
+// The floor cell "!floor" lets a process that has not read the id lately
+// start near the present: claims carry the writer's floor in the same request
+// when it is above what the process last saw there, and a cached floor older
+// than a TTL is refreshed from it. Its value equals its write timestamp, like
+// the global time cell, so last-write-wins keeps the maximum. A floor from it
+// is one some process learned by reading, so it is as good as one's own.
 type floors struct {
 	mu sync.Mutex
 	m  map[string]floorEntry
 }
 
 type floorEntry struct {
-	value  int64 // µs
-	readAt int64 // µs, local clock, when value was last confirmed from the store
+	value  int64 // µs: the floor reads start at
+	stored int64 // µs: the highest value seen in or written to the floor cell
+	readAt int64 // µs, local clock, when the floor cell was last read
 }
 
-// get returns the cached floor of id, refreshing it from the store when it is
-// older than refresh. It counts the requests it makes in *requests.
+// floor returns the cached floor of id, refreshing it from the floor cell
+// when it was last read more than a TTL ago. It counts the requests it makes
+// in *requests.
 func (l *Locker) floor(ctx context.Context, id string, requests *int) (int64, error) {
 	now := l.cfg.Clock.Now()
 	l.floors.mu.Lock()
@@ -63,7 +75,7 @@ func (l *Locker) floor(ctx context.Context, id string, requests *int) (int64, er
 			v = 0
 		}
 	}
-	return l.cacheFloor(id, v, now), nil
+	return l.floorRead(id, v, now), nil
 }
 
 // floorStale reports whether the next read of id would re-read the floor.
@@ -75,45 +87,71 @@ func (l *Locker) floorStale(id string) bool {
 	return !ok || now-e.readAt >= l.floorRefresh().Microseconds()
 }
 
-func (l *Locker) cacheFloor(id string, v, now int64) int64 {
+// floorRead records that the floor cell of id held v at now.
+func (l *Locker) floorRead(id string, v, now int64) int64 {
 	l.floors.mu.Lock()
 	defer l.floors.mu.Unlock()
 	if l.floors.m == nil {
 		l.floors.m = make(map[string]floorEntry)
 	}
-	if e := l.floors.m[id]; e.value > v {
-		v = e.value
-	}
-	l.floors.m[id] = floorEntry{value: v, readAt: now}
-	return v
+	e := l.floors.m[id]
+	e.value, e.stored, e.readAt = max(e.value, v), max(e.stored, v), now
+	l.floors.m[id] = e
+	return e.value
 }
 
-// floorRefresh is how long a cached floor is trusted before it is re-read.
-func (l *Locker) floorRefresh() time.Duration { return l.cfg.Lease.TTL }
-
-// floorLag is how far behind the present the floor must stay.
-func (l *Locker) floorLag() time.Duration { return 2*l.cfg.skew + l.cfg.Lease.TTL }
-
-// advanceFloor is called by a new holder with the view its successful claim
-// read. It raises the floor when the raise is worth a write (at least a TTL),
-// best effort: failing to raise it costs only read efficiency.
-func (l *Locker) advanceFloor(ctx context.Context, id string, v view, requests *int) {
-	now := l.cfg.Clock.Now()
-	candidate := now - l.floorLag().Microseconds()
-	if v.oldest >= 0 && v.oldest < candidate {
-		candidate = v.oldest
+// learn raises the floor of id to oldest, the oldest live queue cell a read
+// from the current floor saw (-1: none, nothing learned).
+func (l *Locker) learn(id string, oldest int64) {
+	if oldest < 0 {
+		return
 	}
 	l.floors.mu.Lock()
-	cur := l.floors.m[id].value
-	l.floors.mu.Unlock()
-	if candidate-cur < l.cfg.Lease.TTL.Microseconds() {
-		return
+	defer l.floors.mu.Unlock()
+	if e, ok := l.floors.m[id]; ok && oldest > e.value {
+		e.value = oldest
+		l.floors.m[id] = e
 	}
-	*requests++
-	cell := lockstep.Cell{Column: floorColumn, Value: encodeFloor(candidate), Timestamp: candidate}
-	if err := l.store.Put(ctx, l.cfg.table, id, cell); err != nil {
-		l.cfg.Logger.Warn("queuelock: could not advance read floor", slog.String("id", id), slog.Any("err", err))
-		return
+}
+
+// floorCell returns the floor cell to write along with a claim: the cached
+// floor, when it is above what this process last saw in or wrote to the cell.
+func (l *Locker) floorCell(id string) (lockstep.Cell, bool) {
+	l.floors.mu.Lock()
+	defer l.floors.mu.Unlock()
+	e, ok := l.floors.m[id]
+	if !ok || e.value <= e.stored {
+		return lockstep.Cell{}, false
 	}
-	l.cacheFloor(id, candidate, now)
+	return lockstep.Cell{Column: floorColumn, Value: encodeFloor(e.value), Timestamp: e.value}, true
+}
+
+// floorStored records that a write of the floor cell of id with v succeeded.
+func (l *Locker) floorStored(id string, v int64) {
+	l.floors.mu.Lock()
+	defer l.floors.mu.Unlock()
+	if e, ok := l.floors.m[id]; ok && v > e.stored {
+		e.stored = v
+		l.floors.m[id] = e
+	}
+}
+
+// floorRefresh is how long a cached floor goes without a look at the floor
+// cell.
+func (l *Locker) floorRefresh() time.Duration { return l.cfg.Lease.TTL }
+
+// putClaim writes cells of a claim to id's partition in one request, with the
+// floor cell when floorCell offers it.
+func (l *Locker) putClaim(ctx context.Context, id string, cells ...lockstep.Cell) error {
+	fc, ok := l.floorCell(id)
+	if ok {
+		cells = append(cells, fc)
+	}
+	if err := l.store.Put(ctx, l.cfg.table, id, cells...); err != nil {
+		return err
+	}
+	if ok {
+		l.floorStored(id, fc.Timestamp)
+	}
+	return nil
 }

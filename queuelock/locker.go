@@ -20,9 +20,13 @@ type Locker struct {
 	hlc    *clock.HLC
 	ts     *clock.Timestamps
 	owners *ident.Owners
-	turns  turn.Turns
-	floors floors
-	hints  hints // ids recently seen contended: no fast path for them
+	// ownerCol is this Locker's owner cell in every id's partition
+	// (columns.go): the one acquisition of an id it has in the store at a
+	// time writes it.
+	ownerCol string
+	turns    turn.Turns
+	floors   floors
+	hints    hints // ids recently seen contended: no fast path for them
 
 	life lifecycle.Tracker[*handle] // calls in flight and locks held, for Close
 }
@@ -42,7 +46,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	return &Locker{
 		store: store, cfg: cfg,
 		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
-		owners: ident.NewOwners(cfg.Process),
+		owners: ident.NewOwners(cfg.Process), ownerCol: ownerColumnFor(cfg.Process, cfg.rand),
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package queuelock
 import (
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
@@ -26,11 +27,6 @@ type Options struct {
 	Renew time.Duration
 	// Poll is how often a waiter re-reads the queue. Default 50ms.
 	Poll time.Duration
-	// MaxClockSkew bounds the difference between any two clocks of the fleet
-	// (processes and Cassandra replicas). The read floor stays
-	// 2×MaxClockSkew + TTL behind the present, so a cell named by a lagging
-	// clock is never hidden below it. Default 5s.
-	MaxClockSkew time.Duration
 	// Clock is this process's clock. Default a clock.Local.
 	Clock lockstep.Clock
 	// ProcessID prefixes every owner id this locker issues; 1–64 of
@@ -46,6 +42,10 @@ type Options struct {
 	// global time service, strictly increasing across successive owners.
 	// Default none (Token returns 0).
 	Fencing *clock.Global
+	// Rand draws this Locker's incarnation, which tells its owner cells from
+	// those of any other Locker (columns.go). Default crypto/rand; set it
+	// only to make a simulation repeat exactly.
+	Rand *rand.Rand
 	// NoFastPath makes every Lock take the documents' path (enqueue, read,
 	// claim, read) even when the lock looks free, instead of the one-request
 	// claim of DESIGN §4.2 item 5 (fastpath.go). For comparisons; the
@@ -58,9 +58,9 @@ type config struct {
 	settings.Resolved
 	table   string
 	poll    time.Duration
-	skew    time.Duration
 	fencing *clock.Global
 	noFast  bool
+	rand    *rand.Rand
 }
 
 func (o *Options) resolve() (config, error) {
@@ -72,7 +72,7 @@ func (o *Options) resolve() (config, error) {
 		TTL: in.TTL, Renew: in.Renew, Clock: in.Clock, ProcessID: in.ProcessID,
 		Logger: in.Logger, Observer: in.Observer,
 	}.Resolve()
-	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath}
+	c := config{Resolved: common, table: in.Table, poll: in.Poll, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand}
 	if err != nil {
 		return c, err
 	}
@@ -82,17 +82,11 @@ func (o *Options) resolve() (config, error) {
 	if c.poll == 0 {
 		c.poll = 50 * time.Millisecond
 	}
-	if c.skew == 0 {
-		c.skew = 5 * time.Second
-	}
 	if err := lockstep.ValidateName("Table", c.table); err != nil {
 		return c, err
 	}
 	if c.poll < 0 {
 		return c, &lockstep.ConfigError{Field: "Poll", Reason: fmt.Sprintf("%v must be positive", c.poll)}
-	}
-	if c.skew < 0 {
-		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must not be negative", c.skew)}
 	}
 	return c, nil
 }

@@ -11,7 +11,7 @@ import (
 type view struct {
 	queue  []entry // queue cells in line order
 	owners []entry // owner cells
-	oldest int64   // smallest time among them, -1 if none
+	oldest int64   // enqueue time of the first queue cell, -1 if none
 }
 
 // head returns the first queue entry.
@@ -31,10 +31,13 @@ func (v view) queued(column string) bool {
 	return false
 }
 
-// ownedByOthers reports whether an owner cell other than owner's is live.
-func (v view) ownedByOthers(owner string) bool {
+// ownedByOthers reports whether an owner cell of another Locker than the one
+// whose owner column is col is live. A cell in col left by an earlier
+// acquisition of ours (a delete that failed) is no obstacle: our claim
+// rewrites it.
+func (v view) ownedByOthers(col string) bool {
 	for _, e := range v.owners {
-		if e.owner != owner {
+		if e.column != col {
 			return true
 		}
 	}
@@ -47,9 +50,10 @@ func (v view) ownedOnlyBy(owner string) bool {
 	return len(v.owners) == 1 && v.owners[0].owner == owner
 }
 
-// read fetches every live queue and owner cell of id at or above the floor,
-// and feeds the queue times to the hybrid logical clock so this process never
-// names a cell in front of a waiter it has seen.
+// read fetches every live queue cell of id at or above the floor and every
+// owner cell, feeds the queue times to the hybrid logical clock so this
+// process never names a cell in front of a waiter it has seen, and raises the
+// floor to the first queue cell (floor.go).
 func (l *Locker) read(ctx context.Context, id string, requests *int) (view, error) {
 	f, err := l.floor(ctx, id, requests)
 	if err != nil {
@@ -65,20 +69,21 @@ func (l *Locker) read(ctx context.Context, id string, requests *int) (view, erro
 	}
 	v := view{oldest: -1}
 	for _, c := range cells {
-		e, err := parseColumn(c.Column)
+		e, err := parseCell(c.Column, c.Value)
 		if err != nil {
 			l.cfg.Logger.Error("queuelock: ignoring foreign cell", slog.String("id", id), slog.Any("err", err))
+			continue
+		}
+		if e.kind == kindOwner {
+			v.owners = append(v.owners, e)
 			continue
 		}
 		if v.oldest < 0 || e.time < v.oldest {
 			v.oldest = e.time
 		}
-		if e.kind == kindOwner {
-			v.owners = append(v.owners, e)
-		} else {
-			v.queue = append(v.queue, e)
-			l.hlc.Observe(e.time)
-		}
+		v.queue = append(v.queue, e)
+		l.hlc.Observe(e.time)
 	}
+	l.learn(id, v.oldest)
 	return v, nil
 }

@@ -21,16 +21,16 @@ func TestRunSimTombstones_FloorReadStaysFlatWhileTheNaiveReadGrows(t *testing.T)
 	if quarter.done != 750 || last.done != 3000 {
 		t.Fatalf("samples at %d and %d, want 750 and 3000", quarter.done, last.done)
 	}
-	// Every acquisition leaves two tombstones (queue and owner cell), none
-	// purged: the whole row grows linearly.
-	if last.naive < 3*quarter.naive || last.naive < 2*int64(cfg.n) {
+	// Every acquisition leaves a queue tombstone (the owner cell is one
+	// column per Locker), none purged: the whole row grows linearly.
+	if last.naive < 3*quarter.naive || last.naive < int64(cfg.n) {
 		t.Errorf("naive read stepped over %d tombstones after 750 and %d after 3000: not growing with history", quarter.naive, last.naive)
 	}
-	// The algorithm's reads start at the floor: after four times the
-	// history, they cost about what they did.
-	if last.floorMean > 2*quarter.floorMean || last.floorMean > float64(last.naive)/2 {
-		t.Errorf("floor reads stepped over %.0f per read after 750 and %.0f after 3000 (naive %d): not flat",
-			quarter.floorMean, last.floorMean, last.naive)
+	// The algorithm's reads start at the floor: at the end they cost at most
+	// 1.2 times what they did in the first window (issue 6's target).
+	if first := samples[0]; last.floorMean > 1.2*first.floorMean || last.floorMean > 2 {
+		t.Errorf("floor reads stepped over %.2f per read in the first %d acquisitions and %.2f after 3000 (naive %d): not flat",
+			first.floorMean, cfg.window, last.floorMean, last.naive)
 	}
 }
 

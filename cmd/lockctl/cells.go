@@ -18,42 +18,45 @@ import (
 //
 // Queue partition (table queue_lock, row = lock id):
 //
-//	"!floor"                   read floor: 8-byte big-endian µs
-//	"<20-digit µs>/o/<owner>"  owner cell: <owner> claims the lock
-//	"<20-digit µs>/q/<owner>"  queue cell: <owner> waits in line
+//	"!floor"                      read floor: 8-byte big-endian µs
+//	"<20-digit µs>/q/<owner>"     queue cell: <owner> waits in line
+//	"~o/<process>/<incarnation>"  owner cell of one Locker; value: the owner
+//	                              id that claims the lock
 //
 // Legacy rows (tables legacy_main and legacy_shadow, row = lock id): one
 // cell per owner, column = owner id, empty value.
 const (
 	floorColumn = "!floor"
 	stampDigits = 20
+	ownerPrefix = "~o/"
 )
 
 // queueCell is a parsed owner or queue cell.
 type queueCell struct {
 	lockstep.Cell
 	owner bool   // an owner cell, else a queue cell
-	named int64  // µs: the time in its name, when the acquisition enqueued
-	id    string // the owner id in its name
+	named int64  // µs: when the acquisition enqueued (the time in its queue cell's name)
+	id    string // the owner id: in a queue cell's name, an owner cell's value
 }
 
-// parseQueueColumn parses an owner or queue cell's column name.
+// parseQueueColumn parses an owner or queue cell. An owner cell's name says
+// no time; readLock takes it from the same owner's queue cell.
 func parseQueueColumn(c lockstep.Cell) (queueCell, bool) {
 	col := c.Column
-	if len(col) < stampDigits+4 || col[stampDigits] != '/' || col[stampDigits+2] != '/' {
+	if strings.HasPrefix(col, ownerPrefix) {
+		if len(c.Value) == 0 {
+			return queueCell{}, false
+		}
+		return queueCell{Cell: c, owner: true, id: string(c.Value)}, true
+	}
+	if len(col) < stampDigits+4 || col[stampDigits] != '/' || col[stampDigits+1] != 'q' || col[stampDigits+2] != '/' {
 		return queueCell{}, false
 	}
 	t, err := strconv.ParseInt(col[:stampDigits], 10, 64)
 	if err != nil || t < 0 {
 		return queueCell{}, false
 	}
-	switch col[stampDigits+1] {
-	case 'o':
-		return queueCell{Cell: c, owner: true, named: t, id: col[stampDigits+3:]}, true
-	case 'q':
-		return queueCell{Cell: c, named: t, id: col[stampDigits+3:]}, true
-	}
-	return queueCell{}, false
+	return queueCell{Cell: c, named: t, id: col[stampDigits+3:]}, true
 }
 
 // stamp renders µs as the 20-digit zero-padded prefix of queue columns.
@@ -114,6 +117,14 @@ func readLock(ctx context.Context, s lockstep.Store, t schema.Tables, id string,
 			lc.owners = append(lc.owners, q)
 		default:
 			lc.queue = append(lc.queue, q)
+		}
+	}
+	for i, o := range lc.owners {
+		lc.owners[i].named = o.Timestamp // the claim's last write, unless its queue cell says more
+		for _, q := range lc.queue {
+			if q.id == o.id {
+				lc.owners[i].named = q.named
+			}
 		}
 	}
 	if lc.main, err = s.Read(ctx, t.LegacyMain, id, lockstep.Slice{}); err != nil {

@@ -51,6 +51,14 @@ func TestReadLock_ParsesWhatTheAlgorithmsWrite(t *testing.T) {
 		for _, l := range []closer{q, s, c} {
 			defer l.Close(context.Background())
 		}
+		// The second acquisition's claim carries the floor the first one's
+		// read learned.
+		first, err := q.Lock(t.Context(), "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = first.Unlock(t.Context())
+		time.Sleep(time.Second)
 		hq, err := q.Lock(t.Context(), "a")
 		if err != nil {
 			t.Fatal(err)

@@ -28,7 +28,7 @@ func runQueueFleet(t *testing.T, seed uint64) string {
 		for i := range 3 {
 			p := s.AddProcess(fmt.Sprintf("p%d", i))
 			l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: 6 * time.Second, Renew: 2 * time.Second,
-				Poll: 500 * time.Millisecond, MaxClockSkew: time.Second, Clock: p.Clock(), ProcessID: p.Name})
+				Poll: 500 * time.Millisecond, Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(i)))})
 			if err != nil {
 				t.Fatal(err)
 			}

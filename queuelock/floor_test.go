@@ -1,0 +1,161 @@
+package queuelock
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/model"
+)
+
+// A hot id: thousands of acquisitions within one TTL, taken in turn by three
+// Lockers. Each read starts at the oldest live queue cell its Locker saw last
+// time, so it steps over the tombstones of the acquisitions since then and
+// one owner tombstone per Locker — not over the history. (A floor that trails
+// the present by a time, as the documents' "now − TTL" or an earlier version
+// of this package did, steps over every acquisition of that time: here all
+// of them.)
+func TestFloor_HotIDReadCostDoesNotGrowWithHistory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := model.New(&clock.Local{})
+		lockers := []*Locker{newLocker(t, s, nil), newLocker(t, s, nil), newLocker(t, s, nil)}
+		run := func(n int) int64 {
+			s.ResetStats()
+			for i := range n {
+				h, err := lockers[i%len(lockers)].Lock(ctx, "hot")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := h.Unlock(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return s.Stats().MaxTombstonesPerRead
+		}
+		first := run(300)
+		run(3000)
+		last := run(300)
+		t.Logf("max tombstones per read: first 300 acquisitions %d, after 3,300 more %d", first, last)
+		// Two other Lockers' queue tombstones since our last read, our own,
+		// and at most one owner tombstone per Locker.
+		if bound := int64(2*len(lockers) + 2); last > bound || first > bound {
+			t.Fatalf("reads stepped over %d (first) and %d (last) tombstones, want at most %d", first, last, bound)
+		}
+	})
+}
+
+// A waiter that waits many TTLs renews its queue cell: a fresh Locker (whose
+// floor comes from the floor cell, raised by claims meanwhile) still sees it,
+// finds the lock busy, and queues behind it.
+func TestFloor_LongWaiterStaysVisibleAndFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := model.New(&clock.Local{})
+		a, b := newLocker(t, s, nil), newLocker(t, s, nil)
+		// Raise the floor well above zero first.
+		for range 50 {
+			h, err := a.Lock(ctx, "id")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = h.Unlock(ctx)
+			time.Sleep(100 * time.Millisecond)
+		}
+		ha, err := a.Lock(ctx, "id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan string, 2)
+		take := func(l *Locker, name string) {
+			h, err := l.Lock(ctx, "id")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got <- name
+			_ = h.Unlock(ctx)
+		}
+		go take(b, "long waiter")
+		time.Sleep(5 * ttl)
+		c := newLocker(t, s, nil)
+		if _, err := c.TryLock(ctx, "id"); !errors.Is(err, lockstep.ErrLocked) {
+			t.Fatalf("fresh TryLock = %v, want ErrLocked", err)
+		}
+		go take(c, "fresh arrival")
+		time.Sleep(time.Second)
+		_ = ha.Unlock(ctx)
+		if first := <-got; first != "long waiter" {
+			t.Fatalf("first to acquire after the holder: %s, want the long waiter", first)
+		}
+		<-got
+	})
+}
+
+// A Locker rewrites one owner column per id, so a hundred acquisitions leave
+// one owner tombstone, not a hundred.
+func TestOwnerCells_OneColumnPerLocker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := model.New(&clock.Local{})
+		l := newLocker(t, s, nil)
+		for range 100 {
+			h, err := l.Lock(ctx, "id")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = h.Unlock(ctx)
+		}
+		if _, err := s.Read(ctx, DefaultTable, "id", lockstep.Slice{From: ownerPrefix}); err != nil {
+			t.Fatal(err)
+		}
+		if n := s.Stats().LastReadTombstones; n != 1 {
+			t.Fatalf("owner region holds %d tombstones after 100 acquisitions, want 1", n)
+		}
+	})
+}
+
+// Two Lockers given one ProcessID (a misconfiguration, or a restarted process
+// whose predecessor is only paused) still have distinct owner cells, so they
+// still exclude each other.
+func TestOwnerCells_LockersSharingAProcessIDExcludeEachOther(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := model.New(&clock.Local{})
+		open := func() *Locker {
+			l, err := New(s, &Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, ProcessID: "same"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = l.Close(ctx) })
+			return l
+		}
+		a, b := open(), open()
+		if a.ownerCol == b.ownerCol || !strings.HasPrefix(a.ownerCol, ownerPrefix+"same/") {
+			t.Fatalf("owner columns %q and %q", a.ownerCol, b.ownerCol)
+		}
+		h, err := a.Lock(ctx, "id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.TryLock(ctx, "id"); !errors.Is(err, lockstep.ErrLocked) {
+			t.Fatalf("TryLock beside a holder sharing the ProcessID = %v, want ErrLocked", err)
+		}
+		wctx, cancel := context.WithTimeout(ctx, 3*ttl)
+		defer cancel()
+		if _, err := b.Lock(wctx, "id"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Lock beside a holder sharing the ProcessID = %v, want DeadlineExceeded", err)
+		}
+		_ = h.Unlock(ctx)
+		hb, err := b.Lock(ctx, "id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = hb.Unlock(ctx)
+	})
+}
