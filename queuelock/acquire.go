@@ -34,6 +34,7 @@ type attempt struct {
 
 	requests int
 	claims   int
+	crowded  bool // the winning claim's read saw others in line
 
 	bugs         bugs.Set // planted defects, for the model checks' negative controls only
 	lastDeleteTS int64    // timestamp of our last owner-cell delete (for bugs.ReuseTombstonedTimestamp)
@@ -271,6 +272,7 @@ func (a *attempt) claim(ctx context.Context) (ok bool, since int64, err error) {
 		return false, 0, err
 	}
 	if v.ownedOnlyBy(a.owner) && a.inTime(since) {
+		a.crowded = len(v.queue) > 1
 		return true, since, nil
 	}
 	if err := a.withdraw(ctx); err != nil {
@@ -303,7 +305,13 @@ func (a *attempt) held(ctx context.Context, since int64) *handle {
 		a.wait.Stop()
 		a.wait = nil
 	}
-	a.l.hints.clear(a.id)
+	if a.crowded {
+		// Others were in line behind us: the next Lock of this id would
+		// most likely arrive to a busy lock too.
+		a.l.contended(a.id)
+	} else {
+		a.l.hints.clear(a.id)
+	}
 	h := newHandle(a, since)
 	if f := a.l.cfg.fencing; f != nil {
 		a.requests += 2

@@ -34,8 +34,11 @@ import (
 // would arrive again and again. So an id on which this process saw
 // contention — a fast claim that did not win — takes the slow path, which
 // writes an owner cell only when first in line, until the process next holds
-// it or a TTL passes. The model checks drive an arrival storm against a
-// waiting head to show the head still acquires (propertytests).
+// it uncontended or a TTL passes; an acquisition that saw others in line
+// behind it keeps the hint for another TTL, since its process's next Lock
+// will most likely find the lock busy again. The model checks drive an
+// arrival storm against a waiting head to show the head still acquires
+// (propertytests).
 
 // hints remembers, per lock id, until when (µs, local clock) this process
 // takes the slow path because it saw the id contended.
@@ -74,7 +77,8 @@ func (l *Locker) contended(id string) {
 	l.hints.m[id] = until
 }
 
-// clear forgets what was seen of id: this process holds it now.
+// clear forgets what was seen of id: this process holds it, and no one was
+// in line behind it.
 func (h *hints) clear(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -118,6 +122,7 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 		return false, 0, err
 	}
 	if head, _ := v.head(); head.column == a.qcol && v.ownedOnlyBy(a.owner) && a.inTime(since) {
+		a.crowded = len(v.queue) > 1
 		return true, since, nil
 	}
 	l.contended(a.id)
