@@ -63,7 +63,8 @@ func parseAlgorithms(list string, allowed []algorithm) ([]algorithm, error) {
 // contender is what the bench needs of a lock implementation: blocking
 // acquisition of one id, a handle to release it, and a Close that releases
 // whatever the implementation still holds. Every implementation the bench
-// runs — this module's lockers, the LWT baseline, etcd's Mutex — is adapted
+// runs — this module's lockers, the LWT baseline, etcd's Mutex (in the etcd
+// peer's module, etcdpeer/, which has a copy of this interface) — is adapted
 // to it.
 type contender interface {
 	Lock(ctx context.Context, id string) (unlocker, error)

@@ -22,7 +22,10 @@
 // request on virtual time (a discrete-event simulation whose figures do not
 // depend on this machine's speed or load); and cassandra (-hosts), a real
 // cluster, where every process of a run is a separate OS process: lockbench
-// re-executes itself with the hidden -worker flag.
+// re-executes itself with the hidden -worker flag. The etcd peer's workers
+// are a separate program in a module of its own (etcdpeer/, so that the etcd
+// client stays out of the library's go.mod), which lockbench builds with the
+// go command when a run includes etcd.
 package main
 
 import (
@@ -107,6 +110,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.real.keyspace, "keyspace", "lockbench", "cassandra: keyspace the bench creates and uses")
 	fs.IntVar(&o.real.replication, "replication", 1, "cassandra: replication factor of the bench keyspace")
 	fs.StringVar(&o.real.etcd, "etcd", "127.0.0.1:2379", "peers: etcd endpoints (comma-separated)")
+	fs.StringVar(&o.real.etcdPeerDir, "etcdpeer", "", "etcd: directory of the etcd peer's module, built when a run includes etcd (default: "+etcdPeerModule+" of the module in the working directory)")
 	fs.StringVar(&o.worker, "worker", "", "internal: run as a worker process with this JSON job")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

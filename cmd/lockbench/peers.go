@@ -133,6 +133,11 @@ func runPeersCommand(o *options) error {
 	if err != nil {
 		return err
 	}
+	var cleanup func()
+	if o.real, cleanup, err = o.real.withEtcdPeer(algos); err != nil {
+		return err
+	}
+	defer cleanup()
 	ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
 	defer cancel()
 	version, err := prepareCassandra(ctx, o.real)

@@ -21,6 +21,8 @@ type realOptions struct {
 	keyspace    string // the bench's keyspace, created by the bench
 	replication int    // its replication factor
 	etcd        string // comma-separated etcd endpoints
+	etcdPeerDir string // the etcd peer's module directory; empty: found (etcdpeer.go)
+	etcdPeerExe string // the built etcd peer, set by withEtcdPeer
 }
 
 // lwtTable is the LWT baseline's table in the bench keyspace.

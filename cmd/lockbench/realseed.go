@@ -16,6 +16,11 @@ const prepareTimeout = 2 * time.Minute
 // (fresh per run, so no run steps over an earlier one's tombstones) K times
 // each, starting together. It returns the runs and the Cassandra version.
 func runRealSeed(o realOptions, cfg seedConfig) ([]run, string, error) {
+	o, cleanup, err := o.withEtcdPeer(cfg.algorithms)
+	if err != nil {
+		return nil, "", err
+	}
+	defer cleanup()
 	ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
 	defer cancel()
 	version, err := prepareCassandra(ctx, o)
@@ -45,10 +50,14 @@ func runRealSeed(o realOptions, cfg seedConfig) ([]run, string, error) {
 	return out, version, nil
 }
 
-// job returns a worker job on o's backend.
+// job returns a worker job on o's backend, run by the etcd peer for etcd.
 func (o realOptions) job(a algorithm, process, id string, k int, hold, poll time.Duration) workerJob {
-	return workerJob{Algorithm: a, Process: process, Hosts: splitList(o.hosts), Keyspace: o.keyspace,
+	j := workerJob{Algorithm: a, Process: process, Hosts: splitList(o.hosts), Keyspace: o.keyspace,
 		Etcd: splitList(o.etcd), LockID: id, K: k, Hold: hold, Poll: poll}
+	if a == algoEtcd {
+		j.exe = o.etcdPeerExe
+	}
+	return j
 }
 
 // runRealRoundtrips measures the uncontended round trips of every mode on a

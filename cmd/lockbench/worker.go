@@ -15,7 +15,8 @@ import (
 )
 
 // On the real backend every process of a run is a separate OS process:
-// lockbench re-executes itself with -worker and a JSON workerJob. The
+// lockbench re-executes itself with -worker and a JSON workerJob, or, for
+// etcd, runs the etcd peer (etcdpeer.go) with the same flag and job. The
 // protocol, one JSON line at a time:
 //
 //	worker → parent  {"ready":true}            connected, locker built
@@ -37,6 +38,8 @@ type workerJob struct {
 	K         int           `json:"k"` // acquisitions; 0: until the run's end
 	Hold      time.Duration `json:"hold"`
 	Poll      time.Duration `json:"poll"`
+	// exe is the executable that runs the job; empty: this one.
+	exe string
 }
 
 // workerStart releases the workers.
@@ -123,7 +126,7 @@ func warmUp(c contender, job workerJob) error {
 func newRealContender(job workerJob) (contender, error) {
 	switch job.Algorithm {
 	case algoEtcd:
-		return newEtcdLocker(job.Etcd, job.Process)
+		return nil, fmt.Errorf("the etcd algorithm runs in the etcd peer (%s), not in lockbench", etcdPeerModule)
 	case algoLWT:
 		s, err := connect(job.Hosts)
 		if err != nil {
@@ -169,12 +172,12 @@ func (c sessionContender) backgroundRequests() int64 {
 // workerStartup bounds how long a worker may take to connect.
 const workerStartup = 2 * time.Minute
 
-// runWorkers runs jobs as worker processes (this executable with -worker),
-// starts them together once all are ready, and returns their results in
-// job order. With until > 0 they stop acquiring that long after the start.
+// runWorkers runs jobs as worker processes (each job's executable, by
+// default this one, with -worker), starts them together once all are
+// ready, and returns their results in job order. With until > 0 they stop acquiring that long after the start.
 // If anything fails, the workers still running are killed.
 func runWorkers(jobs []workerJob, until time.Duration) ([]procResult, error) {
-	exe, err := os.Executable()
+	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding this executable to run workers: %w", err)
 	}
@@ -185,6 +188,10 @@ func runWorkers(jobs []workerJob, until time.Duration) ([]procResult, error) {
 		}
 	}()
 	for _, job := range jobs {
+		exe := job.exe
+		if exe == "" {
+			exe = self
+		}
 		w, err := startWorker(exe, job)
 		if err != nil {
 			return nil, err

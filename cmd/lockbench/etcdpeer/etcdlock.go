@@ -19,15 +19,17 @@ const etcdTTL = 30 * time.Second
 // etcdPrefix is where the etcd peer keeps its lock keys.
 const etcdPrefix = "/lockbench/"
 
-// etcdLocker is etcd's own lock, the second peer: one concurrency.Session
-// (a lease kept alive in the background) per process and a
-// concurrency.Mutex per acquisition — a FIFO queue ordered by creation
-// revision, each waiter watching only its predecessor.
+// etcdLocker is etcd's own lock, lockbench's second peer: one
+// concurrency.Session (a lease kept alive in the background) per process
+// and a concurrency.Mutex per acquisition — a FIFO queue ordered by
+// creation revision, each waiter watching only its predecessor.
 //
-// Requests are counted as for the lockstep lockers: each unary RPC (Txn,
-// Range, DeleteRange) into the tally of its ctx, or into background. The
-// watch a waiter opens is a stream on the client's own context and is not
-// counted.
+// Requests are counted as lockbench counts the lockstep lockers': each
+// unary RPC (Txn, Range, DeleteRange) into the tally of its ctx, or into
+// background. The watch a waiter opens is a stream on the client's own
+// context and is not counted.
+//
+// Safe for concurrent use.
 type etcdLocker struct {
 	client     *clientv3.Client
 	session    *concurrency.Session
@@ -38,7 +40,7 @@ func newEtcdLocker(endpoints []string, process string) (*etcdLocker, error) {
 	l := &etcdLocker{}
 	count := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		if t := tallyOf(ctx); t != nil {
-			t.puts.Add(1) // every Mutex RPC writes or reads one key range; the split is not meaningful here
+			t.n.Add(1)
 		} else {
 			l.background.Add(1)
 		}

@@ -1,0 +1,27 @@
+// Command etcdpeer is lockbench's etcd contender: one OS process holding one
+// etcd concurrency.Session and taking one hot lock id with
+// concurrency.Mutex, timed the way lockbench times its own workers.
+//
+// It is a module of its own so that the etcd client and what it pulls in
+// (grpc, protobuf, zap, …) stay out of the lockstep module's go.mod, and so
+// out of the module graph of every user of the library. It imports nothing
+// of the lockstep module: the few things it shares with lockbench — the
+// worker protocol's JSON, the acquisition loop and its clock — are
+// duplicated here, with a comment naming the original in
+// cmd/lockbench/worker.go and contend.go. Change both together.
+//
+// lockbench builds it (go build in this directory) when a real-backend run
+// includes the etcd algorithm and runs one etcdpeer process per contender in
+// place of its own -worker process:
+//
+//	etcdpeer -worker '{"process":"…","etcd":["127.0.0.1:2379"],"lock_id":"…","k":0,"hold":1000000}'
+//
+// The protocol on stdin and stdout, one JSON line at a time, is lockbench's:
+//
+//	worker → parent  {"ready":true}            connected, session open, warmed up
+//	parent → worker  {"start":…,"until":…}     once every worker is ready
+//	worker → parent  {"result":{…}}            or {"error":"…"}
+//
+// start and until are wall-clock microseconds since the Unix epoch; the
+// result's durations are nanoseconds since start.
+package main
