@@ -148,10 +148,23 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 			}
 			continue
 		}
-		if err := a.l.cfg.Clock.Sleep(ctx, a.l.cfg.poll); err != nil {
+		// The waiter next in line re-reads more often: its poll is the
+		// handoff's latency, while the others' only decides when they notice
+		// that they moved up.
+		wait := a.l.cfg.poll
+		if v.nextInLine(a.qcol) {
+			wait = a.l.nextPoll()
+		}
+		if err := a.l.cfg.Clock.Sleep(ctx, wait); err != nil {
 			return nil, a.ctxErr(ctx, lastErr)
 		}
 	}
+}
+
+// nextPoll is the re-read interval of the waiter next in line: Poll/4, but
+// not below a millisecond (nor above Poll).
+func (l *Locker) nextPoll() time.Duration {
+	return min(l.cfg.poll, max(l.cfg.poll/4, time.Millisecond))
 }
 
 // tryLock is listing 8, writing nothing when the lock is visibly busy.

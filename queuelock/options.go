@@ -25,7 +25,9 @@ type Options struct {
 	// Renew is the renewal interval of holders and waiters; at most TTL/3.
 	// Default TTL/3.
 	Renew time.Duration
-	// Poll is how often a waiter re-reads the queue. Default 50ms.
+	// Poll is how often a waiter re-reads the queue; the waiter next in line
+	// re-reads every Poll/4 (at least every millisecond), so a release is
+	// noticed sooner without every waiter reading more. Default 50ms.
 	Poll time.Duration
 	// Clock is this process's clock. Default a clock.Local.
 	Clock lockstep.Clock

@@ -22,6 +22,20 @@ func (v view) head() (entry, bool) {
 	return v.queue[0], true
 }
 
+// nextInLine reports whether column is first or second in line: the waiter
+// who takes the lock at the next release.
+func (v view) nextInLine(column string) bool {
+	for i, e := range v.queue {
+		if i > 1 {
+			break
+		}
+		if e.column == column {
+			return true
+		}
+	}
+	return false
+}
+
 func (v view) queued(column string) bool {
 	for _, e := range v.queue {
 		if e.column == column {
