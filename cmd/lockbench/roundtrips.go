@@ -129,7 +129,7 @@ func printRoundtrips(w io.Writer, results []roundtripResult, withTime bool) {
 	tw.Flush()
 	fmt.Fprintf(w, "\nacquire + release: sequential store requests of a steady uncontended pair (median of %d), counted on the\n", roundtripSamples)
 	fmt.Fprintln(w, "caller's path by a counting store around the shipped lock code; reads/puts/deletes split it by kind;")
-	fmt.Fprintln(w, "first pair: a fresh process's first (cold caches: the queue lock reads and raises its floor).")
+	fmt.Fprintln(w, "first pair: a fresh process's first (cold caches: the queue lock also reads its floor cell, in parallel).")
 	fmt.Fprintln(w, "The seed's algorithms need 6–7; the target for new is at most 3.")
 }
 
