@@ -269,8 +269,8 @@ func ownerOf(col string, value []byte) string {
 }
 
 const (
-	floorColumn      = "!floor" // queuelock's shared, monotone read floor
-	queueOwnerPrefix = "~o/"    // queuelock's owner cells
+	floorColumn      = "~~floor" // queuelock's shared, monotone read floor
+	queueOwnerPrefix = "~o/"     // queuelock's owner cells
 )
 
 // ownsColumn reports whether process proc may write or delete column col of

@@ -120,10 +120,11 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 			}
 			continue
 		}
-		if !v.queued(a.qcol) || a.wait.IsLost() {
-			// Our cell expired (renewals failed) or fell below the floor:
-			// the place is gone, so take a new one, after a pause so that a
-			// persistent cause cannot turn this into a busy loop.
+		if !v.queued(a.qcol) || a.wait.IsLost() || v.hides(a.time) {
+			// Our cell expired (renewals failed), or fell below the floor
+			// of some process (floor.go): the place is gone or unseen, so
+			// take a new one, after a pause so that a persistent cause
+			// cannot turn this into a busy loop.
 			needPlace = true
 			if err := a.l.cfg.Clock.Sleep(ctx, a.l.cfg.poll); err != nil {
 				return nil, a.ctxErr(ctx, lastErr)

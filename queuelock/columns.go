@@ -13,16 +13,18 @@ import (
 // Column layout of one lock id's partition (row key = lock id), in the
 // partition's (bytewise) order:
 //
-//	"!floor"                      the read floor (value: 8-byte big-endian µs)
 //	"<20-digit µs>/q/<owner>"     queue cell: <owner> waits in line
 //	"~o/<process>/<incarnation>"  owner cell of one Locker (value: <owner>)
+//	"~~floor"                     the published read floor (value: 8-byte
+//	                              big-endian µs)
 //
 // Queue cells are named by the acquisition's hybrid-logical enqueue time,
 // zero-padded as in listing 6, so line order is column order and a slice
 // starting at the floor's time skips every queue tombstone below it.
 //
-// Owner cells sort after every queue cell, so the same slice ends with all of
-// them: one read fetches the queue above the floor and every owner cell. An
+// Owner cells and then the floor cell sort after every queue cell, so the
+// same slice ends with them: one read fetches the queue above the floor,
+// every owner cell and the floor published by the latest claims. An
 // owner cell is named by its Locker, not by the acquisition: a Locker has at
 // most one acquisition of an id contending in the store at a time (its
 // in-process turn, DESIGN §4.2 item 6), which rewrites the one column with
@@ -33,7 +35,7 @@ import (
 // were (wrongly) given one ProcessID, or when a restarted process reuses the
 // id of one still paused somewhere.
 const (
-	floorColumn = "!floor"
+	floorColumn = "~~floor"
 	stampDigits = 20
 	kindQueue   = 'q'
 	kindOwner   = 'o'

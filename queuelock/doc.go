@@ -10,10 +10,10 @@
 // All cells of one lock id live in one partition (row key = the id), in this
 // order (columns.go):
 //
-//	"!floor"                      read floor, see below
 //	"<20-digit µs>/q/<owner>"     queue cell
 //	"~o/<process>/<incarnation>"  owner cell ("main row" of the seed) of one
 //	                              Locker; its value names the owner
+//	"~~floor"                     published read floor, see below
 //
 // Lock (listing 7): write a queue cell named by the current time; re-read the
 // partition until our queue cell is the first one and no other owner cell is

@@ -26,21 +26,26 @@ import (
 //   - A waiter renews its queue cell, so it stays live and any floor learned
 //     from a read that saw it stays at or below it (refinement 1's pitfall:
 //     "now − TTL" is not a floor; the oldest live cell is).
-//   - A cell named below the floor of some reader after that reader's read is
-//     invisible to it: an arrival whose clock lags (names come from the
-//     hybrid logical clock, which observes every floor and queue time it
-//     reads, so only a process that has not read the id lately can do so).
-//     Such an arrival may be bypassed, or bypass, once — the same bound as a
-//     lagging clock's first name without any floor (refinement 2) — and its
-//     own reads, from a floor at or below its name, show it its cell; when a
-//     refreshed floor passes its cell, it takes a new place.
+//   - A cell whose write lands after a reader's read, under a name below the
+//     oldest cell that read saw, is invisible to that reader from then on:
+//     two arrivals racing, the later-named one landing first. (Names come
+//     from the hybrid logical clock, which observes every floor and queue
+//     time read, so a name can fall below a floor only in such a race, or
+//     from a clock that lags and has not read the id lately.) The reader
+//     could bypass that waiter again and again, so the race is made to show:
+//     every claim writes its process's floor to the floor cell, every read
+//     returns the floor cell (it sorts last, so the slice from the floor
+//     ends with it), and a waiter whose name the published floor has passed
+//     takes a new place at once (acquire.go). A waiter is thus bypassed at
+//     most by the claim that published the floor, and then by those the new
+//     place puts it behind — the model checks' bounded-bypass property
+//     covers this (the sweep found the unbounded version).
 //
-// The floor cell "!floor" lets a process that has not read the id lately
-// start near the present: claims carry the writer's floor in the same request
-// when it is above what the process last saw there, and a cached floor older
-// than a TTL is refreshed from it. Its value equals its write timestamp, like
-// the global time cell, so last-write-wins keeps the maximum. A floor from it
-// is one some process learned by reading, so it is as good as one's own.
+// The floor cell also lets a process that has not read the id lately start
+// near the present: a cached floor older than a TTL is refreshed from it
+// before the read. Its value equals its write timestamp, like the global time
+// cell, so last-write-wins keeps the maximum. A floor from it is one some
+// process learned by reading, so it is as good as one's own.
 type floors struct {
 	mu sync.Mutex
 	m  map[string]floorEntry
@@ -101,17 +106,18 @@ func (l *Locker) floorRead(id string, v, now int64) int64 {
 }
 
 // learn raises the floor of id to oldest, the oldest live queue cell a read
-// from the current floor saw (-1: none, nothing learned).
-func (l *Locker) learn(id string, oldest int64) {
-	if oldest < 0 {
-		return
-	}
+// from the current floor saw (-1: none), and to published, the floor cell
+// that read returned (0: none).
+func (l *Locker) learn(id string, oldest, published int64) {
 	l.floors.mu.Lock()
 	defer l.floors.mu.Unlock()
-	if e, ok := l.floors.m[id]; ok && oldest > e.value {
-		e.value = oldest
-		l.floors.m[id] = e
+	e, ok := l.floors.m[id]
+	if !ok {
+		return
 	}
+	e.value = max(e.value, oldest, published)
+	e.stored = max(e.stored, published)
+	l.floors.m[id] = e
 }
 
 // floorCell returns the floor cell to write along with a claim: the cached

@@ -12,6 +12,7 @@ type view struct {
 	queue  []entry // queue cells in line order
 	owners []entry // owner cells
 	oldest int64   // enqueue time of the first queue cell, -1 if none
+	floor  int64   // the published floor (the floor cell), 0 if none
 }
 
 // head returns the first queue entry.
@@ -21,6 +22,10 @@ func (v view) head() (entry, bool) {
 	}
 	return v.queue[0], true
 }
+
+// hides reports whether the published floor has passed the enqueue time t:
+// some process's reads start above a cell named t, so it does not see it.
+func (v view) hides(t int64) bool { return v.floor > t }
 
 // nextInLine reports whether column is first or second in line: the waiter
 // who takes the lock at the next release.
@@ -83,6 +88,13 @@ func (l *Locker) read(ctx context.Context, id string, requests *int) (view, erro
 	}
 	v := view{oldest: -1}
 	for _, c := range cells {
+		if c.Column == floorColumn {
+			if v.floor, err = decodeFloor(c.Value); err != nil {
+				l.cfg.Logger.Error("queuelock: ignoring malformed floor cell", slog.String("id", id), slog.Any("err", err))
+				v.floor = 0
+			}
+			continue
+		}
 		e, err := parseCell(c.Column, c.Value)
 		if err != nil {
 			l.cfg.Logger.Error("queuelock: ignoring foreign cell", slog.String("id", id), slog.Any("err", err))
@@ -98,6 +110,7 @@ func (l *Locker) read(ctx context.Context, id string, requests *int) (view, erro
 		v.queue = append(v.queue, e)
 		l.hlc.Observe(e.time)
 	}
-	l.learn(id, v.oldest)
+	l.hlc.Observe(v.floor)
+	l.learn(id, v.oldest, v.floor)
 	return v, nil
 }

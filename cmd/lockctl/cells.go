@@ -18,15 +18,15 @@ import (
 //
 // Queue partition (table queue_lock, row = lock id):
 //
-//	"!floor"                      read floor: 8-byte big-endian µs
 //	"<20-digit µs>/q/<owner>"     queue cell: <owner> waits in line
 //	"~o/<process>/<incarnation>"  owner cell of one Locker; value: the owner
 //	                              id that claims the lock
+//	"~~floor"                     read floor: 8-byte big-endian µs
 //
 // Legacy rows (tables legacy_main and legacy_shadow, row = lock id): one
 // cell per owner, column = owner id, empty value.
 const (
-	floorColumn = "!floor"
+	floorColumn = "~~floor"
 	stampDigits = 20
 	ownerPrefix = "~o/"
 )
