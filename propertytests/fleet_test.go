@@ -34,6 +34,10 @@ type kind struct {
 	name string
 	mode lockstep.Mode
 	new  func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error)
+	// user, when set, is what the process does with its locker instead of
+	// harness.user (a correct lock user), e.g. an arrival storm
+	// (storm_test.go). It returns when ctx ends (the process crashed).
+	user func(h *harness, ctx context.Context, pr *proc)
 }
 
 var (
@@ -83,6 +87,10 @@ type fleet struct {
 	// setup, when set, prepares the cluster before any process starts (e.g.
 	// writes the fleet phase that migration.Locker processes read).
 	setup func(*sim.Sim) error
+	// sweepDivisor, when set, has the seeded sweep run only one in
+	// sweepDivisor of its schedules on this fleet, whose schedules each cost
+	// several of a plain fleet's.
+	sweepDivisor int
 }
 
 // fleets are the fleets the property tests check. A mixed fleet is one more
@@ -98,6 +106,10 @@ var fleets = []fleet{
 	// between the two modes (modes_test.go), in a phase allowing both.
 	{name: "legacy+combined/switching", kinds: []kind{legacyOrCombined, legacyOrCombined, legacyOrCombined}, extraFault: switchMode, setup: phaseAt(lockstep.Combined)},
 	{name: "combined+new/switching", kinds: []kind{combinedOrNew, combinedOrNew, combinedOrNew}, starvationFree: true, extraFault: switchMode, setup: phaseAt(lockstep.New)},
+	// Two honest users beside an arrival storm: two processes whose Lock
+	// calls are cancelled one after another (storm_test.go). A schedule
+	// costs about eight of "new" (the storm's Locks and their tombstones).
+	{name: "new+storm", kinds: []kind{queue, queue, storm, varyingStorm}, starvationFree: true, sweepDivisor: 20},
 }
 
 func fleetNamed(name string) fleet {
