@@ -7,9 +7,12 @@
 // one line there), lets rapid drive a random phase of scheduler decisions and
 // faults (machine_test.go), checks the safety properties after every action
 // (checker_test.go), and then runs a fault-free, fair round-robin quiet phase
-// that checks liveness (liveness_test.go). Negative controls
-// (negative_test.go) switch on deliberate defects through internal/bugs and
-// assert the checker catches each and shrinks it to a short counterexample.
+// that checks liveness (liveness_test.go). One fleet runs honest users beside
+// an arrival storm, processes whose Lock calls are cancelled one after
+// another, against the queue lock's fast path (storm_test.go). Negative
+// controls (negative_test.go) switch on deliberate defects through
+// internal/bugs and assert the checker catches each and shrinks it to a short
+// counterexample.
 //
 // Depth: go test runs a moderate number of checks; -short a few; CI raises
 // them with -rapid.checks=N (or RAPID_CHECKS) and -rapid.steps=N. Failure

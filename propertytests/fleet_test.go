@@ -23,10 +23,13 @@ const (
 	poll        = 500 * time.Millisecond
 	clientSkew  = 250 * time.Millisecond // ε: bound on a process clock's offset
 	replicaSkew = 250 * time.Millisecond // bound on a replica clock's offset
-	workSteps   = 2                      // a holder's work, in steps
-	workStep    = time.Second            // one step of work
-	think       = 100 * time.Millisecond // pause between a release and the next Lock
-	lockID      = "L"
+	// maxClockSkew is queuelock.Options.MaxClockSkew: how far apart two
+	// process clocks can read.
+	maxClockSkew = 2 * clientSkew
+	workSteps    = 2                      // a holder's work, in steps
+	workStep     = time.Second            // one step of work
+	think        = 100 * time.Millisecond // pause between a release and the next Lock
+	lockID       = "L"
 )
 
 // kind is one lock mode a simulated process can run.
@@ -34,6 +37,10 @@ type kind struct {
 	name string
 	mode lockstep.Mode
 	new  func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error)
+	// user, when set, is what the process does with its locker instead of
+	// harness.user (a correct lock user), e.g. an arrival storm
+	// (storm_test.go). It returns when ctx ends (the process crashed).
+	user func(h *harness, ctx context.Context, pr *proc)
 }
 
 var (
@@ -46,7 +53,7 @@ var (
 		return l, l.Close, nil
 	}}
 	queue = kind{name: "new", mode: lockstep.New, new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
-		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll,
+		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll, MaxClockSkew: maxClockSkew,
 			Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))})
 		if err != nil {
 			return nil, nil, err
@@ -57,7 +64,7 @@ var (
 	// halves use the process's name, as combined.Options asks.
 	combined = kind{name: "combined", mode: lockstep.Combined, new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := combinedlock.New(p.Store(), &combinedlock.Options{
-			Queue: &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll,
+			Queue: &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll, MaxClockSkew: maxClockSkew,
 				Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
 			Legacy: &shadowlock.Options{TTL: ttl, Renew: renew, Clock: p.Clock(),
 				ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
@@ -83,6 +90,10 @@ type fleet struct {
 	// setup, when set, prepares the cluster before any process starts (e.g.
 	// writes the fleet phase that migration.Locker processes read).
 	setup func(*sim.Sim) error
+	// sweepDivisor, when set, has the seeded sweep run only one in
+	// sweepDivisor of its schedules on this fleet, whose schedules each cost
+	// several of a plain fleet's.
+	sweepDivisor int
 }
 
 // fleets are the fleets the property tests check. A mixed fleet is one more
@@ -98,6 +109,10 @@ var fleets = []fleet{
 	// between the two modes (modes_test.go), in a phase allowing both.
 	{name: "legacy+combined/switching", kinds: []kind{legacyOrCombined, legacyOrCombined, legacyOrCombined}, extraFault: switchMode, setup: phaseAt(lockstep.Combined)},
 	{name: "combined+new/switching", kinds: []kind{combinedOrNew, combinedOrNew, combinedOrNew}, starvationFree: true, extraFault: switchMode, setup: phaseAt(lockstep.New)},
+	// Two honest users beside an arrival storm: two processes whose Lock
+	// calls are cancelled one after another (storm_test.go). A schedule
+	// costs about eight of "new" (the storm's Locks and their tombstones).
+	{name: "new+storm", kinds: []kind{queue, queue, storm, varyingStorm}, starvationFree: true, sweepDivisor: 20},
 }
 
 func fleetNamed(name string) fleet {

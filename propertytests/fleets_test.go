@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -14,6 +15,11 @@ import (
 // stats sums what the checks of one test saw, for its log.
 type stats struct {
 	runs, actions, acquisitions, maxBypass int
+	maxWait                                time.Duration // longest quiet-phase wait that ended in an acquisition
+	// stormArrivals and stormAcquisitions count the Lock calls of storm
+	// processes and the locks they got (storm_test.go); acquisitions
+	// includes the latter.
+	stormArrivals, stormAcquisitions int
 }
 
 // fleetProperty is one check: build fleet f with variant v, run the random
@@ -110,6 +116,13 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 			st.actions += len(sc)
 			st.acquisitions += h.acqs
 			st.maxBypass = max(st.maxBypass, h.maxBypass)
+			st.maxWait = max(st.maxWait, h.maxWait)
+			for _, pr := range h.procs {
+				if pr.kind.user != nil {
+					st.stormArrivals += pr.arrivals
+					st.stormAcquisitions += pr.acquired
+				}
+			}
 		}
 	}
 }
@@ -119,8 +132,11 @@ func checkFleet(t *testing.T, name string) {
 	var st stats
 	var last script
 	rapid.Check(t, fleetProperty(t, fleetNamed(name), variant{}, &st, &last))
-	t.Logf("%d runs, %d random actions, %d acquisitions, max bypass in the quiet phase %d",
-		st.runs, st.actions, st.acquisitions, st.maxBypass)
+	t.Logf("%d runs, %d random actions, %d acquisitions, max bypass in the quiet phase %d, longest quiet-phase wait %v",
+		st.runs, st.actions, st.acquisitions, st.maxBypass, st.maxWait)
+	if st.stormArrivals > 0 {
+		t.Logf("storm processes: %d Locks, %d of them acquired (counted above)", st.stormArrivals, st.stormAcquisitions)
+	}
 }
 
 func TestLegacyFleet_MutualExclusionAndDeadlockFreedom(t *testing.T) { checkFleet(t, "legacy") }

@@ -16,7 +16,8 @@ import (
 
 // variant says what one run plants or leaves out, for negative controls.
 type variant struct {
-	bugs         bugs.Set // defects planted in every acquisition
+	bugs         bugs.Set // defects planted in every acquisition of the lock users
+	stormBugs    bugs.Set // defects planted in every Lock of the storm processes (storm_test.go)
 	noReadRepair bool     // the cluster does not repair on read
 	noCrash      bool     // the random phase never crashes a process
 	// noLeaseCheck leaves property 3 (a holder past its lease sees Lost()
@@ -39,6 +40,7 @@ type proc struct {
 	bypass     int   // others' acquisitions during this quiet-phase wait
 	holding    lockstep.Lock
 	acquired   int
+	arrivals   int   // Lock calls of a storm process (storm_test.go)
 	lastWorked int64 // own clock
 	worked     int   // work steps done in the current holding
 	seen       int   // the shared counter as read at the first of them
@@ -61,6 +63,7 @@ type harness struct {
 	quietStart int64
 	lastAcq    int64 // virtual µs of the latest acquisition
 	maxBypass  int
+	maxWait    time.Duration // longest quiet-phase wait (since its start) that ended in an acquisition
 	acqs       int
 	byMode     [lockstep.New + 1]int // acquisitions by the mode of the lock
 	// counter is incremented non-atomically by every holding that does all
@@ -93,7 +96,11 @@ func newHarness(f fleet, v variant, traced bool) (*harness, error) {
 		}
 		pr := &proc{sp: sp, kind: k, locker: l, closer: closer}
 		h.procs = append(h.procs, pr)
-		sp.Go(func(ctx context.Context) { h.user(ctx, pr) })
+		user := h.user
+		if k.user != nil {
+			user = func(ctx context.Context, pr *proc) { k.user(h, ctx, pr) }
+		}
+		sp.Go(func(ctx context.Context) { user(ctx, pr) })
 	}
 	h.s.Settle()
 	return h, nil
@@ -172,6 +179,9 @@ func (h *harness) acquired(pr *proc, l lockstep.Lock) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.event("%s acquired as %s", pr.sp.Name, l.Owner())
+	if h.quiet && pr.waiting {
+		h.maxWait = max(h.maxWait, h.elapsed(max(pr.waitStart, h.quietStart)))
+	}
 	pr.waiting, pr.holding = false, l
 	pr.acquired++
 	pr.worked = 0

@@ -86,7 +86,7 @@ func migrationKind(name string, pair [2]lockstep.Mode, start func(int) lockstep.
 	return kind{name: name, mode: pair[0], new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
 		flag := &switchFlag{mode: start(p.Index)}
 		l, err := migration.New(p.Store(), p.Clock(), p.Name, flag, &migration.Options{
-			Queue:     &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
+			Queue:     &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll, MaxClockSkew: maxClockSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
 			Legacy:    &shadowlock.Options{TTL: ttl, Renew: renew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
 			CensusTTL: censusTTL,
 			Host:      "sim",

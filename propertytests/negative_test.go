@@ -77,6 +77,11 @@ var controls = []control{
 		variant{bugs: bugs.Set{QueueCellsWithoutTTL: true}, noLeaseCheck: true}, "liveness:", ""},
 	{"LegacyAndNewFleet", fleet{name: "legacy+new", kinds: []kind{legacy, queue, queue}, starvationFree: true},
 		variant{noLeaseCheck: true}, "mutual exclusion:", ""},
+	// The storm processes' fast claims, no longer held back by the
+	// contention hint, fail the queue head's claims until it has waited
+	// beyond the bound (storm_test.go).
+	{"IgnoreContentionHint", fleetNamed("new+storm"),
+		variant{stormBugs: bugs.Set{IgnoreContentionHint: true}, noLeaseCheck: true}, "liveness:", ""},
 }
 
 // TestNegative_ControlsAreCaughtAndShrunk runs rapid on each planted bug with

@@ -91,6 +91,9 @@ func TestRegressions_Find(t *testing.T) {
 		"NoRoundDeadline": {"legacy-round-outlives-shadow-ttl",
 			"found by TestSweep (legacy fleet, seed 9058; 3 of 6 seeds sampled around it): a legacy round stalled a TTL between reading the shadow row and writing the main row, its shadow cell expired, a contender saw itself alone, two holders; fixed in shadowlock by giving up a round older than TTL/2 (round.overdue)",
 			"legacy", bugs.Set{NoRoundDeadline: true}, "mutual exclusion:"},
+		"IgnorePublishedFloor": {"queue-waiter-hidden-below-racing-floor",
+			"found by TestSweep in CI (combined+new/switching, seeds 3420 and 16832): two arrivals raced, the later-named one landed first, a reader learned a floor above the earlier name and never saw that waiter again, which lost its place only at its next floor refresh a TTL later (bypassed 5 times, bound 4); fixed in queuelock by returning the published floor with every read and giving a waiter whose name it passed a new place (floor.go). The floor's later lag behind the clock also keeps such a race from hiding a waiter, so the bug is planted with NoFloorLag; the script is seed 3420, minimized from 79 actions to 43",
+			"combined+new/switching", bugs.Set{IgnorePublishedFloor: true, NoFloorLag: true}, "liveness:"},
 	}
 	k, ok := known[name]
 	if !ok {

@@ -42,17 +42,18 @@
 //     every queue time read, so a process whose clock lags cannot name a cell
 //     in front of a waiter it has already seen: theorem 2's "time does not
 //     decrease" holds per observer without a time service.
-//  3. Reads start at a floor — the oldest live queue cell the process read
-//     last time (floor.go explains why that is sound) — so their cost does
-//     not grow with the lock's history of tombstones: a hot id's reads step
-//     over the acquisitions since the previous read, not over the last TTL
-//     or more of them. Owner cells are one column per Locker, rewritten by
-//     each of its acquisitions, and sort after the queue: one slice from the
-//     floor reads them all, so lemma 1 involves no floor, and their
-//     tombstones number the Lockers that used the id, not its acquisitions.
-//     (DESIGN §4.2 asks for time-prefixed owner cells and a floor trailing
-//     the present by the clock skew; that floor costs every acquisition of
-//     its lag on every read — tens of thousands on a hot id.)
+//  3. Reads start at a floor — the older of the oldest live queue cell the
+//     process read last time and 2×MaxClockSkew before that read (floor.go
+//     explains why that is sound) — so their cost does not grow with the
+//     lock's history of tombstones: a hot id's reads step over the
+//     acquisitions of the last 2×MaxClockSkew, not over the last TTL or more
+//     of them. Owner cells are one column per Locker, rewritten by each of
+//     its acquisitions, and sort after the queue: one slice from the floor
+//     reads them all, so lemma 1 involves no floor, and their tombstones
+//     number the Lockers that used the id, not its acquisitions. (DESIGN
+//     §4.2 asks for time-prefixed owner cells and a floor of "now − max skew
+//     − margin"; time-prefixed owner cells would put them under the floor,
+//     and a margin of a TTL costs every acquisition of a TTL on every read.)
 //  4. A Lock whose ctx ends deletes its cells before returning.
 //  5. A first-in-line waiter does not write its owner cell while another
 //     owner cell is live (listing 7 would write and delete one per poll,

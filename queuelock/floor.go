@@ -13,33 +13,35 @@ import (
 // so their cost does not grow with the lock's history of tombstones (DESIGN
 // §4.2, refinement 3).
 //
-// The floor is the oldest live queue cell this process has read. Every read
-// raises it (learn), so a hot id's reads step over the tombstones between the
-// head of the line and the tail — those of acquisitions that ended since the
-// previous read — and not over its history. No lag behind the present is
-// needed, because the floor guards only the queue, and the queue only
-// fairness:
+// A read that started at clock time t raises the floor to
+//
+//	min(oldest live queue cell it saw, t − 2×MaxClockSkew)
+//
+// so a hot id's reads step over the tombstones of the acquisitions of the
+// last 2×MaxClockSkew, not over its history. The floor guards only the queue,
+// and the queue only fairness:
 //
 //   - Mutual exclusion does not read below any floor. Owner cells sort after
 //     every queue cell (columns.go), so each read fetches all of them, and
 //     lemma 1 holds whatever the floor is.
-//   - A waiter renews its queue cell, so it stays live and any floor learned
+//   - A waiter renews its queue cell, so it stays live, and a floor learned
 //     from a read that saw it stays at or below it (refinement 1's pitfall:
 //     "now − TTL" is not a floor; the oldest live cell is).
-//   - A cell whose write lands after a reader's read, under a name below the
-//     oldest cell that read saw, is invisible to that reader from then on:
-//     two arrivals racing, the later-named one landing first. (Names come
-//     from the hybrid logical clock, which observes every floor and queue
-//     time read, so a name can fall below a floor only in such a race, or
-//     from a clock that lags and has not read the id lately.) The reader
-//     could bypass that waiter again and again, so the race is made to show:
-//     every claim writes its process's floor to the floor cell, every read
-//     returns the floor cell (it sorts last, so the slice from the floor
-//     ends with it), and a waiter whose name the published floor has passed
-//     takes a new place at once (acquire.go). A waiter is thus bypassed at
-//     most by the claim that published the floor, and then by those the new
-//     place puts it behind — the model checks' bounded-bypass property
-//     covers this (the sweep found the unbounded version).
+//   - A cell that read did not see was named at some time u, by a clock at
+//     most MaxClockSkew behind this one, so its name is at least
+//     clock(u) − MaxClockSkew; it is hidden below the floor only if
+//     u < t − MaxClockSkew, that is, if its write was in flight for longer
+//     than MaxClockSkew when the read began. Without the lag, a process
+//     whose clock leads and who re-locks at once keeps its floor just above
+//     every name a lagging waiter takes (the arrival-storm model check found
+//     this: one waiter bypassed 7 times, bound 6).
+//   - For writes in flight longer than that (or clocks further apart), the
+//     hiding is made to show: every claim writes its process's floor to the
+//     floor cell, every read returns the floor cell (it sorts last, so the
+//     slice from the floor ends with it), and a waiter whose name the
+//     published floor has passed takes a new place at once (acquire.go),
+//     named at or above that floor. (The sweep found a waiter bypassed 5
+//     times, bound 4, before this.)
 //
 // The floor cell also lets a process that has not read the id lately start
 // near the present: a cached floor older than a TTL is refreshed from it
@@ -105,17 +107,27 @@ func (l *Locker) floorRead(id string, v, now int64) int64 {
 	return e.value
 }
 
-// learn raises the floor of id to oldest, the oldest live queue cell a read
-// from the current floor saw (-1: none), and to published, the floor cell
-// that read returned (0: none).
-func (l *Locker) learn(id string, oldest, published int64) {
+// nextFloor is the floor a read that started at clock time start and saw
+// oldest as its first queue cell (-1: none) allows: the older of oldest and
+// start − 2×MaxClockSkew.
+func (l *Locker) nextFloor(start, oldest int64) int64 {
+	f := start - 2*l.cfg.skew.Microseconds()
+	if oldest >= 0 && oldest < f {
+		return oldest
+	}
+	return max(f, 0)
+}
+
+// learn raises the floor of id to learned (nextFloor) and to published, the
+// floor cell the read returned (0: none).
+func (l *Locker) learn(id string, learned, published int64) {
 	l.floors.mu.Lock()
 	defer l.floors.mu.Unlock()
 	e, ok := l.floors.m[id]
 	if !ok {
 		return
 	}
-	e.value = max(e.value, oldest, published)
+	e.value = max(e.value, learned, published)
 	e.stored = max(e.stored, published)
 	l.floors.m[id] = e
 }

@@ -15,6 +15,9 @@ import (
 // otherwise.
 const DefaultTable = "queue_lock"
 
+// DefaultMaxClockSkew is Options.MaxClockSkew's default.
+const DefaultMaxClockSkew = 250 * time.Millisecond
+
 // Options configure a Locker. The zero value of every field means its
 // default; a nil *Options means all defaults.
 type Options struct {
@@ -29,6 +32,15 @@ type Options struct {
 	// re-reads every Poll/4 (at least every millisecond), so a release is
 	// noticed sooner without every waiter reading more. Default 50ms.
 	Poll time.Duration
+	// MaxClockSkew bounds how far apart the clocks of any two processes of
+	// the fleet read. Reads of the queue start 2×MaxClockSkew behind this
+	// process's clock (or at the oldest waiter it last saw, if older), so a
+	// waiter whose clock lags, and whose write is in flight, is not hidden
+	// below the start (floor.go). It matters for fairness only: mutual
+	// exclusion does not depend on it. Larger costs reads: a hot id's reads
+	// step over the tombstones of the acquisitions of the last
+	// 2×MaxClockSkew. Default 250ms.
+	MaxClockSkew time.Duration
 	// Clock is this process's clock. Default a clock.Local.
 	Clock lockstep.Clock
 	// ProcessID prefixes every owner id this locker issues; 1–64 of
@@ -60,6 +72,7 @@ type config struct {
 	settings.Resolved
 	table   string
 	poll    time.Duration
+	skew    time.Duration
 	fencing *clock.Global
 	noFast  bool
 	rand    *rand.Rand
@@ -74,7 +87,7 @@ func (o *Options) resolve() (config, error) {
 		TTL: in.TTL, Renew: in.Renew, Clock: in.Clock, ProcessID: in.ProcessID,
 		Logger: in.Logger, Observer: in.Observer,
 	}.Resolve()
-	c := config{Resolved: common, table: in.Table, poll: in.Poll, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand}
+	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand}
 	if err != nil {
 		return c, err
 	}
@@ -84,11 +97,17 @@ func (o *Options) resolve() (config, error) {
 	if c.poll == 0 {
 		c.poll = 50 * time.Millisecond
 	}
+	if c.skew == 0 {
+		c.skew = DefaultMaxClockSkew
+	}
 	if err := lockstep.ValidateName("Table", c.table); err != nil {
 		return c, err
 	}
 	if c.poll < 0 {
 		return c, &lockstep.ConfigError{Field: "Poll", Reason: fmt.Sprintf("%v must be positive", c.poll)}
+	}
+	if c.skew < 0 || 2*c.skew >= c.Lease.TTL {
+		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v)", c.skew, c.Lease.TTL/2)}
 	}
 	return c, nil
 }

@@ -244,6 +244,8 @@ func TestNew_RefusesBadOptionsAndWritesNothing(t *testing.T) {
 		"upper-case table":                      {Table: "Locks"},
 		"bad process id":                        {ProcessID: "a/b"},
 		"negative poll":                         {Poll: -1},
+		"negative max clock skew":               {MaxClockSkew: -1},
+		"max clock skew at TTL/2":               {TTL: 2 * time.Second, MaxClockSkew: time.Second},
 	}
 	for name, o := range cases {
 		if _, err := New(s, o); !errors.Is(err, lockstep.ErrInvalidConfig) {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // view is what one read of a lock id's partition saw above the floor.
@@ -72,7 +73,7 @@ func (v view) ownedOnlyBy(owner string) bool {
 // read fetches every live queue cell of id at or above the floor and every
 // owner cell, feeds the queue times to the hybrid logical clock so this
 // process never names a cell in front of a waiter it has seen, and raises the
-// floor to the first queue cell (floor.go).
+// floor (floor.go).
 func (l *Locker) read(ctx context.Context, id string, requests *int) (view, error) {
 	f, err := l.floor(ctx, id, requests)
 	if err != nil {
@@ -81,6 +82,7 @@ func (l *Locker) read(ctx context.Context, id string, requests *int) (view, erro
 	// Names below the floor are invisible; a process whose clock lags that
 	// far must name its cells above it.
 	l.hlc.Observe(f)
+	start := l.cfg.Clock.Now()
 	*requests++
 	cells, err := l.store.Read(ctx, l.cfg.table, id, lockstep.Slice{From: stamp(f)})
 	if err != nil {
@@ -110,7 +112,15 @@ func (l *Locker) read(ctx context.Context, id string, requests *int) (view, erro
 		v.queue = append(v.queue, e)
 		l.hlc.Observe(e.time)
 	}
+	learned := l.nextFloor(start, v.oldest)
+	b := bugs.From(ctx)
+	if b.NoFloorLag {
+		learned = v.oldest
+	}
+	if b.IgnorePublishedFloor {
+		v.floor = 0
+	}
 	l.hlc.Observe(v.floor)
-	l.learn(id, v.oldest, v.floor)
+	l.learn(id, learned, v.floor)
 	return v, nil
 }

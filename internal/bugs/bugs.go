@@ -6,7 +6,10 @@
 // correct paths.
 package bugs
 
-import "context"
+import (
+	"context"
+	"reflect"
+)
 
 // Set names the defects to plant in one acquisition.
 type Set struct {
@@ -36,6 +39,28 @@ type Set struct {
 	// are cancelled one after another writes an owner cell each time and can
 	// keep failing the queue head's claims (fastpath.go).
 	IgnoreContentionHint bool `json:",omitempty"`
+	// NoFloorLag makes a queue-lock read raise its floor to the oldest live
+	// queue cell it saw, with no lag behind its clock: a real bug the
+	// arrival-storm check found (propertytests/testdata/regressions). A
+	// process whose clock leads, re-locking at once, keeps its floor above
+	// each new name a lagging waiter takes, and bypasses it again and again.
+	NoFloorLag bool `json:",omitempty"`
+	// IgnorePublishedFloor makes queue-lock reads disregard the published
+	// floor cell, so a waiter whose name another process's floor has passed
+	// keeps its place, where that process never sees it: a real bug the
+	// sweep found.
+	IgnorePublishedFloor bool `json:",omitempty"`
+}
+
+// Union returns the defects of s and of o.
+func (s Set) Union(o Set) Set {
+	a, b := reflect.ValueOf(&s).Elem(), reflect.ValueOf(o)
+	for i := range a.NumField() {
+		if b.Field(i).Bool() {
+			a.Field(i).SetBool(true)
+		}
+	}
+	return s
 }
 
 type key struct{}
