@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/combined"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
@@ -99,6 +100,10 @@ func (c lockstepContender) Close(ctx context.Context) error { return c.l.Close(c
 
 func (c lockstepContender) backgroundRequests() int64 { return c.store.background.Load() }
 
+func (c lockstepContender) slowestRequest() (time.Duration, int64) { return c.store.slowestRequest() }
+
+func (c lockstepContender) resetSlowest() { c.store.resetSlowest() }
+
 // lockerParams are the settings one process's locker of this module gets.
 type lockerParams struct {
 	store   lockstep.Store
@@ -111,7 +116,11 @@ type lockerParams struct {
 // newLockstepContender returns a contender running algorithm a of this
 // module with p, counting its requests.
 func newLockstepContender(a algorithm, p lockerParams) (contender, error) {
-	store := &countingStore{inner: p.store}
+	clk := p.clock
+	if clk == nil {
+		clk = &clock.Local{}
+	}
+	store := &countingStore{inner: p.store, clock: clk}
 	queue := &queuelock.Options{Clock: p.clock, ProcessID: p.process, Poll: p.poll}
 	legacy := &shadowlock.Options{Clock: p.clock, ProcessID: p.process, Rand: p.rand}
 	var (

@@ -25,6 +25,11 @@ type procResult struct {
 	End time.Duration `json:"end"`
 	// Requests counts the store requests of the process.
 	Requests requestCounts `json:"requests"`
+	// Slowest is the process's longest store request, and SlowestAt when it
+	// began: a stall of the store (or of the process) shows here. Zero for
+	// backends that are not timed (LWT, etcd).
+	Slowest   time.Duration `json:"slowest,omitempty"`
+	SlowestAt time.Duration `json:"slowest_at,omitempty"`
 }
 
 // requestCounts splits a process's store requests by the path that made
@@ -48,6 +53,14 @@ type requestCounter interface {
 	backgroundRequests() int64
 }
 
+// slowestReporter is implemented by contenders that time their store
+// requests: the longest since resetSlowest, and when it began (µs on the
+// process's clock).
+type slowestReporter interface {
+	slowestRequest() (time.Duration, int64)
+	resetSlowest()
+}
+
 // contend runs one process's loop: cfg.k times (or until ctx ends, when cfg.k
 // is 0) Lock, hold, Unlock, on clk, timing each acquisition against start
 // (µs on clk). Requests of each Lock and Unlock are counted through a tally in
@@ -62,7 +75,15 @@ func contend(ctx context.Context, c contender, clk lockstep.Clock, start int64, 
 		if rc, ok := c.(requestCounter); ok {
 			r.Requests.Background = rc.backgroundRequests()
 		}
+		if sr, ok := c.(slowestReporter); ok {
+			if d, at := sr.slowestRequest(); d > 0 {
+				r.Slowest, r.SlowestAt = d, time.Duration(at-start)*time.Microsecond
+			}
+		}
 	}()
+	if sr, ok := c.(slowestReporter); ok {
+		sr.resetSlowest() // a warm-up's requests are not the run's
+	}
 	for n := 0; cfg.k == 0 || n < cfg.k; n++ {
 		t0 := since()
 		h, err := c.Lock(withTally(ctx, &acq), cfg.id)

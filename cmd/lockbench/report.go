@@ -73,14 +73,41 @@ func printSeedTables(w io.Writer, cfg seedConfig, runs []run, clock string) {
 	}
 	fmt.Fprintln(w, "Details")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "algorithm\tprocesses\tacquisitions\tmean\tp50\tp99\tmax\tmax/mean\tJain\tRT/acquire\tRT/release\trenewals\t%s time\t\n", clock)
+	fmt.Fprintf(tw, "algorithm\tprocesses\tacquisitions\tmean\tp50\tp99\tmax\tmax/mean\tJain\tRT/acquire\tRT/release\trenewals\tslowest request\t%s time\t\n", clock)
 	for _, r := range runs {
 		s := summarize(r)
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f\t%.3f\t%.1f\t%.1f\t%d\t%.1f s\t\n", r.algorithm, r.processes, s.n,
-			ms(s.mean), ms(s.p50), ms(s.p99), ms(s.max), s.ratio(), s.jain, s.rtAcquire, s.rtRelease, s.background, r.elapsed.Seconds())
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f\t%.3f\t%.1f\t%.1f\t%d\t%s\t%.1f s\t\n", r.algorithm, r.processes, s.n,
+			ms(s.mean), ms(s.p50), ms(s.p99), ms(s.max), s.ratio(), s.jain, s.rtAcquire, s.rtRelease, s.background, slowestText(r), r.elapsed.Seconds())
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nJain: fairness of the processes' shares of the lock while all contended (1 = equal, 1/n = one took all);")
 	fmt.Fprintln(w, "RT/acquire, RT/release: sequential store requests per Lock and per Unlock (counted on the caller's path);")
-	fmt.Fprintln(w, "renewals: store requests outside Lock and Unlock (lease renewals of holders and waiters), whole run.")
+	fmt.Fprintln(w, "renewals: store requests outside Lock and Unlock (lease renewals of holders and waiters), whole run;")
+	fmt.Fprintln(w, "slowest request: the longest single store request of any process, * if it overlapped the longest wait (– not timed).")
+}
+
+// slowestText prints the longest store request of r, marked with * when it
+// overlapped r's longest acquisition wait, or – when r's backend does not
+// time its requests.
+func slowestText(r run) string {
+	var slow procResult
+	var longest, longestEnd time.Duration
+	for _, p := range r.procs {
+		if p.Slowest > slow.Slowest {
+			slow = p
+		}
+		for i, w := range p.Waits {
+			if w > longest {
+				longest, longestEnd = w, p.At[i]
+			}
+		}
+	}
+	if slow.Slowest == 0 {
+		return "–"
+	}
+	text := ms(slow.Slowest)
+	if slow.SlowestAt < longestEnd && slow.SlowestAt+slow.Slowest > longestEnd-longest {
+		text += "*"
+	}
+	return text
 }

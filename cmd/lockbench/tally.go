@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
 )
@@ -47,7 +49,43 @@ func tallyOf(ctx context.Context) *tally {
 // A countingStore is safe for concurrent use if its inner store is.
 type countingStore struct {
 	inner      lockstep.Store
+	clock      lockstep.Clock // times every request (slowestRequest); nil: none timed
 	background atomic.Int64
+
+	mu        sync.Mutex
+	slowest   int64 // µs: the longest request
+	slowestAt int64 // µs on clock: when it began
+}
+
+// timed starts timing one request; call the result when it returns.
+func (s *countingStore) timed() func() {
+	if s.clock == nil {
+		return func() {}
+	}
+	t0 := s.clock.Now()
+	return func() {
+		d := s.clock.Now() - t0
+		s.mu.Lock()
+		if d > s.slowest {
+			s.slowest, s.slowestAt = d, t0
+		}
+		s.mu.Unlock()
+	}
+}
+
+// resetSlowest forgets the requests timed so far (a warm-up's).
+func (s *countingStore) resetSlowest() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.slowest, s.slowestAt = 0, 0
+}
+
+// slowestRequest returns the longest request the store served and when it
+// began (µs on its clock); 0, 0 when none was timed.
+func (s *countingStore) slowestRequest() (time.Duration, int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Duration(s.slowest) * time.Microsecond, s.slowestAt
 }
 
 var _ lockstep.Store = (*countingStore)(nil)
@@ -58,6 +96,7 @@ func (s *countingStore) Put(ctx context.Context, table, row string, cells ...loc
 	} else {
 		s.background.Add(1)
 	}
+	defer s.timed()()
 	return s.inner.Put(ctx, table, row, cells...)
 }
 
@@ -67,6 +106,7 @@ func (s *countingStore) Delete(ctx context.Context, table, row string, ts int64,
 	} else {
 		s.background.Add(1)
 	}
+	defer s.timed()()
 	return s.inner.Delete(ctx, table, row, ts, columns...)
 }
 
@@ -76,5 +116,6 @@ func (s *countingStore) Read(ctx context.Context, table, row string, sl lockstep
 	} else {
 		s.background.Add(1)
 	}
+	defer s.timed()()
 	return s.inner.Read(ctx, table, row, sl)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/model"
@@ -36,5 +37,55 @@ func TestCountingStore_CountsAKnownSequenceIntoTheTallyOfItsPath(t *testing.T) {
 	cells, err := s.inner.Read(context.Background(), "t", "row", lockstep.Slice{})
 	if err != nil || len(cells) != 1 || cells[0].Column != "c" {
 		t.Fatalf("store holds %v (%v), want only column c", cells, err)
+	}
+}
+
+// slowStore makes every request take its delay on a manual clock.
+type slowStore struct {
+	lockstep.Store
+	clk   *model.ManualClock
+	delay time.Duration
+}
+
+func (s slowStore) Read(ctx context.Context, table, row string, sl lockstep.Slice) ([]lockstep.Cell, error) {
+	s.clk.Advance(s.delay)
+	return s.Store.Read(ctx, table, row, sl)
+}
+
+func TestCountingStore_KeepsTheSlowestRequestSinceItsReset(t *testing.T) {
+	clk := model.NewManualClock(1000)
+	inner := slowStore{Store: model.New(clk), clk: clk}
+	s := &countingStore{inner: &inner, clock: clk}
+	read := func(d time.Duration) {
+		inner.delay = d
+		_, _ = s.Read(context.Background(), "t", "row", lockstep.Slice{})
+	}
+	read(time.Second) // a warm-up's
+	s.resetSlowest()
+	read(2 * time.Millisecond)
+	at := clk.Now()
+	read(7 * time.Millisecond)
+	read(3 * time.Millisecond)
+	if d, began := s.slowestRequest(); d != 7*time.Millisecond || began != at {
+		t.Fatalf("slowest %v at %d, want 7ms at %d", d, began, at)
+	}
+}
+
+func TestSlowestText_MarksARequestThatOverlappedTheLongestWait(t *testing.T) {
+	ms := time.Millisecond
+	r := run{procs: []procResult{
+		{Waits: []time.Duration{10 * ms, 200 * ms}, At: []time.Duration{10 * ms, 400 * ms}, Slowest: 5 * ms, SlowestAt: 1 * ms},
+		{Waits: []time.Duration{20 * ms}, At: []time.Duration{30 * ms}, Slowest: 150 * ms, SlowestAt: 300 * ms},
+	}}
+	if got := slowestText(r); got != "150.0 ms*" {
+		t.Errorf("overlapping: %q", got)
+	}
+	r.procs[1].SlowestAt = 500 * ms
+	if got := slowestText(r); got != "150.0 ms" {
+		t.Errorf("after the wait: %q", got)
+	}
+	r.procs[0].Slowest, r.procs[1].Slowest = 0, 0
+	if got := slowestText(r); got != "–" {
+		t.Errorf("untimed: %q", got)
 	}
 }

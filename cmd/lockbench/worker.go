@@ -162,6 +162,19 @@ func (c sessionContender) Close(ctx context.Context) error {
 	return c.contender.Close(ctx)
 }
 
+func (c sessionContender) slowestRequest() (time.Duration, int64) {
+	if sr, ok := c.contender.(slowestReporter); ok {
+		return sr.slowestRequest()
+	}
+	return 0, 0
+}
+
+func (c sessionContender) resetSlowest() {
+	if sr, ok := c.contender.(slowestReporter); ok {
+		sr.resetSlowest()
+	}
+}
+
 func (c sessionContender) backgroundRequests() int64 {
 	if rc, ok := c.contender.(requestCounter); ok {
 		return rc.backgroundRequests()
