@@ -27,10 +27,10 @@ import (
 //   - A waiter renews its queue cell, so it stays live, and a floor learned
 //     from a read that saw it stays at or below it (refinement 1's pitfall:
 //     "now − TTL" is not a floor; the oldest live cell is).
-//   - A cell that read did not see was named at some time u, by a clock at
-//     most MaxClockSkew behind this one, so its name is at least
-//     clock(u) − MaxClockSkew; it is hidden below the floor only if
-//     u < t − MaxClockSkew, that is, if its write was in flight for longer
+//   - A cell that read did not see was named at some time u (u and t on
+//     this process's clock) by a clock at most MaxClockSkew behind this
+//     one, so its name is at least u − MaxClockSkew; it is hidden below the
+//     floor only if u < t − MaxClockSkew, that is, if its write was in flight for longer
 //     than MaxClockSkew when the read began. Without the lag, a process
 //     whose clock leads and who re-locks at once keeps its floor just above
 //     every name a lagging waiter takes (the arrival-storm model check found
@@ -39,8 +39,8 @@ import (
 //     hiding is made to show: every claim writes its process's floor to the
 //     floor cell, every read returns the floor cell (it sorts last, so the
 //     slice from the floor ends with it), and a waiter whose name the
-//     published floor has passed takes a new place at once (acquire.go),
-//     named at or above that floor. (The sweep found a waiter bypassed 5
+//     published floor has passed takes a new place, a poll later
+//     (acquire.go), named at or above that floor. (The sweep found a waiter bypassed 5
 //     times, bound 4, before this.)
 //
 // The floor cell also lets a process that has not read the id lately start
