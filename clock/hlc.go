@@ -50,5 +50,8 @@ func (h *HLC) Observe(t int64) {
 	h.mu.Unlock()
 }
 
+// Elapsed returns the local clock's monotonic time.
+func (h *HLC) Elapsed() int64 { return h.local.Elapsed() }
+
 // Sleep waits as the local clock does.
 func (h *HLC) Sleep(ctx context.Context, d time.Duration) error { return h.local.Sleep(ctx, d) }

@@ -25,7 +25,8 @@ import (
 // thread, a pause of the whole process that has just ended).
 type frozenClock struct{ now atomic.Int64 }
 
-func (c *frozenClock) Now() int64 { return c.now.Load() }
+func (c *frozenClock) Now() int64     { return c.now.Load() }
+func (c *frozenClock) Elapsed() int64 { return c.now.Load() }
 
 func (c *frozenClock) Sleep(ctx context.Context, d time.Duration) error {
 	if d > 0 {

@@ -26,7 +26,8 @@ import (
 // whole process that has just ended.
 type frozenClock struct{ now atomic.Int64 }
 
-func (c *frozenClock) Now() int64 { return c.now.Load() }
+func (c *frozenClock) Now() int64     { return c.now.Load() }
+func (c *frozenClock) Elapsed() int64 { return c.now.Load() }
 
 func (c *frozenClock) Sleep(ctx context.Context, d time.Duration) error {
 	if d > 0 {

@@ -22,7 +22,8 @@ const DefaultStart int64 = 1_767_225_600_000_000
 type ManualClock struct {
 	mu       sync.Mutex
 	cond     *sync.Cond // broadcast whenever the set of sleepers changes
-	now      int64
+	now      int64 // virtual elapsed time, µs; Now adds wall
+	wall     int64 // µs the wall clock was stepped by (StepWall)
 	seq      uint64
 	sleepers map[*sleeper]struct{}
 }
@@ -47,11 +48,29 @@ func NewManualClock(startMicros int64) *ManualClock {
 
 var _ lockstep.Clock = (*ManualClock)(nil)
 
-// Now returns the virtual time in microseconds.
+// Now returns the virtual wall time in microseconds: elapsed time plus every
+// StepWall so far. Unlike clock.Local it may go back, after a StepWall back.
 func (c *ManualClock) Now() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.now + c.wall
+}
+
+// Elapsed returns the virtual elapsed time in microseconds, which Advance
+// and Set move and StepWall does not.
+func (c *ManualClock) Elapsed() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.now
+}
+
+// StepWall steps the wall clock by d without moving elapsed time, as NTP or
+// an operator steps a system clock. Sleepers are not woken: they wait in
+// elapsed time.
+func (c *ManualClock) StepWall(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.wall += lockstep.Micros(d)
 }
 
 // Sleep blocks until virtual time has advanced by d (rounded up to whole

@@ -116,6 +116,8 @@ type replicaClock struct {
 
 func (r replicaClock) Now() int64 { return r.c.base.Now() + r.c.skews[r.i].Microseconds() }
 
+func (r replicaClock) Elapsed() int64 { return r.c.base.Elapsed() }
+
 func (r replicaClock) Sleep(ctx context.Context, d time.Duration) error {
 	return r.c.base.Sleep(ctx, d)
 }

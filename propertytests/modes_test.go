@@ -200,7 +200,8 @@ func (a allReplicas) Read(ctx context.Context, table, row string, sl lockstep.Sl
 // for code that runs outside the simulated processes and never waits.
 type virtualClock struct{ s *sim.Sim }
 
-func (c virtualClock) Now() int64 { return c.s.Now() }
+func (c virtualClock) Now() int64     { return c.s.Now() }
+func (c virtualClock) Elapsed() int64 { return c.s.Now() }
 
 func (c virtualClock) Sleep(context.Context, time.Duration) error {
 	return errors.New("propertytests: the virtual clock cannot sleep outside a simulated process")

@@ -132,6 +132,10 @@ type procClock struct{ p *Process }
 
 func (c procClock) Now() int64 { return c.p.Now() }
 
+// Elapsed is virtual time itself: a process's monotonic clock runs at the
+// true rate and never steps, whatever its wall clock does.
+func (c procClock) Elapsed() int64 { return c.p.s.now.Load() }
+
 // Sleep is a yield point that the scheduler can grant once virtual time has
 // reached now + d.
 func (c procClock) Sleep(ctx context.Context, d time.Duration) error {

@@ -85,6 +85,8 @@ type baseClock struct{ s *Sim }
 
 func (b baseClock) Now() int64 { return b.s.now.Load() }
 
+func (b baseClock) Elapsed() int64 { return b.s.now.Load() }
+
 func (b baseClock) Sleep(ctx context.Context, d time.Duration) error {
 	panic("sim: replicas never sleep")
 }
