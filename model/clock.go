@@ -22,8 +22,8 @@ const DefaultStart int64 = 1_767_225_600_000_000
 type ManualClock struct {
 	mu       sync.Mutex
 	cond     *sync.Cond // broadcast whenever the set of sleepers changes
-	now      int64 // virtual elapsed time, µs; Now adds wall
-	wall     int64 // µs the wall clock was stepped by (StepWall)
+	now      int64      // virtual elapsed time, µs; Now adds wall
+	wall     int64      // µs the wall clock was stepped by (StepWall)
 	seq      uint64
 	sleepers map[*sleeper]struct{}
 }
