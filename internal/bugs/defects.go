@@ -1,0 +1,26 @@
+package bugs
+
+// Defect names a planted defect that only a build with the lockstep_bugs tag
+// can switch on (Plant, Planted). These restore, for the model checks'
+// negative controls, defects that users found in released code (the safety
+// issue): unlike the per-acquisition switches of Set, they live in code that
+// no normal build contains.
+type Defect string
+
+const (
+	// HalfTTLLease restores the old lease window: TTL/2 from the send,
+	// whatever the TTL, ignoring whole-second expiry and server clock skew,
+	// and accepts any TTL of at least one second.
+	HalfTTLLease Defect = "half-ttl-lease"
+	// WallClockLease measures lease deadlines and claim-in-time checks on the
+	// wall clock (Clock.Now) instead of elapsed time, so a wall-clock step
+	// back keeps Lost() open.
+	WallClockLease Defect = "wall-clock-lease"
+	// UncheckedToken returns a lock with the fencing token drawn after the
+	// claim without checking that the lease was still valid when the token
+	// arrived, and with token 0 when the draw failed.
+	UncheckedToken Defect = "unchecked-token"
+	// KeepIDState never frees a Locker's per-id state (read floors,
+	// contention hints) and publishes the floor cell without a TTL.
+	KeepIDState Defect = "keep-id-state"
+)
