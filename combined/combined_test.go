@@ -40,7 +40,7 @@ func TestCombined_Suite(t *testing.T) {
 	})
 }
 
-var tm = locktest.Timing{TTL: 3 * time.Second, Renew: time.Second}
+var tm = locktest.Timing{TTL: 4 * time.Second, Renew: 500 * time.Millisecond}
 
 // A combined holder excludes legacy processes and new processes alike, and
 // each of them excludes it.

@@ -67,7 +67,7 @@ func Run(t *testing.T, env Env) {
 	}
 }
 
-var short = Timing{TTL: 3 * time.Second, Renew: time.Second}
+var short = Timing{TTL: 4 * time.Second, Renew: 500 * time.Millisecond} // the smallest TTL accepted with the default MaxServerSkew
 
 func newLocker(t *testing.T, env Env, s lockstep.Store, tm Timing) Locker {
 	t.Helper()

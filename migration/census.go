@@ -20,8 +20,9 @@ const DefaultCensusTable = "fleet_census"
 const CensusRow = "census"
 
 // DefaultCensusTTL is the TTL of a census entry unless configured otherwise.
-// A process heartbeats every TTL/3 and refuses to take locks once its last
-// successful heartbeat was sent TTL/2 ago or more.
+// A process heartbeats every half lease window ((TTL − 1s − MaxServerSkew)/4)
+// and refuses to take locks once its last successful heartbeat was sent a
+// window ago or more, on elapsed time.
 const DefaultCensusTTL = 30 * time.Second
 
 // Entry is one process's census entry: what it is configured to run and which

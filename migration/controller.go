@@ -194,14 +194,14 @@ func (c *Controller) Set(ctx context.Context, target lockstep.Mode) error {
 // forbids, or Drain has passed, and returns the last blockers. ctx bounds the
 // reads and the waits.
 func (c *Controller) awaitClear(ctx context.Context, target lockstep.Mode) ([]Entry, error) {
-	deadline := c.clock.Now() + c.drain.Microseconds()
+	deadline := c.clock.Elapsed() + c.drain.Microseconds()
 	for {
 		entries, err := ReadCensus(ctx, c.store, &CensusOptions{Table: c.censusTable})
 		if err != nil {
 			return nil, err
 		}
 		blockers := Blocking(entries, target)
-		if len(blockers) == 0 || c.clock.Now() >= deadline {
+		if len(blockers) == 0 || c.clock.Elapsed() >= deadline {
 			return blockers, nil
 		}
 		if err := c.clock.Sleep(ctx, c.poll); err != nil {

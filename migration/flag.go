@@ -123,7 +123,7 @@ type PhaseFlag struct {
 
 	mu     sync.Mutex // guards the cache
 	cached bool
-	readAt int64 // µs
+	readAt int64 // elapsed µs
 	phase  Phase
 }
 
@@ -156,7 +156,7 @@ func NewPhaseFlag(store lockstep.Store, opts *PhaseFlagOptions) (*PhaseFlag, err
 // answer younger than the cache period exists. ctx bounds the read; on error
 // nothing is cached.
 func (f *PhaseFlag) Mode(ctx context.Context) (lockstep.Mode, error) {
-	now := f.clock.Now()
+	now := f.clock.Elapsed()
 	f.mu.Lock()
 	p, fresh := f.phase, f.cached && now-f.readAt < f.cache.Microseconds()
 	f.mu.Unlock()

@@ -37,7 +37,7 @@ func (c *frozenClock) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 // A lock's Lost must check, itself, both deadlines it depends on: the
-// algorithm's lease and the census heartbeat (CensusTTL/2 after the last
+// algorithm's lease and the census heartbeat (a lease window after the last
 // successful write). It used to return a channel that only a goroutine
 // relaying the watchdogs' signals closed, so a holder resuming from a pause
 // could work past either (propertytests: "lease: ... expired without
@@ -50,9 +50,10 @@ func TestLocker_LostChecksTheLeaseAndCensusDeadlinesItself(t *testing.T) {
 		expiresAfter time.Duration
 		mode         lockstep.Mode
 	}{
-		{"LeaseOfALegacyLock", 3 * time.Second, 60 * time.Second, 1500 * time.Millisecond, lockstep.Legacy},
-		{"LeaseOfACombinedLock", 3 * time.Second, 60 * time.Second, 1500 * time.Millisecond, lockstep.Combined},
-		{"CensusHeartbeat", 30 * time.Second, 6 * time.Second, 3 * time.Second, lockstep.Combined},
+		// Windows: (TTL − 1s − MaxServerSkew 1s)/2.
+		{"LeaseOfALegacyLock", 6 * time.Second, 60 * time.Second, 2 * time.Second, lockstep.Legacy},
+		{"LeaseOfACombinedLock", 6 * time.Second, 60 * time.Second, 2 * time.Second, lockstep.Combined},
+		{"CensusHeartbeat", 30 * time.Second, 6 * time.Second, 2 * time.Second, lockstep.Combined},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -61,8 +62,8 @@ func TestLocker_LostChecksTheLeaseAndCensusDeadlinesItself(t *testing.T) {
 				clk.now.Store(model.DefaultStart)
 				s := model.New(clk)
 				l, err := New(s, clk, "p", flagOf(c.mode), &Options{
-					Queue:     &queuelock.Options{TTL: c.lockTTL, Renew: c.lockTTL / 3},
-					Legacy:    &shadowlock.Options{TTL: c.lockTTL, Renew: c.lockTTL / 3},
+					Queue:     &queuelock.Options{TTL: c.lockTTL},
+					Legacy:    &shadowlock.Options{TTL: c.lockTTL},
 					CensusTTL: c.censusTTL, Host: "h", Version: "v",
 				})
 				if err != nil {

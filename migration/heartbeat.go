@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
 // heartbeat keeps one process's census entry: the process's state (configured
@@ -16,9 +17,10 @@ import (
 // publish it, and the epochs that say whether the published entry can be
 // trusted to be live. Safe for concurrent use.
 //
-// An epoch is a span during which successful writes were never TTL/2 apart,
-// so the entry never expired. It ends when TTL/2 passes without a successful
-// write; every lock taken in it is then signalled lost, because the
+// An epoch is a span during which successful writes were never a lease
+// window apart (internal/lease: (TTL − 1s − MaxServerSkew)/2, on elapsed
+// time), so the entry never expired. It ends when a window passes without a
+// successful write; every lock taken in it is then signalled lost, because the
 // Controller may no longer see this process. The next successful write
 // starts a new epoch.
 type heartbeat struct {
@@ -27,6 +29,7 @@ type heartbeat struct {
 	ts     *clock.Timestamps
 	table  string
 	ttl    time.Duration
+	window time.Duration // lease.Config.Window of the entry's TTL
 	flag   FlagSource
 	logger *slog.Logger
 	self   Entry // process, host, version
@@ -41,13 +44,14 @@ type heartbeat struct {
 	version    uint64                   // bumped on every change of the state above
 	since      [lockstep.New + 1]uint64 // version at which each mode last came into use
 	written    uint64                   // version of the last successful write of this epoch
-	lastOK     int64                    // µs: when the last successful write was sent
+	lastOK     int64                    // lease.Stamp: when the last successful write was sent
+	everOK     bool                     // some write succeeded
 	stale      bool                     // between epochs
 	epoch      uint64
 	epochEnd   chan struct{} // closed when the current epoch ends
 	dirty      bool          // the shape changed since the last write's snapshot
 	wake       context.CancelFunc
-	lastStart  int64 // µs: when the last write took its snapshot
+	lastStart  int64 // lease.Stamp: when the last write took its snapshot
 	lastTS     int64 // timestamp of the newest successful write
 }
 
@@ -58,14 +62,14 @@ type ticket struct {
 	end   <-chan struct{}
 }
 
-func newHeartbeat(store lockstep.Store, clk lockstep.Clock, table string, ttl time.Duration, flag FlagSource, logger *slog.Logger, self Entry) *heartbeat {
+func newHeartbeat(store lockstep.Store, clk lockstep.Clock, table string, entry lease.Config, flag FlagSource, logger *slog.Logger, self Entry) *heartbeat {
 	end := make(chan struct{})
 	close(end)
-	return &heartbeat{store: store, clock: clk, ts: clock.NewTimestamps(clk), table: table, ttl: ttl, flag: flag,
+	return &heartbeat{store: store, clock: clk, ts: clock.NewTimestamps(clk), table: table, ttl: entry.TTL, window: entry.Window(), flag: flag,
 		logger: logger, self: self, stale: true, epochEnd: end}
 }
 
-func (h *heartbeat) limit() int64 { return (h.ttl / 2).Microseconds() }
+func (h *heartbeat) limit() int64 { return h.window.Microseconds() }
 
 func (h *heartbeat) inUse(m lockstep.Mode) bool {
 	return h.configured == m || h.held[m] > 0 || h.acquiring[m] > 0
@@ -153,12 +157,12 @@ func (h *heartbeat) finish(t ticket, held bool) {
 func (h *heartbeat) released(m lockstep.Mode) { h.change(func() { h.held[m]-- }) }
 
 // trusted reports whether an acquisition holding t may proceed: its epoch is
-// still current, the last successful write was sent less than TTL/2 ago, and
+// still current, the last successful write was sent less than a window ago, and
 // (if covered) a write completed in this epoch already published mode t.mode.
 func (h *heartbeat) trusted(t ticket, covered bool) (ok bool, written uint64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	ok = !h.stale && h.epoch == t.epoch && h.clock.Now()-h.lastOK < h.limit()
+	ok = !h.stale && h.epoch == t.epoch && lease.Stamp(h.clock)-h.lastOK < h.limit()
 	if covered {
 		ok = ok && h.written >= h.since[t.mode]
 	}
@@ -168,11 +172,11 @@ func (h *heartbeat) trusted(t ticket, covered bool) (ok bool, written uint64) {
 // staleError explains why the process may not take locks now.
 func (h *heartbeat) staleError(cause error) error {
 	h.mu.Lock()
-	ago, hasOK := time.Duration(h.clock.Now()-h.lastOK)*time.Microsecond, h.lastOK != 0
+	ago, hasOK := time.Duration(lease.Stamp(h.clock)-h.lastOK)*time.Microsecond, h.everOK
 	h.mu.Unlock()
 	msg := "no census heartbeat has succeeded yet"
 	if hasOK {
-		msg = fmt.Sprintf("last successful census heartbeat was sent %v ago (limit %v)", ago, h.ttl/2)
+		msg = fmt.Sprintf("last successful census heartbeat was sent %v ago (limit %v)", ago, h.window)
 	}
 	if cause != nil {
 		return fmt.Errorf("%w: process %s: %s; the phase controller might not see this process: %w", ErrStaleCensus, h.self.Process, msg, cause)
@@ -204,8 +208,8 @@ func (h *heartbeat) snapshot() Entry {
 func (h *heartbeat) write(ctx context.Context) error {
 	h.mu.Lock()
 	e, v := h.snapshot(), h.version
-	sent, ts := h.clock.Now(), h.ts.Next()
-	e.Time = time.UnixMicro(sent)
+	sent, ts := lease.Stamp(h.clock), h.ts.Next()
+	e.Time = time.UnixMicro(h.clock.Now())
 	h.dirty, h.lastStart = false, sent
 	h.mu.Unlock()
 	b, err := e.marshal()
@@ -228,7 +232,7 @@ func (h *heartbeat) write(ctx context.Context) error {
 	if h.stale {
 		h.stale, h.epoch, h.epochEnd = false, h.epoch+1, make(chan struct{})
 	}
-	h.lastOK, h.written, h.lastTS = sent, v, ts
+	h.lastOK, h.written, h.lastTS, h.everOK = sent, v, ts, true
 	h.mu.Unlock()
 	if ended {
 		h.warnStale()
@@ -260,8 +264,9 @@ func (h *heartbeat) shutdown() {
 	h.wg.Wait()
 }
 
-// loop re-reads the flag and writes the entry every TTL/3 (TTL/6 after a
-// failure), and soon after the shape changes (configured mode, held modes,
+// loop re-reads the flag and writes the entry every half window (a quarter
+// after a failure, so a failed write still leaves retries before the window
+// ends), and soon after the shape changes (configured mode, held modes,
 // modes in use), but at most once per TTL/30 for that reason.
 func (h *heartbeat) loop(ctx context.Context) {
 	defer h.wg.Done()
@@ -271,13 +276,13 @@ func (h *heartbeat) loop(ctx context.Context) {
 		} else if ctx.Err() == nil {
 			h.logger.Warn("migration: reading mode flag for census", "process", h.self.Process, "err", err)
 		}
-		delay := h.ttl / 3
+		delay := h.window / 2
 		if err := h.write(ctx); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			h.logger.Warn("migration: census heartbeat failed", "process", h.self.Process, "err", err)
-			delay = h.ttl / 6
+			delay = h.window / 4
 		}
 		if err := h.idle(ctx, delay); err != nil {
 			return
@@ -297,7 +302,7 @@ func (h *heartbeat) idle(ctx context.Context, delay time.Duration) error {
 		}
 		h.wake = wake
 		h.mu.Unlock()
-		now := h.clock.Now()
+		now := lease.Stamp(h.clock)
 		if now >= until {
 			wake()
 			return ctx.Err()
@@ -317,15 +322,15 @@ func (h *heartbeat) idle(ctx context.Context, delay time.Duration) error {
 	}
 }
 
-// watch ends the epoch once TTL/2 has passed since the last successful write
+// watch ends the epoch once a window has passed since the last successful write
 // was sent. It runs apart from loop so that a hanging write cannot delay it.
 func (h *heartbeat) watch(ctx context.Context) {
 	defer h.wg.Done()
 	for {
 		h.mu.Lock()
-		wait, ended := h.ttl/6, false
+		wait, ended := h.window/4, false
 		if !h.stale {
-			now, deadline := h.clock.Now(), h.lastOK+h.limit()
+			now, deadline := lease.Stamp(h.clock), h.lastOK+h.limit()
 			if now >= deadline {
 				h.endEpochLocked()
 				ended = true

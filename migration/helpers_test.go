@@ -18,7 +18,7 @@ import (
 
 // Timings of the tests: short, so virtual time moves little.
 const (
-	testTTL       = 3 * time.Second
+	testTTL       = 6 * time.Second
 	testCensusTTL = 6 * time.Second
 )
 

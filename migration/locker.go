@@ -62,7 +62,7 @@ var _ lockstep.Locker = (*Locker)(nil)
 type phaseCache struct {
 	valid   bool
 	phase   Phase
-	readAt  int64  // µs, when the read started
+	readAt  int64  // elapsed µs, when the read started
 	epoch   uint64 // heartbeat epoch of the read
 	written uint64 // heartbeat version published when the read started
 }
@@ -93,7 +93,7 @@ func New(store lockstep.Store, clk lockstep.Clock, process string, flag FlagSour
 		return nil, err
 	}
 	l := &Locker{store: store, clock: clk, flag: flag, cfg: cfg, algs: algs, held: make(map[*handle]struct{})}
-	l.hb = newHeartbeat(store, clk, cfg.censusTable, cfg.censusTTL, flag, cfg.logger,
+	l.hb = newHeartbeat(store, clk, cfg.censusTable, cfg.census, flag, cfg.logger,
 		Entry{Process: process, Host: cfg.host, Version: cfg.version})
 	l.hb.start()
 	return l, nil
@@ -137,7 +137,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 		return nil, lockstep.ErrClosed
 	}
 	defer l.calls.Done()
-	start := l.clock.Now()
+	start := l.clock.Elapsed()
 	m, err := l.flag.Mode(ctx)
 	if err == nil && !m.Valid() {
 		err = fmt.Errorf("%w: flag source returned %v", lockstep.ErrInvalidMode, m)
@@ -183,7 +183,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 // refused reports an acquisition the migration layer turned down.
 func (l *Locker) refused(ctx context.Context, id string, m lockstep.Mode, try bool, start int64, err error) error {
 	l.cfg.observer.ObserveAcquire(ctx, lockstep.AcquireEvent{ID: id, Mode: m, Try: try, Err: err,
-		Wait: time.Duration(l.clock.Now()-start) * time.Microsecond})
+		Wait: time.Duration(l.clock.Elapsed()-start) * time.Microsecond})
 	return err
 }
 
@@ -221,7 +221,7 @@ func (l *Locker) guard(ctx context.Context, id string, m lockstep.Mode) (ticket,
 	}
 	// This read starts after a write publishing m completed: the lemma the
 	// Controller's intent relies on.
-	readAt := l.clock.Now()
+	readAt := l.clock.Elapsed()
 	pc, err := readPhase(ctx, l.store, l.cfg.phaseTable)
 	if err != nil {
 		return t, err
@@ -245,7 +245,7 @@ func (l *Locker) cachedAllows(t ticket, m lockstep.Mode) bool {
 	c := l.cache
 	l.cacheMu.Unlock()
 	return c.valid && c.epoch == t.epoch && c.written >= l.hb.sinceOf(m) &&
-		l.clock.Now()-c.readAt < l.cfg.phaseCache.Microseconds() && c.phase.Allows(m)
+		l.clock.Elapsed()-c.readAt < l.cfg.phaseCache.Microseconds() && c.phase.Allows(m)
 }
 
 func (l *Locker) enter() bool {

@@ -1,6 +1,7 @@
 package migration
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/combined"
 	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -32,9 +34,13 @@ type Options struct {
 	// PhaseTable is the phase table. Default DefaultPhaseTable.
 	PhaseTable string
 	// CensusTTL is the TTL of this process's census entry, a whole number
-	// of seconds of at least 3s. The entry is rewritten every CensusTTL/3;
-	// locks are refused, and held ones signalled lost, once no write sent in
-	// the last CensusTTL/2 has succeeded. Default DefaultCensusTTL (30s).
+	// of seconds no shorter than the smallest safe lease TTL (4s with the
+	// default MaxServerSkew of 1s; Queue.MaxServerSkew, when set, applies to
+	// the census too). Its lease window is (CensusTTL − 1s −
+	// MaxServerSkew)/2 on elapsed time: the entry is rewritten every half
+	// window, and locks are refused, and held ones signalled lost, once no
+	// write sent in the last window has succeeded. Default DefaultCensusTTL
+	// (30s).
 	CensusTTL time.Duration
 	// PhaseCache is how long the guard reuses a phase it read, as long as
 	// the mode asked for has stayed published in the census meanwhile.
@@ -56,6 +62,7 @@ type Options struct {
 type config struct {
 	censusTable, phaseTable string
 	censusTTL, phaseCache   time.Duration
+	census                  lease.Config // the census entry's lease: its window bounds a lock's trust in the census
 	host, version           string
 	logger                  *slog.Logger
 	observer                lockstep.Observer
@@ -97,8 +104,17 @@ func (o *Options) resolve(process string) (config, error) {
 	if err := lockstep.ValidateTTL("CensusTTL", c.censusTTL); err != nil {
 		return c, err
 	}
-	if c.censusTTL < 3*time.Second {
-		return c, &lockstep.ConfigError{Field: "CensusTTL", Reason: fmt.Sprintf("%v is shorter than 3s", c.censusTTL)}
+	c.census = lease.Config{TTL: c.censusTTL, MaxServerSkew: lease.DefaultMaxServerSkew}
+	if in.Queue != nil && in.Queue.MaxServerSkew != 0 {
+		c.census.MaxServerSkew = in.Queue.MaxServerSkew
+	}
+	c.census.Renew = c.census.DefaultRenew()
+	if err := c.census.Validate(); err != nil {
+		var ce *lockstep.ConfigError
+		if errors.As(err, &ce) {
+			ce.Field = "CensusTTL"
+		}
+		return c, err
 	}
 	if c.phaseCache == 0 {
 		c.phaseCache = time.Second

@@ -12,17 +12,19 @@ import (
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
-// Timing of every simulated fleet. The lease arithmetic that safety rests on:
-// a holder counts itself valid for TTL/2 after its last successful write was
-// sent; its cells die no earlier than TTL − 1 s (Cassandra keeps whole
-// seconds) − 2·replicaSkew after it, and its own clock may hide 2·clientSkew
-// of real time. 3 s + 0.5 s < 6 s − 1 s − 0.5 s.
+// Timing of every simulated fleet. The fleets run at the smallest TTL the
+// options accept for the servers' skew (timing.go): there the lease window
+// is tightest against the true life of a cell, which the checks measure on
+// their own (harness.go), so a lease that outlives its cells is caught.
+var ttl, renew = smallestTimings()
+
 const (
-	ttl         = 6 * time.Second
-	renew       = 2 * time.Second
 	poll        = 500 * time.Millisecond
 	clientSkew  = 250 * time.Millisecond // ε: bound on a process clock's offset
 	replicaSkew = 250 * time.Millisecond // bound on a replica clock's offset
+	// maxServerSkew is the options' MaxServerSkew: how far apart two
+	// replicas' clocks can read.
+	maxServerSkew = 2 * replicaSkew
 	// maxClockSkew is queuelock.Options.MaxClockSkew: how far apart two
 	// process clocks can read.
 	maxClockSkew = 2 * clientSkew
@@ -45,7 +47,7 @@ type kind struct {
 
 var (
 	legacy = kind{name: "legacy", mode: lockstep.Legacy, new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
-		l, err := shadowlock.New(p.Store(), &shadowlock.Options{TTL: ttl, Renew: renew, Clock: p.Clock(),
+		l, err := shadowlock.New(p.Store(), &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: p.Clock(),
 			ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))})
 		if err != nil {
 			return nil, nil, err
@@ -53,7 +55,7 @@ var (
 		return l, l.Close, nil
 	}}
 	queue = kind{name: "new", mode: lockstep.New, new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
-		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll, MaxClockSkew: maxClockSkew,
+		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
 			Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))})
 		if err != nil {
 			return nil, nil, err
@@ -64,9 +66,9 @@ var (
 	// halves use the process's name, as combined.Options asks.
 	combined = kind{name: "combined", mode: lockstep.Combined, new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := combinedlock.New(p.Store(), &combinedlock.Options{
-			Queue: &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll, MaxClockSkew: maxClockSkew,
+			Queue: &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
 				Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
-			Legacy: &shadowlock.Options{TTL: ttl, Renew: renew, Clock: p.Clock(),
+			Legacy: &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: p.Clock(),
 				ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
 		})
 		if err != nil {

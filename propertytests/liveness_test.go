@@ -10,7 +10,7 @@ import (
 // replica skew); a waiter that lost its place notices within a poll and
 // renews within Renew; then each process ahead holds for its work and hands
 // over within a few polls.
-const (
+var (
 	livenessBound = 3 * ttl
 	// quietLength is how long the quiet phase runs: long enough for every
 	// waiter of the start to hit the bound if it is starved.

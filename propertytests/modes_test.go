@@ -20,7 +20,7 @@ import (
 // an entry is rewritten every 4 s, a process refuses to lock and signals its
 // locks lost 6 s after its last successful heartbeat, and the entry of a
 // crashed process stops blocking phase moves after 12 s.
-const censusTTL = 2 * ttl
+var censusTTL = 2 * ttl
 
 // switchFlag is a migration.FlagSource that the test flips between modes at
 // any moment, as an operator flips a feature flag. Safe for concurrent use.
@@ -86,8 +86,8 @@ func migrationKind(name string, pair [2]lockstep.Mode, start func(int) lockstep.
 	return kind{name: name, mode: pair[0], new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
 		flag := &switchFlag{mode: start(p.Index)}
 		l, err := migration.New(p.Store(), p.Clock(), p.Name, flag, &migration.Options{
-			Queue:     &queuelock.Options{TTL: ttl, Renew: renew, Poll: poll, MaxClockSkew: maxClockSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
-			Legacy:    &shadowlock.Options{TTL: ttl, Renew: renew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
+			Queue:     &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
+			Legacy:    &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
 			CensusTTL: censusTTL,
 			Host:      "sim",
 			Version:   "test",

@@ -21,7 +21,7 @@ type attempt struct {
 	id    string
 	owner string
 	try   bool
-	start int64 // µs, when the call began
+	start int64 // elapsed µs, when the call began
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell
@@ -206,7 +206,7 @@ func (a *attempt) enqueue(ctx context.Context) error {
 	a.qcol, a.ocol = queueColumn(a.time, a.owner), a.l.ownerCol
 	a.queued = true // even a failed write may have landed
 	a.requests++
-	sent := a.l.cfg.Clock.Now()
+	sent := lease.Stamp(a.l.cfg.Clock)
 	if err := a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell()); err != nil {
 		return err
 	}
@@ -268,13 +268,13 @@ func (a *attempt) retryStale(ctx context.Context) {
 
 // claim writes our owner cell (refreshing the queue cell in the same request),
 // then reads the owner cells: alone means held (lemma 1). Otherwise it deletes
-// the owner cell again. since is when the write was sent, where a lease
-// starts counting.
+// the owner cell again. since is when the write was sent (a lease.Stamp),
+// where a lease starts counting.
 func (a *attempt) claim(ctx context.Context) (ok bool, since int64, err error) {
 	a.claims++
 	a.claimed = true
 	a.requests++
-	since = a.l.cfg.Clock.Now()
+	since = lease.Stamp(a.l.cfg.Clock)
 	if err := a.l.putClaim(ctx, a.id, a.queueCell(), a.ownerCell()); err != nil {
 		return false, 0, err
 	}
@@ -297,9 +297,9 @@ func (a *attempt) claim(ctx context.Context) (ok bool, since int64, err error) {
 
 // inTime reports whether a claim whose write was sent at since completed
 // soon enough to count: the lease starts at since (internal/lease), so a
-// claim that took half a TTL or more would begin its hold already lost.
+// claim that took the lease window or more would begin its hold already lost.
 func (a *attempt) inTime(since int64) bool {
-	return a.l.cfg.Clock.Now()-since < (a.l.cfg.Lease.TTL / 2).Microseconds()
+	return a.l.cfg.Lease.InTime(a.l.cfg.Clock, since)
 }
 
 // withdraw deletes our owner cell after a claim that did not win.
@@ -383,7 +383,7 @@ func (a *attempt) observe(ctx context.Context, h *handle, err error) {
 	e := lockstep.AcquireEvent{
 		ID: a.id, Mode: lockstep.New, Try: a.try, Acquired: h != nil, Err: err,
 		Attempts: a.claims, Requests: a.requests,
-		Wait: time.Duration(a.l.cfg.Clock.Now()-a.start) * time.Microsecond,
+		Wait: time.Duration(a.l.cfg.Clock.Elapsed()-a.start) * time.Microsecond,
 	}
 	if h != nil {
 		e.Owner = h.owner

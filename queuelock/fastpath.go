@@ -3,6 +3,8 @@ package queuelock
 import (
 	"context"
 	"sync"
+
+	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
 // The uncontended fast path (DESIGN §4.2 item 5). The documents' Lock takes
@@ -106,7 +108,7 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 		a.requests++
 	}
 	a.requests++
-	since = l.cfg.Clock.Now()
+	since = lease.Stamp(l.cfg.Clock)
 	err = l.putClaim(ctx, a.id, a.queueCell(), a.ownerCell())
 	if floorErr != nil {
 		if ferr := <-floorErr; err == nil {

@@ -20,7 +20,7 @@ type handle struct {
 	qcol     string
 	ocol     string
 	stale    []string // cells of this acquisition a failed delete left behind
-	since    int64    // µs, when the winning claim was sent
+	since    int64    // lease.Stamp of the winning claim's send
 	token    int64
 	lease    *lease.Lease
 	unlockMu sync.Mutex
@@ -84,7 +84,7 @@ func (h *handle) Unlock(ctx context.Context) error {
 	h.l.life.Untrack(h)
 	h.l.cfg.Observer.ObserveRelease(ctx, lockstep.ReleaseEvent{
 		ID: h.id, Owner: h.owner, Mode: lockstep.New, WasLost: lost, Err: err, Requests: 1,
-		Held: time.Duration(h.l.cfg.Clock.Now()-h.since) * time.Microsecond,
+		Held: time.Duration(lease.Stamp(h.l.cfg.Clock)-h.since) * time.Microsecond,
 	})
 	if lost {
 		return errors.Join(fmt.Errorf("queuelock: unlock %q: %w", h.id, lockstep.ErrLost), err)

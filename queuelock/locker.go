@@ -78,7 +78,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	}
 	defer done()
 
-	a := &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Now()}
+	a := &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Elapsed()}
 	h, err := a.run(ctx)
 	if err != nil && lifecycle.ClosedBy(ctx) {
 		err = fmt.Errorf("queuelock: %q: %w", id, lockstep.ErrClosed)

@@ -23,11 +23,23 @@ const DefaultMaxClockSkew = 250 * time.Millisecond
 type Options struct {
 	// Table holds the queue, owner and floor cells. Default DefaultTable.
 	Table string
-	// TTL is written on every cell; a whole number of seconds. Default 30s.
+	// TTL is written on every cell; a whole number of seconds, at least
+	// the smallest TTL that leaves a safe lease given MaxServerSkew (4s with
+	// the default skew; see MaxServerSkew). Zero means the default, 30s; a
+	// negative TTL is refused.
 	TTL time.Duration
-	// Renew is the renewal interval of holders and waiters; at most TTL/3.
-	// Default TTL/3.
+	// Renew is the renewal interval of holders and waiters; at most half the lease
+	// window, (TTL − 1s − MaxServerSkew)/4. Zero means the default: TTL/3 or
+	// that bound, whichever is shorter (7s with the defaults).
 	Renew time.Duration
+	// MaxServerSkew bounds how far apart the clocks of any two Cassandra
+	// nodes read. Cassandra expires a cell in whole seconds on each
+	// replica's own clock, so a cell written with TTL t lives only
+	// t − 1s − MaxServerSkew; a holder's lease (how long after a successful
+	// write it counts itself the holder, on its monotonic clock) is half of
+	// that (internal/lease has the derivation). Keep server clocks in sync
+	// (NTP) and this a safe bound on their difference. Default 1s.
+	MaxServerSkew time.Duration
 	// Poll is how often a waiter re-reads the queue; the waiter next in line
 	// re-reads every Poll/4 (at least every millisecond), so a release is
 	// noticed sooner without every waiter reading more. Default 50ms.
@@ -84,7 +96,7 @@ func (o *Options) resolve() (config, error) {
 		in = *o
 	}
 	common, err := settings.Common{
-		TTL: in.TTL, Renew: in.Renew, Clock: in.Clock, ProcessID: in.ProcessID,
+		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
 		Logger: in.Logger, Observer: in.Observer,
 	}.Resolve()
 	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand}
@@ -106,8 +118,8 @@ func (o *Options) resolve() (config, error) {
 	if c.poll < 0 {
 		return c, &lockstep.ConfigError{Field: "Poll", Reason: fmt.Sprintf("%v must be positive", c.poll)}
 	}
-	if c.skew < 0 || 2*c.skew >= c.Lease.TTL {
-		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v)", c.skew, c.Lease.TTL/2)}
+	if c.skew < 0 || 2*c.skew >= c.Lease.Window() {
+		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below half the lease window (%v)", c.skew, c.Lease.Window()/2)}
 	}
 	return c, nil
 }

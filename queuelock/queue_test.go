@@ -14,7 +14,7 @@ import (
 	"github.com/lockstep-go/lockstep/model"
 )
 
-const ttl = 3 * time.Second
+const ttl = 6 * time.Second // window (6s − 1s − 1s)/2 = 2s with the default MaxServerSkew
 
 func newLocker(t *testing.T, s lockstep.Store, c lockstep.Clock) *Locker {
 	t.Helper()
@@ -238,7 +238,7 @@ func TestNew_RefusesBadOptionsAndWritesNothing(t *testing.T) {
 	cases := map[string]*Options{
 		"zero TTL is default, negative refused": {TTL: -time.Second},
 		"fractional TTL":                        {TTL: 1500 * time.Millisecond},
-		"renew not below TTL/3":                 {TTL: 3 * time.Second, Renew: 2 * time.Second},
+		"renew above half the lease window":     {TTL: 6 * time.Second, Renew: 1500 * time.Millisecond},
 		"negative renew":                        {Renew: -1},
 		"unsafe table":                          {Table: "locks; DROP TABLE x"},
 		"upper-case table":                      {Table: "Locks"},

@@ -48,7 +48,8 @@
 // retry after a store error under the same owner id (which could take its own
 // half-deleted main cell for a held lock). This implementation differs from
 // the listing in two local ways, invisible in the store and to legacy peers:
-// a round older than TTL/2 since its shadow write was sent gives up as a
+// a round older than the lease window (internal/lease: (TTL − 1s −
+// MaxServerSkew)/2, on elapsed time) since its shadow write was sent gives up as a
 // concurrent attempt before writing main, and every retried round uses a
 // fresh owner id. Legacy processes running other code keep the listing's
 // weakness; the shorter the TTL against their pauses, the more it matters.

@@ -73,7 +73,7 @@ func (h *handle) Unlock(ctx context.Context) error {
 	}
 	h.l.life.Untrack(h)
 	h.l.cfg.Observer.ObserveRelease(ctx, lockstep.ReleaseEvent{ID: h.id, Owner: h.owner, Mode: lockstep.Legacy,
-		WasLost: lost, Err: err, Requests: 1, Held: time.Duration(h.l.cfg.Clock.Now()-h.since) * time.Microsecond})
+		WasLost: lost, Err: err, Requests: 1, Held: time.Duration(lease.Stamp(h.l.cfg.Clock)-h.since) * time.Microsecond})
 	if lost {
 		return errors.Join(fmt.Errorf("shadowlock: unlock %q: %w", h.id, lockstep.ErrLost), err)
 	}

@@ -67,7 +67,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	}
 	defer done()
 
-	start := l.cfg.Clock.Now()
+	start := l.cfg.Clock.Elapsed()
 	r := &round{l: l, id: id, owner: l.owners.Next()}
 	rounds, err := l.run(ctx, r, try)
 	if err != nil && lifecycle.ClosedBy(ctx) {
@@ -79,7 +79,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 		l.life.Track(h)
 	}
 	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.Legacy, Try: try, Acquired: h != nil, Err: err,
-		Attempts: rounds, Requests: r.requests, Wait: time.Duration(l.cfg.Clock.Now()-start) * time.Microsecond}
+		Attempts: rounds, Requests: r.requests, Wait: time.Duration(l.cfg.Clock.Elapsed()-start) * time.Microsecond}
 	if h != nil {
 		e.Owner = h.owner
 	}

@@ -34,7 +34,7 @@ func TestShadowLock_FrozenFormat(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := model.New(&clock.Local{})
-		l, err := New(s, &Options{TTL: 3 * time.Second, Renew: time.Second, ProcessID: "p1"})
+		l, err := New(s, &Options{TTL: 6 * time.Second, Renew: time.Second, ProcessID: "p1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,8 +44,8 @@ func TestShadowLock_FrozenFormat(t *testing.T) {
 		}
 		main, _ := s.Read(ctx, "legacy_main", "invoice/42", lockstep.Slice{})
 		shadow, _ := s.Read(ctx, "legacy_shadow", "invoice/42", lockstep.Slice{})
-		if len(main) != 1 || main[0].Column != h.Owner() || main[0].Column != "p1.1" || len(main[0].Value) != 0 || main[0].TTL != 3*time.Second {
-			t.Fatalf("main row = %+v, want one empty cell named by the owner with TTL 3s", main)
+		if len(main) != 1 || main[0].Column != h.Owner() || main[0].Column != "p1.1" || len(main[0].Value) != 0 || main[0].TTL != 6*time.Second {
+			t.Fatalf("main row = %+v, want one empty cell named by the owner with TTL 6s", main)
 		}
 		if len(shadow) != 0 {
 			t.Fatalf("shadow row = %+v, want empty while held", shadow)
@@ -77,7 +77,7 @@ func TestNew_RefusesBadOptions(t *testing.T) {
 	s := model.New(model.NewManualClock(0))
 	for name, o := range map[string]*Options{
 		"negative TTL":      {TTL: -time.Second},
-		"renew too long":    {TTL: 3 * time.Second, Renew: 1500 * time.Millisecond},
+		"renew too long":    {TTL: 6 * time.Second, Renew: 1500 * time.Millisecond},
 		"unsafe main table": {MainTable: "x\"; drop"},
 		"same tables":       {MainTable: "a", ShadowTable: "a"},
 		"bad process id":    {ProcessID: "has space"},

@@ -22,10 +22,23 @@ type Options struct {
 	// DefaultMainTable and DefaultShadowTable; a fleet that already has them
 	// under other names sets these.
 	MainTable, ShadowTable string
-	// TTL is written on every cell; a whole number of seconds. Default 30s.
+	// TTL is written on every cell; a whole number of seconds, at least
+	// the smallest TTL that leaves a safe lease given MaxServerSkew (4s with
+	// the default skew; see MaxServerSkew). Zero means the default, 30s; a
+	// negative TTL is refused.
 	TTL time.Duration
-	// Renew is the holder's renewal interval; at most TTL/3. Default TTL/3.
+	// Renew is the renewal interval of holders; at most half the lease
+	// window, (TTL − 1s − MaxServerSkew)/4. Zero means the default: TTL/3 or
+	// that bound, whichever is shorter (7s with the defaults).
 	Renew time.Duration
+	// MaxServerSkew bounds how far apart the clocks of any two Cassandra
+	// nodes read. Cassandra expires a cell in whole seconds on each
+	// replica's own clock, so a cell written with TTL t lives only
+	// t − 1s − MaxServerSkew; a holder's lease (how long after a successful
+	// write it counts itself the holder, on its monotonic clock) is half of
+	// that (internal/lease has the derivation). Keep server clocks in sync
+	// (NTP) and this a safe bound on their difference. Default 1s.
+	MaxServerSkew time.Duration
 	// Clock is this process's clock. Default a clock.Local.
 	Clock lockstep.Clock
 	// ProcessID prefixes owner ids; 1–64 of [A-Za-z0-9._:-]. Default random.
@@ -53,7 +66,7 @@ func (o *Options) resolve() (config, error) {
 		in = *o
 	}
 	common, err := settings.Common{
-		TTL: in.TTL, Renew: in.Renew, Clock: in.Clock, ProcessID: in.ProcessID,
+		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
 		Logger: in.Logger, Observer: in.Observer,
 	}.Resolve()
 	c := config{Resolved: common, main: in.MainTable, shadow: in.ShadowTable, rand: in.Rand}

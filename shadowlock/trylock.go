@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
 // Outcome is the result of one TryLock round of listing 4.
@@ -39,8 +40,8 @@ type round struct {
 	id       string
 	owner    string
 	requests int
-	since    int64 // µs, when the main write that succeeded was sent
-	// shadowSent is when (µs, own clock) this round's shadow write was sent
+	since    int64 // lease.Stamp of the send of the main write that succeeded
+	// shadowSent is the lease.Stamp of the send of this round's shadow write
 	shadowSent int64
 	// cells that may exist after a failed request, to delete on abandon
 	mainMaybe, shadowMaybe bool
@@ -61,7 +62,7 @@ func (r *round) try(ctx context.Context) (Outcome, error) {
 	}
 	r.shadowMaybe = true // 7
 	r.requests++
-	r.shadowSent = l.cfg.Clock.Now()
+	r.shadowSent = lease.Stamp(l.cfg.Clock)
 	if err := l.store.Put(ctx, l.cfg.shadow, r.id, r.cell()); err != nil {
 		return 0, err
 	}
@@ -77,7 +78,7 @@ func (r *round) try(ctx context.Context) (Outcome, error) {
 		if len(main) == 0 && !r.overdue(ctx) {
 			r.mainMaybe = true // 11
 			r.requests++
-			r.since = l.cfg.Clock.Now()
+			r.since = lease.Stamp(l.cfg.Clock)
 			if err := l.store.Put(ctx, l.cfg.main, r.id, r.cell()); err != nil {
 				return 0, err
 			}
@@ -93,7 +94,7 @@ func (r *round) try(ctx context.Context) (Outcome, error) {
 	return ConcurrentAttempt, nil // 15
 }
 
-// overdue reports whether more than the lease bound (TTL/2, §4.3) has passed
+// overdue reports whether more than the lease window (§4.3) has passed
 // since this round's shadow write was sent. Lemma 1 needs our shadow cell
 // alive from our read of the shadow row until our main cell is written; a
 // round stretched past its TTL (a pause, a slow read) may find its shadow
@@ -107,7 +108,7 @@ func (r *round) overdue(ctx context.Context) bool {
 	if bugs.From(ctx).NoRoundDeadline {
 		return false
 	}
-	return r.l.cfg.Clock.Now()-r.shadowSent > (r.l.cfg.Lease.TTL / 2).Microseconds()
+	return !r.l.cfg.Lease.InTime(r.l.cfg.Clock, r.shadowSent)
 }
 
 func (r *round) read(ctx context.Context, table string) ([]lockstep.Cell, error) {

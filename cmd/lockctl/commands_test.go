@@ -161,7 +161,7 @@ func TestRelease_DeletesADeadOwnersCellsAndLogsEach(t *testing.T) {
 func TestRelease_LiveOwnerWritesItsCellBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := model.New(&clock.Local{})
-		q, _ := queuelock.New(store, &queuelock.Options{ProcessID: "alive", TTL: 3 * time.Second})
+		q, _ := queuelock.New(store, &queuelock.Options{ProcessID: "alive", TTL: 6 * time.Second})
 		defer q.Close(context.Background())
 		h, err := q.Lock(t.Context(), "res")
 		if err != nil {

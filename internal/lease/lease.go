@@ -2,36 +2,11 @@ package lease
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 )
-
-// Config is the timing of a lease.
-type Config struct {
-	// TTL is the time to live written on every cell; a whole number of
-	// seconds.
-	TTL time.Duration
-	// Renew is the interval between renewals; at most TTL/3.
-	Renew time.Duration
-}
-
-// Validate returns an error wrapping lockstep.ErrInvalidConfig unless TTL is a
-// positive whole number of seconds and 0 < Renew <= TTL/3.
-func (c Config) Validate() error {
-	if err := lockstep.ValidateTTL("TTL", c.TTL); err != nil {
-		return err
-	}
-	switch {
-	case c.Renew <= 0:
-		return &lockstep.ConfigError{Field: "Renew", Reason: fmt.Sprintf("%v must be positive", c.Renew)}
-	case 3*c.Renew > c.TTL:
-		return &lockstep.ConfigError{Field: "Renew", Reason: fmt.Sprintf("ttl %v is shorter than 3×renew %v", c.TTL, c.Renew)}
-	}
-	return nil
-}
 
 // Hooks are told about renewals; nil fields are skipped. They are called from
 // the lease's goroutines without any lock held.
@@ -53,12 +28,12 @@ type Lease struct {
 	lost   chan struct{}
 
 	mu     sync.Mutex
-	lastOK int64 // µs: when the last successful write (acquisition or renewal) was sent
+	lastOK int64 // Stamp (elapsed µs): when the last successful write (acquisition or renewal) was sent
 	isLost bool
 }
 
-// Start begins renewing. since is the clock time (µs) at which the write that
-// acquired the cells was sent; the lease counts from there. renew rewrites the
+// Start begins renewing. since is the Stamp at which the write that acquired
+// the cells was sent; the lease counts from there, on elapsed time. renew rewrites the
 // cells with a fresh timestamp and TTL; it receives a context that Stop
 // cancels.
 func Start(c lockstep.Clock, cfg Config, since int64, renew func(context.Context) error, hooks Hooks) *Lease {
@@ -79,11 +54,11 @@ func (l *Lease) Lost() <-chan struct{} {
 	return l.lost
 }
 
-// check declares the lease lost if no renewal sent within the last TTL/2 has
-// succeeded.
+// check declares the lease lost if no renewal sent within the last Window
+// has succeeded.
 func (l *Lease) check() {
 	l.mu.Lock()
-	expired := !l.isLost && l.clock.Now() >= l.lastOK+(l.cfg.TTL/2).Microseconds()
+	expired := !l.isLost && Stamp(l.clock) >= l.lastOK+l.cfg.Window().Microseconds()
 	l.mu.Unlock()
 	if expired {
 		l.declareLost(false)
@@ -117,14 +92,14 @@ func (l *Lease) renewLoop(ctx context.Context) {
 		if l.IsLost() {
 			return // never renew at or past the deadline, even if the watchdog has not run
 		}
-		sent := l.clock.Now()
+		sent := Stamp(l.clock)
 		err := l.renew(ctx)
 		if ctx.Err() != nil {
 			return // stopped or lost while renewing: the outcome no longer matters
 		}
-		// After a failure retry soon: with Renew = TTL/3 the next regular
-		// attempt would come after the TTL/2 deadline, so one timeout would
-		// lose the lease.
+		// After a failure retry soon: with Renew = Window/2 the next regular
+		// attempt would come at the deadline, so one timeout would lose the
+		// lease.
 		wait = l.cfg.Renew / 4
 		if err == nil {
 			wait = l.cfg.Renew
@@ -140,16 +115,16 @@ func (l *Lease) renewLoop(ctx context.Context) {
 	}
 }
 
-// watch declares the lease lost once no renewal sent within the last TTL/2
+// watch declares the lease lost once no renewal sent within the last Window
 // has succeeded.
 func (l *Lease) watch(ctx context.Context) {
 	defer l.wg.Done()
-	limit := (l.cfg.TTL / 2).Microseconds()
+	limit := l.cfg.Window().Microseconds()
 	for {
 		l.mu.Lock()
 		deadline := l.lastOK + limit
 		l.mu.Unlock()
-		now := l.clock.Now()
+		now := Stamp(l.clock)
 		if now >= deadline {
 			l.declareLost(true)
 			return

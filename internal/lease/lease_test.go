@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -13,19 +14,30 @@ import (
 	"github.com/lockstep-go/lockstep/model"
 )
 
+// cfg is the timing most tests use: TTL 6s, MaxServerSkew 1s, so the
+// window is (6 − 1 − 1)/2 = 2s and Renew may be at most 1s.
+var cfg = Config{TTL: 6 * time.Second, Renew: time.Second, MaxServerSkew: time.Second}
+
 func TestConfig_Validate(t *testing.T) {
 	cases := []struct {
 		name string
 		cfg  Config
 		ok   bool
 	}{
-		{"defaults", Config{TTL: 30 * time.Second, Renew: 10 * time.Second}, true},
+		{"defaults", Config{TTL: 30 * time.Second, Renew: 7 * time.Second, MaxServerSkew: time.Second}, true},
+		{"old default renew above half the window", Config{TTL: 30 * time.Second, Renew: 10 * time.Second, MaxServerSkew: time.Second}, false},
 		{"zero ttl", Config{TTL: 0, Renew: time.Second}, false},
 		{"negative ttl", Config{TTL: -time.Second, Renew: time.Second}, false},
-		{"fractional ttl", Config{TTL: 1500 * time.Millisecond, Renew: 100 * time.Millisecond}, false},
-		{"zero renew", Config{TTL: 3 * time.Second}, false},
-		{"renew above ttl/3", Config{TTL: 3 * time.Second, Renew: 1001 * time.Millisecond}, false},
-		{"renew equal ttl/3", Config{TTL: 3 * time.Second, Renew: time.Second}, true},
+		{"fractional ttl", Config{TTL: 4500 * time.Millisecond, Renew: 100 * time.Millisecond}, false},
+		{"zero renew", Config{TTL: 6 * time.Second, MaxServerSkew: time.Second}, false},
+		{"negative skew", Config{TTL: 6 * time.Second, Renew: time.Second, MaxServerSkew: -time.Millisecond}, false},
+		{"renew at half the window", cfg, true},
+		{"renew above half the window", Config{TTL: 6 * time.Second, Renew: time.Second + 1, MaxServerSkew: time.Second}, false},
+		{"ttl 1s", Config{TTL: time.Second, Renew: 100 * time.Millisecond}, false},
+		{"ttl 2s", Config{TTL: 2 * time.Second, Renew: 100 * time.Millisecond}, false},
+		{"ttl 3s with skew 1s", Config{TTL: 3 * time.Second, Renew: 100 * time.Millisecond, MaxServerSkew: time.Second}, false},
+		{"smallest ttl with skew 1s", Config{TTL: 4 * time.Second, Renew: 500 * time.Millisecond, MaxServerSkew: time.Second}, true},
+		{"smallest ttl with skew 0", Config{TTL: 3 * time.Second, Renew: 500 * time.Millisecond}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -40,11 +52,69 @@ func TestConfig_Validate(t *testing.T) {
 	}
 }
 
+// The lease window is half of what a cell surely lives: TTL − 1s for
+// whole-second expiry, less the servers' clock skew.
+func TestConfig_WindowIsHalfTheCellsSureLife(t *testing.T) {
+	for _, c := range []struct {
+		ttl, skew, want time.Duration
+	}{
+		{30 * time.Second, time.Second, 14 * time.Second},
+		{6 * time.Second, time.Second, 2 * time.Second},
+		{4 * time.Second, time.Second, time.Second},
+		{4 * time.Second, 500 * time.Millisecond, 1250 * time.Millisecond},
+		{2 * time.Second, 0, 500 * time.Millisecond},
+	} {
+		if got := (Config{TTL: c.ttl, MaxServerSkew: c.skew}).Window(); got != c.want {
+			t.Errorf("Window(TTL %v, skew %v) = %v, want %v", c.ttl, c.skew, got, c.want)
+		}
+	}
+}
+
+func TestMinTTL_LeavesAtLeastMinWindow(t *testing.T) {
+	for _, c := range []struct{ skew, want time.Duration }{
+		{0, 3 * time.Second},
+		{250 * time.Millisecond, 4 * time.Second},
+		{500 * time.Millisecond, 4 * time.Second},
+		{time.Second, 4 * time.Second},
+		{1500 * time.Millisecond, 5 * time.Second},
+		{10 * time.Second, 13 * time.Second},
+	} {
+		got := MinTTL(c.skew)
+		if got != c.want {
+			t.Errorf("MinTTL(%v) = %v, want %v", c.skew, got, c.want)
+		}
+		if w := (Config{TTL: got, MaxServerSkew: c.skew}).Window(); w < MinWindow {
+			t.Errorf("MinTTL(%v) = %v leaves a window of %v < %v", c.skew, got, w, MinWindow)
+		}
+		if w := (Config{TTL: got - time.Second, MaxServerSkew: c.skew}).Window(); w >= MinWindow {
+			t.Errorf("MinTTL(%v) = %v is not the smallest: %v leaves %v", c.skew, got, got-time.Second, w)
+		}
+	}
+}
+
+// The refusal of a short TTL says what to do: it names the smallest TTL.
+func TestConfig_ShortTTLErrorNamesTheMinimum(t *testing.T) {
+	err := Config{TTL: time.Second, Renew: 100 * time.Millisecond, MaxServerSkew: time.Second}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "at least 4s") {
+		t.Fatalf("Validate() = %v, want it to name the smallest TTL, 4s", err)
+	}
+}
+
+func TestConfig_DefaultRenewIsAccepted(t *testing.T) {
+	for _, ttl := range []time.Duration{4 * time.Second, 5 * time.Second, 30 * time.Second, time.Hour} {
+		c := Config{TTL: ttl, MaxServerSkew: time.Second}
+		c.Renew = c.DefaultRenew()
+		if err := c.Validate(); err != nil {
+			t.Errorf("TTL %v: default Renew %v refused: %v", ttl, c.Renew, err)
+		}
+	}
+}
+
 func TestLease_RenewsWellPastTTL(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
 		var renewals atomic.Int64
-		l := Start(c, Config{TTL: 3 * time.Second, Renew: time.Second}, c.Now(), func(context.Context) error {
+		l := Start(c, cfg, Stamp(c), func(context.Context) error {
 			renewals.Add(1)
 			return nil
 		}, Hooks{})
@@ -61,20 +131,16 @@ func TestLease_RenewsWellPastTTL(t *testing.T) {
 	})
 }
 
-func TestLease_LostWithinHalfTTLWhenRenewalFails(t *testing.T) {
+func TestLease_LostWithinTheWindowWhenRenewalFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
 		start := time.Now()
-		var lostHook atomic.Bool
-		l := Start(c, Config{TTL: 4 * time.Second, Renew: time.Second}, c.Now(), func(context.Context) error {
+		l := Start(c, cfg, Stamp(c), func(context.Context) error {
 			return errors.New("store down")
-		}, Hooks{Lost: func() { lostHook.Store(true) }})
+		}, Hooks{})
 		<-l.Lost()
-		if got := time.Since(start); got != 2*time.Second {
-			t.Fatalf("lost after %v, want exactly TTL/2 = 2s", got)
-		}
-		if !l.IsLost() || !lostHook.Load() {
-			t.Fatal("IsLost or Lost hook not set")
+		if got := time.Since(start); got != cfg.Window() {
+			t.Fatalf("lost after %v, want exactly the window, %v", got, cfg.Window())
 		}
 		l.Stop()
 	})
@@ -84,18 +150,12 @@ func TestLease_StopsRenewingAfterLoss(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
 		var calls atomic.Int64
-		fail := atomic.Bool{}
-		fail.Store(true)
-		l := Start(c, Config{TTL: 3 * time.Second, Renew: time.Second}, c.Now(), func(context.Context) error {
+		l := Start(c, cfg, Stamp(c), func(context.Context) error {
 			calls.Add(1)
-			if fail.Load() {
-				return errors.New("down")
-			}
-			return nil
+			return errors.New("store down")
 		}, Hooks{})
 		<-l.Lost()
 		before := calls.Load()
-		fail.Store(false)
 		time.Sleep(10 * time.Second)
 		if after := calls.Load(); after != before {
 			t.Fatalf("renewals after loss: %d, want 0", after-before)
@@ -106,16 +166,16 @@ func TestLease_StopsRenewingAfterLoss(t *testing.T) {
 
 func TestLease_SlowRenewalCountsFromSend(t *testing.T) {
 	// A renewal that is sent in time but answered late must not extend the
-	// lease beyond TTL/2 from the moment it was sent.
+	// lease beyond the window from the moment it was sent.
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
 		start := time.Now()
-		l := Start(c, Config{TTL: 6 * time.Second, Renew: 2 * time.Second}, c.Now(), func(ctx context.Context) error {
+		l := Start(c, cfg, Stamp(c), func(ctx context.Context) error {
 			return c.Sleep(ctx, 10*time.Second) // hangs past the deadline
 		}, Hooks{})
 		<-l.Lost()
-		if got := time.Since(start); got != 3*time.Second {
-			t.Fatalf("lost after %v, want 3s", got)
+		if got := time.Since(start); got != cfg.Window() {
+			t.Fatalf("lost after %v, want %v", got, cfg.Window())
 		}
 		l.Stop()
 	})
@@ -124,7 +184,7 @@ func TestLease_SlowRenewalCountsFromSend(t *testing.T) {
 func TestLease_StopIsIdempotentAndJoins(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
-		l := Start(c, Config{TTL: 3 * time.Second, Renew: time.Second}, c.Now(), func(context.Context) error { return nil }, Hooks{})
+		l := Start(c, cfg, Stamp(c), func(context.Context) error { return nil }, Hooks{})
 		l.Stop()
 		l.Stop()
 		synctest.Wait() // every goroutine of the lease has exited, or this would block on them
@@ -136,23 +196,53 @@ func TestLease_StopIsIdempotentAndJoins(t *testing.T) {
 // claim acknowledged late, a process paused as a whole).
 func TestLease_LostIsCheckedSynchronously(t *testing.T) {
 	c := model.NewManualClock(0)
-	l := Start(c, Config{TTL: 4 * time.Second, Renew: time.Second}, c.Now()-(2*time.Second).Microseconds(), func(context.Context) error { return nil }, Hooks{})
+	l := Start(c, cfg, Stamp(c)-cfg.Window().Microseconds(), func(context.Context) error { return nil }, Hooks{})
 	select {
 	case <-l.Lost():
 	default:
-		t.Fatal("Lost() open although the acquisition was sent TTL/2 ago")
+		t.Fatal("Lost() open although the acquisition was sent a window ago")
 	}
 	l.Stop()
 }
 
-// With Renew = TTL/3 the next regular renewal after a failure would come
-// after the TTL/2 deadline; a quick retry keeps one timeout from losing the
+// A wall clock stepped back (NTP, an operator) must not stretch the lease:
+// the deadline is on elapsed time. The old lease, on a wall clock that
+// repeats its last value after a step back, kept Lost open for as long as
+// the step while the cells expired on the servers.
+func TestLease_WallClockStepBackDoesNotStretchTheLease(t *testing.T) {
+	c := model.NewManualClock(0)
+	l := Start(c, cfg, Stamp(c), func(context.Context) error { return errors.New("store down") }, Hooks{})
+	c.StepWall(-2 * cfg.TTL)
+	c.Advance(cfg.Window())
+	select {
+	case <-l.Lost():
+	default:
+		t.Fatal("Lost() open a window after the last successful write, after a wall-clock step back")
+	}
+	l.Stop()
+}
+
+// A wall clock stepped forward must not cut the lease short either.
+func TestLease_WallClockStepForwardDoesNotShortenTheLease(t *testing.T) {
+	c := model.NewManualClock(0)
+	l := Start(c, cfg, Stamp(c), func(context.Context) error { return nil }, Hooks{})
+	c.StepWall(2 * cfg.TTL)
+	select {
+	case <-l.Lost():
+		t.Fatal("Lost() closed by a wall-clock step forward")
+	default:
+	}
+	l.Stop()
+}
+
+// With Renew at half the window the next regular renewal after a failure
+// would come at the deadline; a quick retry keeps one timeout from losing the
 // lease.
 func TestLease_OneFailedRenewalDoesNotLoseTheLease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
 		var calls atomic.Int64
-		l := Start(c, Config{TTL: 3 * time.Second, Renew: time.Second}, c.Now(), func(context.Context) error {
+		l := Start(c, cfg, Stamp(c), func(context.Context) error {
 			if calls.Add(1) == 2 {
 				return errors.New("one timeout")
 			}

@@ -19,12 +19,13 @@ const DefaultTTL = 30 * time.Second
 
 // Common is the shared part of an algorithm's options, as given by the user.
 type Common struct {
-	TTL       time.Duration
-	Renew     time.Duration
-	Clock     lockstep.Clock
-	ProcessID string
-	Logger    *slog.Logger
-	Observer  lockstep.Observer
+	TTL           time.Duration
+	Renew         time.Duration
+	MaxServerSkew time.Duration
+	Clock         lockstep.Clock
+	ProcessID     string
+	Logger        *slog.Logger
+	Observer      lockstep.Observer
 }
 
 // Resolved is Common with defaults applied, validated.
@@ -36,16 +37,21 @@ type Resolved struct {
 	Observer lockstep.Observer
 }
 
-// Resolve applies the defaults (TTL 30s, Renew TTL/3, a clock.Local, a random
-// process id, a discarding logger, no observer) and validates the result,
-// returning an error wrapping lockstep.ErrInvalidConfig.
+// Resolve applies the defaults (TTL 30s, MaxServerSkew
+// lease.DefaultMaxServerSkew, Renew lease.Config.DefaultRenew, a clock.Local,
+// a random process id, a discarding logger, no observer) and validates the
+// result, returning an error wrapping lockstep.ErrInvalidConfig. A negative
+// TTL or Renew is refused, not defaulted.
 func (c Common) Resolve() (Resolved, error) {
-	r := Resolved{Lease: lease.Config{TTL: c.TTL, Renew: c.Renew}, Clock: c.Clock, Process: c.ProcessID, Logger: c.Logger, Observer: c.Observer}
+	r := Resolved{Lease: lease.Config{TTL: c.TTL, Renew: c.Renew, MaxServerSkew: c.MaxServerSkew}, Clock: c.Clock, Process: c.ProcessID, Logger: c.Logger, Observer: c.Observer}
 	if r.Lease.TTL == 0 {
 		r.Lease.TTL = DefaultTTL
 	}
+	if r.Lease.MaxServerSkew == 0 {
+		r.Lease.MaxServerSkew = lease.DefaultMaxServerSkew
+	}
 	if r.Lease.Renew == 0 && r.Lease.TTL > 0 {
-		r.Lease.Renew = r.Lease.TTL / 3
+		r.Lease.Renew = r.Lease.DefaultRenew()
 	}
 	if r.Clock == nil {
 		r.Clock = &clock.Local{}

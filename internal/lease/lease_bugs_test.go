@@ -1,0 +1,41 @@
+//go:build lockstep_bugs
+
+package lease
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/model"
+)
+
+// The planted defects restore what users found: these tests show that the
+// checks of lease_test.go fail with them.
+
+func TestPlantedWallClockLease_StepBackKeepsLostOpen(t *testing.T) {
+	defer bugs.Plant(bugs.WallClockLease)()
+	c := model.NewManualClock(0)
+	l := Start(c, cfg, Stamp(c), func(context.Context) error { return errors.New("store down") }, Hooks{})
+	defer l.Stop()
+	c.StepWall(-2 * cfg.TTL)
+	c.Advance(cfg.Window())
+	select {
+	case <-l.Lost():
+		t.Fatal("Lost() closed: the planted defect did not keep the lease on the wall clock")
+	default:
+	}
+}
+
+func TestPlantedHalfTTLLease_AcceptsTTL1s(t *testing.T) {
+	defer bugs.Plant(bugs.HalfTTLLease)()
+	c := Config{TTL: time.Second, Renew: 300 * time.Millisecond, MaxServerSkew: time.Second}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Validate() = %v: the planted defect should accept TTL 1s", err)
+	}
+	if w := c.Window(); w != 500*time.Millisecond {
+		t.Fatalf("Window() = %v, want the old TTL/2", w)
+	}
+}
