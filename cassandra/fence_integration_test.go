@@ -120,3 +120,31 @@ func TestFence_HolderPausedPastItsLeaseHasItsWriteRejected(t *testing.T) {
 	}
 	_ = la.Unlock(context.WithoutCancel(ctx))
 }
+
+// BenchmarkFenceCommit measures one holder's commits to one existing key
+// (one lightweight transaction each) and stale commits refused.
+func BenchmarkFenceCommit(b *testing.B) {
+	ctx := b.Context()
+	r, err := fence.NewRegister(newFenceStore(b), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := fmt.Sprintf("bench/fence/%x", time.Now().UnixNano())
+	if err := r.CommitToken(ctx, 1_000_000, key, []byte("v")); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("applied", func(b *testing.B) {
+		for i := range b.N {
+			if err := r.CommitToken(ctx, int64(1_000_001+i), key, []byte("v")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("stale", func(b *testing.B) {
+		for range b.N {
+			if err := r.CommitToken(ctx, 1, key, []byte("v")); !errors.Is(err, lockstep.ErrStaleToken) {
+				b.Fatal(err)
+			}
+		}
+	})
+}
