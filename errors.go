@@ -30,6 +30,11 @@ var (
 	ErrInvalidConfig = errors.New("lockstep: invalid configuration")
 	// ErrClosed is returned by a Locker after Close.
 	ErrClosed = errors.New("lockstep: locker closed")
+	// ErrStaleToken is returned by a fenced resource (package fence) that
+	// refused a write because it carried a fencing token below the highest
+	// the resource has already accepted: the writer's lock passed to a newer
+	// owner, so its write must not land. Nothing was written.
+	ErrStaleToken = errors.New("lockstep: stale fencing token")
 )
 
 // MaxIDLen is the longest lock id accepted, in bytes. Lock ids become

@@ -9,6 +9,12 @@
 // row_key, clustering column_name ascending), so one set of statement
 // templates serves every table.
 //
+// FenceStore, beside Store, is the storage of package fence: values guarded
+// by fencing tokens, one row per key of a table of their own shape (row_key,
+// fence_token, value), written only by lightweight transactions at SERIAL
+// (or LOCAL_SERIAL) so a token is compared and the value written in one
+// atomic step; see FenceStore.CommitIfNewer.
+//
 // # Mapping of the Store contract to CQL
 //
 // Put writes each cell with

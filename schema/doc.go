@@ -8,11 +8,17 @@
 // table also carries a CQL comment option naming its modes, so an operator
 // sees it in DESCRIBE TABLE.
 //
-// All tables share one generic cell shape, the shape the root package's
-// lockstep.Store interface speaks (table, partition row key, cells):
+// Every lock table shares one generic cell shape, the shape the root
+// package's lockstep.Store interface speaks (table, partition row key, cells):
 //
 //	row_key text, column_name text, value blob,
 //	PRIMARY KEY ((row_key), column_name) WITH CLUSTERING ORDER BY (column_name ASC)
+//
+// The one exception is fenced_resource, the table of values package fence
+// guards with fencing tokens: one row per key, written only by lightweight
+// transactions (cassandra.FenceStore):
+//
+//	row_key text PRIMARY KEY, fence_token bigint, value blob
 //
 // A text clustering column sorts by its UTF-8 bytes (Cassandra's UTF8Type
 // compares in BYTE_ORDER), which is Go's string order, so the column order

@@ -42,17 +42,22 @@ type Tables struct {
 	// FleetPhase holds the fleet-wide migration phase (all modes). Default
 	// "fleet_phase".
 	FleetPhase string
+	// FencedResource holds the values package fence guards with fencing
+	// tokens (applications, any mode); it has its own shape (row_key,
+	// fence_token, value), not the cell shape. Default "fenced_resource".
+	FencedResource string
 }
 
 // DefaultTables returns the default table names.
 func DefaultTables() Tables {
 	return Tables{
-		LegacyMain:   "legacy_main",
-		LegacyShadow: "legacy_shadow",
-		QueueLock:    "queue_lock",
-		GlobalTime:   "global_time",
-		FleetCensus:  "fleet_census",
-		FleetPhase:   "fleet_phase",
+		LegacyMain:     "legacy_main",
+		LegacyShadow:   "legacy_shadow",
+		QueueLock:      "queue_lock",
+		GlobalTime:     "global_time",
+		FleetCensus:    "fleet_census",
+		FleetPhase:     "fleet_phase",
+		FencedResource: "fenced_resource",
 	}
 }
 
@@ -79,6 +84,7 @@ func (t Tables) list() []table {
 		pick(t.GlobalTime, d.GlobalTime),
 		pick(t.FleetCensus, d.FleetCensus),
 		pick(t.FleetPhase, d.FleetPhase),
+		pick(t.FencedResource, d.FencedResource),
 	}
 }
 

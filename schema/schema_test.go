@@ -16,12 +16,16 @@ import (
 // lockstep.Store is generic over tables.
 const genericShape = "row_key text,\n  column_name text,\n  value blob,\n  PRIMARY KEY ((row_key), column_name)\n) WITH CLUSTERING ORDER BY (column_name ASC)"
 
+// fencedShape is the shape of the fenced resource table, which
+// cassandra.FenceStore reads and writes by lightweight transactions.
+const fencedShape = "row_key text,\n  fence_token bigint,\n  value blob,\n  PRIMARY KEY (row_key)\n) WITH comment"
+
 func TestStatements_RenderEveryTableInKeyspace(t *testing.T) {
 	stmts, err := Statements("locks")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"legacy_main", "legacy_shadow", "queue_lock", "global_time", "fleet_census", "fleet_phase"}
+	want := []string{"legacy_main", "legacy_shadow", "queue_lock", "global_time", "fleet_census", "fleet_phase", "fenced_resource"}
 	if len(stmts) != len(want) {
 		t.Fatalf("got %d statements, want %d", len(stmts), len(want))
 	}
@@ -30,8 +34,12 @@ func TestStatements_RenderEveryTableInKeyspace(t *testing.T) {
 		if !strings.HasPrefix(s, "CREATE TABLE IF NOT EXISTS locks."+name+" (") {
 			t.Errorf("statement %d starts %q, want CREATE TABLE IF NOT EXISTS locks.%s", i, firstLine(s), name)
 		}
-		if !strings.Contains(s, genericShape) {
-			t.Errorf("%s: not the generic cell shape:\n%s", name, s)
+		shape := genericShape
+		if name == "fenced_resource" {
+			shape = fencedShape
+		}
+		if !strings.Contains(s, shape) {
+			t.Errorf("%s: not the shape its Store speaks:\n%s", name, s)
 		}
 		for _, opt := range []string{"AND default_time_to_live = 0", "AND gc_grace_seconds = ", "LeveledCompactionStrategy", "'rows_per_partition': 'NONE'"} {
 			if !strings.Contains(s, opt) {
@@ -64,19 +72,20 @@ func TestStatements_GCGraceExceedsLockTTLAndHintWindow(t *testing.T) {
 
 func TestStatements_EveryTableCommentNamesItsModes(t *testing.T) {
 	modes := map[string][]string{
-		"legacy_main":   {"legacy", "combined"},
-		"legacy_shadow": {"legacy", "combined"},
-		"queue_lock":    {"combined", "new"},
-		"global_time":   {"global clock"},
-		"fleet_census":  {"legacy", "combined", "new"},
-		"fleet_phase":   {"legacy", "combined", "new"},
+		"legacy_main":     {"legacy", "combined"},
+		"legacy_shadow":   {"legacy", "combined"},
+		"queue_lock":      {"combined", "new"},
+		"global_time":     {"global clock"},
+		"fleet_census":    {"legacy", "combined", "new"},
+		"fleet_phase":     {"legacy", "combined", "new"},
+		"fenced_resource": {"legacy", "combined", "new"},
 	}
 	stmts, err := Statements("locks")
 	if err != nil {
 		t.Fatal(err)
 	}
 	commentRE := regexp.MustCompile(`comment = '([^']*)'`)
-	for i, name := range []string{"legacy_main", "legacy_shadow", "queue_lock", "global_time", "fleet_census", "fleet_phase"} {
+	for i, name := range []string{"legacy_main", "legacy_shadow", "queue_lock", "global_time", "fleet_census", "fleet_phase", "fenced_resource"} {
 		m := commentRE.FindStringSubmatch(stmts[i])
 		if m == nil || !strings.Contains(m[1], "modes:") {
 			t.Errorf("%s: no comment option naming modes", name)
@@ -127,6 +136,8 @@ func TestStatements_RefuseUnsafeNames(t *testing.T) {
 		"ok_keyspace_upper_table": {WithTables(Tables{QueueLock: "Queue"})},
 		"ok_keyspace_dup_tables":  {WithTables(Tables{LegacyMain: "t", LegacyShadow: "t"})},
 		"ok_keyspace_dup_default": {WithTables(Tables{QueueLock: "legacy_main"})},
+		"ok_keyspace_bad_fenced":  {WithTables(Tables{FencedResource: "Fenced"})},
+		"ok_keyspace_dup_fenced":  {WithTables(Tables{FencedResource: "queue_lock"})},
 	}
 	for ks, opts := range cases {
 		keyspace := ks
@@ -157,8 +168,8 @@ func TestStatements_CreateKeyspaceRendersReplicationSafely(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", c.repl, err)
 		}
-		if len(stmts) != 7 {
-			t.Fatalf("got %d statements, want keyspace + 6 tables", len(stmts))
+		if len(stmts) != 8 {
+			t.Fatalf("got %d statements, want keyspace + 7 tables", len(stmts))
 		}
 		want := "CREATE KEYSPACE IF NOT EXISTS locks\n  WITH replication = " + c.want + "\n  AND durable_writes = true"
 		if stmts[0] != want {

@@ -74,6 +74,7 @@ func (o *options) tableNames() schema.Tables {
 	}{
 		{&t.LegacyMain, d.LegacyMain}, {&t.LegacyShadow, d.LegacyShadow}, {&t.QueueLock, d.QueueLock},
 		{&t.GlobalTime, d.GlobalTime}, {&t.FleetCensus, d.FleetCensus}, {&t.FleetPhase, d.FleetPhase},
+		{&t.FencedResource, d.FencedResource},
 	} {
 		if *f.v == "" {
 			*f.v = f.def
@@ -305,6 +306,7 @@ func (v tablesValue) Set(s string) error {
 	fields := map[string]*string{
 		d.LegacyMain: &v.p.LegacyMain, d.LegacyShadow: &v.p.LegacyShadow, d.QueueLock: &v.p.QueueLock,
 		d.GlobalTime: &v.p.GlobalTime, d.FleetCensus: &v.p.FleetCensus, d.FleetPhase: &v.p.FleetPhase,
+		d.FencedResource: &v.p.FencedResource,
 	}
 	f, ok := fields[kind]
 	if !ok {
