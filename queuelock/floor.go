@@ -47,7 +47,10 @@ import (
 // near the present: a cached floor older than a TTL is refreshed from it
 // before the read. Its value equals its write timestamp, like the global time
 // cell, so last-write-wins keeps the maximum. A floor from it is one some
-// process learned by reading, so it is as good as one's own.
+// process learned by reading, so it is as good as one's own. It carries a TTL
+// (floorCellTTL) that every claim renews, so an id no one claims any more
+// leaves no live cell; doc.go ("What a Locker keeps") says why the argument
+// above survives the expiry, and why a floor entry may be dropped.
 type floors struct {
 	mu     sync.Mutex
 	m      map[string]floorEntry

@@ -2,6 +2,7 @@ package queuelock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"testing"
@@ -153,5 +154,88 @@ func TestLocker_ReleasedIDsLeaveNoStateAfterTheTTL(t *testing.T) {
 	}
 	if d := f.lockerBytes - f.emptyBytes; d > lockerLimit {
 		t.Errorf("the Locker holds %d bytes more than an empty one, want at most %d", d, lockerLimit)
+	}
+}
+
+// A floor entry is kept past its expiry while its id is held (the claim after
+// the next read must publish the floor that read started at), and dropped
+// once the id is released and a TTL has passed.
+func TestLocker_HeldIDKeepsItsFloorUntilReleased(t *testing.T) {
+	ctx := context.Background()
+	clk := model.NewManualClock(0)
+	s := model.New(clk)
+	l := newLocker(t, s, clk)
+	h, err := l.Lock(ctx, "id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(2 * ttl)
+	l.sweep()
+	if f, _ := l.idStateLen(); f != 1 {
+		t.Fatalf("held id: %d floors after the TTL, want 1", f)
+	}
+	if err := h.Unlock(ctx); err != nil && !errors.Is(err, lockstep.ErrLost) {
+		t.Fatal(err)
+	}
+	l.sweep() // expired already, and no longer held
+	if f, _ := l.idStateLen(); f != 0 {
+		t.Fatalf("released id: %d floors after the TTL, want none", f)
+	}
+}
+
+// A contention hint lasts a TTL, as before; then the sweeps drop it.
+func TestLocker_ContentionHintIsDroppedWhenItRunsOut(t *testing.T) {
+	clk := model.NewManualClock(0)
+	l := newLocker(t, model.New(clk), clk)
+	l.contended("id")
+	clk.Advance(ttl - time.Microsecond)
+	l.sweep()
+	if _, hints := l.idStateLen(); hints != 1 || l.fastPathOK("id") {
+		t.Fatalf("a TTL not yet passed: %d hints, fast path %v; want the hint kept", hints, l.fastPathOK("id"))
+	}
+	clk.Advance(time.Microsecond)
+	l.sweep()
+	if _, hints := l.idStateLen(); hints != 0 {
+		t.Fatalf("a TTL passed: %d hints, want none", hints)
+	}
+}
+
+// The janitor runs only while the Locker remembers an id, and Close stops it
+// and waits for it.
+func TestLocker_JanitorEndsWhenIdleAndOnClose(t *testing.T) {
+	ctx := context.Background()
+	clk := model.NewManualClock(0)
+	l := newLocker(t, model.New(clk), clk)
+	lockOnce := func(id string) {
+		h, err := l.Lock(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lockOnce("a")
+	done := l.janitorDone()
+	select {
+	case <-done:
+		t.Fatal("no janitor runs while the Locker remembers an id")
+	default:
+	}
+	clk.Advance(2 * ttl)
+	<-done // swept everything, so it ended
+	if f, h := l.idStateLen(); f+h != 0 {
+		t.Fatalf("idle: %d floors, %d hints; want none", f, h)
+	}
+
+	lockOnce("b") // starts another run
+	done = l.janitorDone()
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	default:
+		t.Fatal("Close returned with the janitor still running")
 	}
 }
