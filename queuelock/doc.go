@@ -69,6 +69,61 @@
 //     takes the slow path for a TTL, so repeated arrivals cannot starve the
 //     head. Options.NoFastPath turns it off.
 //
+// # What a Locker keeps per id, and for how long
+//
+// A service that locks ever new ids ("invoice/<n>") must not grow without
+// bound, in memory or in the table. Once no acquisition of an id is held or
+// in flight in a Locker, the Locker forgets the id, and the id's partition
+// holds no live cell, within a few TTLs:
+//
+//   - The in-process turn (internal/turn) lives only while held or awaited.
+//   - The read floor (floor.go) is dropped a TTL after its last use, by an
+//     amortized sweep or by the Locker's janitor (idstate.go), but never while
+//     the id's turn is held or awaited. Dropping it is only conservative: the
+//     next read starts at the floor cell's value, or at the partition's start
+//     if the cell has expired, that is, lower than the dropped floor would
+//     have; it sees every cell the floor would have shown it and more, and
+//     pays for it in tombstones stepped over once. The floor guards no
+//     safety argument (owner cells are read in full), and a lower floor
+//     hides no one. Keeping it while the turn is held is what makes "a
+//     claim publishes the floor its read started at" hold below: claim
+//     and read happen under the turn, so the floor cannot vanish between
+//     them.
+//   - A contention hint (fastpath.go) is dropped when its time runs out — a
+//     TTL after the contention was seen — which is exactly when the hint
+//     already stopped applying: fastPathOK takes the fast path from then on.
+//     Dropping it earlier would let an arrival write an owner cell sooner;
+//     the sweeps never do.
+//   - Queue and owner cells are deleted on release and carry the TTL anyway.
+//     The floor cell carries a TTL of 2×TTL + Poll (whole seconds), renewed
+//     by every claim, so an id no one claims any more has no live cell after
+//     that.
+//
+// The floor cell's TTL does not weaken the fairness argument of floor.go. A
+// waiter w whose name lies below a racing reader R's floor is invisible to R,
+// and notices only through the published floor. R publishes with every claim
+// the highest floor it knows (its own, kept while it contends, or a higher one
+// read in the cell); so each claim by which R can bypass w leaves a floor cell
+// above w's name, readable for at least 2×TTL + Poll − 1 s less the replica
+// skew (Cassandra expires a cell in whole seconds on each replica's clock),
+// which is longer than a waiter's poll and a read by more than a TTL. w reads
+// every Poll while it waits (and renews its queue cell, so it keeps waiting
+// and reading), so it reads that cell and takes a new place above it a poll
+// after the bypass, as before. If another, higher floor was published before
+// R's claim, the rewrite loses to it, but that floor also lies above w's name
+// and was readable for as long after its own claim, earlier. A waiter that
+// enqueues after a floor was published is named above it: floors trail their
+// reader's clock by 2×MaxClockSkew, names trail it by at most MaxClockSkew.
+// And while anyone waits, claims keep coming, each renewing the cell; when no
+// one claims for longer than its TTL, no one is being bypassed.
+//
+// What the expiry costs: the first read of an id after it has been idle
+// (unclaimed) for longer than the floor cell's TTL starts at the partition's
+// beginning and steps over the tombstones of the id's queue cells that
+// compaction has not purged yet (gc_grace_seconds). An id used in bursts long
+// apart can make that first read expensive; its learned floor makes the
+// following ones cheap again.
+//
 // Write timestamps of a Locker are strictly increasing (clock.Timestamps), so
 // a cell rewritten after its own delete beats its tombstone. A queue cell is
 // only ever written or deleted by the acquisition named in it; an owner cell

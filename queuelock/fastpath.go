@@ -42,11 +42,13 @@ import (
 // arrival storm against a waiting head to show the head still acquires
 // (propertytests).
 
-// hints remembers, per lock id, until when (µs, local clock) this process
-// takes the slow path because it saw the id contended.
+// hints remembers, per lock id, until when (µs, elapsed time) this process
+// takes the slow path because it saw the id contended. An entry whose time
+// has come means nothing any more, so the sweeps drop it (idstate.go).
 type hints struct {
-	mu sync.Mutex
-	m  map[string]int64
+	mu     sync.Mutex
+	m      map[string]int64
+	growth growth // for the amortized sweep (idstate.go)
 }
 
 // fastPathOK reports whether a Lock of id may try the fast path now.
@@ -54,7 +56,7 @@ func (l *Locker) fastPathOK(id string) bool {
 	if l.cfg.noFast {
 		return false
 	}
-	now := l.cfg.Clock.Now()
+	now := l.cfg.Clock.Elapsed()
 	l.hints.mu.Lock()
 	defer l.hints.mu.Unlock()
 	until, ok := l.hints.m[id]
@@ -70,13 +72,20 @@ func (l *Locker) fastPathOK(id string) bool {
 
 // contended makes Locks of id take the slow path for a TTL.
 func (l *Locker) contended(id string) {
-	until := l.cfg.Clock.Now() + l.cfg.Lease.TTL.Microseconds()
+	now := l.cfg.Clock.Elapsed()
 	l.hints.mu.Lock()
-	defer l.hints.mu.Unlock()
 	if l.hints.m == nil {
 		l.hints.m = make(map[string]int64)
 	}
-	l.hints.m[id] = until
+	_, existed := l.hints.m[id]
+	l.hints.m[id] = now + l.cfg.Lease.TTL.Microseconds()
+	if !existed && l.hints.growth.inserted(len(l.hints.m)) {
+		l.sweepHintsLocked(now)
+	}
+	l.hints.mu.Unlock()
+	if !existed {
+		l.remembered()
+	}
 }
 
 // clear forgets what was seen of id: this process holds it, and no one was

@@ -47,27 +47,39 @@ import (
 // near the present: a cached floor older than a TTL is refreshed from it
 // before the read. Its value equals its write timestamp, like the global time
 // cell, so last-write-wins keeps the maximum. A floor from it is one some
-// process learned by reading, so it is as good as one's own.
+// process learned by reading, so it is as good as one's own. It carries a TTL
+// (floorCellTTL) that every claim renews, so an id no one claims any more
+// leaves no live cell; doc.go ("What a Locker keeps") says why the argument
+// above survives the expiry, and why a floor entry may be dropped.
 type floors struct {
-	mu sync.Mutex
-	m  map[string]floorEntry
+	mu     sync.Mutex
+	m      map[string]floorEntry
+	growth growth // for the amortized sweep (idstate.go)
 }
 
 type floorEntry struct {
-	value  int64 // µs: the floor reads start at
-	stored int64 // µs: the highest value seen in or written to the floor cell
-	readAt int64 // µs, local clock, when the floor cell was last read
+	value  int64 // µs, wall time: the floor reads start at
+	stored int64 // µs, wall time: the highest value seen in or written to the floor cell
+	readAt int64 // µs, elapsed time: when the floor cell was last read
+	// expires is when (µs, elapsed time) the entry may be dropped, unless
+	// its id is held or awaited in this Locker: a TTL after its last use.
+	expires int64
 }
 
 // floor returns the cached floor of id, refreshing it from the floor cell
 // when it was last read more than a TTL ago. It counts the requests it makes
 // in *requests.
 func (l *Locker) floor(ctx context.Context, id string, requests *int) (int64, error) {
-	now := l.cfg.Clock.Now()
+	now := l.cfg.Clock.Elapsed()
 	l.floors.mu.Lock()
 	e, ok := l.floors.m[id]
+	fresh := ok && now-e.readAt < l.floorRefresh().Microseconds()
+	if fresh {
+		e.expires = now + l.floorKeep()
+		l.floors.m[id] = e
+	}
 	l.floors.mu.Unlock()
-	if ok && now-e.readAt < l.floorRefresh().Microseconds() {
+	if fresh {
 		return e.value, nil
 	}
 	*requests++
@@ -87,23 +99,30 @@ func (l *Locker) floor(ctx context.Context, id string, requests *int) (int64, er
 
 // floorStale reports whether the next read of id would re-read the floor.
 func (l *Locker) floorStale(id string) bool {
-	now := l.cfg.Clock.Now()
+	now := l.cfg.Clock.Elapsed()
 	l.floors.mu.Lock()
 	defer l.floors.mu.Unlock()
 	e, ok := l.floors.m[id]
 	return !ok || now-e.readAt >= l.floorRefresh().Microseconds()
 }
 
-// floorRead records that the floor cell of id held v at now.
+// floorRead records that the floor cell of id held v at now (elapsed µs).
 func (l *Locker) floorRead(id string, v, now int64) int64 {
 	l.floors.mu.Lock()
-	defer l.floors.mu.Unlock()
 	if l.floors.m == nil {
 		l.floors.m = make(map[string]floorEntry)
 	}
-	e := l.floors.m[id]
+	e, existed := l.floors.m[id]
 	e.value, e.stored, e.readAt = max(e.value, v), max(e.stored, v), now
+	e.expires = now + l.floorKeep()
 	l.floors.m[id] = e
+	if !existed && l.floors.growth.inserted(len(l.floors.m)) {
+		l.sweepFloorsLocked(now)
+	}
+	l.floors.mu.Unlock()
+	if !existed {
+		l.remembered()
+	}
 	return e.value
 }
 
@@ -129,19 +148,31 @@ func (l *Locker) learn(id string, learned, published int64) {
 	}
 	e.value = max(e.value, learned, published)
 	e.stored = max(e.stored, published)
+	e.expires = l.cfg.Clock.Elapsed() + l.floorKeep()
 	l.floors.m[id] = e
 }
 
-// floorCell returns the floor cell to write along with a claim: the cached
-// floor, when it is above what this process last saw in or wrote to the cell.
+// floorCell returns the floor cell to write along with a claim: the highest
+// floor this process knows of id — its own or one it read in the cell — with
+// the floor cell's TTL, so every claim renews the cell (doc.go, "What a
+// Locker keeps"). Rewriting the cell's own value carries its own timestamp;
+// on equal timestamps the later expiry wins, so the rewrite renews it.
 func (l *Locker) floorCell(id string) (lockstep.Cell, bool) {
 	l.floors.mu.Lock()
 	defer l.floors.mu.Unlock()
 	e, ok := l.floors.m[id]
-	if !ok || e.value <= e.stored {
+	if keepIDState() {
+		// As before the fix: only a raised floor, and for ever.
+		if !ok || e.value <= e.stored {
+			return lockstep.Cell{}, false
+		}
+		return lockstep.Cell{Column: floorColumn, Value: encodeFloor(e.value), Timestamp: e.value}, true
+	}
+	v := max(e.value, e.stored)
+	if !ok || v <= 0 {
 		return lockstep.Cell{}, false
 	}
-	return lockstep.Cell{Column: floorColumn, Value: encodeFloor(e.value), Timestamp: e.value}, true
+	return lockstep.Cell{Column: floorColumn, Value: encodeFloor(v), Timestamp: v, TTL: l.floorCellTTL()}, true
 }
 
 // floorStored records that a write of the floor cell of id with v succeeded.
@@ -157,6 +188,26 @@ func (l *Locker) floorStored(id string, v int64) {
 // floorRefresh is how long a cached floor goes without a look at the floor
 // cell.
 func (l *Locker) floorRefresh() time.Duration { return l.cfg.Lease.TTL }
+
+// floorKeep is how long (µs, elapsed time) a floor entry stays after its
+// last use while its id is neither held nor awaited: a TTL, after which its
+// next read would re-read the floor cell anyway (floorRefresh).
+func (l *Locker) floorKeep() int64 {
+	if keepIDState() {
+		return 1 << 62 // never
+	}
+	return l.cfg.Lease.TTL.Microseconds()
+}
+
+// floorCellTTL is the TTL of the published floor cell: 2×TTL + Poll, rounded
+// up to whole seconds. A published value must stay readable for longer than
+// a waiter's poll plus its read (doc.go says why); Cassandra keeps a cell of
+// TTL t for at least t − 1 s less the replica skew, and TTL is well above
+// both, so this leaves every waiter at least a TTL beyond its poll to read it.
+func (l *Locker) floorCellTTL() time.Duration {
+	d := 2*l.cfg.Lease.TTL + l.cfg.poll
+	return (d + time.Second - 1).Truncate(time.Second)
+}
 
 // putClaim writes cells of a claim to id's partition in one request, with the
 // floor cell when floorCell offers it.

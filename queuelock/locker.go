@@ -26,7 +26,8 @@ type Locker struct {
 	ownerCol string
 	turns    turn.Turns
 	floors   floors
-	hints    hints // ids recently seen contended: no fast path for them
+	hints    hints   // ids recently seen contended: no fast path for them
+	janitor  janitor // drops expired floors and hints (idstate.go)
 
 	life lifecycle.Tracker[*handle] // calls in flight and locks held, for Close
 }
@@ -92,6 +93,11 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 
 // Close makes further calls fail with ErrClosed, ends the waits in flight
 // (they clean up and return ErrClosed), releases every lock this Locker still
-// holds and waits for all of it, including the locks' renewal goroutines. ctx
-// bounds the releases' store requests. Errors of the releases are joined.
-func (l *Locker) Close(ctx context.Context) error { return l.life.Close(ctx) }
+// holds and waits for all of it, including the locks' renewal goroutines and
+// the janitor that forgets released ids (idstate.go). ctx bounds the
+// releases' store requests. Errors of the releases are joined.
+func (l *Locker) Close(ctx context.Context) error {
+	err := l.life.Close(ctx)
+	l.stopJanitor()
+	return err
+}

@@ -4,6 +4,11 @@
 // in-process without reading or writing anything remotely: a hot id then costs
 // the cluster one contender per process instead of one per goroutine, and
 // in-process order is exactly arrival order.
+//
+// A key's state lives only while its turn is held or awaited: the last
+// Release (or a cancelled last waiter) forgets the key, and the map itself
+// once no key is left, so a process locking ever new ids keeps no memory of
+// the ones it released.
 package turn
 
 import (
@@ -90,11 +95,24 @@ func (t *Turns) Release(key string) {
 func (t *Turns) passLocked(key string, l *line) {
 	if len(l.waiters) == 0 {
 		delete(t.keys, key)
+		if len(t.keys) == 0 {
+			// A Go map keeps its buckets when emptied: drop it, so that a
+			// burst of distinct ids leaves nothing behind once released.
+			t.keys = nil
+		}
 		return
 	}
 	next := l.waiters[0]
 	l.waiters = l.waiters[1:]
 	close(next)
+}
+
+// Busy reports whether the turn on key is held or awaited.
+func (t *Turns) Busy(key string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, busy := t.keys[key]
+	return busy
 }
 
 // Len reports how many keys are held; for tests and metrics.

@@ -73,3 +73,26 @@ func TestTurns_CancelledWaiterLeavesLine(t *testing.T) {
 		}
 	})
 }
+
+// A process that locks ever new ids keeps no memory of those it released:
+// the last release forgets the key, and the map once it is empty.
+func TestTurns_ReleasedKeysLeaveNothingBehind(t *testing.T) {
+	var tr Turns
+	ctx := context.Background()
+	for i := range 1000 {
+		k := string(rune('a'+i%26)) + string(rune(i))
+		if err := tr.Acquire(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		if !tr.Busy(k) {
+			t.Fatalf("turn on %q held but not busy", k)
+		}
+		tr.Release(k)
+		if tr.Busy(k) {
+			t.Fatalf("turn on %q released but still busy", k)
+		}
+	}
+	if tr.Len() != 0 || tr.keys != nil {
+		t.Fatalf("after every release: %d keys, map %v; want none and no map", tr.Len(), tr.keys)
+	}
+}

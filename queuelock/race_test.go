@@ -1,0 +1,5 @@
+//go:build race
+
+package queuelock
+
+const raceEnabled = true
