@@ -57,12 +57,15 @@ type Lock interface {
 	// Idempotent in effect: once a call has released the lock, every later
 	// call returns nil at once. Concurrent calls serialize: each returns
 	// only after the release it observed has finished (the cells deleted or
-	// the delete failed), never while another call's delete is in flight.
+	// the delete failed), never while another call's delete is in flight; a
+	// call whose ctx ends while it waits for another returns an error for
+	// which errors.Is(err, ctx.Err()) holds, having changed nothing.
 	//
 	// If the delete fails (a store error, or ctx ended: then errors.Is(err,
 	// ctx.Err()) holds), Unlock returns that error and the lock stays
 	// releasable: renewal stays stopped, and the next Unlock retries the
-	// delete. If nobody retries, the cells expire after their TTL. A wrapper
+	// delete (so does the Locker's Close, where it has one). If nobody
+	// retries, the cells expire after their TTL. A wrapper
 	// holding several locks (combined) retries only the parts that failed.
 	//
 	// If the lease had been lost before, the first call to complete still

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
+	"github.com/lockstep-go/lockstep/internal/serial"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -178,7 +179,7 @@ type handle struct {
 	wg            sync.WaitGroup
 
 	// unlockMu is held for a whole Unlock, so concurrent calls serialize.
-	unlockMu sync.Mutex
+	unlockMu serial.Mutex
 	stopped  bool // the loss watcher ended and Close forgot us: an Unlock ran
 }
 
@@ -233,7 +234,9 @@ func (h *handle) LegacyOwner() string { return h.legacy.Owner() }
 // legacy tables until the legacy cell is deleted by a retry or expires. Close
 // of the combined Locker retries what is left through both lockers' Close.
 func (h *handle) Unlock(ctx context.Context) error {
-	h.unlockMu.Lock()
+	if err := h.unlockMu.Lock(ctx); err != nil {
+		return fmt.Errorf("combined: unlock %q: waiting for another Unlock: %w", h.ID(), err)
+	}
 	defer h.unlockMu.Unlock()
 	legacyErr := h.legacy.Unlock(ctx)
 	queueErr := h.queue.Unlock(ctx)

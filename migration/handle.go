@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/serial"
 )
 
 // handle is a lock taken through a migration.Locker: the algorithm's lock,
@@ -23,7 +24,7 @@ type handle struct {
 	wg       sync.WaitGroup
 
 	// unlockMu is held for a whole Unlock, so concurrent calls serialize.
-	unlockMu sync.Mutex
+	unlockMu serial.Mutex
 	stopped  bool // the loss watcher ended and the census was told: an Unlock ran
 }
 
@@ -84,7 +85,9 @@ func (h *handle) Lost() <-chan struct{} {
 // cells, until deleted or expired, still exclude every mode that could
 // contend for them), and Close retries through the algorithms' Close.
 func (h *handle) Unlock(ctx context.Context) error {
-	h.unlockMu.Lock()
+	if err := h.unlockMu.Lock(ctx); err != nil {
+		return fmt.Errorf("migration: unlock %q: waiting for another Unlock: %w", h.ID(), err)
+	}
 	defer h.unlockMu.Unlock()
 	err := h.inner.Unlock(ctx)
 	if h.stopped {

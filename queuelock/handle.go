@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/serial"
 )
 
 // handle is a held queue lock. Safe for concurrent use.
@@ -26,7 +26,7 @@ type handle struct {
 
 	// unlockMu is held for a whole Unlock, so concurrent calls serialize
 	// and none returns while another's delete is in flight.
-	unlockMu sync.Mutex
+	unlockMu serial.Mutex
 	stopped  bool // renewal stopped and the turn passed on: an Unlock ran
 	released bool // the cells are deleted: later calls return nil
 }
@@ -79,7 +79,9 @@ func (h *handle) Token() int64          { return h.token }
 // goroutine of this process holds or awaits the id; otherwise that
 // goroutine's claim rewrites it, or it expires. Close retries too.
 func (h *handle) Unlock(ctx context.Context) error {
-	h.unlockMu.Lock()
+	if err := h.unlockMu.Lock(ctx); err != nil {
+		return fmt.Errorf("queuelock: unlock %q: waiting for another Unlock: %w", h.id, err)
+	}
 	if h.released {
 		h.unlockMu.Unlock()
 		return nil

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/serial"
 )
 
 // handle is a held legacy lock: our cell in the main row. Safe for
@@ -22,7 +22,7 @@ type handle struct {
 
 	// mu is held for a whole Unlock, so concurrent calls serialize and none
 	// returns while another's delete is in flight.
-	mu       sync.Mutex
+	mu       serial.Mutex
 	stopped  bool // renewal stopped: an Unlock ran
 	released bool // the main cell is deleted: later calls return nil
 }
@@ -66,7 +66,9 @@ func (h *handle) Lost() <-chan struct{} { return h.lease.Lost() }
 // owner id is this acquisition's alone, so a retry can touch no one else's
 // cell. Unretried, the cell expires after the TTL.
 func (h *handle) Unlock(ctx context.Context) error {
-	h.mu.Lock()
+	if err := h.mu.Lock(ctx); err != nil {
+		return fmt.Errorf("shadowlock: unlock %q: waiting for another Unlock: %w", h.id, err)
+	}
 	if h.released {
 		h.mu.Unlock()
 		return nil
