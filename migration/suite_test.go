@@ -50,4 +50,3 @@ func TestMigration_Suite(t *testing.T) {
 		})
 	}
 }
-
