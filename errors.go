@@ -12,7 +12,7 @@ var (
 	// ErrLocked is returned by TryLock when the lock is held, or another
 	// acquisition is ahead of this one in line.
 	ErrLocked = errors.New("lockstep: lock is held by another owner")
-	// ErrLost is returned by Unlock when the lease had been lost before.
+	// ErrLost is returned by the first Unlock after the lease was lost.
 	ErrLost = errors.New("lockstep: lease lost")
 	// ErrReleased is returned when an operation needs a held lock and the
 	// lock was already released.

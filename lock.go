@@ -15,9 +15,19 @@ type Locker interface {
 	// fails).
 	Lock(ctx context.Context, id string) (Lock, error)
 
-	// TryLock makes one attempt to take the lock named id. It returns an
-	// error wrapping ErrLocked when another acquisition holds or is ahead in
-	// line for the lock, and leaves nothing behind in that case.
+	// TryLock takes the lock named id only if nobody else holds it or is
+	// ahead in line for it; it never waits for a holder. It returns an error
+	// wrapping ErrLocked when another acquisition holds the lock or is ahead
+	// in line, and leaves nothing behind in that case. A merely concurrent
+	// attempt (nobody holds the lock, but another caller tried at the same
+	// instant, as listing 4's ConcurrentAttempt) is not a reason to fail:
+	// TryLock retries it, at most MaxTryAttempts attempts in all, after a
+	// short randomized backoff where the algorithm needs one to break the
+	// tie (listing 5's uniform [0, 50·attempt ms] for the legacy lock), and
+	// returns ErrLocked only if every attempt met contention. So callers
+	// retrying TryLock in a loop make progress. ctx bounds the attempts and
+	// the backoff; when it ends first, TryLock returns an error for which
+	// errors.Is(err, ctx.Err()) holds, having deleted its cells.
 	TryLock(ctx context.Context, id string) (Lock, error)
 }
 
@@ -42,11 +52,26 @@ type Lock interface {
 	Lost() <-chan struct{}
 
 	// Unlock releases exactly the cells this acquisition wrote and stops its
-	// renewal, waiting for it to end. It is idempotent: later calls return
-	// nil. If the lease had been lost before, Unlock still cleans up and
-	// returns an error wrapping ErrLost, so the caller learns that its
-	// critical section may not have been exclusive. If the store cannot be
-	// reached, the cells expire after their TTL.
+	// renewal, waiting for it to end. ctx bounds the store requests.
+	//
+	// Idempotent in effect: once a call has released the lock, every later
+	// call returns nil at once. Concurrent calls serialize: each returns
+	// only after the release it observed has finished (the cells deleted or
+	// the delete failed), never while another call's delete is in flight; a
+	// call whose ctx ends while it waits for another returns an error for
+	// which errors.Is(err, ctx.Err()) holds, having changed nothing.
+	//
+	// If the delete fails (a store error, or ctx ended: then errors.Is(err,
+	// ctx.Err()) holds), Unlock returns that error and the lock stays
+	// releasable: renewal stays stopped, and the next Unlock retries the
+	// delete (so does the Locker's Close, where it has one). If nobody
+	// retries, the cells expire after their TTL. A wrapper
+	// holding several locks (combined) retries only the parts that failed.
+	//
+	// If the lease had been lost before, the first call to complete still
+	// cleans up and returns an error wrapping ErrLost (joined with any
+	// delete error), so the caller learns that its critical section may not
+	// have been exclusive; later calls do not report the loss again.
 	Unlock(ctx context.Context) error
 }
 
@@ -56,3 +81,8 @@ type Lock interface {
 type Fenced interface {
 	Token() int64
 }
+
+// MaxTryAttempts bounds the attempts of one TryLock that meets only
+// concurrent attempts (nobody holding the lock, but others trying at the
+// same instant): after that many TryLock gives up with ErrLocked.
+const MaxTryAttempts = 4

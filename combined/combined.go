@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
+	"github.com/lockstep-go/lockstep/internal/serial"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -58,9 +59,11 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, false)
 }
 
-// TryLock tries the queue lock, then the legacy lock, once each; it fails with
-// ErrLocked, holding nothing, if either is taken (and with an error wrapping
-// ErrLost if the queue lock was lost in between).
+// TryLock tries the queue lock, then the legacy lock, each without waiting
+// for a holder (each retries a mere concurrent attempt a bounded number of
+// times, see lockstep.Locker); it fails with ErrLocked, holding nothing, if
+// either is taken (and with an error wrapping ErrLost if the queue lock was
+// lost in between).
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, true)
 }
@@ -174,8 +177,10 @@ type handle struct {
 	lostOnce      sync.Once
 	stop          chan struct{}
 	wg            sync.WaitGroup
-	once          sync.Once
-	unlockErr     error
+
+	// unlockMu is held for a whole Unlock, so concurrent calls serialize.
+	unlockMu serial.Mutex
+	stopped  bool // the loss watcher ended and Close forgot us: an Unlock ran
 }
 
 func newHandle(l *Locker, q, g lockstep.Lock) *handle {
@@ -220,21 +225,26 @@ func (h *handle) Lost() <-chan struct{} {
 func (h *handle) LegacyOwner() string { return h.legacy.Owner() }
 
 // Unlock releases the legacy lock, then the queue lock (reverse order of
-// acquisition), and returns both errors aggregated. Idempotent: later calls
-// return what the first returned.
+// acquisition), and returns both errors joined. It follows lockstep.Lock's
+// contract: each half is itself idempotent and retriable, so a later call
+// retries only the half whose delete failed (the other returns nil without a
+// request) and returns nil at once when both are released. The queue lock is
+// released even if the legacy delete failed: this holder's critical section
+// is over, its renewals must stop, and the next queue head waits on the
+// legacy tables until the legacy cell is deleted by a retry or expires. Close
+// of the combined Locker retries what is left through both lockers' Close.
 func (h *handle) Unlock(ctx context.Context) error {
-	h.once.Do(func() {
-		var result *multierror.Error
-		if err := h.legacy.Unlock(ctx); err != nil {
-			result = multierror.Append(result, err)
-		}
-		if err := h.queue.Unlock(ctx); err != nil {
-			result = multierror.Append(result, err)
-		}
+	if err := h.unlockMu.Lock(ctx); err != nil {
+		return fmt.Errorf("combined: unlock %q: waiting for another Unlock: %w", h.ID(), err)
+	}
+	defer h.unlockMu.Unlock()
+	legacyErr := h.legacy.Unlock(ctx)
+	queueErr := h.queue.Unlock(ctx)
+	if !h.stopped {
+		h.stopped = true
 		close(h.stop)
 		h.wg.Wait()
 		h.l.life.Untrack(h)
-		h.unlockErr = result.ErrorOrNil()
-	})
-	return h.unlockErr
+	}
+	return errors.Join(legacyErr, queueErr)
 }

@@ -55,6 +55,11 @@ func Run(t *testing.T, env Env) {
 		{"CounterIncrementsAreExact", counterIncrements},
 		{"UnlockIsIdempotent", unlockIdempotent},
 		{"BadIDsRefused", badIDs},
+		{"UnlockAfterLossReportsItOnce", unlockAfterLossReportsItOnce},
+		{"ConcurrentUnlocksWaitForTheRelease", concurrentUnlocksWaitForTheRelease},
+		{"FailedUnlockIsRetried", failedUnlockIsRetried},
+		{"CancelledUnlockIsRetried", cancelledUnlockIsRetried},
+		{"TryLockLoopsMakeProgress", tryLockLoopsMakeProgress},
 	}
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) {

@@ -2,10 +2,12 @@ package migration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/serial"
 )
 
 // handle is a lock taken through a migration.Locker: the algorithm's lock,
@@ -20,8 +22,10 @@ type handle struct {
 	lostOnce sync.Once
 	stop     chan struct{}
 	wg       sync.WaitGroup
-	once     sync.Once
-	err      error
+
+	// unlockMu is held for a whole Unlock, so concurrent calls serialize.
+	unlockMu serial.Mutex
+	stopped  bool // the loss watcher ended and the census was told: an Unlock ran
 }
 
 var _ lockstep.Lock = (*handle)(nil)
@@ -72,27 +76,36 @@ func (h *handle) Lost() <-chan struct{} {
 	return h.lost
 }
 
-// Unlock releases the algorithm's lock (see lockstep.Lock), then stops
-// counting it in the census. After a loss of either kind it returns an error
-// wrapping lockstep.ErrLost. Idempotent: later calls return what the first
-// returned. ctx bounds the release's store requests; cells it cannot delete
-// expire after their TTL.
+// Unlock releases the algorithm's lock (see lockstep.Lock for the contract
+// it follows), then stops counting it in the census. After a loss of either
+// kind the first call returns an error wrapping lockstep.ErrLost. ctx bounds
+// the release's store requests. If they fail, Unlock returns the error and a
+// later call retries through the algorithm's lock, which retries only what is
+// left; the census stops counting the lock at the first call either way (its
+// cells, until deleted or expired, still exclude every mode that could
+// contend for them), and Close retries through the algorithms' Close.
 func (h *handle) Unlock(ctx context.Context) error {
-	h.once.Do(func() {
-		h.err = h.inner.Unlock(ctx)
-		close(h.stop)
-		h.wg.Wait()
-		select {
-		case <-h.lost:
-			if h.err == nil { // lost through the census, not the algorithm's lease
-				h.err = fmt.Errorf("migration: unlock %q: census heartbeat went stale while held: %w", h.ID(), lockstep.ErrLost)
-			}
-		default:
+	if err := h.unlockMu.Lock(ctx); err != nil {
+		return fmt.Errorf("migration: unlock %q: waiting for another Unlock: %w", h.ID(), err)
+	}
+	defer h.unlockMu.Unlock()
+	err := h.inner.Unlock(ctx)
+	if h.stopped {
+		return err
+	}
+	h.stopped = true
+	close(h.stop)
+	h.wg.Wait()
+	select {
+	case <-h.lost:
+		if !errors.Is(err, lockstep.ErrLost) { // lost through the census, not the algorithm's lease
+			err = errors.Join(fmt.Errorf("migration: unlock %q: census heartbeat went stale while held: %w", h.ID(), lockstep.ErrLost), err)
 		}
-		h.l.mu.Lock()
-		delete(h.l.held, h)
-		h.l.mu.Unlock()
-		h.l.hb.released(h.inner.Mode())
-	})
-	return h.err
+	default:
+	}
+	h.l.mu.Lock()
+	delete(h.l.held, h)
+	h.l.mu.Unlock()
+	h.l.hb.released(h.inner.Mode())
+	return err
 }

@@ -123,8 +123,10 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, false)
 }
 
-// TryLock is Lock with one attempt: it fails with lockstep.ErrLocked, holding
-// nothing, when the lock is taken.
+// TryLock is Lock without waiting for a holder: it fails with
+// lockstep.ErrLocked, holding nothing, when the lock is taken or another
+// acquisition is ahead in line (a merely concurrent attempt is retried by the
+// algorithm, as lockstep.Locker says).
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, true)
 }

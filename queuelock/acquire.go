@@ -12,8 +12,10 @@ import (
 )
 
 // maxTryClaims bounds TryLock's claim loop (listing 8, steps 4–10): a claim
-// fails only when another owner cell appeared, which TryLock then reports.
-const maxTryClaims = 4
+// fails only when another owner cell appeared meanwhile, a concurrent
+// attempt, retried as lockstep.Locker's contract says before TryLock
+// reports it.
+const maxTryClaims = lockstep.MaxTryAttempts
 
 // attempt is one Lock or TryLock call.
 type attempt struct {

@@ -20,7 +20,9 @@
 // live; then claim: write our owner cell and read the owner cells. If ours is
 // the only one, the lock is held; otherwise delete it and look again. TryLock
 // (listing 8) fails without writing when anything is live, and otherwise does
-// the same once. Unlock deletes both cells.
+// the same once (retrying a claim that met a concurrent one, up to
+// lockstep.MaxTryAttempts claims). Unlock deletes both cells; a failed
+// delete is retried by the next Unlock (handle.go).
 //
 // # Safety (theorems 1 and 3)
 //

@@ -5,26 +5,30 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/serial"
 )
 
 // handle is a held queue lock. Safe for concurrent use.
 type handle struct {
-	l        *Locker
-	id       string
-	owner    string
-	qcol     string
-	ocol     string
-	stale    []string // cells of this acquisition a failed delete left behind
-	since    int64    // lease.Stamp of the winning claim's send
-	token    int64
-	lease    *lease.Lease
-	unlockMu sync.Mutex
-	released bool
+	l     *Locker
+	id    string
+	owner string
+	qcol  string
+	ocol  string
+	stale []string // cells of this acquisition a failed delete left behind
+	since int64    // lease.Stamp of the winning claim's send
+	token int64
+	lease *lease.Lease
+
+	// unlockMu is held for a whole Unlock, so concurrent calls serialize
+	// and none returns while another's delete is in flight.
+	unlockMu serial.Mutex
+	stopped  bool // renewal stopped and the turn passed on: an Unlock ran
+	released bool // the cells are deleted: later calls return nil
 }
 
 var _ lockstep.Lock = (*handle)(nil)
@@ -64,24 +68,50 @@ func (h *handle) Token() int64          { return h.token }
 // Unlock stops renewal, waits for it, and deletes this acquisition's queue and
 // owner cells in one request (with a timestamp above every write of theirs).
 // Then the next goroutine of this process waiting for the id may contend. It
-// is idempotent; see lockstep.Lock for what it returns after a loss. If the
-// delete fails, the cells expire after the TTL and the error is returned.
+// follows lockstep.Lock's contract: concurrent calls serialize, a call after
+// the release returns nil, and after a loss the first call returns an error
+// wrapping lockstep.ErrLost.
+//
+// If the delete fails, Unlock returns the error and the next call retries it;
+// renewal stays stopped and the in-process turn is passed on at once (the
+// cells expire after the TTL if nobody retries). The owner cell is shared by
+// every acquisition of this Locker, so a retry deletes it only while no other
+// goroutine of this process holds or awaits the id; otherwise that
+// goroutine's claim rewrites it, or it expires. Close retries too.
 func (h *handle) Unlock(ctx context.Context) error {
-	h.unlockMu.Lock()
+	if err := h.unlockMu.Lock(ctx); err != nil {
+		return fmt.Errorf("queuelock: unlock %q: waiting for another Unlock: %w", h.id, err)
+	}
 	if h.released {
 		h.unlockMu.Unlock()
 		return nil
 	}
-	h.released = true
-	h.unlockMu.Unlock()
-	h.lease.Stop()
-	lost := h.lease.IsLost()
-	err := h.l.store.Delete(ctx, h.l.cfg.table, h.id, h.l.ts.Next(), append([]string{h.qcol, h.ocol}, h.stale...)...)
+	first := !h.stopped
+	lost := false
+	if first {
+		h.lease.Stop()
+		lost = h.lease.IsLost()
+		h.stopped = true
+	}
+	// The first call holds the turn (the handle owns it); a retry takes it
+	// back only if it is free, so its owner-cell delete cannot reach a
+	// newer acquisition's cell.
+	turn := first || h.l.turns.TryAcquire(h.id)
+	cols := []string{h.qcol}
+	if turn {
+		cols = append(cols, h.ocol)
+	}
+	err := h.l.store.Delete(ctx, h.l.cfg.table, h.id, h.l.ts.Next(), append(cols, h.stale...)...)
+	if turn {
+		h.l.turns.Release(h.id)
+	}
 	if err != nil {
 		err = fmt.Errorf("queuelock: unlock %q: %w", h.id, err)
+	} else {
+		h.released = true
+		h.l.life.Untrack(h)
 	}
-	h.l.turns.Release(h.id)
-	h.l.life.Untrack(h)
+	h.unlockMu.Unlock()
 	h.l.cfg.Observer.ObserveRelease(ctx, lockstep.ReleaseEvent{
 		ID: h.id, Owner: h.owner, Mode: lockstep.New, WasLost: lost, Err: err, Requests: 1,
 		Held: time.Duration(lease.Stamp(h.l.cfg.Clock)-h.since) * time.Microsecond,

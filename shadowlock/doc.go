@@ -28,7 +28,11 @@
 //
 // Lock (listing 5) repeats TryLock, sleeping uniformly in [0, 1000 ms] after
 // AnotherThreadIsOwner and in [0, 50·attempt ms] after ConcurrentAttempt
-// (attempt counting those).
+// (attempt counting those). The package's TryLock fails at once on
+// AnotherThreadIsOwner but retries a ConcurrentAttempt the same way, up to
+// lockstep.MaxTryAttempts rounds, as the production legacy code's TryGetLock
+// does: a concurrent attempt means nobody holds the lock, and reporting it
+// as ErrLocked would let callers retrying in step livelock.
 //
 // # Safety and its limits
 //

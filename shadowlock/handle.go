@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/serial"
 )
 
 // handle is a held legacy lock: our cell in the main row. Safe for
@@ -20,8 +20,11 @@ type handle struct {
 	since int64
 	lease *lease.Lease
 
-	mu       sync.Mutex
-	released bool
+	// mu is held for a whole Unlock, so concurrent calls serialize and none
+	// returns while another's delete is in flight.
+	mu       serial.Mutex
+	stopped  bool // renewal stopped: an Unlock ran
+	released bool // the main cell is deleted: later calls return nil
 }
 
 var _ lockstep.Lock = (*handle)(nil)
@@ -55,23 +58,35 @@ func (h *handle) Owner() string         { return h.owner }
 func (h *handle) Mode() lockstep.Mode   { return lockstep.Legacy }
 func (h *handle) Lost() <-chan struct{} { return h.lease.Lost() }
 
-// Unlock stops renewal, waits for it, and deletes our main cell. It is
-// idempotent; see lockstep.Lock for what it returns after a loss.
+// Unlock stops renewal, waits for it, and deletes our main cell. It follows
+// lockstep.Lock's contract: concurrent calls serialize, a call after the
+// release returns nil, and after a loss the first call returns an error
+// wrapping lockstep.ErrLost. If the delete fails, Unlock returns the error,
+// renewal stays stopped and the next call (or Close) retries the delete; the
+// owner id is this acquisition's alone, so a retry can touch no one else's
+// cell. Unretried, the cell expires after the TTL.
 func (h *handle) Unlock(ctx context.Context) error {
-	h.mu.Lock()
+	if err := h.mu.Lock(ctx); err != nil {
+		return fmt.Errorf("shadowlock: unlock %q: waiting for another Unlock: %w", h.id, err)
+	}
 	if h.released {
 		h.mu.Unlock()
 		return nil
 	}
-	h.released = true
-	h.mu.Unlock()
-	h.lease.Stop()
-	lost := h.lease.IsLost()
+	lost := false
+	if !h.stopped {
+		h.lease.Stop()
+		lost = h.lease.IsLost()
+		h.stopped = true
+	}
 	err := h.l.store.Delete(ctx, h.l.cfg.main, h.id, h.l.ts.Next(), h.owner)
 	if err != nil {
 		err = fmt.Errorf("shadowlock: unlock %q: %w", h.id, err)
+	} else {
+		h.released = true
+		h.l.life.Untrack(h)
 	}
-	h.l.life.Untrack(h)
+	h.mu.Unlock()
 	h.l.cfg.Observer.ObserveRelease(ctx, lockstep.ReleaseEvent{ID: h.id, Owner: h.owner, Mode: lockstep.Legacy,
 		WasLost: lost, Err: err, Requests: 1, Held: time.Duration(lease.Stamp(h.l.cfg.Clock)-h.since) * time.Microsecond})
 	if lost {

@@ -51,8 +51,15 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, false)
 }
 
-// TryLock runs listing 4 once and fails with ErrLocked unless it returns
-// Success.
+// TryLock runs listing 4 and fails with ErrLocked when it returns
+// AnotherThreadIsOwner. A ConcurrentAttempt (nobody holds the lock, another
+// contender was in the shadow row at the same time) is retried as listing 5
+// retries it, after a sleep uniform in [0, 50·attempt ms], up to
+// lockstep.MaxTryAttempts rounds in all; only then does TryLock give up with
+// ErrLocked. Without the retry, processes calling TryLock in a loop in step
+// with each other would all see each other forever. A store error ends it
+// (its cells deleted, as far as the store lets). When ctx ends first it
+// returns an error for which errors.Is(err, ctx.Err()) holds.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, true)
 }
@@ -90,8 +97,8 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	return h, nil
 }
 
-// run executes listing 5 (or listing 4 once, for try) and returns how many
-// rounds it took.
+// run executes listing 5 (for try, until the first AnotherThreadIsOwner or
+// MaxTryAttempts concurrent attempts) and returns how many rounds it took.
 func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 	attempt := 1
 	for rounds := 1; ; rounds++ {
@@ -124,8 +131,8 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 			}
 			backoff = l.uniform(1000 * time.Millisecond)
 		case ConcurrentAttempt:
-			if try {
-				return rounds, fmt.Errorf("shadowlock: %q: %w (concurrent attempt)", r.id, lockstep.ErrLocked)
+			if try && attempt >= lockstep.MaxTryAttempts {
+				return rounds, fmt.Errorf("shadowlock: %q: %w (%d concurrent attempts)", r.id, lockstep.ErrLocked, attempt)
 			}
 			backoff = l.uniform(time.Duration(50*attempt) * time.Millisecond)
 			attempt++
