@@ -27,7 +27,7 @@ func runQueueFleet(t *testing.T, seed uint64) string {
 		done := 0
 		for i := range 3 {
 			p := s.AddProcess(fmt.Sprintf("p%d", i))
-			l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: 6 * time.Second, Renew: 2 * time.Second,
+			l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: 6 * time.Second, Renew: time.Second,
 				Poll: 500 * time.Millisecond, Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(i)))})
 			if err != nil {
 				t.Fatal(err)
