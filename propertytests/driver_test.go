@@ -45,7 +45,9 @@ func randomRun(t *testing.T, f fleet, v variant, seed uint64, steps int, traced,
 			}
 		}
 		if quiet {
-			runErr = h.quietPhase()
+			if runErr = h.quietPhase(); runErr == nil {
+				runErr = h.checkStateFreed()
+			}
 		}
 		trace = h.report()
 	})

@@ -80,6 +80,10 @@ func reraiseFailure(v any) {
 		reraiseLease(v)
 	case strings.HasPrefix(msg, "liveness:"):
 		reraiseLiveness(v)
+	case strings.HasPrefix(msg, "state:"):
+		reraiseState(v)
+	case strings.HasPrefix(msg, "fencing:"):
+		reraiseFencing(v)
 	}
 	panic(v)
 }
@@ -88,6 +92,8 @@ func reraiseExclusion(v any) { panic(v) }
 func reraiseOwnership(v any) { panic(v) }
 func reraiseLease(v any)     { panic(v) }
 func reraiseLiveness(v any)  { panic(v) }
+func reraiseState(v any)     { panic(v) }
+func reraiseFencing(v any)   { panic(v) }
 
 // synctestRun runs f in a synctest bubble of its own.
 func synctestRun(t *testing.T, f func()) { synctest.Test(t, func(*testing.T) { f() }) }
@@ -108,6 +114,9 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 		defer func() { *last = sc }()
 		h.randomPhase(t, &sc)
 		if err := h.quietPhase(); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.checkStateFreed(); err != nil {
 			t.Fatal(err)
 		}
 		clean = true

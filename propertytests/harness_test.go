@@ -20,10 +20,19 @@ type variant struct {
 	stormBugs    bugs.Set // defects planted in every Lock of the storm processes (storm_test.go)
 	noReadRepair bool     // the cluster does not repair on read
 	noCrash      bool     // the random phase never crashes a process
-	// noLeaseCheck leaves property 3 (a holder past its lease sees Lost()
-	// before it works) to the fleet tests, so that a negative control is
-	// shrunk towards the failure it plants.
+	// noLeaseCheck leaves property 3 (a holder works only while its cells
+	// surely live) to the fleet tests, so that a negative control is shrunk
+	// towards the failure it plants.
 	noLeaseCheck bool
+	// noStateCheck leaves property 5 (no live lock cell after the run) out,
+	// for a control that plants cells without TTL but must be caught by
+	// liveness.
+	noStateCheck bool
+	// plant switches on defects compiled only under the lockstep_bugs build
+	// tag (internal/bugs.Plant) for the run: process-wide, so the harness
+	// plants them when it is built and undoes them when it is closed, and
+	// the fleets run at the smallest TTL the options then accept.
+	plant []bugs.Defect
 }
 
 // proc is one simulated process and what its user goroutine is doing.
@@ -55,8 +64,10 @@ type harness struct {
 	trace  []string // recent events, for failure reports
 	traced bool
 
+	unplant func() // undoes v.plant and its timings
+
 	mu         sync.Mutex
-	lastOK     map[string]int64 // owner → send time (own clock) of its latest acknowledged write
+	lastOK     map[string]int64 // owner → virtual time of the send of its latest acknowledged write
 	released   map[string]bool  // owners whose Unlock returned
 	violations []string
 	quiet      bool
@@ -79,8 +90,14 @@ type harness struct {
 
 // newHarness builds fleet f on a fresh simulation and starts one user
 // goroutine per process. Call inside a synctest bubble; call close at the end.
-func newHarness(f fleet, v variant, traced bool) (*harness, error) {
+func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	h := &harness{f: f, v: v, traced: traced, lastOK: map[string]int64{}, released: map[string]bool{}}
+	h.unplant = plant(v.plant)
+	defer func() {
+		if err != nil {
+			h.unplant() // close will not be called
+		}
+	}()
 	h.s = sim.New(sim.Config{Cluster: model.ClusterConfig{NoReadRepair: v.noReadRepair}})
 	h.s.OnStore = h.onStore
 	if f.setup != nil {
@@ -113,6 +130,7 @@ func newHarness(f fleet, v variant, traced bool) (*harness, error) {
 // locks) end only there. Every store request of a crashed process fails at
 // once, so closing does not go through the scheduler.
 func (h *harness) close() error {
+	defer h.unplant()
 	clean := h.s.Close()
 	for _, pr := range h.procs {
 		if pr.closer != nil {
@@ -200,8 +218,12 @@ func (h *harness) acquired(pr *proc, l lockstep.Lock) {
 	}
 }
 
-// work is where a holder resumes its protected work: its lease must still be
-// valid by its own clock, or it must have seen Lost() (property 3).
+// work is where a holder resumes its protected work, having seen Lost()
+// open. Property 3 judges that by the model's physics, not by the lease's
+// arithmetic: in true (virtual) time, less than cellLife may have passed
+// since the send of the holder's latest acknowledged write, or some replica
+// may already count its cells expired. A lease derived wrongly (a window
+// longer than a cell's life) or measured on a clock that can step fails it.
 func (h *harness) work(pr *proc, l lockstep.Lock) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -214,9 +236,9 @@ func (h *harness) work(pr *proc, l lockstep.Lock) {
 		h.counter = pr.seen + 1
 		h.increments++
 	}
-	if !h.v.noLeaseCheck && !h.validLocked(pr, l) {
-		h.violate("lease: %s works as %s at own time %d, but its last acknowledged write was sent at %d: lease expired (TTL/2 = %v) without Lost()",
-			pr.sp.Name, l.Owner(), pr.sp.Now(), h.lastOK[l.Owner()], ttl/2)
+	if since := h.elapsed(h.lastOK[l.Owner()]); !h.v.noLeaseCheck && since >= cellLife() {
+		h.violate("lease: %s works as %s %v after the send of its last acknowledged write, but its cells surely live only %v (TTL %v − 1s − server skew %v): Lost() should have closed",
+			pr.sp.Name, l.Owner(), since, cellLife(), ttl, maxServerSkew)
 	}
 }
 
@@ -235,16 +257,16 @@ func (h *harness) releaseDone(l lockstep.Lock) {
 	h.released[l.Owner()] = true
 }
 
-// validLocked reports whether pr's holding of l is still valid by pr's own
-// reckoning: Lost() not closed and no more than TTL/2 since the send of its
-// latest acknowledged write.
+// validLocked reports whether pr believes it holds l: Lost() is open, so a
+// correct user would work now. Two such holders of one id at once break
+// mutual exclusion, whatever their leases' arithmetic says (property 1).
 func (h *harness) validLocked(pr *proc, l lockstep.Lock) bool {
 	select {
 	case <-l.Lost():
 		return false
 	default:
+		return true
 	}
-	return pr.sp.Now()-h.lastOK[l.Owner()] <= (ttl / 2).Microseconds()
 }
 
 func (h *harness) violate(format string, args ...any) {
@@ -337,8 +359,8 @@ func (h *harness) onStore(e sim.StoreEvent) {
 	}
 	if y.Kind == sim.Put && e.Err == nil {
 		for _, c := range cells {
-			if o := ownerOf(c.Column, c.Value); y.SentAt > h.lastOK[o] {
-				h.lastOK[o] = y.SentAt
+			if o := ownerOf(c.Column, c.Value); y.SentElapsed > h.lastOK[o] {
+				h.lastOK[o] = y.SentElapsed
 			}
 		}
 	}
@@ -352,14 +374,14 @@ func (h *harness) checkSafety() error {
 	if len(h.violations) > 0 {
 		return fmt.Errorf("%s", h.violations[0])
 	}
-	var valid []string
+	valid := map[string][]string{} // id → owners whose Lost() is open
 	for _, pr := range h.procs {
 		if l := pr.holding; l != nil && !pr.sp.Crashed() && h.validLocked(pr, l) {
-			valid = append(valid, l.Owner())
+			valid[l.ID()] = append(valid[l.ID()], l.Owner())
+			if len(valid[l.ID()]) > 1 {
+				return fmt.Errorf("mutual exclusion: %d holders of %q with Lost() open at once: %v", len(valid[l.ID()]), l.ID(), valid[l.ID()])
+			}
 		}
-	}
-	if len(valid) > 1 {
-		return fmt.Errorf("mutual exclusion: %d valid holders at once: %v", len(valid), valid)
 	}
 	return nil
 }

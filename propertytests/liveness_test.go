@@ -41,10 +41,32 @@ func (h *harness) quietPhase() error {
 		s.Pause(pr.sp, 0)
 	}
 	s.Cluster().DeliverAll()
+	// Clocks stepped in the random phase are brought back within
+	// ±clientSkew, as NTP would. A wall clock never goes back, so one
+	// stepped ahead stands still until true time catches up with it; the
+	// quiet phase's bounds, which assume clocks within MaxClockSkew of each
+	// other, start counting only then. Safety is checked meanwhile too.
+	settle := s.Now()
+	for _, pr := range h.live() {
+		if sk := pr.sp.Skew(); sk > clientSkew || sk < -clientSkew {
+			s.SetSkew(pr.sp, max(-clientSkew, min(clientSkew, sk)))
+		}
+		settle = max(settle, pr.sp.Now()-clientSkew.Microseconds())
+	}
+	if err := h.fairRun(settle, false); err != nil {
+		return err
+	}
 	h.mu.Lock()
 	h.quiet, h.quietStart = true, s.Now()
 	h.mu.Unlock()
-	end := s.Now() + quietLength.Microseconds()
+	return h.fairRun(s.Now()+quietLength.Microseconds(), true)
+}
+
+// fairRun grants every runnable goroutine in turn, round-robin by process,
+// before time advances, until virtual time reaches end, checking safety
+// after every step and, with live set, liveness.
+func (h *harness) fairRun(end int64, live bool) error {
+	s := h.s
 	next := 0 // round-robin position, by process index
 	for steps, lastNow := 0, s.Now(); s.Now() < end; steps++ {
 		if s.Now() != lastNow {
@@ -75,6 +97,9 @@ func (h *harness) quietPhase() error {
 		}
 		if err := h.checkSafety(); err != nil {
 			return fmt.Errorf("%w (in the quiet phase)\ntrace:\n%s", err, h.report())
+		}
+		if !live {
+			continue
 		}
 		if err := h.checkLiveness(); err != nil {
 			return fmt.Errorf("liveness: %w\ntrace:\n%s", err, h.report())

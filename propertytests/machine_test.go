@@ -180,12 +180,15 @@ func signed(ch sim.Chooser, label string, bound, unit time.Duration) time.Durati
 }
 
 // fault injects one fault: a client clock skew within ±clientSkew, a replica
-// clock skew within ±replicaSkew, a pause of a process beyond the TTL, a
-// crash (keeping two processes alive), a forced timestamp collision (two
-// processes' clocks made to read the same), or the fleet's own extraFault.
+// clock skew within ±replicaSkew (so two servers' clocks differ by at most
+// maxServerSkew, the bound the lease assumes), a pause of a process beyond
+// the TTL, a crash (keeping two processes alive), a forced timestamp
+// collision (two processes' clocks made to read the same), the fleet's own
+// extraFault, or a step of a process's wall clock by up to 2×TTL either way
+// (NTP, an operator), which moves its wall time and not its elapsed time.
 func (h *harness) fault(ch sim.Chooser) bool {
 	live := h.live()
-	switch ch.Choose("fault", 6) {
+	switch ch.Choose("fault", 7) {
 	case 0:
 		pr := h.pick(ch)
 		if pr == nil {
@@ -230,6 +233,14 @@ func (h *harness) fault(ch sim.Chooser) bool {
 			return false
 		}
 		return h.f.extraFault(h, ch)
+	case 6:
+		pr := h.pick(ch)
+		if pr == nil {
+			return false
+		}
+		d := signed(ch, "step", 2*ttl, ttl/4)
+		h.s.StepWall(pr.sp, d)
+		h.event("step %s's wall clock by %v", pr.sp.Name, d)
 	}
 	return true
 }

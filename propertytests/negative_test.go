@@ -74,7 +74,7 @@ var controls = []control{
 	{"ReuseTombstonedTimestamp", fleetNamed("new"),
 		variant{bugs: bugs.Set{ReuseTombstonedTimestamp: true}, noLeaseCheck: true}, "liveness:", ""},
 	{"QueueCellsWithoutTTLAndCrashedWaiter", fleetNamed("new"),
-		variant{bugs: bugs.Set{QueueCellsWithoutTTL: true}, noLeaseCheck: true}, "liveness:", ""},
+		variant{bugs: bugs.Set{QueueCellsWithoutTTL: true}, noLeaseCheck: true, noStateCheck: true}, "liveness:", ""},
 	{"LegacyAndNewFleet", fleet{name: "legacy+new", kinds: []kind{legacy, queue, queue}, starvationFree: true},
 		variant{noLeaseCheck: true}, "mutual exclusion:", ""},
 	// The storm processes' fast claims, no longer held back by the

@@ -64,7 +64,8 @@ func (r *replayer) Choose(_ string, n int) int {
 
 // replay runs fleet f with variant v through script sc, checking safety
 // after every action, then the quiet phase. It returns the actions that took
-// effect (with the choices they actually made) and the first failure.
+// effect (with the choices they actually made) and the first failure,
+// the end-of-run state check included.
 func replay(t *testing.T, f fleet, v variant, sc script) (script, error) {
 	var ran script
 	var runErr error
@@ -90,7 +91,9 @@ func replay(t *testing.T, f fleet, v variant, sc script) (script, error) {
 				return
 			}
 		}
-		runErr = h.quietPhase()
+		if runErr = h.quietPhase(); runErr == nil {
+			runErr = h.checkStateFreed()
+		}
 	})
 	return ran, runErr
 }

@@ -3,20 +3,27 @@ package propertytests
 import (
 	"time"
 
+	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/model"
+	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
-// smallestTimings returns the smallest TTL, in whole seconds, that the lock
-// options accept with MaxServerSkew maxServerSkew, and the default Renew for
-// it. It asks the options' own validation rather than repeating their rule,
-// so a planted defect that lets shorter TTLs through (bugs.HalfTTLLease)
-// makes the fleets run at the shorter TTL it accepts, as a user's would.
+// smallestTimings returns the smallest TTL, in whole seconds, that the
+// queue and legacy options accept with the fleets' MaxServerSkew and
+// MaxClockSkew, and the default Renew for it. It asks the options' own
+// validation rather than repeating their rule, so a planted defect that lets
+// shorter TTLs through (bugs.HalfTTLLease) makes the fleets run at the
+// shorter TTL it accepts, as a user's would.
 func smallestTimings() (ttl, renew time.Duration) {
+	s := model.New(model.NewManualClock(0))
 	for ttl = time.Second; ; ttl += time.Second {
-		c := lease.Config{TTL: ttl, MaxServerSkew: maxServerSkew}
-		c.Renew = c.DefaultRenew()
-		if c.Renew > 0 && c.Validate() == nil {
-			return ttl, c.Renew
+		_, qerr := queuelock.New(s, &queuelock.Options{TTL: ttl, MaxServerSkew: maxServerSkew, MaxClockSkew: maxClockSkew})
+		_, lerr := shadowlock.New(s, &shadowlock.Options{TTL: ttl, MaxServerSkew: maxServerSkew})
+		if qerr == nil && lerr == nil {
+			c := lease.Config{TTL: ttl, MaxServerSkew: maxServerSkew}
+			return ttl, c.DefaultRenew()
 		}
 	}
 }
@@ -28,3 +35,32 @@ func smallestTimings() (ttl, renew time.Duration) {
 // lease's arithmetic: a holder that works later than this after its last
 // acknowledged write may be working with its cells gone.
 func cellLife() time.Duration { return ttl - time.Second - maxServerSkew }
+
+// setTimings sets the fleets' TTL and Renew and what derives from them.
+func setTimings(t, r time.Duration) {
+	ttl, renew = t, r
+	livenessBound = 3 * ttl
+	quietLength = livenessBound + 2*time.Second
+	censusTTL = 2 * ttl
+}
+
+// plant switches on the defects ds (internal/bugs.Plant: only in a build
+// with the lockstep_bugs tag) and moves the fleets to the smallest TTL the
+// options then accept. The returned function undoes both.
+func plant(ds []bugs.Defect) (undo func()) {
+	if len(ds) == 0 {
+		return func() {}
+	}
+	undos := make([]func(), 0, len(ds))
+	for _, d := range ds {
+		undos = append(undos, bugs.Plant(d))
+	}
+	oldTTL, oldRenew := ttl, renew
+	setTimings(smallestTimings())
+	return func() {
+		setTimings(oldTTL, oldRenew)
+		for _, u := range undos {
+			u()
+		}
+	}
+}

@@ -118,8 +118,8 @@ func (o *Options) resolve() (config, error) {
 	if c.poll < 0 {
 		return c, &lockstep.ConfigError{Field: "Poll", Reason: fmt.Sprintf("%v must be positive", c.poll)}
 	}
-	if c.skew < 0 || 2*c.skew >= c.Lease.Window() {
-		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below half the lease window (%v)", c.skew, c.Lease.Window()/2)}
+	if c.skew < 0 || 2*c.skew >= c.Lease.TTL {
+		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v)", c.skew, c.Lease.TTL/2)}
 	}
 	return c, nil
 }

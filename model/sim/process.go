@@ -107,14 +107,17 @@ type Yield struct {
 	Kind Kind
 	// Deadline is when a Sleep may end, in virtual µs.
 	Deadline int64
-	// SentAt is the process's clock when the request was made.
-	SentAt  int64
-	Table   string
-	Row     string
-	Cells   []lockstep.Cell // Put
-	Columns []string        // Delete
-	TS      int64           // Delete
-	Slice   lockstep.Slice  // Read
+	// SentAt is the process's wall clock when the request was made.
+	SentAt int64
+	// SentElapsed is virtual time when the request was made: the true
+	// moment of the send, which no clock fault moves.
+	SentElapsed int64
+	Table       string
+	Row         string
+	Cells       []lockstep.Cell // Put
+	Columns     []string        // Delete
+	TS          int64           // Delete
+	Slice       lockstep.Slice  // Read
 
 	key      []uintptr // call stack, for a deterministic order
 	seq      uint64
@@ -152,15 +155,15 @@ func (c procClock) Sleep(ctx context.Context, d time.Duration) error {
 type procStore struct{ p *Process }
 
 func (st procStore) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
-	return st.p.block(ctx, &Yield{Kind: Put, Table: table, Row: row, Cells: slices.Clone(cells), SentAt: st.p.Now()}).err
+	return st.p.block(ctx, &Yield{Kind: Put, Table: table, Row: row, Cells: slices.Clone(cells), SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()}).err
 }
 
 func (st procStore) Delete(ctx context.Context, table, row string, ts int64, columns ...string) error {
-	return st.p.block(ctx, &Yield{Kind: Delete, Table: table, Row: row, TS: ts, Columns: slices.Clone(columns), SentAt: st.p.Now()}).err
+	return st.p.block(ctx, &Yield{Kind: Delete, Table: table, Row: row, TS: ts, Columns: slices.Clone(columns), SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()}).err
 }
 
 func (st procStore) Read(ctx context.Context, table, row string, s lockstep.Slice) ([]lockstep.Cell, error) {
-	r := st.p.block(ctx, &Yield{Kind: Read, Table: table, Row: row, Slice: s, SentAt: st.p.Now()})
+	r := st.p.block(ctx, &Yield{Kind: Read, Table: table, Row: row, Slice: s, SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()})
 	return r.cells, r.err
 }
 

@@ -202,9 +202,15 @@ func (s *Sim) Pause(p *Process, d time.Duration) {
 	p.pausedUntil = s.now.Load() + d.Microseconds()
 }
 
-// SetSkew sets how far p's clock reads ahead of virtual time. The clock
-// never goes back: after a negative step it stands still until caught up.
+// SetSkew sets how far p's wall clock reads ahead of virtual time. The clock
+// never goes back (as clock.Local): after a negative step it stands still
+// until caught up. p's elapsed time, which its sleeps and leases run on, is
+// virtual time whatever the skew.
 func (s *Sim) SetSkew(p *Process, d time.Duration) { p.skew.Store(d.Microseconds()) }
+
+// StepWall steps p's wall clock by d, as NTP or an operator steps a system
+// clock: its skew changes by d, its elapsed time not at all.
+func (s *Sim) StepWall(p *Process, d time.Duration) { p.skew.Add(d.Microseconds()) }
 
 // SetReplicaSkew sets how far replica i's clock reads ahead of virtual time.
 func (s *Sim) SetReplicaSkew(i int, d time.Duration) { s.cluster.SetReplicaSkew(i, d) }
