@@ -52,6 +52,8 @@ func Run(t *testing.T, env Env) {
 		{"TryLockFailsWhileLockHeld", tryLockFailsWhileLockHeld},
 		{"LeaseKeptWellPastTTL", leaseKeptPastTTL},
 		{"LeaseLostWhenRenewalStops", leaseLostWhenRenewalStops},
+		{"LeaseLostAfterWallClockStepBack", leaseLostAfterWallClockStepBack},
+		{"LeaseKeptAfterWallClockStepForward", leaseKeptAfterWallClockStepForward},
 		{"CounterIncrementsAreExact", counterIncrements},
 		{"UnlockIsIdempotent", unlockIdempotent},
 		{"BadIDsRefused", badIDs},
