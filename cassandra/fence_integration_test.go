@@ -53,7 +53,7 @@ func TestFenceConformance(t *testing.T) {
 func TestFence_HolderPausedPastItsLeaseHasItsWriteRejected(t *testing.T) {
 	// The smallest TTL queuelock accepts with its default clock skew bound
 	// is 1s; 3s leaves the lease a window of its own on a real node.
-	const ttl = 3 * time.Second
+	const ttl = 4 * time.Second // the smallest TTL accepted with the default MaxServerSkew
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cells := newStore(t)

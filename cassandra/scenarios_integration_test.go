@@ -52,11 +52,11 @@ import (
 // the operation, so (c) stays exact; lost leases are counted and logged.
 const (
 	scnIDs     = 3
-	scnLockers = 4 // per id, each its own Locker and process id
-	scnTTL     = 3 * time.Second
-	scnRenew   = scnTTL / 6
-	scnSkew    = scnTTL / 4 // each locker's clock is off by up to ±scnSkew
-	scnFault   = 0.01       // per request, before and after
+	scnLockers = 4               // per id, each its own Locker and process id
+	scnTTL     = 4 * time.Second // the smallest TTL accepted with the default MaxServerSkew
+	scnRenew   = scnTTL / 8      // half the lease window, (4s − 1s − 1s)/4
+	scnSkew    = scnTTL / 4      // each locker's clock is off by up to ±scnSkew
+	scnFault   = 0.01            // per request, before and after
 	scnLong    = scnTTL + scnTTL/2
 	scnSlice   = 50 * time.Millisecond // how often a holder looks at Lost()
 )
