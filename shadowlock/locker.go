@@ -103,6 +103,12 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 	attempt := 1
 	for rounds := 1; ; rounds++ {
 		out, err := r.try(ctx)
+		if err == nil && out == Success {
+			// A failed draw is a store error like any other; a token that
+			// arrived after the lease lapsed, a round that came too late.
+			// Either way the round is undone and, for Lock, retried.
+			err = r.fence(ctx)
+		}
 		if err != nil {
 			r.cleanup(ctx)
 			if ctx.Err() != nil {
@@ -111,7 +117,7 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 			if try {
 				return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, err)
 			}
-			l.cfg.Logger.Warn("shadowlock: store error; retrying", "id", r.id, "err", err)
+			l.cfg.Logger.Warn("shadowlock: round failed; retrying", "id", r.id, "err", err)
 			// A cell of this owner may still exist, or a delete of it may
 			// still be in flight: retrying under the same owner id could take
 			// that cell for a held lock (listing 4, step 3) just before the
