@@ -79,7 +79,9 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // Lock takes the queue lock, then the legacy lock, waiting for each; when ctx
 // ends first it releases what it took and returns an error for which
 // errors.Is(err, ctx.Err()) holds. If the queue lock is lost while the legacy
-// lock is awaited, Lock gives both up and starts again from the queue.
+// lock is awaited, Lock gives both up and starts again from the queue; so it
+// does, with Options.Fencing, when the token draw failed (after a short
+// pause) or the token arrived after either lease lapsed.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, false)
 }
@@ -88,7 +90,8 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 // for a holder (each retries a mere concurrent attempt a bounded number of
 // times, see lockstep.Locker); it fails with ErrLocked, holding nothing, if
 // either is taken (and with an error wrapping ErrLost if the queue lock was
-// lost in between).
+// lost in between, or, with Options.Fencing, the token arrived after either
+// lease lapsed; with the store's error if the draw failed).
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, true)
 }

@@ -54,7 +54,7 @@ type Options struct {
 	// (lockstep.Fenced) from the global time service, strictly increasing
 	// across successive owners of a lock id — also across owners taken in
 	// another mode, if every Locker of the fleet draws from the same global
-	// time table (package fencing of this module has the argument). It lives
+	// time table (package fence's documentation has the argument). It lives
 	// in the global time table, not in the legacy rows: the frozen format is
 	// unchanged. Legacy binaries not built on this library draw no token, so
 	// a fenced resource shared with them is only protected against holders
