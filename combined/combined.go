@@ -117,7 +117,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 		}
 		g, err := l.takeLegacy(ctx, id, q, try)
 		var token int64
-		drawn := false
+		drawFailed := false
 		if err == nil {
 			if token, err = l.fence(ctx, q, g); err == nil {
 				h := newHandle(l, q, g)
@@ -125,7 +125,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 				l.life.Track(h)
 				return h, nil
 			}
-			drawn = !errors.Is(err, fencing.ErrLapsed)
+			drawFailed = !errors.Is(err, fencing.ErrLapsed)
 			if uerr := g.Unlock(context.WithoutCancel(ctx)); uerr != nil && !errors.Is(uerr, lockstep.ErrLost) {
 				err = errors.Join(err, uerr)
 			}
@@ -133,11 +133,11 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 		if uerr := q.Unlock(context.WithoutCancel(ctx)); uerr != nil && !errors.Is(uerr, lockstep.ErrLost) {
 			err = errors.Join(err, uerr)
 		}
-		again := errors.Is(err, errQueueLost) || errors.Is(err, fencing.ErrLapsed) || drawn
+		again := errors.Is(err, errQueueLost) || errors.Is(err, fencing.ErrLapsed) || drawFailed
 		if try || !again || ctx.Err() != nil {
 			return nil, l.failed(ctx, id, err)
 		}
-		if drawn {
+		if drawFailed {
 			if serr := l.clock.Sleep(ctx, drawRetry); serr != nil {
 				return nil, l.failed(ctx, id, fmt.Errorf("%w (last error: %v)", serr, err))
 			}
