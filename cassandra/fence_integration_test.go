@@ -51,9 +51,9 @@ func TestFenceConformance(t *testing.T) {
 // so its renewals fail and its cells expire); b takes the lock with a higher
 // token and commits; a resumes and its commit is refused.
 func TestFence_HolderPausedPastItsLeaseHasItsWriteRejected(t *testing.T) {
-	// The smallest TTL queuelock accepts with its default clock skew bound
-	// is 1s; 3s leaves the lease a window of its own on a real node.
-	const ttl = 4 * time.Second // the smallest TTL accepted with the default MaxServerSkew
+	// The smallest TTL queuelock accepts with its default MaxServerSkew
+	// (1s): a lease window of (4s − 1s − 1s)/2 = 1s on a real node.
+	const ttl = 4 * time.Second
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cells := newStore(t)

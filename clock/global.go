@@ -84,7 +84,18 @@ func (g *Global) TryUpdate(ctx context.Context) error {
 }
 
 // Next returns a time strictly greater than any value returned by Next, on
-// any process, whose call completed before this one started.
+// any process, whose call completed before this one started: the earlier
+// call wrote its value (as value and write timestamp) before returning, this
+// call's read starts after that write completed and so sees it or a larger
+// value (lemma 1; last write wins keeps the largest), and it returns more.
+//
+// That is the property fencing tokens are built on. A lock draws its token
+// with Next after its claim succeeded and keeps it only if its lease was
+// still open when Next returned; a later owner claims only after that
+// moment (the first owner's cells lived until then), so it calls Next after
+// the first one's call completed and gets a larger token. A token drawn
+// without that check, or with a failed Next, breaks the order
+// (internal/fencing).
 func (g *Global) Next(ctx context.Context) (int64, error) {
 	global, err := g.Read(ctx)
 	if err != nil {

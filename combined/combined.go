@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-multierror"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/serial"
 	"github.com/lockstep-go/lockstep/queuelock"
@@ -21,13 +24,27 @@ import (
 type Options struct {
 	Queue  *queuelock.Options
 	Legacy *shadowlock.Options
+	// Fencing, when set, gives every combined acquisition one fencing token
+	// (lockstep.Fenced), drawn after both halves are held, from the global
+	// time service; the halves draw none, so Queue.Fencing and
+	// Legacy.Fencing must be left unset. Use the same global time table as
+	// every other Locker of the fleet, so tokens increase across owners
+	// taken in any mode. Default none: Token returns 0.
+	Fencing *clock.Global
 }
+
+// drawRetry is how long Lock pauses after a failed token draw before it
+// takes the lock again: the global time table is failing, and retrying at
+// once would only add load.
+const drawRetry = 50 * time.Millisecond
 
 // Locker takes combined locks. Safe for concurrent use.
 type Locker struct {
-	queue  *queuelock.Locker
-	legacy *shadowlock.Locker
-	life   lifecycle.Tracker[*handle] // calls in flight and combined locks held, for Close
+	queue   *queuelock.Locker
+	legacy  *shadowlock.Locker
+	fencing *clock.Global
+	clock   lockstep.Clock             // for the pause after a failed draw
+	life    lifecycle.Tracker[*handle] // calls in flight and combined locks held, for Close
 }
 
 var _ lockstep.Locker = (*Locker)(nil)
@@ -39,6 +56,14 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if opts != nil {
 		o = *opts
 	}
+	if (o.Queue != nil && o.Queue.Fencing != nil) || (o.Legacy != nil && o.Legacy.Fencing != nil) {
+		return nil, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",
+			Reason: "a combined lock draws one token for both halves: set combined Options.Fencing and leave the halves' Fencing unset"}
+	}
+	var clk lockstep.Clock = &clock.Local{}
+	if o.Queue != nil && o.Queue.Clock != nil {
+		clk = o.Queue.Clock
+	}
 	q, err := queuelock.New(store, o.Queue)
 	if err != nil {
 		return nil, fmt.Errorf("combined: queue lock: %w", err)
@@ -48,13 +73,15 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		_ = q.Close(context.Background())
 		return nil, fmt.Errorf("combined: legacy lock: %w", err)
 	}
-	return &Locker{queue: q, legacy: l}, nil
+	return &Locker{queue: q, legacy: l, fencing: o.Fencing, clock: clk}, nil
 }
 
 // Lock takes the queue lock, then the legacy lock, waiting for each; when ctx
 // ends first it releases what it took and returns an error for which
 // errors.Is(err, ctx.Err()) holds. If the queue lock is lost while the legacy
-// lock is awaited, Lock gives both up and starts again from the queue.
+// lock is awaited, Lock gives both up and starts again from the queue; so it
+// does, with Options.Fencing, when the token draw failed (after a short
+// pause) or the token arrived after either lease lapsed.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, false)
 }
@@ -63,7 +90,8 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 // for a holder (each retries a mere concurrent attempt a bounded number of
 // times, see lockstep.Locker); it fails with ErrLocked, holding nothing, if
 // either is taken (and with an error wrapping ErrLost if the queue lock was
-// lost in between).
+// lost in between, or, with Options.Fencing, the token arrived after either
+// lease lapsed; with the store's error if the draw failed).
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, true)
 }
@@ -88,17 +116,52 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 			return nil, l.failed(ctx, id, err)
 		}
 		g, err := l.takeLegacy(ctx, id, q, try)
+		var token int64
+		drawFailed := false
 		if err == nil {
-			h := newHandle(l, q, g)
-			l.life.Track(h)
-			return h, nil
+			if token, err = l.fence(ctx, q, g); err == nil {
+				h := newHandle(l, q, g)
+				h.token = token
+				l.life.Track(h)
+				return h, nil
+			}
+			drawFailed = !errors.Is(err, fencing.ErrLapsed)
+			if uerr := g.Unlock(context.WithoutCancel(ctx)); uerr != nil && !errors.Is(uerr, lockstep.ErrLost) {
+				err = errors.Join(err, uerr)
+			}
 		}
 		if uerr := q.Unlock(context.WithoutCancel(ctx)); uerr != nil && !errors.Is(uerr, lockstep.ErrLost) {
 			err = errors.Join(err, uerr)
 		}
-		if try || !errors.Is(err, errQueueLost) || ctx.Err() != nil {
+		again := errors.Is(err, errQueueLost) || errors.Is(err, fencing.ErrLapsed) || drawFailed
+		if try || !again || ctx.Err() != nil {
 			return nil, l.failed(ctx, id, err)
 		}
+		if drawFailed {
+			if serr := l.clock.Sleep(ctx, drawRetry); serr != nil {
+				return nil, l.failed(ctx, id, fmt.Errorf("%w (last error: %v)", serr, err))
+			}
+		}
+	}
+}
+
+// fence draws the one token of a combined acquisition, once both halves are
+// held, and keeps it only if both leases were still open when it arrived
+// (internal/fencing has the argument; each half's Lost checks its own
+// deadline). On error the caller gives both halves up.
+func (l *Locker) fence(ctx context.Context, q, g lockstep.Lock) (int64, error) {
+	if l.fencing == nil {
+		return 0, nil
+	}
+	return fencing.Draw(ctx, l.fencing, func() bool { return !closed(q.Lost()) && !closed(g.Lost()) })
+}
+
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -173,6 +236,7 @@ func (l *Locker) Close(ctx context.Context) error {
 type handle struct {
 	l             *Locker
 	queue, legacy lockstep.Lock
+	token         int64 // fencing token; 0 without fencing
 	lost          chan struct{}
 	lostOnce      sync.Once
 	stop          chan struct{}
@@ -182,6 +246,11 @@ type handle struct {
 	unlockMu serial.Mutex
 	stopped  bool // the loss watcher ended and Close forgot us: an Unlock ran
 }
+
+var (
+	_ lockstep.Lock   = (*handle)(nil)
+	_ lockstep.Fenced = (*handle)(nil)
+)
 
 func newHandle(l *Locker, q, g lockstep.Lock) *handle {
 	h := &handle{l: l, queue: q, legacy: g, lost: make(chan struct{}), stop: make(chan struct{})}
@@ -204,6 +273,10 @@ func (h *handle) markLost() { h.lostOnce.Do(func() { close(h.lost) }) }
 func (h *handle) ID() string          { return h.queue.ID() }
 func (h *handle) Owner() string       { return h.queue.Owner() }
 func (h *handle) Mode() lockstep.Mode { return lockstep.Combined }
+
+// Token is the one fencing token drawn for this acquisition once both
+// halves were held (Options.Fencing), or 0 without fencing.
+func (h *handle) Token() int64 { return h.token }
 
 // Lost is closed once either lease is lost. It asks both leases, whose Lost
 // checks its own deadline, so that a caller looking at Lost before working

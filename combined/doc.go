@@ -21,6 +21,17 @@
 // while it waits for the legacy lock stops contending there and starts again
 // from the queue.
 //
+// # Fencing tokens
+//
+// With Options.Fencing set, a combined acquisition draws one token (not one
+// per half) once both halves are held, and keeps it only if both leases were
+// still open when it arrived. Otherwise, and when the draw fails, it gives
+// both halves up: Lock starts again from the queue (after a short pause for
+// a failed draw), TryLock returns the error (wrapping lockstep.ErrLost for a
+// lapse). internal/fencing has the argument; it holds across modes because
+// a combined holder's cells exclude legacy and new holders alike. The halves
+// draw no token of their own, so their Options' Fencing must be unset.
+//
 // Losing either lease is losing the lock: Lost() closes when either does,
 // and checks both leases' deadlines itself whenever it is looked at.
 // Releasing aggregates the errors of both releases (go-multierror).

@@ -16,10 +16,11 @@
 //
 // # Protocol
 //
-// Every acquisition of a Locker built with fencing (for example
-// queuelock.Options.Fencing) carries a token (lockstep.Fenced) drawn from the
-// global time service (clock.Global.Next) after the lock was taken, so the
-// tokens of successive owners of one lock id strictly increase. A Register
+// Every acquisition of a Locker built with fencing (queuelock, shadowlock,
+// combined and migration Options.Fencing) carries a token (lockstep.Fenced)
+// drawn from the global time service (clock.Global.Next) after the lock was
+// taken, so the tokens of successive owners of one lock id strictly
+// increase (next section). A Register
 // stores, per key, the value last committed and the token it was committed
 // with. Commit applies a write when its token is at least the stored token,
 // atomically with that comparison, and refuses it otherwise:
@@ -30,6 +31,24 @@
 //   - a lower token is an owner the lock has since passed on from: refused
 //     with a *StaleTokenError wrapping lockstep.ErrStaleToken, naming the
 //     token presented and the one stored. Nothing is written.
+//
+// # Why tokens are ordered as ownership
+//
+// Drawing after the claim is not enough by itself: a holder that stalls
+// between its claim and its draw could return with its cells long expired
+// and a token drawn after its successor's. So a lock keeps a token only if
+// its lease — every lease it depends on, both halves for a combined lock —
+// was still open when the token arrived, and otherwise, or when the draw
+// fails, it returns no lock. Then, for successive owners A and B of one id:
+// A's token returned while A's lease was open, so A's cells were alive at
+// every replica until then; B claimed after that moment, so B's draw
+// started after A's draw completed; and Next returns a value strictly
+// greater than any returned by a Next that completed before it started. So
+// t(B) > t(A), whatever mode each took the lock in, as long as all draw from
+// one global time table. Legacy binaries not built on this library draw no
+// token: a resource shared with them is protected only against this
+// library's holders. Without fencing configured, Token returns 0, which
+// Commit refuses.
 //
 // Mutual exclusion of the writes follows: once a write of owner n+1 is
 // applied, the stored token is at least t(n+1) > t(n), so no write of owner

@@ -127,6 +127,18 @@
 // The module ships no such adapter, so that depending on lockstep never pulls
 // in an SDK a service does not use.
 //
+// # Fencing tokens
+//
+// Options.Fencing gives every lock the Locker takes a fencing token
+// (lockstep.Fenced), in every mode: legacy and new locks draw one after
+// their claim, combined locks one after both halves are held, each kept only
+// if the lease(s) were still open when it arrived (package fence and
+// internal/fencing have the argument). Tokens are then ordered as ownership
+// across modes, so a fenced resource keeps working through every phase of a
+// migration, provided every process draws from the same global time table.
+// Legacy binaries not built on this library draw none. Without it, Token
+// returns 0.
+//
 // # Precedents
 //
 // Kubernetes moved leader election from Endpoints and ConfigMaps to Lease

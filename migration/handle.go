@@ -28,7 +28,10 @@ type handle struct {
 	stopped  bool // the loss watcher ended and the census was told: an Unlock ran
 }
 
-var _ lockstep.Lock = (*handle)(nil)
+var (
+	_ lockstep.Lock   = (*handle)(nil)
+	_ lockstep.Fenced = (*handle)(nil)
+)
 
 // track wraps inner, registers it for Close, and starts the goroutine that
 // merges the two loss signals; Unlock ends it.
@@ -56,6 +59,15 @@ func (h *handle) markLost() { h.lostOnce.Do(func() { close(h.lost) }) }
 func (h *handle) ID() string          { return h.inner.ID() }
 func (h *handle) Owner() string       { return h.inner.Owner() }
 func (h *handle) Mode() lockstep.Mode { return h.inner.Mode() }
+
+// Token is the algorithm's fencing token (Options.Fencing), or 0 without
+// fencing.
+func (h *handle) Token() int64 {
+	if f, ok := h.inner.(lockstep.Fenced); ok {
+		return f.Token()
+	}
+	return 0
+}
 
 // Lost is closed once the algorithm's lease is lost or the census epoch the
 // lock was taken in ends. It checks both deadlines itself (the algorithm's

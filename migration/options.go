@@ -29,6 +29,17 @@ type Options struct {
 	// combined; its tables and TTL must match the legacy fleet's. Clock and
 	// ProcessID must be left unset. Default nil (shadowlock's defaults).
 	Legacy *shadowlock.Options
+	// Fencing, when set, gives every lock this Locker takes, in every mode, a
+	// fencing token (lockstep.Fenced) from the global time service: legacy
+	// and new locks draw one after their claim, combined locks one after
+	// both halves are held. Tokens strictly increase across successive
+	// owners of a lock id, whatever mode each took it in, as long as every
+	// process of the fleet draws from the same global time table. Legacy
+	// binaries not built on this library draw none, so a fenced resource
+	// shared with them is only protected against holders that draw one.
+	// Queue.Fencing and Legacy.Fencing must be left unset. Default none:
+	// Token returns 0.
+	Fencing *clock.Global
 	// CensusTable is the census table. Default DefaultCensusTable.
 	CensusTable string
 	// PhaseTable is the phase table. Default DefaultPhaseTable.
@@ -165,6 +176,14 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if qo.Clock != nil || qo.ProcessID != "" || so.Clock != nil || so.ProcessID != "" {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue/Legacy", Reason: "Clock and ProcessID are set by migration.New; leave them unset"}
 	}
+	if qo.Fencing != nil || so.Fencing != nil {
+		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",
+			Reason: "set migration Options.Fencing instead: it applies to every mode (combined locks draw one token for both halves)"}
+	}
+	var fence *clock.Global
+	if o != nil {
+		fence = o.Fencing
+	}
 	qo.Clock, so.Clock = clk, clk
 	if qo.Observer == nil {
 		qo.Observer = obs
@@ -184,6 +203,9 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 
 	var a algorithms
 	var err error
+	// Legacy and new locks draw their own token; the halves of a combined
+	// lock (qo2, so2, copied above) draw none: the combined lock draws one.
+	so.Fencing, qo.Fencing = fence, fence
 	so.ProcessID = process + ":legacy"
 	if a.legacy, err = shadowlock.New(store, &so); err != nil {
 		return a, err
@@ -193,7 +215,7 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 		return a, err
 	}
 	qo2.ProcessID, so2.ProcessID = process+":combined", process+":combined"
-	if a.combined, err = combined.New(store, &combined.Options{Queue: &qo2, Legacy: &so2}); err != nil {
+	if a.combined, err = combined.New(store, &combined.Options{Queue: &qo2, Legacy: &so2, Fencing: fence}); err != nil {
 		return a, err
 	}
 	return a, nil

@@ -33,6 +33,8 @@ type variant struct {
 	// plants them when it is built and undoes them when it is closed, and
 	// the fleets run at the smallest TTL the options then accept.
 	plant []bugs.Defect
+	// weights, when set, replace actWeights in the random phase.
+	weights *[numActs]int
 }
 
 // proc is one simulated process and what its user goroutine is doing.

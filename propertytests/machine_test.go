@@ -46,15 +46,21 @@ var actNames = [numActs]string{"step", "tick", "net", "timeout", "fault"}
 var actWeights = [numActs]int{actStep: 12, actTick: 3, actNet: 2, actTimeout: 1, actFault: 1}
 
 // actionSlots lists each action as many times as its weight.
-var actionSlots = func() []int {
+var actionSlots = slotsOf(actWeights)
+
+// faultyWeights make faults four times as likely, for a control whose
+// defect shows only after a fault (a wall-clock step) and a few steps.
+var faultyWeights = [numActs]int{actStep: 12, actTick: 3, actNet: 2, actTimeout: 2, actFault: 4}
+
+func slotsOf(weights [numActs]int) []int {
 	var out []int
-	for a, w := range actWeights {
+	for a, w := range weights {
 		for range w {
 			out = append(out, a)
 		}
 	}
 	return out
-}()
+}
 
 // randomPhase lets rapid drive the fleet, with faults, checking safety after
 // every action. It writes the actions that took effect into *sc. rapid's
@@ -63,7 +69,11 @@ var actionSlots = func() []int {
 func (h *harness) randomPhase(t *rapid.T, sc *script) {
 	var made []int
 	ch := recorder{chooser{t}, &made}
-	slot := rapid.IntRange(0, len(actionSlots)-1)
+	slots := actionSlots
+	if h.v.weights != nil {
+		slots = slotsOf(*h.v.weights)
+	}
+	slot := rapid.IntRange(0, len(slots)-1)
 	t.Repeat(map[string]func(*rapid.T){
 		"": func(t *rapid.T) {
 			if err := h.checkSafety(); err != nil {
@@ -71,7 +81,7 @@ func (h *harness) randomPhase(t *rapid.T, sc *script) {
 			}
 		},
 		"act": func(t *rapid.T) {
-			a := actionSlots[slot.Draw(t, "action")]
+			a := slots[slot.Draw(t, "action")]
 			made = nil
 			if !h.act(ch, a) {
 				t.Skip("not applicable now")

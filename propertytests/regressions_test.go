@@ -23,7 +23,11 @@ type regression struct {
 	Found  string   `json:"found"` // how and when it was found, the fix
 	Fleet  string   `json:"fleet"`
 	Bugs   bugs.Set `json:"bugs"` // the switch that brings the bug back
-	Want   string   `json:"want"` // the property that caught it, e.g. "ownership:"
+	// Plant names defects compiled only under the lockstep_bugs build tag
+	// that bring the bug back; without the tag only the shipped half of
+	// the regression runs.
+	Plant  []bugs.Defect `json:"plant,omitempty"`
+	Want   string        `json:"want"` // the property that caught it, e.g. "ownership:"
 	Script script   `json:"script"`
 }
 
@@ -59,10 +63,15 @@ func TestRegressions(t *testing.T) {
 			if _, err := replay(t, f, variant{}, r.Script); err != nil {
 				t.Fatalf("regression: the shipped code fails %v:\n%v", r.Script, err)
 			}
-			if r.Bugs == (bugs.Set{}) {
+			if r.Bugs == (bugs.Set{}) && len(r.Plant) == 0 {
 				return
 			}
-			_, err := replay(t, f, variant{bugs: r.Bugs, noLeaseCheck: true}, r.Script)
+			if len(r.Plant) > 0 && !bugs.Compiled {
+				t.Logf("the planted half needs -tags lockstep_bugs (defects %v)", r.Plant)
+				return
+			}
+			v := variant{bugs: r.Bugs, plant: r.Plant, noLeaseCheck: !strings.HasPrefix(r.Want, "lease:")}
+			_, err := replay(t, f, v, r.Script)
 			if err == nil || !strings.HasPrefix(err.Error(), r.Want) {
 				t.Fatalf("stale regression: with the bug planted again the schedule should fail by %q, got %v", r.Want, err)
 			}
@@ -149,6 +158,9 @@ func marshalRegression(r regression) []byte {
 	field("found", r.Found, false)
 	field("fleet", r.Fleet, false)
 	field("bugs", r.Bugs, false)
+	if len(r.Plant) > 0 {
+		field("plant", r.Plant, false)
+	}
 	field("want", r.Want, false)
 	b.WriteString("  \"script\": [\n")
 	for i, a := range r.Script {
@@ -169,4 +181,15 @@ func firstLine(err error) string {
 		return s[:i]
 	}
 	return s
+}
+
+// keepRegression writes control c's counterexample sc as a regression seed.
+func keepRegression(t *testing.T, c control, sc script) {
+	t.Helper()
+	r := regression{Name: c.keep, Found: c.found, Fleet: c.fleet.name, Bugs: c.v.bugs, Plant: c.v.plant, Want: c.want, Script: sc}
+	path := filepath.Join("testdata", "regressions", c.keep+".json")
+	if err := os.WriteFile(path, marshalRegression(r), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kept as %s", path)
 }

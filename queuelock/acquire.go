@@ -98,7 +98,12 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 				return nil, err
 			}
 		case ok:
-			return a.held(ctx, since), nil
+			h, err := a.keep(ctx, since, retry)
+			if h != nil || err != nil {
+				return h, err
+			}
+			// The claim was given up (token): our queue cell stands.
+			needPlace = false
 		default:
 			needPlace = false // our queue cell stands: wait in line
 		}
@@ -142,7 +147,11 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 				continue
 			}
 			if ok {
-				return a.held(ctx, since), nil
+				h, err := a.keep(ctx, since, retry)
+				if h != nil || err != nil {
+					return h, err
+				}
+				continue
 			}
 			// Lost the claim race (lemma 1). Pause before looking again, so
 			// that contenders who both lost do not retry in lockstep.
@@ -195,7 +204,11 @@ func (a *attempt) tryLock(ctx context.Context) (*handle, error) {
 			return nil, a.storeErr("claim", ctx, err)
 		}
 		if ok {
-			return a.held(ctx, since), nil
+			h, err := a.held(ctx, since)
+			if err != nil {
+				return nil, fmt.Errorf("queuelock: %q: %w", a.id, err)
+			}
+			return h, nil
 		}
 	}
 	return nil, fmt.Errorf("queuelock: %q: %w", a.id, lockstep.ErrLocked)
@@ -313,33 +326,6 @@ func (a *attempt) withdraw(ctx context.Context) error {
 	}
 	a.claimed = false
 	return nil
-}
-
-// held turns a successful claim into a handle.
-func (a *attempt) held(ctx context.Context, since int64) *handle {
-	if a.wait != nil {
-		a.wait.Stop()
-		a.wait = nil
-	}
-	if a.crowded {
-		// Others were in line behind us: the next Lock of this id would
-		// most likely arrive to a busy lock too.
-		a.l.contended(a.id)
-	} else {
-		a.l.hints.clear(a.id)
-	}
-	h := newHandle(a, since)
-	if f := a.l.cfg.fencing; f != nil {
-		a.requests += 2
-		if t, err := f.Next(ctx); err == nil {
-			h.token = t
-		} else {
-			a.l.cfg.Logger.Warn("queuelock: no fencing token", slog.String("id", a.id), slog.Any("err", err))
-		}
-	}
-	a.turn = false // the handle owns the turn now
-	a.l.life.Track(h)
-	return h
 }
 
 // abandon undoes a failed attempt: cells deleted, turn passed on.

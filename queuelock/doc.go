@@ -35,6 +35,30 @@
 // every Renew and closes Lost() when no renewal succeeded for TTL/2, before
 // they can expire (given clock rates and replica skew well below TTL/2).
 //
+// # Fencing tokens
+//
+// With Options.Fencing set, an acquisition draws a token from the global
+// time service (clock.Global.Next) after its claim won, and keeps it only if
+// the claim's lease — the window counted from the send of the claim's write,
+// on elapsed time — was still open when the token arrived (held.go). The
+// owner cell is not renewed during the draw, so that check is exactly "the
+// owner cell was alive at every replica until the token arrived". Tokens of
+// successive owners then strictly increase: holder A's token returned while
+// A's lease was open, so A's owner cell was alive at every replica until
+// then; any later holder B claimed after that moment (lemma 1: B's claim
+// read would have seen A's cell), so B's draw started after A's draw
+// completed, and Next returns B a larger value (its contract: strictly
+// greater than any value returned by a Next that completed before this one
+// started). internal/fencing has the argument for every mode.
+//
+// A token that arrives after the lease lapsed, and a draw that fails, fail
+// the acquisition: the owner cell is withdrawn, so nothing is left that
+// could block others. Lock treats either like a lost claim — it keeps its
+// place in line and claims again (after a poll, or after the store-error
+// pause for a failed draw) until ctx ends; TryLock returns the error (one
+// wrapping lockstep.ErrLost for a lapse, the store's error for a failed
+// draw), having deleted its cells. Without fencing, Token returns 0.
+//
 // # Progress (theorems 2 and 4) and the refinements
 //
 //  1. Waiters keep their place: a waiter renews its queue cell like a lease,

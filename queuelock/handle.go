@@ -31,7 +31,10 @@ type handle struct {
 	released bool // the cells are deleted: later calls return nil
 }
 
-var _ lockstep.Lock = (*handle)(nil)
+var (
+	_ lockstep.Lock   = (*handle)(nil)
+	_ lockstep.Fenced = (*handle)(nil)
+)
 
 func newHandle(a *attempt, since int64) *handle {
 	h := &handle{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: a.stale, since: since}
@@ -63,7 +66,10 @@ func (h *handle) ID() string            { return h.id }
 func (h *handle) Owner() string         { return h.owner }
 func (h *handle) Mode() lockstep.Mode   { return lockstep.New }
 func (h *handle) Lost() <-chan struct{} { return h.lease.Lost() }
-func (h *handle) Token() int64          { return h.token }
+
+// Token is the fencing token drawn for this acquisition (Options.Fencing),
+// or 0 without fencing.
+func (h *handle) Token() int64 { return h.token }
 
 // Unlock stops renewal, waits for it, and deletes this acquisition's queue and
 // owner cells in one request (with a timestamp above every write of theirs).

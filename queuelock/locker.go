@@ -55,7 +55,9 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // keeps its place in line by renewing its queue cell, and re-reads the queue
 // every Poll. Store errors while waiting are retried until ctx ends. When ctx
 // ends first, Lock deletes its queue cell and returns an error for which
-// errors.Is(err, ctx.Err()) holds. After Close it returns ErrClosed.
+// errors.Is(err, ctx.Err()) holds. After Close it returns ErrClosed. With
+// Options.Fencing, a failed token draw is retried like a store error, and a
+// token that arrived after the lease lapsed like a lost claim.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, false)
 }
@@ -64,7 +66,10 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 // writing nothing, when the lock is held or anyone is in line; otherwise it
 // enqueues and claims, and if someone else turns out to be first it deletes
 // its cells and fails with ErrLocked. Another goroutine of this process
-// holding or waiting for id also makes it fail at once.
+// holding or waiting for id also makes it fail at once. With
+// Options.Fencing, a failed token draw fails it with the store's error, and
+// a token that arrived after the lease lapsed with an error wrapping
+// lockstep.ErrLost; either way its cells are deleted.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, true)
 }

@@ -64,9 +64,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Observer receives acquisition, release and lease events. Default none.
 	Observer lockstep.Observer
-	// Fencing, when set, gives every acquisition a fencing token from the
-	// global time service, strictly increasing across successive owners.
-	// Default none (Token returns 0).
+	// Fencing, when set, gives every acquisition a fencing token
+	// (lockstep.Fenced) from the global time service, strictly increasing
+	// across successive owners of a lock id — across owners taken in any
+	// mode, if every Locker of the fleet draws from the same global time
+	// table. An acquisition whose lease lapsed before its token arrived, or
+	// whose draw failed, does not return a lock (see the package
+	// documentation, "Fencing tokens"). Default none (Token returns 0).
 	Fencing *clock.Global
 	// Rand draws this Locker's incarnation, which tells its owner cells from
 	// those of any other Locker (columns.go). Default crypto/rand; set it

@@ -58,6 +58,21 @@
 // fresh owner id. Legacy processes running other code keep the listing's
 // weakness; the shorter the TTL against their pauses, the more it matters.
 //
+// # Fencing tokens
+//
+// With Options.Fencing set, an acquisition draws a token from the global
+// time service after its round succeeded, and keeps it only if the lease,
+// counted from the send of its main write, was still open when the token
+// arrived; otherwise, and when the draw fails, the round is undone (its main
+// cell deleted) and treated like a round that met a store error: Lock
+// retries it under a fresh owner id, TryLock returns the error (wrapping
+// lockstep.ErrLost for a lapse). internal/fencing has the argument that
+// tokens so drawn strictly increase across successive owners. The token
+// lives in the global time table, not in the legacy rows, so the frozen
+// format is unchanged; legacy binaries not built on this library draw no
+// token, and a fenced resource shared with them is only protected against
+// holders that draw one. Without fencing, Token returns 0.
+//
 // This package depends only on the root package, clock and internal
 // packages; never on a driver.
 package shadowlock

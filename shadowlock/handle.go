@@ -18,6 +18,7 @@ type handle struct {
 	id    string
 	owner string
 	since int64
+	token int64 // fencing token; 0 without fencing
 	lease *lease.Lease
 
 	// mu is held for a whole Unlock, so concurrent calls serialize and none
@@ -27,11 +28,14 @@ type handle struct {
 	released bool // the main cell is deleted: later calls return nil
 }
 
-var _ lockstep.Lock = (*handle)(nil)
+var (
+	_ lockstep.Lock   = (*handle)(nil)
+	_ lockstep.Fenced = (*handle)(nil)
+)
 
 func newHandle(r *round) *handle {
 	l := r.l
-	h := &handle{l: l, id: r.id, owner: r.owner, since: r.since}
+	h := &handle{l: l, id: r.id, owner: r.owner, since: r.since, token: r.token}
 	h.lease = lease.Start(l.cfg.Clock, l.cfg.Lease, r.since, h.renew, lease.Hooks{
 		Renewed: func(err error) {
 			if err != nil {
@@ -57,6 +61,10 @@ func (h *handle) ID() string            { return h.id }
 func (h *handle) Owner() string         { return h.owner }
 func (h *handle) Mode() lockstep.Mode   { return lockstep.Legacy }
 func (h *handle) Lost() <-chan struct{} { return h.lease.Lost() }
+
+// Token is the fencing token drawn for this acquisition (Options.Fencing),
+// or 0 without fencing.
+func (h *handle) Token() int64 { return h.token }
 
 // Unlock stops renewal, waits for it, and deletes our main cell. It follows
 // lockstep.Lock's contract: concurrent calls serialize, a call after the

@@ -46,7 +46,9 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // [0, 50·attempt ms] after ConcurrentAttempt. A store error ends the round
 // (its cells are deleted) and is retried after the short backoff. When ctx
 // ends first, Lock returns an error for which errors.Is(err, ctx.Err()) holds,
-// having deleted its cells.
+// having deleted its cells. With Options.Fencing, a failed token draw, or a
+// token that arrived after the lease lapsed, ends the round the same way
+// (its main cell deleted) and is retried.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, false)
 }
@@ -58,8 +60,10 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 // lockstep.MaxTryAttempts rounds in all; only then does TryLock give up with
 // ErrLocked. Without the retry, processes calling TryLock in a loop in step
 // with each other would all see each other forever. A store error ends it
-// (its cells deleted, as far as the store lets). When ctx ends first it
-// returns an error for which errors.Is(err, ctx.Err()) holds.
+// (its cells deleted, as far as the store lets), and so does, with
+// Options.Fencing, a failed token draw or a token that arrived after the
+// lease lapsed (then the error wraps lockstep.ErrLost). When ctx ends first
+// it returns an error for which errors.Is(err, ctx.Err()) holds.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.acquire(ctx, id, true)
 }
@@ -103,6 +107,12 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 	attempt := 1
 	for rounds := 1; ; rounds++ {
 		out, err := r.try(ctx)
+		if err == nil && out == Success {
+			// A failed draw is a store error like any other; a token that
+			// arrived after the lease lapsed, a round that came too late.
+			// Either way the round is undone and, for Lock, retried.
+			err = r.fence(ctx)
+		}
 		if err != nil {
 			r.cleanup(ctx)
 			if ctx.Err() != nil {
@@ -111,7 +121,7 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 			if try {
 				return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, err)
 			}
-			l.cfg.Logger.Warn("shadowlock: store error; retrying", "id", r.id, "err", err)
+			l.cfg.Logger.Warn("shadowlock: round failed; retrying", "id", r.id, "err", err)
 			// A cell of this owner may still exist, or a delete of it may
 			// still be in flight: retrying under the same owner id could take
 			// that cell for a held lock (listing 4, step 3) just before the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/settings"
 )
 
@@ -49,6 +50,16 @@ type Options struct {
 	Logger *slog.Logger
 	// Observer receives events. Default none.
 	Observer lockstep.Observer
+	// Fencing, when set, gives every acquisition a fencing token
+	// (lockstep.Fenced) from the global time service, strictly increasing
+	// across successive owners of a lock id — also across owners taken in
+	// another mode, if every Locker of the fleet draws from the same global
+	// time table (package fence's documentation has the argument). It lives
+	// in the global time table, not in the legacy rows: the frozen format is
+	// unchanged. Legacy binaries not built on this library draw no token, so
+	// a fenced resource shared with them is only protected against holders
+	// that draw one. Default none: Token returns 0.
+	Fencing *clock.Global
 	// Rand draws the backoff of listing 5. Default a randomly seeded PCG.
 	// It is used under the locker's mutex.
 	Rand *rand.Rand
@@ -57,6 +68,7 @@ type Options struct {
 type config struct {
 	settings.Resolved
 	main, shadow string
+	fencing      *clock.Global
 	rand         *rand.Rand
 }
 
@@ -69,7 +81,7 @@ func (o *Options) resolve() (config, error) {
 		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
 		Logger: in.Logger, Observer: in.Observer,
 	}.Resolve()
-	c := config{Resolved: common, main: in.MainTable, shadow: in.ShadowTable, rand: in.Rand}
+	c := config{Resolved: common, main: in.MainTable, shadow: in.ShadowTable, fencing: in.Fencing, rand: in.Rand}
 	if err != nil {
 		return c, err
 	}

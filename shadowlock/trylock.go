@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
@@ -41,6 +42,7 @@ type round struct {
 	owner    string
 	requests int
 	since    int64 // lease.Stamp of the send of the main write that succeeded
+	token    int64 // fencing token drawn after Success (Options.Fencing)
 	// shadowSent is the lease.Stamp of the send of this round's shadow write
 	shadowSent int64
 	// cells that may exist after a failed request, to delete on abandon
@@ -129,6 +131,24 @@ func (r *round) deleteShadow(ctx context.Context) error {
 // a fresh timestamp above any of our earlier writes or deletes.
 func (r *round) cell() lockstep.Cell {
 	return lockstep.Cell{Column: r.owner, Value: []byte{}, Timestamp: r.l.ts.Next(), TTL: r.l.cfg.Lease.TTL}
+}
+
+// fence draws the fencing token of a round that ended in Success, keeping it
+// only if the lease, which counts from the send of the main write, was
+// still open when it arrived (internal/fencing has the argument). On error
+// the round must be cleaned up like one that failed: its main cell is
+// deleted, so the lock passes on.
+func (r *round) fence(ctx context.Context) error {
+	if r.l.cfg.fencing == nil {
+		return nil
+	}
+	r.requests += 2
+	t, err := fencing.Draw(ctx, r.l.cfg.fencing, func() bool { return r.l.cfg.Lease.InTime(r.l.cfg.Clock, r.since) })
+	if err != nil {
+		return err
+	}
+	r.token = t
+	return nil
 }
 
 // cleanup deletes whatever cells of ours may exist after a failed round, best

@@ -1,0 +1,78 @@
+// Package fencing draws the fencing token of an acquisition (DESIGN §4.4)
+// for every lock algorithm and wrapper of the module, so that each orders
+// tokens as ownership the same way.
+//
+// # Why a token drawn after the claim is ordered as ownership
+//
+// An acquisition draws its token from the global time service
+// (clock.Global.Next) after its claim succeeded, and keeps it only if every
+// lease it depends on was still open when the draw returned: the draw's
+// answer arrived before the lease deadline, which is measured from the send
+// of the claim's write (internal/lease, on elapsed time). Take two
+// successive owners of one lock id, A and then B:
+//
+//  1. A's token was returned while A's lease was open, so A's cells were
+//     alive at every replica from A's claim until that moment (the lease
+//     window is half their guaranteed life, internal/lease).
+//  2. B's claim succeeded only after A's cells were gone (deleted by A's
+//     Unlock or expired): while they live, B's claim read sees them and
+//     fails (lemma 1). So B claimed after A's token was returned.
+//  3. B draws after its claim, so B's draw started after A's draw completed.
+//  4. clock.Global.Next returns a value strictly greater than any value
+//     returned by a Next that completed before this one started.
+//
+// Hence t(B) > t(A). Without the check in step 1 the argument breaks: a
+// holder stalled between its claim and its draw (a pause, a slow global time
+// table) returns with its cells long expired and a token drawn after, or
+// below, its successor's. A draw that fails leaves no token at all; the
+// acquisition fails rather than hand out a lock a fenced resource cannot
+// tell apart from its successors (token 0 is refused by package fence).
+package fencing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/bugs"
+)
+
+// ErrLapsed is wrapped by Draw's error when a lease lapsed before the token
+// arrived. It wraps lockstep.ErrLost.
+var ErrLapsed = fmt.Errorf("lease lapsed before the fencing token arrived: %w", lockstep.ErrLost)
+
+// Draw returns a fencing token from g for an acquisition that holds its
+// lock now. open is asked after the draw returned and must report whether
+// every lease the acquisition depends on is still open (for a lease started
+// at the claim's send: lease.Config.InTime, or the lease's own IsLost).
+//
+// It returns an error wrapping ErrLapsed (and so lockstep.ErrLost) when open
+// reports false, and one wrapping the store's error when the draw failed —
+// with errors.Is(err, ctx.Err()) when ctx ended. ctx bounds the draw's two
+// requests. Draw writes nothing but the global time cell; on error the
+// caller must give the lock up.
+//
+// With the planted defect bugs.UncheckedToken (build tag lockstep_bugs) it
+// restores the old behaviour: no check, and token 0 with a nil error when
+// the draw failed.
+func Draw(ctx context.Context, g *clock.Global, open func() bool) (int64, error) {
+	t, err := g.Next(ctx)
+	if bugs.Planted(bugs.UncheckedToken) {
+		if err != nil {
+			return 0, nil
+		}
+		return t, nil
+	}
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+			return 0, fmt.Errorf("drawing fencing token: %w (%w)", cerr, err)
+		}
+		return 0, fmt.Errorf("drawing fencing token: %w", err)
+	}
+	if !open() {
+		return 0, ErrLapsed
+	}
+	return t, nil
+}

@@ -1,0 +1,25 @@
+//go:build lockstep_bugs
+
+package migration
+
+import (
+	"testing"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/locktest"
+)
+
+// With UncheckedToken planted (the behaviour before the fix) a holder whose
+// draw outlived its lease returns a lock, beside its successor, with a
+// token below the successor's, in every mode: TestMigration_Fencing fails.
+func TestMigration_UncheckedTokenIsCaught(t *testing.T) {
+	defer bugs.Plant(bugs.UncheckedToken)()
+	t.Run("legacy", func(t *testing.T) { locktest.ExpectUncheckedTokenCaught(t, fencingEnv(lockstep.Legacy)) })
+	t.Run("combined", func(t *testing.T) {
+		locktest.ExpectUncheckedTokenCaught(t, fencingEnv(lockstep.Combined, lockstep.Combined))
+	})
+	t.Run("new", func(t *testing.T) {
+		locktest.ExpectUncheckedTokenCaught(t, fencingEnv(lockstep.New, lockstep.Combined, lockstep.New))
+	})
+}

@@ -1,0 +1,18 @@
+//go:build lockstep_bugs
+
+package shadowlock
+
+import (
+	"testing"
+
+	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/locktest"
+)
+
+// With UncheckedToken planted (the behaviour before the fix) a holder whose
+// draw outlived its lease returns a lock, beside its successor, with a
+// token below the successor's: TestShadowLock_Fencing fails.
+func TestShadowLock_UncheckedTokenIsCaught(t *testing.T) {
+	defer bugs.Plant(bugs.UncheckedToken)()
+	locktest.ExpectUncheckedTokenCaught(t, fencingEnv())
+}
