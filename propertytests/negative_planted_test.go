@@ -18,7 +18,7 @@ func init() {
 		// sees the holder work after its cells may be gone.
 		control{name: "HalfTTLLease", fleet: fleetNamed("new"),
 			v: variant{plant: []bugs.Defect{bugs.HalfTTLLease}}, want: "lease:",
-			keep: "lease-outlives-whole-second-ttl",
+			keep:  "lease-outlives-whole-second-ttl",
 			found: "found from outside (the safety issue, defect 1): with TTL 1s a healthy holder's cells expired ~100 ms after its claim and another process acquired while its Lost() was open (49–62 double grants in 10 s on a real node); the model checks of the time judged leases by the lease's own TTL/2 and ran at TTL 6s. Re-found by the negative control HalfTTLLease once the harness judged by the model's whole-second expiry at the smallest accepted TTL; fixed in internal/lease by deriving the window from a cell's sure life, (TTL − 1s − MaxServerSkew)/2, and refusing TTLs that leave less than a second"},
 		// Lease deadlines on the wall clock: a holder whose wall clock is
 		// stepped back keeps Lost() open while its cells expire.
@@ -30,7 +30,7 @@ func init() {
 		// the lock's partition keeps a live cell forever.
 		control{name: "KeepIDState", fleet: fleetNamed("new"),
 			v: variant{plant: []bugs.Defect{bugs.KeepIDState}, noLeaseCheck: true}, want: "state:",
-			keep: "floor-cell-lives-forever",
+			keep:  "floor-cell-lives-forever",
 			found: "found from outside (the safety issue, defect 4): a Locker kept ~79 bytes per id ever locked and the published floor cell had no TTL, so queue_lock kept a live partition per id forever. Re-found by the negative control KeepIDState with the end-of-run state check; fixed in queuelock (idstate.go: per-id state expires on elapsed time, a janitor sweeps, the floor cell carries a TTL)"},
 	)
 }

@@ -19,16 +19,16 @@ import (
 // the code it guards, and the regression has gone stale without anyone
 // noticing.
 type regression struct {
-	Name   string   `json:"name"`
-	Found  string   `json:"found"` // how and when it was found, the fix
-	Fleet  string   `json:"fleet"`
-	Bugs   bugs.Set `json:"bugs"` // the switch that brings the bug back
+	Name  string   `json:"name"`
+	Found string   `json:"found"` // how and when it was found, the fix
+	Fleet string   `json:"fleet"`
+	Bugs  bugs.Set `json:"bugs"` // the switch that brings the bug back
 	// Plant names defects compiled only under the lockstep_bugs build tag
 	// that bring the bug back; without the tag only the shipped half of
 	// the regression runs.
 	Plant  []bugs.Defect `json:"plant,omitempty"`
 	Want   string        `json:"want"` // the property that caught it, e.g. "ownership:"
-	Script script   `json:"script"`
+	Script script        `json:"script"`
 }
 
 func loadRegressions(t *testing.T) []regression {
