@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
 	combinedlock "github.com/lockstep-go/lockstep/combined"
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
@@ -38,7 +39,7 @@ const (
 type kind struct {
 	name string
 	mode lockstep.Mode
-	new  func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error)
+	new  func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error)
 	// user, when set, is what the process does with its locker instead of
 	// harness.user (a correct lock user), e.g. an arrival storm
 	// (storm_test.go). It returns when ctx ends (the process crashed).
@@ -46,17 +47,17 @@ type kind struct {
 }
 
 var (
-	legacy = kind{name: "legacy", mode: lockstep.Legacy, new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
+	legacy = kind{name: "legacy", mode: lockstep.Legacy, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := shadowlock.New(p.Store(), &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: p.Clock(),
-			ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))})
+			ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing})
 		if err != nil {
 			return nil, nil, err
 		}
 		return l, l.Close, nil
 	}}
-	queue = kind{name: "new", mode: lockstep.New, new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
+	queue = kind{name: "new", mode: lockstep.New, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
-			Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))})
+			Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -64,12 +65,13 @@ var (
 	}}
 	// combined takes the queue lock, then the legacy lock (DESIGN §4.5); both
 	// halves use the process's name, as combined.Options asks.
-	combined = kind{name: "combined", mode: lockstep.Combined, new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
+	combined = kind{name: "combined", mode: lockstep.Combined, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := combinedlock.New(p.Store(), &combinedlock.Options{
 			Queue: &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
 				Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
 			Legacy: &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: p.Clock(),
 				ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
+			Fencing: fencing,
 		})
 		if err != nil {
 			return nil, nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
@@ -35,6 +36,10 @@ type variant struct {
 	plant []bugs.Defect
 	// weights, when set, replace actWeights in the random phase.
 	weights *[numActs]int
+	// noFencing runs the fleet without fencing tokens, as the regression
+	// seeds recorded before tokens were drawn in every mode were (a token
+	// draw adds store requests, which moves every later choice).
+	noFencing bool
 }
 
 // proc is one simulated process and what its user goroutine is doing.
@@ -84,6 +89,8 @@ type harness struct {
 	// exclusion it ends equal to increments; a lost update shows a
 	// violation even where no two holders were seen valid at one instant.
 	counter, increments int
+	// fencing records every token handed out (fencing_test.go).
+	fencing fenceLog
 	// switches counts flag flips by the fleet's extraFault; heldAcross the
 	// locks released while their process's flag gave another mode than the
 	// one they were taken in (the process switched while holding them).
@@ -109,7 +116,13 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	}
 	for i, k := range f.kinds {
 		sp := h.s.AddProcess(fmt.Sprintf("p%d", i))
-		l, closer, err := k.new(sp, 1)
+		var fencing *clock.Global
+		if !v.noFencing {
+			if fencing, err = clock.NewGlobal(sp.Store(), "", sp.Clock()); err != nil {
+				return nil, err
+			}
+		}
+		l, closer, err := k.new(sp, 1, fencing)
 		if err != nil {
 			return nil, err
 		}
@@ -204,6 +217,7 @@ func (h *harness) acquired(pr *proc, l lockstep.Lock) {
 	}
 	pr.waiting, pr.holding = false, l
 	pr.acquired++
+	h.checkToken(pr, l)
 	pr.worked = 0
 	h.acqs++
 	if m := l.Mode(); m.Valid() {
@@ -314,6 +328,8 @@ const (
 // "<proc>"), and — for the phase controller only — the phase cell.
 func ownsColumn(proc, table, col string) bool {
 	switch table {
+	case clock.DefaultGlobalTable:
+		return true // the global time service: every process raises the one cell (value = timestamp, so LWW keeps the maximum)
 	case migration.DefaultCensusTable:
 		return col == proc
 	case migration.DefaultPhaseTable:
@@ -358,6 +374,9 @@ func (h *harness) onStore(e sim.StoreEvent) {
 			}
 		}
 		return
+	}
+	if y.Kind == sim.Put {
+		h.noteClaim(y)
 	}
 	if y.Kind == sim.Put && e.Err == nil {
 		for _, c := range cells {

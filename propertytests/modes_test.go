@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/model/sim"
@@ -83,12 +84,13 @@ func (l *switchLocker) flip() (from, to lockstep.Mode) { return l.flag.toggle(l.
 // flag at every acquisition — with the fleet's timing. Its flag starts at
 // start(process index); flips move it between the modes of pair.
 func migrationKind(name string, pair [2]lockstep.Mode, start func(int) lockstep.Mode, flipOnAcquire bool) kind {
-	return kind{name: name, mode: pair[0], new: func(p *sim.Process, seed uint64) (lockstep.Locker, func(context.Context) error, error) {
+	return kind{name: name, mode: pair[0], new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
 		flag := &switchFlag{mode: start(p.Index)}
 		l, err := migration.New(p.Store(), p.Clock(), p.Name, flag, &migration.Options{
 			Queue:     &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
 			Legacy:    &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
 			CensusTTL: censusTTL,
+			Fencing:   fencing,
 			Host:      "sim",
 			Version:   "test",
 		})

@@ -26,6 +26,13 @@ func init() {
 			v: variant{plant: []bugs.Defect{bugs.WallClockLease}, weights: &faultyWeights}, want: "lease:",
 			keep: "lease-on-stepped-wall-clock", attempts: 8,
 			found: "found from outside (the safety issue, defect 2): a holder whose wall clock stepped back by 2×TTL, followed by a store outage, kept Lost() open for ~2×TTL while its cells expired and another process acquired; the simulator of the time could not step a wall clock apart from elapsed time. Re-found by the negative control WallClockLease with the wall-clock step fault; fixed by measuring every deadline on Clock.Elapsed (internal/lease.Stamp)"},
+		// The token drawn after the claim with no re-check: a holder whose
+		// draw is answered after its lease lapsed returns a lock whose token
+		// is above its successor's.
+		control{name: "UncheckedToken", fleet: fleetNamed("new"),
+			v: variant{plant: []bugs.Defect{bugs.UncheckedToken}, noLeaseCheck: true, weights: &faultyWeights}, want: "fencing:",
+			keep: "token-drawn-after-lease-lapsed", attempts: 8,
+			found: "found from outside (the safety issue, defect 3): the token was drawn after the claim with no re-check, so a holder that stalled between claim and draw returned with nil error and a token above its successor's; the model checks of the time had no fencing property. Re-found by the negative control UncheckedToken with the fencing property (token order = ownership order, ownership beginning at the winning claim's send); fixed by re-checking the lease after the draw in every mode (internal/fencing)"},
 		// A Locker that never forgets an id, and a floor cell without TTL:
 		// the lock's partition keeps a live cell forever.
 		control{name: "KeepIDState", fleet: fleetNamed("new"),

@@ -1,0 +1,89 @@
+package propertytests
+
+import (
+	"strings"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/model/sim"
+	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
+)
+
+// Property 4, fencing: token order is ownership order. Every lock a fleet
+// hands out carries a fencing token (every mode draws one), and a resource
+// that keeps the highest token it has seen (package fence) is safe only if
+// an owner whose ownership began later always holds the larger token: a
+// holder that stalled between its claim and its token's arrival, and whose
+// lease lapsed meanwhile, must not return a lock at all — or its late token,
+// above its successor's, would let its stale writes through and refuse the
+// successor's.
+//
+// Ownership begins with the send of the winning claim: the last write of an
+// owner cell (the queue lock's "~o/" column, the legacy main row) a process
+// sent before its Lock returned. Lemma 1 orders winning claims, so the
+// checker needs no help from the algorithms to know who owned first.
+
+// fenceLog is what the checker knows of the tokens handed out.
+type fenceLog struct {
+	claimSent map[string]int64 // process → virtual time its latest claim was sent
+	handed    []handout
+}
+
+// handout is one lock returned to a caller.
+type handout struct {
+	owner string
+	start int64 // virtual µs: its winning claim's send
+	token int64
+}
+
+// noteClaim records the send time of a claim: a write of an owner cell by a
+// process that holds nothing (a holder's rewrites are renewals).
+func (h *harness) noteClaim(y *sim.Yield) {
+	claim := false
+	for _, c := range y.Cells {
+		switch {
+		case y.Table == queuelock.DefaultTable && strings.HasPrefix(c.Column, queueOwnerPrefix):
+			claim = true
+		case y.Table == shadowlock.DefaultMainTable:
+			claim = true
+		}
+	}
+	if !claim {
+		return
+	}
+	for _, pr := range h.procs {
+		if pr.sp == y.Proc && pr.holding == nil {
+			if h.fencing.claimSent == nil {
+				h.fencing.claimSent = map[string]int64{}
+			}
+			h.fencing.claimSent[pr.sp.Name] = y.SentElapsed
+		}
+	}
+}
+
+// checkToken checks property 4 for the lock l that pr just acquired; the
+// caller holds h.mu.
+func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
+	if h.v.noFencing {
+		return
+	}
+	f, ok := l.(lockstep.Fenced)
+	if !ok {
+		h.violate("fencing: %s acquired %s in mode %v, a lock without a fencing token", pr.sp.Name, l.Owner(), l.Mode())
+		return
+	}
+	t := f.Token()
+	if t <= 0 {
+		h.violate("fencing: %s acquired %s in mode %v with token %d, no token although fencing is on", pr.sp.Name, l.Owner(), l.Mode(), t)
+		return
+	}
+	now := handout{owner: l.Owner(), start: h.fencing.claimSent[pr.sp.Name], token: t}
+	for _, o := range h.fencing.handed {
+		if (o.start < now.start && o.token >= now.token) || (o.start > now.start && o.token <= now.token) {
+			h.violate("fencing: token order is not ownership order: %s (claim sent at %d) holds token %d, %s (claim sent at %d) holds %d",
+				now.owner, now.start, now.token, o.owner, o.start, o.token)
+			return
+		}
+	}
+	h.fencing.handed = append(h.fencing.handed, now)
+}
