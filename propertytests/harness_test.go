@@ -40,6 +40,10 @@ type variant struct {
 	// seeds recorded before tokens were drawn in every mode were (a token
 	// draw adds store requests, which moves every later choice).
 	noFencing bool
+	// stepFirst steps the first process's wall clock by this much before
+	// anything runs, as the random phase's clock-step fault would: for a
+	// control whose defect needs a stepped clock and then time to pass.
+	stepFirst time.Duration
 }
 
 // proc is one simulated process and what its user goroutine is doing.
@@ -133,6 +137,11 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 			user = func(ctx context.Context, pr *proc) { k.user(h, ctx, pr) }
 		}
 		sp.Go(func(ctx context.Context) { user(ctx, pr) })
+	}
+	if v.stepFirst != 0 {
+		h.procs[0].sp.Now() // a wall clock that has been read: a step back then stands still
+		h.s.StepWall(h.procs[0].sp, v.stepFirst)
+		h.event("step %s's wall clock by %v", h.procs[0].sp.Name, v.stepFirst)
 	}
 	h.s.Settle()
 	return h, nil

@@ -52,6 +52,11 @@ var actionSlots = slotsOf(actWeights)
 // defect shows only after a fault (a wall-clock step) and a few steps.
 var faultyWeights = [numActs]int{actStep: 12, actTick: 3, actNet: 2, actTimeout: 2, actFault: 4}
 
+// slowWeights also let time pass more often: a defect that keeps a lease
+// open too long shows when a holder's renewals are not granted for a while
+// (ticks) and its work step is.
+var slowWeights = [numActs]int{actStep: 8, actTick: 6, actNet: 1, actTimeout: 1, actFault: 4}
+
 func slotsOf(weights [numActs]int) []int {
 	var out []int
 	for a, w := range weights {

@@ -23,8 +23,8 @@ func init() {
 		// Lease deadlines on the wall clock: a holder whose wall clock is
 		// stepped back keeps Lost() open while its cells expire.
 		control{name: "WallClockLease", fleet: fleetNamed("new"),
-			v: variant{plant: []bugs.Defect{bugs.WallClockLease}, weights: &faultyWeights}, want: "lease:",
-			keep: "lease-on-stepped-wall-clock", attempts: 8,
+			v: variant{plant: []bugs.Defect{bugs.WallClockLease}, weights: &slowWeights, stepFirst: -2 * ttl}, want: "lease:",
+			keep: "lease-on-stepped-wall-clock", attempts: 8, shortSteps: 20, maxActions: 16,
 			found: "found from outside (the safety issue, defect 2): a holder whose wall clock stepped back by 2×TTL, followed by a store outage, kept Lost() open for ~2×TTL while its cells expired and another process acquired; the simulator of the time could not step a wall clock apart from elapsed time. Re-found by the negative control WallClockLease with the wall-clock step fault; fixed by measuring every deadline on Clock.Elapsed (internal/lease.Stamp)"},
 		// The token drawn after the claim with no re-check: a holder whose
 		// draw is answered after its lease lapsed returns a lock whose token

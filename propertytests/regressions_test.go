@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lockstep-go/lockstep/internal/bugs"
 )
@@ -28,6 +30,8 @@ type regression struct {
 	// the regression runs.
 	Plant  []bugs.Defect `json:"plant,omitempty"`
 	Want   string        `json:"want"` // the property that caught it, e.g. "ownership:"
+	// StepFirst is variant.stepFirst of the run, in milliseconds.
+	StepFirst int64 `json:"step_first_ms,omitempty"`
 	Script script        `json:"script"`
 }
 
@@ -60,7 +64,7 @@ func TestRegressions(t *testing.T) {
 	for _, r := range rs {
 		t.Run(r.Name, func(t *testing.T) {
 			f := fleetNamed(r.Fleet)
-			if _, err := replay(t, f, variant{}, r.Script); err != nil {
+			if _, err := replay(t, f, variant{stepFirst: time.Duration(r.StepFirst) * time.Millisecond}, r.Script); err != nil {
 				t.Fatalf("regression: the shipped code fails %v:\n%v", r.Script, err)
 			}
 			if r.Bugs == (bugs.Set{}) && len(r.Plant) == 0 {
@@ -70,7 +74,7 @@ func TestRegressions(t *testing.T) {
 				t.Logf("the planted half needs -tags lockstep_bugs (defects %v)", r.Plant)
 				return
 			}
-			v := variant{bugs: r.Bugs, plant: r.Plant, noLeaseCheck: !strings.HasPrefix(r.Want, "lease:")}
+			v := variant{bugs: r.Bugs, plant: r.Plant, noLeaseCheck: !strings.HasPrefix(r.Want, "lease:"), stepFirst: time.Duration(r.StepFirst) * time.Millisecond}
 			_, err := replay(t, f, v, r.Script)
 			if err == nil || !strings.HasPrefix(err.Error(), r.Want) {
 				t.Fatalf("stale regression: with the bug planted again the schedule should fail by %q, got %v", r.Want, err)
@@ -109,8 +113,12 @@ func TestRegressions_Find(t *testing.T) {
 		t.Fatalf("unknown bug %q", name)
 	}
 	f, v := fleetNamed(k.fleet), variant{bugs: k.bugs, noLeaseCheck: true}
+	steps := 3 * 30
+	if n, err := strconv.Atoi(os.Getenv("LOCKSTEP_FIND_STEPS")); err == nil && n > 0 {
+		steps = n
+	}
 	for seed := uint64(0); seed < 20000; seed++ {
-		_, sc, err := randomRun(t, f, v, seed, 3*30, false, true)
+		_, sc, err := randomRun(t, f, v, seed, steps, false, true)
 		if err == nil {
 			continue
 		}
@@ -118,7 +126,7 @@ func TestRegressions_Find(t *testing.T) {
 		if !strings.HasPrefix(err.Error(), k.want) {
 			continue
 		}
-		if _, _, fixed := randomRun(t, f, variant{}, seed, 3*30, false, true); fixed != nil {
+		if _, _, fixed := randomRun(t, f, variant{}, seed, steps, false, true); fixed != nil {
 			t.Fatalf("seed %d fails without the planted bug too: %v", seed, fixed)
 		}
 		want := k.want
@@ -161,6 +169,9 @@ func marshalRegression(r regression) []byte {
 	if len(r.Plant) > 0 {
 		field("plant", r.Plant, false)
 	}
+	if r.StepFirst != 0 {
+		field("step_first_ms", r.StepFirst, false)
+	}
 	field("want", r.Want, false)
 	b.WriteString("  \"script\": [\n")
 	for i, a := range r.Script {
@@ -186,7 +197,8 @@ func firstLine(err error) string {
 // keepRegression writes control c's counterexample sc as a regression seed.
 func keepRegression(t *testing.T, c control, sc script) {
 	t.Helper()
-	r := regression{Name: c.keep, Found: c.found, Fleet: c.fleet.name, Bugs: c.v.bugs, Plant: c.v.plant, Want: c.want, Script: sc}
+	r := regression{Name: c.keep, Found: c.found, Fleet: c.fleet.name, Bugs: c.v.bugs, Plant: c.v.plant, Want: c.want, Script: sc,
+		StepFirst: c.v.stepFirst.Milliseconds()}
 	path := filepath.Join("testdata", "regressions", c.keep+".json")
 	if err := os.WriteFile(path, marshalRegression(r), 0o644); err != nil {
 		t.Fatal(err)
