@@ -46,9 +46,11 @@ type Lock interface {
 	// Mode is the mode the lock was taken in.
 	Mode() Mode
 
-	// Lost is closed when the lease could not be kept: no renewal succeeded
-	// for half the TTL, so another process may acquire the lock soon. The
-	// holder must stop the work the lock protects.
+	// Lost is closed when the lease could not be kept: no write sent within
+	// the lease window, (TTL − 1s − MaxServerSkew)/2 of elapsed time,
+	// succeeded, so the cells may expire soon and another process acquire.
+	// It checks the deadline itself each time it is called. The holder must
+	// stop the work the lock protects.
 	Lost() <-chan struct{}
 
 	// Unlock releases exactly the cells this acquisition wrote and stops its

@@ -51,8 +51,9 @@
 // F also allows were admitted.
 //
 // An entry is only evidence while it is alive. A process rewrites it every
-// CensusTTL/3 and takes locks only while its last successful write was sent
-// less than CensusTTL/2 ago; when that lapses, every lock it took before
+// half lease window of the CensusTTL ((CensusTTL − 1s − MaxServerSkew)/4,
+// internal/lease) and takes locks only while its last successful write was
+// sent less than a window ago, on elapsed time; when that lapses, every lock it took before
 // is signalled lost (Lost closes, Unlock reports lockstep.ErrLost) — the lease
 // argument of DESIGN §4.3, applied to the census — well before the entry can
 // expire at CensusTTL. The phase read on the fast path is cached only while

@@ -71,8 +71,8 @@ func (h *handle) Token() int64 {
 
 // Lost is closed once the algorithm's lease is lost or the census epoch the
 // lock was taken in ends. It checks both deadlines itself (the algorithm's
-// Lost checks its own; the census one is TTL/2 after the last successful
-// heartbeat), so a caller looking at Lost before working never works past
+// Lost checks its own; the census one is a lease window after the last
+// successful heartbeat), so a caller looking at Lost before working never works past
 // either, even before the goroutines watching them have run.
 func (h *handle) Lost() <-chan struct{} {
 	select {

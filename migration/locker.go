@@ -13,7 +13,7 @@ import (
 
 // ErrStaleCensus is wrapped by the error an acquisition returns when this
 // process's census heartbeat is not fresh (no successful write sent within
-// the last CensusTTL/2): the phase Controller might not see the process, so
+// the census entry's lease window): the phase Controller might not see the process, so
 // taking a lock could break exclusion.
 var ErrStaleCensus = errors.New("migration: census heartbeat is stale")
 

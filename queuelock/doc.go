@@ -32,8 +32,11 @@
 // both read only their own cell. The queue is not involved in this argument,
 // so mutual exclusion does not depend on clocks, the floor or the queue order.
 // Every cell carries a TTL; the lease (internal/lease) renews a holder's cells
-// every Renew and closes Lost() when no renewal succeeded for TTL/2, before
-// they can expire (given clock rates and replica skew well below TTL/2).
+// every Renew and closes Lost() when no write sent within the lease window
+// succeeded. The window, (TTL − 1s − MaxServerSkew)/2 on elapsed time, is
+// half of what a cell surely lives given Cassandra's whole-second expiry and
+// the servers' clock skew (internal/lease/window.go), so Lost() closes before
+// any replica can count the cells expired, whatever the wall clock does.
 //
 // # Fencing tokens
 //

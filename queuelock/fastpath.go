@@ -22,7 +22,7 @@ import (
 // sequential round trip.
 //
 // Safety does not change: success is still lemma 1's — we wrote our owner
-// cell, then read the owner cells and ours was the only one, within TTL/2 of
+// cell, then read the owner cells and ours was the only one, within the lease window of
 // sending it — so mutual exclusion does not depend on the queue. The queue
 // check only keeps the path fair: an arrival that is not first in line
 // withdraws its owner cell and waits in line behind the head, keeping the
