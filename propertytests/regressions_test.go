@@ -28,11 +28,11 @@ type regression struct {
 	// Plant names defects compiled only under the lockstep_bugs build tag
 	// that bring the bug back; without the tag only the shipped half of
 	// the regression runs.
-	Plant  []bugs.Defect `json:"plant,omitempty"`
-	Want   string        `json:"want"` // the property that caught it, e.g. "ownership:"
+	Plant []bugs.Defect `json:"plant,omitempty"`
+	Want  string        `json:"want"` // the property that caught it, e.g. "ownership:"
 	// StepFirst is variant.stepFirst of the run, in milliseconds.
-	StepFirst int64 `json:"step_first_ms,omitempty"`
-	Script script        `json:"script"`
+	StepFirst int64  `json:"step_first_ms,omitempty"`
+	Script    script `json:"script"`
 }
 
 func loadRegressions(t *testing.T) []regression {
