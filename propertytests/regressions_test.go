@@ -112,6 +112,9 @@ func TestRegressions_Find(t *testing.T) {
 	if !ok {
 		t.Fatalf("unknown bug %q", name)
 	}
+	if name := os.Getenv("LOCKSTEP_FIND_FLEET"); name != "" {
+		k.fleet = name
+	}
 	f, v := fleetNamed(k.fleet), variant{bugs: k.bugs, noLeaseCheck: true}
 	steps := 3 * 30
 	if n, err := strconv.Atoi(os.Getenv("LOCKSTEP_FIND_STEPS")); err == nil && n > 0 {
