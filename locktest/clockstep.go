@@ -94,6 +94,8 @@ func leaseLostAfterWallClockStep(t *testing.T, env Env, step time.Duration) {
 	if limit := window + short.Renew; lostAfter > limit {
 		t.Fatalf("a's Lost() closed %v after it began to lock, over the window %v (+ a renewal interval); wall clock stepped by %v", lostAfter, window, step)
 	}
-	_ = la.Unlock(ctx)
+	if err := la.Unlock(ctx); !errors.Is(err, lockstep.ErrLost) {
+		t.Fatalf("Unlock after loss = %v, want ErrLost", err)
+	}
 	_ = lb.Unlock(ctx)
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/model"
 )
 
 // Timing is the lease timing a scenario asks a locker for.
@@ -168,41 +167,10 @@ func leaseKeptPastTTL(t *testing.T, env Env) {
 	}
 }
 
-func leaseLostWhenRenewalStops(t *testing.T, env Env) {
-	ctx := context.Background()
-	s := env.NewStore(t)
-	faulty, err := model.NewFaulty(s, model.FaultConfig{FailBefore: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	faulty.SetEnabled(false)
-	a, b := newLocker(t, env, faulty, short), newLocker(t, env, s, short)
-	la := ok(t)(a.Lock(ctx, "res"))
-	// From now on every request of a fails: its renewals stop landing.
-	faulty.SetEnabled(true)
-	var lostAt time.Time
-	done := make(chan struct{})
-	go func() {
-		<-la.Lost()
-		lostAt = time.Now()
-		close(done)
-	}()
-	wctx, cancel := context.WithTimeout(ctx, 10*short.TTL)
-	defer cancel()
-	lb, err := b.Lock(wctx, "res")
-	if err != nil {
-		t.Fatalf("b could not acquire after a's cells expired: %v", err)
-	}
-	acquiredAt := time.Now()
-	<-done
-	if !lostAt.Before(acquiredAt) {
-		t.Fatalf("a's Lost() closed at %v, not before b acquired at %v", lostAt, acquiredAt)
-	}
-	if err := la.Unlock(ctx); !errors.Is(err, lockstep.ErrLost) {
-		t.Fatalf("Unlock after loss = %v, want ErrLost", err)
-	}
-	_ = lb.Unlock(ctx)
-}
+// leaseLostWhenRenewalStops: a holder whose store fails after it acquired
+// sees Lost() within its lease window, before another process acquires, and
+// its Unlock reports the loss (clockstep.go, with no step).
+func leaseLostWhenRenewalStops(t *testing.T, env Env) { leaseLostAfterWallClockStep(t, env, 0) }
 
 func counterIncrements(t *testing.T, env Env) {
 	const n = 4
