@@ -105,18 +105,20 @@ func (c *ManualClock) Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Advance moves virtual time forward by d (rounded down to whole
-// microseconds) and wakes every sleeper whose deadline it reaches. A negative
-// d moves time back, as Set does.
+// Advance moves virtual time — wall and elapsed together — forward by d
+// (rounded down to whole microseconds) and wakes every sleeper whose deadline
+// it reaches. A negative d moves both back, as Set does; to step the wall
+// clock alone, as NTP does, use StepWall.
 func (c *ManualClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.setLocked(c.now + lockstep.Micros(d))
 }
 
-// Set moves virtual time to micros and wakes every sleeper whose deadline it
-// reaches. Time may move back (to simulate a clock step); sleepers keep their
-// deadlines.
+// Set moves virtual elapsed time to micros (the wall clock follows, keeping
+// its StepWall offset) and wakes every sleeper whose deadline it reaches.
+// Moving it back breaks Elapsed's promise never to decrease, which only a
+// test of a broken clock should want; a clock step is StepWall.
 func (c *ManualClock) Set(micros int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
