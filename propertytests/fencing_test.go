@@ -41,12 +41,7 @@ type handout struct {
 func (h *harness) noteClaim(y *sim.Yield) {
 	claim := false
 	for _, c := range y.Cells {
-		switch {
-		case y.Table == queuelock.DefaultTable && strings.HasPrefix(c.Column, queueOwnerPrefix):
-			claim = true
-		case y.Table == shadowlock.DefaultMainTable:
-			claim = true
-		}
+		claim = claim || isOwnerCell(y.Table, c.Column)
 	}
 	if !claim {
 		return
@@ -86,4 +81,17 @@ func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
 		}
 	}
 	h.fencing.handed = append(h.fencing.handed, now)
+}
+
+// isOwnerCell reports whether column col of table is a cell whose life is a
+// lock's: the queue lock's owner cells and the legacy main row. (A waiter's
+// queue cell or a legacy shadow cell keeps no lock alive.)
+func isOwnerCell(table, col string) bool {
+	switch table {
+	case queuelock.DefaultTable:
+		return strings.HasPrefix(col, queueOwnerPrefix)
+	case shadowlock.DefaultMainTable:
+		return true
+	}
+	return false
 }

@@ -389,6 +389,9 @@ func (h *harness) onStore(e sim.StoreEvent) {
 	}
 	if y.Kind == sim.Put && e.Err == nil {
 		for _, c := range cells {
+			if !isOwnerCell(y.Table, c.Column) {
+				continue // a waiter's queue cell or a legacy shadow cell keeps no lock alive
+			}
 			if o := ownerOf(c.Column, c.Value); y.SentElapsed > h.lastOK[o] {
 				h.lastOK[o] = y.SentElapsed
 			}

@@ -84,13 +84,13 @@ type control struct {
 
 var controls = []control{
 	{name: "SkipOwnerReread", fleet: fleetNamed("new"),
-		v: variant{bugs: bugs.Set{SkipOwnerReread: true}, noLeaseCheck: true}, want: "mutual exclusion:"},
+		v: variant{bugs: bugs.Set{SkipOwnerReread: true}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
 	{name: "ReuseTombstonedTimestamp", fleet: fleetNamed("new"),
 		v: variant{bugs: bugs.Set{ReuseTombstonedTimestamp: true}, noLeaseCheck: true}, want: "liveness:"},
 	{name: "QueueCellsWithoutTTLAndCrashedWaiter", fleet: fleetNamed("new"),
 		v: variant{bugs: bugs.Set{QueueCellsWithoutTTL: true}, noLeaseCheck: true, noStateCheck: true}, want: "liveness:"},
 	{name: "LegacyAndNewFleet", fleet: fleet{name: "legacy+new", kinds: []kind{legacy, queue, queue}, starvationFree: true},
-		v: variant{noLeaseCheck: true}, want: "mutual exclusion:"},
+		v: variant{noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
 	// The storm processes' fast claims, no longer held back by the
 	// contention hint, fail the queue head's claims until it has waited
 	// beyond the bound (storm_test.go).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
@@ -37,7 +38,11 @@ var (
 )
 
 func newHandle(a *attempt, since int64) *handle {
-	h := &handle{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: a.stale, since: since}
+	// The owner column is the Locker's, not this acquisition's: Unlock
+	// deletes it only while it holds the turn, so it must not also come
+	// back through the cells a failed delete of the attempt left behind.
+	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol })
+	h := &handle{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: stale, since: since}
 	l := a.l
 	h.lease = lease.Start(l.cfg.Clock, l.cfg.Lease, since, h.renew, lease.Hooks{
 		Renewed: func(err error) {

@@ -19,8 +19,13 @@
 // through Stamp), never on the wall clock: a wall clock stepped back by NTP
 // would otherwise keep Lost open while the cells expire on the servers.
 //
-// Renewal stops after loss on purpose: a rewrite that lands after the cells
-// expired would resurrect an owner cell beside a new holder's.
+// Renewal stops at the deadline on purpose: a rewrite that lands after the
+// cells expired would resurrect an owner cell beside a new holder's. The
+// renewer checks the deadline before each renewal, so it sends none after
+// the deadline it has seen; a renewal sent just before it, or delayed between
+// the check and the send (a pause), can still land late. Safety does not
+// depend on it — the late holder's Lost is closed, and a resurrected cell
+// carries its TTL — but a contender may wait until that TTL runs out.
 //
 // A Lease owns two goroutines (the renewer and the watchdog); Stop cancels
 // both and waits for them. This package is shared by all lock algorithms and
