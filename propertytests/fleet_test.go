@@ -98,6 +98,11 @@ type fleet struct {
 	// sweepDivisor of its schedules on this fleet, whose schedules each cost
 	// several of a plain fleet's.
 	sweepDivisor int
+	// shareFirst makes the second process a second user goroutine of the
+	// first, on the same Locker: goroutines of one process contending for
+	// one id (DESIGN §4.2 item 6), whose acquisitions share the Locker's
+	// owner cell.
+	shareFirst bool
 }
 
 // fleets are the fleets the property tests check. A mixed fleet is one more
@@ -106,6 +111,10 @@ type fleet struct {
 var fleets = []fleet{
 	{name: "legacy", kinds: []kind{legacy, legacy, legacy}},
 	{name: "new", kinds: []kind{queue, queue, queue}, starvationFree: true},
+	// Two goroutines of p0 on one queue Locker beside a third process: an
+	// acquisition must never touch the owner cell its Locker's next
+	// acquisition holds.
+	{name: "new/two-goroutines", kinds: []kind{queue, queue, queue}, starvationFree: true, shareFirst: true},
 	// The rollout fleets (DESIGN §4.6): combined beside either other mode.
 	{name: "legacy+combined", kinds: []kind{legacy, combined, combined}},
 	{name: "combined+new", kinds: []kind{combined, combined, queue}, starvationFree: true},

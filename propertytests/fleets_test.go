@@ -151,3 +151,7 @@ func checkFleet(t *testing.T, name string) {
 func TestLegacyFleet_MutualExclusionAndDeadlockFreedom(t *testing.T) { checkFleet(t, "legacy") }
 
 func TestNewFleet_MutualExclusionAndStarvationFreedom(t *testing.T) { checkFleet(t, "new") }
+
+func TestNewFleetTwoGoroutinesOneLocker_MutualExclusionAndStarvationFreedom(t *testing.T) {
+	checkFleet(t, "new/two-goroutines")
+}

@@ -2,6 +2,7 @@ package propertytests
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -13,6 +14,8 @@ import (
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/model/sim"
+	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
 // variant says what one run plants or leaves out, for negative controls.
@@ -95,6 +98,10 @@ type harness struct {
 	counter, increments int
 	// fencing records every token handed out (fencing_test.go).
 	fencing fenceLog
+	// queueOwnerCol and legacyOwners say where each owner's owner cell is
+	// (ownercell_test.go): its Locker's "~o/" column, or its legacy main cell.
+	queueOwnerCol map[string]string
+	legacyOwners  map[string]bool
 	// switches counts flag flips by the fleet's extraFault; heldAcross the
 	// locks released while their process's flag gave another mode than the
 	// one they were taken in (the process switched while holding them).
@@ -104,7 +111,8 @@ type harness struct {
 // newHarness builds fleet f on a fresh simulation and starts one user
 // goroutine per process. Call inside a synctest bubble; call close at the end.
 func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
-	h := &harness{f: f, v: v, traced: traced, lastOK: map[string]int64{}, released: map[string]bool{}}
+	h := &harness{f: f, v: v, traced: traced, lastOK: map[string]int64{}, released: map[string]bool{},
+		queueOwnerCol: map[string]string{}, legacyOwners: map[string]bool{}}
 	h.unplant = plant(v.plant)
 	defer func() {
 		if err != nil {
@@ -119,6 +127,14 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 		}
 	}
 	for i, k := range f.kinds {
+		if i == 1 && f.shareFirst {
+			// A second user goroutine of p0, on p0's Locker.
+			first := h.procs[0]
+			pr := &proc{sp: first.sp, kind: k, locker: first.locker, closer: first.closer}
+			h.procs = append(h.procs, pr)
+			first.sp.Go(func(ctx context.Context) { h.user(ctx, pr) })
+			continue
+		}
 		sp := h.s.AddProcess(fmt.Sprintf("p%d", i))
 		var fencing *clock.Global
 		if !v.noFencing {
@@ -197,7 +213,12 @@ func (h *harness) user(ctx context.Context, pr *proc) {
 			break
 		}
 		h.releasing(pr)
-		_ = l.Unlock(context.WithoutCancel(ctx))
+		err = l.Unlock(context.WithoutCancel(ctx))
+		// A failed release may be retried (lock.go): retry once, a poll
+		// later, as a careful user would.
+		if err != nil && !errors.Is(err, lockstep.ErrLost) && clk.Sleep(ctx, poll) == nil {
+			_ = l.Unlock(context.WithoutCancel(ctx))
+		}
 		h.releaseDone(l)
 		if clk.Sleep(ctx, think) != nil {
 			return
@@ -386,6 +407,14 @@ func (h *harness) onStore(e sim.StoreEvent) {
 	}
 	if y.Kind == sim.Put {
 		h.noteClaim(y)
+		for _, c := range y.Cells {
+			switch {
+			case y.Table == queuelock.DefaultTable && strings.HasPrefix(c.Column, queueOwnerPrefix):
+				h.queueOwnerCol[string(c.Value)] = c.Column
+			case y.Table == shadowlock.DefaultMainTable:
+				h.legacyOwners[c.Column] = true
+			}
+		}
 	}
 	if y.Kind == sim.Put && e.Err == nil {
 		for _, c := range cells {
@@ -416,7 +445,7 @@ func (h *harness) checkSafety() error {
 			}
 		}
 	}
-	return nil
+	return h.checkOwnerCells()
 }
 
 func (h *harness) elapsed(since int64) time.Duration {

@@ -97,16 +97,20 @@ func TestRegressions_Find(t *testing.T) {
 		fleet       string
 		bugs        bugs.Set
 		want        string // "" = whichever property fails first
+		plant       []bugs.Defect
 	}{
 		"ReuseOwnerAfterStoreError": {"legacy-retry-reuses-owner",
 			"first found by the legacy fleet checks at seed 458 (4 of 3,000 schedules): a round retried after a store error under the same owner id took its own half-deleted main cell for a held lock; fixed in shadowlock by a fresh owner id per retried round",
-			"legacy", bugs.Set{ReuseOwnerAfterStoreError: true}, ""},
+			"legacy", bugs.Set{ReuseOwnerAfterStoreError: true}, "", nil},
 		"NoRoundDeadline": {"legacy-round-outlives-shadow-ttl",
 			"found by TestSweep (legacy fleet, seed 9058; 3 of 6 seeds sampled around it): a legacy round stalled a TTL between reading the shadow row and writing the main row, its shadow cell expired, a contender saw itself alone, two holders; fixed in shadowlock by giving up a round older than TTL/2 (round.overdue)",
-			"legacy", bugs.Set{NoRoundDeadline: true}, "mutual exclusion:"},
+			"legacy", bugs.Set{NoRoundDeadline: true}, "mutual exclusion:", nil},
+		"StaleOwnerColumn": {file: "retried-unlock-deletes-newer-owner-cell",
+			found: "found by review, then by the fleet new/two-goroutines (two user goroutines on one queue Locker, users retrying a failed Unlock) with the owner-cell property, after 18,609 rapid checks with the fix reverted: an attempt whose cleanup delete failed kept its Locker's owner column among its leftover cells, the handle inherited them, and its retried Unlock deleted the column while a newer acquisition of the same Locker held the id; fixed in queuelock (newHandle drops the owner column from the inherited cells: only an Unlock holding the turn deletes it)",
+			fleet: "new/two-goroutines", want: "ownership:", plant: []bugs.Defect{bugs.StaleOwnerColumn}},
 		"IgnorePublishedFloor": {"queue-waiter-hidden-below-racing-floor",
 			"found by TestSweep in CI (combined+new/switching, seeds 3420 and 16832): two arrivals raced, the later-named one landed first, a reader learned a floor above the earlier name and never saw that waiter again, which lost its place only at its next floor refresh a TTL later (bypassed 5 times, bound 4); fixed in queuelock by returning the published floor with every read and giving a waiter whose name it passed a new place (floor.go). The floor's later lag behind the clock also keeps such a race from hiding a waiter, so the bug is planted with NoFloorLag; the script was seed 3420, minimized from 79 actions to 43, until the queue Locker's janitor (a sleeper of its own) changed the schedules; it is now seed 16832, minimized from 70 actions to 12",
-			"combined+new/switching", bugs.Set{IgnorePublishedFloor: true, NoFloorLag: true}, "liveness:"},
+			"combined+new/switching", bugs.Set{IgnorePublishedFloor: true, NoFloorLag: true}, "liveness:", nil},
 	}
 	k, ok := known[name]
 	if !ok {
@@ -115,7 +119,7 @@ func TestRegressions_Find(t *testing.T) {
 	if name := os.Getenv("LOCKSTEP_FIND_FLEET"); name != "" {
 		k.fleet = name
 	}
-	f, v := fleetNamed(k.fleet), variant{bugs: k.bugs, noLeaseCheck: true}
+	f, v := fleetNamed(k.fleet), variant{bugs: k.bugs, plant: k.plant, noLeaseCheck: true}
 	steps := 3 * 30
 	if n, err := strconv.Atoi(os.Getenv("LOCKSTEP_FIND_STEPS")); err == nil && n > 0 {
 		steps = n
@@ -142,7 +146,7 @@ func TestRegressions_Find(t *testing.T) {
 			t.Fatalf("minimize: %v", err)
 		}
 		t.Logf("minimized to %d actions: %v\n%v", len(small), small, err)
-		r := regression{Name: k.file, Found: k.found, Fleet: k.fleet, Bugs: k.bugs, Want: want, Script: small}
+		r := regression{Name: k.file, Found: k.found, Fleet: k.fleet, Bugs: k.bugs, Plant: k.plant, Want: want, Script: small}
 		path := filepath.Join("testdata", "regressions", k.file+".json")
 		if err := os.WriteFile(path, marshalRegression(r), 0o644); err != nil {
 			t.Fatal(err)

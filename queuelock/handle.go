@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/serial"
 )
@@ -41,7 +42,7 @@ func newHandle(a *attempt, since int64) *handle {
 	// The owner column is the Locker's, not this acquisition's: Unlock
 	// deletes it only while it holds the turn, so it must not also come
 	// back through the cells a failed delete of the attempt left behind.
-	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol })
+	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol && !bugs.Planted(bugs.StaleOwnerColumn) })
 	h := &handle{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: stale, since: since}
 	l := a.l
 	h.lease = lease.Start(l.cfg.Clock, l.cfg.Lease, since, h.renew, lease.Hooks{

@@ -20,6 +20,12 @@ const (
 	// claim without checking that the lease was still valid when the token
 	// arrived, and with token 0 when the draw failed.
 	UncheckedToken Defect = "unchecked-token"
+	// StaleOwnerColumn lets a queue-lock handle inherit its Locker's owner
+	// column among the cells a failed cleanup of its attempt left behind,
+	// so a retried Unlock deletes it even while a newer acquisition of the
+	// same Locker holds the id: a real bug review found, which the
+	// two-goroutine fleet's owner-cell check then found too.
+	StaleOwnerColumn Defect = "stale-owner-column"
 	// KeepIDState never frees a Locker's per-id state (read floors,
 	// contention hints) and publishes the floor cell without a TTL.
 	KeepIDState Defect = "keep-id-state"
