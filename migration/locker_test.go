@@ -12,6 +12,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
 func TestLocker_LockIsTakenInTheFlagsMode(t *testing.T) {
@@ -123,11 +124,15 @@ func TestNew_RefusesBadConfiguration(t *testing.T) {
 		flag    FlagSource
 		opts    *Options
 	}{
-		"nil flag":          {"p", nil, nil},
-		"long process id":   {strings.Repeat("p", 56), Static(lockstep.Legacy), nil},
-		"bad process id":    {"p q", Static(lockstep.Legacy), nil},
-		"census ttl":        {"p", Static(lockstep.Legacy), &Options{CensusTTL: 1500 * time.Millisecond}},
-		"short census ttl":  {"p", Static(lockstep.Legacy), &Options{CensusTTL: 2 * time.Second}},
+		"nil flag":         {"p", nil, nil},
+		"long process id":  {strings.Repeat("p", 56), Static(lockstep.Legacy), nil},
+		"bad process id":   {"p q", Static(lockstep.Legacy), nil},
+		"census ttl":       {"p", Static(lockstep.Legacy), &Options{CensusTTL: 1500 * time.Millisecond}},
+		"short census ttl": {"p", Static(lockstep.Legacy), &Options{CensusTTL: 2 * time.Second}},
+		// The census assumes the larger server skew either algorithm does:
+		// with 2s, its smallest safe TTL is 5s.
+		"census ttl below the legacy skew's minimum": {"p", Static(lockstep.Legacy), &Options{CensusTTL: 4 * time.Second,
+			Legacy: &shadowlock.Options{TTL: 6 * time.Second, MaxServerSkew: 2 * time.Second}}},
 		"table name":        {"p", Static(lockstep.Legacy), &Options{CensusTable: "fleet-census"}},
 		"queue process id":  {"p", Static(lockstep.Legacy), &Options{Queue: &queuelock.Options{ProcessID: "x"}}},
 		"queue ttl":         {"p", Static(lockstep.Legacy), &Options{Queue: &queuelock.Options{TTL: 1500 * time.Millisecond}}},

@@ -46,8 +46,8 @@ type Options struct {
 	PhaseTable string
 	// CensusTTL is the TTL of this process's census entry, a whole number
 	// of seconds no shorter than the smallest safe lease TTL (4s with the
-	// default MaxServerSkew of 1s; Queue.MaxServerSkew, when set, applies to
-	// the census too). Its lease window is (CensusTTL − 1s −
+	// default MaxServerSkew of 1s; the larger of Queue.MaxServerSkew and
+	// Legacy.MaxServerSkew, when set, applies to the census too). Its lease window is (CensusTTL − 1s −
 	// MaxServerSkew)/2 on elapsed time: the entry is rewritten every half
 	// window, and locks are refused, and held ones signalled lost, once no
 	// write sent in the last window has succeeded. Default DefaultCensusTTL
@@ -115,9 +115,17 @@ func (o *Options) resolve(process string) (config, error) {
 	if err := lockstep.ValidateTTL("CensusTTL", c.censusTTL); err != nil {
 		return c, err
 	}
-	c.census = lease.Config{TTL: c.censusTTL, MaxServerSkew: lease.DefaultMaxServerSkew}
-	if in.Queue != nil && in.Queue.MaxServerSkew != 0 {
+	// The census entry lives on the same servers as the locks: its lease
+	// assumes the larger skew either algorithm was configured with.
+	c.census = lease.Config{TTL: c.censusTTL}
+	if in.Queue != nil {
 		c.census.MaxServerSkew = in.Queue.MaxServerSkew
+	}
+	if in.Legacy != nil {
+		c.census.MaxServerSkew = max(c.census.MaxServerSkew, in.Legacy.MaxServerSkew)
+	}
+	if c.census.MaxServerSkew == 0 {
+		c.census.MaxServerSkew = lease.DefaultMaxServerSkew
 	}
 	c.census.Renew = c.census.DefaultRenew()
 	if err := c.census.Validate(); err != nil {
