@@ -42,7 +42,8 @@ type round struct {
 	owner    string
 	requests int
 	since    int64 // lease.Stamp of the send of the main write that succeeded
-	token    int64 // fencing token drawn after Success (Options.Fencing)
+	fenced   bool  // draw a fencing token (Options.Fencing) for this lock alone
+	token    int64 // fencing token drawn after Success
 	// shadowSent is the lease.Stamp of the send of this round's shadow write
 	shadowSent int64
 	// cells that may exist after a failed request, to delete on abandon
@@ -139,7 +140,7 @@ func (r *round) cell() lockstep.Cell {
 // the round must be cleaned up like one that failed: its main cell is
 // deleted, so the lock passes on.
 func (r *round) fence(ctx context.Context) error {
-	if r.l.cfg.fencing == nil {
+	if r.l.cfg.fencing == nil || !r.fenced {
 		return nil
 	}
 	r.requests += 2
