@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
@@ -25,6 +26,7 @@ var _ held.Part = (*part)(nil)
 
 func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
 	l := r.l
+	watched := !(mode == lockstep.Combined && bugs.Planted(bugs.LegacyLossUnwatched))
 	p := &part{l: l, id: r.id, owner: r.owner, since: r.since}
 	p.lease = lease.Start(l.cfg.Clock, l.cfg.Lease, r.since, p.renew, lease.Hooks{
 		Renewed: func(err error) {
@@ -34,12 +36,16 @@ func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
 			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: p.id, Owner: p.owner, Mode: mode, Renewed: err == nil, Err: err})
 		},
 		Lost: func() {
-			loss.Fire()
+			if watched {
+				loss.Fire()
+			}
 			l.cfg.Logger.Warn("shadowlock: lease lost", "id", p.id, "owner", p.owner)
 			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: p.id, Owner: p.owner, Mode: mode, Lost: true})
 		},
 	})
-	loss.Watch(p.Expired)
+	if watched {
+		loss.Watch(p.Expired)
+	}
 	return p
 }
 

@@ -29,4 +29,11 @@ const (
 	// KeepIDState never frees a Locker's per-id state (read floors,
 	// contention hints) and publishes the floor cell without a TTL.
 	KeepIDState Defect = "keep-id-state"
+	// LegacyLossUnwatched leaves a combined lock's legacy lease out of its
+	// loss signal: the lock reports lost only when its queue lease is, so a
+	// holder whose legacy renewals fail works on after its legacy cell
+	// expired and a legacy process took the lock. The composition redesign
+	// (one held lock, no merge goroutine) must keep both leases in one
+	// signal.
+	LegacyLossUnwatched Defect = "legacy-loss-unwatched"
 )
