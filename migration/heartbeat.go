@@ -215,7 +215,7 @@ func (h *heartbeat) write(ctx context.Context) error {
 		return fmt.Errorf("migration: encoding census entry: %w", err)
 	}
 	cell := lockstep.Cell{Column: h.self.Process, Value: b, Timestamp: ts, TTL: h.ttl}
-	if err := h.store.Put(ctx, h.table, CensusRow, cell); err != nil {
+	if err := h.store.Put(ctx, h.table, censusRow, cell); err != nil {
 		return fmt.Errorf("migration: writing census entry: %w", err)
 	}
 	h.mu.Lock()
@@ -379,7 +379,7 @@ func (h *heartbeat) watch(ctx context.Context) {
 // remove deletes the entry, after shutdown. ctx bounds the delete; on error
 // the entry expires after its TTL.
 func (h *heartbeat) remove(ctx context.Context) error {
-	if err := h.store.Delete(ctx, h.table, CensusRow, h.ts.Next(), h.self.Process); err != nil {
+	if err := h.store.Delete(ctx, h.table, censusRow, h.ts.Next(), h.self.Process); err != nil {
 		return fmt.Errorf("migration: removing census entry: %w", err)
 	}
 	return nil

@@ -145,7 +145,7 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 	attempt := 1
 	for rounds := 1; ; rounds++ {
 		out, err := r.try(ctx)
-		if err == nil && out == Success {
+		if err == nil && out == success {
 			// A failed draw is a store error like any other; a token that
 			// arrived after the lease lapsed, a round that came too late.
 			// Either way the round is undone and, for Lock, retried.
@@ -167,18 +167,18 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 			if !bugs.From(ctx).ReuseOwnerAfterStoreError {
 				r.owner = l.owners.Next()
 			}
-			out = ConcurrentAttempt
+			out = concurrentAttempt
 		}
 		var backoff time.Duration
 		switch out {
-		case Success:
+		case success:
 			return rounds, nil
-		case AnotherThreadIsOwner:
+		case anotherThreadIsOwner:
 			if try {
 				return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, lockstep.ErrLocked)
 			}
 			backoff = l.uniform(1000 * time.Millisecond)
-		case ConcurrentAttempt:
+		case concurrentAttempt:
 			if try && attempt >= lockstep.MaxTryAttempts {
 				return rounds, fmt.Errorf("shadowlock: %q: %w (%d concurrent attempts)", r.id, lockstep.ErrLocked, attempt)
 			}

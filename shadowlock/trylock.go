@@ -10,26 +10,27 @@ import (
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
-// Outcome is the result of one TryLock round of listing 4.
-type Outcome uint8
+// outcome is the result of one round of listing 4 (the names are the
+// listing's: Success, AnotherThreadIsOwner, ConcurrentAttempt).
+type outcome uint8
 
 const (
 	// Success: the caller's cell is the only main cell.
-	Success Outcome = iota + 1
+	success outcome = iota + 1
 	// AnotherThreadIsOwner: someone else's cell is in the main row.
-	AnotherThreadIsOwner
+	anotherThreadIsOwner
 	// ConcurrentAttempt: another contender was in the shadow row at the same
 	// time, or the main row filled up meanwhile.
-	ConcurrentAttempt
+	concurrentAttempt
 )
 
-func (o Outcome) String() string {
+func (o outcome) String() string {
 	switch o {
-	case Success:
+	case success:
 		return "Success"
-	case AnotherThreadIsOwner:
+	case anotherThreadIsOwner:
 		return "AnotherThreadIsOwner"
-	case ConcurrentAttempt:
+	case concurrentAttempt:
 		return "ConcurrentAttempt"
 	}
 	return fmt.Sprintf("Outcome(%d)", uint8(o))
@@ -51,7 +52,7 @@ type round struct {
 }
 
 // try runs listing 4 once. On error the caller must call cleanup.
-func (r *round) try(ctx context.Context) (Outcome, error) {
+func (r *round) try(ctx context.Context) (outcome, error) {
 	l := r.l
 	main, err := r.read(ctx, l.cfg.main) // 1
 	if err != nil {
@@ -59,9 +60,9 @@ func (r *round) try(ctx context.Context) (Outcome, error) {
 	}
 	if len(main) == 1 { // 2
 		if main[0].Column == r.owner { // 3
-			return Success, nil // 4
+			return success, nil // 4
 		}
-		return AnotherThreadIsOwner, nil // 6
+		return anotherThreadIsOwner, nil // 6
 	}
 	r.shadowMaybe = true // 7
 	r.requests++
@@ -88,13 +89,13 @@ func (r *round) try(ctx context.Context) (Outcome, error) {
 			if err := r.deleteShadow(ctx); err != nil { // 12
 				return 0, err
 			}
-			return Success, nil // 13
+			return success, nil // 13
 		}
 	}
 	if err := r.deleteShadow(ctx); err != nil { // 14
 		return 0, err
 	}
-	return ConcurrentAttempt, nil // 15
+	return concurrentAttempt, nil // 15
 }
 
 // overdue reports whether more than the lease window (§4.3) has passed
