@@ -186,6 +186,9 @@ func TestFloor_WaiterBelowThePublishedFloorTakesAVisiblePlace(t *testing.T) {
 		visible bool
 	}{{"shipped", bugs.Set{}, true}, {"IgnorePublishedFloor", bugs.Set{IgnorePublishedFloor: true}, false}} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.bugs != (bugs.Set{}) && !bugs.Compiled {
+				t.Skip("the defect is compiled only with -tags lockstep_bugs")
+			}
 			synctest.Test(t, func(t *testing.T) {
 				ctx := context.Background()
 				s := model.New(&clock.Local{})
