@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/serial"
 )
@@ -64,8 +65,8 @@ func newHandle(a *attempt, since int64) *handle {
 func (h *handle) renew(ctx context.Context) error {
 	ttl := h.l.cfg.Lease.TTL
 	return h.l.store.Put(ctx, h.l.cfg.table, h.id,
-		lockstep.Cell{Column: h.qcol, Value: []byte(h.owner), Timestamp: h.l.ts.Next(), TTL: ttl},
-		lockstep.Cell{Column: h.ocol, Value: []byte(h.owner), Timestamp: h.l.ts.Next(), TTL: ttl})
+		layout.QueueCell(h.qcol, h.owner, h.l.ts.Next(), ttl),
+		layout.OwnerCell(h.ocol, h.owner, h.l.ts.Next(), ttl))
 }
 
 func (h *handle) ID() string            { return h.id }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/model"
 )
 
@@ -35,10 +36,10 @@ func cells(t *testing.T, s lockstep.Store, id string) []string {
 	}
 	var out []string
 	for _, c := range cs {
-		if c.Column == floorColumn {
+		if c.Column == layout.FloorColumn {
 			continue
 		}
-		if strings.HasPrefix(c.Column, ownerPrefix) {
+		if strings.HasPrefix(c.Column, layout.OwnerPrefix) {
 			out = append(out, c.Column+"="+string(c.Value)) // the value names the owner
 			continue
 		}

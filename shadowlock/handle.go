@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/serial"
 )
@@ -54,7 +55,7 @@ func newHandle(r *round) *handle {
 // renew rewrites our main cell with a fresh timestamp and TTL.
 func (h *handle) renew(ctx context.Context) error {
 	return h.l.store.Put(ctx, h.l.cfg.main, h.id,
-		lockstep.Cell{Column: h.owner, Value: []byte{}, Timestamp: h.l.ts.Next(), TTL: h.l.cfg.Lease.TTL})
+		layout.LegacyCell(h.owner, h.l.ts.Next(), h.l.cfg.Lease.TTL))
 }
 
 func (h *handle) ID() string            { return h.id }
@@ -87,7 +88,7 @@ func (h *handle) Unlock(ctx context.Context) error {
 		lost = h.lease.IsLost()
 		h.stopped = true
 	}
-	err := h.l.store.Delete(ctx, h.l.cfg.main, h.id, h.l.ts.Next(), h.owner)
+	err := h.l.store.Delete(ctx, h.l.cfg.main, h.id, h.l.ts.Next(), layout.LegacyColumn(h.owner))
 	if err != nil {
 		err = fmt.Errorf("shadowlock: unlock %q: %w", h.id, err)
 	} else {

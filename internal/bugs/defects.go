@@ -29,4 +29,9 @@ const (
 	// KeepIDState never frees a Locker's per-id state (read floors,
 	// contention hints) and publishes the floor cell without a TTL.
 	KeepIDState Defect = "keep-id-state"
+	// SkipForeignCells makes a queue-lock read log a cell of the lock's
+	// partition that it cannot parse and go on without it, as it did before
+	// a foreign cell became an error the caller sees: an owner cell naming
+	// no owner is then not counted by lemma 1's check.
+	SkipForeignCells Defect = "skip-foreign-cells"
 )

@@ -161,17 +161,17 @@ func FloorSlice() lockstep.Slice {
 // and owner id.
 func ParseQueueColumn(col string) (t int64, owner string, err error) {
 	if len(col) < minQueueColumn || col[StampDigits:StampDigits+len(queueInfix)] != queueInfix {
-		return 0, "", fmt.Errorf("column %q is not %q", col, "<20-digit µs>/q/<owner>")
+		return 0, "", errors.New("not a queue cell: want <20-digit µs>/q/<owner>")
 	}
 	digits := col[:StampDigits]
 	for i := range len(digits) {
 		if digits[i] < '0' || digits[i] > '9' {
-			return 0, "", fmt.Errorf("column %q: time %q is not 20 decimal digits", col, digits)
+			return 0, "", fmt.Errorf("queue cell time %q is not 20 decimal digits", digits)
 		}
 	}
 	t, err = strconv.ParseInt(digits, 10, 64)
 	if err != nil {
-		return 0, "", fmt.Errorf("column %q: time %q out of range", col, digits)
+		return 0, "", fmt.Errorf("queue cell time %q is beyond int64", digits)
 	}
 	return t, col[StampDigits+len(queueInfix):], nil
 }
@@ -181,17 +181,20 @@ func ParseQueueColumn(col string) (t int64, owner string, err error) {
 func ParseOwnerColumn(col string) (process, incarnation string, err error) {
 	rest, ok := strings.CutPrefix(col, OwnerPrefix)
 	if !ok {
-		return "", "", fmt.Errorf("column %q does not start with %q", col, OwnerPrefix)
+		return "", "", fmt.Errorf("not an owner cell: want %s<process>/<incarnation>", OwnerPrefix)
 	}
 	process, incarnation, ok = strings.Cut(rest, "/")
 	if !ok || process == "" || incarnation == "" || strings.Contains(incarnation, "/") {
-		return "", "", fmt.Errorf("column %q is not %q", col, OwnerPrefix+"<process>/<incarnation>")
+		return "", "", fmt.Errorf("not an owner cell: want %s<process>/<incarnation>", OwnerPrefix)
 	}
 	return process, incarnation, nil
 }
 
-// errEmptyOwner is the reason an owner cell without an owner is foreign.
-var errEmptyOwner = errors.New("owner cell names no owner")
+var (
+	errEmptyOwner  = errors.New("owner cell names no owner")
+	errUnknownName = errors.New("no lockstep cell is named so (queue cells: <20-digit µs>/q/<owner>; owner cells: " +
+		OwnerPrefix + "<process>/<incarnation>; the floor: " + FloorColumn + ")")
+)
 
 // Parse parses one cell of a queue partition. A cell that is none of the
 // kinds, or whose value does not fit its kind, is an error: no Locker wrote
@@ -211,12 +214,15 @@ func Parse(col string, value []byte) (Entry, error) {
 			return Entry{}, err
 		}
 		if len(value) == 0 {
-			return Entry{}, fmt.Errorf("column %q: %w", col, errEmptyOwner)
+			return Entry{}, errEmptyOwner
 		}
 		return Entry{Column: col, Kind: Owner, Owner: string(value), Process: process}, nil
 	}
 	t, owner, err := ParseQueueColumn(col)
 	if err != nil {
+		if col == "" || col[0] < '0' || col[0] > '9' {
+			return Entry{}, errUnknownName
+		}
 		return Entry{}, err
 	}
 	return Entry{Column: col, Kind: Queue, Time: t, Owner: owner}, nil
