@@ -48,6 +48,12 @@ func cells(t *testing.T, s lockstep.Store, id string) []string {
 	return out
 }
 
+// isQueueColumn reports whether col names a queue cell.
+func isQueueColumn(col string) bool {
+	_, _, err := layout.ParseQueueColumn(col)
+	return err == nil
+}
+
 func TestQueueLock_CancelledWaiterLeavesNoCell(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := model.New(&clock.Local{})
