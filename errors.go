@@ -91,7 +91,7 @@ type ForeignCellError struct {
 func (e *ForeignCellError) Error() string {
 	return fmt.Sprintf("lockstep: foreign cell in a lock row: table %s, row %q, column %q: %s; "+
 		"another writer shares the table: give lockstep tables of its own, "+
-		"or delete the cell once that writer is stopped (this call changed nothing)",
+		"or delete the cell once that writer is stopped (this call left nothing behind)",
 		e.Table, e.Row, e.Column, e.Reason)
 }
 
