@@ -3,7 +3,11 @@ package locktest
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
+	"testing"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
 )
@@ -42,4 +46,32 @@ func (r *Recording) Log() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.log...)
+}
+
+// Expect fails t unless the lines logged so far are want, in order.
+func (r *Recording) Expect(t testing.TB, want []string) {
+	t.Helper()
+	if got := r.Log(); !slices.Equal(got, want) {
+		t.Errorf("writes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// HoldOnce takes id with l (with TryLock if try, else Lock), keeps it for
+// hold (on the test's clock: fake time inside a synctest bubble) and
+// releases it. Any error fails t.
+func HoldOnce(t testing.TB, l lockstep.Locker, id string, try bool, hold time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	acquire := l.Lock
+	if try {
+		acquire = l.TryLock
+	}
+	h, err := acquire(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(hold)
+	if err := h.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
