@@ -15,9 +15,9 @@ import (
 // The bytes a Locker writes are a storage format that running fleets share:
 // they must not change when the code that builds them moves. This pins every
 // write of an uncontended fast-path Lock/Unlock, a slow-path Lock/Unlock and
-// a TryLock, each held past one renewal, on synctest's fixed clock (2000-01-01T00:00:00Z) with a seeded
-// incarnation: the same lines, to the byte, as the code wrote before the
-// formats moved to internal/layout.
+// a TryLock, each held past one renewal, on synctest's fixed clock
+// (2000-01-01T00:00:00Z) with a seeded incarnation: the same lines, to the
+// byte, as the code wrote before the formats moved to internal/layout.
 func TestQueueLock_WritesTheKnownBytes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
