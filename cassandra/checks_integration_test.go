@@ -185,7 +185,7 @@ func checkOwnerRows(ctx context.Context, s lockstep.Store, id string, mode locks
 		if time.Since(first) >= ttl {
 			return transient, fmt.Errorf("%s holds the queue lock on %q but other owner cells stayed live for a TTL: %q", o.queue, id, r.queueOwners)
 		}
-		if err := clock.SleepTimer(ctx, 100*time.Millisecond); err != nil {
+		if err := (&clock.Local{}).Sleep(ctx, 100*time.Millisecond); err != nil {
 			return transient, err
 		}
 	}
@@ -228,7 +228,7 @@ func awaitGone(ctx context.Context, s lockstep.Store, id string, o owners, relea
 			return fmt.Errorf("cells of released %s still live %v after Unlock began (TTL %v)",
 				o, readAt.Sub(released).Round(time.Millisecond), ttl)
 		}
-		if err := clock.SleepTimer(ctx, 100*time.Millisecond); err != nil {
+		if err := (&clock.Local{}).Sleep(ctx, 100*time.Millisecond); err != nil {
 			return err
 		}
 	}

@@ -4,7 +4,9 @@
 // without an instant where two processes hold the same lock (DESIGN §4.6).
 //
 // It composes the three algorithms and depends on no driver: a [Locker]
-// holds one locker of each algorithm on one store and clock, asks a
+// holds one queue locker and one legacy locker on one store and clock, and
+// the combined locker composing the two (so a process has one contender per
+// id in the queue, whatever mode its flag says), asks a
 // [FlagSource] for the mode of every acquisition, and refuses modes the
 // fleet's [Phase] forbids. A fleet census (one TTL'd cell per process in
 // table fleet_census) and a phase cell (table fleet_phase) let a

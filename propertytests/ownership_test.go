@@ -33,8 +33,8 @@ func ownerOf(table, col string, value []byte) string {
 }
 
 // ownsColumn reports whether process proc may write or delete column col of
-// table: the cells of its own acquisitions ("<proc>.<n>", or
-// "<proc>:<algorithm>.<n>" from the three lockers of a migration.Locker), the
+// table: the cells of its own acquisitions ("<proc>.<n>"; a migration.Locker's
+// queue and legacy Lockers draw from one sequence), the
 // owner cells of its own queue Lockers, its own census entry (column
 // "<proc>"), and — for the phase controller only — the phase cell.
 func ownsColumn(proc, table, col string) bool {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
@@ -25,7 +26,11 @@ type attempt struct {
 	id    string
 	owner string
 	try   bool
-	start int64 // elapsed µs, when the call began
+	start int64         // elapsed µs, when the call began
+	mode  lockstep.Mode // the mode the caller asked for (lease events)
+	loss  *held.Loss    // the acquisition's loss signal, fired by the lease
+	fence bool          // draw a fencing token (Options.Fencing) for this lock alone
+	token int64         // the token drawn
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell
@@ -44,7 +49,7 @@ type attempt struct {
 	lastDeleteTS int64    // timestamp of our last owner-cell delete (for bugs.ReuseTombstonedTimestamp)
 }
 
-func (a *attempt) run(ctx context.Context) (*handle, error) {
+func (a *attempt) run(ctx context.Context) (*part, error) {
 	a.bugs = bugs.From(ctx)
 	if a.try {
 		if !a.l.turns.TryAcquire(a.id) {
@@ -55,7 +60,7 @@ func (a *attempt) run(ctx context.Context) (*handle, error) {
 	}
 	a.turn = true
 	var (
-		h   *handle
+		h   *part
 		err error
 	)
 	if a.try {
@@ -73,7 +78,7 @@ func (a *attempt) run(ctx context.Context) (*handle, error) {
 // lock is listing 7 with refinements: enqueue, then until first in line and
 // alone in the owner cells, re-read; a waiter renews its queue cell so a long
 // wait keeps its place, and re-enqueues if its cell vanished anyway.
-func (a *attempt) lock(ctx context.Context) (*handle, error) {
+func (a *attempt) lock(ctx context.Context) (*part, error) {
 	var lastErr error
 	retry := func(err error) error {
 		if errors.Is(err, lockstep.ErrForeignCell) {
@@ -185,7 +190,7 @@ func (l *Locker) nextPoll() time.Duration {
 }
 
 // tryLock is listing 8, writing nothing when the lock is visibly busy.
-func (a *attempt) tryLock(ctx context.Context) (*handle, error) {
+func (a *attempt) tryLock(ctx context.Context) (*part, error) {
 	v, err := a.l.read(ctx, a.id, &a.requests)
 	if err != nil {
 		return nil, a.storeErr("read", ctx, err)
@@ -372,14 +377,14 @@ func (a *attempt) storeErr(step string, ctx context.Context, err error) error {
 	return fmt.Errorf("queuelock: %q: %s: %w", a.id, step, err)
 }
 
-func (a *attempt) observe(ctx context.Context, h *handle, err error) {
+func (a *attempt) observe(ctx context.Context, lk *held.Lock, err error) {
 	e := lockstep.AcquireEvent{
-		ID: a.id, Mode: lockstep.New, Try: a.try, Acquired: h != nil, Err: err,
+		ID: a.id, Mode: lockstep.New, Try: a.try, Acquired: lk != nil, Err: err,
 		Attempts: a.claims, Requests: a.requests,
 		Wait: time.Duration(a.l.cfg.Clock.Elapsed()-a.start) * time.Microsecond,
 	}
-	if h != nil {
-		e.Owner = h.owner
+	if lk != nil {
+		e.Owner = lk.Owner()
 	}
 	a.l.cfg.Observer.ObserveAcquire(ctx, e)
 }

@@ -22,7 +22,7 @@
 // (listing 8) fails without writing when anything is live, and otherwise does
 // the same once (retrying a claim that met a concurrent one, up to
 // lockstep.MaxTryAttempts claims). Unlock deletes both cells; a failed
-// delete is retried by the next Unlock (handle.go).
+// delete is retried by the next Unlock (part.go).
 //
 // # Foreign cells
 //

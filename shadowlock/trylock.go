@@ -11,26 +11,27 @@ import (
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
-// Outcome is the result of one TryLock round of listing 4.
-type Outcome uint8
+// outcome is the result of one round of listing 4 (the names are the
+// listing's: Success, AnotherThreadIsOwner, ConcurrentAttempt).
+type outcome uint8
 
 const (
 	// Success: the caller's cell is the only main cell.
-	Success Outcome = iota + 1
+	success outcome = iota + 1
 	// AnotherThreadIsOwner: someone else's cell is in the main row.
-	AnotherThreadIsOwner
+	anotherThreadIsOwner
 	// ConcurrentAttempt: another contender was in the shadow row at the same
 	// time, or the main row filled up meanwhile.
-	ConcurrentAttempt
+	concurrentAttempt
 )
 
-func (o Outcome) String() string {
+func (o outcome) String() string {
 	switch o {
-	case Success:
+	case success:
 		return "Success"
-	case AnotherThreadIsOwner:
+	case anotherThreadIsOwner:
 		return "AnotherThreadIsOwner"
-	case ConcurrentAttempt:
+	case concurrentAttempt:
 		return "ConcurrentAttempt"
 	}
 	return fmt.Sprintf("Outcome(%d)", uint8(o))
@@ -43,7 +44,8 @@ type round struct {
 	owner    string
 	requests int
 	since    int64 // lease.Stamp of the send of the main write that succeeded
-	token    int64 // fencing token drawn after Success (Options.Fencing)
+	fenced   bool  // draw a fencing token (Options.Fencing) for this lock alone
+	token    int64 // fencing token drawn after Success
 	// shadowSent is the lease.Stamp of the send of this round's shadow write
 	shadowSent int64
 	// cells that may exist after a failed request, to delete on abandon
@@ -51,7 +53,7 @@ type round struct {
 }
 
 // try runs listing 4 once. On error the caller must call cleanup.
-func (r *round) try(ctx context.Context) (Outcome, error) {
+func (r *round) try(ctx context.Context) (outcome, error) {
 	l := r.l
 	main, err := r.read(ctx, l.cfg.main) // 1
 	if err != nil {
@@ -59,9 +61,9 @@ func (r *round) try(ctx context.Context) (Outcome, error) {
 	}
 	if len(main) == 1 { // 2
 		if layout.LegacyOnly(main, r.owner) { // 3
-			return Success, nil // 4
+			return success, nil // 4
 		}
-		return AnotherThreadIsOwner, nil // 6
+		return anotherThreadIsOwner, nil // 6
 	}
 	r.shadowMaybe = true // 7
 	r.requests++
@@ -88,13 +90,13 @@ func (r *round) try(ctx context.Context) (Outcome, error) {
 			if err := r.deleteShadow(ctx); err != nil { // 12
 				return 0, err
 			}
-			return Success, nil // 13
+			return success, nil // 13
 		}
 	}
 	if err := r.deleteShadow(ctx); err != nil { // 14
 		return 0, err
 	}
-	return ConcurrentAttempt, nil // 15
+	return concurrentAttempt, nil // 15
 }
 
 // overdue reports whether more than the lease window (§4.3) has passed
@@ -140,7 +142,7 @@ func (r *round) cell() lockstep.Cell {
 // the round must be cleaned up like one that failed: its main cell is
 // deleted, so the lock passes on.
 func (r *round) fence(ctx context.Context) error {
-	if r.l.cfg.fencing == nil {
+	if r.l.cfg.fencing == nil || !r.fenced {
 		return nil
 	}
 	r.requests += 2
