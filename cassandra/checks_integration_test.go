@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -118,14 +119,15 @@ func readLockRows(ctx context.Context, s lockstep.Store, id string, mode lockste
 			return r, fmt.Errorf("reading the queue partition of %q: %w", id, err)
 		}
 		for _, c := range cells {
-			// Owner cells "~o/<process>/<incarnation>" name the owner in
-			// their value; queue cells "<20-digit µs>/q/<owner>" in their
-			// column; the floor cell has another shape.
+			e, err := layout.Parse(c.Column, c.Value)
 			switch {
-			case strings.HasPrefix(c.Column, "~o/"):
-				r.queueOwners = append(r.queueOwners, string(c.Value))
-			case len(c.Column) > 23 && c.Column[20:23] == "/q/":
-				r.queueWaiters = append(r.queueWaiters, c.Column[23:])
+			case err != nil:
+				return r, fmt.Errorf("the queue partition of %q: %w", id, &lockstep.ForeignCellError{
+					Table: queuelock.DefaultTable, Row: id, Column: c.Column, Reason: err.Error()})
+			case e.Kind == layout.Owner:
+				r.queueOwners = append(r.queueOwners, e.Owner)
+			case e.Kind == layout.Queue:
+				r.queueWaiters = append(r.queueWaiters, e.Owner)
 			}
 		}
 	}
@@ -134,13 +136,11 @@ func readLockRows(ctx context.Context, s lockstep.Store, id string, mode lockste
 			table string
 			into  *[]string
 		}{{shadowlock.DefaultMainTable, &r.legacyMain}, {shadowlock.DefaultShadowTable, &r.legacyShadow}} {
-			cells, err := s.Read(ctx, t.table, id, lockstep.Slice{})
+			cells, err := s.Read(ctx, t.table, id, layout.LegacyRow())
 			if err != nil {
 				return r, fmt.Errorf("reading %s of %q: %w", t.table, id, err)
 			}
-			for _, c := range cells {
-				*t.into = append(*t.into, c.Column)
-			}
+			*t.into = layout.LegacyOwners(cells)
 		}
 	}
 	return r, nil

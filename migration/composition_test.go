@@ -2,7 +2,6 @@ package migration
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/queuelock"
 )
 
@@ -33,8 +33,8 @@ func (w *queueWatch) after(ctx context.Context, table, row string) {
 	}
 	owners := map[string]bool{}
 	for _, c := range cells {
-		if i := strings.Index(c.Column, "/q/"); i >= 0 {
-			owners[c.Column[i+3:]] = true
+		if _, owner, err := layout.ParseQueueColumn(c.Column); err == nil {
+			owners[owner] = true
 		}
 	}
 	w.max = max(w.max, len(owners))

@@ -2,6 +2,7 @@ package queuelock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
@@ -32,7 +34,7 @@ type attempt struct {
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell
-	ocol    string   // our owner cell: the Locker's (columns.go)
+	ocol    string   // our owner cell: the Locker's (internal/layout)
 	queued  bool     // a queue cell of ours may exist
 	stale   []string // cells of ours whose delete failed, under older names
 	claimed bool     // an owner cell of ours may exist
@@ -79,6 +81,9 @@ func (a *attempt) run(ctx context.Context) (*part, error) {
 func (a *attempt) lock(ctx context.Context) (*part, error) {
 	var lastErr error
 	retry := func(err error) error {
+		if errors.Is(err, lockstep.ErrForeignCell) {
+			return fmt.Errorf("queuelock: %q: %w", a.id, err) // no retry can help (view.go, parse)
+		}
 		if ctx.Err() != nil {
 			return a.ctxErr(ctx, lastErr)
 		}
@@ -143,7 +148,7 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 			}
 			continue
 		}
-		if head, _ := v.head(); head.column == a.qcol && !v.ownedByOthers(a.ocol) {
+		if head, _ := v.head(); head.Column == a.qcol && !v.ownedByOthers(a.ocol) {
 			ok, since, err := a.claim(ctx)
 			if err != nil {
 				if err := retry(err); err != nil {
@@ -201,7 +206,7 @@ func (a *attempt) tryLock(ctx context.Context) (*part, error) {
 		if err != nil {
 			return nil, a.storeErr("read", ctx, err)
 		}
-		if head, _ := v.head(); head.column != a.qcol || v.ownedByOthers(a.ocol) {
+		if head, _ := v.head(); head.Column != a.qcol || v.ownedByOthers(a.ocol) {
 			break
 		}
 		ok, since, err := a.claim(ctx)
@@ -223,7 +228,7 @@ func (a *attempt) tryLock(ctx context.Context) (*part, error) {
 // queue cell; a waiter's renewal starts with it.
 func (a *attempt) enqueue(ctx context.Context) error {
 	a.time = a.l.hlc.Now()
-	a.qcol, a.ocol = queueColumn(a.time, a.owner), a.l.ownerCol
+	a.qcol, a.ocol = layout.QueueColumn(a.time, a.owner), a.l.ownerCol
 	a.queued = true // even a failed write may have landed
 	a.requests++
 	sent := lease.Stamp(a.l.cfg.Clock)
@@ -343,7 +348,7 @@ func (a *attempt) abandon(ctx context.Context) {
 }
 
 func (a *attempt) queueCell() lockstep.Cell {
-	c := lockstep.Cell{Column: a.qcol, Value: []byte(a.owner), Timestamp: a.l.ts.Next(), TTL: a.l.cfg.Lease.TTL}
+	c := layout.QueueCell(a.qcol, a.owner, a.l.ts.Next(), a.l.cfg.Lease.TTL)
 	if a.bugs.QueueCellsWithoutTTL {
 		c.TTL = 0
 	}
@@ -351,7 +356,7 @@ func (a *attempt) queueCell() lockstep.Cell {
 }
 
 func (a *attempt) ownerCell() lockstep.Cell {
-	c := lockstep.Cell{Column: a.ocol, Value: []byte(a.owner), Timestamp: a.l.ts.Next(), TTL: a.l.cfg.Lease.TTL}
+	c := layout.OwnerCell(a.ocol, a.owner, a.l.ts.Next(), a.l.cfg.Lease.TTL)
 	if a.bugs.ReuseTombstonedTimestamp && a.lastDeleteTS != 0 {
 		c.Timestamp = a.lastDeleteTS
 	}

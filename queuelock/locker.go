@@ -8,6 +8,7 @@ import (
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/turn"
 )
@@ -22,7 +23,7 @@ type Locker struct {
 	ts     *clock.Timestamps
 	owners *ident.Owners
 	// ownerCol is this Locker's owner cell in every id's partition
-	// (columns.go): the one acquisition of an id it has in the store at a
+	// (internal/layout): the one acquisition of an id it has in the store at a
 	// time writes it.
 	ownerCol string
 	turns    turn.Turns
@@ -48,7 +49,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	return &Locker{
 		store: store, cfg: cfg,
 		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
-		owners: ident.NewOwners(cfg.Process), ownerCol: ownerColumnFor(cfg.Process, cfg.rand),
+		owners: ident.NewOwners(cfg.Process), ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
 	}, nil
 }
 

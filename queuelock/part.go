@@ -9,6 +9,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
@@ -59,8 +60,8 @@ func newPart(a *attempt, since int64) *part {
 func (p *part) renew(ctx context.Context) error {
 	ttl := p.l.cfg.Lease.TTL
 	return p.l.store.Put(ctx, p.l.cfg.table, p.id,
-		lockstep.Cell{Column: p.qcol, Value: []byte(p.owner), Timestamp: p.l.ts.Next(), TTL: ttl},
-		lockstep.Cell{Column: p.ocol, Value: []byte(p.owner), Timestamp: p.l.ts.Next(), TTL: ttl})
+		layout.QueueCell(p.qcol, p.owner, p.l.ts.Next(), ttl),
+		layout.OwnerCell(p.ocol, p.owner, p.l.ts.Next(), ttl))
 }
 
 // Stop ends renewal and waits for it.

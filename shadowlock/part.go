@@ -7,6 +7,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
@@ -52,7 +53,7 @@ func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
 // renew rewrites our main cell with a fresh timestamp and TTL.
 func (p *part) renew(ctx context.Context) error {
 	return p.l.store.Put(ctx, p.l.cfg.main, p.id,
-		lockstep.Cell{Column: p.owner, Value: []byte{}, Timestamp: p.l.ts.Next(), TTL: p.l.cfg.Lease.TTL})
+		layout.LegacyCell(p.owner, p.l.ts.Next(), p.l.cfg.Lease.TTL))
 }
 
 // Stop ends renewal and waits for it.
@@ -70,7 +71,7 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 	if p.released {
 		return false, nil
 	}
-	if err := p.l.store.Delete(ctx, p.l.cfg.main, p.id, p.l.ts.Next(), p.owner); err != nil {
+	if err := p.l.store.Delete(ctx, p.l.cfg.main, p.id, p.l.ts.Next(), layout.LegacyColumn(p.owner)); err != nil {
 		return true, fmt.Errorf("shadowlock: unlock %q: %w", p.id, err)
 	}
 	p.released = true

@@ -7,6 +7,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/fencing"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
@@ -59,7 +60,7 @@ func (r *round) try(ctx context.Context) (outcome, error) {
 		return 0, err
 	}
 	if len(main) == 1 { // 2
-		if main[0].Column == r.owner { // 3
+		if layout.LegacyOnly(main, r.owner) { // 3
 			return success, nil // 4
 		}
 		return anotherThreadIsOwner, nil // 6
@@ -74,7 +75,7 @@ func (r *round) try(ctx context.Context) (outcome, error) {
 	if err != nil {
 		return 0, err
 	}
-	if len(shadow) == 1 && shadow[0].Column == r.owner { // 9
+	if layout.LegacyOnly(shadow, r.owner) { // 9
 		main, err := r.read(ctx, l.cfg.main) // 10
 		if err != nil {
 			return 0, err
@@ -117,22 +118,22 @@ func (r *round) overdue(ctx context.Context) bool {
 
 func (r *round) read(ctx context.Context, table string) ([]lockstep.Cell, error) {
 	r.requests++
-	return r.l.store.Read(ctx, table, r.id, lockstep.Slice{})
+	return r.l.store.Read(ctx, table, r.id, layout.LegacyRow())
 }
 
 func (r *round) deleteShadow(ctx context.Context) error {
 	r.requests++
-	if err := r.l.store.Delete(ctx, r.l.cfg.shadow, r.id, r.l.ts.Next(), r.owner); err != nil {
+	if err := r.l.store.Delete(ctx, r.l.cfg.shadow, r.id, r.l.ts.Next(), layout.LegacyColumn(r.owner)); err != nil {
 		return err
 	}
 	r.shadowMaybe = false
 	return nil
 }
 
-// cell is our cell in either table: column = owner, empty value, lease TTL,
+// cell is our cell in either table (internal/layout's frozen legacy cell), lease TTL,
 // a fresh timestamp above any of our earlier writes or deletes.
 func (r *round) cell() lockstep.Cell {
-	return lockstep.Cell{Column: r.owner, Value: []byte{}, Timestamp: r.l.ts.Next(), TTL: r.l.cfg.Lease.TTL}
+	return layout.LegacyCell(r.owner, r.l.ts.Next(), r.l.cfg.Lease.TTL)
 }
 
 // fence draws the fencing token of a round that ended in Success, keeping it
@@ -165,7 +166,7 @@ func (r *round) cleanup(ctx context.Context) {
 			continue
 		}
 		r.requests++
-		if err := r.l.store.Delete(ctx, t.table, r.id, r.l.ts.Next(), r.owner); err != nil {
+		if err := r.l.store.Delete(ctx, t.table, r.id, r.l.ts.Next(), layout.LegacyColumn(r.owner)); err != nil {
 			r.l.cfg.Logger.Warn("shadowlock: could not delete cell; it expires after the TTL",
 				"id", r.id, "owner", r.owner, "table", t.table, "err", err)
 			continue

@@ -36,4 +36,9 @@ const (
 	// (one held lock, no merge goroutine) must keep both leases in one
 	// signal.
 	LegacyLossUnwatched Defect = "legacy-loss-unwatched"
+	// SkipForeignCells makes a queue-lock read log a cell of the lock's
+	// partition that it cannot parse and go on without it, as it did before
+	// a foreign cell became an error the caller sees: an owner cell naming
+	// no owner is then not counted by lemma 1's check.
+	SkipForeignCells Defect = "skip-foreign-cells"
 )
