@@ -139,6 +139,11 @@ func readPhase(ctx context.Context, store lockstep.Store, table string) (phaseCe
 	if err != nil {
 		return phaseCell{}, fmt.Errorf("migration: reading phase: %w", err)
 	}
+	return phaseOf(cells, table)
+}
+
+// phaseOf decodes the phase cell read from table, if any (see readPhase).
+func phaseOf(cells []lockstep.Cell, table string) (phaseCell, error) {
 	if len(cells) == 0 {
 		return phaseCell{phase: Phase{Mode: lockstep.Legacy}}, nil
 	}

@@ -29,4 +29,10 @@ const (
 	// KeepIDState never frees a Locker's per-id state (read floors,
 	// contention hints) and publishes the floor cell without a TTL.
 	KeepIDState Defect = "keep-id-state"
+	// DrainSkipsRecheck makes a migration.Controller commit the target
+	// phase right after writing the intent, trusting the census read that
+	// ended its drain instead of reading the census again after the intent:
+	// a process that began using a mode the target forbids between that
+	// read and the intent is committed past.
+	DrainSkipsRecheck Defect = "drain-skips-recheck"
 )
