@@ -36,8 +36,12 @@ func (a *announcement) publish(ctx context.Context, c *Controller, p Phase) erro
 	// have applied.
 	a.written = true
 	ttl := (c.drain + announceMargin + time.Second - 1).Truncate(time.Second)
-	return c.store.Put(ctx, c.phaseTable, PhaseRow, lockstep.Cell{Column: AnnounceColumn, Value: []byte(p.String()),
+	err := c.store.Put(ctx, c.phaseTable, PhaseRow, lockstep.Cell{Column: AnnounceColumn, Value: []byte(p.String()),
 		Timestamp: c.ts.Next(), TTL: ttl})
+	if err != nil {
+		return fmt.Errorf("migration: announcing the move %v: %w", p, err)
+	}
+	return nil
 }
 
 // withdraw deletes the announcement if one was written. A failure is not

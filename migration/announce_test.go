@@ -35,7 +35,8 @@ func TestPhaseFlag_FleetFollowsTheAnnouncementWithoutARefusal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		c := newController(t, s, 10*time.Second)
+		seen := &announceSeen{Store: s}
+		c := newController(t, seen, 10*time.Second)
 		setPhase(t, c, lockstep.Combined, lockstep.New)
 		r := &refusalCount{}
 		var stop atomic.Bool
@@ -49,11 +50,6 @@ func TestPhaseFlag_FleetFollowsTheAnnouncementWithoutARefusal(t *testing.T) {
 			wg.Go(func() { loop(t, l, "job/"+name, 200*time.Millisecond, 50*time.Millisecond, &stop, r) })
 		}
 		time.Sleep(2 * time.Second)
-		var during string
-		wg.Go(func() {
-			time.Sleep(500 * time.Millisecond)
-			during = announceCell(t, s)
-		})
 		if err := c.Set(ctx, lockstep.Combined); err != nil {
 			t.Fatalf("Set(combined): %v", err)
 		}
@@ -62,11 +58,12 @@ func TestPhaseFlag_FleetFollowsTheAnnouncementWithoutARefusal(t *testing.T) {
 		wg.Wait()
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		t.Logf("announcement during the drain %q; refusals %d; acquisitions legacy %d, combined %d, new %d",
+		during := seen.values()
+		t.Logf("announcements written %q; refusals %d; acquisitions legacy %d, combined %d, new %d",
 			during, r.refusals, r.acquired[lockstep.Legacy], r.acquired[lockstep.Combined], r.acquired[lockstep.New])
 		switch {
-		case during != "pending:new->combined":
-			t.Fatalf("announcement during the drain %q, want pending:new->combined", during)
+		case len(during) != 1 || during[0] != "pending:new->combined":
+			t.Fatalf("announcements written %q, want pending:new->combined once", during)
 		case r.refusals != 0:
 			t.Fatalf("%d acquisitions of the PhaseFlag fleet refused, want 0", r.refusals)
 		case r.acquired[lockstep.New] == 0 || r.acquired[lockstep.Combined] == 0:
@@ -160,6 +157,59 @@ func TestPhaseFlag_AnswersCombinedOnlyForAnAnnouncementFromTheCommittedPhase(t *
 		time.Sleep(6 * time.Second) // the announcement expires
 		if m := mode(); m != lockstep.New {
 			t.Fatalf("expired announcement: %v, want new", m)
+		}
+	})
+}
+
+// announceSeen records the announcements written through it.
+type announceSeen struct {
+	lockstep.Store
+	mu   sync.Mutex
+	seen []string
+}
+
+func (s *announceSeen) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
+	if table == DefaultPhaseTable && len(cells) == 1 && cells[0].Column == AnnounceColumn {
+		s.mu.Lock()
+		s.seen = append(s.seen, string(cells[0].Value))
+		s.mu.Unlock()
+	}
+	return s.Store.Put(ctx, table, row, cells...)
+}
+
+func (s *announceSeen) values() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.seen...)
+}
+
+// announceFails fails every write of the announcement cell.
+type announceFails struct{ lockstep.Store }
+
+func (s announceFails) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
+	if table == DefaultPhaseTable && len(cells) == 1 && cells[0].Column == AnnounceColumn {
+		return errCut
+	}
+	return s.Store.Put(ctx, table, row, cells...)
+}
+
+// A failed announcement ends the move with the store's error, before any
+// intent: the phase cell is as it was.
+func TestController_AFailedAnnouncementEndsTheMoveWritingNoPhase(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := newStore()
+		setPhase(t, newController(t, s, 0), lockstep.Combined)
+		newProcess(t, s, "stuck", Static(lockstep.Legacy))
+		time.Sleep(testCensusTTL / 3)
+		synctest.Wait()
+		v0, ts0 := phaseStamp(t, s)
+		err := newController(t, announceFails{s}, 3*time.Second).Set(ctx, lockstep.New)
+		if !errors.Is(err, errCut) || !strings.Contains(err.Error(), "announcing") {
+			t.Fatalf("Set(new) with the announcement failing = %v, want the store's error", err)
+		}
+		if v, ts := phaseStamp(t, s); v != v0 || ts != ts0 {
+			t.Fatalf("the failed move wrote the phase cell: %q@%d -> %q@%d", v0, ts0, v, ts)
 		}
 	})
 }
