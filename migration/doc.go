@@ -50,6 +50,24 @@
 // both ends, refuses. A reverted move is harmless: while pending, only modes
 // F also allows were admitted.
 //
+// An entry is only evidence while it is alive. A process rewrites it every
+// half lease window of the CensusTTL ((CensusTTL − 1s − MaxServerSkew)/4,
+// internal/lease) and takes locks only while its last successful write was
+// sent less than a window ago, on elapsed time; when that lapses, every lock it took before
+// is signalled lost (Lost closes, Unlock reports lockstep.ErrLost) — the lease
+// argument of DESIGN §4.3, applied to the census — well before the entry can
+// expire at CensusTTL. The phase read on the fast path is cached only while
+// the mode has stayed published in the same heartbeat epoch, which keeps the
+// argument intact without a phase read per acquisition.
+//
+// Assumptions the argument needs and this package cannot check: one
+// Controller at a time (the phase cell has no compare-and-set); process ids
+// unique across the fleet (two processes with one id share one entry); and
+// every process takes its locks through this package. Processes that do not
+// — old binaries using the legacy algorithm directly — are invisible to the
+// census: they are safe in phases legacy and combined, but must be drained by
+// deployment before the phase moves to new.
+//
 // # Draining before the intent
 //
 // With ControllerOptions.Drain the Controller waits for the fleet before it
@@ -63,9 +81,14 @@
 // the drain's last read (its flag flipped back, a stale replica restarted)
 // is covered exactly as before: either its phase read saw the intent and it
 // refused, or its census write completed before the read after the intent
-// began, and the Controller sees it and reverts. That read is what the
-// planted defect DrainSkipsRecheck leaves out (internal/bugs); the
-// controller properties of package propertytests catch it.
+// began, and the Controller sees it and reverts. Nothing changed on the
+// process side (census write, then phase read, the cache tied to the
+// heartbeat epoch), so the lemma holds as it stands. The read after the
+// intent is what the planted defect DrainSkipsRecheck (internal/bugs) leaves
+// out; the drain property of package propertytests — no lock is taken in a
+// mode the phase forbids once the Controller was told its commit succeeded,
+// while flags drift into that mode at any moment — catches it
+// (TestNegative_DrainSkipsRecheckIsCaughtByThePhaseProperty).
 //
 // The order matters for availability, not safety. While the Controller
 // drains, the phase is still F, which allows the outgoing mode: a process
@@ -89,24 +112,6 @@
 // census and the guard), and combined is allowed in every phase. A stale
 // announcement (a Controller that died) costs only its TTL of combined
 // locks.
-//
-// An entry is only evidence while it is alive. A process rewrites it every
-// half lease window of the CensusTTL ((CensusTTL − 1s − MaxServerSkew)/4,
-// internal/lease) and takes locks only while its last successful write was
-// sent less than a window ago, on elapsed time; when that lapses, every lock it took before
-// is signalled lost (Lost closes, Unlock reports lockstep.ErrLost) — the lease
-// argument of DESIGN §4.3, applied to the census — well before the entry can
-// expire at CensusTTL. The phase read on the fast path is cached only while
-// the mode has stayed published in the same heartbeat epoch, which keeps the
-// argument intact without a phase read per acquisition.
-//
-// Assumptions the argument needs and this package cannot check: one
-// Controller at a time (the phase cell has no compare-and-set); process ids
-// unique across the fleet (two processes with one id share one entry); and
-// every process takes its locks through this package. Processes that do not
-// — old binaries using the legacy algorithm directly — are invisible to the
-// census: they are safe in phases legacy and combined, but must be drained by
-// deployment before the phase moves to new.
 //
 // # Rollout runbook
 //
