@@ -104,7 +104,7 @@ type harness struct {
 	// one they were taken in (the process switched while holding them).
 	switches, heldAcross int
 	// onAcquired, when set, is called with mu held at every acquisition,
-	// for a check of its own (drain_test.go).
+	// for a check of its own (phasedrain_test.go).
 	onAcquired func(pr *proc, l lockstep.Lock)
 }
 

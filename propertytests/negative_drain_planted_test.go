@@ -15,7 +15,7 @@ import (
 
 // The control of the drain's defect: with DrainSkipsRecheck planted, a
 // Controller commits new right after its intent, trusting the census read
-// that ended its drain. The drain property (drain_test.go) must catch it by
+// that ended its drain. The drain property (phasedrain_test.go) must catch it by
 // the phase property — a legacy lock taken after the commit of new was
 // acknowledged: a drifter that published legacy after the drain's last read
 // and read the phase before the intent is admitted, then again from its
