@@ -8,13 +8,13 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// AnnounceColumn is the cell of the phase row (beside PhaseColumn) in which
+// announceColumn is the cell of the phase row (beside phaseColumn) in which
 // a Controller draining the census announces the move it is waiting to
 // make, as the text of its intent ("pending:<from>-><to>"), with a TTL. Only
 // PhaseFlag reads it, to switch its fleet before the intent is written; the
 // Locker's guard never does, so an announcement refuses no lock. It sorts
-// before PhaseColumn, outside the slice the guard reads.
-const AnnounceColumn = "announce"
+// before phaseColumn, outside the slice the guard reads.
+const announceColumn = "announce"
 
 // announceMargin is added to the Drain for the announcement's TTL: it must
 // outlive the drain and the intent's check, and vanish soon after a
@@ -36,7 +36,7 @@ func (a *announcement) publish(ctx context.Context, c *Controller, p Phase) erro
 	// have applied.
 	a.written = true
 	ttl := (c.drain + announceMargin + time.Second - 1).Truncate(time.Second)
-	err := c.store.Put(ctx, c.phaseTable, PhaseRow, lockstep.Cell{Column: AnnounceColumn, Value: []byte(p.String()),
+	err := c.store.Put(ctx, c.phaseTable, phaseRow, lockstep.Cell{Column: announceColumn, Value: []byte(p.String()),
 		Timestamp: c.ts.Next(), TTL: ttl})
 	if err != nil {
 		return fmt.Errorf("migration: announcing the move %v: %w", p, err)
@@ -49,7 +49,7 @@ func (a *announcement) publish(ctx context.Context, c *Controller, p Phase) erro
 // expires after its TTL.
 func (a *announcement) withdraw(ctx context.Context, c *Controller) {
 	if a.written {
-		_ = c.store.Delete(ctx, c.phaseTable, PhaseRow, c.ts.Next(), AnnounceColumn)
+		_ = c.store.Delete(ctx, c.phaseTable, phaseRow, c.ts.Next(), announceColumn)
 		a.written = false
 	}
 }
@@ -58,16 +58,16 @@ func (a *announcement) withdraw(ctx context.Context, c *Controller) {
 // An announcement that does not parse is ignored: it only steers PhaseFlag.
 // ctx bounds the read.
 func readPhaseRow(ctx context.Context, store lockstep.Store, table string) (p Phase, announced Phase, err error) {
-	cells, err := store.Read(ctx, table, PhaseRow, lockstep.Slice{From: AnnounceColumn, To: PhaseColumn + "\x00"})
+	cells, err := store.Read(ctx, table, phaseRow, lockstep.Slice{From: announceColumn, To: phaseColumn + "\x00"})
 	if err != nil {
 		return Phase{}, Phase{}, fmt.Errorf("migration: reading phase: %w", err)
 	}
 	var phase []lockstep.Cell
 	for _, c := range cells {
 		switch c.Column {
-		case PhaseColumn:
+		case phaseColumn:
 			phase = append(phase, c)
-		case AnnounceColumn:
+		case announceColumn:
 			if a, perr := ParsePhase(string(c.Value)); perr == nil && a.Pending() {
 				announced = a
 			}

@@ -16,7 +16,7 @@ import (
 // announceCell returns the announcement cell's value, "" when there is none.
 func announceCell(t *testing.T, s lockstep.Store) string {
 	t.Helper()
-	cs, err := s.Read(context.Background(), DefaultPhaseTable, PhaseRow, lockstep.Slice{From: AnnounceColumn, To: AnnounceColumn + "\x00"})
+	cs, err := s.Read(context.Background(), DefaultPhaseTable, phaseRow, lockstep.Slice{From: announceColumn, To: announceColumn + "\x00"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestPhaseFlag_AnswersCombinedOnlyForAnAnnouncementFromTheCommittedPhase(t *
 		}
 		announce := func(p Phase) {
 			t.Helper()
-			if err := s.Put(ctx, DefaultPhaseTable, PhaseRow, lockstep.Cell{Column: AnnounceColumn, Value: []byte(p.String()),
+			if err := s.Put(ctx, DefaultPhaseTable, phaseRow, lockstep.Cell{Column: announceColumn, Value: []byte(p.String()),
 				Timestamp: time.Now().UnixMicro(), TTL: 5 * time.Second}); err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +169,7 @@ type announceSeen struct {
 }
 
 func (s *announceSeen) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
-	if table == DefaultPhaseTable && len(cells) == 1 && cells[0].Column == AnnounceColumn {
+	if table == DefaultPhaseTable && len(cells) == 1 && cells[0].Column == announceColumn {
 		s.mu.Lock()
 		s.seen = append(s.seen, string(cells[0].Value))
 		s.mu.Unlock()
@@ -187,7 +187,7 @@ func (s *announceSeen) values() []string {
 type announceFails struct{ lockstep.Store }
 
 func (s announceFails) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
-	if table == DefaultPhaseTable && len(cells) == 1 && cells[0].Column == AnnounceColumn {
+	if table == DefaultPhaseTable && len(cells) == 1 && cells[0].Column == announceColumn {
 		return errCut
 	}
 	return s.Store.Put(ctx, table, row, cells...)

@@ -19,7 +19,7 @@ import (
 // phaseStamp returns the phase cell's value and timestamp.
 func phaseStamp(t *testing.T, s lockstep.Store) (string, int64) {
 	t.Helper()
-	cs, err := s.Read(context.Background(), DefaultPhaseTable, PhaseRow, lockstep.Slice{})
+	cs, err := s.Read(context.Background(), DefaultPhaseTable, phaseRow, lockstep.Slice{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,9 @@
 // without an instant where two processes hold the same lock (DESIGN §4.6).
 //
 // It composes the three algorithms and depends on no driver: a [Locker]
-// holds one locker of each algorithm on one store and clock, asks a
+// holds one queue locker and one legacy locker on one store and clock, and
+// the combined locker composing the two (so a process has one contender per
+// id in the queue, whatever mode its flag says), asks a
 // [FlagSource] for the mode of every acquisition, and refuses modes the
 // fleet's [Phase] forbids. A fleet census (one TTL'd cell per process in
 // table fleet_census) and a phase cell (table fleet_phase) let a
@@ -104,7 +106,7 @@
 // intent, which it answers with combined. With the drain first there is no
 // intent to learn from until the fleet has left the outgoing mode, so while
 // blockers remain the Controller announces the move in a cell of its own
-// beside the phase (AnnounceColumn, the intent's text, with a TTL of the
+// beside the phase (column "announce" of the phase row, the intent's text, with a TTL of the
 // Drain plus 10s) and withdraws it when Set returns. PhaseFlag answers
 // combined for an announcement from the committed phase; the guard never
 // reads it. The announcement cannot break exclusion: it changes only what a

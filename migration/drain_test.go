@@ -27,7 +27,7 @@ type intentStore struct {
 }
 
 func (s *intentStore) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
-	if table == DefaultPhaseTable && row == PhaseRow && len(cells) == 1 && cells[0].Column == PhaseColumn {
+	if table == DefaultPhaseTable && row == phaseRow && len(cells) == 1 && cells[0].Column == phaseColumn {
 		v := string(cells[0].Value)
 		s.mu.Lock()
 		s.writes = append(s.writes, v)

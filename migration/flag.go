@@ -113,7 +113,7 @@ type PhaseFlagOptions struct {
 
 // PhaseFlag is a FlagSource that follows the fleet-wide phase in the store:
 // the committed phase's mode, and Combined while a move is pending or a
-// Controller announces one from the committed phase (AnnounceColumn) —
+// Controller announces one from the committed phase (a cell beside the phase, see the package documentation) —
 // Combined is allowed in every phase and by every pending one. A fleet driven
 // by it moves when the operator moves the phase with a Controller: it
 // switches to Combined as soon as the Controller starts draining, before the

@@ -1,9 +1,8 @@
 package propertytests
 
 import (
-	"strings"
-
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
@@ -88,12 +87,13 @@ func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
 }
 
 // isOwnerCell reports whether column col of table is a cell whose life is a
-// lock's: the queue lock's owner cells and the legacy main row. (A waiter's
+// lock's (internal/layout): the queue lock's owner cells and the legacy main row. (A waiter's
 // queue cell or a legacy shadow cell keeps no lock alive.)
 func isOwnerCell(table, col string) bool {
 	switch table {
 	case queuelock.DefaultTable:
-		return strings.HasPrefix(col, queueOwnerPrefix)
+		_, _, err := layout.ParseOwnerColumn(col)
+		return err == nil
 	case shadowlock.DefaultMainTable:
 		return true
 	}

@@ -27,6 +27,10 @@ type drainMover struct {
 	done             bool
 }
 
+// phaseCellColumn is the column of migration's phase cell in the phase row
+// (unexported there; fleet_phase.cql).
+const phaseCellColumn = "phase"
+
 // noteWrite counts the Controller's phase writes as they reach the
 // replicas; the caller holds h.mu.
 func (d *drainMover) noteWrite(y *sim.Yield) {
@@ -34,8 +38,8 @@ func (d *drainMover) noteWrite(y *sim.Yield) {
 		return
 	}
 	for _, c := range y.Cells {
-		if c.Column != migration.PhaseColumn {
-			continue
+		if c.Column != phaseCellColumn {
+			continue // the announcement beside it
 		}
 		p, err := migration.ParsePhase(string(c.Value))
 		switch {
