@@ -62,7 +62,9 @@ type Options struct {
 	// Version is reported in the census. Default the main module's version
 	// from the binary's build information.
 	Version string
-	// Logger receives census trouble at Warn. Default discards.
+	// Logger receives census trouble at Warn, and every algorithm's
+	// renewal trouble and loss unless Queue or Legacy set their own.
+	// Default discards.
 	Logger *slog.Logger
 	// Observer receives the events of every algorithm (unless Queue or
 	// Legacy set their own) and of refused acquisitions. Default none.

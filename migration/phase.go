@@ -8,8 +8,8 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// DefaultPhaseTable holds the fleet-wide phase: one partition, PhaseRow, with
-// one cell, PhaseColumn, whose value is the phase's text (Phase.String).
+// DefaultPhaseTable holds the fleet-wide phase: one partition, phaseRow, with
+// one cell, phaseColumn, whose value is the phase's text (Phase.String).
 // Written only by the phase Controller; read by every migration.Locker (the
 // guard) and by PhaseFlag, whatever their mode.
 const DefaultPhaseTable = "fleet_phase"
@@ -139,6 +139,11 @@ func readPhase(ctx context.Context, store lockstep.Store, table string) (phaseCe
 	if err != nil {
 		return phaseCell{}, fmt.Errorf("migration: reading phase: %w", err)
 	}
+	return phaseOf(cells, table)
+}
+
+// phaseOf decodes the phase cell read from table, if any (see readPhase).
+func phaseOf(cells []lockstep.Cell, table string) (phaseCell, error) {
 	if len(cells) == 0 {
 		return phaseCell{phase: Phase{Mode: lockstep.Legacy}}, nil
 	}

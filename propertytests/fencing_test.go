@@ -30,6 +30,7 @@ type fenceLog struct {
 
 // handout is one lock returned to a caller.
 type handout struct {
+	id    string // tokens order the owners of one lock id
 	owner string
 	start int64 // virtual µs: its winning claim's send
 	token int64
@@ -71,8 +72,11 @@ func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
 		h.violate("fencing: %s acquired %s in mode %v with token %d, no token although fencing is on", pr.sp.Name, l.Owner(), l.Mode(), t)
 		return
 	}
-	now := handout{owner: l.Owner(), start: h.fencing.claimSent[pr.sp.Name], token: t}
+	now := handout{id: l.ID(), owner: l.Owner(), start: h.fencing.claimSent[pr.sp.Name], token: t}
 	for _, o := range h.fencing.handed {
+		if o.id != now.id {
+			continue
+		}
 		if (o.start < now.start && o.token >= now.token) || (o.start > now.start && o.token <= now.token) {
 			h.violate("fencing: token order is not ownership order: %s (claim sent at %d) holds token %d, %s (claim sent at %d) holds %d",
 				now.owner, now.start, now.token, o.owner, o.start, o.token)

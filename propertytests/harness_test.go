@@ -103,6 +103,9 @@ type harness struct {
 	// locks released while their process's flag gave another mode than the
 	// one they were taken in (the process switched while holding them).
 	switches, heldAcross int
+	// onAcquired, when set, is called with mu held at every acquisition,
+	// for a check of its own (phasedrain_test.go).
+	onAcquired func(pr *proc, l lockstep.Lock)
 }
 
 // newHarness builds fleet f on a fresh simulation and starts one user
@@ -258,6 +261,9 @@ func (h *harness) acquired(pr *proc, l lockstep.Lock) {
 		if q != pr && q.waiting && q.quietWait {
 			q.bypass++
 		}
+	}
+	if h.onAcquired != nil {
+		h.onAcquired(pr, l)
 	}
 }
 

@@ -63,7 +63,7 @@ func (h *harness) ownerCellLive(table, col string, l lockstep.Lock) error {
 	nowSec := int64(0)
 	for i := range c.Config().Replicas {
 		nowSec = max(nowSec, c.ReplicaNow(i)/1_000_000)
-		for _, sc := range c.Replica(i).Scan(table, lockID, lockstep.Slice{From: col, To: col + "\x00"}) {
+		for _, sc := range c.Replica(i).Scan(table, l.ID(), lockstep.Slice{From: col, To: col + "\x00"}) {
 			if !found {
 				win, found = sc, true
 			} else {

@@ -41,4 +41,10 @@ const (
 	// a foreign cell became an error the caller sees: an owner cell naming
 	// no owner is then not counted by lemma 1's check.
 	SkipForeignCells Defect = "skip-foreign-cells"
+	// DrainSkipsRecheck makes a migration.Controller commit the target
+	// phase right after writing the intent, trusting the census read that
+	// ended its drain instead of reading the census again after the intent:
+	// a process that began using a mode the target forbids between that
+	// read and the intent is committed past.
+	DrainSkipsRecheck Defect = "drain-skips-recheck"
 )
