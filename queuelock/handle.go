@@ -45,7 +45,7 @@ func newHandle(a *attempt, since int64) *handle {
 	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol && !bugs.Planted(bugs.StaleOwnerColumn) })
 	h := &handle{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: stale, since: since}
 	l := a.l
-	h.lease = lease.Start(l.cfg.Clock, l.cfg.Lease, since, h.renew, lease.Hooks{
+	h.lease = l.leases.Start(l.cfg.Lease, since, h.renew, lease.Hooks{
 		Renewed: func(err error) {
 			if err != nil {
 				l.cfg.Logger.Warn("queuelock: renewal failed", slog.String("id", h.id), slog.String("owner", h.owner), slog.Any("err", err))

@@ -7,6 +7,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/turn"
 )
@@ -29,7 +30,8 @@ type Locker struct {
 	hints    hints   // ids recently seen contended: no fast path for them
 	janitor  janitor // drops expired floors and hints (idstate.go)
 
-	life lifecycle.Tracker[*handle] // calls in flight and locks held, for Close
+	life   lifecycle.Tracker[*handle] // calls in flight and locks held, for Close
+	leases *lease.Scheduler           // renews every held lock and waiting queue cell
 }
 
 var _ lockstep.Locker = (*Locker)(nil)
@@ -44,10 +46,15 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, err
 	}
+	leases, err := lease.NewScheduler(cfg.Clock, nil)
+	if err != nil {
+		return nil, err
+	}
 	return &Locker{
 		store: store, cfg: cfg,
 		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
 		owners: ident.NewOwners(cfg.Process), ownerCol: ownerColumnFor(cfg.Process, cfg.rand),
+		leases: leases,
 	}, nil
 }
 
@@ -103,6 +110,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 // releases' store requests. Errors of the releases are joined.
 func (l *Locker) Close(ctx context.Context) error {
 	err := l.life.Close(ctx)
+	l.leases.Close()
 	l.stopJanitor()
 	return err
 }

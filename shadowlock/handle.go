@@ -36,7 +36,7 @@ var (
 func newHandle(r *round) *handle {
 	l := r.l
 	h := &handle{l: l, id: r.id, owner: r.owner, since: r.since, token: r.token}
-	h.lease = lease.Start(l.cfg.Clock, l.cfg.Lease, r.since, h.renew, lease.Hooks{
+	h.lease = l.leases.Start(l.cfg.Lease, r.since, h.renew, lease.Hooks{
 		Renewed: func(err error) {
 			if err != nil {
 				l.cfg.Logger.Warn("shadowlock: renewal failed", "id", h.id, "owner", h.owner, "err", err)

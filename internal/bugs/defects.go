@@ -29,4 +29,12 @@ const (
 	// KeepIDState never frees a Locker's per-id state (read floors,
 	// contention hints) and publishes the floor cell without a TTL.
 	KeepIDState Defect = "keep-id-state"
+	// LostTrustsScheduler makes a lease's Lost and IsLost trust the
+	// renewal scheduler to close Lost at the deadline, instead of checking
+	// the deadline themselves: with one goroutine watching every deadline
+	// of a Locker the per-call check looks redundant, but the scheduler
+	// wakes late whenever its process was paused (or its sleep was not
+	// granted in time), and a holder that looks at Lost first then works
+	// past the deadline.
+	LostTrustsScheduler Defect = "lost-trusts-scheduler"
 )

@@ -18,7 +18,7 @@ import (
 func TestPlantedWallClockLease_StepBackKeepsLostOpen(t *testing.T) {
 	defer bugs.Plant(bugs.WallClockLease)()
 	c := model.NewManualClock(0)
-	l := Start(c, cfg, Stamp(c), func(context.Context) error { return errors.New("store down") }, Hooks{})
+	l := startLease(t, c, Stamp(c), func(context.Context) error { return errors.New("store down") }, Hooks{})
 	defer l.Stop()
 	c.StepWall(-2 * cfg.TTL)
 	c.Advance(cfg.Window())
