@@ -39,3 +39,16 @@ func TestPlantedHalfTTLLease_AcceptsTTL1s(t *testing.T) {
 		t.Fatalf("Window() = %v, want the old TTL/2", w)
 	}
 }
+
+func TestPlantedLostTrustsScheduler_LostOpenPastTheDeadline(t *testing.T) {
+	defer bugs.Plant(bugs.LostTrustsScheduler)()
+	c := &frozenClock{}
+	l := newScheduler(t, c, nil).Start(cfg, 0, ok, Hooks{})
+	defer l.Stop()
+	c.now.Store(cfg.Window().Microseconds())
+	select {
+	case <-l.Lost():
+		t.Fatal("Lost() closed: the planted defect did not leave the deadline to the sleeping scheduler")
+	default:
+	}
+}
