@@ -39,5 +39,15 @@ func init() {
 			v: variant{plant: []bugs.Defect{bugs.KeepIDState}, noLeaseCheck: true}, want: "state:",
 			keep:  "floor-cell-lives-forever",
 			found: "found from outside (the safety issue, defect 4): a Locker kept ~79 bytes per id ever locked and the published floor cell had no TTL, so queue_lock kept a live partition per id forever. Re-found by the negative control KeepIDState with the end-of-run state check; fixed in queuelock (idstate.go: per-id state expires on elapsed time, a janitor sweeps, the floor cell carries a TTL)"},
+		// Lost trusting the Locker's renewal scheduler to close it at the
+		// deadline: while the scheduler's wake-up is not granted (its
+		// process paused beyond the TTL, or the simulator busy elsewhere),
+		// a holder's Lost stays open after its owner cell expired, which
+		// the owner-cell property sees at once (before the holder's next
+		// work step would fail the lease property).
+		control{name: "LostTrustsScheduler", fleet: fleetNamed("new"),
+			v: variant{plant: []bugs.Defect{bugs.LostTrustsScheduler}, weights: &faultyWeights}, want: "ownership:",
+			keep: "lost-trusts-the-scheduler", attempts: 8,
+			found: "a planted defect a shared renewal scheduler invites (issue 13, item 3): with one goroutine per Locker watching every deadline, Lost()'s own check of the deadline looks redundant; without it, a holder paused beyond the TTL, or whose scheduler's wake-up was not granted in time, keeps Lost() open after its owner cell expired, and works on. Caught by the owner-cell property (a holder with Lost() open must have a live owner cell); internal/lease keeps the check in Lost and IsLost (doc.go: why the guarantees are unchanged)"},
 	)
 }
