@@ -83,6 +83,11 @@
 // renewer goroutine; a lease whose renewal is launched too late is lost, not
 // unsafe.
 //
+// A lease has at most one renewal in flight or waiting, as it had one
+// renewer: its entry is filed by its deadline until that renewal finishes,
+// and a deadline entry that finds the deadline moved by a renewal that
+// succeeded but has not finished is filed again, not renewed.
+//
 // Stop returns only when no renewal of its lease is in flight: it takes the
 // lease out of the heaps, cancels the renewal in flight and waits for that
 // renewal's goroutine, so the caller may delete the cells knowing no rewrite

@@ -167,6 +167,12 @@ func (s *Scheduler) pass() (ctx context.Context, d time.Duration, lost []*Lease,
 			lost = append(lost, l)
 			continue
 		}
+		if l.inFlight != nil || l.ready >= 0 {
+			// Its renewal succeeded after all, and has not finished yet:
+			// the deadline moved. One renewal per lease at a time.
+			s.due.place(l, l.deadline())
+			continue
+		}
 		// Its renewal is due, before its deadline: it waits for a slot, and
 		// its entry stays in the due heap for the deadline.
 		heap.Push(&s.ready, l)

@@ -268,3 +268,32 @@ func TestLease_LostClosesWhileTheSchedulerSleepsThroughTheDeadline(t *testing.T)
 	}
 	l.Stop()
 }
+
+// A renewal that succeeded but has not finished yet (its Renewed hook still
+// runs) when its old deadline comes has moved the deadline: the scheduler
+// re-files it by the new one and does not start a second renewal of the
+// lease beside the first.
+func TestScheduler_OneRenewalPerLeaseAtATime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &clock.Local{}
+		s := newScheduler(t, c, nil)
+		var calls atomic.Int64
+		release := make(chan struct{})
+		var first atomic.Bool
+		l := s.Start(cfg, Stamp(c), func(context.Context) error { calls.Add(1); return nil },
+			Hooks{Renewed: func(error) {
+				if first.CompareAndSwap(false, true) {
+					<-release
+				}
+			}})
+		defer l.Stop()
+		defer close(release)
+		time.Sleep(cfg.Window() + cfg.Renew/2) // past the first deadline, the first renewal's hook still blocked
+		if n := calls.Load(); n != 1 {
+			t.Fatalf("%d renewals while the first had not finished, want 1", n)
+		}
+		if l.IsLost() {
+			t.Fatal("lease lost although its renewal succeeded before the deadline")
+		}
+	})
+}
