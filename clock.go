@@ -31,6 +31,3 @@ type Clock interface {
 	// returns at once (still reporting a done ctx).
 	Sleep(ctx context.Context, d time.Duration) error
 }
-
-// Micros converts a duration to whole microseconds.
-func Micros(d time.Duration) int64 { return d.Microseconds() }

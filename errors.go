@@ -35,6 +35,11 @@ var (
 	// the resource has already accepted: the writer's lock passed to a newer
 	// owner, so its write must not land. Nothing was written.
 	ErrStaleToken = errors.New("lockstep: stale fencing token")
+	// ErrForeignCell is returned by Lock and TryLock when a lock row holds a
+	// cell that no lockstep algorithm writes: another writer shares the
+	// table. The acquisition leaves nothing behind and does not touch the
+	// cell. The error is a *ForeignCellError, which says where the cell is.
+	ErrForeignCell = errors.New("lockstep: foreign cell in a lock row")
 )
 
 // MaxIDLen is the longest lock id accepted, in bytes. Lock ids become
@@ -73,3 +78,22 @@ func (e *ConfigError) Error() string {
 
 // Unwrap returns ErrInvalidConfig.
 func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// ForeignCellError reports a cell in a lock row that no lockstep algorithm
+// writes. It wraps ErrForeignCell.
+type ForeignCellError struct {
+	Table  string // the lock table, e.g. "queue_lock"
+	Row    string // the lock id
+	Column string // the cell's column
+	Reason string // what about it is not lockstep's
+}
+
+func (e *ForeignCellError) Error() string {
+	return fmt.Sprintf("lockstep: foreign cell in a lock row: table %s, row %q, column %q: %s; "+
+		"another writer shares the table: give lockstep tables of its own, "+
+		"or delete the cell once that writer is stopped (this call left nothing behind)",
+		e.Table, e.Row, e.Column, e.Reason)
+}
+
+// Unwrap returns ErrForeignCell.
+func (e *ForeignCellError) Unwrap() error { return ErrForeignCell }

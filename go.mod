@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	github.com/gocql/gocql v1.7.0
 	github.com/hashicorp/go-multierror v1.1.1
-	golang.org/x/image v0.47.0
 	pgregory.net/rapid v1.3.0
 )
 

@@ -29,6 +29,13 @@ type Locker interface {
 	// the backoff; when it ends first, TryLock returns an error for which
 	// errors.Is(err, ctx.Err()) holds, having deleted its cells.
 	TryLock(ctx context.Context, id string) (Lock, error)
+
+	// Close makes further calls fail with an error wrapping ErrClosed, ends
+	// the calls in flight (they clean up and return ErrClosed), releases
+	// every lock the Locker still holds, retrying releases that failed
+	// before, and stops its goroutines. ctx bounds the store requests; what
+	// they cannot delete expires after its TTL. Errors are joined.
+	Close(ctx context.Context) error
 }
 
 // Lock is a held lock: the handle one acquisition returns.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -118,14 +119,15 @@ func readLockRows(ctx context.Context, s lockstep.Store, id string, mode lockste
 			return r, fmt.Errorf("reading the queue partition of %q: %w", id, err)
 		}
 		for _, c := range cells {
-			// Owner cells "~o/<process>/<incarnation>" name the owner in
-			// their value; queue cells "<20-digit µs>/q/<owner>" in their
-			// column; the floor cell has another shape.
+			e, err := layout.Parse(c.Column, c.Value)
 			switch {
-			case strings.HasPrefix(c.Column, "~o/"):
-				r.queueOwners = append(r.queueOwners, string(c.Value))
-			case len(c.Column) > 23 && c.Column[20:23] == "/q/":
-				r.queueWaiters = append(r.queueWaiters, c.Column[23:])
+			case err != nil:
+				return r, fmt.Errorf("the queue partition of %q: %w", id, &lockstep.ForeignCellError{
+					Table: queuelock.DefaultTable, Row: id, Column: c.Column, Reason: err.Error()})
+			case e.Kind == layout.Owner:
+				r.queueOwners = append(r.queueOwners, e.Owner)
+			case e.Kind == layout.Queue:
+				r.queueWaiters = append(r.queueWaiters, e.Owner)
 			}
 		}
 	}
@@ -134,13 +136,11 @@ func readLockRows(ctx context.Context, s lockstep.Store, id string, mode lockste
 			table string
 			into  *[]string
 		}{{shadowlock.DefaultMainTable, &r.legacyMain}, {shadowlock.DefaultShadowTable, &r.legacyShadow}} {
-			cells, err := s.Read(ctx, t.table, id, lockstep.Slice{})
+			cells, err := s.Read(ctx, t.table, id, layout.LegacyRow())
 			if err != nil {
 				return r, fmt.Errorf("reading %s of %q: %w", t.table, id, err)
 			}
-			for _, c := range cells {
-				*t.into = append(*t.into, c.Column)
-			}
+			*t.into = layout.LegacyOwners(cells)
 		}
 	}
 	return r, nil
@@ -185,7 +185,7 @@ func checkOwnerRows(ctx context.Context, s lockstep.Store, id string, mode locks
 		if time.Since(first) >= ttl {
 			return transient, fmt.Errorf("%s holds the queue lock on %q but other owner cells stayed live for a TTL: %q", o.queue, id, r.queueOwners)
 		}
-		if err := clock.SleepTimer(ctx, 100*time.Millisecond); err != nil {
+		if err := (&clock.Local{}).Sleep(ctx, 100*time.Millisecond); err != nil {
 			return transient, err
 		}
 	}
@@ -228,7 +228,7 @@ func awaitGone(ctx context.Context, s lockstep.Store, id string, o owners, relea
 			return fmt.Errorf("cells of released %s still live %v after Unlock began (TTL %v)",
 				o, readAt.Sub(released).Round(time.Millisecond), ttl)
 		}
-		if err := clock.SleepTimer(ctx, 100*time.Millisecond); err != nil {
+		if err := (&clock.Local{}).Sleep(ctx, 100*time.Millisecond); err != nil {
 			return err
 		}
 	}

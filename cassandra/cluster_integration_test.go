@@ -62,7 +62,7 @@ func lockWithNodeDown(t *testing.T, mode lockstep.Mode, store lockstep.Store) {
 	if err != nil {
 		t.Fatalf("Lock with a node stopped: %v", err)
 	}
-	if err := clock.SleepTimer(ctx, 2*ttl); err != nil {
+	if err := (&clock.Local{}).Sleep(ctx, 2*ttl); err != nil {
 		t.Fatal(err)
 	}
 	if isLost(h) {
@@ -128,7 +128,7 @@ func TestCluster_NoDoubleGrantWhileNodeKilledDuringHold(t *testing.T) {
 		rigs[i].contend(ctx, t)
 	}
 	step := func(d time.Duration) {
-		if err := clock.SleepTimer(ctx, d); err != nil {
+		if err := (&clock.Local{}).Sleep(ctx, d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -228,7 +228,7 @@ func (r *killRig) attempt(ctx context.Context, k int, l locktest.Locker) error {
 		cancel()
 	default:
 		if h, err = l.TryLock(ctx, killID); err != nil {
-			_ = clock.SleepTimer(ctx, 50*time.Millisecond)
+			_ = (&clock.Local{}).Sleep(ctx, 50*time.Millisecond)
 		}
 	}
 	if err != nil {
@@ -242,7 +242,7 @@ func (r *killRig) attempt(ctx context.Context, k int, l locktest.Locker) error {
 	if r.releasedAt.Load() != 0 {
 		r.afterRelease.Add(1)
 	}
-	_ = clock.SleepTimer(ctx, 5*time.Millisecond)
+	_ = (&clock.Local{}).Sleep(ctx, 5*time.Millisecond)
 	_, err = r.guard.leave(h, seen)
 	return err
 }

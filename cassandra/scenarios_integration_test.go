@@ -323,7 +323,7 @@ func (w *worker) critical(ctx context.Context, h lockstep.Lock, long bool) (bool
 		hold = scnLong
 	}
 	for end := time.Now().Add(hold); time.Now().Before(end) && !isLost(h); {
-		if err := clock.SleepTimer(ctx, min(scnSlice, time.Until(end))); err != nil {
+		if err := (&clock.Local{}).Sleep(ctx, min(scnSlice, time.Until(end))); err != nil {
 			w.guard.abandon(h)
 			return false, err
 		}

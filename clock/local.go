@@ -50,12 +50,12 @@ func (c *Local) Elapsed() int64 {
 
 // Sleep waits for d or until ctx is done.
 func (c *Local) Sleep(ctx context.Context, d time.Duration) error {
-	return SleepTimer(ctx, d)
+	return sleepTimer(ctx, d)
 }
 
-// SleepTimer waits for d on a real timer or until ctx is done, returning
+// sleepTimer waits for d on a real timer or until ctx is done, returning
 // ctx.Err() in the latter case.
-func SleepTimer(ctx context.Context, d time.Duration) error {
+func sleepTimer(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -7,30 +7,39 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hashicorp/go-multierror"
-
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/fencing"
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
-	"github.com/lockstep-go/lockstep/internal/serial"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
-// Options configure the two underlying lockers. Nil means defaults. Both must
-// use the same Clock and ProcessID if set; the TTLs may differ (the legacy one
-// must match what the legacy fleet uses).
+// Options configure a combined Locker built by New. Nil means defaults.
 type Options struct {
+	// Queue and Legacy configure the two Lockers New builds. Their Clock and
+	// ProcessID, where set, must agree (one process); where only one sets
+	// them, the other follows. Their Fencing must be unset: see Fencing.
 	Queue  *queuelock.Options
 	Legacy *shadowlock.Options
 	// Fencing, when set, gives every combined acquisition one fencing token
 	// (lockstep.Fenced), drawn after both halves are held, from the global
-	// time service; the halves draw none, so Queue.Fencing and
-	// Legacy.Fencing must be left unset. Use the same global time table as
-	// every other Locker of the fleet, so tokens increase across owners
-	// taken in any mode. Default none: Token returns 0.
+	// time service. Use the same global time table as every other Locker of
+	// the fleet, so tokens increase across owners taken in any mode. The
+	// halves draw none. Default none: Token returns 0.
 	Fencing *clock.Global
+	// Observer receives one AcquireEvent and one ReleaseEvent per combined
+	// acquisition, with mode combined. Default: the queue Locker's.
+	Observer lockstep.Observer
+}
+
+// ComposeOptions configure a combined Locker built by Compose. Nil means
+// defaults; the fields mean what Options' fields of the same name mean.
+type ComposeOptions struct {
+	Fencing  *clock.Global
+	Observer lockstep.Observer
 }
 
 // drawRetry is how long Lock pauses after a failed token draw before it
@@ -38,42 +47,106 @@ type Options struct {
 // once would only add load.
 const drawRetry = 50 * time.Millisecond
 
-// Locker takes combined locks. Safe for concurrent use.
+// Locker takes combined locks from a queue Locker and a legacy Locker of one
+// process. Safe for concurrent use.
 type Locker struct {
-	queue   *queuelock.Locker
-	legacy  *shadowlock.Locker
-	fencing *clock.Global
-	clock   lockstep.Clock             // for the pause after a failed draw
-	life    lifecycle.Tracker[*handle] // calls in flight and combined locks held, for Close
+	queue, legacy held.Source
+	fencing       *clock.Global
+	observer      lockstep.Observer
+	clock         lockstep.Clock
+	life          lifecycle.Tracker[*held.Lock] // calls in flight and combined locks held, for Close
+	owned         []lockstep.Locker             // built by New: closed by Close
 }
 
 var _ lockstep.Locker = (*Locker)(nil)
 
-// New returns a combined Locker on store. Invalid options return an error
-// wrapping lockstep.ErrInvalidConfig.
+// New builds a queue Locker and a legacy Locker on store, as opts says, and
+// returns a combined Locker that owns them: its Close closes them too.
+// Invalid options return an error wrapping lockstep.ErrInvalidConfig,
+// having built nothing that runs.
 func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
-	if (o.Queue != nil && o.Queue.Fencing != nil) || (o.Legacy != nil && o.Legacy.Fencing != nil) {
+	var qo queuelock.Options
+	var so shadowlock.Options
+	if o.Queue != nil {
+		qo = *o.Queue
+	}
+	if o.Legacy != nil {
+		so = *o.Legacy
+	}
+	if qo.Fencing != nil || so.Fencing != nil {
 		return nil, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",
 			Reason: "a combined lock draws one token for both halves: set combined Options.Fencing and leave the halves' Fencing unset"}
 	}
-	var clk lockstep.Clock = &clock.Local{}
-	if o.Queue != nil && o.Queue.Clock != nil {
-		clk = o.Queue.Clock
+	switch {
+	case qo.ProcessID == "":
+		qo.ProcessID = so.ProcessID
+	case so.ProcessID == "":
+		so.ProcessID = qo.ProcessID
+	case qo.ProcessID != so.ProcessID:
+		return nil, &lockstep.ConfigError{Field: "Queue.ProcessID/Legacy.ProcessID",
+			Reason: fmt.Sprintf("one combined Locker is one process, but they differ (%q, %q): set one of them, or both alike", qo.ProcessID, so.ProcessID)}
 	}
-	q, err := queuelock.New(store, o.Queue)
+	if qo.ProcessID == "" {
+		qo.ProcessID = ident.NewProcessID()
+		so.ProcessID = qo.ProcessID
+	}
+	if qo.Clock == nil {
+		qo.Clock = so.Clock
+	}
+	if so.Clock == nil {
+		so.Clock = qo.Clock
+	}
+	q, err := queuelock.New(store, &qo)
 	if err != nil {
 		return nil, fmt.Errorf("combined: queue lock: %w", err)
 	}
-	l, err := shadowlock.New(store, o.Legacy)
+	g, err := shadowlock.New(store, &so)
 	if err != nil {
 		_ = q.Close(context.Background())
 		return nil, fmt.Errorf("combined: legacy lock: %w", err)
 	}
-	return &Locker{queue: q, legacy: l, fencing: o.Fencing, clock: clk}, nil
+	held.ShareOwners(q, g) // owner ids unique across the two Lockers
+	l, err := Compose(q, g, &ComposeOptions{Fencing: o.Fencing, Observer: o.Observer})
+	if err != nil {
+		_ = errors.Join(g.Close(context.Background()), q.Close(context.Background()))
+		return nil, err
+	}
+	l.owned = []lockstep.Locker{g, q}
+	return l, nil
+}
+
+// Compose returns a combined Locker taking its halves from queue and legacy,
+// which must stand for the same process (the same ProcessID and Clock). It
+// does not own them: they may keep taking locks of their own modes — a
+// process whose flag moves between new and combined then keeps one
+// contender per id in the store, the queue Locker's — and the caller closes
+// them after this Locker. Invalid arguments return an error wrapping
+// lockstep.ErrInvalidConfig.
+func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOptions) (*Locker, error) {
+	var o ComposeOptions
+	if opts != nil {
+		o = *opts
+	}
+	q, ok := held.SourceOf(queue)
+	if !ok {
+		return nil, &lockstep.ConfigError{Field: "queue", Reason: "nil queue Locker: pass the process's queuelock.Locker"}
+	}
+	g, ok := held.SourceOf(legacy)
+	if !ok {
+		return nil, &lockstep.ConfigError{Field: "legacy", Reason: "nil legacy Locker: pass the process's shadowlock.Locker"}
+	}
+	if q.Process != g.Process {
+		return nil, &lockstep.ConfigError{Field: "queue/legacy",
+			Reason: fmt.Sprintf("the two Lockers stand for different processes (%q, %q): build both with the same ProcessID", q.Process, g.Process)}
+	}
+	if o.Observer == nil {
+		o.Observer = q.Observer
+	}
+	return &Locker{queue: q, legacy: g, fencing: o.Fencing, observer: o.Observer, clock: q.Clock}, nil
 }
 
 // Lock takes the queue lock, then the legacy lock, waiting for each; when ctx
@@ -100,108 +173,128 @@ func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) 
 var errQueueLost = fmt.Errorf("queue lock lost while taking the legacy lock: %w", lockstep.ErrLost)
 
 func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
+	if err := lockstep.ValidateID(id); err != nil {
+		return nil, err
+	}
 	ctx, done, err := l.life.Enter(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	start := l.clock.Elapsed()
+	var st stats
+	lk, err := l.take(ctx, id, try, &st)
+	if err != nil {
+		err = l.failed(ctx, id, err)
+	}
+	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.Combined, Try: try, Acquired: lk != nil, Err: err,
+		Attempts: st.attempts, Requests: st.requests, Wait: time.Duration(l.clock.Elapsed()-start) * time.Microsecond}
+	if lk != nil {
+		e.Owner = lk.Owner()
+	}
+	l.observer.ObserveAcquire(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return lk, nil
+}
+
+// stats adds up the halves' attempts and requests for the AcquireEvent.
+type stats struct{ attempts, requests int }
+
+func (s *stats) add(r held.Result) {
+	s.attempts, s.requests = s.attempts+r.Attempts, s.requests+r.Requests
+}
+
+// take runs the combined protocol until both halves (and the token) are
+// held, or it must give up.
+func (l *Locker) take(ctx context.Context, id string, try bool, st *stats) (*held.Lock, error) {
 	for {
-		var q lockstep.Lock
-		if try {
-			q, err = l.queue.TryLock(ctx, id)
-		} else {
-			q, err = l.queue.Lock(ctx, id)
-		}
+		loss := held.NewLoss() // one per try: a loss of an abandoned one must not reach the next
+		req := held.Request{ID: id, Try: try, Mode: lockstep.Combined, Loss: loss}
+		q, err := l.queue.Acquire(ctx, req)
 		if err != nil {
-			return nil, l.failed(ctx, id, err)
+			return nil, err
 		}
-		g, err := l.takeLegacy(ctx, id, q, try)
+		st.add(q)
+		g, err := l.takeLegacy(ctx, req, q.Part)
 		var token int64
 		drawFailed := false
 		if err == nil {
-			if token, err = l.fence(ctx, q, g); err == nil {
-				h := newHandle(l, q, g)
-				h.token = token
-				l.life.Track(h)
-				return h, nil
+			st.add(g)
+			if token, err = l.fence(ctx, loss, st); err == nil {
+				var lk *held.Lock
+				lk = held.New(held.Spec{ID: id, Owner: q.Owner, LegacyOwner: g.Owner, Mode: lockstep.Combined, Token: token,
+					Parts: []held.Part{q.Part, g.Part}, Loss: loss, Since: q.Since, Clock: l.clock, Observer: l.observer,
+					OnReleased: func() { l.life.Untrack(lk) }})
+				l.life.Track(lk)
+				return lk, nil
 			}
 			drawFailed = !errors.Is(err, fencing.ErrLapsed)
-			if uerr := g.Unlock(context.WithoutCancel(ctx)); uerr != nil && !errors.Is(uerr, lockstep.ErrLost) {
-				err = errors.Join(err, uerr)
-			}
+			err = errors.Join(err, giveUp(ctx, g.Part))
 		}
-		if uerr := q.Unlock(context.WithoutCancel(ctx)); uerr != nil && !errors.Is(uerr, lockstep.ErrLost) {
-			err = errors.Join(err, uerr)
-		}
+		err = errors.Join(err, giveUp(ctx, q.Part))
 		again := errors.Is(err, errQueueLost) || errors.Is(err, fencing.ErrLapsed) || drawFailed
 		if try || !again || ctx.Err() != nil {
-			return nil, l.failed(ctx, id, err)
+			return nil, err
 		}
 		if drawFailed {
 			if serr := l.clock.Sleep(ctx, drawRetry); serr != nil {
-				return nil, l.failed(ctx, id, fmt.Errorf("%w (last error: %v)", serr, err))
+				return nil, fmt.Errorf("%w (last error: %v)", serr, err)
 			}
 		}
 	}
+}
+
+// giveUp stops a part taken for an acquisition that will not be returned and
+// deletes its cells; what a failed delete leaves expires after the TTL.
+func giveUp(ctx context.Context, p held.Part) error {
+	p.Stop()
+	_, err := p.Release(context.WithoutCancel(ctx))
+	return err
 }
 
 // fence draws the one token of a combined acquisition, once both halves are
 // held, and keeps it only if both leases were still open when it arrived
-// (internal/fencing has the argument; each half's Lost checks its own
+// (internal/fencing has the argument; the Loss checks every part's
 // deadline). On error the caller gives both halves up.
-func (l *Locker) fence(ctx context.Context, q, g lockstep.Lock) (int64, error) {
+func (l *Locker) fence(ctx context.Context, loss *held.Loss, st *stats) (int64, error) {
 	if l.fencing == nil {
 		return 0, nil
 	}
-	return fencing.Draw(ctx, l.fencing, func() bool { return !closed(q.Lost()) && !closed(g.Lost()) })
+	st.requests += 2
+	return fencing.Draw(ctx, l.fencing, func() bool { return !loss.Fired() })
 }
 
-func closed(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
-}
-
-// takeLegacy takes the legacy lock while holding queue lock q. Only the
+// takeLegacy takes the legacy lock while holding queue part q. Only the
 // queue's head may contend on the legacy tables (DESIGN §4.5), so the
 // attempt ends with errQueueLost, holding nothing, as soon as q is lost — a
 // waiter that kept contending after losing its place would compete with the
-// legacy algorithm's unfairness and starve.
-func (l *Locker) takeLegacy(ctx context.Context, id string, q lockstep.Lock, try bool) (lockstep.Lock, error) {
+// legacy algorithm's unfairness and starve. The goroutine watching for that
+// lives only while the legacy lock is awaited.
+func (l *Locker) takeLegacy(ctx context.Context, req held.Request, q held.Part) (held.Result, error) {
 	lctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		select {
-		case <-q.Lost():
+		case <-req.Loss.C():
 			cancel(errQueueLost)
 		case <-stop:
 		}
 	})
-	var g lockstep.Lock
-	var err error
-	if try {
-		g, err = l.legacy.TryLock(lctx, id)
-	} else {
-		g, err = l.legacy.Lock(lctx, id)
-	}
+	g, err := l.legacy.Acquire(lctx, req)
 	close(stop)
 	wg.Wait()
 	if err != nil {
 		if errors.Is(context.Cause(lctx), errQueueLost) && ctx.Err() == nil {
-			return nil, errQueueLost
+			return held.Result{}, errQueueLost
 		}
-		return nil, err
+		return held.Result{}, err
 	}
-	select {
-	case <-q.Lost(): // lost while the legacy lock was being taken: checks the deadline too
-		_ = g.Unlock(context.WithoutCancel(ctx))
-		return nil, errQueueLost
-	default:
+	if q.Expired() { // lost while the legacy lock was being taken: checks the deadline too
+		return held.Result{}, errors.Join(errQueueLost, giveUp(ctx, g.Part))
 	}
 	return g, nil
 }
@@ -216,108 +309,14 @@ func (l *Locker) failed(ctx context.Context, id string, err error) error {
 }
 
 // Close makes further calls fail with lockstep.ErrClosed, ends the waits in
-// flight, releases every combined lock still held (legacy, then queue) and
-// waits for their goroutines, then closes both lockers.
+// flight and releases every combined lock still held (legacy, then queue),
+// retrying the halves whose deletes failed before. A Locker from New then
+// closes the two Lockers it built; one from Compose leaves them to the
+// caller, who closes them after it. Errors are joined.
 func (l *Locker) Close(ctx context.Context) error {
-	var result *multierror.Error
-	if err := l.life.Close(ctx); err != nil {
-		result = multierror.Append(result, err)
+	errs := []error{l.life.Close(ctx)}
+	for _, o := range l.owned {
+		errs = append(errs, o.Close(ctx))
 	}
-	if err := l.legacy.Close(ctx); err != nil {
-		result = multierror.Append(result, err)
-	}
-	if err := l.queue.Close(ctx); err != nil {
-		result = multierror.Append(result, err)
-	}
-	return result.ErrorOrNil()
-}
-
-// handle holds both locks. Safe for concurrent use.
-type handle struct {
-	l             *Locker
-	queue, legacy lockstep.Lock
-	token         int64 // fencing token; 0 without fencing
-	lost          chan struct{}
-	lostOnce      sync.Once
-	stop          chan struct{}
-	wg            sync.WaitGroup
-
-	// unlockMu is held for a whole Unlock, so concurrent calls serialize.
-	unlockMu serial.Mutex
-	stopped  bool // the loss watcher ended and Close forgot us: an Unlock ran
-}
-
-var (
-	_ lockstep.Lock   = (*handle)(nil)
-	_ lockstep.Fenced = (*handle)(nil)
-)
-
-func newHandle(l *Locker, q, g lockstep.Lock) *handle {
-	h := &handle{l: l, queue: q, legacy: g, lost: make(chan struct{}), stop: make(chan struct{})}
-	h.wg.Add(1)
-	go func() { // merges the two loss signals; ends on loss or Unlock
-		defer h.wg.Done()
-		select {
-		case <-q.Lost():
-		case <-g.Lost():
-		case <-h.stop:
-			return
-		}
-		h.markLost()
-	}()
-	return h
-}
-
-func (h *handle) markLost() { h.lostOnce.Do(func() { close(h.lost) }) }
-
-func (h *handle) ID() string          { return h.queue.ID() }
-func (h *handle) Owner() string       { return h.queue.Owner() }
-func (h *handle) Mode() lockstep.Mode { return lockstep.Combined }
-
-// Token is the one fencing token drawn for this acquisition once both
-// halves were held (Options.Fencing), or 0 without fencing.
-func (h *handle) Token() int64 { return h.token }
-
-// Lost is closed once either lease is lost. It asks both leases, whose Lost
-// checks its own deadline, so that a caller looking at Lost before working
-// never works past either lease, even before any goroutine has noticed the
-// loss (after a pause, or when the queue lease ran out while the legacy lock
-// was being taken).
-func (h *handle) Lost() <-chan struct{} {
-	select {
-	case <-h.queue.Lost():
-		h.markLost()
-	case <-h.legacy.Lost():
-		h.markLost()
-	default:
-	}
-	return h.lost
-}
-
-// LegacyOwner is the owner id written in the legacy tables.
-func (h *handle) LegacyOwner() string { return h.legacy.Owner() }
-
-// Unlock releases the legacy lock, then the queue lock (reverse order of
-// acquisition), and returns both errors joined. It follows lockstep.Lock's
-// contract: each half is itself idempotent and retriable, so a later call
-// retries only the half whose delete failed (the other returns nil without a
-// request) and returns nil at once when both are released. The queue lock is
-// released even if the legacy delete failed: this holder's critical section
-// is over, its renewals must stop, and the next queue head waits on the
-// legacy tables until the legacy cell is deleted by a retry or expires. Close
-// of the combined Locker retries what is left through both lockers' Close.
-func (h *handle) Unlock(ctx context.Context) error {
-	if err := h.unlockMu.Lock(ctx); err != nil {
-		return fmt.Errorf("combined: unlock %q: waiting for another Unlock: %w", h.ID(), err)
-	}
-	defer h.unlockMu.Unlock()
-	legacyErr := h.legacy.Unlock(ctx)
-	queueErr := h.queue.Unlock(ctx)
-	if !h.stopped {
-		h.stopped = true
-		close(h.stop)
-		h.wg.Wait()
-		h.l.life.Untrack(h)
-	}
-	return errors.Join(legacyErr, queueErr)
+	return errors.Join(errs...)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/locktest"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"
@@ -88,7 +89,7 @@ func TestCombined_ExcludesLegacyAndNewHolders(t *testing.T) {
 		}
 		cs, _ := s.Read(ctx, queuelock.DefaultTable, "id", lockstep.Slice{From: "0"})
 		for _, c := range cs {
-			if c.Column != "~~floor" { // the floor cell is no one's lock
+			if c.Column != layout.FloorColumn { // the floor cell is no one's lock
 				t.Fatalf("queue left with %v", cs)
 			}
 		}

@@ -32,9 +32,24 @@
 // a combined holder's cells exclude legacy and new holders alike. The halves
 // draw no token of their own, so their Options' Fencing must be unset.
 //
-// Losing either lease is losing the lock: Lost() closes when either does,
-// and checks both leases' deadlines itself whenever it is looked at.
-// Releasing aggregates the errors of both releases (go-multierror).
+// # One acquisition, one value
+//
+// A combined lock is one value (internal/held) holding two parts, the queue
+// part and the legacy part, each with its own lease, and one loss signal:
+// either lease declaring itself lost fires it, and Lost() checks both
+// deadlines itself whenever it is looked at, so nothing merges the two with
+// a goroutine. Unlock stops both renewals, then deletes the legacy cell and
+// the queue cells (reverse order of acquisition); a part whose delete failed
+// is retried by the next Unlock or by Close, the other is not. One
+// AcquireEvent and one ReleaseEvent, with mode combined, report it.
+//
+// # Composition
+//
+// Compose takes the halves from a queuelock.Locker and a shadowlock.Locker
+// of the same process, which it does not own; package migration shares its
+// one queue Locker between modes new and combined that way, so the
+// in-process queue of package queuelock covers both. New builds the two
+// Lockers itself and owns them.
 //
 // This package composes queuelock and shadowlock and depends on no driver.
 package combined

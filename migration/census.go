@@ -16,8 +16,8 @@ import (
 // process, whatever its mode; the Controller and operators only read it.
 const DefaultCensusTable = "fleet_census"
 
-// CensusRow is the partition of the census table that holds the entries.
-const CensusRow = "census"
+// censusRow is the partition of the census table that holds the entries.
+const censusRow = "census"
 
 // DefaultCensusTTL is the TTL of a census entry unless configured otherwise.
 // A process heartbeats every half lease window ((TTL − 1s − MaxServerSkew)/4)
@@ -172,7 +172,7 @@ func ReadCensus(ctx context.Context, store lockstep.Store, opts *CensusOptions) 
 	if err != nil {
 		return nil, err
 	}
-	cells, err := store.Read(ctx, table, CensusRow, lockstep.Slice{})
+	cells, err := store.Read(ctx, table, censusRow, lockstep.Slice{})
 	if err != nil {
 		return nil, fmt.Errorf("migration: reading census: %w", err)
 	}

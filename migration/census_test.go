@@ -92,7 +92,7 @@ func TestReadCensus_UndecodableEntryIsReturnedWithErrAndBlocksEveryMove(t *testi
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		if err := s.Put(ctx, DefaultCensusTable, CensusRow, lockstep.Cell{Column: "odd", Value: []byte(`{"configured":"shadow"}`), Timestamp: 1}); err != nil {
+		if err := s.Put(ctx, DefaultCensusTable, censusRow, lockstep.Cell{Column: "odd", Value: []byte(`{"configured":"shadow"}`), Timestamp: 1}); err != nil {
 			t.Fatal(err)
 		}
 		es, err := ReadCensus(ctx, s, nil)

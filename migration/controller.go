@@ -2,7 +2,6 @@ package migration
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -66,9 +65,11 @@ type ControllerOptions struct {
 	PhaseTable, CensusTable string
 	// Clock is the controller's clock. Default a clock.Local.
 	Clock lockstep.Clock
-	// Drain is how long Set keeps the intent and waits for blockers to
-	// disappear (processes switching their flag, releasing locks) before it
-	// reverts and refuses. Default 0: the census is checked once.
+	// Drain is how long Set waits for blockers to disappear (processes
+	// switching their flag, releasing locks) before it refuses, re-reading
+	// the census every Poll. It waits before writing the intent, so the
+	// processes it waits for keep taking locks meanwhile. Default 0: the
+	// census is read once before the intent and once after.
 	Drain time.Duration
 	// Poll is how often the census is re-read while draining. Default 1s.
 	Poll time.Duration
@@ -128,21 +129,29 @@ func (c *Controller) Get(ctx context.Context) (Phase, error) {
 	return pc.phase, err
 }
 
-// Set moves the phase one step towards target. It writes the intent
-// "pending:<from>-><to>" first, then reads the census: if no live process
-// uses a mode the target forbids, it commits the target; otherwise it keeps
-// the intent for up to Drain waiting for them, then reverts to the old phase
-// and returns a *MoveError naming them. If the phase is already target, Set
-// rewrites it, so that no earlier write of this Controller whose outcome was
-// unknown can override it later. A move that skips combined, or another move
-// pending towards a different target, is refused the same way without
-// writing anything. A target that is not a valid mode returns an error
-// wrapping lockstep.ErrInvalidMode.
+// Set moves the phase one step towards target. It first reads the census,
+// writing nothing, until no live process uses a mode the target forbids or
+// Drain has passed; then it writes the intent "pending:<from>-><to>", reads
+// the census again, and commits the target only if that read shows no
+// blocker either. A process that began using a forbidden mode between the
+// two reads makes Set revert the intent at once and drain again (at most
+// three intents, all within Drain). A refusal returns a *MoveError naming
+// the blockers; one decided before any intent was written leaves the phase
+// cell untouched. While blockers remain during a Drain, Set announces the
+// move (see PhaseFlag) so that a fleet following the phase can switch first;
+// the announcement is withdrawn when Set returns, and expires by itself.
 //
-// ctx bounds the whole move; when it ends (or a store request fails) Set
-// reverts the intent with a context.WithoutCancel(ctx) and returns the error.
-// If even the revert or the commit fails, the phase is left pending, which
-// is safe: a pending phase allows only the modes both ends allow.
+// If the phase is already target, Set rewrites it, so that no earlier write
+// of this Controller whose outcome was unknown can override it later. A move
+// that skips combined, or another move pending towards a different target,
+// is refused without writing anything. A target that is not a valid mode
+// returns an error wrapping lockstep.ErrInvalidMode.
+//
+// ctx bounds the whole move; when it ends (or a store request fails) before
+// the intent, Set returns the error having written no phase; after it, Set
+// reverts the intent with a context.WithoutCancel(ctx) and returns the
+// error. If even the revert or the commit fails, the phase is left pending,
+// which is safe: a pending phase allows only the modes both ends allow.
 func (c *Controller) Set(ctx context.Context, target lockstep.Mode) error {
 	if !target.Valid() {
 		return fmt.Errorf("migration: set phase: %w: %v", lockstep.ErrInvalidMode, target)
@@ -173,41 +182,9 @@ func (c *Controller) Set(ctx context.Context, target lockstep.Mode) error {
 	case !adjacent(from, target):
 		return &MoveError{From: from, To: target, Reason: "phases move one step at a time (legacy <-> combined <-> new)"}
 	}
-	if last, err = c.write(ctx, Phase{Mode: from, Target: target}, last); err != nil {
-		return err
-	}
-	blockers, err := c.awaitClear(ctx, target)
-	if err == nil && len(blockers) == 0 {
-		_, err = c.write(ctx, Phase{Mode: target}, last)
-		return err
-	}
-	if _, rerr := c.write(context.WithoutCancel(ctx), Phase{Mode: from}, last); rerr != nil {
-		err = errors.Join(err, rerr)
-	}
-	if err != nil {
-		return err
-	}
-	return &MoveError{From: from, To: target, Blockers: blockers}
-}
-
-// awaitClear reads the census until no live entry uses a mode target
-// forbids, or Drain has passed, and returns the last blockers. ctx bounds the
-// reads and the waits.
-func (c *Controller) awaitClear(ctx context.Context, target lockstep.Mode) ([]Entry, error) {
-	deadline := c.clock.Elapsed() + c.drain.Microseconds()
-	for {
-		entries, err := ReadCensus(ctx, c.store, &CensusOptions{Table: c.censusTable})
-		if err != nil {
-			return nil, err
-		}
-		blockers := Blocking(entries, target)
-		if len(blockers) == 0 || c.clock.Elapsed() >= deadline {
-			return blockers, nil
-		}
-		if err := c.clock.Sleep(ctx, c.poll); err != nil {
-			return blockers, fmt.Errorf("migration: phase move to %v: %w", target, err)
-		}
-	}
+	// A pending phase left behind by a Controller that died is finished
+	// the same way: drained, intent rewritten, census checked.
+	return c.move(ctx, from, target, last)
 }
 
 // Blocking returns the entries that forbid entering phase target: those that

@@ -19,7 +19,7 @@ import (
 // phaseStamp returns the phase cell's value and timestamp.
 func phaseStamp(t *testing.T, s lockstep.Store) (string, int64) {
 	t.Helper()
-	cs, err := s.Read(context.Background(), DefaultPhaseTable, PhaseRow, lockstep.Slice{})
+	cs, err := s.Read(context.Background(), DefaultPhaseTable, phaseRow, lockstep.Slice{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,8 +148,8 @@ func TestController_RefusesLegacyWhileNewIsInUseNamingTheProcesses(t *testing.T)
 }
 
 // The census write precedes the phase read, and the intent precedes the
-// census read: an acquisition racing a move either shows up in the census or
-// sees the intent. With random store latency, over many interleavings, a
+// census read that decides: an acquisition racing a move either shows up in
+// the census or sees the intent. With random store latency, over many interleavings, a
 // legacy acquisition and a move to new never both succeed.
 func TestController_RacingLegacyAcquisitionAndMoveToNewNeverBothSucceed(t *testing.T) {
 	outcomes := map[string]int{}
@@ -163,11 +163,16 @@ func TestController_RacingLegacyAcquisitionAndMoveToNewNeverBothSucceed(t *testi
 			}
 			c := newController(t, s, 0)
 			setPhase(t, c, lockstep.Combined)
-			l := newProcess(t, s, "racer", flagOf(lockstep.Legacy))
+			// The racer runs combined until its flag drifts to legacy as
+			// the move starts: the Controller's census read before the
+			// intent may or may not see it, the one after must.
+			flag := flagOf(lockstep.Combined)
+			l := newProcess(t, s, "racer", flag)
 			time.Sleep(time.Duration(seed%8) * time.Millisecond)
 			var wg sync.WaitGroup
 			var lockErr, setErr error
 			wg.Go(func() {
+				flag.set(lockstep.Legacy)
 				var h lockstep.Lock
 				if h, lockErr = l.Lock(ctx, "id"); lockErr == nil {
 					_ = h.Unlock(ctx)

@@ -4,7 +4,9 @@
 // without an instant where two processes hold the same lock (DESIGN §4.6).
 //
 // It composes the three algorithms and depends on no driver: a [Locker]
-// holds one locker of each algorithm on one store and clock, asks a
+// holds one queue locker and one legacy locker on one store and clock, and
+// the combined locker composing the two (so a process has one contender per
+// id in the queue, whatever mode its flag says), asks a
 // [FlagSource] for the mode of every acquisition, and refuses modes the
 // fleet's [Phase] forbids. A fleet census (one TTL'd cell per process in
 // table fleet_census) and a phase cell (table fleet_phase) let a
@@ -38,7 +40,7 @@
 //     entry (configured mode, or an acquisition in flight) and waits for that
 //     write to complete; only then reads the phase, and proceeds only if the
 //     phase allows m. m stays in the entry while the lock is held.
-//   - The Controller first writes the intent pending:F->T, then reads the
+//   - The Controller writes the intent pending:F->T, then reads the
 //     census, and commits T only if no live entry uses a mode T forbids;
 //     otherwise it writes F back.
 //
@@ -68,6 +70,51 @@
 // census: they are safe in phases legacy and combined, but must be drained by
 // deployment before the phase moves to new.
 //
+// # Draining before the intent
+//
+// With ControllerOptions.Drain the Controller waits for the fleet before it
+// writes the intent, not under it: it reads the census, writing nothing,
+// every Poll until no live entry uses a mode T forbids (or the Drain has
+// passed: it then refuses, naming the blockers, with the phase cell as it
+// was). Only then does it write the intent and read the census again — the
+// read the argument above relies on. The drain's reads carry no part of the
+// argument: they only choose the moment of the intent, and any earlier read
+// is as good as none. So a process that begins using a mode T forbids after
+// the drain's last read (its flag flipped back, a stale replica restarted)
+// is covered exactly as before: either its phase read saw the intent and it
+// refused, or its census write completed before the read after the intent
+// began, and the Controller sees it and reverts. Nothing changed on the
+// process side (census write, then phase read, the cache tied to the
+// heartbeat epoch), so the lemma holds as it stands. The read after the
+// intent is what the planted defect DrainSkipsRecheck (internal/bugs) leaves
+// out; the drain property of package propertytests — no lock is taken in a
+// mode the phase forbids once the Controller was told its commit succeeded,
+// while flags drift into that mode at any moment — catches it
+// (TestNegative_DrainSkipsRecheckIsCaughtByThePhaseProperty).
+//
+// The order matters for availability, not safety. While the Controller
+// drains, the phase is still F, which allows the outgoing mode: a process
+// still configured in it keeps taking locks until its flag flips, where under
+// an intent written first it was refused every lock for the whole drain. The
+// intent now stands for one census read. If that read finds a blocker, the
+// Controller reverts at once rather than hold the intent (which would refuse
+// the blocker's locks) and drains again; at most three intents per Set, all
+// within the Drain, so a fleet whose flag flaps is refused rather than
+// probed indefinitely.
+//
+// A fleet whose flag is a [PhaseFlag] used to learn of a move from its
+// intent, which it answers with combined. With the drain first there is no
+// intent to learn from until the fleet has left the outgoing mode, so while
+// blockers remain the Controller announces the move in a cell of its own
+// beside the phase (column "announce" of the phase row, the intent's text, with a TTL of the
+// Drain plus 10s) and withdraws it when Set returns. PhaseFlag answers
+// combined for an announcement from the committed phase; the guard never
+// reads it. The announcement cannot break exclusion: it changes only what a
+// flag answers, flags are never trusted (every answer goes through the
+// census and the guard), and combined is allowed in every phase. A stale
+// announcement (a Controller that died) costs only its TTL of combined
+// locks.
+//
 // # Rollout runbook
 //
 // At every step watch three things: the census (ReadCensus, or lockctl), the
@@ -93,7 +140,9 @@
 //  5. When no entry is configured legacy or holds a legacy lock, and no old
 //     binary is left, Controller.Set(ctx, lockstep.New). It refuses, naming
 //     the processes, while any live entry uses legacy; with
-//     ControllerOptions.Drain it waits that long for them first.
+//     ControllerOptions.Drain it waits that long for them first, before
+//     writing anything, so the processes it waits for keep their locks
+//     working meanwhile.
 //  6. Flip the flag to new. Census: configured new; the fairness gain shows
 //     in the waits (seed 000 tables 1–2). Keep combined in the code for one
 //     more release as the way back.
@@ -103,8 +152,11 @@
 // holds a new lock, Controller.Set(ctx, lockstep.Combined) (refused, naming
 // them, otherwise), then flip the flag to legacy and Set(ctx, lockstep.Legacy).
 // A fleet whose flag is a [PhaseFlag] follows the phase by itself: give the
-// Controller a Drain longer than the flag's cache plus the longest lock hold,
-// and each Set both announces the move and waits for the fleet to follow.
+// Controller a Drain longer than the flag's cache plus the longest lock hold
+// plus the census heartbeat period ((CensusTTL − 1s − MaxServerSkew)/4),
+// and each Set announces the move, waits for the fleet to switch to
+// combined, then writes the intent and commits, refusing none of its locks
+// on the way.
 //
 // # Flag sources
 //

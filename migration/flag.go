@@ -112,19 +112,24 @@ type PhaseFlagOptions struct {
 }
 
 // PhaseFlag is a FlagSource that follows the fleet-wide phase in the store:
-// the committed phase's mode, and Combined while a move is pending (the one
-// mode every pending phase allows). A fleet driven by it moves when the
-// operator moves the phase with a Controller. Safe for concurrent use.
+// the committed phase's mode, and Combined while a move is pending or a
+// Controller announces one from the committed phase (a cell beside the phase, see the package documentation) —
+// Combined is allowed in every phase and by every pending one. A fleet driven
+// by it moves when the operator moves the phase with a Controller: it
+// switches to Combined as soon as the Controller starts draining, before the
+// intent, so the drain can clear without any of its locks being refused.
+// Safe for concurrent use.
 type PhaseFlag struct {
 	store lockstep.Store
 	table string
 	cache time.Duration
 	clock lockstep.Clock
 
-	mu     sync.Mutex // guards the cache
-	cached bool
-	readAt int64 // elapsed µs
-	phase  Phase
+	mu        sync.Mutex // guards the cache
+	cached    bool
+	readAt    int64 // elapsed µs
+	phase     Phase
+	announced Phase // the move a Controller announced, if any
 }
 
 // NewPhaseFlag returns a PhaseFlag reading store. Invalid options return an
@@ -158,19 +163,18 @@ func NewPhaseFlag(store lockstep.Store, opts *PhaseFlagOptions) (*PhaseFlag, err
 func (f *PhaseFlag) Mode(ctx context.Context) (lockstep.Mode, error) {
 	now := f.clock.Elapsed()
 	f.mu.Lock()
-	p, fresh := f.phase, f.cached && now-f.readAt < f.cache.Microseconds()
+	p, a, fresh := f.phase, f.announced, f.cached && now-f.readAt < f.cache.Microseconds()
 	f.mu.Unlock()
 	if !fresh {
-		pc, err := readPhase(ctx, f.store, f.table)
-		if err != nil {
+		var err error
+		if p, a, err = readPhaseRow(ctx, f.store, f.table); err != nil {
 			return lockstep.ModeUnknown, err
 		}
-		p = pc.phase
 		f.mu.Lock()
-		f.phase, f.readAt, f.cached = p, now, true
+		f.phase, f.announced, f.readAt, f.cached = p, a, now, true
 		f.mu.Unlock()
 	}
-	if p.Pending() {
+	if p.Pending() || a.Pending() && a.Mode == p.Mode {
 		return lockstep.Combined, nil
 	}
 	return p.Mode, nil

@@ -139,7 +139,7 @@ func TestPhaseFlag_UnparseablePhaseIsInvalidMode(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		if err := s.Put(ctx, DefaultPhaseTable, PhaseRow, lockstep.Cell{Column: PhaseColumn, Value: []byte("pending:legacy->new"), Timestamp: 1}); err != nil {
+		if err := s.Put(ctx, DefaultPhaseTable, phaseRow, lockstep.Cell{Column: phaseColumn, Value: []byte("pending:legacy->new"), Timestamp: 1}); err != nil {
 			t.Fatal(err)
 		}
 		f, _ := NewPhaseFlag(s, nil)

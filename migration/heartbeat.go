@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
@@ -48,8 +49,8 @@ type heartbeat struct {
 	everOK     bool                     // some write succeeded
 	stale      bool                     // between epochs
 	epoch      uint64
-	epochEnd   chan struct{} // closed when the current epoch ends
-	dirty      bool          // the shape changed since the last write's snapshot
+	losses     map[*held.Loss]struct{} // of the locks held from the current epoch: fired when it ends
+	dirty      bool                    // the shape changed since the last write's snapshot
 	wake       context.CancelFunc
 	lastStart  int64 // lease.Stamp: when the last write took its snapshot
 	lastTS     int64 // timestamp of the newest successful write
@@ -59,14 +60,11 @@ type heartbeat struct {
 type ticket struct {
 	mode  lockstep.Mode
 	epoch uint64
-	end   <-chan struct{}
 }
 
 func newHeartbeat(store lockstep.Store, clk lockstep.Clock, table string, entry lease.Config, flag FlagSource, logger *slog.Logger, self Entry) *heartbeat {
-	end := make(chan struct{})
-	close(end)
 	return &heartbeat{store: store, clock: clk, ts: clock.NewTimestamps(clk), table: table, ttl: entry.TTL, window: entry.Window(), flag: flag,
-		logger: logger, self: self, stale: true, epochEnd: end}
+		logger: logger, self: self, stale: true}
 }
 
 func (h *heartbeat) limit() int64 { return h.window.Microseconds() }
@@ -133,7 +131,7 @@ func (h *heartbeat) begin(m lockstep.Mode) { h.change(func() { h.acquiring[m]++ 
 func (h *heartbeat) current(m lockstep.Mode) ticket {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return ticket{mode: m, epoch: h.epoch, end: h.epochEnd}
+	return ticket{mode: m, epoch: h.epoch}
 }
 
 // sinceOf returns the version at which m last came into use.
@@ -217,7 +215,7 @@ func (h *heartbeat) write(ctx context.Context) error {
 		return fmt.Errorf("migration: encoding census entry: %w", err)
 	}
 	cell := lockstep.Cell{Column: h.self.Process, Value: b, Timestamp: ts, TTL: h.ttl}
-	if err := h.store.Put(ctx, h.table, CensusRow, cell); err != nil {
+	if err := h.store.Put(ctx, h.table, censusRow, cell); err != nil {
 		return fmt.Errorf("migration: writing census entry: %w", err)
 	}
 	h.mu.Lock()
@@ -230,7 +228,7 @@ func (h *heartbeat) write(ctx context.Context) error {
 		h.endEpochLocked() // a gap: the entry may have expired meanwhile
 	}
 	if h.stale {
-		h.stale, h.epoch, h.epochEnd = false, h.epoch+1, make(chan struct{})
+		h.stale, h.epoch = false, h.epoch+1
 	}
 	h.lastOK, h.written, h.lastTS, h.everOK = sent, v, ts, true
 	h.mu.Unlock()
@@ -242,7 +240,37 @@ func (h *heartbeat) write(ctx context.Context) error {
 
 func (h *heartbeat) endEpochLocked() {
 	h.stale = true
-	close(h.epochEnd)
+	for loss := range h.losses {
+		loss.Fire()
+	}
+	clear(h.losses)
+}
+
+// bind makes loss, of a lock taken in t's epoch, fire when that epoch ends
+// (at once if it has), and adds the heartbeat's deadline to its checks, so
+// that Lost sees a lapsed heartbeat before the watchdog has run.
+func (h *heartbeat) bind(t ticket, loss *held.Loss) {
+	loss.Watch(func() bool {
+		ok, _ := h.trusted(t, false)
+		return !ok
+	})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stale || h.epoch != t.epoch {
+		loss.Fire()
+		return
+	}
+	if h.losses == nil {
+		h.losses = make(map[*held.Loss]struct{})
+	}
+	h.losses[loss] = struct{}{}
+}
+
+// unbind forgets loss, of a lock being released.
+func (h *heartbeat) unbind(loss *held.Loss) {
+	h.mu.Lock()
+	delete(h.losses, loss)
+	h.mu.Unlock()
 }
 
 func (h *heartbeat) warnStale() {
@@ -351,7 +379,7 @@ func (h *heartbeat) watch(ctx context.Context) {
 // remove deletes the entry, after shutdown. ctx bounds the delete; on error
 // the entry expires after its TTL.
 func (h *heartbeat) remove(ctx context.Context) error {
-	if err := h.store.Delete(ctx, h.table, CensusRow, h.ts.Next(), h.self.Process); err != nil {
+	if err := h.store.Delete(ctx, h.table, censusRow, h.ts.Next(), h.self.Process); err != nil {
 		return fmt.Errorf("migration: removing census entry: %w", err)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
 )
 
@@ -53,7 +54,6 @@ type Locker struct {
 
 	mu     sync.Mutex
 	closed bool
-	held   map[*handle]struct{}
 }
 
 var _ lockstep.Locker = (*Locker)(nil)
@@ -87,12 +87,12 @@ func New(store lockstep.Store, clk lockstep.Clock, process string, flag FlagSour
 	if err != nil {
 		return nil, err
 	}
-	algs, err := newAlgorithms(store, clk, process, opts, cfg.observer)
+	algs, err := newAlgorithms(store, clk, process, opts, cfg.observer, cfg.logger)
 	if err != nil {
 		algs.close(context.Background())
 		return nil, err
 	}
-	l := &Locker{store: store, clock: clk, flag: flag, cfg: cfg, algs: algs, held: make(map[*handle]struct{})}
+	l := &Locker{store: store, clock: clk, flag: flag, cfg: cfg, algs: algs}
 	l.hb = newHeartbeat(store, clk, cfg.censusTable, cfg.census, flag, cfg.logger,
 		Entry{Process: process, Host: cfg.host, Version: cfg.version})
 	l.hb.start()
@@ -179,7 +179,23 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 		return nil, errors.Join(l.hb.staleError(nil), uerr)
 	}
 	l.hb.finish(t, true)
-	return l.track(inner, t), nil
+	l.bind(inner.(*held.Lock), t)
+	return inner, nil
+}
+
+// bind ties a lock taken in census epoch t to the census, adding no wrapper
+// and no goroutine: the lock's loss signal fires when the epoch ends (the
+// Controller might no longer see this process) and its Lost checks the
+// heartbeat's own deadline, and its first Unlock stops counting it in the
+// census. (Until its cells are deleted or expire, they still exclude every
+// mode that could contend for them.)
+func (l *Locker) bind(lk *held.Lock, t ticket) {
+	loss := lk.Loss()
+	l.hb.bind(t, loss)
+	lk.AddOnStop(func() {
+		l.hb.unbind(loss)
+		l.hb.released(t.mode)
+	})
 }
 
 // refused reports an acquisition the migration layer turned down.
@@ -274,30 +290,21 @@ func (l *Locker) Close(ctx context.Context) error {
 	}
 	err := l.algs.close(ctx) // ends waits in flight, releases the algorithms' locks
 	l.calls.Wait()
-	l.mu.Lock()
-	hs := make([]*handle, 0, len(l.held))
-	for h := range l.held {
-		hs = append(hs, h)
-	}
-	l.mu.Unlock()
 	errs := []error{err}
-	for _, h := range hs {
-		if err := h.Unlock(ctx); err != nil && !errors.Is(err, lockstep.ErrLost) {
-			errs = append(errs, err)
-		}
-	}
 	l.hb.shutdown()
 	errs = append(errs, l.hb.remove(ctx))
 	return errors.Join(errs...)
 }
 
+// close closes the combined Locker first (it composes the other two), then
+// the legacy and queue Lockers.
 func (a algorithms) close(ctx context.Context) error {
 	var errs []error
-	if a.legacy != nil {
-		errs = append(errs, a.legacy.Close(ctx))
-	}
 	if a.combined != nil {
 		errs = append(errs, a.combined.Close(ctx))
+	}
+	if a.legacy != nil {
+		errs = append(errs, a.legacy.Close(ctx))
 	}
 	if a.queue != nil {
 		errs = append(errs, a.queue.Close(ctx))

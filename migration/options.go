@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"runtime/debug"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/combined"
+	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/queuelock"
@@ -62,7 +62,9 @@ type Options struct {
 	// Version is reported in the census. Default the main module's version
 	// from the binary's build information.
 	Version string
-	// Logger receives census trouble at Warn. Default discards.
+	// Logger receives census trouble at Warn, and every algorithm's
+	// renewal trouble and loss unless Queue or Legacy set their own.
+	// Default discards.
 	Logger *slog.Logger
 	// Observer receives the events of every algorithm (unless Queue or
 	// Legacy set their own) and of refused acquisitions. Default none.
@@ -166,13 +168,14 @@ type algorithms struct {
 	queue    *queuelock.Locker
 }
 
-// newAlgorithms builds the three lockers on one store and clock. Each gets
-// its own process id suffix (":legacy", ":combined", ":new"): the lockers
-// number their acquisitions independently, and owner ids must never repeat
-// within a table — a legacy lock and the legacy half of a combined lock of
-// the same process would otherwise both be "<process>.1", and the second would
-// take the first's cell in the main row for its own.
-func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *Options, obs lockstep.Observer) (algorithms, error) {
+// newAlgorithms builds one queue Locker and one legacy Locker for the
+// process, and the combined Locker composing the two. Modes share them: a
+// lock taken in mode new and the queue half of one taken in mode combined
+// come from the same queue Locker, so goroutines of a process whose flag
+// flips between the two still contend for an id one at a time in the store
+// (DESIGN §4.2), and owner ids, numbered by one Locker per table, never
+// repeat within a table.
+func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *Options, obs lockstep.Observer, logger *slog.Logger) (algorithms, error) {
 	var qo queuelock.Options
 	var so shadowlock.Options
 	if o != nil && o.Queue != nil {
@@ -181,8 +184,12 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if o != nil && o.Legacy != nil {
 		so = *o.Legacy
 	}
-	if qo.Clock != nil || qo.ProcessID != "" || so.Clock != nil || so.ProcessID != "" {
-		return algorithms{}, &lockstep.ConfigError{Field: "Queue/Legacy", Reason: "Clock and ProcessID are set by migration.New; leave them unset"}
+	if (qo.Clock != nil && !sameClock(qo.Clock, clk)) || (so.Clock != nil && !sameClock(so.Clock, clk)) {
+		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Clock/Legacy.Clock", Reason: "one process has one clock: pass it to migration.New and leave these unset"}
+	}
+	if (qo.ProcessID != "" && qo.ProcessID != process) || (so.ProcessID != "" && so.ProcessID != process) {
+		return algorithms{}, &lockstep.ConfigError{Field: "Queue.ProcessID/Legacy.ProcessID",
+			Reason: fmt.Sprintf("one process has one id (%q, given to migration.New): leave these unset", process)}
 	}
 	if qo.Fencing != nil || so.Fencing != nil {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",
@@ -193,40 +200,44 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 		fence = o.Fencing
 	}
 	qo.Clock, so.Clock = clk, clk
+	qo.ProcessID, so.ProcessID = process, process
+	qo.Fencing, so.Fencing = fence, fence // legacy and new locks draw their own; combined ones one for both halves
 	if qo.Observer == nil {
 		qo.Observer = obs
 	}
 	if so.Observer == nil {
 		so.Observer = obs
 	}
-	seed := rand.Uint64()
-	if so.Rand != nil {
-		seed = so.Rand.Uint64()
+	if qo.Logger == nil {
+		qo.Logger = logger
 	}
-	// Each shadowlock.Locker uses its Rand under its own mutex: never share one.
-	so.Rand = rand.New(rand.NewPCG(seed, 1))
-	so2 := so
-	so2.Rand = rand.New(rand.NewPCG(seed, 2))
-	qo2 := qo
-
+	if so.Logger == nil {
+		so.Logger = logger
+	}
 	var a algorithms
 	var err error
-	// Legacy and new locks draw their own token; the halves of a combined
-	// lock (qo2, so2, copied above) draw none: the combined lock draws one.
-	so.Fencing, qo.Fencing = fence, fence
-	so.ProcessID = process + ":legacy"
 	if a.legacy, err = shadowlock.New(store, &so); err != nil {
 		return a, err
 	}
-	qo.ProcessID = process + ":new"
 	if a.queue, err = queuelock.New(store, &qo); err != nil {
 		return a, err
 	}
-	qo2.ProcessID, so2.ProcessID = process+":combined", process+":combined"
-	if a.combined, err = combined.New(store, &combined.Options{Queue: &qo2, Legacy: &so2, Fencing: fence}); err != nil {
+	held.ShareOwners(a.queue, a.legacy) // owner ids unique across the process's two Lockers
+	if a.combined, err = combined.Compose(a.queue, a.legacy, &combined.ComposeOptions{Fencing: fence, Observer: obs}); err != nil {
 		return a, err
 	}
 	return a, nil
+}
+
+// sameClock reports whether a and b are the same clock (false if their type
+// cannot be compared).
+func sameClock(a, b lockstep.Clock) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
 }
 
 func clockOr(c lockstep.Clock) lockstep.Clock {

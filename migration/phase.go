@@ -8,16 +8,16 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// DefaultPhaseTable holds the fleet-wide phase: one partition, PhaseRow, with
-// one cell, PhaseColumn, whose value is the phase's text (Phase.String).
+// DefaultPhaseTable holds the fleet-wide phase: one partition, phaseRow, with
+// one cell, phaseColumn, whose value is the phase's text (Phase.String).
 // Written only by the phase Controller; read by every migration.Locker (the
 // guard) and by PhaseFlag, whatever their mode.
 const DefaultPhaseTable = "fleet_phase"
 
-// PhaseRow and PhaseColumn locate the phase cell in the phase table.
+// phaseRow and phaseColumn locate the phase cell in the phase table.
 const (
-	PhaseRow    = "phase"
-	PhaseColumn = "phase"
+	phaseRow    = "phase"
+	phaseColumn = "phase"
 )
 
 // pendingPrefix marks an intent: "pending:<from>-><to>".
@@ -135,10 +135,15 @@ type phaseCell struct {
 // that never ran the migration is a legacy fleet. A cell that does not parse
 // returns an error wrapping lockstep.ErrInvalidMode. ctx bounds the read.
 func readPhase(ctx context.Context, store lockstep.Store, table string) (phaseCell, error) {
-	cells, err := store.Read(ctx, table, PhaseRow, lockstep.Slice{From: PhaseColumn, To: PhaseColumn + "\x00", Limit: 1})
+	cells, err := store.Read(ctx, table, phaseRow, lockstep.Slice{From: phaseColumn, To: phaseColumn + "\x00", Limit: 1})
 	if err != nil {
 		return phaseCell{}, fmt.Errorf("migration: reading phase: %w", err)
 	}
+	return phaseOf(cells, table)
+}
+
+// phaseOf decodes the phase cell read from table, if any (see readPhase).
+func phaseOf(cells []lockstep.Cell, table string) (phaseCell, error) {
 	if len(cells) == 0 {
 		return phaseCell{phase: Phase{Mode: lockstep.Legacy}}, nil
 	}
@@ -152,7 +157,7 @@ func readPhase(ctx context.Context, store lockstep.Store, table string) (phaseCe
 // writePhase writes p into the phase cell of table with timestamp ts and no
 // TTL. ctx bounds the write; on error the write may or may not have applied.
 func writePhase(ctx context.Context, store lockstep.Store, table string, p Phase, ts int64) error {
-	err := store.Put(ctx, table, PhaseRow, lockstep.Cell{Column: PhaseColumn, Value: []byte(p.String()), Timestamp: ts})
+	err := store.Put(ctx, table, phaseRow, lockstep.Cell{Column: phaseColumn, Value: []byte(p.String()), Timestamp: ts})
 	if err != nil {
 		return fmt.Errorf("migration: writing phase %v: %w", p, err)
 	}

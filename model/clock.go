@@ -70,7 +70,7 @@ func (c *ManualClock) Elapsed() int64 {
 func (c *ManualClock) StepWall(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.wall += lockstep.Micros(d)
+	c.wall += d.Microseconds()
 }
 
 // Sleep blocks until virtual time has advanced by d (rounded up to whole
@@ -112,7 +112,7 @@ func (c *ManualClock) Sleep(ctx context.Context, d time.Duration) error {
 func (c *ManualClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.setLocked(c.now + lockstep.Micros(d))
+	c.setLocked(c.now + d.Microseconds())
 }
 
 // Set moves virtual elapsed time to micros (the wall clock follows, keeping

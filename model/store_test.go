@@ -70,7 +70,7 @@ func TestStore_RemainingTTLIsRoundedUp(t *testing.T) {
 		at   time.Duration
 		want time.Duration
 	}{{0, 3 * time.Second}, {300 * time.Millisecond, 3 * time.Second}, {time.Second, 2 * time.Second}, {2900 * time.Millisecond, time.Second}} {
-		clock.Set(sec*1_000_000 + lockstep.Micros(c.at))
+		clock.Set(sec*1_000_000 + c.at.Microseconds())
 		got := mustRead(t, s, lockstep.Slice{})
 		if len(got) != 1 || got[0].TTL != c.want {
 			t.Fatalf("at +%v: %+v, want TTL %v", c.at, got, c.want)

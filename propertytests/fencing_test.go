@@ -1,9 +1,8 @@
 package propertytests
 
 import (
-	"strings"
-
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
@@ -31,6 +30,7 @@ type fenceLog struct {
 
 // handout is one lock returned to a caller.
 type handout struct {
+	id    string // tokens order the owners of one lock id
 	owner string
 	start int64 // virtual µs: its winning claim's send
 	token int64
@@ -72,8 +72,11 @@ func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
 		h.violate("fencing: %s acquired %s in mode %v with token %d, no token although fencing is on", pr.sp.Name, l.Owner(), l.Mode(), t)
 		return
 	}
-	now := handout{owner: l.Owner(), start: h.fencing.claimSent[pr.sp.Name], token: t}
+	now := handout{id: l.ID(), owner: l.Owner(), start: h.fencing.claimSent[pr.sp.Name], token: t}
 	for _, o := range h.fencing.handed {
+		if o.id != now.id {
+			continue
+		}
 		if (o.start < now.start && o.token >= now.token) || (o.start > now.start && o.token <= now.token) {
 			h.violate("fencing: token order is not ownership order: %s (claim sent at %d) holds token %d, %s (claim sent at %d) holds %d",
 				now.owner, now.start, now.token, o.owner, o.start, o.token)
@@ -84,12 +87,13 @@ func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
 }
 
 // isOwnerCell reports whether column col of table is a cell whose life is a
-// lock's: the queue lock's owner cells and the legacy main row. (A waiter's
+// lock's (internal/layout): the queue lock's owner cells and the legacy main row. (A waiter's
 // queue cell or a legacy shadow cell keeps no lock alive.)
 func isOwnerCell(table, col string) bool {
 	switch table {
 	case queuelock.DefaultTable:
-		return strings.HasPrefix(col, queueOwnerPrefix)
+		_, _, err := layout.ParseOwnerColumn(col)
+		return err == nil
 	case shadowlock.DefaultMainTable:
 		return true
 	}

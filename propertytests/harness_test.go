@@ -108,6 +108,9 @@ type harness struct {
 	// locks released while their process's flag gave another mode than the
 	// one they were taken in (the process switched while holding them).
 	switches, heldAcross int
+	// onAcquired, when set, is called with mu held at every acquisition,
+	// for a check of its own (phasedrain_test.go).
+	onAcquired func(pr *proc, l lockstep.Lock)
 }
 
 // newHarness builds fleet f on a fresh simulation and starts one user
@@ -264,6 +267,9 @@ func (h *harness) acquired(pr *proc, l lockstep.Lock) {
 			q.bypass++
 		}
 	}
+	if h.onAcquired != nil {
+		h.onAcquired(pr, l)
+	}
 }
 
 // work is where a holder resumes its protected work, having seen Lost()
@@ -284,10 +290,28 @@ func (h *harness) work(pr *proc, l lockstep.Lock) {
 		h.counter = pr.seen + 1
 		h.increments++
 	}
-	if since := h.elapsed(h.lastOK[l.Owner()]); !h.v.noLeaseCheck && since >= cellLife() {
-		h.violate("lease: %s works as %s %v after the send of its last acknowledged write, but its cells surely live only %v (TTL %v − 1s − server skew %v): Lost() should have closed",
-			pr.sp.Name, l.Owner(), since, cellLife(), ttl, maxServerSkew)
+	if h.v.noLeaseCheck {
+		return
 	}
+	// Every owner cell the lock stands on: a combined lock's legacy half
+	// has an owner id of its own, renewed by a lease of its own.
+	for _, owner := range ownersOf(l) {
+		if since := h.elapsed(h.lastOK[owner]); since >= cellLife() {
+			h.violate("lease: %s works as %s (%v) %v after the send of its last acknowledged write of %s's cells, but they surely live only %v (TTL %v − 1s − server skew %v): Lost() should have closed",
+				pr.sp.Name, l.Owner(), l.Mode(), since, owner, cellLife(), ttl, maxServerSkew)
+			return
+		}
+	}
+}
+
+// ownersOf returns the owner ids of the cells l holds: its own, and a
+// combined lock's legacy half's.
+func ownersOf(l lockstep.Lock) []string {
+	out := []string{l.Owner()}
+	if g, ok := l.(interface{ LegacyOwner() string }); ok && g.LegacyOwner() != "" && g.LegacyOwner() != l.Owner() {
+		out = append(out, g.LegacyOwner())
+	}
+	return out
 }
 
 func (h *harness) releasing(pr *proc) {

@@ -39,6 +39,15 @@ func init() {
 			v: variant{plant: []bugs.Defect{bugs.KeepIDState}, noLeaseCheck: true}, want: "state:",
 			keep:  "floor-cell-lives-forever",
 			found: "found from outside (the safety issue, defect 4): a Locker kept ~79 bytes per id ever locked and the published floor cell had no TTL, so queue_lock kept a live partition per id forever. Re-found by the negative control KeepIDState with the end-of-run state check; fixed in queuelock (idstate.go: per-id state expires on elapsed time, a janitor sweeps, the floor cell carries a TTL)"},
+		// A combined lock whose loss signal forgets its legacy lease: the
+		// composition redesign replaced the goroutine merging the two
+		// halves' signals with one signal both leases fire; dropping one
+		// source must be caught.
+		control{name: "LegacyLossUnwatched", fleet: fleetNamed("legacy+combined"),
+			v: variant{plant: []bugs.Defect{bugs.LegacyLossUnwatched}, weights: &faultyWeights}, want: "lease:",
+			pending: "the legacy half's renewals must fail for a whole lease window while the queue half's succeed; " +
+				"the simulator's faults are per message, so 8 searches of 1,000 schedules found no such run " +
+				"(combined/halfloss_test.go cuts the legacy table and catches the defect deterministically)"},
 		// Lost trusting the Locker's renewal scheduler to close it at the
 		// deadline: while the scheduler's wake-up is not granted (its
 		// process paused beyond the TTL, or the simulator busy elsewhere),

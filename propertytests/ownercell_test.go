@@ -1,9 +1,11 @@
 package propertytests
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
@@ -46,7 +48,7 @@ func (h *harness) ownerColumns(l lockstep.Lock) map[string]string {
 		}
 	case lockstep.Legacy:
 		if h.legacyOwners[l.Owner()] {
-			out[shadowlock.DefaultMainTable] = l.Owner()
+			out[shadowlock.DefaultMainTable] = layout.LegacyColumn(l.Owner())
 		}
 	}
 	return out
@@ -61,7 +63,7 @@ func (h *harness) ownerCellLive(table, col string, l lockstep.Lock) error {
 	nowSec := int64(0)
 	for i := range c.Config().Replicas {
 		nowSec = max(nowSec, c.ReplicaNow(i)/1_000_000)
-		for _, sc := range c.Replica(i).Scan(table, lockID, lockstep.Slice{From: col, To: col + "\x00"}) {
+		for _, sc := range c.Replica(i).Scan(table, l.ID(), lockstep.Slice{From: col, To: col + "\x00"}) {
 			if !found {
 				win, found = sc, true
 			} else {
@@ -69,16 +71,16 @@ func (h *harness) ownerCellLive(table, col string, l lockstep.Lock) error {
 			}
 		}
 	}
-	want := l.Owner()
+	want := layout.OwnerCell(col, l.Owner(), 0, 0).Value
 	if table == shadowlock.DefaultMainTable {
-		want = "" // the legacy main cell is empty, named by its owner
+		want = layout.LegacyCell(l.Owner(), 0, 0).Value // empty: the column names the owner
 	}
 	switch {
 	case !found:
 		return fmt.Errorf("no replica holds its owner cell %s/%s", table, col)
 	case !win.IsLive(nowSec):
 		return fmt.Errorf("its owner cell %s/%s reconciles to a dead %v (timestamp %d)", table, col, win.Kind, win.Timestamp)
-	case string(win.Value) != want:
+	case !bytes.Equal(win.Value, want):
 		return fmt.Errorf("its owner cell %s/%s names %q", table, col, win.Value)
 	}
 	return nil

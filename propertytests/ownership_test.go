@@ -5,6 +5,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
@@ -14,28 +15,26 @@ import (
 // Property 2, ownership, and the records the other properties take from
 // the store events: who wrote which cell, and when its write was sent.
 
-// ownerOf returns the acquisition a lock cell belongs to: the column after
-// its last '/' (queue cells), the value (the queue lock's owner cells, one
-// column per Locker: "~o/<process>/<incarnation>"), or the whole column
-// (legacy). A delete carries no value: its owner cells give "".
-func ownerOf(col string, value []byte) string {
-	if strings.HasPrefix(col, queueOwnerPrefix) {
-		return string(value)
+// ownerOf returns the acquisition a cell of table belongs to, as
+// internal/layout names it: a queue cell's owner (in its name), a queue-lock
+// owner cell's (its value; a delete carries none, so ""), or a legacy cell's
+// (its column). Any other cell, the floor cell among them, gives its column.
+func ownerOf(table, col string, value []byte) string {
+	if table == queuelock.DefaultTable {
+		if _, _, err := layout.ParseOwnerColumn(col); err == nil {
+			return string(value)
+		}
+		if _, owner, err := layout.ParseQueueColumn(col); err == nil {
+			return owner
+		}
+		return col
 	}
-	if i := strings.LastIndexByte(col, '/'); i >= 0 {
-		return col[i+1:]
-	}
-	return col
+	return layout.LegacyOwner(lockstep.Cell{Column: col})
 }
 
-const (
-	floorColumn      = "~~floor" // queuelock's shared, monotone read floor
-	queueOwnerPrefix = "~o/"     // queuelock's owner cells
-)
-
 // ownsColumn reports whether process proc may write or delete column col of
-// table: the cells of its own acquisitions ("<proc>.<n>", or
-// "<proc>:<algorithm>.<n>" from the three lockers of a migration.Locker), the
+// table: the cells of its own acquisitions ("<proc>.<n>"; a migration.Locker's
+// queue and legacy Lockers draw from one sequence), the
 // owner cells of its own queue Lockers, its own census entry (column
 // "<proc>"), and — for the phase controller only — the phase cell.
 func ownsColumn(proc, table, col string) bool {
@@ -46,12 +45,12 @@ func ownsColumn(proc, table, col string) bool {
 		return col == proc
 	case migration.DefaultPhaseTable:
 		return proc == controllerName
+	case queuelock.DefaultTable:
+		if process, _, err := layout.ParseOwnerColumn(col); err == nil { // the Locker's process id
+			return process == proc || strings.HasPrefix(process, proc+":")
+		}
 	}
-	owner := ownerOf(col, nil)
-	if rest, ok := strings.CutPrefix(col, queueOwnerPrefix); ok {
-		owner, _, _ = strings.Cut(rest, "/") // the Locker's process id
-		return owner == proc || strings.HasPrefix(owner, proc+":")
-	}
+	owner := ownerOf(table, col, nil)
 	return strings.HasPrefix(owner, proc+".") || strings.HasPrefix(owner, proc+":")
 }
 
@@ -76,9 +75,9 @@ func (h *harness) onStore(e sim.StoreEvent) {
 	if !e.Done {
 		h.event("%v", y)
 		for _, c := range cells {
-			owner := ownerOf(c.Column, c.Value)
+			owner := ownerOf(y.Table, c.Column, c.Value)
 			switch {
-			case c.Column == floorColumn:
+			case y.Table == queuelock.DefaultTable && c.Column == layout.FloorColumn:
 			case !ownsColumn(y.Proc.Name, y.Table, c.Column):
 				h.violate("ownership: %v touches another process's cell %q", y, c.Column)
 			case y.Kind == sim.Put && h.released[owner]:
@@ -91,10 +90,10 @@ func (h *harness) onStore(e sim.StoreEvent) {
 		h.noteClaim(y)
 		for _, c := range y.Cells {
 			switch {
-			case y.Table == queuelock.DefaultTable && strings.HasPrefix(c.Column, queueOwnerPrefix):
+			case y.Table == queuelock.DefaultTable && isOwnerCell(y.Table, c.Column):
 				h.queueOwnerCol[string(c.Value)] = c.Column
 			case y.Table == shadowlock.DefaultMainTable:
-				h.legacyOwners[c.Column] = true
+				h.legacyOwners[layout.LegacyOwner(c)] = true
 			}
 		}
 	}
@@ -103,7 +102,7 @@ func (h *harness) onStore(e sim.StoreEvent) {
 			if !isOwnerCell(y.Table, c.Column) {
 				continue // a waiter's queue cell or a legacy shadow cell keeps no lock alive
 			}
-			if o := ownerOf(c.Column, c.Value); y.SentElapsed > h.lastOK[o] {
+			if o := ownerOf(y.Table, c.Column, c.Value); y.SentElapsed > h.lastOK[o] {
 				h.lastOK[o] = y.SentElapsed
 			}
 		}

@@ -70,8 +70,8 @@ func TestRegressions(t *testing.T) {
 			if r.Bugs == (bugs.Set{}) && len(r.Plant) == 0 {
 				return
 			}
-			if len(r.Plant) > 0 && !bugs.Compiled {
-				t.Logf("the planted half needs -tags lockstep_bugs (defects %v)", r.Plant)
+			if !bugs.Compiled {
+				t.Logf("the planted half needs -tags lockstep_bugs (defects %v %+v)", r.Plant, r.Bugs)
 				return
 			}
 			lease := strings.HasPrefix(r.Want, "lease:")

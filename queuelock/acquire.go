@@ -2,12 +2,15 @@ package queuelock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
@@ -23,11 +26,15 @@ type attempt struct {
 	id    string
 	owner string
 	try   bool
-	start int64 // elapsed µs, when the call began
+	start int64         // elapsed µs, when the call began
+	mode  lockstep.Mode // the mode the caller asked for (lease events)
+	loss  *held.Loss    // the acquisition's loss signal, fired by the lease
+	fence bool          // draw a fencing token (Options.Fencing) for this lock alone
+	token int64         // the token drawn
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell
-	ocol    string   // our owner cell: the Locker's (columns.go)
+	ocol    string   // our owner cell: the Locker's (internal/layout)
 	queued  bool     // a queue cell of ours may exist
 	stale   []string // cells of ours whose delete failed, under older names
 	claimed bool     // an owner cell of ours may exist
@@ -42,7 +49,7 @@ type attempt struct {
 	lastDeleteTS int64    // timestamp of our last owner-cell delete (for bugs.ReuseTombstonedTimestamp)
 }
 
-func (a *attempt) run(ctx context.Context) (*handle, error) {
+func (a *attempt) run(ctx context.Context) (*part, error) {
 	a.bugs = bugs.From(ctx)
 	if a.try {
 		if !a.l.turns.TryAcquire(a.id) {
@@ -53,7 +60,7 @@ func (a *attempt) run(ctx context.Context) (*handle, error) {
 	}
 	a.turn = true
 	var (
-		h   *handle
+		h   *part
 		err error
 	)
 	if a.try {
@@ -71,9 +78,12 @@ func (a *attempt) run(ctx context.Context) (*handle, error) {
 // lock is listing 7 with refinements: enqueue, then until first in line and
 // alone in the owner cells, re-read; a waiter renews its queue cell so a long
 // wait keeps its place, and re-enqueues if its cell vanished anyway.
-func (a *attempt) lock(ctx context.Context) (*handle, error) {
+func (a *attempt) lock(ctx context.Context) (*part, error) {
 	var lastErr error
 	retry := func(err error) error {
+		if errors.Is(err, lockstep.ErrForeignCell) {
+			return fmt.Errorf("queuelock: %q: %w", a.id, err) // no retry can help (view.go, parse)
+		}
 		if ctx.Err() != nil {
 			return a.ctxErr(ctx, lastErr)
 		}
@@ -138,7 +148,7 @@ func (a *attempt) lock(ctx context.Context) (*handle, error) {
 			}
 			continue
 		}
-		if head, _ := v.head(); head.column == a.qcol && !v.ownedByOthers(a.ocol) {
+		if head, _ := v.head(); head.Column == a.qcol && !v.ownedByOthers(a.ocol) {
 			ok, since, err := a.claim(ctx)
 			if err != nil {
 				if err := retry(err); err != nil {
@@ -180,7 +190,7 @@ func (l *Locker) nextPoll() time.Duration {
 }
 
 // tryLock is listing 8, writing nothing when the lock is visibly busy.
-func (a *attempt) tryLock(ctx context.Context) (*handle, error) {
+func (a *attempt) tryLock(ctx context.Context) (*part, error) {
 	v, err := a.l.read(ctx, a.id, &a.requests)
 	if err != nil {
 		return nil, a.storeErr("read", ctx, err)
@@ -196,7 +206,7 @@ func (a *attempt) tryLock(ctx context.Context) (*handle, error) {
 		if err != nil {
 			return nil, a.storeErr("read", ctx, err)
 		}
-		if head, _ := v.head(); head.column != a.qcol || v.ownedByOthers(a.ocol) {
+		if head, _ := v.head(); head.Column != a.qcol || v.ownedByOthers(a.ocol) {
 			break
 		}
 		ok, since, err := a.claim(ctx)
@@ -218,7 +228,7 @@ func (a *attempt) tryLock(ctx context.Context) (*handle, error) {
 // queue cell; a waiter's renewal starts with it.
 func (a *attempt) enqueue(ctx context.Context) error {
 	a.time = a.l.hlc.Now()
-	a.qcol, a.ocol = queueColumn(a.time, a.owner), a.l.ownerCol
+	a.qcol, a.ocol = layout.QueueColumn(a.time, a.owner), a.l.ownerCol
 	a.queued = true // even a failed write may have landed
 	a.requests++
 	sent := lease.Stamp(a.l.cfg.Clock)
@@ -338,7 +348,7 @@ func (a *attempt) abandon(ctx context.Context) {
 }
 
 func (a *attempt) queueCell() lockstep.Cell {
-	c := lockstep.Cell{Column: a.qcol, Value: []byte(a.owner), Timestamp: a.l.ts.Next(), TTL: a.l.cfg.Lease.TTL}
+	c := layout.QueueCell(a.qcol, a.owner, a.l.ts.Next(), a.l.cfg.Lease.TTL)
 	if a.bugs.QueueCellsWithoutTTL {
 		c.TTL = 0
 	}
@@ -346,7 +356,7 @@ func (a *attempt) queueCell() lockstep.Cell {
 }
 
 func (a *attempt) ownerCell() lockstep.Cell {
-	c := lockstep.Cell{Column: a.ocol, Value: []byte(a.owner), Timestamp: a.l.ts.Next(), TTL: a.l.cfg.Lease.TTL}
+	c := layout.OwnerCell(a.ocol, a.owner, a.l.ts.Next(), a.l.cfg.Lease.TTL)
 	if a.bugs.ReuseTombstonedTimestamp && a.lastDeleteTS != 0 {
 		c.Timestamp = a.lastDeleteTS
 	}
@@ -367,14 +377,14 @@ func (a *attempt) storeErr(step string, ctx context.Context, err error) error {
 	return fmt.Errorf("queuelock: %q: %s: %w", a.id, step, err)
 }
 
-func (a *attempt) observe(ctx context.Context, h *handle, err error) {
+func (a *attempt) observe(ctx context.Context, lk *held.Lock, err error) {
 	e := lockstep.AcquireEvent{
-		ID: a.id, Mode: lockstep.New, Try: a.try, Acquired: h != nil, Err: err,
+		ID: a.id, Mode: lockstep.New, Try: a.try, Acquired: lk != nil, Err: err,
 		Attempts: a.claims, Requests: a.requests,
 		Wait: time.Duration(a.l.cfg.Clock.Elapsed()-a.start) * time.Microsecond,
 	}
-	if h != nil {
-		e.Owner = h.owner
+	if lk != nil {
+		e.Owner = lk.Owner()
 	}
 	a.l.cfg.Observer.ObserveAcquire(ctx, e)
 }

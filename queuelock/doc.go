@@ -8,7 +8,7 @@
 // # Algorithm
 //
 // All cells of one lock id live in one partition (row key = the id), in this
-// order (columns.go):
+// order (package internal/layout owns the format and its ordering facts):
 //
 //	"<20-digit µs>/q/<owner>"     queue cell
 //	"~o/<process>/<incarnation>"  owner cell ("main row" of the seed) of one
@@ -22,7 +22,28 @@
 // (listing 8) fails without writing when anything is live, and otherwise does
 // the same once (retrying a claim that met a concurrent one, up to
 // lockstep.MaxTryAttempts claims). Unlock deletes both cells; a failed
-// delete is retried by the next Unlock (handle.go).
+// delete is retried by the next Unlock (part.go).
+//
+// # Foreign cells
+//
+// A read that returns a cell of the partition which is none of the three
+// kinds, or whose value does not fit its kind (an owner cell naming no owner,
+// a floor that is not 8 bytes), fails the acquisition: Lock and TryLock
+// return a *lockstep.ForeignCellError (errors.Is lockstep.ErrForeignCell)
+// naming the table, row and column, and Lock does not retry it. No
+// lockstep Locker writes such a cell, so another writer shares the table.
+// The acquisition then ends as one whose ctx ended does: its queue and owner
+// cells, if it wrote any, are deleted, the foreign cell is left as it is,
+// and nothing is learned from the read (floor, hybrid clock). Skipping the
+// cell, as this package once did, is not safe in general: an owner cell
+// whose value names no owner may be some writer's claim, and lemma 1's check
+// must count every owner cell. Refusing it is: an acquisition that fails
+// holds nothing. Cells that sort below where a read starts (under the
+// floor, or before any queue name) are never read and never matter. The
+// model-store tests (foreign_test.go) check that each kind of foreign cell
+// reaches the caller of Lock and TryLock and changes nothing; with the
+// planted SkipForeignCells defect (build tag lockstep_bugs) the same checks
+// fail (foreign_bugs_test.go).
 //
 // # Safety (theorems 1 and 3)
 //

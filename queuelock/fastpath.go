@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
@@ -102,7 +103,7 @@ func (h *hints) clear(id string) {
 func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err error) {
 	l := a.l
 	a.time = l.hlc.Now()
-	a.qcol, a.ocol = queueColumn(a.time, a.owner), l.ownerCol
+	a.qcol, a.ocol = layout.QueueColumn(a.time, a.owner), l.ownerCol
 	a.queued, a.claimed = true, true // even a failed write may have landed
 	a.claims++
 
@@ -132,7 +133,7 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 	if err != nil {
 		return false, 0, err
 	}
-	if head, _ := v.head(); head.column == a.qcol && v.ownedOnlyBy(a.owner) && a.inTime(since) {
+	if head, _ := v.head(); head.Column == a.qcol && v.ownedOnlyBy(a.owner) && a.inTime(since) {
 		a.crowded = len(v.queue) > 1
 		return true, since, nil
 	}

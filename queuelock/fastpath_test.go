@@ -168,7 +168,7 @@ func TestQueueLock_FailedDeleteOfOldPlaceIsRetried(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				for _, c := range cells {
-					if strings.Contains(c.Column, "/q/") {
+					if isQueueColumn(c.Column) {
 						if first == "" {
 							first = c.Column
 						}
@@ -179,7 +179,7 @@ func TestQueueLock_FailedDeleteOfOldPlaceIsRetried(t *testing.T) {
 			},
 			failDelete: func(cols []string) bool {
 				for _, c := range cols {
-					if strings.Contains(c, "/q/") {
+					if isQueueColumn(c) {
 						return deletesFailed.Add(1) == 1 // the first delete of a place: the old one
 					}
 				}
@@ -204,7 +204,7 @@ func TestQueueLock_FailedDeleteOfOldPlaceIsRetried(t *testing.T) {
 		}
 		var bq []string
 		for _, c := range cells(t, base, "id") {
-			if strings.Contains(c, "/q/") && !strings.Contains(c, ha.Owner()) {
+			if isQueueColumn(c) && !strings.Contains(c, ha.Owner()) {
 				bq = append(bq, c)
 			}
 		}

@@ -2,11 +2,11 @@ package queuelock
 
 import (
 	"context"
-	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/layout"
 )
 
 // floors caches, per lock id, the read floor: reads of the queue start at it,
@@ -22,7 +22,7 @@ import (
 // and the queue only fairness:
 //
 //   - Mutual exclusion does not read below any floor. Owner cells sort after
-//     every queue cell (columns.go), so each read fetches all of them, and
+//     every queue cell (internal/layout), so each read fetches all of them, and
 //     lemma 1 holds whatever the floor is.
 //   - A waiter renews its queue cell, so it stays live, and a floor learned
 //     from a read that saw it stays at or below it (refinement 1's pitfall:
@@ -83,16 +83,17 @@ func (l *Locker) floor(ctx context.Context, id string, requests *int) (int64, er
 		return e.value, nil
 	}
 	*requests++
-	cells, err := l.store.Read(ctx, l.cfg.table, id, lockstep.Slice{From: floorColumn, To: floorColumn + "\x00", Limit: 1})
+	cells, err := l.store.Read(ctx, l.cfg.table, id, layout.FloorSlice())
+	if err != nil {
+		return 0, err
+	}
+	es, err := l.parse(id, cells)
 	if err != nil {
 		return 0, err
 	}
 	var v int64
-	if len(cells) == 1 {
-		if v, err = decodeFloor(cells[0].Value); err != nil {
-			l.cfg.Logger.Error("queuelock: ignoring malformed floor cell", slog.String("id", id), slog.Any("err", err))
-			v = 0
-		}
+	for _, e := range es {
+		v = max(v, e.Floor)
 	}
 	return l.floorRead(id, v, now), nil
 }
@@ -166,13 +167,13 @@ func (l *Locker) floorCell(id string) (lockstep.Cell, bool) {
 		if !ok || e.value <= e.stored {
 			return lockstep.Cell{}, false
 		}
-		return lockstep.Cell{Column: floorColumn, Value: encodeFloor(e.value), Timestamp: e.value}, true
+		return layout.FloorCell(e.value, 0), true
 	}
 	v := max(e.value, e.stored)
 	if !ok || v <= 0 {
 		return lockstep.Cell{}, false
 	}
-	return lockstep.Cell{Column: floorColumn, Value: encodeFloor(v), Timestamp: v, TTL: l.floorCellTTL()}, true
+	return layout.FloorCell(v, l.floorCellTTL()), true
 }
 
 // floorStored records that a write of the floor cell of id with v succeeded.

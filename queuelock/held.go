@@ -9,19 +9,18 @@ import (
 )
 
 // held turns a successful claim, whose write was sent at since, into a
-// handle. With fencing on it first draws the token and keeps it only if the
+// part. With fencing on (a.fence) it first draws the token and keeps it only if the
 // claim's lease was still open when it arrived (internal/fencing has the
 // argument); otherwise it returns the error and the claim stands, for the
 // caller to give up (keep, or abandon).
-func (a *attempt) held(ctx context.Context, since int64) (*handle, error) {
-	var token int64
-	if f := a.l.cfg.fencing; f != nil {
+func (a *attempt) held(ctx context.Context, since int64) (*part, error) {
+	if f := a.l.cfg.fencing; f != nil && a.fence {
 		a.requests += 2
 		t, err := fencing.Draw(ctx, f, func() bool { return a.inTime(since) })
 		if err != nil {
 			return nil, err
 		}
-		token = t
+		a.token = t
 	}
 	if a.wait != nil {
 		a.wait.Stop()
@@ -34,11 +33,9 @@ func (a *attempt) held(ctx context.Context, since int64) (*handle, error) {
 	} else {
 		a.l.hints.clear(a.id)
 	}
-	h := newHandle(a, since)
-	h.token = token
-	a.turn = false // the handle owns the turn now
-	a.l.life.Track(h)
-	return h, nil
+	p := newPart(a, since)
+	a.turn = false // the part owns the turn now
+	return p, nil
 }
 
 // keep is held for Lock: a claim whose token could not be kept (the draw
@@ -46,7 +43,7 @@ func (a *attempt) held(ctx context.Context, since int64) (*handle, error) {
 // lost claim — our owner cell withdrawn, our place in line kept — and Lock
 // looks again, after retry's pause for a failed draw (a store error like any
 // other) or a poll for a lapse. A nil handle and error mean: look again.
-func (a *attempt) keep(ctx context.Context, since int64, retry func(error) error) (*handle, error) {
+func (a *attempt) keep(ctx context.Context, since int64, retry func(error) error) (*part, error) {
 	h, err := a.held(ctx, since)
 	if err == nil {
 		return h, nil

@@ -6,7 +6,9 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/turn"
@@ -22,7 +24,7 @@ type Locker struct {
 	ts     *clock.Timestamps
 	owners *ident.Owners
 	// ownerCol is this Locker's owner cell in every id's partition
-	// (columns.go): the one acquisition of an id it has in the store at a
+	// (internal/layout): the one acquisition of an id it has in the store at a
 	// time writes it.
 	ownerCol string
 	turns    turn.Turns
@@ -30,8 +32,8 @@ type Locker struct {
 	hints    hints   // ids recently seen contended: no fast path for them
 	janitor  janitor // drops expired floors and hints (idstate.go)
 
-	life   lifecycle.Tracker[*handle] // calls in flight and locks held, for Close
-	leases *lease.Scheduler           // renews every held lock and waiting queue cell
+	life   lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
+	leases *lease.Scheduler              // renews every held lock and waiting queue cell
 }
 
 var _ lockstep.Locker = (*Locker)(nil)
@@ -53,7 +55,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	return &Locker{
 		store: store, cfg: cfg,
 		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
-		owners: ident.NewOwners(cfg.Process), ownerCol: ownerColumnFor(cfg.Process, cfg.rand),
+		owners: ident.NewOwners(cfg.Process), ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
 		leases: leases,
 	}, nil
 }
@@ -91,16 +93,59 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	}
 	defer done()
 
-	a := &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Elapsed()}
-	h, err := a.run(ctx)
+	loss := held.NewLoss()
+	a := &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Elapsed(),
+		mode: lockstep.New, loss: loss, fence: true}
+	p, err := a.run(ctx)
 	if err != nil && lifecycle.ClosedBy(ctx) {
 		err = fmt.Errorf("queuelock: %q: %w", id, lockstep.ErrClosed)
 	}
-	a.observe(ctx, h, err)
+	var lk *held.Lock
+	if err == nil {
+		lk = held.New(held.Spec{ID: id, Owner: a.owner, Mode: lockstep.New, Token: a.token,
+			Parts: []held.Part{p}, Loss: loss, Since: p.since, Clock: l.cfg.Clock, Observer: l.cfg.Observer,
+			OnReleased: func() { l.life.Untrack(lk) }})
+		l.life.Track(lk)
+	}
+	a.observe(ctx, lk, err)
 	if err != nil {
 		return nil, err
 	}
-	return h, nil
+	return lk, nil
+}
+
+func init() {
+	held.RegisterKind(func(x any) (held.Source, bool) {
+		l, ok := x.(*Locker)
+		if !ok || l == nil {
+			return held.Source{}, false
+		}
+		return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
+			Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }}, true
+	})
+}
+
+// part takes a queue lock as one part of a larger acquisition
+// (internal/held): no token, no Observer event, not tracked for Close. A
+// Close of this Locker still ends the wait.
+func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) {
+	if err := lockstep.ValidateID(r.ID); err != nil {
+		return held.Result{}, err
+	}
+	ctx, done, err := l.life.Enter(ctx)
+	if err != nil {
+		return held.Result{}, err
+	}
+	defer done()
+	a := &attempt{l: l, id: r.ID, owner: l.owners.Next(), try: r.Try, start: l.cfg.Clock.Elapsed(), mode: r.Mode, loss: r.Loss}
+	p, err := a.run(ctx)
+	if err != nil {
+		if lifecycle.ClosedBy(ctx) {
+			err = fmt.Errorf("queuelock: %q: %w", r.ID, lockstep.ErrClosed)
+		}
+		return held.Result{}, err
+	}
+	return held.Result{Part: p, Owner: a.owner, Since: p.since, Attempts: a.claims, Requests: a.requests}, nil
 }
 
 // Close makes further calls fail with ErrClosed, ends the waits in flight

@@ -73,7 +73,7 @@ type Options struct {
 	// documentation, "Fencing tokens"). Default none (Token returns 0).
 	Fencing *clock.Global
 	// Rand draws this Locker's incarnation, which tells its owner cells from
-	// those of any other Locker (columns.go). Default crypto/rand; set it
+	// those of any other Locker (internal/layout). Default crypto/rand; set it
 	// only to make a simulation repeat exactly.
 	Rand *rand.Rand
 	// NoFastPath makes every Lock take the documents' path (enqueue, read,

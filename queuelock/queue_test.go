@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/model"
 )
 
@@ -35,16 +36,22 @@ func cells(t *testing.T, s lockstep.Store, id string) []string {
 	}
 	var out []string
 	for _, c := range cs {
-		if c.Column == floorColumn {
+		if c.Column == layout.FloorColumn {
 			continue
 		}
-		if strings.HasPrefix(c.Column, ownerPrefix) {
+		if strings.HasPrefix(c.Column, layout.OwnerPrefix) {
 			out = append(out, c.Column+"="+string(c.Value)) // the value names the owner
 			continue
 		}
 		out = append(out, c.Column)
 	}
 	return out
+}
+
+// isQueueColumn reports whether col names a queue cell.
+func isQueueColumn(col string) bool {
+	_, _, err := layout.ParseQueueColumn(col)
+	return err == nil
 }
 
 func TestQueueLock_CancelledWaiterLeavesNoCell(t *testing.T) {

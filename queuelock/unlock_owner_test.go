@@ -48,10 +48,10 @@ func TestQueueLock_RetriedUnlockLeavesANewerHoldersOwnerCell(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range cells {
-			if c.Column == h2.(*handle).ocol && string(c.Value) == h2.Owner() {
+			if c.Column == l.ownerCol && string(c.Value) == h2.Owner() {
 				return
 			}
 		}
-		t.Fatalf("h2 holds the lock, but its owner cell %s is gone after h1's retried Unlock: %v", h2.(*handle).ocol, cells)
+		t.Fatalf("h2 holds the lock, but its owner cell %s is gone after h1's retried Unlock: %v", l.ownerCol, cells)
 	})
 }

@@ -15,7 +15,11 @@
 //
 // Every cell carries the lease TTL; the holder rewrites its main cell every
 // Renew. Owner ids are unique per acquisition. Changing any of this breaks
-// mutual exclusion with processes still running the legacy code.
+// mutual exclusion with processes still running the legacy code. The cells
+// are built and read through package internal/layout, the one owner of the
+// format. A legacy row has no foreign cells: any cell there is some owner's
+// (a legacy peer chooses its own owner ids), and blocks others until it is
+// deleted or expires, as listing 4 has it.
 //
 // # Algorithm (listing 4, TryLock)
 //

@@ -9,6 +9,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
@@ -22,8 +23,8 @@ type Locker struct {
 	ts     *clock.Timestamps
 	owners *ident.Owners
 
-	life   lifecycle.Tracker[*handle] // calls in flight and locks held, for Close
-	leases *lease.Scheduler           // renews every held lock
+	life   lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
+	leases *lease.Scheduler              // renews every held lock
 
 	mu sync.Mutex // guards cfg.rand
 }
@@ -85,26 +86,63 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	defer done()
 
 	start := l.cfg.Clock.Elapsed()
-	r := &round{l: l, id: id, owner: l.owners.Next()}
+	r := &round{l: l, id: id, owner: l.owners.Next(), fenced: true}
 	rounds, err := l.run(ctx, r, try)
 	if err != nil && lifecycle.ClosedBy(ctx) {
 		err = fmt.Errorf("shadowlock: %q: %w", id, lockstep.ErrClosed)
 	}
-	var h *handle
+	var lk *held.Lock
 	if err == nil {
-		h = newHandle(r)
-		l.life.Track(h)
+		loss := held.NewLoss()
+		lk = held.New(held.Spec{ID: id, Owner: r.owner, LegacyOwner: r.owner, Mode: lockstep.Legacy, Token: r.token,
+			Parts: []held.Part{newPart(r, lockstep.Legacy, loss)}, Loss: loss, Since: r.since,
+			Clock: l.cfg.Clock, Observer: l.cfg.Observer, OnReleased: func() { l.life.Untrack(lk) }})
+		l.life.Track(lk)
 	}
-	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.Legacy, Try: try, Acquired: h != nil, Err: err,
+	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.Legacy, Try: try, Acquired: lk != nil, Err: err,
 		Attempts: rounds, Requests: r.requests, Wait: time.Duration(l.cfg.Clock.Elapsed()-start) * time.Microsecond}
-	if h != nil {
-		e.Owner = h.owner
+	if lk != nil {
+		e.Owner = lk.Owner()
 	}
 	l.cfg.Observer.ObserveAcquire(ctx, e)
 	if err != nil {
 		return nil, err
 	}
-	return h, nil
+	return lk, nil
+}
+
+func init() {
+	held.RegisterKind(func(x any) (held.Source, bool) {
+		l, ok := x.(*Locker)
+		if !ok || l == nil {
+			return held.Source{}, false
+		}
+		return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
+			Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }}, true
+	})
+}
+
+// part takes a legacy lock as one part of a larger acquisition
+// (internal/held): no token, no Observer event, not tracked for Close. A
+// Close of this Locker still ends the wait.
+func (l *Locker) part(ctx context.Context, q held.Request) (held.Result, error) {
+	if err := lockstep.ValidateID(q.ID); err != nil {
+		return held.Result{}, err
+	}
+	ctx, done, err := l.life.Enter(ctx)
+	if err != nil {
+		return held.Result{}, err
+	}
+	defer done()
+	r := &round{l: l, id: q.ID, owner: l.owners.Next()}
+	rounds, err := l.run(ctx, r, q.Try)
+	if err != nil {
+		if lifecycle.ClosedBy(ctx) {
+			err = fmt.Errorf("shadowlock: %q: %w", q.ID, lockstep.ErrClosed)
+		}
+		return held.Result{}, err
+	}
+	return held.Result{Part: newPart(r, q.Mode, q.Loss), Owner: r.owner, Since: r.since, Attempts: rounds, Requests: r.requests}, nil
 }
 
 // run executes listing 5 (for try, until the first AnotherThreadIsOwner or
@@ -113,7 +151,7 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 	attempt := 1
 	for rounds := 1; ; rounds++ {
 		out, err := r.try(ctx)
-		if err == nil && out == Success {
+		if err == nil && out == success {
 			// A failed draw is a store error like any other; a token that
 			// arrived after the lease lapsed, a round that came too late.
 			// Either way the round is undone and, for Lock, retried.
@@ -135,18 +173,18 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 			if !bugs.From(ctx).ReuseOwnerAfterStoreError {
 				r.owner = l.owners.Next()
 			}
-			out = ConcurrentAttempt
+			out = concurrentAttempt
 		}
 		var backoff time.Duration
 		switch out {
-		case Success:
+		case success:
 			return rounds, nil
-		case AnotherThreadIsOwner:
+		case anotherThreadIsOwner:
 			if try {
 				return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, lockstep.ErrLocked)
 			}
 			backoff = l.uniform(1000 * time.Millisecond)
-		case ConcurrentAttempt:
+		case concurrentAttempt:
 			if try && attempt >= lockstep.MaxTryAttempts {
 				return rounds, fmt.Errorf("shadowlock: %q: %w (%d concurrent attempts)", r.id, lockstep.ErrLocked, attempt)
 			}

@@ -7,29 +7,31 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/fencing"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
-// Outcome is the result of one TryLock round of listing 4.
-type Outcome uint8
+// outcome is the result of one round of listing 4 (the names are the
+// listing's: Success, AnotherThreadIsOwner, ConcurrentAttempt).
+type outcome uint8
 
 const (
 	// Success: the caller's cell is the only main cell.
-	Success Outcome = iota + 1
+	success outcome = iota + 1
 	// AnotherThreadIsOwner: someone else's cell is in the main row.
-	AnotherThreadIsOwner
+	anotherThreadIsOwner
 	// ConcurrentAttempt: another contender was in the shadow row at the same
 	// time, or the main row filled up meanwhile.
-	ConcurrentAttempt
+	concurrentAttempt
 )
 
-func (o Outcome) String() string {
+func (o outcome) String() string {
 	switch o {
-	case Success:
+	case success:
 		return "Success"
-	case AnotherThreadIsOwner:
+	case anotherThreadIsOwner:
 		return "AnotherThreadIsOwner"
-	case ConcurrentAttempt:
+	case concurrentAttempt:
 		return "ConcurrentAttempt"
 	}
 	return fmt.Sprintf("Outcome(%d)", uint8(o))
@@ -42,7 +44,8 @@ type round struct {
 	owner    string
 	requests int
 	since    int64 // lease.Stamp of the send of the main write that succeeded
-	token    int64 // fencing token drawn after Success (Options.Fencing)
+	fenced   bool  // draw a fencing token (Options.Fencing) for this lock alone
+	token    int64 // fencing token drawn after Success
 	// shadowSent is the lease.Stamp of the send of this round's shadow write
 	shadowSent int64
 	// cells that may exist after a failed request, to delete on abandon
@@ -50,17 +53,17 @@ type round struct {
 }
 
 // try runs listing 4 once. On error the caller must call cleanup.
-func (r *round) try(ctx context.Context) (Outcome, error) {
+func (r *round) try(ctx context.Context) (outcome, error) {
 	l := r.l
 	main, err := r.read(ctx, l.cfg.main) // 1
 	if err != nil {
 		return 0, err
 	}
 	if len(main) == 1 { // 2
-		if main[0].Column == r.owner { // 3
-			return Success, nil // 4
+		if layout.LegacyOnly(main, r.owner) { // 3
+			return success, nil // 4
 		}
-		return AnotherThreadIsOwner, nil // 6
+		return anotherThreadIsOwner, nil // 6
 	}
 	r.shadowMaybe = true // 7
 	r.requests++
@@ -72,7 +75,7 @@ func (r *round) try(ctx context.Context) (Outcome, error) {
 	if err != nil {
 		return 0, err
 	}
-	if len(shadow) == 1 && shadow[0].Column == r.owner { // 9
+	if layout.LegacyOnly(shadow, r.owner) { // 9
 		main, err := r.read(ctx, l.cfg.main) // 10
 		if err != nil {
 			return 0, err
@@ -87,13 +90,13 @@ func (r *round) try(ctx context.Context) (Outcome, error) {
 			if err := r.deleteShadow(ctx); err != nil { // 12
 				return 0, err
 			}
-			return Success, nil // 13
+			return success, nil // 13
 		}
 	}
 	if err := r.deleteShadow(ctx); err != nil { // 14
 		return 0, err
 	}
-	return ConcurrentAttempt, nil // 15
+	return concurrentAttempt, nil // 15
 }
 
 // overdue reports whether more than the lease window (§4.3) has passed
@@ -115,22 +118,22 @@ func (r *round) overdue(ctx context.Context) bool {
 
 func (r *round) read(ctx context.Context, table string) ([]lockstep.Cell, error) {
 	r.requests++
-	return r.l.store.Read(ctx, table, r.id, lockstep.Slice{})
+	return r.l.store.Read(ctx, table, r.id, layout.LegacyRow())
 }
 
 func (r *round) deleteShadow(ctx context.Context) error {
 	r.requests++
-	if err := r.l.store.Delete(ctx, r.l.cfg.shadow, r.id, r.l.ts.Next(), r.owner); err != nil {
+	if err := r.l.store.Delete(ctx, r.l.cfg.shadow, r.id, r.l.ts.Next(), layout.LegacyColumn(r.owner)); err != nil {
 		return err
 	}
 	r.shadowMaybe = false
 	return nil
 }
 
-// cell is our cell in either table: column = owner, empty value, lease TTL,
+// cell is our cell in either table (internal/layout's frozen legacy cell), lease TTL,
 // a fresh timestamp above any of our earlier writes or deletes.
 func (r *round) cell() lockstep.Cell {
-	return lockstep.Cell{Column: r.owner, Value: []byte{}, Timestamp: r.l.ts.Next(), TTL: r.l.cfg.Lease.TTL}
+	return layout.LegacyCell(r.owner, r.l.ts.Next(), r.l.cfg.Lease.TTL)
 }
 
 // fence draws the fencing token of a round that ended in Success, keeping it
@@ -139,7 +142,7 @@ func (r *round) cell() lockstep.Cell {
 // the round must be cleaned up like one that failed: its main cell is
 // deleted, so the lock passes on.
 func (r *round) fence(ctx context.Context) error {
-	if r.l.cfg.fencing == nil {
+	if r.l.cfg.fencing == nil || !r.fenced {
 		return nil
 	}
 	r.requests += 2
@@ -163,7 +166,7 @@ func (r *round) cleanup(ctx context.Context) {
 			continue
 		}
 		r.requests++
-		if err := r.l.store.Delete(ctx, t.table, r.id, r.l.ts.Next(), r.owner); err != nil {
+		if err := r.l.store.Delete(ctx, t.table, r.id, r.l.ts.Next(), layout.LegacyColumn(r.owner)); err != nil {
 			r.l.cfg.Logger.Warn("shadowlock: could not delete cell; it expires after the TTL",
 				"id", r.id, "owner", r.owner, "table", t.table, "err", err)
 			continue

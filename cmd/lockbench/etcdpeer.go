@@ -13,15 +13,18 @@ import (
 
 // The etcd peer runs in a module of its own, etcdpeer/ (module
 // github.com/lockstep-go/lockstep/cmd/lockbench/etcdpeer), so that the etcd
-// client and what it pulls in — grpc, protobuf, zap — stay out of this
-// module's go.mod and out of the module graph of every user of the library.
+// client and what it pulls in — grpc, protobuf, zap — stay out of
+// lockbench's go.mod and the library's (modules_test.go checks both graphs).
 // When a real-backend run includes etcd, lockbench builds it once and runs
 // it in place of itself for every etcd worker; it speaks the worker
 // protocol of worker.go.
 
-// etcdPeerModule is the etcd peer's module directory relative to this
-// module's root.
-const etcdPeerModule = "cmd/lockbench/etcdpeer"
+// etcdPeerModule is the etcd peer's module path; its directory is
+// etcdpeer/ in this module (cmd/lockbench/etcdpeer in the repository).
+const (
+	etcdPeerModule  = "github.com/lockstep-go/lockstep/cmd/lockbench/etcdpeer"
+	etcdPeerRepoDir = "cmd/lockbench/etcdpeer"
+)
 
 // withEtcdPeer returns o ready to run algos: if they include etcd, with the
 // etcd peer built into a temporary directory that cleanup removes.
@@ -47,21 +50,36 @@ func (o realOptions) withEtcdPeer(algos []algorithm) (_ realOptions, cleanup fun
 	return o, cleanup, nil
 }
 
-// findEtcdPeer returns the etcd peer's module directory in the module of
-// the working directory, which must be this repository.
-func findEtcdPeer() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+// findEtcdPeer returns the etcd peer's module directory, found from the
+// module of the working directory: this module (cmd/lockbench, where
+// `go run .` runs) or the library's module at the repository root.
+func findEtcdPeer() (string, error) { return findEtcdPeerFrom("") }
+
+// findEtcdPeerFrom is findEtcdPeer from the module of directory wd (empty:
+// the working directory).
+func findEtcdPeerFrom(wd string) (string, error) {
+	cmd := exec.Command("go", "env", "GOMOD")
+	cmd.Dir = wd
+	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("finding the etcd peer: go env GOMOD: %w", err)
 	}
 	if gomod := strings.TrimSpace(string(out)); gomod != "" && gomod != os.DevNull {
-		dir := filepath.Join(filepath.Dir(gomod), filepath.FromSlash(etcdPeerModule))
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
+		root := filepath.Dir(gomod)
+		for _, dir := range []string{filepath.Join(root, "etcdpeer"), filepath.Join(root, filepath.FromSlash(etcdPeerRepoDir))} {
+			if isModule(dir, etcdPeerModule) {
+				return dir, nil
+			}
 		}
 	}
-	return "", errors.New("the etcd algorithm runs in the etcd peer (" + etcdPeerModule + "), which lockbench " +
+	return "", errors.New("the etcd algorithm runs in the etcd peer (" + etcdPeerRepoDir + "), which lockbench " +
 		"builds from source: run lockbench inside the lockstep repository or pass -etcdpeer DIR")
+}
+
+// isModule reports whether dir holds the go.mod of module path.
+func isModule(dir, path string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	return err == nil && bytes.HasPrefix(b, []byte("module "+path+"\n"))
 }
 
 // buildEtcdPeer builds the etcd peer's module in dir into outDir and

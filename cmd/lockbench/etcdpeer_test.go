@@ -62,38 +62,33 @@ func TestRealOptionsJob_OnlyEtcdRunsInThePeer(t *testing.T) {
 	}
 }
 
-func TestFindEtcdPeer_FindsTheNestedModuleOfThisRepository(t *testing.T) {
+func TestFindEtcdPeer_FindsTheNestedModuleFromLockbenchAndFromTheRoot(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go command not available")
 	}
-	dir, err := findEtcdPeer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(string(b), "module github.com/lockstep-go/lockstep/cmd/lockbench/etcdpeer\n") {
-		t.Errorf("%s/go.mod is not the etcd peer's:\n%s", dir, b)
+	// "": this package's directory, in lockbench's module (go run .);
+	// ../..: the library's module at the repository root.
+	for _, wd := range []string{"", filepath.Join("..", "..")} {
+		dir, err := findEtcdPeerFrom(wd)
+		if err != nil {
+			t.Fatalf("from %q: %v", wd, err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(b), "module github.com/lockstep-go/lockstep/cmd/lockbench/etcdpeer\n") {
+			t.Errorf("from %q: %s/go.mod is not the etcd peer's:\n%s", wd, dir, b)
+		}
 	}
 }
 
-// The reason the etcd peer is a module of its own: the library's users must
-// not inherit the etcd client's dependencies.
-func TestModuleGraph_HasNoEtcdClientNorGRPC(t *testing.T) {
+func TestFindEtcdPeer_OutsideTheRepositorySaysWhatToDo(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go command not available")
 	}
-	out, err := exec.Command("go", "list", "-m", "all").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -m all: %v\n%s", err, out)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		for _, banned := range []string{"go.etcd.io/", "google.golang.org/grpc", "go.uber.org/zap"} {
-			if strings.HasPrefix(line, banned) {
-				t.Errorf("the module graph holds %s: the etcd client belongs in %s", line, etcdPeerModule)
-			}
-		}
+	_, err := findEtcdPeerFrom(t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "-etcdpeer DIR") {
+		t.Errorf("outside the repository: %v, want an error naming -etcdpeer DIR", err)
 	}
 }

@@ -1,31 +1,3 @@
-// Command lockbench runs the lock benchmarks of issue 6.
-//
-// With no arguments it runs seed 000's experiment (§6, tables 1–2) on the
-// embedded backend: P = 1, 3 and 5 processes each take one lock id K times
-// with the new, legacy and combined algorithms, and it prints the mean, p50,
-// p99 and max acquisition wait, max/mean, Jain's fairness index and the
-// sequential store requests per acquisition and release. -csv and -png
-// write the table and a plot of acquisition moments per process (the seed's
-// figures 1–2).
-//
-// Scenarios (-scenario):
-//
-//	seed        the seed's experiment (default)
-//	roundtrips  sequential store requests of one uncontended acquire + release, per mode
-//	tombstones  read cost (tombstones stepped over) at the start and the end of
-//	            100,000 sequential acquisitions of one id, floor read against a naive one
-//	peers       throughput, handoff latency and fairness on one hot id against a
-//	            Cassandra LWT lock and etcd's concurrency.Mutex (real backend only)
-//	rollout     a fleet through every migration phase (legacy, combined, new and back)
-//
-// Backends (-backend): sim, the in-memory Cassandra model with a latency per
-// request on virtual time (a discrete-event simulation whose figures do not
-// depend on this machine's speed or load); and cassandra (-hosts), a real
-// cluster, where every process of a run is a separate OS process: lockbench
-// re-executes itself with the hidden -worker flag. The etcd peer's workers
-// are a separate program in a module of its own (etcdpeer/, so that the etcd
-// client stays out of the library's go.mod), which lockbench builds with the
-// go command when a run includes etcd.
 package main
 
 import (
@@ -110,7 +82,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.real.keyspace, "keyspace", "lockbench", "cassandra: keyspace the bench creates and uses")
 	fs.IntVar(&o.real.replication, "replication", 1, "cassandra: replication factor of the bench keyspace")
 	fs.StringVar(&o.real.etcd, "etcd", "127.0.0.1:2379", "peers: etcd endpoints (comma-separated)")
-	fs.StringVar(&o.real.etcdPeerDir, "etcdpeer", "", "etcd: directory of the etcd peer's module, built when a run includes etcd (default: "+etcdPeerModule+" of the module in the working directory)")
+	fs.StringVar(&o.real.etcdPeerDir, "etcdpeer", "", "etcd: directory of the etcd peer's module, built when a run includes etcd (default: "+etcdPeerRepoDir+" of the repository holding the working directory)")
 	fs.StringVar(&o.worker, "worker", "", "internal: run as a worker process with this JSON job")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

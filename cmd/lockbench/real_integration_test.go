@@ -15,7 +15,8 @@ import (
 //
 //	LOCKSTEP_CASSANDRA_IP_OFFSET=10 LOCKSTEP_CASSANDRA_DIR=/tmp/lockstep-bench-cassandra scripts/cassandra up
 //	scripts/etcd up
-//	LOCKBENCH_CASSANDRA_HOSTS=127.0.0.11 LOCKBENCH_ETCD=127.0.0.1:2379 go test -tags integration ./cmd/lockbench/
+//	cd cmd/lockbench # a module of its own
+//	LOCKBENCH_CASSANDRA_HOSTS=127.0.0.11 LOCKBENCH_ETCD=127.0.0.1:2379 go test -tags integration .
 //
 // With the integration tag and no LOCKBENCH_CASSANDRA_HOSTS it fails rather
 // than skips.

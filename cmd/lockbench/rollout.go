@@ -239,7 +239,7 @@ func printRollout(w io.Writer, cfg rolloutConfig, res rolloutResult) {
 	if res.counter != res.expected || doubles != 0 {
 		verdict = "BROKEN"
 	}
-	fmt.Fprintln(w, "\nmove took: how long Controller.Set kept the intent before committing (draining the fleet);")
+	fmt.Fprintln(w, "\nmove took: how long Controller.Set took: draining the fleet (before the intent), then intent, census check and commit;")
 	fmt.Fprintln(w, "refused: acquisitions the guard turned down while a process's phase flag lagged the phase (retried after 100 ms).")
 	fmt.Fprintf(w, "\ncounter %d, expected %d (one per acquisition): %s; double grants %d; %.1f s of virtual time\n",
 		res.counter, res.expected, verdict, doubles, res.elapsed.Seconds())

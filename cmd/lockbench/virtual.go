@@ -26,6 +26,14 @@ import (
 // on channels (a combined lock's loss merger, a handle's watchdog), and it
 // is much faster than racing for cores: on a loaded 2-core machine the seed
 // scenario ran over ten times faster than with every core.
+//
+// Time itself is the model's: the clock is model.ManualClock, and WakeNext
+// picks who moves next. What this function adds is only the wait for the
+// goroutines to park, which the model's own scheduler (model/sim) gets from
+// testing/synctest: synctest.Test needs a *testing.T (Go 1.26 has no
+// synctest.Run), so a command cannot run model/sim. virtual_sim_test.go runs
+// the seed experiment on model/sim as well and checks that both give the
+// same figures, acquisition by acquisition.
 func runVirtual(clk *model.ManualClock, work func()) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	done := make(chan struct{})

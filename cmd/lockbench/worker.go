@@ -126,7 +126,7 @@ func warmUp(c contender, job workerJob) error {
 func newRealContender(job workerJob) (contender, error) {
 	switch job.Algorithm {
 	case algoEtcd:
-		return nil, fmt.Errorf("the etcd algorithm runs in the etcd peer (%s), not in lockbench", etcdPeerModule)
+		return nil, fmt.Errorf("the etcd algorithm runs in the etcd peer (%s), not in lockbench", etcdPeerRepoDir)
 	case algoLWT:
 		s, err := connect(job.Hosts)
 		if err != nil {

@@ -2,34 +2,18 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/schema"
 )
 
-// The storage formats read here are the algorithms' (DESIGN §4; queuelock's
-// columns.go, shadowlock's package documentation). Neither package exports a
-// parser, so this file mirrors them; TestReadLock_ParsesWhatTheAlgorithmsWrite
-// runs both algorithms and fails if the two drift apart.
-//
-// Queue partition (table queue_lock, row = lock id):
-//
-//	"<20-digit µs>/q/<owner>"     queue cell: <owner> waits in line
-//	"~o/<process>/<incarnation>"  owner cell of one Locker; value: the owner
-//	                              id that claims the lock
-//	"~~floor"                     read floor: 8-byte big-endian µs
-//
-// Legacy rows (tables legacy_main and legacy_shadow, row = lock id): one
-// cell per owner, column = owner id, empty value.
-const (
-	floorColumn = "~~floor"
-	stampDigits = 20
-	ownerPrefix = "~o/"
-)
+// The storage formats read here are the algorithms', owned by package
+// internal/layout (DESIGN §4): the queue partition (table queue_lock, row =
+// lock id: queue cells, owner cells, the floor cell) and the legacy rows
+// (tables legacy_main and legacy_shadow, row = lock id: one cell per owner,
+// column = owner id).
 
 // queueCell is a parsed owner or queue cell.
 type queueCell struct {
@@ -39,32 +23,6 @@ type queueCell struct {
 	id    string // the owner id: in a queue cell's name, an owner cell's value
 }
 
-// parseQueueColumn parses an owner or queue cell. An owner cell's name says
-// no time; readLock takes it from the same owner's queue cell.
-func parseQueueColumn(c lockstep.Cell) (queueCell, bool) {
-	col := c.Column
-	if strings.HasPrefix(col, ownerPrefix) {
-		if len(c.Value) == 0 {
-			return queueCell{}, false
-		}
-		return queueCell{Cell: c, owner: true, id: string(c.Value)}, true
-	}
-	if len(col) < stampDigits+4 || col[stampDigits] != '/' || col[stampDigits+1] != 'q' || col[stampDigits+2] != '/' {
-		return queueCell{}, false
-	}
-	t, err := strconv.ParseInt(col[:stampDigits], 10, 64)
-	if err != nil || t < 0 {
-		return queueCell{}, false
-	}
-	return queueCell{Cell: c, named: t, id: col[stampDigits+3:]}, true
-}
-
-// stamp renders µs as the 20-digit zero-padded prefix of queue columns.
-func stamp(t int64) string {
-	s := strconv.FormatInt(t, 10)
-	return strings.Repeat("0", max(0, stampDigits-len(s))) + s
-}
-
 // lockCells are the live cells of one lock id in the lock tables.
 type lockCells struct {
 	id         string
@@ -72,8 +30,8 @@ type lockCells struct {
 	floorErr   error // the floor cell does not decode
 	fullRead   bool  // the queue partition was read from its start, not the floor
 	owners     []queueCell
-	queue      []queueCell // in line order
-	foreign    []lockstep.Cell
+	queue      []queueCell     // in line order
+	foreign    []lockstep.Cell // queue-partition cells no Locker writes (internal/layout)
 	main       []lockstep.Cell // legacy main row
 	shadow     []lockstep.Cell // legacy shadow row
 	queueName  string
@@ -86,37 +44,37 @@ type lockCells struct {
 // legacy rows. ctx bounds the four reads; it writes nothing.
 func readLock(ctx context.Context, s lockstep.Store, t schema.Tables, id string, full bool) (*lockCells, error) {
 	lc := &lockCells{id: id, fullRead: full, queueName: t.QueueLock, mainName: t.LegacyMain, shadowName: t.LegacyShadow}
-	fl, err := s.Read(ctx, t.QueueLock, id, lockstep.Slice{From: floorColumn, To: floorColumn + "\x00", Limit: 1})
+	fl, err := s.Read(ctx, t.QueueLock, id, layout.FloorSlice())
 	if err != nil {
 		return nil, fmt.Errorf("reading the floor of %q: %w", id, err)
 	}
 	if len(fl) == 1 {
-		if len(fl[0].Value) == 8 {
-			lc.floor = int64(binary.BigEndian.Uint64(fl[0].Value))
+		if e, err := layout.Parse(fl[0].Column, fl[0].Value); err != nil {
+			lc.floorErr = err
 		} else {
-			lc.floorErr = fmt.Errorf("floor cell holds %d bytes, want 8", len(fl[0].Value))
+			lc.floor = e.Floor
 		}
 	}
-	from := stamp(lc.floor)
+	slice := layout.QueueSlice(lc.floor)
 	if full || lc.floorErr != nil {
-		from = ""
+		slice = lockstep.Slice{}
 	}
-	cells, err := s.Read(ctx, t.QueueLock, id, lockstep.Slice{From: from})
+	cells, err := s.Read(ctx, t.QueueLock, id, slice)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s of %q: %w", t.QueueLock, id, err)
 	}
 	for _, c := range cells {
-		if c.Column == floorColumn {
-			continue
+		if c.Column == layout.FloorColumn {
+			continue // read above, its trouble in floorErr
 		}
-		q, ok := parseQueueColumn(c)
+		e, err := layout.Parse(c.Column, c.Value)
 		switch {
-		case !ok:
+		case err != nil:
 			lc.foreign = append(lc.foreign, c)
-		case q.owner:
-			lc.owners = append(lc.owners, q)
+		case e.Kind == layout.Owner:
+			lc.owners = append(lc.owners, queueCell{Cell: c, owner: true, id: e.Owner})
 		default:
-			lc.queue = append(lc.queue, q)
+			lc.queue = append(lc.queue, queueCell{Cell: c, named: e.Time, id: e.Owner})
 		}
 	}
 	for i, o := range lc.owners {
@@ -127,10 +85,10 @@ func readLock(ctx context.Context, s lockstep.Store, t schema.Tables, id string,
 			}
 		}
 	}
-	if lc.main, err = s.Read(ctx, t.LegacyMain, id, lockstep.Slice{}); err != nil {
+	if lc.main, err = s.Read(ctx, t.LegacyMain, id, layout.LegacyRow()); err != nil {
 		return nil, fmt.Errorf("reading %s of %q: %w", t.LegacyMain, id, err)
 	}
-	if lc.shadow, err = s.Read(ctx, t.LegacyShadow, id, lockstep.Slice{}); err != nil {
+	if lc.shadow, err = s.Read(ctx, t.LegacyShadow, id, layout.LegacyRow()); err != nil {
 		return nil, fmt.Errorf("reading %s of %q: %w", t.LegacyShadow, id, err)
 	}
 	return lc, nil

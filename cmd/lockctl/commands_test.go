@@ -10,7 +10,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/combined"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"
@@ -37,60 +37,48 @@ func mustRun(t *testing.T, a *app, args ...string) {
 	}
 }
 
-type closer interface {
-	lockstep.Locker
-	Close(context.Context) error
-}
-
-func TestReadLock_ParsesWhatTheAlgorithmsWrite(t *testing.T) {
+// readLock sorts a lock's cells, as internal/layout builds them, by kind; a
+// cell no Locker writes is listed apart, and inspect points at it.
+func TestReadLock_SortsCellsByKind(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
 		store := model.New(&clock.Local{})
-		q, _ := queuelock.New(store, &queuelock.Options{ProcessID: "q"})
-		s, _ := shadowlock.New(store, &shadowlock.Options{ProcessID: "s"})
-		c, _ := combined.New(store, &combined.Options{Queue: &queuelock.Options{ProcessID: "c"}, Legacy: &shadowlock.Options{ProcessID: "c"}})
-		for _, l := range []closer{q, s, c} {
-			defer l.Close(context.Background())
-		}
-		// The second acquisition's claim carries the floor the first one's
-		// read learned.
-		first, err := q.Lock(t.Context(), "a")
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = first.Unlock(t.Context())
-		time.Sleep(time.Second)
-		hq, err := q.Lock(t.Context(), "a")
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs, err := s.Lock(t.Context(), "b")
-		if err != nil {
-			t.Fatal(err)
-		}
-		hc, err := c.Lock(t.Context(), "c")
-		if err != nil {
-			t.Fatal(err)
-		}
+		now := time.Now().UnixMicro()
 		tables := schema.DefaultTables()
-		la, _ := readLock(t.Context(), store, tables, "a", false)
-		if len(la.owners) != 1 || la.owners[0].id != hq.Owner() || len(la.queue) != 1 || la.queue[0].id != hq.Owner() ||
-			len(la.main) != 0 || len(la.foreign) != 0 || la.floor == 0 {
-			t.Errorf("queue lock read as %+v, owner %s", la, hq.Owner())
+		put := func(table string, cells ...lockstep.Cell) {
+			t.Helper()
+			if err := store.Put(ctx, table, "c", cells...); err != nil {
+				t.Fatal(err)
+			}
 		}
-		lb, _ := readLock(t.Context(), store, tables, "b", false)
-		if len(lb.main) != 1 || lb.main[0].Column != hs.Owner() || len(lb.owners)+len(lb.queue)+len(lb.shadow) != 0 {
-			t.Errorf("legacy lock read as %+v, owner %s", lb, hs.Owner())
+		put(tables.QueueLock,
+			layout.QueueCell(layout.QueueColumn(now-2, "a.1"), "a.1", now, time.Minute),
+			layout.QueueCell(layout.QueueColumn(now-1, "b.1"), "b.1", now, time.Minute),
+			layout.OwnerCell(layout.OwnerColumn("a", 7), "a.1", now, time.Minute),
+			layout.FloorCell(now-3, time.Minute),
+			lockstep.Cell{Column: "zz", Value: []byte("x"), Timestamp: now, TTL: time.Minute})
+		put(tables.LegacyMain, layout.LegacyCell("a:legacy.1", now, time.Minute))
+		put(tables.LegacyShadow, layout.LegacyCell("b:legacy.1", now, time.Minute))
+
+		lc, err := readLock(ctx, store, tables, "c", false)
+		if err != nil {
+			t.Fatal(err)
 		}
-		lc, _ := readLock(t.Context(), store, tables, "c", false)
-		legacyOwner := hc.(interface{ LegacyOwner() string }).LegacyOwner()
-		if len(lc.owners) != 1 || lc.owners[0].id != hc.Owner() || len(lc.main) != 1 || lc.main[0].Column != legacyOwner {
-			t.Errorf("combined lock read as %+v, owners %s and %s", lc, hc.Owner(), legacyOwner)
+		if len(lc.owners) != 1 || lc.owners[0].id != "a.1" || lc.owners[0].named != now-2 ||
+			len(lc.queue) != 2 || lc.queue[0].id != "a.1" || lc.queue[1].id != "b.1" || lc.queue[1].named != now-1 ||
+			lc.floor != now-3 || len(lc.foreign) != 1 || lc.foreign[0].Column != "zz" {
+			t.Errorf("queue partition read as %+v", lc)
 		}
-		if got := lc.queueStatus(); got != "held by "+hc.Owner()+", 1 in line" {
+		if got := lc.queueStatus(); got != "held by a.1, 2 in line" {
 			t.Errorf("queue status %q", got)
 		}
-		if got := lc.legacyStatus(); got != "held by "+legacyOwner {
+		if got := lc.legacyStatus(); got != "held by a:legacy.1, 1 contender(s) in the shadow row" {
 			t.Errorf("legacy status %q", got)
+		}
+		a, out, _ := modelApp(store, "")
+		mustRun(t, a, "inspect", "c")
+		if !strings.Contains(out.String(), `FOREIGN cell "zz"`) || !strings.Contains(out.String(), "ErrForeignCell") {
+			t.Errorf("inspect does not point at the foreign cell:\n%s", out)
 		}
 	})
 }

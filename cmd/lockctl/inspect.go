@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/layout"
 )
 
 var inspectSpec = &spec{
@@ -77,7 +78,8 @@ func (lc *lockCells) write(w io.Writer, now time.Time) {
 		fmt.Fprintf(w, "  floor: %s (cells named before it are not read)\n", formatTime(time.UnixMicro(lc.floor)))
 	}
 	for _, c := range lc.foreign {
-		fmt.Fprintf(w, "  unrecognised cell %q (written %s ago)\n", c.Column, formatAge(now.Sub(time.UnixMicro(c.Timestamp))))
+		fmt.Fprintf(w, "  FOREIGN cell %q (written %s ago): no lockstep Locker writes it, so Lock and TryLock of this id "+
+			"fail with ErrForeignCell until it is gone; another writer shares the table\n", c.Column, formatAge(now.Sub(time.UnixMicro(c.Timestamp))))
 	}
 
 	fmt.Fprintf(w, "\nlegacy lock (tables %s, %s; modes legacy, combined): %s\n", lc.mainName, lc.shadowName, lc.legacyStatus())
@@ -126,7 +128,7 @@ func (lc *lockCells) legacyStatus() string {
 	case 0:
 		s = "free"
 	case 1:
-		s = "held by " + lc.main[0].Column
+		s = "held by " + layout.LegacyOwner(lc.main[0])
 	default:
 		s = fmt.Sprintf("BLOCKED: %d cells in the main row; nobody holds it and contenders wait until they expire", len(lc.main))
 	}

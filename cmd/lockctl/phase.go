@@ -28,7 +28,7 @@ var phaseSetSpec = &spec{
 	usage:   "phase set [--drain D] <legacy|combined|new>",
 	summary: "move the phase one step (legacy <-> combined <-> new), refused while the census forbids it",
 	bind: func(fs *flag.FlagSet) builder {
-		drain := fs.Duration("drain", 0, "keep the intent and wait this long for blocking processes to go away before refusing")
+		drain := fs.Duration("drain", 0, "wait this long for blocking processes to go away, before writing the intent, then refuse")
 		return func(args []string, _ *options) (command, error) {
 			switch len(args) {
 			case 0:

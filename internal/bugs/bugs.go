@@ -1,15 +1,15 @@
 // Package bugs holds the deliberate defects the model checks switch on to
-// prove they have teeth (negative controls, DESIGN §5). A defect is switched
-// on per acquisition by the context passed to Lock or TryLock. The package is
-// internal, so only code of this module can build such a context; users of the
-// library cannot reach it, and with no switch set the algorithms run their
-// correct paths.
+// prove they have teeth (negative controls, DESIGN §5). A defect of Set is
+// switched on per acquisition by the context passed to Lock or TryLock
+// (With, From); a Defect for the whole process (Plant, Planted). Both work
+// only in a build with the lockstep_bugs tag: in any other build With
+// returns its context unchanged, From returns no defect without looking at
+// the context, Planted returns false, and the algorithms' checks of them
+// are constant branches the compiler drops. The package is internal, so
+// users of the library cannot reach it either way.
 package bugs
 
-import (
-	"context"
-	"reflect"
-)
+import "reflect"
 
 // Set names the defects to plant in one acquisition.
 type Set struct {
@@ -60,16 +60,5 @@ func (s Set) Union(o Set) Set {
 			a.Field(i).SetBool(true)
 		}
 	}
-	return s
-}
-
-type key struct{}
-
-// With returns ctx carrying s.
-func With(ctx context.Context, s Set) context.Context { return context.WithValue(ctx, key{}, s) }
-
-// From returns the defects ctx carries; none for a context without any.
-func From(ctx context.Context) Set {
-	s, _ := ctx.Value(key{}).(Set)
 	return s
 }

@@ -29,6 +29,24 @@ const (
 	// KeepIDState never frees a Locker's per-id state (read floors,
 	// contention hints) and publishes the floor cell without a TTL.
 	KeepIDState Defect = "keep-id-state"
+	// LegacyLossUnwatched leaves a combined lock's legacy lease out of its
+	// loss signal: the lock reports lost only when its queue lease is, so a
+	// holder whose legacy renewals fail works on after its legacy cell
+	// expired and a legacy process took the lock. The composition redesign
+	// (one held lock, no merge goroutine) must keep both leases in one
+	// signal.
+	LegacyLossUnwatched Defect = "legacy-loss-unwatched"
+	// SkipForeignCells makes a queue-lock read log a cell of the lock's
+	// partition that it cannot parse and go on without it, as it did before
+	// a foreign cell became an error the caller sees: an owner cell naming
+	// no owner is then not counted by lemma 1's check.
+	SkipForeignCells Defect = "skip-foreign-cells"
+	// DrainSkipsRecheck makes a migration.Controller commit the target
+	// phase right after writing the intent, trusting the census read that
+	// ended its drain instead of reading the census again after the intent:
+	// a process that began using a mode the target forbids between that
+	// read and the intent is committed past.
+	DrainSkipsRecheck Defect = "drain-skips-recheck"
 	// LostTrustsScheduler makes a lease's Lost and IsLost trust the
 	// renewal scheduler to close Lost at the deadline, instead of checking
 	// the deadline themselves: with one goroutine watching every deadline

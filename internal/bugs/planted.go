@@ -2,7 +2,10 @@
 
 package bugs
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // Compiled reports whether planted defects are compiled in: true only in a
 // build with the lockstep_bugs tag, which no normal build has.
@@ -34,4 +37,15 @@ func Planted(d Defect) bool {
 	planted.mu.Lock()
 	defer planted.mu.Unlock()
 	return planted.on[d]
+}
+
+type key struct{}
+
+// With returns ctx carrying s.
+func With(ctx context.Context, s Set) context.Context { return context.WithValue(ctx, key{}, s) }
+
+// From returns the defects ctx carries; none for a context without any.
+func From(ctx context.Context) Set {
+	s, _ := ctx.Value(key{}).(Set)
+	return s
 }

@@ -1,0 +1,34 @@
+// Package held is one acquisition, whatever its mode: the value every
+// Locker of this module returns from Lock and TryLock.
+//
+// An acquisition is made of parts, one per algorithm whose cells it holds:
+// one for a legacy or a new lock, two (queue, then legacy) for a combined
+// one. Each part owns its cells and the lease that renews them, and knows
+// how to delete them. The [Lock] around the parts carries what belongs to
+// the acquisition as a whole: its id, owner, mode and fencing token, one
+// loss signal, and the Unlock contract of lockstep.Lock, written once here
+// instead of once per algorithm and once more per wrapper.
+//
+// # One loss signal, no goroutine per lock
+//
+// A [Loss] is closed once, by whichever of its sources gives up first: a
+// part's lease declaring itself lost fires it from the lease's own hook, and
+// a migration Locker fires the Loss of every lock taken in a census epoch
+// when that epoch ends. Lost() also runs every source's deadline check
+// itself, so a caller that looks at Lost before working never works past a
+// deadline even before the lease's scheduler has run (after a pause of the
+// whole process, say). Nothing is merged by a goroutine, so a held lock
+// costs no goroutine of its own beyond its leases' renewals.
+//
+// # Composition
+//
+// The algorithm packages register an [Acquirer] for their Locker type
+// (RegisterKind, in init): a way to take just a part, with a Loss given by
+// the caller, no fencing token, no Observer event and no tracking for
+// Close. Package combined takes its two parts that way from the two Lockers
+// it is given and wraps them in one Lock; package migration takes parts from
+// the one queue and one legacy Locker it shares between modes, so a process
+// has one contender per id in the store whatever its flag says. Users never
+// see any of it: the registry lives in an internal package, and a Lock is
+// only ever handed out as a lockstep.Lock.
+package held

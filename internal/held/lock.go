@@ -1,0 +1,164 @@
+package held
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/serial"
+)
+
+// Part is one algorithm's share of an acquisition: its cells and the lease
+// renewing them. Lock calls its methods under the Lock's Unlock mutex, never
+// two at a time.
+type Part interface {
+	// Stop ends the renewals and waits for any in flight, so that a delete
+	// sent afterwards follows every rewrite; it reports whether the lease
+	// had been lost. Called once, before the first Release.
+	Stop() (lost bool)
+	// Release deletes the part's cells and reports whether it sent a
+	// request. After an error it may be called again, and retries only what
+	// is left; once it succeeded, later calls return nil without a request.
+	Release(ctx context.Context) (sent bool, err error)
+	// Expired reports whether the lease's deadline has passed, declaring it
+	// lost if so (the lease's hook then fires the acquisition's Loss).
+	Expired() bool
+}
+
+// Spec is what New needs.
+type Spec struct {
+	ID, Owner string
+	// LegacyOwner is the owner id in the legacy tables: Owner for a legacy
+	// lock, the legacy part's for a combined one, "" for a new one.
+	LegacyOwner string
+	Mode        lockstep.Mode
+	Token       int64
+	Parts       []Part // in the order taken; released in reverse
+	Loss        *Loss  // fired by the parts' leases (and any other source)
+	Since       int64  // elapsed µs: when the first part's winning write was sent
+	Clock       lockstep.Clock
+	Observer    lockstep.Observer
+	// OnStop runs once, at the first Unlock, after the parts stopped.
+	OnStop func()
+	// OnReleased runs once, when every part's cells are deleted.
+	OnReleased func()
+}
+
+// Lock is a held acquisition. Safe for concurrent use.
+type Lock struct {
+	s Spec
+
+	// mu is held for a whole Unlock, so concurrent calls serialize and none
+	// returns while another's delete is in flight.
+	mu       serial.Mutex
+	stopped  bool // the parts stopped: an Unlock ran
+	released bool // every part released: later calls return nil
+}
+
+var (
+	_ lockstep.Lock   = (*Lock)(nil)
+	_ lockstep.Fenced = (*Lock)(nil)
+)
+
+// New returns the Lock of an acquisition whose parts are all held. Each
+// part's Expired is already a source of s.Loss (its Acquirer registered it).
+func New(s Spec) *Lock { return &Lock{s: s} }
+
+func (l *Lock) ID() string          { return l.s.ID }
+func (l *Lock) Owner() string       { return l.s.Owner }
+func (l *Lock) Mode() lockstep.Mode { return l.s.Mode }
+
+// LegacyOwner is the owner id written in the legacy tables ("" for a new
+// lock): a combined lock's queue and legacy halves are numbered apart.
+// lockctl's tests and the integration checks read it.
+func (l *Lock) LegacyOwner() string { return l.s.LegacyOwner }
+
+// Token is the fencing token drawn for this acquisition, or 0 without
+// fencing.
+func (l *Lock) Token() int64 { return l.s.Token }
+
+// Lost is closed once any lease of the acquisition is lost (or any other
+// source of its Loss fires). It checks every deadline itself first.
+func (l *Lock) Lost() <-chan struct{} { return l.s.Loss.C() }
+
+// Unlock follows lockstep.Lock's contract: concurrent calls serialize; the
+// first stops every part's renewals and then deletes the parts' cells, last
+// taken first; a part whose delete failed is retried by the next call (or by
+// Close of the Locker that returned the lock), the others are not; after
+// every delete succeeded, calls return nil at once. After a loss the first
+// call returns an error wrapping lockstep.ErrLost, joined with any delete
+// error.
+func (l *Lock) Unlock(ctx context.Context) error {
+	if err := l.mu.Lock(ctx); err != nil {
+		return fmt.Errorf("lockstep: unlock %q: waiting for another Unlock: %w", l.s.ID, err)
+	}
+	if l.released {
+		l.mu.Unlock()
+		return nil
+	}
+	first := !l.stopped
+	lost := false
+	if first {
+		for _, p := range l.s.Parts {
+			if p.Stop() {
+				lost = true
+			}
+		}
+		lost = lost || l.s.Loss.Fired()
+		l.stopped = true
+		if l.s.OnStop != nil {
+			l.s.OnStop()
+		}
+	}
+	var errs []error
+	requests := 0
+	for i := len(l.s.Parts) - 1; i >= 0; i-- {
+		sent, err := l.s.Parts[i].Release(ctx)
+		if sent {
+			requests++
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	err := errors.Join(errs...)
+	if err == nil {
+		l.released = true
+		if l.s.OnReleased != nil {
+			l.s.OnReleased()
+		}
+	}
+	l.mu.Unlock()
+	l.s.Observer.ObserveRelease(ctx, lockstep.ReleaseEvent{ID: l.s.ID, Owner: l.s.Owner, Mode: l.s.Mode,
+		WasLost: lost, Err: err, Requests: requests,
+		Held: time.Duration(l.s.Clock.Elapsed()-l.s.Since) * time.Microsecond})
+	if lost {
+		return errors.Join(fmt.Errorf("lockstep: unlock %q (%v): %w", l.s.ID, l.s.Mode, lockstep.ErrLost), err)
+	}
+	return err
+}
+
+// Loss returns the acquisition's loss signal, so that a wrapper adding a
+// source of loss (migration's census epoch) can fire it and Watch it.
+func (l *Lock) Loss() *Loss { return l.s.Loss }
+
+// AddOnStop adds f to what the first Unlock runs after the parts stopped;
+// if that Unlock has run already, f runs now. For a composing Locker that
+// hands out a Lock another Locker built (migration's census count).
+func (l *Lock) AddOnStop(f func()) {
+	_ = l.mu.Lock(context.Background()) // a Background context never ends: no error
+	defer l.mu.Unlock()
+	if l.stopped {
+		f()
+		return
+	}
+	prev := l.s.OnStop
+	l.s.OnStop = func() {
+		if prev != nil {
+			prev()
+		}
+		f()
+	}
+}

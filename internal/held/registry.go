@@ -1,0 +1,88 @@
+package held
+
+import (
+	"context"
+	"sync"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/ident"
+)
+
+// Request asks an algorithm's Locker for one part of an acquisition.
+type Request struct {
+	ID   string
+	Try  bool          // TryLock's semantics: no waiting for a holder
+	Mode lockstep.Mode // the mode the caller asked for, for log lines and lease events
+	Loss *Loss         // the acquisition's loss signal: the part's lease fires it
+}
+
+// Result is a part taken.
+type Result struct {
+	Part               Part
+	Owner              string
+	Since              int64 // elapsed µs: when the part's winning write was sent
+	Attempts, Requests int
+}
+
+// Acquirer takes one part: no fencing token, no Observer event, no tracking
+// for Close (the Locker returning the whole Lock does those). On error
+// nothing of the part is held.
+type Acquirer func(ctx context.Context, r Request) (Result, error)
+
+// Source is what a composing Locker needs of an algorithm's Locker.
+type Source struct {
+	Acquire  Acquirer
+	Clock    lockstep.Clock
+	Process  string
+	Observer lockstep.Observer
+	Owners   *ident.Owners // the Locker's owner-id issuer
+	// UseOwners replaces the Locker's owner-id issuer. Only for a Locker
+	// that has taken no lock yet (see ShareOwners).
+	UseOwners func(*ident.Owners)
+}
+
+// ShareOwners makes the Lockers b draw their owner ids from a's issuer, so
+// that one process's owner ids are unique across its queue and legacy
+// Lockers: a new lock and a legacy lock of one process are then never both
+// "<process>.1", in logs, events, lockctl or the model checks' ownership
+// records. Call it only on Lockers that have taken no lock yet (just built),
+// with the same process id; it reports false if a Locker is not registered.
+func ShareOwners(a any, b ...any) bool {
+	sa, ok := SourceOf(a)
+	if !ok {
+		return false
+	}
+	for _, x := range b {
+		sb, ok := SourceOf(x)
+		if !ok {
+			return false
+		}
+		sb.UseOwners(sa.Owners)
+	}
+	return true
+}
+
+var (
+	kindsMu sync.RWMutex
+	kinds   []func(locker any) (Source, bool)
+)
+
+// RegisterKind registers how to take parts from one type of Locker; an
+// algorithm package calls it from init.
+func RegisterKind(of func(locker any) (Source, bool)) {
+	kindsMu.Lock()
+	kinds = append(kinds, of)
+	kindsMu.Unlock()
+}
+
+// SourceOf returns the Source of locker, if its package registered one.
+func SourceOf(locker any) (Source, bool) {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	for _, of := range kinds {
+		if s, ok := of(locker); ok {
+			return s, true
+		}
+	}
+	return Source{}, false
+}

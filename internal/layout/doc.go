@@ -1,0 +1,58 @@
+// Package layout is the one owner of the storage formats of the lock tables:
+// how a cell of a lock row is named, what its value holds, how a read's cell
+// is parsed back, and the facts about column order the algorithms rely on.
+// Every package that writes or reads lock cells — queuelock and shadowlock,
+// lockctl, the property tests and the integration checks — builds and
+// parses them here, so the formats exist in one place each and cannot drift
+// apart.
+//
+// It sits just above the root package (it imports lockstep for Cell and
+// Slice, nothing else of the module) and below everything that touches a
+// lock row. It holds no state and does no I/O.
+//
+// # Queue partition (queue.go)
+//
+// The queue lock keeps all cells of one lock id in one partition of its
+// table (default queue_lock; row key = the lock id), in bytewise column
+// order:
+//
+//	"<20-digit µs>/q/<owner>"     queue cell: <owner> waits in line;
+//	                              value: <owner>
+//	"~o/<process>/<incarnation>"  owner cell of one Locker; value: the
+//	                              owner id of its acquisition that claims
+//	"~~floor"                     the published read floor; value: 8-byte
+//	                              big-endian µs, equal to its write timestamp
+//
+// The ordering facts (each tested in queue_test.go):
+//
+//   - Stamp order is time order: for 0 ≤ a < b, Stamp(a) < Stamp(b)
+//     bytewise, so line order is column order and a queue cell's place is
+//     fixed by its enqueue time (ties broken by owner id).
+//   - Every queue cell sorts before every owner cell, and every owner cell
+//     before the floor cell ('0'–'9' < '~', and "~o" < "~~"). A read from a
+//     floor therefore still returns every owner cell and the floor cell:
+//     lemma 1 (mutual exclusion) reads the owner cells in full, whatever the
+//     floor is, and every read sees the published floor (QueueSlice).
+//   - An owner cell's column names its Locker, not an acquisition: one
+//     column per Locker per id, rewritten by each of its acquisitions.
+//
+// # Legacy rows (legacy.go)
+//
+// The legacy shadow-table lock keeps one cell per owner in two tables
+// (default legacy_main and legacy_shadow; row key = the lock id): column =
+// owner id, value empty. The format is frozen: processes still running the
+// legacy code read and write it. It has no structure beyond that — a legacy
+// peer's owner ids are whatever its code chose, and listing 4 counts cells
+// without looking inside them — so no cell of a legacy row is foreign: any
+// cell there is some owner's, and blocks others until it is deleted or
+// expires, exactly as for the legacy code.
+//
+// # Foreign cells
+//
+// Parse refuses any cell of a queue partition that is none of the three
+// kinds, or whose value is not what the kind carries: such a cell was not
+// written by this library, so another writer shares the table. The
+// algorithms turn that into an error the caller of Lock or TryLock sees
+// (lockstep.ForeignCellError), not a cell to skip: an owner cell that names
+// no owner, skipped, would let lemma 1's check miss a holder.
+package layout

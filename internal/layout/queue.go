@@ -1,0 +1,229 @@
+package layout
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+const (
+	// FloorColumn names the floor cell of a queue partition. It sorts after
+	// every queue and owner cell.
+	FloorColumn = "~~floor"
+	// OwnerPrefix starts the column of every owner cell. It sorts after every
+	// queue cell and before FloorColumn.
+	OwnerPrefix = "~o/"
+	// StampDigits is the width of a queue cell's time prefix: enough for any
+	// non-negative int64, zero-padded as in listing 6.
+	StampDigits = 20
+
+	queueInfix     = "/q/"
+	minQueueColumn = StampDigits + len(queueInfix) + 1 // time, infix, an owner of at least one byte
+	floorBytes     = 8
+)
+
+// Kind is the kind of a queue-partition cell.
+type Kind uint8
+
+const (
+	// Queue is a queue cell: one acquisition's place in line.
+	Queue Kind = iota + 1
+	// Owner is an owner cell: one Locker's claim on the lock.
+	Owner
+	// Floor is the published read floor.
+	Floor
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Queue:
+		return "queue"
+	case Owner:
+		return "owner"
+	case Floor:
+		return "floor"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Entry is a parsed cell of a queue partition.
+type Entry struct {
+	Column string
+	Kind   Kind
+	// Time is the enqueue time, in µs, named by a queue cell; 0 otherwise.
+	Time int64
+	// Owner is the acquisition's owner id: from a queue cell's name, or an
+	// owner cell's value; "" for the floor cell.
+	Owner string
+	// Process is the process id of the Locker whose owner cell this is; ""
+	// for the other kinds.
+	Process string
+	// Floor is the floor cell's value, in µs; 0 for the other kinds.
+	Floor int64
+}
+
+// Stamp renders a microsecond time t ≥ 0 as listing 6 does: zero-padded to
+// StampDigits digits, so that bytewise order is numeric order.
+func Stamp(t int64) string {
+	s := strconv.FormatInt(t, 10)
+	if len(s) >= StampDigits {
+		return s
+	}
+	return strings.Repeat("0", StampDigits-len(s)) + s
+}
+
+// QueueColumn names the queue cell of the acquisition owner, enqueued at t
+// (µs, t ≥ 0): "<Stamp(t)>/q/<owner>". Queue columns sort by t first.
+func QueueColumn(t int64, owner string) string { return Stamp(t) + queueInfix + owner }
+
+// OwnerColumn names the owner cell of the Locker of process with the given
+// incarnation: "~o/<process>/<16 hex digits>". Process ids contain no '/'
+// (internal/ident), so the column parses back unambiguously.
+func OwnerColumn(process string, incarnation uint64) string {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], incarnation)
+	return OwnerPrefix + process + "/" + hex.EncodeToString(b[:])
+}
+
+// NewOwnerColumn names the owner cell of a new Locker of process, with a
+// fresh random incarnation drawn from r, or from crypto/rand if r is nil.
+// The incarnation keeps two Lockers apart even when they were (wrongly)
+// given one process id, or when a restarted process reuses the id of one
+// still paused somewhere.
+func NewOwnerColumn(process string, r *mrand.Rand) string {
+	var inc uint64
+	if r != nil {
+		inc = r.Uint64()
+	} else {
+		var b [8]byte
+		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+		inc = binary.BigEndian.Uint64(b[:])
+	}
+	return OwnerColumn(process, inc)
+}
+
+// QueueCell is the queue cell column for owner, written at timestamp ts with
+// the given TTL. Its value repeats the owner id.
+func QueueCell(column, owner string, ts int64, ttl time.Duration) lockstep.Cell {
+	return lockstep.Cell{Column: column, Value: []byte(owner), Timestamp: ts, TTL: ttl}
+}
+
+// OwnerCell is the owner cell column claiming the lock for owner, written at
+// timestamp ts with the given TTL. Its value names the owner.
+func OwnerCell(column, owner string, ts int64, ttl time.Duration) lockstep.Cell {
+	return lockstep.Cell{Column: column, Value: []byte(owner), Timestamp: ts, TTL: ttl}
+}
+
+// FloorCell is the floor cell publishing floor v (µs), with the given TTL (0:
+// none). Its write timestamp is v itself, so last-write-wins keeps the
+// highest floor ever written, and a rewrite of the same value renews it.
+func FloorCell(v int64, ttl time.Duration) lockstep.Cell {
+	return lockstep.Cell{Column: FloorColumn, Value: EncodeFloor(v), Timestamp: v, TTL: ttl}
+}
+
+// EncodeFloor renders a floor (µs) as the floor cell's value: 8 bytes,
+// big-endian, so that for non-negative floors bytewise value order (which
+// breaks Cassandra's timestamp ties) is numeric order.
+func EncodeFloor(t int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(t)) }
+
+// DecodeFloor parses a floor cell's value. A value that is not 8 bytes, or
+// that decodes to a negative time, is an error.
+func DecodeFloor(b []byte) (int64, error) {
+	if len(b) != floorBytes {
+		return 0, fmt.Errorf("floor cell holds %d bytes, want %d", len(b), floorBytes)
+	}
+	t := int64(binary.BigEndian.Uint64(b))
+	if t < 0 {
+		return 0, fmt.Errorf("floor cell holds a negative time %d", t)
+	}
+	return t, nil
+}
+
+// QueueSlice selects what one read of a queue partition fetches from a floor
+// (µs): every queue cell named at or after floor, then — by the ordering
+// facts (doc.go) — every owner cell and the floor cell.
+func QueueSlice(floor int64) lockstep.Slice { return lockstep.Slice{From: Stamp(floor)} }
+
+// FloorSlice selects the floor cell alone.
+func FloorSlice() lockstep.Slice {
+	return lockstep.Slice{From: FloorColumn, To: FloorColumn + "\x00", Limit: 1}
+}
+
+// ParseQueueColumn parses a queue cell's column into its enqueue time (µs)
+// and owner id.
+func ParseQueueColumn(col string) (t int64, owner string, err error) {
+	if len(col) < minQueueColumn || col[StampDigits:StampDigits+len(queueInfix)] != queueInfix {
+		return 0, "", errors.New("not a queue cell: want <20-digit µs>/q/<owner>")
+	}
+	digits := col[:StampDigits]
+	for i := range len(digits) {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0, "", fmt.Errorf("queue cell time %q is not 20 decimal digits", digits)
+		}
+	}
+	t, err = strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return 0, "", fmt.Errorf("queue cell time %q is beyond int64", digits)
+	}
+	return t, col[StampDigits+len(queueInfix):], nil
+}
+
+// ParseOwnerColumn parses an owner cell's column into the Locker's process
+// id and incarnation.
+func ParseOwnerColumn(col string) (process, incarnation string, err error) {
+	rest, ok := strings.CutPrefix(col, OwnerPrefix)
+	if !ok {
+		return "", "", fmt.Errorf("not an owner cell: want %s<process>/<incarnation>", OwnerPrefix)
+	}
+	process, incarnation, ok = strings.Cut(rest, "/")
+	if !ok || process == "" || incarnation == "" || strings.Contains(incarnation, "/") {
+		return "", "", fmt.Errorf("not an owner cell: want %s<process>/<incarnation>", OwnerPrefix)
+	}
+	return process, incarnation, nil
+}
+
+var (
+	errEmptyOwner  = errors.New("owner cell names no owner")
+	errUnknownName = errors.New("no lockstep cell is named so (queue cells: <20-digit µs>/q/<owner>; owner cells: " +
+		OwnerPrefix + "<process>/<incarnation>; the floor: " + FloorColumn + ")")
+)
+
+// Parse parses one cell of a queue partition. A cell that is none of the
+// kinds, or whose value does not fit its kind, is an error: no Locker wrote
+// it (doc.go, "Foreign cells"). Queue cells' values are not checked: the
+// owner is in the name.
+func Parse(col string, value []byte) (Entry, error) {
+	switch {
+	case col == FloorColumn:
+		f, err := DecodeFloor(value)
+		if err != nil {
+			return Entry{}, err
+		}
+		return Entry{Column: col, Kind: Floor, Floor: f}, nil
+	case strings.HasPrefix(col, OwnerPrefix):
+		process, _, err := ParseOwnerColumn(col)
+		if err != nil {
+			return Entry{}, err
+		}
+		if len(value) == 0 {
+			return Entry{}, errEmptyOwner
+		}
+		return Entry{Column: col, Kind: Owner, Owner: string(value), Process: process}, nil
+	}
+	t, owner, err := ParseQueueColumn(col)
+	if err != nil {
+		if col == "" || col[0] < '0' || col[0] > '9' {
+			return Entry{}, errUnknownName
+		}
+		return Entry{}, err
+	}
+	return Entry{Column: col, Kind: Queue, Time: t, Owner: owner}, nil
+}

@@ -1,0 +1,105 @@
+package queuelock
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/internal/lease"
+)
+
+// part is a held queue lock's share of an acquisition (internal/held): the
+// queue and owner cells and the lease renewing them. held.Lock calls its
+// methods one at a time.
+type part struct {
+	l     *Locker
+	id    string
+	owner string
+	qcol  string
+	ocol  string
+	stale []string // cells of this acquisition a failed delete left behind
+	since int64    // lease.Stamp of the winning claim's send
+	lease *lease.Lease
+
+	turn     bool // the part still holds this process's turn on id (until its first Release)
+	released bool // the cells are deleted
+}
+
+var _ held.Part = (*part)(nil)
+
+func newPart(a *attempt, since int64) *part {
+	// The owner column is the Locker's, not this acquisition's: Release
+	// deletes it only while it holds the turn, so it must not also come
+	// back through the cells a failed delete of the attempt left behind.
+	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol && !bugs.Planted(bugs.StaleOwnerColumn) })
+	p := &part{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: stale, since: since, turn: true}
+	l, mode, loss := a.l, a.mode, a.loss
+	p.lease = l.leases.Start(l.cfg.Lease, since, p.renew, lease.Hooks{
+		Renewed: func(err error) {
+			if err != nil {
+				l.cfg.Logger.Warn("queuelock: renewal failed", slog.String("id", p.id), slog.String("owner", p.owner), slog.Any("err", err))
+			}
+			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: p.id, Owner: p.owner, Mode: mode, Renewed: err == nil, Err: err})
+		},
+		Lost: func() {
+			loss.Fire()
+			l.cfg.Logger.Warn("queuelock: lease lost", slog.String("id", p.id), slog.String("owner", p.owner))
+			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: p.id, Owner: p.owner, Mode: mode, Lost: true})
+		},
+	})
+	loss.Watch(p.Expired)
+	return p
+}
+
+// renew rewrites both cells with a fresh timestamp and TTL, in one request.
+func (p *part) renew(ctx context.Context) error {
+	ttl := p.l.cfg.Lease.TTL
+	return p.l.store.Put(ctx, p.l.cfg.table, p.id,
+		layout.QueueCell(p.qcol, p.owner, p.l.ts.Next(), ttl),
+		layout.OwnerCell(p.ocol, p.owner, p.l.ts.Next(), ttl))
+}
+
+// Stop ends renewal and waits for it.
+func (p *part) Stop() bool {
+	p.lease.Stop()
+	return p.lease.IsLost()
+}
+
+func (p *part) Expired() bool { return p.lease.IsLost() }
+
+// Release deletes this acquisition's queue and owner cells in one request
+// (with a timestamp above every write of theirs); then the next goroutine of
+// this process waiting for the id may contend. The first call passes the
+// turn on whatever the delete's outcome (the cells expire after the TTL if
+// nobody retries). The owner cell is shared by every acquisition of this
+// Locker, so a retry deletes it only while no other goroutine of this
+// process holds or awaits the id; otherwise that goroutine's claim rewrites
+// it, or it expires.
+func (p *part) Release(ctx context.Context) (bool, error) {
+	if p.released {
+		return false, nil
+	}
+	// The first call holds the turn (the part owns it); a retry takes it
+	// back only if it is free, so its owner-cell delete cannot reach a
+	// newer acquisition's cell.
+	turn := p.turn || p.l.turns.TryAcquire(p.id)
+	p.turn = false
+	cols := []string{p.qcol}
+	if turn {
+		cols = append(cols, p.ocol)
+	}
+	err := p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), append(cols, p.stale...)...)
+	if turn {
+		p.l.turns.Release(p.id)
+	}
+	if err != nil {
+		return true, fmt.Errorf("queuelock: unlock %q: %w", p.id, err)
+	}
+	p.released = true
+	return true, nil
+}

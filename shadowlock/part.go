@@ -1,0 +1,79 @@
+package shadowlock
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/internal/lease"
+)
+
+// part is a held legacy lock's share of an acquisition (internal/held): our
+// cell in the main row and the lease renewing it. held.Lock calls its
+// methods one at a time.
+type part struct {
+	l        *Locker
+	id       string
+	owner    string
+	since    int64
+	lease    *lease.Lease
+	released bool // the main cell is deleted
+}
+
+var _ held.Part = (*part)(nil)
+
+func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
+	l := r.l
+	watched := !(mode == lockstep.Combined && bugs.Planted(bugs.LegacyLossUnwatched))
+	p := &part{l: l, id: r.id, owner: r.owner, since: r.since}
+	p.lease = l.leases.Start(l.cfg.Lease, r.since, p.renew, lease.Hooks{
+		Renewed: func(err error) {
+			if err != nil {
+				l.cfg.Logger.Warn("shadowlock: renewal failed", "id", p.id, "owner", p.owner, "err", err)
+			}
+			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: p.id, Owner: p.owner, Mode: mode, Renewed: err == nil, Err: err})
+		},
+		Lost: func() {
+			if watched {
+				loss.Fire()
+			}
+			l.cfg.Logger.Warn("shadowlock: lease lost", "id", p.id, "owner", p.owner)
+			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: p.id, Owner: p.owner, Mode: mode, Lost: true})
+		},
+	})
+	if watched {
+		loss.Watch(p.Expired)
+	}
+	return p
+}
+
+// renew rewrites our main cell with a fresh timestamp and TTL.
+func (p *part) renew(ctx context.Context) error {
+	return p.l.store.Put(ctx, p.l.cfg.main, p.id,
+		layout.LegacyCell(p.owner, p.l.ts.Next(), p.l.cfg.Lease.TTL))
+}
+
+// Stop ends renewal and waits for it.
+func (p *part) Stop() bool {
+	p.lease.Stop()
+	return p.lease.IsLost()
+}
+
+func (p *part) Expired() bool { return p.lease.IsLost() }
+
+// Release deletes our main cell. The owner id is this acquisition's alone,
+// so a retry after a failed delete can touch no one else's cell. Unretried,
+// the cell expires after the TTL.
+func (p *part) Release(ctx context.Context) (bool, error) {
+	if p.released {
+		return false, nil
+	}
+	if err := p.l.store.Delete(ctx, p.l.cfg.main, p.id, p.l.ts.Next(), layout.LegacyColumn(p.owner)); err != nil {
+		return true, fmt.Errorf("shadowlock: unlock %q: %w", p.id, err)
+	}
+	p.released = true
+	return true, nil
+}
