@@ -23,7 +23,7 @@ func init() {
 		// Lease deadlines on the wall clock: a holder whose wall clock is
 		// stepped back keeps Lost() open while its cells expire.
 		control{name: "WallClockLease", fleet: fleetNamed("new"),
-			v: variant{plant: []bugs.Defect{bugs.WallClockLease}, weights: &slowWeights, stepFirst: -2 * ttl}, want: "lease:",
+			v: variant{plant: []bugs.Defect{bugs.WallClockLease}, weights: &slowWeights, stepFirst: -2 * ttl, noOwnerCellCheck: true}, want: "lease:",
 			keep: "lease-on-stepped-wall-clock", attempts: 8, shortSteps: 20, maxActions: 16,
 			found: "found from outside (the safety issue, defect 2): a holder whose wall clock stepped back by 2×TTL, followed by a store outage, kept Lost() open for ~2×TTL while its cells expired and another process acquired; the simulator of the time could not step a wall clock apart from elapsed time. Re-found by the negative control WallClockLease with the wall-clock step fault; fixed by measuring every deadline on Clock.Elapsed (internal/lease.Stamp)"},
 		// The token drawn after the claim with no re-check: a holder whose
@@ -48,5 +48,15 @@ func init() {
 			pending: "the legacy half's renewals must fail for a whole lease window while the queue half's succeed; " +
 				"the simulator's faults are per message, so 8 searches of 1,000 schedules found no such run " +
 				"(combined/halfloss_test.go cuts the legacy table and catches the defect deterministically)"},
+		// Lost trusting the Locker's renewal scheduler to close it at the
+		// deadline: while the scheduler's wake-up is not granted (its
+		// process paused beyond the TTL, or the simulator busy elsewhere),
+		// a holder's Lost stays open after its owner cell expired, which
+		// the owner-cell property sees at once (before the holder's next
+		// work step would fail the lease property).
+		control{name: "LostTrustsScheduler", fleet: fleetNamed("new"),
+			v: variant{plant: []bugs.Defect{bugs.LostTrustsScheduler}, weights: &slowWeights}, want: "ownership:",
+			keep: "lost-trusts-the-scheduler", attempts: 8,
+			found: "a planted defect a shared renewal scheduler invites (issue 13, item 3): with one goroutine per Locker watching every deadline, Lost()'s own check of the deadline looks redundant; without it, a holder paused beyond the TTL, or whose scheduler's wake-up was not granted in time, keeps Lost() open after its owner cell expired, and works on. Caught by the owner-cell property (a holder with Lost() open must have a live owner cell); internal/lease keeps the check in Lost and IsLost (doc.go: why the guarantees are unchanged)"},
 	)
 }

@@ -243,7 +243,7 @@ func (a *attempt) enqueue(ctx context.Context) error {
 
 // keepPlace starts renewing our queue cell, written at sent, while we wait.
 func (a *attempt) keepPlace(sent int64) {
-	a.wait = lease.Start(a.l.cfg.Clock, a.l.cfg.Lease, sent, func(ctx context.Context) error {
+	a.wait = a.l.leases.Start(a.l.cfg.Lease, sent, func(ctx context.Context) error {
 		return a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell())
 	}, lease.Hooks{})
 }

@@ -215,12 +215,20 @@ func TestLocker_JanitorEndsWhenIdleAndOnClose(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	start := clk.Elapsed()
 	lockOnce("a")
 	done := l.janitorDone()
 	select {
 	case <-done:
 		t.Fatal("no janitor runs while the Locker remembers an id")
 	default:
+	}
+	// Advance only once the janitor sleeps, and alone: the lease scheduler,
+	// with nothing left to renew, ends (internal/lease), and Unlock no
+	// longer waits for any goroutine that would give the janitor time to
+	// park first.
+	for next, ok := clk.NextDeadline(); clk.Sleepers() != 1 || !ok || next != start+ttl.Microseconds(); next, ok = clk.NextDeadline() {
+		runtime.Gosched()
 	}
 	clk.Advance(2 * ttl)
 	<-done // swept everything, so it ended

@@ -9,6 +9,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/turn"
 )
@@ -31,7 +32,8 @@ type Locker struct {
 	hints    hints   // ids recently seen contended: no fast path for them
 	janitor  janitor // drops expired floors and hints (idstate.go)
 
-	life lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
+	life   lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
+	leases *lease.Scheduler              // renews every held lock and waiting queue cell
 }
 
 var _ lockstep.Locker = (*Locker)(nil)
@@ -46,10 +48,15 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, err
 	}
+	leases, err := lease.NewScheduler(cfg.Clock, nil)
+	if err != nil {
+		return nil, err
+	}
 	return &Locker{
 		store: store, cfg: cfg,
 		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
 		owners: ident.NewOwners(cfg.Process), ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
+		leases: leases,
 	}, nil
 }
 
@@ -148,6 +155,7 @@ func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) 
 // releases' store requests. Errors of the releases are joined.
 func (l *Locker) Close(ctx context.Context) error {
 	err := l.life.Close(ctx)
+	l.leases.Close()
 	l.stopJanitor()
 	return err
 }

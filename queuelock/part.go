@@ -39,7 +39,7 @@ func newPart(a *attempt, since int64) *part {
 	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol && !bugs.Planted(bugs.StaleOwnerColumn) })
 	p := &part{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: stale, since: since, turn: true}
 	l, mode, loss := a.l, a.mode, a.loss
-	p.lease = lease.Start(l.cfg.Clock, l.cfg.Lease, since, p.renew, lease.Hooks{
+	p.lease = l.leases.Start(l.cfg.Lease, since, p.renew, lease.Hooks{
 		Renewed: func(err error) {
 			if err != nil {
 				l.cfg.Logger.Warn("queuelock: renewal failed", slog.String("id", p.id), slog.String("owner", p.owner), slog.Any("err", err))

@@ -11,6 +11,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
@@ -22,7 +23,8 @@ type Locker struct {
 	ts     *clock.Timestamps
 	owners *ident.Owners
 
-	life lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
+	life   lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
+	leases *lease.Scheduler              // renews every held lock
 
 	mu sync.Mutex // guards cfg.rand
 }
@@ -39,7 +41,11 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: ident.NewOwners(cfg.Process)}, nil
+	leases, err := lease.NewScheduler(cfg.Clock, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: ident.NewOwners(cfg.Process), leases: leases}, nil
 }
 
 // Lock is listing 5: it repeats listing 4 until Success, sleeping a uniform
@@ -199,5 +205,10 @@ func (l *Locker) uniform(max time.Duration) time.Duration {
 }
 
 // Close makes further calls fail with ErrClosed, ends waits in flight,
-// releases every lock still held and waits for their renewal goroutines.
-func (l *Locker) Close(ctx context.Context) error { return l.life.Close(ctx) }
+// releases every lock still held and ends the renewal scheduler, waiting for
+// its goroutines.
+func (l *Locker) Close(ctx context.Context) error {
+	err := l.life.Close(ctx)
+	l.leases.Close()
+	return err
+}

@@ -29,7 +29,7 @@ func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
 	l := r.l
 	watched := !(mode == lockstep.Combined && bugs.Planted(bugs.LegacyLossUnwatched))
 	p := &part{l: l, id: r.id, owner: r.owner, since: r.since}
-	p.lease = lease.Start(l.cfg.Clock, l.cfg.Lease, r.since, p.renew, lease.Hooks{
+	p.lease = l.leases.Start(l.cfg.Lease, r.since, p.renew, lease.Hooks{
 		Renewed: func(err error) {
 			if err != nil {
 				l.cfg.Logger.Warn("shadowlock: renewal failed", "id", p.id, "owner", p.owner, "err", err)

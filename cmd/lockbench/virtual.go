@@ -23,7 +23,7 @@ import (
 // readied before the driver looks again; so "no goroutine runnable" (the
 // scheduler's own count, runtime/metrics) is exact when the driver sees it.
 // That needs no knowledge of which goroutines the lock code keeps blocked
-// on channels (a combined lock's loss merger, a handle's watchdog), and it
+// on channels or sleeping (a Locker's lease scheduler, its renewals), and it
 // is much faster than racing for cores: on a loaded 2-core machine the seed
 // scenario ran over ten times faster than with every core.
 //

@@ -47,4 +47,12 @@ const (
 	// a process that began using a mode the target forbids between that
 	// read and the intent is committed past.
 	DrainSkipsRecheck Defect = "drain-skips-recheck"
+	// LostTrustsScheduler makes a lease's Lost and IsLost trust the
+	// renewal scheduler to close Lost at the deadline, instead of checking
+	// the deadline themselves: with one goroutine watching every deadline
+	// of a Locker the per-call check looks redundant, but the scheduler
+	// wakes late whenever its process was paused (or its sleep was not
+	// granted in time), and a holder that looks at Lost first then works
+	// past the deadline.
+	LostTrustsScheduler Defect = "lost-trusts-scheduler"
 )

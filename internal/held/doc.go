@@ -17,8 +17,9 @@
 // when that epoch ends. Lost() also runs every source's deadline check
 // itself, so a caller that looks at Lost before working never works past a
 // deadline even before the lease's scheduler has run (after a pause of the
-// whole process, say). Nothing is merged by a goroutine, so a held lock
-// costs no goroutine of its own beyond its leases' renewals.
+// whole process, say). Nothing is merged by a goroutine, and its leases are
+// entries of their Locker's lease scheduler (internal/lease), so a held lock
+// at rest costs no goroutine at all.
 //
 // # Composition
 //

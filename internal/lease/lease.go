@@ -3,66 +3,54 @@ package lease
 import (
 	"context"
 	"sync"
-	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
-// Hooks are told about renewals; nil fields are skipped. They are called from
-// the lease's goroutines without any lock held.
+// Hooks are told about renewals; nil fields are skipped. They are called
+// without any lock held: Renewed from the goroutine that ran the renewal,
+// Lost from whichever goroutine noticed the loss first (the Scheduler's, or
+// a caller of Lost or IsLost). They should return quickly: Lost may run on
+// the Scheduler's goroutine, which every lease of the Locker shares.
 type Hooks struct {
 	Renewed func(err error) // after each renewal attempt
 	Lost    func()          // once, when the lease is declared lost
 }
 
-// Lease renews one acquisition's cells until stopped or lost. Safe for
-// concurrent use.
+// Lease renews one acquisition's cells, through its Scheduler, until stopped
+// or lost. Safe for concurrent use.
 type Lease struct {
+	s     *Scheduler
 	clock lockstep.Clock
 	cfg   Config
 	renew func(context.Context) error
 	hooks Hooks
+	lost  chan struct{}
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	lost   chan struct{}
-
-	mu     sync.Mutex
-	lastOK int64 // Stamp (elapsed µs): when the last successful write (acquisition or renewal) was sent
+	mu     sync.Mutex // guards lastOK and isLost; taken after Scheduler.mu
+	lastOK int64      // Stamp (elapsed µs): when the last successful write (acquisition or renewal) was sent
 	isLost bool
-}
 
-// Start begins renewing. since is the Stamp at which the write that acquired
-// the cells was sent; the lease counts from there, on elapsed time. renew rewrites the
-// cells with a fresh timestamp and TTL; it receives a context that Stop
-// cancels.
-func Start(c lockstep.Clock, cfg Config, since int64, renew func(context.Context) error, hooks Hooks) *Lease {
-	ctx, cancel := context.WithCancel(context.Background())
-	l := &Lease{clock: c, cfg: cfg, renew: renew, hooks: hooks, cancel: cancel, lost: make(chan struct{}), lastOK: since}
-	l.wg.Add(2)
-	go l.renewLoop(ctx)
-	go l.watch(ctx)
-	return l
+	// Guarded by s.mu: the lease's place in the Scheduler.
+	seq      uint64             // order of Start, to break ties between equal times
+	at       int64              // Stamp of its next event: a renewal due or the deadline
+	renewAt  int64              // Stamp at which the next renewal is due
+	due      int                // index in s.due; -1 if not there
+	ready    int                // index in s.ready; -1 if not there
+	inFlight context.CancelFunc // cancels the renewal in flight; nil if none
+	done     bool               // stopped or lost: nothing more is scheduled
+
+	running sync.WaitGroup // the renewal in flight, for Stop
 }
 
 // Lost is closed once the lease is lost. It also checks the deadline itself,
 // so a caller that looks at Lost before working never works past it, even if
-// the watchdog goroutine has not run yet (after a pause of the whole process,
-// or an acquisition whose last request was answered late).
+// the Scheduler has not got round to the deadline yet (after a pause of the
+// whole process, or an acquisition whose last request was answered late).
 func (l *Lease) Lost() <-chan struct{} {
 	l.check()
 	return l.lost
-}
-
-// check declares the lease lost if no renewal sent within the last Window
-// has succeeded.
-func (l *Lease) check() {
-	l.mu.Lock()
-	expired := !l.isLost && Stamp(l.clock) >= l.lastOK+l.cfg.Window().Microseconds()
-	l.mu.Unlock()
-	if expired {
-		l.declareLost(false)
-	}
 }
 
 // IsLost reports whether the lease was lost, checking the deadline as Lost
@@ -74,75 +62,55 @@ func (l *Lease) IsLost() bool {
 	return l.isLost
 }
 
-// Stop ends renewal and waits for the lease's goroutines. It is idempotent.
+// check declares the lease lost if no renewal sent within the last Window
+// has succeeded. It only closes Lost: the Scheduler unschedules the lease at
+// its deadline entry, so a caller that merely looked at Lost never wakes the
+// Scheduler's goroutines behind a simulator's back.
+func (l *Lease) check() {
+	if bugs.Planted(bugs.LostTrustsScheduler) {
+		return // the planted defect: only the Scheduler's deadline entry closes Lost
+	}
+	if l.expired(Stamp(l.clock)) {
+		l.declareLost()
+	}
+}
+
+// deadline is the Stamp at which the lease ends unless a renewal sent
+// before it succeeds.
+func (l *Lease) deadline() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lastOK + l.cfg.Window().Microseconds()
+}
+
+// expired reports whether now is at or past the deadline of a lease not yet
+// declared lost.
+func (l *Lease) expired(now int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return !l.isLost && now >= l.lastOK+l.cfg.Window().Microseconds()
+}
+
+// succeeded records a successful renewal sent at sent.
+func (l *Lease) succeeded(sent int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if sent > l.lastOK {
+		l.lastOK = sent
+	}
+}
+
+// Stop ends renewal and waits for a renewal in flight. It is idempotent.
 // After Stop returns, no renewal is in flight, so the caller may delete the
 // cells knowing no rewrite will follow.
 func (l *Lease) Stop() {
-	l.cancel()
-	l.wg.Wait()
+	l.s.unschedule(l)
+	l.running.Wait()
 }
 
-func (l *Lease) renewLoop(ctx context.Context) {
-	defer l.wg.Done()
-	wait := l.cfg.Renew
-	for {
-		if err := l.clock.Sleep(ctx, wait); err != nil {
-			return
-		}
-		if l.IsLost() {
-			return // never renew at or past the deadline, even if the watchdog has not run
-		}
-		sent := Stamp(l.clock)
-		err := l.renew(ctx)
-		if ctx.Err() != nil {
-			return // stopped or lost while renewing: the outcome no longer matters
-		}
-		// After a failure retry soon: with Renew = Window/2 the next regular
-		// attempt would come at the deadline, so one timeout would lose the
-		// lease.
-		wait = l.cfg.Renew / 4
-		if err == nil {
-			wait = l.cfg.Renew
-			l.mu.Lock()
-			if sent > l.lastOK {
-				l.lastOK = sent
-			}
-			l.mu.Unlock()
-		}
-		if l.hooks.Renewed != nil {
-			l.hooks.Renewed(err)
-		}
-	}
-}
-
-// watch declares the lease lost once no renewal sent within the last Window
-// has succeeded.
-func (l *Lease) watch(ctx context.Context) {
-	defer l.wg.Done()
-	limit := l.cfg.Window().Microseconds()
-	for {
-		l.mu.Lock()
-		deadline := l.lastOK + limit
-		l.mu.Unlock()
-		now := Stamp(l.clock)
-		if now >= deadline {
-			l.declareLost(true)
-			return
-		}
-		if err := l.clock.Sleep(ctx, time.Duration(deadline-now)*time.Microsecond); err != nil {
-			return
-		}
-	}
-}
-
-// declareLost closes Lost once, whoever notices first. Only the watchdog
-// cancels the lease's goroutines (stop): a caller that merely looked at Lost
-// must not wake them behind a simulator's back; the renewer checks IsLost
-// before every renewal, so it sends nothing after the deadline either way.
-func (l *Lease) declareLost(stop bool) {
-	if stop {
-		defer l.cancel()
-	}
+// declareLost closes Lost once, whoever notices first, and calls the Lost
+// hook.
+func (l *Lease) declareLost() {
 	l.mu.Lock()
 	if l.isLost {
 		l.mu.Unlock()

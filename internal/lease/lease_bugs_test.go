@@ -18,7 +18,7 @@ import (
 func TestPlantedWallClockLease_StepBackKeepsLostOpen(t *testing.T) {
 	defer bugs.Plant(bugs.WallClockLease)()
 	c := model.NewManualClock(0)
-	l := Start(c, cfg, Stamp(c), func(context.Context) error { return errors.New("store down") }, Hooks{})
+	l := startLease(t, c, Stamp(c), func(context.Context) error { return errors.New("store down") }, Hooks{})
 	defer l.Stop()
 	c.StepWall(-2 * cfg.TTL)
 	c.Advance(cfg.Window())
@@ -37,5 +37,18 @@ func TestPlantedHalfTTLLease_AcceptsTTL1s(t *testing.T) {
 	}
 	if w := c.Window(); w != 500*time.Millisecond {
 		t.Fatalf("Window() = %v, want the old TTL/2", w)
+	}
+}
+
+func TestPlantedLostTrustsScheduler_LostOpenPastTheDeadline(t *testing.T) {
+	defer bugs.Plant(bugs.LostTrustsScheduler)()
+	c := &frozenClock{}
+	l := newScheduler(t, c, nil).Start(cfg, 0, ok, Hooks{})
+	defer l.Stop()
+	c.now.Store(cfg.Window().Microseconds())
+	select {
+	case <-l.Lost():
+		t.Fatal("Lost() closed: the planted defect did not leave the deadline to the sleeping scheduler")
+	default:
 	}
 }

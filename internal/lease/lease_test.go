@@ -14,6 +14,17 @@ import (
 	"github.com/lockstep-go/lockstep/model"
 )
 
+// start begins a lease on a Scheduler of its own, closed when the test ends.
+func startLease(t testing.TB, c lockstep.Clock, since int64, renew func(context.Context) error, hooks Hooks) *Lease {
+	t.Helper()
+	s, err := NewScheduler(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s.Start(cfg, since, renew, hooks)
+}
+
 // cfg is the timing most tests use: TTL 6s, MaxServerSkew 1s, so the
 // window is (6 − 1 − 1)/2 = 2s and Renew may be at most 1s.
 var cfg = Config{TTL: 6 * time.Second, Renew: time.Second, MaxServerSkew: time.Second}
@@ -114,7 +125,7 @@ func TestLease_RenewsWellPastTTL(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
 		var renewals atomic.Int64
-		l := Start(c, cfg, Stamp(c), func(context.Context) error {
+		l := startLease(t, c, Stamp(c), func(context.Context) error {
 			renewals.Add(1)
 			return nil
 		}, Hooks{})
@@ -135,7 +146,7 @@ func TestLease_LostWithinTheWindowWhenRenewalFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
 		start := time.Now()
-		l := Start(c, cfg, Stamp(c), func(context.Context) error {
+		l := startLease(t, c, Stamp(c), func(context.Context) error {
 			return errors.New("store down")
 		}, Hooks{})
 		<-l.Lost()
@@ -150,7 +161,7 @@ func TestLease_StopsRenewingAfterLoss(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
 		var calls atomic.Int64
-		l := Start(c, cfg, Stamp(c), func(context.Context) error {
+		l := startLease(t, c, Stamp(c), func(context.Context) error {
 			calls.Add(1)
 			return errors.New("store down")
 		}, Hooks{})
@@ -170,7 +181,7 @@ func TestLease_SlowRenewalCountsFromSend(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
 		start := time.Now()
-		l := Start(c, cfg, Stamp(c), func(ctx context.Context) error {
+		l := startLease(t, c, Stamp(c), func(ctx context.Context) error {
 			return c.Sleep(ctx, 10*time.Second) // hangs past the deadline
 		}, Hooks{})
 		<-l.Lost()
@@ -184,7 +195,7 @@ func TestLease_SlowRenewalCountsFromSend(t *testing.T) {
 func TestLease_StopIsIdempotentAndJoins(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
-		l := Start(c, cfg, Stamp(c), func(context.Context) error { return nil }, Hooks{})
+		l := startLease(t, c, Stamp(c), func(context.Context) error { return nil }, Hooks{})
 		l.Stop()
 		l.Stop()
 		synctest.Wait() // every goroutine of the lease has exited, or this would block on them
@@ -196,7 +207,7 @@ func TestLease_StopIsIdempotentAndJoins(t *testing.T) {
 // claim acknowledged late, a process paused as a whole).
 func TestLease_LostIsCheckedSynchronously(t *testing.T) {
 	c := model.NewManualClock(0)
-	l := Start(c, cfg, Stamp(c)-cfg.Window().Microseconds(), func(context.Context) error { return nil }, Hooks{})
+	l := startLease(t, c, Stamp(c)-cfg.Window().Microseconds(), func(context.Context) error { return nil }, Hooks{})
 	select {
 	case <-l.Lost():
 	default:
@@ -211,7 +222,7 @@ func TestLease_LostIsCheckedSynchronously(t *testing.T) {
 // the step while the cells expired on the servers.
 func TestLease_WallClockStepBackDoesNotStretchTheLease(t *testing.T) {
 	c := model.NewManualClock(0)
-	l := Start(c, cfg, Stamp(c), func(context.Context) error { return errors.New("store down") }, Hooks{})
+	l := startLease(t, c, Stamp(c), func(context.Context) error { return errors.New("store down") }, Hooks{})
 	c.StepWall(-2 * cfg.TTL)
 	c.Advance(cfg.Window())
 	select {
@@ -225,7 +236,7 @@ func TestLease_WallClockStepBackDoesNotStretchTheLease(t *testing.T) {
 // A wall clock stepped forward must not cut the lease short either.
 func TestLease_WallClockStepForwardDoesNotShortenTheLease(t *testing.T) {
 	c := model.NewManualClock(0)
-	l := Start(c, cfg, Stamp(c), func(context.Context) error { return nil }, Hooks{})
+	l := startLease(t, c, Stamp(c), func(context.Context) error { return nil }, Hooks{})
 	c.StepWall(2 * cfg.TTL)
 	select {
 	case <-l.Lost():
@@ -242,7 +253,7 @@ func TestLease_OneFailedRenewalDoesNotLoseTheLease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
 		var calls atomic.Int64
-		l := Start(c, cfg, Stamp(c), func(context.Context) error {
+		l := startLease(t, c, Stamp(c), func(context.Context) error {
 			if calls.Add(1) == 2 {
 				return errors.New("one timeout")
 			}

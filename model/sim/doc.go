@@ -24,9 +24,13 @@
 // each replica judges TTLs by virtual time plus its own skew.
 //
 // Runnable yields are ordered deterministically by process, then by the call
-// stack that reached the yield (so a lease's renewer, its watchdog and the
-// user goroutine of one process are told apart however the Go runtime
-// interleaved their registration), then by registration order.
+// stack that reached the yield (so a Locker's lease scheduler, a renewal it
+// launched and the user goroutine of one process are told apart however the
+// Go runtime interleaved their registration), then by registration order.
+// Two goroutines of one process that reach a yield through the same stack
+// are told apart only by registration order, so production code must not
+// start two such goroutines at once: the lease scheduler launches one
+// renewal per wake-up for that reason (internal/lease).
 //
 // # Crashes and the end of a run
 //
