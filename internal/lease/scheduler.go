@@ -70,7 +70,11 @@ func NewScheduler(c lockstep.Clock, opts *Options) (*Scheduler, error) {
 // the cells was sent; the lease counts from there, on elapsed time. renew
 // rewrites the cells with a fresh timestamp and TTL; it receives a context
 // that Stop, and the lease's deadline, cancel. The first renewal is due
-// cfg.Renew after Start. After Close, Start returns a lease already lost.
+// cfg.Renew after since — at once if that has passed — not after Start: an
+// acquisition that took longer than Window − Renew between its winning
+// write and Start would otherwise reach its deadline before renewing once
+// (a healthy lease lost; found by the robustness suite on a real node, one
+// hold in 169 at TTL 4s). After Close, Start returns a lease already lost.
 func (s *Scheduler) Start(cfg Config, since int64, renew func(context.Context) error, hooks Hooks) *Lease {
 	l := &Lease{s: s, clock: s.clock, cfg: cfg, renew: renew, hooks: hooks, lost: make(chan struct{}), lastOK: since, due: -1, ready: -1}
 	s.mu.Lock()
@@ -82,7 +86,7 @@ func (s *Scheduler) Start(cfg Config, since int64, renew func(context.Context) e
 	}
 	s.seq++
 	l.seq = s.seq
-	l.renewAt = Stamp(s.clock) + micros(cfg.Renew)
+	l.renewAt = since + micros(cfg.Renew)
 	s.due.place(l, min(l.renewAt, l.deadline()))
 	s.wakeFor(l.at)
 	s.mu.Unlock()

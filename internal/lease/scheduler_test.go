@@ -297,3 +297,24 @@ func TestScheduler_OneRenewalPerLeaseAtATime(t *testing.T) {
 		}
 	})
 }
+
+// A slow acquisition starts its lease well after its winning write was sent:
+// the first renewal must be due Renew after that send, not after Start, or an
+// acquisition slower than Window − Renew loses a healthy lease before its
+// first renewal (the robustness suite, on a real node: a fault-free fleet
+// lost a lease whose Lock took 0.5s at TTL 4s).
+func TestScheduler_FirstRenewalCountsFromTheWinningWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &clock.Local{}
+		s := newScheduler(t, c, nil)
+		late := (cfg.Window() - cfg.Renew + 100*time.Millisecond).Microseconds()
+		l := s.Start(cfg, Stamp(c)-late, func(context.Context) error { return nil }, Hooks{})
+		time.Sleep(10 * time.Second)
+		select {
+		case <-l.Lost():
+			t.Fatal("lease lost while every renewal succeeds: the first renewal came after the deadline")
+		default:
+		}
+		l.Stop()
+	})
+}
