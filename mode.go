@@ -8,22 +8,22 @@ import (
 // Mode is the lock algorithm an acquisition uses during a migration.
 //
 // Mutual exclusion holds across a fleet whose live modes all lie within
-// {Legacy, Combined} or all within {Combined, New}. Legacy and New processes
-// touch disjoint rows and must never run side by side.
+// {ModeLegacy, ModeCombined} or all within {ModeCombined, ModeNew}. Legacy
+// and new processes touch disjoint rows and must never run side by side.
 type Mode uint8
 
 const (
 	// ModeUnknown is the zero Mode; no lock is ever taken in it.
 	ModeUnknown Mode = iota
-	// Legacy is the shadow-table algorithm of seed 000 §4.
-	Legacy
-	// Combined takes the queue lock and then the legacy lock (seed 000 §7.2).
-	Combined
-	// New is the queue algorithm of seed 000 §5 with this module's refinements.
-	New
+	// ModeLegacy is the shadow-table algorithm of seed 000 §4.
+	ModeLegacy
+	// ModeCombined takes the queue lock and then the legacy lock (seed 000 §7.2).
+	ModeCombined
+	// ModeNew is the queue algorithm of seed 000 §5 with this module's refinements.
+	ModeNew
 )
 
-var modeNames = [...]string{ModeUnknown: "unknown", Legacy: "legacy", Combined: "combined", New: "new"}
+var modeNames = [...]string{ModeUnknown: "unknown", ModeLegacy: "legacy", ModeCombined: "combined", ModeNew: "new"}
 
 // String returns the mode's lower-case name.
 func (m Mode) String() string {
@@ -33,8 +33,8 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", uint8(m))
 }
 
-// Valid reports whether m is one of Legacy, Combined and New.
-func (m Mode) Valid() bool { return m >= Legacy && m <= New }
+// Valid reports whether m is one of ModeLegacy, ModeCombined and ModeNew.
+func (m Mode) Valid() bool { return m >= ModeLegacy && m <= ModeNew }
 
 // ParseMode parses "legacy", "combined" or "new" (case-insensitive, surrounding
 // white space ignored). Any other string returns an error wrapping
@@ -42,11 +42,11 @@ func (m Mode) Valid() bool { return m >= Legacy && m <= New }
 func ParseMode(s string) (Mode, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "legacy":
-		return Legacy, nil
+		return ModeLegacy, nil
 	case "combined":
-		return Combined, nil
+		return ModeCombined, nil
 	case "new":
-		return New, nil
+		return ModeNew, nil
 	}
 	return ModeUnknown, fmt.Errorf("%w: %q (want legacy, combined or new)", ErrInvalidMode, s)
 }
@@ -75,5 +75,5 @@ func Compatible(a, b Mode) bool {
 	if !a.Valid() || !b.Valid() {
 		return false
 	}
-	return !(a == Legacy && b == New) && !(a == New && b == Legacy)
+	return !(a == ModeLegacy && b == ModeNew) && !(a == ModeNew && b == ModeLegacy)
 }

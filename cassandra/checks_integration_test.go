@@ -90,11 +90,11 @@ type owners struct{ queue, legacy string }
 
 func ownersOf(h lockstep.Lock) owners {
 	switch h.Mode() {
-	case lockstep.New:
+	case lockstep.ModeNew:
 		return owners{queue: h.Owner()}
-	case lockstep.Legacy:
+	case lockstep.ModeLegacy:
 		return owners{legacy: h.Owner()}
-	case lockstep.Combined:
+	case lockstep.ModeCombined:
 		return owners{queue: h.Owner(), legacy: h.(interface{ LegacyOwner() string }).LegacyOwner()}
 	}
 	panic(fmt.Sprintf("lock in mode %v", h.Mode()))
@@ -113,7 +113,7 @@ type lockRows struct {
 // readLockRows reads the tables mode uses for id.
 func readLockRows(ctx context.Context, s lockstep.Store, id string, mode lockstep.Mode) (lockRows, error) {
 	var r lockRows
-	if mode == lockstep.New || mode == lockstep.Combined {
+	if mode == lockstep.ModeNew || mode == lockstep.ModeCombined {
 		cells, err := s.Read(ctx, queuelock.DefaultTable, id, lockstep.Slice{})
 		if err != nil {
 			return r, fmt.Errorf("reading the queue partition of %q: %w", id, err)
@@ -131,7 +131,7 @@ func readLockRows(ctx context.Context, s lockstep.Store, id string, mode lockste
 			}
 		}
 	}
-	if mode == lockstep.Legacy || mode == lockstep.Combined {
+	if mode == lockstep.ModeLegacy || mode == lockstep.ModeCombined {
 		for _, t := range []struct {
 			table string
 			into  *[]string
@@ -208,12 +208,12 @@ func (r lockRows) mentions(o owners) bool {
 // awaitGone polls until no live cell written by o remains for id, and fails
 // if a read that started ttl or more after released still sees one (d).
 func awaitGone(ctx context.Context, s lockstep.Store, id string, o owners, released time.Time, ttl time.Duration) error {
-	mode := lockstep.New
+	mode := lockstep.ModeNew
 	switch {
 	case o.queue != "" && o.legacy != "":
-		mode = lockstep.Combined
+		mode = lockstep.ModeCombined
 	case o.legacy != "":
-		mode = lockstep.Legacy
+		mode = lockstep.ModeLegacy
 	}
 	for {
 		readAt := time.Now()

@@ -23,7 +23,7 @@ import (
 // the 1-node stage of CI runs this package too. Each leaves the cluster whole
 // again (every node up and seen up), since later tests of the package use it.
 
-var modes = []lockstep.Mode{lockstep.New, lockstep.Legacy, lockstep.Combined}
+var modes = []lockstep.Mode{lockstep.ModeNew, lockstep.ModeLegacy, lockstep.ModeCombined}
 
 // TestCluster_LocksWorkWithOneNodeStopped stops node 3 cleanly and then, in
 // every mode, acquires, holds for two TTLs (only renewal keeps the cells),

@@ -47,10 +47,10 @@ func TestFencing_TokensIncreaseAcrossOwnersInEveryMode(t *testing.T) {
 			Close(context.Context) error
 		}
 		switch m {
-		case lockstep.Legacy:
+		case lockstep.ModeLegacy:
 			so.Fencing = g
 			l, err = shadowlock.New(store, so)
-		case lockstep.New:
+		case lockstep.ModeNew:
 			qo.Fencing = g
 			l, err = queuelock.New(store, qo)
 		default:
@@ -97,8 +97,8 @@ func TestFencing_TokensIncreaseAcrossOwnersInEveryMode(t *testing.T) {
 		}
 		wg.Wait()
 	}
-	fleet(lockstep.Legacy, lockstep.Combined, lockstep.Legacy)
-	fleet(lockstep.Combined, lockstep.New, lockstep.New)
+	fleet(lockstep.ModeLegacy, lockstep.ModeCombined, lockstep.ModeLegacy)
+	fleet(lockstep.ModeCombined, lockstep.ModeNew, lockstep.ModeNew)
 
 	if len(tokens) != 6*rounds {
 		t.Fatalf("%d owners recorded, want %d", len(tokens), 6*rounds)

@@ -68,9 +68,9 @@ func TestScenarios(t *testing.T) {
 	}{
 		// Legacy contenders back off up to a second after seeing the lock
 		// held (listing 5), so legacy runs fewer operations in the same time.
-		{lockstep.New, 16},
-		{lockstep.Legacy, 8},
-		{lockstep.Combined, 10},
+		{lockstep.ModeNew, 16},
+		{lockstep.ModeLegacy, 8},
+		{lockstep.ModeCombined, 10},
 	} {
 		t.Run(sc.mode.String(), func(t *testing.T) { runScenario(t, sc.mode, sc.ops) })
 	}
@@ -92,11 +92,11 @@ func newModeLocker(mode lockstep.Mode, s lockstep.Store, c lockerConfig) (lockte
 	g := &shadowlock.Options{TTL: c.ttl, Renew: c.renew, Clock: c.clock, ProcessID: c.process,
 		Rand: rand.New(rand.NewPCG(c.seed, 1)), Logger: c.logger}
 	switch mode {
-	case lockstep.New:
+	case lockstep.ModeNew:
 		return queuelock.New(s, q)
-	case lockstep.Legacy:
+	case lockstep.ModeLegacy:
 		return shadowlock.New(s, g)
-	case lockstep.Combined:
+	case lockstep.ModeCombined:
 		return combined.New(s, &combined.Options{Queue: q, Legacy: g})
 	}
 	return nil, fmt.Errorf("no locker for mode %v", mode)

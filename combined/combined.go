@@ -187,7 +187,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	if err != nil {
 		err = l.failed(ctx, id, err)
 	}
-	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.Combined, Try: try, Acquired: lk != nil, Err: err,
+	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.ModeCombined, Try: try, Acquired: lk != nil, Err: err,
 		Attempts: st.attempts, Requests: st.requests, Wait: time.Duration(l.clock.Elapsed()-start) * time.Microsecond}
 	if lk != nil {
 		e.Owner = lk.Owner()
@@ -211,7 +211,7 @@ func (s *stats) add(r held.Result) {
 func (l *Locker) take(ctx context.Context, id string, try bool, st *stats) (*held.Lock, error) {
 	for {
 		loss := held.NewLoss() // one per try: a loss of an abandoned one must not reach the next
-		req := held.Request{ID: id, Try: try, Mode: lockstep.Combined, Loss: loss}
+		req := held.Request{ID: id, Try: try, Mode: lockstep.ModeCombined, Loss: loss}
 		q, err := l.queue.Acquire(ctx, req)
 		if err != nil {
 			return nil, err
@@ -224,7 +224,7 @@ func (l *Locker) take(ctx context.Context, id string, try bool, st *stats) (*hel
 			st.add(g)
 			if token, err = l.fence(ctx, loss, st); err == nil {
 				var lk *held.Lock
-				lk = held.New(held.Spec{ID: id, Owner: q.Owner, LegacyOwner: g.Owner, Mode: lockstep.Combined, Token: token,
+				lk = held.New(held.Spec{ID: id, Owner: q.Owner, LegacyOwner: g.Owner, Mode: lockstep.ModeCombined, Token: token,
 					Parts: []held.Part{q.Part, g.Part}, Loss: loss, Since: q.Since, Clock: l.clock, Observer: l.observer,
 					OnReleased: func() { l.life.Untrack(lk) }})
 				l.life.Track(lk)

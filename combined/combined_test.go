@@ -60,7 +60,7 @@ func TestCombined_ExcludesLegacyAndNewHolders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h.Mode() != lockstep.Combined {
+		if h.Mode() != lockstep.ModeCombined {
 			t.Fatalf("mode %v", h.Mode())
 		}
 		if _, err := legacy.TryLock(ctx, "id"); !errors.Is(err, lockstep.ErrLocked) {
@@ -100,9 +100,9 @@ func TestCombined_ExcludesLegacyAndNewHolders(t *testing.T) {
 // mixed within {legacy, combined} and within {combined, new} the count is exact.
 func TestCombined_MixedFleetsCountExactly(t *testing.T) {
 	for name, modes := range map[string][]lockstep.Mode{
-		"legacy+combined": {lockstep.Legacy, lockstep.Combined, lockstep.Legacy, lockstep.Combined},
-		"combined+new":    {lockstep.Combined, lockstep.New, lockstep.Combined, lockstep.New},
-		"legacy+new":      {lockstep.Legacy, lockstep.New, lockstep.Legacy, lockstep.New}, // must break
+		"legacy+combined": {lockstep.ModeLegacy, lockstep.ModeCombined, lockstep.ModeLegacy, lockstep.ModeCombined},
+		"combined+new":    {lockstep.ModeCombined, lockstep.ModeNew, lockstep.ModeCombined, lockstep.ModeNew},
+		"legacy+new":      {lockstep.ModeLegacy, lockstep.ModeNew, lockstep.ModeLegacy, lockstep.ModeNew}, // must break
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -118,9 +118,9 @@ func TestCombined_MixedFleetsCountExactly(t *testing.T) {
 						Close(context.Context) error
 					}
 					switch m {
-					case lockstep.Legacy:
+					case lockstep.ModeLegacy:
 						l, _ = shadowlock.New(s, &shadowlock.Options{TTL: tm.TTL, Renew: tm.Renew, Rand: rand.New(rand.NewPCG(uint64(i), 9))})
-					case lockstep.New:
+					case lockstep.ModeNew:
 						l, _ = queuelock.New(s, &queuelock.Options{TTL: tm.TTL, Renew: tm.Renew, Poll: 10 * time.Millisecond})
 					default:
 						l, _ = New(s, opts(tm, uint64(i)))

@@ -37,7 +37,7 @@ func TestPhaseFlag_FleetFollowsTheAnnouncementWithoutARefusal(t *testing.T) {
 		s := newStore()
 		seen := &announceSeen{Store: s}
 		c := newController(t, seen, 10*time.Second)
-		setPhase(t, c, lockstep.Combined, lockstep.New)
+		setPhase(t, c, lockstep.ModeCombined, lockstep.ModeNew)
 		r := &refusalCount{}
 		var stop atomic.Bool
 		var wg sync.WaitGroup
@@ -50,7 +50,7 @@ func TestPhaseFlag_FleetFollowsTheAnnouncementWithoutARefusal(t *testing.T) {
 			wg.Go(func() { loop(t, l, "job/"+name, 200*time.Millisecond, 50*time.Millisecond, &stop, r) })
 		}
 		time.Sleep(2 * time.Second)
-		if err := c.Set(ctx, lockstep.Combined); err != nil {
+		if err := c.Set(ctx, lockstep.ModeCombined); err != nil {
 			t.Fatalf("Set(combined): %v", err)
 		}
 		time.Sleep(2 * time.Second)
@@ -60,13 +60,13 @@ func TestPhaseFlag_FleetFollowsTheAnnouncementWithoutARefusal(t *testing.T) {
 		defer r.mu.Unlock()
 		during := seen.values()
 		t.Logf("announcements written %q; refusals %d; acquisitions legacy %d, combined %d, new %d",
-			during, r.refusals, r.acquired[lockstep.Legacy], r.acquired[lockstep.Combined], r.acquired[lockstep.New])
+			during, r.refusals, r.acquired[lockstep.ModeLegacy], r.acquired[lockstep.ModeCombined], r.acquired[lockstep.ModeNew])
 		switch {
 		case len(during) != 1 || during[0] != "pending:new->combined":
 			t.Fatalf("announcements written %q, want pending:new->combined once", during)
 		case r.refusals != 0:
 			t.Fatalf("%d acquisitions of the PhaseFlag fleet refused, want 0", r.refusals)
-		case r.acquired[lockstep.New] == 0 || r.acquired[lockstep.Combined] == 0:
+		case r.acquired[lockstep.ModeNew] == 0 || r.acquired[lockstep.ModeCombined] == 0:
 			t.Fatalf("acquisitions by mode %v, want new before the move and combined after", r.acquired)
 		case announceCell(t, s) != "":
 			t.Fatalf("announcement %q left behind after the move", announceCell(t, s))
@@ -83,8 +83,8 @@ func TestController_ADrainThatDoesNotClearWritesNoPhase(t *testing.T) {
 			ctx := context.Background()
 			s := newStore()
 			c := newController(t, s, drain)
-			setPhase(t, c, lockstep.Combined)
-			newProcess(t, s, "stuck", Static(lockstep.Legacy))
+			setPhase(t, c, lockstep.ModeCombined)
+			newProcess(t, s, "stuck", Static(lockstep.ModeLegacy))
 			time.Sleep(testCensusTTL / 3)
 			synctest.Wait()
 			v0, ts0 := phaseStamp(t, s)
@@ -94,7 +94,7 @@ func TestController_ADrainThatDoesNotClearWritesNoPhase(t *testing.T) {
 				time.Sleep(drain / 2)
 				during = announceCell(t, s)
 			})
-			err := c.Set(ctx, lockstep.New)
+			err := c.Set(ctx, lockstep.ModeNew)
 			wg.Wait()
 			var me *MoveError
 			if !errors.As(err, &me) || !strings.Contains(err.Error(), "stuck") {
@@ -121,7 +121,7 @@ func TestPhaseFlag_AnswersCombinedOnlyForAnAnnouncementFromTheCommittedPhase(t *
 		ctx := context.Background()
 		s := newStore()
 		c := newController(t, s, 0)
-		setPhase(t, c, lockstep.Combined, lockstep.New)
+		setPhase(t, c, lockstep.ModeCombined, lockstep.ModeNew)
 		pf, err := NewPhaseFlag(s, &PhaseFlagOptions{Cache: time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -142,20 +142,20 @@ func TestPhaseFlag_AnswersCombinedOnlyForAnAnnouncementFromTheCommittedPhase(t *
 			}
 			return m
 		}
-		if m := mode(); m != lockstep.New {
+		if m := mode(); m != lockstep.ModeNew {
 			t.Fatalf("phase new, no announcement: %v", m)
 		}
-		announce(Phase{Mode: lockstep.New, Target: lockstep.Combined})
-		if m := mode(); m != lockstep.Combined {
+		announce(Phase{Mode: lockstep.ModeNew, Target: lockstep.ModeCombined})
+		if m := mode(); m != lockstep.ModeCombined {
 			t.Fatalf("move new -> combined announced: %v, want combined", m)
 		}
-		announce(Phase{Mode: lockstep.Combined, Target: lockstep.New}) // stale: the phase is new already
-		if m := mode(); m != lockstep.New {
+		announce(Phase{Mode: lockstep.ModeCombined, Target: lockstep.ModeNew}) // stale: the phase is new already
+		if m := mode(); m != lockstep.ModeNew {
 			t.Fatalf("stale announcement: %v, want new", m)
 		}
-		announce(Phase{Mode: lockstep.New, Target: lockstep.Combined})
+		announce(Phase{Mode: lockstep.ModeNew, Target: lockstep.ModeCombined})
 		time.Sleep(6 * time.Second) // the announcement expires
-		if m := mode(); m != lockstep.New {
+		if m := mode(); m != lockstep.ModeNew {
 			t.Fatalf("expired announcement: %v, want new", m)
 		}
 	})
@@ -199,12 +199,12 @@ func TestController_AFailedAnnouncementEndsTheMoveWritingNoPhase(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		setPhase(t, newController(t, s, 0), lockstep.Combined)
-		newProcess(t, s, "stuck", Static(lockstep.Legacy))
+		setPhase(t, newController(t, s, 0), lockstep.ModeCombined)
+		newProcess(t, s, "stuck", Static(lockstep.ModeLegacy))
 		time.Sleep(testCensusTTL / 3)
 		synctest.Wait()
 		v0, ts0 := phaseStamp(t, s)
-		err := newController(t, announceFails{s}, 3*time.Second).Set(ctx, lockstep.New)
+		err := newController(t, announceFails{s}, 3*time.Second).Set(ctx, lockstep.ModeNew)
 		if !errors.Is(err, errCut) || !strings.Contains(err.Error(), "announcing") {
 			t.Fatalf("Set(new) with the announcement failing = %v, want the store's error", err)
 		}

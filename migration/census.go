@@ -121,7 +121,7 @@ func decodeEntry(c lockstep.Cell) Entry {
 // in order legacy, combined, new.
 func (e Entry) InUse() []lockstep.Mode {
 	var out []lockstep.Mode
-	for m := lockstep.Legacy; m <= lockstep.New; m++ {
+	for m := lockstep.ModeLegacy; m <= lockstep.ModeNew; m++ {
 		if e.Configured == m || e.Held[m] > 0 || e.Acquiring[m] > 0 {
 			out = append(out, m)
 		}
@@ -140,7 +140,7 @@ func (e Entry) String() string {
 		verb   string
 		counts map[lockstep.Mode]int
 	}{{"holds", e.Held}, {"acquiring", e.Acquiring}} {
-		for m := lockstep.Legacy; m <= lockstep.New; m++ {
+		for m := lockstep.ModeLegacy; m <= lockstep.ModeNew; m++ {
 			if n := part.counts[m]; n > 0 {
 				s += fmt.Sprintf(", %s %v×%d", part.verb, m, n)
 			}

@@ -14,7 +14,7 @@ func TestCensus_HeartbeatIsVisibleWithTheProcessState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		l := newProcess(t, s, "web-1", flagOf(lockstep.Legacy))
+		l := newProcess(t, s, "web-1", flagOf(lockstep.ModeLegacy))
 		h, err := l.Lock(ctx, "invoice/1")
 		if err != nil {
 			t.Fatal(err)
@@ -29,8 +29,8 @@ func TestCensus_HeartbeatIsVisibleWithTheProcessState(t *testing.T) {
 			t.Fatalf("census = %v, want one entry", es)
 		}
 		e := es[0]
-		if e.Process != "web-1" || e.Host != "testhost" || e.Version != "v-test" || e.Configured != lockstep.Legacy ||
-			e.Held[lockstep.Legacy] != 1 || e.Err != nil || e.TTL <= 0 || e.TTL > testCensusTTL {
+		if e.Process != "web-1" || e.Host != "testhost" || e.Version != "v-test" || e.Configured != lockstep.ModeLegacy ||
+			e.Held[lockstep.ModeLegacy] != 1 || e.Err != nil || e.TTL <= 0 || e.TTL > testCensusTTL {
 			t.Fatalf("entry = %+v", e)
 		}
 		if !e.Time.Equal(time.Now()) && time.Since(e.Time) > testCensusTTL/3 {
@@ -41,7 +41,7 @@ func TestCensus_HeartbeatIsVisibleWithTheProcessState(t *testing.T) {
 		time.Sleep(testCensusTTL / 30) // the held modes changed: updated promptly
 		synctest.Wait()
 		es, _ = ReadCensus(ctx, s, nil)
-		if es[0].Held[lockstep.Legacy] != 0 {
+		if es[0].Held[lockstep.ModeLegacy] != 0 {
 			t.Fatalf("after Unlock the entry still holds a lock: %v", es[0])
 		}
 	})
@@ -51,7 +51,7 @@ func TestCensus_EntryStaysWhileAliveAndExpiresAfterTTLWhenTheProcessStops(t *tes
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := &cutStore{Store: newStore(), table: DefaultCensusTable}
-		newProcess(t, s, "web-1", flagOf(lockstep.Combined))
+		newProcess(t, s, "web-1", flagOf(lockstep.ModeCombined))
 		time.Sleep(5 * testCensusTTL) // heartbeats keep it alive
 		if es, _ := ReadCensus(ctx, s, nil); len(es) != 1 {
 			t.Fatalf("live process: census = %v", es)
@@ -74,7 +74,7 @@ func TestCensus_CloseRemovesTheEntry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		l := newProcess(t, s, "web-1", flagOf(lockstep.Combined))
+		l := newProcess(t, s, "web-1", flagOf(lockstep.ModeCombined))
 		synctest.Wait()
 		if es, _ := ReadCensus(ctx, s, nil); len(es) != 1 {
 			t.Fatalf("census = %v", es)
@@ -99,7 +99,7 @@ func TestReadCensus_UndecodableEntryIsReturnedWithErrAndBlocksEveryMove(t *testi
 		if err != nil || len(es) != 1 || es[0].Err == nil || !errors.Is(es[0].Err, lockstep.ErrInvalidMode) {
 			t.Fatalf("census = %v, %v", es, err)
 		}
-		for _, m := range []lockstep.Mode{lockstep.Legacy, lockstep.Combined, lockstep.New} {
+		for _, m := range []lockstep.Mode{lockstep.ModeLegacy, lockstep.ModeCombined, lockstep.ModeNew} {
 			if len(Blocking(es, m)) != 1 {
 				t.Fatalf("an unreadable entry does not block a move to %v", m)
 			}

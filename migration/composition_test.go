@@ -65,18 +65,18 @@ func TestLocker_OneRemoteContenderAcrossFlagFlips(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		setPhase(t, newController(t, s, 0), lockstep.Combined, lockstep.New)
+		setPhase(t, newController(t, s, 0), lockstep.ModeCombined, lockstep.ModeNew)
 		w := &queueWatch{Store: s}
-		flag := flagOf(lockstep.New)
+		flag := flagOf(lockstep.ModeNew)
 		l := newProcess(t, w, "p", flag)
 		var wg sync.WaitGroup
 		for g := range 4 {
 			wg.Go(func() {
 				for i := range 6 {
 					if (g+i)%2 == 0 {
-						flag.set(lockstep.Combined)
+						flag.set(lockstep.ModeCombined)
 					} else {
-						flag.set(lockstep.New)
+						flag.set(lockstep.ModeNew)
 					}
 					h, err := l.Lock(ctx, "id")
 					if err != nil {
@@ -125,7 +125,7 @@ func (e *events) ObserveLease(context.Context, lockstep.LeaseEvent) {}
 func TestLocker_OneEventPerAcquisitionWithItsMode(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		for _, path := range [][]lockstep.Mode{{lockstep.Legacy}, {lockstep.Combined}, {lockstep.Combined, lockstep.New}} {
+		for _, path := range [][]lockstep.Mode{{lockstep.ModeLegacy}, {lockstep.ModeCombined}, {lockstep.ModeCombined, lockstep.ModeNew}} {
 			s := newStore()
 			setPhase(t, newController(t, s, 0), path...)
 			want := path[len(path)-1]
@@ -138,7 +138,7 @@ func TestLocker_OneEventPerAcquisitionWithItsMode(t *testing.T) {
 				t.Fatal(err)
 			}
 			o.Fencing = g
-			l, err := New(s, clk, "p", flagOf(want), o)
+			l, err := New(s, flagOf(want), withIdentity(o, clk, "p"))
 			if err != nil {
 				t.Fatal(err)
 			}

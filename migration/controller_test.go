@@ -34,10 +34,10 @@ func TestController_MovesOneStepAtATimeBothWays(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
 		c := newController(t, s, 0)
-		if p, err := c.Get(ctx); err != nil || p != (Phase{Mode: lockstep.Legacy}) {
+		if p, err := c.Get(ctx); err != nil || p != (Phase{Mode: lockstep.ModeLegacy}) {
 			t.Fatalf("initial phase %v, %v; want legacy", p, err)
 		}
-		for _, m := range []lockstep.Mode{lockstep.Combined, lockstep.New, lockstep.New, lockstep.Combined, lockstep.Legacy} {
+		for _, m := range []lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew, lockstep.ModeNew, lockstep.ModeCombined, lockstep.ModeLegacy} {
 			if err := c.Set(ctx, m); err != nil {
 				t.Fatalf("Set(%v): %v", m, err)
 			}
@@ -53,12 +53,12 @@ func TestController_RefusesToSkipCombinedWritingNothing(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
 		c := newController(t, s, 0)
-		for _, tc := range []struct{ path []lockstep.Mode }{{nil}, {[]lockstep.Mode{lockstep.Combined, lockstep.New}}} {
+		for _, tc := range []struct{ path []lockstep.Mode }{{nil}, {[]lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew}}} {
 			setPhase(t, c, tc.path...)
 			from, _ := c.Get(ctx)
-			to := lockstep.New
-			if from.Mode == lockstep.New {
-				to = lockstep.Legacy
+			to := lockstep.ModeNew
+			if from.Mode == lockstep.ModeNew {
+				to = lockstep.ModeLegacy
 			}
 			v0, ts0 := phaseStamp(t, s)
 			err := c.Set(ctx, to)
@@ -82,20 +82,20 @@ func TestController_RefusesNewWhileLegacyIsInUseNamingTheProcesses(t *testing.T)
 		ctx := context.Background()
 		s := newStore()
 		c := newController(t, s, 0)
-		setPhase(t, c, lockstep.Combined)
-		newProcess(t, s, "configured-legacy", flagOf(lockstep.Legacy))
-		flip := flagOf(lockstep.Legacy)
+		setPhase(t, c, lockstep.ModeCombined)
+		newProcess(t, s, "configured-legacy", flagOf(lockstep.ModeLegacy))
+		flip := flagOf(lockstep.ModeLegacy)
 		holder := newProcess(t, s, "holds-legacy", flip)
 		h, err := holder.Lock(ctx, "id")
 		if err != nil {
 			t.Fatal(err)
 		}
-		flip.set(lockstep.Combined) // switched, but still holds a legacy lock
-		newProcess(t, s, "fine", flagOf(lockstep.Combined))
+		flip.set(lockstep.ModeCombined) // switched, but still holds a legacy lock
+		newProcess(t, s, "fine", flagOf(lockstep.ModeCombined))
 		time.Sleep(testCensusTTL / 3)
 		synctest.Wait()
 
-		err = c.Set(ctx, lockstep.New)
+		err = c.Set(ctx, lockstep.ModeNew)
 		var me *MoveError
 		if !errors.Is(err, lockstep.ErrIncompatibleMode) || !errors.As(err, &me) {
 			t.Fatalf("Set(new) = %v, want a MoveError", err)
@@ -106,7 +106,7 @@ func TestController_RefusesNewWhileLegacyIsInUseNamingTheProcesses(t *testing.T)
 			!strings.Contains(msg, "holds 1 legacy lock") {
 			t.Fatalf("error does not name exactly the blockers: %s", msg)
 		}
-		if p, _ := c.Get(ctx); p != (Phase{Mode: lockstep.Combined}) {
+		if p, _ := c.Get(ctx); p != (Phase{Mode: lockstep.ModeCombined}) {
 			t.Fatalf("after the refusal the phase is %v, want combined", p)
 		}
 		_ = h.Unlock(ctx)
@@ -118,17 +118,17 @@ func TestController_RefusesLegacyWhileNewIsInUseNamingTheProcesses(t *testing.T)
 		ctx := context.Background()
 		s := newStore()
 		c := newController(t, s, 0)
-		setPhase(t, c, lockstep.Combined, lockstep.New)
-		flip := flagOf(lockstep.New)
+		setPhase(t, c, lockstep.ModeCombined, lockstep.ModeNew)
+		flip := flagOf(lockstep.ModeNew)
 		p := newProcess(t, s, "holds-new", flip)
 		h, err := p.Lock(ctx, "id")
 		if err != nil {
 			t.Fatal(err)
 		}
-		flip.set(lockstep.Combined)
+		flip.set(lockstep.ModeCombined)
 		time.Sleep(testCensusTTL / 3)
 		synctest.Wait()
-		if err := c.Set(ctx, lockstep.Combined); !errors.Is(err, lockstep.ErrIncompatibleMode) || !strings.Contains(err.Error(), "holds-new") {
+		if err := c.Set(ctx, lockstep.ModeCombined); !errors.Is(err, lockstep.ErrIncompatibleMode) || !strings.Contains(err.Error(), "holds-new") {
 			t.Fatalf("Set(combined) with a new lock held = %v", err)
 		} else {
 			t.Log(err)
@@ -136,12 +136,12 @@ func TestController_RefusesLegacyWhileNewIsInUseNamingTheProcesses(t *testing.T)
 		_ = h.Unlock(ctx)
 		time.Sleep(testCensusTTL / 30)
 		synctest.Wait()
-		setPhase(t, c, lockstep.Combined)
+		setPhase(t, c, lockstep.ModeCombined)
 		// A process configured new blocks the way to legacy, too.
-		flip.set(lockstep.New)
+		flip.set(lockstep.ModeNew)
 		time.Sleep(testCensusTTL / 3)
 		synctest.Wait()
-		if err := c.Set(ctx, lockstep.Legacy); !errors.Is(err, lockstep.ErrIncompatibleMode) || !strings.Contains(err.Error(), "holds-new") {
+		if err := c.Set(ctx, lockstep.ModeLegacy); !errors.Is(err, lockstep.ErrIncompatibleMode) || !strings.Contains(err.Error(), "holds-new") {
 			t.Fatalf("Set(legacy) with a process configured new = %v", err)
 		}
 	})
@@ -162,23 +162,23 @@ func TestController_RacingLegacyAcquisitionAndMoveToNewNeverBothSucceed(t *testi
 				t.Fatal(err)
 			}
 			c := newController(t, s, 0)
-			setPhase(t, c, lockstep.Combined)
+			setPhase(t, c, lockstep.ModeCombined)
 			// The racer runs combined until its flag drifts to legacy as
 			// the move starts: the Controller's census read before the
 			// intent may or may not see it, the one after must.
-			flag := flagOf(lockstep.Combined)
+			flag := flagOf(lockstep.ModeCombined)
 			l := newProcess(t, s, "racer", flag)
 			time.Sleep(time.Duration(seed%8) * time.Millisecond)
 			var wg sync.WaitGroup
 			var lockErr, setErr error
 			wg.Go(func() {
-				flag.set(lockstep.Legacy)
+				flag.set(lockstep.ModeLegacy)
 				var h lockstep.Lock
 				if h, lockErr = l.Lock(ctx, "id"); lockErr == nil {
 					_ = h.Unlock(ctx)
 				}
 			})
-			wg.Go(func() { setErr = c.Set(ctx, lockstep.New) })
+			wg.Go(func() { setErr = c.Set(ctx, lockstep.ModeNew) })
 			wg.Wait()
 			switch {
 			case lockErr == nil && setErr == nil:
@@ -202,14 +202,14 @@ func TestController_DrainWaitsForAPhaseFlagFleetToFollow(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
 		c := newController(t, s, 5*time.Second)
-		setPhase(t, c, lockstep.Combined, lockstep.New)
+		setPhase(t, c, lockstep.ModeCombined, lockstep.ModeNew)
 		pf, err := NewPhaseFlag(s, &PhaseFlagOptions{Cache: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
 		l := newProcess(t, s, "follower", pf)
 		h, err := l.Lock(ctx, "id")
-		if err != nil || h.Mode() != lockstep.New {
+		if err != nil || h.Mode() != lockstep.ModeNew {
 			t.Fatalf("lock %v, %v", h, err)
 		}
 		var wg sync.WaitGroup
@@ -217,12 +217,12 @@ func TestController_DrainWaitsForAPhaseFlagFleetToFollow(t *testing.T) {
 			time.Sleep(time.Second)
 			_ = h.Unlock(ctx) // the new-mode lock ends while the controller drains
 		})
-		if err := c.Set(ctx, lockstep.Combined); err != nil {
+		if err := c.Set(ctx, lockstep.ModeCombined); err != nil {
 			t.Fatalf("Set(combined) with drain: %v", err)
 		}
 		wg.Wait()
 		h, err = l.Lock(ctx, "id")
-		if err != nil || h.Mode() != lockstep.Combined {
+		if err != nil || h.Mode() != lockstep.ModeCombined {
 			t.Fatalf("after the move: %v, %v", h, err)
 		}
 		_ = h.Unlock(ctx)
@@ -237,27 +237,27 @@ func TestController_FinishesOrAbandonsAPendingMoveLeftBehind(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
 		c := newController(t, s, 0)
-		setPhase(t, c, lockstep.Combined)
-		pending := Phase{Mode: lockstep.Combined, Target: lockstep.New}
+		setPhase(t, c, lockstep.ModeCombined)
+		pending := Phase{Mode: lockstep.ModeCombined, Target: lockstep.ModeNew}
 		if err := writePhase(ctx, s, DefaultPhaseTable, pending, time.Now().UnixMicro()+1e6); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Set(ctx, lockstep.Legacy); !errors.Is(err, lockstep.ErrIncompatibleMode) || !strings.Contains(err.Error(), pending.String()) {
+		if err := c.Set(ctx, lockstep.ModeLegacy); !errors.Is(err, lockstep.ErrIncompatibleMode) || !strings.Contains(err.Error(), pending.String()) {
 			t.Fatalf("Set(legacy) during %v = %v", pending, err)
 		}
-		if err := c.Set(ctx, lockstep.Combined); err != nil {
+		if err := c.Set(ctx, lockstep.ModeCombined); err != nil {
 			t.Fatalf("abandoning: %v", err)
 		}
-		if p, _ := c.Get(ctx); p != (Phase{Mode: lockstep.Combined}) {
+		if p, _ := c.Get(ctx); p != (Phase{Mode: lockstep.ModeCombined}) {
 			t.Fatalf("after abandoning: %v", p)
 		}
 		if err := writePhase(ctx, s, DefaultPhaseTable, pending, time.Now().UnixMicro()+2e6); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Set(ctx, lockstep.New); err != nil {
+		if err := c.Set(ctx, lockstep.ModeNew); err != nil {
 			t.Fatalf("finishing: %v", err)
 		}
-		if p, _ := c.Get(ctx); p != (Phase{Mode: lockstep.New}) {
+		if p, _ := c.Get(ctx); p != (Phase{Mode: lockstep.ModeNew}) {
 			t.Fatalf("after finishing: %v", p)
 		}
 	})

@@ -131,14 +131,14 @@
 //     new version. Compare the entry count with the replica count of every
 //     service that takes these locks: a missing replica is an old binary, and
 //     must be replaced before step 5.
-//  3. Controller.Set(ctx, lockstep.Combined). Nothing changes for
+//  3. Controller.Set(ctx, lockstep.ModeCombined). Nothing changes for
 //     processes: the phase allows legacy and combined alike.
 //  4. Flip the flag to combined, gradually if you like. Census: configured
 //     combined everywhere; "holds legacy×n" entries drain as locks taken
 //     before the flip are released (a lock keeps its mode). Waits may rise
 //     slightly: combined takes two locks.
 //  5. When no entry is configured legacy or holds a legacy lock, and no old
-//     binary is left, Controller.Set(ctx, lockstep.New). It refuses, naming
+//     binary is left, Controller.Set(ctx, lockstep.ModeNew). It refuses, naming
 //     the processes, while any live entry uses legacy; with
 //     ControllerOptions.Drain it waits that long for them first, before
 //     writing anything, so the processes it waits for keep their locks
@@ -149,8 +149,8 @@
 //
 // Rollback runs the same steps backwards: flip the flag from new to
 // combined (allowed in phase new), wait until no entry is configured new or
-// holds a new lock, Controller.Set(ctx, lockstep.Combined) (refused, naming
-// them, otherwise), then flip the flag to legacy and Set(ctx, lockstep.Legacy).
+// holds a new lock, Controller.Set(ctx, lockstep.ModeCombined) (refused, naming
+// them, otherwise), then flip the flag to legacy and Set(ctx, lockstep.ModeLegacy).
 // A fleet whose flag is a [PhaseFlag] follows the phase by itself: give the
 // Controller a Drain longer than the flag's cache plus the longest lock hold
 // plus the census heartbeat period ((CensusTTL − 1s − MaxServerSkew)/4),

@@ -22,7 +22,7 @@ func TestController_DrainSkipsRecheckCommitsPastALegacyHolder(t *testing.T) {
 		ctx := context.Background()
 		held := make(chan lockstep.Lock, 1)
 		_, c, _, _ := forbiddenEntry(t, 0, held)
-		err := c.Set(ctx, lockstep.New)
+		err := c.Set(ctx, lockstep.ModeNew)
 		h := <-held
 		p, _ := c.Get(ctx)
 		select {
@@ -30,7 +30,7 @@ func TestController_DrainSkipsRecheckCommitsPastALegacyHolder(t *testing.T) {
 			t.Fatalf("the legacy lock was lost (Set %v, phase %v): the defect did not show", err, p)
 		default:
 		}
-		if err != nil || p != (Phase{Mode: lockstep.New}) {
+		if err != nil || p != (Phase{Mode: lockstep.ModeNew}) {
 			t.Fatalf("with the defect planted Set(new) = %v, phase %v; want the move committed past the legacy holder", err, p)
 		}
 		t.Logf("defect planted: phase %v committed while %s holds a legacy lock", p, h.Owner())

@@ -56,7 +56,7 @@ func (s *intentStore) recorded() (intents []time.Time, writes []string) {
 type refusalCount struct {
 	mu                     sync.Mutex
 	refusals, beforeIntent int
-	acquired               [lockstep.New + 1]int
+	acquired               [lockstep.ModeNew + 1]int
 	intentAt               time.Time // zero until the intent is seen
 }
 
@@ -106,13 +106,13 @@ func drainRun(t *testing.T) (took time.Duration, r *refusalCount, intents int, e
 	s := newStore()
 	cs := &intentStore{Store: s}
 	c := newController(t, cs, 10*time.Second)
-	setPhase(t, c, lockstep.Combined)
+	setPhase(t, c, lockstep.ModeCombined)
 	r = &refusalCount{}
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	var flags []*switchFlag
 	for i := range 3 {
-		f := flagOf(lockstep.Legacy)
+		f := flagOf(lockstep.ModeLegacy)
 		flags = append(flags, f)
 		l := newProcess(t, s, fmt.Sprintf("svc-%d", i), f)
 		wg.Go(func() { loop(t, l, fmt.Sprintf("job/%d", i), 20*time.Millisecond, 30*time.Millisecond, &stop, r) })
@@ -121,7 +121,7 @@ func drainRun(t *testing.T) (took time.Duration, r *refusalCount, intents int, e
 	wg.Go(func() {
 		time.Sleep(2 * time.Second)
 		for _, f := range flags {
-			f.set(lockstep.Combined)
+			f.set(lockstep.ModeCombined)
 			time.Sleep(500 * time.Millisecond)
 		}
 	})
@@ -132,7 +132,7 @@ func drainRun(t *testing.T) (took time.Duration, r *refusalCount, intents int, e
 	}
 	before, _ := cs.recorded()
 	start := time.Now()
-	err = c.Set(ctx, lockstep.New)
+	err = c.Set(ctx, lockstep.ModeNew)
 	took = time.Since(start)
 	time.Sleep(time.Second) // the processes go on a little in the new phase
 	stop.Store(true)
@@ -155,13 +155,13 @@ func TestController_DrainRefusesNoLockOfTheOutgoingModeBeforeTheIntent(t *testin
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		t.Logf("Set took %v, %d intent(s); refusals %d (%d before the intent); acquisitions legacy %d, combined %d, new %d",
-			took, intents, r.refusals, r.beforeIntent, r.acquired[lockstep.Legacy], r.acquired[lockstep.Combined], r.acquired[lockstep.New])
+			took, intents, r.refusals, r.beforeIntent, r.acquired[lockstep.ModeLegacy], r.acquired[lockstep.ModeCombined], r.acquired[lockstep.ModeNew])
 		switch {
 		case r.beforeIntent != 0 || r.refusals != 0:
 			t.Fatalf("%d acquisitions refused during the drain (%d before the intent), want 0", r.refusals, r.beforeIntent)
 		case took < 3*time.Second:
 			t.Fatalf("Set took %v: it did not wait for the flags to flip", took)
-		case r.acquired[lockstep.Legacy] == 0 || r.acquired[lockstep.Combined] == 0:
+		case r.acquired[lockstep.ModeLegacy] == 0 || r.acquired[lockstep.ModeCombined] == 0:
 			t.Fatalf("acquisitions by mode %v: the processes did not keep working through the drain", r.acquired)
 		case intents != 1:
 			t.Fatalf("%d intents written, want 1", intents)
@@ -180,14 +180,14 @@ func forbiddenEntry(t *testing.T, drain time.Duration, held chan<- lockstep.Lock
 	s := newStore()
 	cs := &intentStore{Store: s}
 	c := newController(t, cs, drain)
-	setPhase(t, c, lockstep.Combined)
-	flag := flagOf(lockstep.Combined)
+	setPhase(t, c, lockstep.ModeCombined)
+	flag := flagOf(lockstep.ModeCombined)
 	late := newProcess(t, s, "late", flag)
 	time.Sleep(testCensusTTL / 3)
 	synctest.Wait()
 	cs.intents, cs.writes = nil, nil // count this test's move only
 	cs.beforeIntent = func() {
-		flag.set(lockstep.Legacy) // config drift: a stale replica comes back
+		flag.set(lockstep.ModeLegacy) // config drift: a stale replica comes back
 		h, err := late.Lock(context.Background(), "report")
 		if err != nil {
 			t.Errorf("late's legacy lock before the intent: %v", err)
@@ -208,14 +208,14 @@ func TestController_AProcessEnteringAForbiddenModeDuringTheDrainMakesTheMoveReve
 		ctx := context.Background()
 		held := make(chan lockstep.Lock, 1)
 		cs, c, _, _ := forbiddenEntry(t, 0, held)
-		err := c.Set(ctx, lockstep.New)
+		err := c.Set(ctx, lockstep.ModeNew)
 		h := <-held
 		var me *MoveError
 		if !errors.As(err, &me) || len(me.Blockers) != 1 || me.Blockers[0].Process != "late" {
 			t.Fatalf("Set(new) with late holding a legacy lock = %v, want a MoveError naming late", err)
 		}
 		t.Log(err)
-		if p, _ := c.Get(ctx); p != (Phase{Mode: lockstep.Combined}) {
+		if p, _ := c.Get(ctx); p != (Phase{Mode: lockstep.ModeCombined}) {
 			t.Fatalf("phase %v after the revert, want combined", p)
 		}
 		intents, writes := cs.recorded()
@@ -248,19 +248,19 @@ func TestController_ARevertedIntentDrainsAgainAndCommitsOnceClear(t *testing.T) 
 				return
 			}
 			time.Sleep(2 * time.Second)
-			flag.set(lockstep.Combined)
+			flag.set(lockstep.ModeCombined)
 			if err := h.Unlock(ctx); err != nil {
 				t.Error(err)
 			}
 		})
 		start := time.Now()
-		if err := c.Set(ctx, lockstep.New); err != nil {
+		if err := c.Set(ctx, lockstep.ModeNew); err != nil {
 			t.Fatalf("Set(new): %v", err)
 		}
 		wg.Wait()
 		intents, writes := cs.recorded()
 		t.Logf("committed after %v; phase writes %v", time.Since(start), writes)
-		if p, _ := c.Get(ctx); p != (Phase{Mode: lockstep.New}) || len(intents) != 2 {
+		if p, _ := c.Get(ctx); p != (Phase{Mode: lockstep.ModeNew}) || len(intents) != 2 {
 			t.Fatalf("phase %v after %d intents (writes %v), want new after 2", p, len(intents), writes)
 		}
 	})

@@ -15,11 +15,11 @@ import (
 // token below the successor's, in every mode: TestMigration_Fencing fails.
 func TestMigration_UncheckedTokenIsCaught(t *testing.T) {
 	defer bugs.Plant(bugs.UncheckedToken)()
-	t.Run("legacy", func(t *testing.T) { locktest.ExpectUncheckedTokenCaught(t, fencingEnv(lockstep.Legacy)) })
+	t.Run("legacy", func(t *testing.T) { locktest.ExpectUncheckedTokenCaught(t, fencingEnv(lockstep.ModeLegacy)) })
 	t.Run("combined", func(t *testing.T) {
-		locktest.ExpectUncheckedTokenCaught(t, fencingEnv(lockstep.Combined, lockstep.Combined))
+		locktest.ExpectUncheckedTokenCaught(t, fencingEnv(lockstep.ModeCombined, lockstep.ModeCombined))
 	})
 	t.Run("new", func(t *testing.T) {
-		locktest.ExpectUncheckedTokenCaught(t, fencingEnv(lockstep.New, lockstep.Combined, lockstep.New))
+		locktest.ExpectUncheckedTokenCaught(t, fencingEnv(lockstep.ModeNew, lockstep.ModeCombined, lockstep.ModeNew))
 	})
 }

@@ -24,7 +24,7 @@ func fencingEnv(mode lockstep.Mode, phase ...lockstep.Mode) locktest.FencingEnv 
 		},
 		NewLocker: func(t *testing.T, s lockstep.Store, tm locktest.Timing, g *clock.Global) locktest.Locker {
 			n++
-			l, err := New(s, tm.Clock, fmt.Sprintf("p%d", n), flagOf(mode), &Options{
+			l, err := New(s, flagOf(mode), &Options{Clock: tm.Clock, ProcessID: fmt.Sprintf("p%d", n),
 				Queue:      &queuelock.Options{TTL: tm.TTL, Renew: tm.Renew, Poll: 10e6},
 				Legacy:     &shadowlock.Options{TTL: tm.TTL, Renew: tm.Renew, Rand: rand.New(rand.NewPCG(n, 7))},
 				Fencing:    g,
@@ -48,9 +48,9 @@ func TestMigration_Fencing(t *testing.T) {
 		mode  lockstep.Mode
 		phase []lockstep.Mode
 	}{
-		{lockstep.Legacy, nil},
-		{lockstep.Combined, []lockstep.Mode{lockstep.Combined}},
-		{lockstep.New, []lockstep.Mode{lockstep.Combined, lockstep.New}},
+		{lockstep.ModeLegacy, nil},
+		{lockstep.ModeCombined, []lockstep.Mode{lockstep.ModeCombined}},
+		{lockstep.ModeNew, []lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew}},
 	} {
 		t.Run(tc.mode.String(), func(t *testing.T) { locktest.RunFencing(t, fencingEnv(tc.mode, tc.phase...)) })
 	}
@@ -63,7 +63,7 @@ func TestNew_RefusesFencingOnTheAlgorithms(t *testing.T) {
 		"queue":  {Queue: &queuelock.Options{Fencing: g}},
 		"legacy": {Legacy: &shadowlock.Options{Fencing: g}},
 	} {
-		if _, err := New(s, nil, "p", flagOf(lockstep.New), o); !errors.Is(err, lockstep.ErrInvalidConfig) {
+		if _, err := New(s, flagOf(lockstep.ModeNew), withIdentity(o, nil, "p")); !errors.Is(err, lockstep.ErrInvalidConfig) {
 			t.Errorf("%s: New = %v, want ErrInvalidConfig", name, err)
 		}
 	}

@@ -175,7 +175,7 @@ func (f *PhaseFlag) Mode(ctx context.Context) (lockstep.Mode, error) {
 		f.mu.Unlock()
 	}
 	if p.Pending() || a.Pending() && a.Mode == p.Mode {
-		return lockstep.Combined, nil
+		return lockstep.ModeCombined, nil
 	}
 	return p.Mode, nil
 }

@@ -15,7 +15,7 @@ import (
 
 func TestStatic_AnswersItsModeAndRefusesAnInvalidOne(t *testing.T) {
 	ctx := context.Background()
-	if m, err := Static(lockstep.Combined).Mode(ctx); err != nil || m != lockstep.Combined {
+	if m, err := Static(lockstep.ModeCombined).Mode(ctx); err != nil || m != lockstep.ModeCombined {
 		t.Fatalf("Static(combined) = %v, %v", m, err)
 	}
 	if _, err := Static(lockstep.Mode(9)).Mode(ctx); !errors.Is(err, lockstep.ErrInvalidMode) {
@@ -27,11 +27,11 @@ func TestEnv_ReadsTheVariableOnEveryCall(t *testing.T) {
 	ctx := context.Background()
 	f := Env("LOCKSTEP_TEST_MODE")
 	t.Setenv("LOCKSTEP_TEST_MODE", "legacy")
-	if m, err := f.Mode(ctx); err != nil || m != lockstep.Legacy {
+	if m, err := f.Mode(ctx); err != nil || m != lockstep.ModeLegacy {
 		t.Fatalf("= %v, %v; want legacy", m, err)
 	}
 	t.Setenv("LOCKSTEP_TEST_MODE", " New ")
-	if m, err := f.Mode(ctx); err != nil || m != lockstep.New {
+	if m, err := f.Mode(ctx); err != nil || m != lockstep.ModeNew {
 		t.Fatalf("after change = %v, %v; want new", m, err)
 	}
 }
@@ -70,23 +70,23 @@ func TestFile_RereadsOnlyWhenModTimeOrSizeChange(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	f := File(path)
 	write("legacy\n", t0)
-	if m, err := f.Mode(ctx); err != nil || m != lockstep.Legacy {
+	if m, err := f.Mode(ctx); err != nil || m != lockstep.ModeLegacy {
 		t.Fatalf("= %v, %v; want legacy", m, err)
 	}
 	// Same size and mtime: the cached answer stands, although the text changed.
 	write("new   \n", t0)
-	expect(lockstep.New)
-	if m, _ := f.Mode(ctx); m != lockstep.Legacy {
+	expect(lockstep.ModeNew)
+	if m, _ := f.Mode(ctx); m != lockstep.ModeLegacy {
 		t.Fatalf("unchanged stat re-read the file: %v", m)
 	}
 	// A new mtime makes it read again.
 	write("new   \n", t0.Add(time.Second))
-	if m, _ := f.Mode(ctx); m != lockstep.New {
+	if m, _ := f.Mode(ctx); m != lockstep.ModeNew {
 		t.Fatalf("after mtime change = %v, want new", m)
 	}
 	// A new size alone, too.
 	write("combined", t0.Add(time.Second))
-	if m, _ := f.Mode(ctx); m != lockstep.Combined {
+	if m, _ := f.Mode(ctx); m != lockstep.ModeCombined {
 		t.Fatalf("after size change = %v, want combined", m)
 	}
 }
@@ -113,23 +113,23 @@ func TestPhaseFlag_FollowsThePhaseThroughItsCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m, err := f.Mode(ctx); err != nil || m != lockstep.Legacy {
+		if m, err := f.Mode(ctx); err != nil || m != lockstep.ModeLegacy {
 			t.Fatalf("no phase cell: %v, %v; want legacy", m, err)
 		}
-		setPhase(t, newController(t, s, 0), lockstep.Combined)
-		if m, _ := f.Mode(ctx); m != lockstep.Legacy {
+		setPhase(t, newController(t, s, 0), lockstep.ModeCombined)
+		if m, _ := f.Mode(ctx); m != lockstep.ModeLegacy {
 			t.Fatalf("within the cache period: %v, want the cached legacy", m)
 		}
 		time.Sleep(time.Second)
-		if m, _ := f.Mode(ctx); m != lockstep.Combined {
+		if m, _ := f.Mode(ctx); m != lockstep.ModeCombined {
 			t.Fatalf("after the cache period: %v, want combined", m)
 		}
 		// A pending move reads as combined, the mode every intent allows.
-		if err := writePhase(ctx, s, DefaultPhaseTable, Phase{Mode: lockstep.Combined, Target: lockstep.New}, time.Now().UnixMicro()+1e6); err != nil {
+		if err := writePhase(ctx, s, DefaultPhaseTable, Phase{Mode: lockstep.ModeCombined, Target: lockstep.ModeNew}, time.Now().UnixMicro()+1e6); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Second)
-		if m, _ := f.Mode(ctx); m != lockstep.Combined {
+		if m, _ := f.Mode(ctx); m != lockstep.ModeCombined {
 			t.Fatalf("pending: %v, want combined", m)
 		}
 	})
@@ -151,9 +151,9 @@ func TestPhaseFlag_UnparseablePhaseIsInvalidMode(t *testing.T) {
 
 func TestParsePhase_RoundTripsEveryPhase(t *testing.T) {
 	for _, p := range []Phase{
-		{Mode: lockstep.Legacy}, {Mode: lockstep.Combined}, {Mode: lockstep.New},
-		{Mode: lockstep.Legacy, Target: lockstep.Combined}, {Mode: lockstep.Combined, Target: lockstep.New},
-		{Mode: lockstep.New, Target: lockstep.Combined}, {Mode: lockstep.Combined, Target: lockstep.Legacy},
+		{Mode: lockstep.ModeLegacy}, {Mode: lockstep.ModeCombined}, {Mode: lockstep.ModeNew},
+		{Mode: lockstep.ModeLegacy, Target: lockstep.ModeCombined}, {Mode: lockstep.ModeCombined, Target: lockstep.ModeNew},
+		{Mode: lockstep.ModeNew, Target: lockstep.ModeCombined}, {Mode: lockstep.ModeCombined, Target: lockstep.ModeLegacy},
 	} {
 		got, err := ParsePhase(p.String())
 		if err != nil || got != p {

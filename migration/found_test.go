@@ -51,9 +51,9 @@ func TestLocker_LostChecksTheLeaseAndCensusDeadlinesItself(t *testing.T) {
 		mode         lockstep.Mode
 	}{
 		// Windows: (TTL − 1s − MaxServerSkew 1s)/2.
-		{"LeaseOfALegacyLock", 6 * time.Second, 60 * time.Second, 2 * time.Second, lockstep.Legacy},
-		{"LeaseOfACombinedLock", 6 * time.Second, 60 * time.Second, 2 * time.Second, lockstep.Combined},
-		{"CensusHeartbeat", 30 * time.Second, 6 * time.Second, 2 * time.Second, lockstep.Combined},
+		{"LeaseOfALegacyLock", 6 * time.Second, 60 * time.Second, 2 * time.Second, lockstep.ModeLegacy},
+		{"LeaseOfACombinedLock", 6 * time.Second, 60 * time.Second, 2 * time.Second, lockstep.ModeCombined},
+		{"CensusHeartbeat", 30 * time.Second, 6 * time.Second, 2 * time.Second, lockstep.ModeCombined},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -61,7 +61,7 @@ func TestLocker_LostChecksTheLeaseAndCensusDeadlinesItself(t *testing.T) {
 				clk := &frozenClock{}
 				clk.now.Store(model.DefaultStart)
 				s := model.New(clk)
-				l, err := New(s, clk, "p", flagOf(c.mode), &Options{
+				l, err := New(s, flagOf(c.mode), &Options{Clock: clk, ProcessID: "p",
 					Queue:     &queuelock.Options{TTL: c.lockTTL},
 					Legacy:    &shadowlock.Options{TTL: c.lockTTL},
 					CensusTTL: c.censusTTL, Host: "h", Version: "v",
@@ -116,7 +116,7 @@ func TestLocker_HeartbeatStopsWhenTheClockCannotSleep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := &brokenClock{}
 		clk.now.Store(model.DefaultStart)
-		l, err := New(model.New(clk), clk, "p", flagOf(lockstep.Legacy), testOptions(1))
+		l, err := New(model.New(clk), flagOf(lockstep.ModeLegacy), withIdentity(testOptions(1), clk, "p"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,27 +172,27 @@ func TestController_SetAlreadyAtTargetOutlivesItsOwnEarlierIntents(t *testing.T)
 		if err != nil {
 			t.Fatal(err)
 		}
-		setPhase(t, c, lockstep.Combined)
+		setPhase(t, c, lockstep.ModeCombined)
 
 		// A: the intent lands, the commit is held back (0).
 		s.pass.Store(1)
 		s.hold.Store(1)
-		if err := c.Set(ctx, lockstep.Legacy); err == nil {
+		if err := c.Set(ctx, lockstep.ModeLegacy); err == nil {
 			t.Fatal("Set with a held-back commit succeeded")
 		}
 		// B: reads the intent and writes it again; held back too (1).
 		s.pass.Store(0)
 		s.hold.Store(1)
-		if err := c.Set(ctx, lockstep.Legacy); err == nil {
+		if err := c.Set(ctx, lockstep.ModeLegacy); err == nil {
 			t.Fatal("Set with a held-back intent succeeded")
 		}
 		s.land(0) // A's commit
 		// C: reads legacy, committed.
-		if err := c.Set(ctx, lockstep.Legacy); err != nil {
+		if err := c.Set(ctx, lockstep.ModeLegacy); err != nil {
 			t.Fatal(err)
 		}
 		s.land(1) // B's intent, later than A's commit
-		if p, err := c.Get(ctx); err != nil || p != (Phase{Mode: lockstep.Legacy}) {
+		if p, err := c.Get(ctx); err != nil || p != (Phase{Mode: lockstep.ModeLegacy}) {
 			t.Fatalf("after Set(legacy) returned nil, the phase reads %v (%v)", p, err)
 		}
 	})

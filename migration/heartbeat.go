@@ -40,14 +40,14 @@ type heartbeat struct {
 
 	mu         sync.Mutex
 	configured lockstep.Mode
-	held       [lockstep.New + 1]int
-	acquiring  [lockstep.New + 1]int
-	version    uint64                   // bumped on every change of the state above
-	since      [lockstep.New + 1]uint64 // version at which each mode last came into use
-	written    uint64                   // version of the last successful write of this epoch
-	lastOK     int64                    // lease.Stamp: when the last successful write was sent
-	everOK     bool                     // some write succeeded
-	stale      bool                     // between epochs
+	held       [lockstep.ModeNew + 1]int
+	acquiring  [lockstep.ModeNew + 1]int
+	version    uint64                       // bumped on every change of the state above
+	since      [lockstep.ModeNew + 1]uint64 // version at which each mode last came into use
+	written    uint64                       // version of the last successful write of this epoch
+	lastOK     int64                        // lease.Stamp: when the last successful write was sent
+	everOK     bool                         // some write succeeded
+	stale      bool                         // between epochs
 	epoch      uint64
 	losses     map[*held.Loss]struct{} // of the locks held from the current epoch: fired when it ends
 	dirty      bool                    // the shape changed since the last write's snapshot
@@ -77,7 +77,7 @@ func (h *heartbeat) inUse(m lockstep.Mode) bool {
 // modes of held locks and the modes in use.
 func (h *heartbeat) shape() (s uint32) {
 	s = uint32(h.configured)
-	for m := lockstep.Legacy; m <= lockstep.New; m++ {
+	for m := lockstep.ModeLegacy; m <= lockstep.ModeNew; m++ {
 		if h.held[m] > 0 {
 			s |= 1 << (2 + m)
 		}
@@ -93,14 +93,14 @@ func (h *heartbeat) shape() (s uint32) {
 // changed it marks the entry dirty and wakes the heartbeat loop.
 func (h *heartbeat) change(f func()) {
 	h.mu.Lock()
-	var before [lockstep.New + 1]bool
-	for m := lockstep.Legacy; m <= lockstep.New; m++ {
+	var before [lockstep.ModeNew + 1]bool
+	for m := lockstep.ModeLegacy; m <= lockstep.ModeNew; m++ {
 		before[m] = h.inUse(m)
 	}
 	shape := h.shape()
 	f()
 	h.version++
-	for m := lockstep.Legacy; m <= lockstep.New; m++ {
+	for m := lockstep.ModeLegacy; m <= lockstep.ModeNew; m++ {
 		if !before[m] && h.inUse(m) {
 			h.since[m] = h.version
 		}
@@ -187,7 +187,7 @@ func (h *heartbeat) snapshot() Entry {
 	e := h.self
 	e.Configured = h.configured
 	e.Held, e.Acquiring = map[lockstep.Mode]int{}, map[lockstep.Mode]int{}
-	for m := lockstep.Legacy; m <= lockstep.New; m++ {
+	for m := lockstep.ModeLegacy; m <= lockstep.ModeNew; m++ {
 		if h.held[m] > 0 {
 			e.Held[m] = h.held[m]
 		}

@@ -41,7 +41,7 @@ func (c *counting) Read(ctx context.Context, table, row string, s lockstep.Slice
 // goroutines and heap bytes held, and the store requests of Lock and of
 // Unlock. Renewals are not due within the run (TTL 60s).
 func BenchmarkHeldLockCost(b *testing.B) {
-	for _, path := range [][]lockstep.Mode{{lockstep.Legacy}, {lockstep.Combined}, {lockstep.Combined, lockstep.New}} {
+	for _, path := range [][]lockstep.Mode{{lockstep.ModeLegacy}, {lockstep.ModeCombined}, {lockstep.ModeCombined, lockstep.ModeNew}} {
 		m := path[len(path)-1]
 		b.Run(m.String(), func(b *testing.B) {
 			ctx := context.Background()
@@ -57,7 +57,7 @@ func BenchmarkHeldLockCost(b *testing.B) {
 			}
 			s := &counting{Store: base}
 			o := &Options{Queue: &queuelock.Options{TTL: time.Minute}, Legacy: &shadowlock.Options{TTL: time.Minute}}
-			l, err := New(s, &clock.Local{}, "bench", flagOf(m), o)
+			l, err := New(s, flagOf(m), withIdentity(o, &clock.Local{}, "bench"))
 			if err != nil {
 				b.Fatal(err)
 			}

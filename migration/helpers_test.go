@@ -51,7 +51,7 @@ func testOptions(seed uint64) *Options {
 // newProcess starts a Locker for process on store and closes it at cleanup.
 func newProcess(t *testing.T, store lockstep.Store, process string, flag FlagSource) *Locker {
 	t.Helper()
-	l, err := New(store, &clock.Local{}, process, flag, testOptions(uint64(len(process))))
+	l, err := New(store, flag, withIdentity(testOptions(uint64(len(process))), &clock.Local{}, process))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,3 +144,14 @@ func (x *exclusion) increment(d time.Duration) {
 }
 
 func newStore() *model.Store { return model.New(&clock.Local{}) }
+
+// withIdentity returns a copy of o (nil: defaults) with the process's clock
+// and id set.
+func withIdentity(o *Options, clk lockstep.Clock, process string) *Options {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	c.Clock, c.ProcessID = clk, process
+	return &c
+}

@@ -67,17 +67,21 @@ type phaseCache struct {
 	written uint64 // heartbeat version published when the read started
 }
 
-// New returns a Locker for process on store. clk is the process's clock (nil:
-// a clock.Local), process its fleet-unique id (""; a random one; at most 55
-// of [A-Za-z0-9._:-]), flag the source of the mode. It starts the census
-// heartbeat; Close stops it. Invalid arguments return an error wrapping
-// lockstep.ErrInvalidConfig, having started nothing.
-func New(store lockstep.Store, clk lockstep.Clock, process string, flag FlagSource, opts *Options) (*Locker, error) {
+// New returns a Locker on store; flag is the source of the mode, and opts
+// (nil: defaults) give the process's clock and id among the rest. It starts
+// the census heartbeat; Close stops it. Invalid arguments return an error
+// wrapping lockstep.ErrInvalidConfig, having started nothing.
+func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) {
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store"}
 	}
 	if flag == nil {
 		return nil, &lockstep.ConfigError{Field: "FlagSource", Reason: "nil flag source"}
+	}
+	var clk lockstep.Clock
+	var process string
+	if opts != nil {
+		clk, process = opts.Clock, opts.ProcessID
 	}
 	if process == "" {
 		process = ident.NewProcessID()
@@ -156,9 +160,9 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	}
 	var in lockstep.Locker = l.algs.queue
 	switch m {
-	case lockstep.Legacy:
+	case lockstep.ModeLegacy:
 		in = l.algs.legacy
-	case lockstep.Combined:
+	case lockstep.ModeCombined:
 		in = l.algs.combined
 	}
 	var inner lockstep.Lock

@@ -19,10 +19,10 @@ func TestLocker_LockIsTakenInTheFlagsMode(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		setPhase(t, newController(t, s, 0), lockstep.Combined, lockstep.New)
-		flag := flagOf(lockstep.Combined)
+		setPhase(t, newController(t, s, 0), lockstep.ModeCombined, lockstep.ModeNew)
+		flag := flagOf(lockstep.ModeCombined)
 		l := newProcess(t, s, "p", flag)
-		for _, m := range []lockstep.Mode{lockstep.Combined, lockstep.New} {
+		for _, m := range []lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew} {
 			flag.set(m)
 			h, err := l.Lock(ctx, "id")
 			if err != nil {
@@ -43,9 +43,9 @@ func TestLocker_RefusesAModeThePhaseForbidsNamingBothAndWritingNothing(t *testin
 		phase []lockstep.Mode // path from legacy
 		mode  lockstep.Mode
 	}{
-		{nil, lockstep.New},
-		{[]lockstep.Mode{lockstep.Combined}, lockstep.New},
-		{[]lockstep.Mode{lockstep.Combined, lockstep.New}, lockstep.Legacy},
+		{nil, lockstep.ModeNew},
+		{[]lockstep.Mode{lockstep.ModeCombined}, lockstep.ModeNew},
+		{[]lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew}, lockstep.ModeLegacy},
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			ctx := context.Background()
@@ -82,11 +82,11 @@ func TestLocker_PendingMoveRefusesTheModeItsTargetForbids(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		setPhase(t, newController(t, s, 0), lockstep.Combined)
-		legacy := newProcess(t, s, "old", flagOf(lockstep.Legacy))
-		comb := newProcess(t, s, "mid", flagOf(lockstep.Combined))
+		setPhase(t, newController(t, s, 0), lockstep.ModeCombined)
+		legacy := newProcess(t, s, "old", flagOf(lockstep.ModeLegacy))
+		comb := newProcess(t, s, "mid", flagOf(lockstep.ModeCombined))
 		// A controller is between its intent and its census read.
-		if err := writePhase(ctx, s, DefaultPhaseTable, Phase{Mode: lockstep.Combined, Target: lockstep.New}, time.Now().UnixMicro()+1); err != nil {
+		if err := writePhase(ctx, s, DefaultPhaseTable, Phase{Mode: lockstep.ModeCombined, Target: lockstep.ModeNew}, time.Now().UnixMicro()+1); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := legacy.TryLock(ctx, "a"); !errors.Is(err, lockstep.ErrIncompatibleMode) {
@@ -125,21 +125,21 @@ func TestNew_RefusesBadConfiguration(t *testing.T) {
 		opts    *Options
 	}{
 		"nil flag":         {"p", nil, nil},
-		"long process id":  {strings.Repeat("p", 56), Static(lockstep.Legacy), nil},
-		"bad process id":   {"p q", Static(lockstep.Legacy), nil},
-		"census ttl":       {"p", Static(lockstep.Legacy), &Options{CensusTTL: 1500 * time.Millisecond}},
-		"short census ttl": {"p", Static(lockstep.Legacy), &Options{CensusTTL: 2 * time.Second}},
+		"long process id":  {strings.Repeat("p", 56), Static(lockstep.ModeLegacy), nil},
+		"bad process id":   {"p q", Static(lockstep.ModeLegacy), nil},
+		"census ttl":       {"p", Static(lockstep.ModeLegacy), &Options{CensusTTL: 1500 * time.Millisecond}},
+		"short census ttl": {"p", Static(lockstep.ModeLegacy), &Options{CensusTTL: 2 * time.Second}},
 		// The census assumes the larger server skew either algorithm does:
 		// with 2s, its smallest safe TTL is 5s.
-		"census ttl below the legacy skew's minimum": {"p", Static(lockstep.Legacy), &Options{CensusTTL: 4 * time.Second,
+		"census ttl below the legacy skew's minimum": {"p", Static(lockstep.ModeLegacy), &Options{CensusTTL: 4 * time.Second,
 			Legacy: &shadowlock.Options{TTL: 6 * time.Second, MaxServerSkew: 2 * time.Second}}},
-		"table name":        {"p", Static(lockstep.Legacy), &Options{CensusTable: "fleet-census"}},
-		"queue process id":  {"p", Static(lockstep.Legacy), &Options{Queue: &queuelock.Options{ProcessID: "x"}}},
-		"queue ttl":         {"p", Static(lockstep.Legacy), &Options{Queue: &queuelock.Options{TTL: 1500 * time.Millisecond}}},
-		"negative cache":    {"p", Static(lockstep.Legacy), &Options{PhaseCache: -time.Second}},
-		"controller option": {"p", Static(lockstep.Legacy), &Options{PhaseTable: "Phase"}},
+		"table name":        {"p", Static(lockstep.ModeLegacy), &Options{CensusTable: "fleet-census"}},
+		"queue process id":  {"p", Static(lockstep.ModeLegacy), &Options{Queue: &queuelock.Options{ProcessID: "x"}}},
+		"queue ttl":         {"p", Static(lockstep.ModeLegacy), &Options{Queue: &queuelock.Options{TTL: 1500 * time.Millisecond}}},
+		"negative cache":    {"p", Static(lockstep.ModeLegacy), &Options{PhaseCache: -time.Second}},
+		"controller option": {"p", Static(lockstep.ModeLegacy), &Options{PhaseTable: "Phase"}},
 	} {
-		l, err := New(s, &clock.Local{}, tc.process, tc.flag, tc.opts)
+		l, err := New(s, tc.flag, withIdentity(tc.opts, &clock.Local{}, tc.process))
 		if !errors.Is(err, lockstep.ErrInvalidConfig) {
 			if l != nil {
 				_ = l.Close(context.Background())
@@ -160,13 +160,13 @@ func TestLocker_ModesOfOneProcessNeverShareOwnerIDs(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		flag := flagOf(lockstep.Legacy)
+		flag := flagOf(lockstep.ModeLegacy)
 		l := newProcess(t, s, "p", flag)
 		h, err := l.Lock(ctx, "id")
 		if err != nil {
 			t.Fatal(err)
 		}
-		flag.set(lockstep.Combined)
+		flag.set(lockstep.ModeCombined)
 		if _, err := l.TryLock(ctx, "id"); !errors.Is(err, lockstep.ErrLocked) {
 			t.Fatalf("combined TryLock beside the process's own legacy lock: %v", err)
 		}
@@ -180,8 +180,8 @@ func TestLocker_SwitchingModeMidRunKeepsEachLocksModeAndCountsExactly(t *testing
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		setPhase(t, newController(t, s, 0), lockstep.Combined)
-		flag := flagOf(lockstep.Legacy)
+		setPhase(t, newController(t, s, 0), lockstep.ModeCombined)
+		flag := flagOf(lockstep.ModeLegacy)
 
 		// One process holds a legacy lock across the flip.
 		p0 := newProcess(t, s, "p0", flag)
@@ -189,11 +189,11 @@ func TestLocker_SwitchingModeMidRunKeepsEachLocksModeAndCountsExactly(t *testing
 		if err != nil {
 			t.Fatal(err)
 		}
-		flag.set(lockstep.Combined)
+		flag.set(lockstep.ModeCombined)
 		time.Sleep(testCensusTTL / 3)
 		synctest.Wait()
 		es, _ := ReadCensus(ctx, s, nil)
-		if len(es) != 1 || es[0].Configured != lockstep.Combined || es[0].Held[lockstep.Legacy] != 1 || long.Mode() != lockstep.Legacy {
+		if len(es) != 1 || es[0].Configured != lockstep.ModeCombined || es[0].Held[lockstep.ModeLegacy] != 1 || long.Mode() != lockstep.ModeLegacy {
 			t.Fatalf("after the flip: lock mode %v, census %v", long.Mode(), es)
 		}
 		t.Logf("census after the flip: %v", es[0])
@@ -208,7 +208,7 @@ func TestLocker_SwitchingModeMidRunKeepsEachLocksModeAndCountsExactly(t *testing
 			wg.Go(func() {
 				for j := range k {
 					if i == 0 && j == k/2 {
-						flag.set(lockstep.Legacy) // flip under everyone's feet
+						flag.set(lockstep.ModeLegacy) // flip under everyone's feet
 					}
 					h, err := l.Lock(ctx, "counter")
 					if err != nil {
@@ -230,7 +230,7 @@ func TestLocker_SwitchingModeMidRunKeepsEachLocksModeAndCountsExactly(t *testing
 		if x.doubles != 0 || x.counter != procs*k {
 			t.Fatalf("double grants %d, counter %d; want 0 and %d", x.doubles, x.counter, procs*k)
 		}
-		if modes[lockstep.Legacy] == 0 || modes[lockstep.Combined] == 0 {
+		if modes[lockstep.ModeLegacy] == 0 || modes[lockstep.ModeCombined] == 0 {
 			t.Fatalf("modes taken %v; want both legacy and combined", modes)
 		}
 		t.Logf("locks by mode: %v", modes)
@@ -241,7 +241,7 @@ func TestLocker_StaleCensusRefusesLocksAndSignalsHeldOnesLost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := &cutStore{Store: newStore(), table: DefaultCensusTable}
-		l := newProcess(t, s, "p", flagOf(lockstep.Legacy))
+		l := newProcess(t, s, "p", flagOf(lockstep.ModeLegacy))
 		h, err := l.Lock(ctx, "held")
 		if err != nil {
 			t.Fatal(err)
@@ -282,7 +282,7 @@ func TestLocker_CloseReleasesHeldLocksAndLaterCallsFail(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		l := newProcess(t, s, "p", flagOf(lockstep.Legacy))
+		l := newProcess(t, s, "p", flagOf(lockstep.ModeLegacy))
 		if _, err := l.Lock(ctx, "id"); err != nil {
 			t.Fatal(err)
 		}

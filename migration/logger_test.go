@@ -42,20 +42,20 @@ func TestOptions_LoggerReachesEveryAlgorithm(t *testing.T) {
 		table string
 		want  string
 	}{
-		{lockstep.Legacy, shadowlock.DefaultMainTable, "shadowlock: renewal failed"},
-		{lockstep.New, queuelock.DefaultTable, "queuelock: renewal failed"},
+		{lockstep.ModeLegacy, shadowlock.DefaultMainTable, "shadowlock: renewal failed"},
+		{lockstep.ModeNew, queuelock.DefaultTable, "queuelock: renewal failed"},
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			ctx := context.Background()
 			s := &cutStore{Store: newStore(), table: tc.table}
 			c := newController(t, s, 0)
-			if tc.mode == lockstep.New {
-				setPhase(t, c, lockstep.Combined, lockstep.New)
+			if tc.mode == lockstep.ModeNew {
+				setPhase(t, c, lockstep.ModeCombined, lockstep.ModeNew)
 			}
 			var buf syncBuffer
 			o := testOptions(1)
 			o.Logger = slog.New(slog.NewTextHandler(&buf, nil))
-			l, err := New(s, &clock.Local{}, "logged", Static(tc.mode), o)
+			l, err := New(s, Static(tc.mode), withIdentity(o, &clock.Local{}, "logged"))
 			if err != nil {
 				t.Fatal(err)
 			}

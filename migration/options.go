@@ -21,13 +21,19 @@ import (
 // Options configure a Locker. The zero value of every field means its
 // default; a nil *Options means all defaults.
 type Options struct {
+	// Clock is the process's clock. Default a clock.Local.
+	Clock lockstep.Clock
+	// ProcessID is the process's fleet-unique id, at most 55 of
+	// [A-Za-z0-9._:-]. Default a random one.
+	ProcessID string
 	// Queue configures the queue algorithm used in modes new and combined.
-	// Its Clock and ProcessID must be left unset: New sets them. Default nil
-	// (queuelock's defaults).
+	// Its Clock and ProcessID, if set, must equal the ones above. Default
+	// nil (queuelock's defaults).
 	Queue *queuelock.Options
 	// Legacy configures the shadow-table algorithm used in modes legacy and
-	// combined; its tables and TTL must match the legacy fleet's. Clock and
-	// ProcessID must be left unset. Default nil (shadowlock's defaults).
+	// combined; its tables and TTL must match the legacy fleet's. Its Clock
+	// and ProcessID, if set, must equal the ones above. Default nil
+	// (shadowlock's defaults).
 	Legacy *shadowlock.Options
 	// Fencing, when set, gives every lock this Locker takes, in every mode, a
 	// fencing token (lockstep.Fenced) from the global time service: legacy
@@ -185,11 +191,11 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 		so = *o.Legacy
 	}
 	if (qo.Clock != nil && !sameClock(qo.Clock, clk)) || (so.Clock != nil && !sameClock(so.Clock, clk)) {
-		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Clock/Legacy.Clock", Reason: "one process has one clock: pass it to migration.New and leave these unset"}
+		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Clock/Legacy.Clock", Reason: "one process has one clock: set Options.Clock and leave these unset (or equal to it)"}
 	}
 	if (qo.ProcessID != "" && qo.ProcessID != process) || (so.ProcessID != "" && so.ProcessID != process) {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.ProcessID/Legacy.ProcessID",
-			Reason: fmt.Sprintf("one process has one id (%q, given to migration.New): leave these unset", process)}
+			Reason: fmt.Sprintf("one process has one id (%q, Options.ProcessID): leave these unset (or equal to it)", process)}
 	}
 	if qo.Fencing != nil || so.Fencing != nil {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",

@@ -75,17 +75,17 @@ func ParsePhase(s string) (Phase, error) {
 // adjacent reports whether a move from a to b is one step: legacy ↔ combined
 // or combined ↔ new.
 func adjacent(a, b lockstep.Mode) bool {
-	return a.Valid() && b.Valid() && (a == lockstep.Combined) != (b == lockstep.Combined)
+	return a.Valid() && b.Valid() && (a == lockstep.ModeCombined) != (b == lockstep.ModeCombined)
 }
 
 // modeSet is a set of modes, indexed by lockstep.Mode.
-type modeSet [lockstep.New + 1]bool
+type modeSet [lockstep.ModeNew + 1]bool
 
 func (s modeSet) has(m lockstep.Mode) bool { return m.Valid() && s[m] }
 
 func (s modeSet) String() string {
 	var names []string
-	for m := lockstep.Legacy; m <= lockstep.New; m++ {
+	for m := lockstep.ModeLegacy; m <= lockstep.ModeNew; m++ {
 		if s[m] {
 			names = append(names, m.String())
 		}
@@ -98,10 +98,10 @@ func (s modeSet) String() string {
 // still run when the phase has just moved there one step.
 func allowedIn(m lockstep.Mode) modeSet {
 	switch m {
-	case lockstep.Legacy, lockstep.Combined:
-		return modeSet{lockstep.Legacy: true, lockstep.Combined: true}
-	case lockstep.New:
-		return modeSet{lockstep.Combined: true, lockstep.New: true}
+	case lockstep.ModeLegacy, lockstep.ModeCombined:
+		return modeSet{lockstep.ModeLegacy: true, lockstep.ModeCombined: true}
+	case lockstep.ModeNew:
+		return modeSet{lockstep.ModeCombined: true, lockstep.ModeNew: true}
 	}
 	return modeSet{}
 }
@@ -145,7 +145,7 @@ func readPhase(ctx context.Context, store lockstep.Store, table string) (phaseCe
 // phaseOf decodes the phase cell read from table, if any (see readPhase).
 func phaseOf(cells []lockstep.Cell, table string) (phaseCell, error) {
 	if len(cells) == 0 {
-		return phaseCell{phase: Phase{Mode: lockstep.Legacy}}, nil
+		return phaseCell{phase: Phase{Mode: lockstep.ModeLegacy}}, nil
 	}
 	p, err := ParsePhase(string(cells[0].Value))
 	if err != nil {

@@ -30,7 +30,7 @@ func TestRollout_FullCycleDrivenByTheControllerCountsExactly(t *testing.T) {
 		c := newController(t, s, 10*time.Second)
 		const procs = 5
 		var x exclusion
-		var modes [lockstep.New + 1]atomic.Int64
+		var modes [lockstep.ModeNew + 1]atomic.Int64
 		var stop atomic.Bool
 		var wg sync.WaitGroup
 		for i := range procs {
@@ -58,7 +58,7 @@ func TestRollout_FullCycleDrivenByTheControllerCountsExactly(t *testing.T) {
 				}
 			})
 		}
-		for _, m := range []lockstep.Mode{lockstep.Combined, lockstep.New, lockstep.Combined, lockstep.Legacy} {
+		for _, m := range []lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew, lockstep.ModeCombined, lockstep.ModeLegacy} {
 			time.Sleep(3 * time.Second)
 			if err := c.Set(ctx, m); err != nil {
 				t.Fatalf("Set(%v): %v", m, err)
@@ -68,7 +68,7 @@ func TestRollout_FullCycleDrivenByTheControllerCountsExactly(t *testing.T) {
 		stop.Store(true)
 		wg.Wait()
 		var total int64
-		for m := lockstep.Legacy; m <= lockstep.New; m++ {
+		for m := lockstep.ModeLegacy; m <= lockstep.ModeNew; m++ {
 			if modes[m].Load() == 0 {
 				t.Errorf("no lock was taken in mode %v", m)
 			}
@@ -77,6 +77,6 @@ func TestRollout_FullCycleDrivenByTheControllerCountsExactly(t *testing.T) {
 		if x.doubles != 0 || int64(x.counter) != total {
 			t.Fatalf("double grants %d, counter %d; want 0 and %d", x.doubles, x.counter, total)
 		}
-		t.Logf("%d increments: legacy %d, combined %d, new %d", total, modes[lockstep.Legacy].Load(), modes[lockstep.Combined].Load(), modes[lockstep.New].Load())
+		t.Logf("%d increments: legacy %d, combined %d, new %d", total, modes[lockstep.ModeLegacy].Load(), modes[lockstep.ModeCombined].Load(), modes[lockstep.ModeNew].Load())
 	})
 }

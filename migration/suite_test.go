@@ -18,9 +18,9 @@ func TestMigration_Suite(t *testing.T) {
 		mode  lockstep.Mode
 		phase []lockstep.Mode // path from legacy that allows mode
 	}{
-		{lockstep.Legacy, nil},
-		{lockstep.Combined, []lockstep.Mode{lockstep.Combined}},
-		{lockstep.New, []lockstep.Mode{lockstep.Combined, lockstep.New}},
+		{lockstep.ModeLegacy, nil},
+		{lockstep.ModeCombined, []lockstep.Mode{lockstep.ModeCombined}},
+		{lockstep.ModeNew, []lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew}},
 	} {
 		t.Run(tc.mode.String(), func(t *testing.T) {
 			var n uint64
@@ -33,7 +33,7 @@ func TestMigration_Suite(t *testing.T) {
 				},
 				NewLocker: func(t *testing.T, s lockstep.Store, tm locktest.Timing) locktest.Locker {
 					n++
-					l, err := New(s, tm.Clock, fmt.Sprintf("p%d", n), flagOf(tc.mode), &Options{
+					l, err := New(s, flagOf(tc.mode), &Options{Clock: tm.Clock, ProcessID: fmt.Sprintf("p%d", n),
 						Queue:      &queuelock.Options{TTL: tm.TTL, Renew: tm.Renew, Poll: 10e6},
 						Legacy:     &shadowlock.Options{TTL: tm.TTL, Renew: tm.Renew, Rand: rand.New(rand.NewPCG(n, 7))},
 						CensusTTL:  testCensusTTL,

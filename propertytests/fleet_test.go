@@ -47,7 +47,7 @@ type kind struct {
 }
 
 var (
-	legacy = kind{name: "legacy", mode: lockstep.Legacy, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
+	legacy = kind{name: "legacy", mode: lockstep.ModeLegacy, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := shadowlock.New(p.Store(), &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: p.Clock(),
 			ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing})
 		if err != nil {
@@ -55,7 +55,7 @@ var (
 		}
 		return l, l.Close, nil
 	}}
-	queue = kind{name: "new", mode: lockstep.New, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
+	queue = kind{name: "new", mode: lockstep.ModeNew, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
 			Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing})
 		if err != nil {
@@ -65,7 +65,7 @@ var (
 	}}
 	// combined takes the queue lock, then the legacy lock (DESIGN §4.5); both
 	// halves use the process's name, as combined.Options asks.
-	combined = kind{name: "combined", mode: lockstep.Combined, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
+	combined = kind{name: "combined", mode: lockstep.ModeCombined, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := combinedlock.New(p.Store(), &combinedlock.Options{
 			Queue: &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
 				Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
@@ -120,8 +120,8 @@ var fleets = []fleet{
 	{name: "combined+new", kinds: []kind{combined, combined, queue}, starvationFree: true},
 	// Every process a migration.Locker whose flag the random phase flips
 	// between the two modes (modes_test.go), in a phase allowing both.
-	{name: "legacy+combined/switching", kinds: []kind{legacyOrCombined, legacyOrCombined, legacyOrCombined}, extraFault: switchMode, setup: phaseAt(lockstep.Combined)},
-	{name: "combined+new/switching", kinds: []kind{combinedOrNew, combinedOrNew, combinedOrNew}, starvationFree: true, extraFault: switchMode, setup: phaseAt(lockstep.New)},
+	{name: "legacy+combined/switching", kinds: []kind{legacyOrCombined, legacyOrCombined, legacyOrCombined}, extraFault: switchMode, setup: phaseAt(lockstep.ModeCombined)},
+	{name: "combined+new/switching", kinds: []kind{combinedOrNew, combinedOrNew, combinedOrNew}, starvationFree: true, extraFault: switchMode, setup: phaseAt(lockstep.ModeNew)},
 	// Two honest users beside an arrival storm: two processes whose Lock
 	// calls are cancelled one after another (storm_test.go). A schedule
 	// costs about eight of "new" (the storm's Locks and their tombstones).

@@ -92,7 +92,7 @@ type harness struct {
 	maxBypass  int
 	maxWait    time.Duration // longest quiet-phase wait (since its start) that ended in an acquisition
 	acqs       int
-	byMode     [lockstep.New + 1]int // acquisitions by the mode of the lock
+	byMode     [lockstep.ModeNew + 1]int // acquisitions by the mode of the lock
 	// counter is incremented non-atomically by every holding that does all
 	// its work steps: read at the first, written back at the last. With
 	// exclusion it ends equal to increments; a lost update shows a

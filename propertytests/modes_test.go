@@ -86,7 +86,7 @@ func (l *switchLocker) flip() (from, to lockstep.Mode) { return l.flag.toggle(l.
 func migrationKind(name string, pair [2]lockstep.Mode, start func(int) lockstep.Mode, flipOnAcquire bool) kind {
 	return kind{name: name, mode: pair[0], new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
 		flag := &switchFlag{mode: start(p.Index)}
-		l, err := migration.New(p.Store(), p.Clock(), p.Name, flag, &migration.Options{
+		l, err := migration.New(p.Store(), flag, &migration.Options{Clock: p.Clock(), ProcessID: p.Name,
 			Queue:     &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
 			Legacy:    &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
 			CensusTTL: censusTTL,
@@ -117,8 +117,8 @@ func switching(a, b lockstep.Mode) kind {
 }
 
 var (
-	legacyOrCombined = switching(lockstep.Legacy, lockstep.Combined)
-	combinedOrNew    = switching(lockstep.Combined, lockstep.New)
+	legacyOrCombined = switching(lockstep.ModeLegacy, lockstep.ModeCombined)
+	combinedOrNew    = switching(lockstep.ModeCombined, lockstep.ModeNew)
 )
 
 // switchMode is the random-phase fault of the switching fleets: the flag of
@@ -161,9 +161,9 @@ func phaseAt(target lockstep.Mode) func(*sim.Sim) error {
 			return err
 		}
 		path := map[lockstep.Mode][]lockstep.Mode{
-			lockstep.Legacy:   nil,
-			lockstep.Combined: {lockstep.Combined},
-			lockstep.New:      {lockstep.Combined, lockstep.New},
+			lockstep.ModeLegacy:   nil,
+			lockstep.ModeCombined: {lockstep.ModeCombined},
+			lockstep.ModeNew:      {lockstep.ModeCombined, lockstep.ModeNew},
 		}[target]
 		for _, m := range path {
 			if err := c.Set(context.Background(), m); err != nil {

@@ -42,11 +42,11 @@ func (h *harness) checkOwnerCells() error {
 func (h *harness) ownerColumns(l lockstep.Lock) map[string]string {
 	out := map[string]string{}
 	switch l.Mode() {
-	case lockstep.New, lockstep.Combined:
+	case lockstep.ModeNew, lockstep.ModeCombined:
 		if col, ok := h.queueOwnerCol[l.Owner()]; ok {
 			out[queuelock.DefaultTable] = col
 		}
-	case lockstep.Legacy:
+	case lockstep.ModeLegacy:
 		if h.legacyOwners[l.Owner()] {
 			out[shadowlock.DefaultMainTable] = layout.LegacyColumn(l.Owner())
 		}

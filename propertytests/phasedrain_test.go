@@ -16,13 +16,13 @@ import (
 // driftingProcess takes its locks through a migration.Locker whose flag
 // says combined, except while config drift (switchMode) has flipped it to
 // legacy: a stale replica, a flag rolled back by mistake.
-var driftingProcess = migrationKind("drifting", [2]lockstep.Mode{lockstep.Combined, lockstep.Legacy},
-	func(int) lockstep.Mode { return lockstep.Combined }, false)
+var driftingProcess = migrationKind("drifting", [2]lockstep.Mode{lockstep.ModeCombined, lockstep.ModeLegacy},
+	func(int) lockstep.Mode { return lockstep.ModeCombined }, false)
 
 // drifter is a drifting process that takes a lock of the drifters' own,
 // briefly and over and over, so that a drift of its flag is tried at once in
 // a Lock call.
-var drifter = kind{name: "drifter", mode: lockstep.Combined, new: driftingProcess.new, user: driftUser}
+var drifter = kind{name: "drifter", mode: lockstep.ModeCombined, new: driftingProcess.new, user: driftUser}
 
 // drainFleet is a fleet in phase combined whose flags drift between
 // combined and legacy while a Controller with a Drain moves the phase to new
@@ -30,7 +30,7 @@ var drifter = kind{name: "drifter", mode: lockstep.Combined, new: driftingProces
 // for theirs, so that a legacy acquisition often waits for the other
 // drifter's release.
 var drainFleet = fleet{name: "drain", kinds: []kind{driftingProcess, drifter, drifter},
-	extraFault: switchMode, setup: phaseAt(lockstep.Combined)}
+	extraFault: switchMode, setup: phaseAt(lockstep.ModeCombined)}
 
 // driftID is the drifter's lock.
 const driftID = "drift"
@@ -162,7 +162,7 @@ func runDrain(ch sim.Chooser, draw func() int, st *drainStats) (trace string, er
 	st.intents += d.intents
 	st.reverts += d.reverts
 	st.drifts += h.switches
-	st.legacyAcqs += h.byMode[lockstep.Legacy]
+	st.legacyAcqs += h.byMode[lockstep.ModeLegacy]
 	return "", nil
 }
 

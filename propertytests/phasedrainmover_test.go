@@ -83,15 +83,15 @@ func startDrainMover(h *harness) (*drainMover, error) {
 	h.mu.Unlock()
 	p.Go(func(ctx context.Context) {
 		for i := range drainMoves {
-			target := []lockstep.Mode{lockstep.New, lockstep.Combined}[i%2]
+			target := []lockstep.Mode{lockstep.ModeNew, lockstep.ModeCombined}[i%2]
 			d.note(func() {
-				if target == lockstep.Combined {
+				if target == lockstep.ModeCombined {
 					d.forbids = lockstep.ModeUnknown
 				}
 				// The operator fixes the drift before each move; more
 				// may come at any moment.
 				for _, pr := range h.procs {
-					pr.locker.(*switchLocker).flag.set(lockstep.Combined)
+					pr.locker.(*switchLocker).flag.set(lockstep.ModeCombined)
 				}
 			})
 			err := ctl.Set(ctx, target)
@@ -100,8 +100,8 @@ func startDrainMover(h *harness) (*drainMover, error) {
 				switch {
 				case err == nil:
 					d.commits++
-					if target == lockstep.New {
-						d.forbids = lockstep.Legacy
+					if target == lockstep.ModeNew {
+						d.forbids = lockstep.ModeLegacy
 					}
 					h.event("%s: phase %v committed", controllerName, target)
 				case errors.As(err, &me):

@@ -83,7 +83,7 @@ func TestSwitchingFleets_LocksAreHeldAcrossSwitches(t *testing.T) {
 // switchCounts sums what switching runs saw.
 type switchCounts struct {
 	acqs, heldAcross, switches int
-	byMode                     [lockstep.New + 1]int
+	byMode                     [lockstep.ModeNew + 1]int
 }
 
 // switchingRun runs fleet f for 300 random actions from seed, with faults
@@ -231,7 +231,7 @@ const maxRolloutActions = 60_000
 // rolloutStats sums what the rollouts of one test saw, for its log.
 type rolloutStats struct {
 	runs, actions, refused, heldAcross, early, stale, staleRefused, late int
-	byMode                                                               [lockstep.New + 1]int
+	byMode                                                               [lockstep.ModeNew + 1]int
 	virtual                                                              time.Duration
 }
 
@@ -239,8 +239,8 @@ func (st rolloutStats) String() string {
 	return fmt.Sprintf("%d rollouts, %d actions, %v of virtual time; acquisitions legacy %d, combined %d, new %d; "+
 		"%d early moves refused (%d of %d tried before the flip; %d blockers held a lock across a switch), %d committed once the census had cleared; "+
 		"%d runbook moves refused after the census had cleared (retried)",
-		st.runs, st.actions, st.virtual.Round(time.Second), st.byMode[lockstep.Legacy], st.byMode[lockstep.Combined],
-		st.byMode[lockstep.New], st.refused, st.staleRefused, st.stale, st.heldAcross, st.early, st.late)
+		st.runs, st.actions, st.virtual.Round(time.Second), st.byMode[lockstep.ModeLegacy], st.byMode[lockstep.ModeCombined],
+		st.byMode[lockstep.ModeNew], st.refused, st.staleRefused, st.stale, st.heldAcross, st.early, st.late)
 }
 
 // runRollout runs the full rollout and rollback of migration/doc.go on

@@ -19,8 +19,8 @@ const controllerName = "controller"
 
 // rolloutProcess takes its locks through a migration.Locker whose flag the
 // runbook moves (not the random phase), starting at legacy.
-var rolloutProcess = migrationKind("migrating", [2]lockstep.Mode{lockstep.Legacy, lockstep.New},
-	func(int) lockstep.Mode { return lockstep.Legacy }, false)
+var rolloutProcess = migrationKind("migrating", [2]lockstep.Mode{lockstep.ModeLegacy, lockstep.ModeNew},
+	func(int) lockstep.Mode { return lockstep.ModeLegacy }, false)
 
 // rolloutFleet is a fleet that has never run the migration: no phase cell
 // (phase legacy), every process configured legacy.
@@ -101,73 +101,73 @@ func (r *rollout) done() bool {
 func (r *rollout) runbook(ctx context.Context) error {
 	// Step 2: the fleet takes its locks through migration.Locker, flag at
 	// legacy; the census shows it.
-	if err := r.await(ctx, "a process using legacy", uses(lockstep.Legacy)); err != nil {
+	if err := r.await(ctx, "a process using legacy", uses(lockstep.ModeLegacy)); err != nil {
 		return err
 	}
 	// legacy -> new skips combined: refused for its shape, nothing written.
-	if err := r.refuseShape(ctx, lockstep.New); err != nil {
+	if err := r.refuseShape(ctx, lockstep.ModeNew); err != nil {
 		return err
 	}
 	// Step 3.
-	if err := r.set(ctx, lockstep.Combined); err != nil {
+	if err := r.set(ctx, lockstep.ModeCombined); err != nil {
 		return err
 	}
 	// Too early: processes still run legacy.
-	if err := r.tooEarly(ctx, lockstep.New, lockstep.Legacy, true); err != nil {
+	if err := r.tooEarly(ctx, lockstep.ModeNew, lockstep.ModeLegacy, true); err != nil {
 		return err
 	}
 	// Step 4. Still too early right after the flip: the census shows
 	// processes configured legacy until their next heartbeat or Lock, and
 	// holding legacy locks taken before their switch until they release.
-	if err := r.flip(ctx, lockstep.Combined); err != nil {
+	if err := r.flip(ctx, lockstep.ModeCombined); err != nil {
 		return err
 	}
-	if err := r.tooEarly(ctx, lockstep.New, lockstep.Legacy, false); err != nil {
+	if err := r.tooEarly(ctx, lockstep.ModeNew, lockstep.ModeLegacy, false); err != nil {
 		return err
 	}
 	// Step 5, once no entry uses legacy and combined locks are taken.
-	if err := r.await(ctx, "no process using legacy", clears(lockstep.New)); err != nil {
+	if err := r.await(ctx, "no process using legacy", clears(lockstep.ModeNew)); err != nil {
 		return err
 	}
-	if err := r.await(ctx, "a lock held in mode combined", holds(lockstep.Combined)); err != nil {
+	if err := r.await(ctx, "a lock held in mode combined", holds(lockstep.ModeCombined)); err != nil {
 		return err
 	}
-	if err := r.set(ctx, lockstep.New); err != nil {
+	if err := r.set(ctx, lockstep.ModeNew); err != nil {
 		return err
 	}
 	// Step 6: new, until the census shows a lock taken in it.
-	if err := r.flip(ctx, lockstep.New); err != nil {
+	if err := r.flip(ctx, lockstep.ModeNew); err != nil {
 		return err
 	}
-	if err := r.await(ctx, "a lock held in mode new", holds(lockstep.New)); err != nil {
+	if err := r.await(ctx, "a lock held in mode new", holds(lockstep.ModeNew)); err != nil {
 		return err
 	}
 	// Rollback: the same steps backwards, with the same impatience.
-	if err := r.tooEarly(ctx, lockstep.Combined, lockstep.New, true); err != nil {
+	if err := r.tooEarly(ctx, lockstep.ModeCombined, lockstep.ModeNew, true); err != nil {
 		return err
 	}
-	if err := r.flip(ctx, lockstep.Combined); err != nil {
+	if err := r.flip(ctx, lockstep.ModeCombined); err != nil {
 		return err
 	}
-	if err := r.tooEarly(ctx, lockstep.Combined, lockstep.New, false); err != nil {
+	if err := r.tooEarly(ctx, lockstep.ModeCombined, lockstep.ModeNew, false); err != nil {
 		return err
 	}
-	if err := r.await(ctx, "no process using new", clears(lockstep.Combined)); err != nil {
+	if err := r.await(ctx, "no process using new", clears(lockstep.ModeCombined)); err != nil {
 		return err
 	}
-	if err := r.await(ctx, "a lock held in mode combined", holds(lockstep.Combined)); err != nil {
+	if err := r.await(ctx, "a lock held in mode combined", holds(lockstep.ModeCombined)); err != nil {
 		return err
 	}
-	if err := r.set(ctx, lockstep.Combined); err != nil {
+	if err := r.set(ctx, lockstep.ModeCombined); err != nil {
 		return err
 	}
-	if err := r.flip(ctx, lockstep.Legacy); err != nil {
+	if err := r.flip(ctx, lockstep.ModeLegacy); err != nil {
 		return err
 	}
-	if err := r.set(ctx, lockstep.Legacy); err != nil {
+	if err := r.set(ctx, lockstep.ModeLegacy); err != nil {
 		return err
 	}
-	return r.await(ctx, "a lock held in mode legacy", holds(lockstep.Legacy))
+	return r.await(ctx, "a lock held in mode legacy", holds(lockstep.ModeLegacy))
 }
 
 // uses: some live entry may take or hold locks in mode m.
@@ -367,7 +367,7 @@ func (r *rollout) check() error {
 	h := r.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	want := []lockstep.Mode{lockstep.Combined, lockstep.New, lockstep.Combined, lockstep.Legacy}
+	want := []lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew, lockstep.ModeCombined, lockstep.ModeLegacy}
 	switch {
 	case !slices.Equal(r.reached, want):
 		return fmt.Errorf("rollout: phases reached %v, want %v", r.reached, want)
@@ -375,7 +375,7 @@ func (r *rollout) check() error {
 		return fmt.Errorf("rollout: no move skipping combined was refused")
 	case h.counter != h.increments:
 		return fmt.Errorf("mutual exclusion: counter %d after %d increments: an update was lost", h.counter, h.increments)
-	case h.byMode[lockstep.Legacy] == 0 || h.byMode[lockstep.Combined] == 0 || h.byMode[lockstep.New] == 0:
+	case h.byMode[lockstep.ModeLegacy] == 0 || h.byMode[lockstep.ModeCombined] == 0 || h.byMode[lockstep.ModeNew] == 0:
 		return fmt.Errorf("rollout: acquisitions by mode %v: some mode never used", h.byMode)
 	}
 	return nil

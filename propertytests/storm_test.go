@@ -57,8 +57,8 @@ const (
 var varyingDelays = []time.Duration{3 * poll / 4, 9 * poll / 4, 5 * poll / 4, 19 * poll / 4, 15 * poll / 4}
 
 var (
-	storm        = kind{name: "storm", mode: lockstep.New, new: queue.new, user: stormUser(stormCadence)}
-	varyingStorm = kind{name: "storm/varying", mode: lockstep.New, new: queue.new, user: stormUser(varyingDelays...)}
+	storm        = kind{name: "storm", mode: lockstep.ModeNew, new: queue.new, user: stormUser(stormCadence)}
+	varyingStorm = kind{name: "storm/varying", mode: lockstep.ModeNew, new: queue.new, user: stormUser(varyingDelays...)}
 )
 
 // stormUser returns the behaviour of a storm process: call Lock on lockID

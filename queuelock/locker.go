@@ -95,14 +95,14 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 
 	loss := held.NewLoss()
 	a := &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Elapsed(),
-		mode: lockstep.New, loss: loss, fence: true}
+		mode: lockstep.ModeNew, loss: loss, fence: true}
 	p, err := a.run(ctx)
 	if err != nil && lifecycle.ClosedBy(ctx) {
 		err = fmt.Errorf("queuelock: %q: %w", id, lockstep.ErrClosed)
 	}
 	var lk *held.Lock
 	if err == nil {
-		lk = held.New(held.Spec{ID: id, Owner: a.owner, Mode: lockstep.New, Token: a.token,
+		lk = held.New(held.Spec{ID: id, Owner: a.owner, Mode: lockstep.ModeNew, Token: a.token,
 			Parts: []held.Part{p}, Loss: loss, Since: p.since, Clock: l.cfg.Clock, Observer: l.cfg.Observer,
 			OnReleased: func() { l.life.Untrack(lk) }})
 		l.life.Track(lk)

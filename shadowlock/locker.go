@@ -94,12 +94,12 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	var lk *held.Lock
 	if err == nil {
 		loss := held.NewLoss()
-		lk = held.New(held.Spec{ID: id, Owner: r.owner, LegacyOwner: r.owner, Mode: lockstep.Legacy, Token: r.token,
-			Parts: []held.Part{newPart(r, lockstep.Legacy, loss)}, Loss: loss, Since: r.since,
+		lk = held.New(held.Spec{ID: id, Owner: r.owner, LegacyOwner: r.owner, Mode: lockstep.ModeLegacy, Token: r.token,
+			Parts: []held.Part{newPart(r, lockstep.ModeLegacy, loss)}, Loss: loss, Since: r.since,
 			Clock: l.cfg.Clock, Observer: l.cfg.Observer, OnReleased: func() { l.life.Untrack(lk) }})
 		l.life.Track(lk)
 	}
-	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.Legacy, Try: try, Acquired: lk != nil, Err: err,
+	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.ModeLegacy, Try: try, Acquired: lk != nil, Err: err,
 		Attempts: rounds, Requests: r.requests, Wait: time.Duration(l.cfg.Clock.Elapsed()-start) * time.Microsecond}
 	if lk != nil {
 		e.Owner = lk.Owner()

@@ -27,7 +27,7 @@ var _ held.Part = (*part)(nil)
 
 func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
 	l := r.l
-	watched := !(mode == lockstep.Combined && bugs.Planted(bugs.LegacyLossUnwatched))
+	watched := !(mode == lockstep.ModeCombined && bugs.Planted(bugs.LegacyLossUnwatched))
 	p := &part{l: l, id: r.id, owner: r.owner, since: r.since}
 	p.lease = l.leases.Start(l.cfg.Lease, r.since, p.renew, lease.Hooks{
 		Renewed: func(err error) {

@@ -35,13 +35,13 @@ type rolloutConfig struct {
 }
 
 // rolloutPath is the phase sequence after the initial legacy phase.
-var rolloutPath = []lockstep.Mode{lockstep.Combined, lockstep.New, lockstep.Combined, lockstep.Legacy}
+var rolloutPath = []lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew, lockstep.ModeCombined, lockstep.ModeLegacy}
 
 // phaseStats are the figures of one phase.
 type phaseStats struct {
 	name     string
 	move     time.Duration // how long Set took to enter the phase (its drain)
-	byMode   [lockstep.New + 1]int
+	byMode   [lockstep.ModeNew + 1]int
 	refused  int // acquisitions the guard refused (the flag lagging the phase)
 	lost     int // leases lost
 	waits    []time.Duration
@@ -206,7 +206,7 @@ func newRolloutProcess(store func(uint64) (lockstep.Store, error), clk lockstep.
 	if err != nil {
 		return nil, err
 	}
-	return migration.New(s, clk, fmt.Sprintf("p%d", i), flag, &migration.Options{
+	return migration.New(s, flag, &migration.Options{Clock: clk, ProcessID: fmt.Sprintf("p%d", i),
 		Queue:    &queuelock.Options{Poll: 10 * time.Millisecond},
 		Legacy:   &shadowlock.Options{Rand: rand.New(rand.NewPCG(seed, uint64(i)+100))},
 		Host:     "lockbench",
@@ -232,7 +232,7 @@ func printRollout(w io.Writer, cfg rolloutConfig, res rolloutResult) {
 		}
 		doubles += p.doubles
 		fmt.Fprintf(tw, "%s\t%s\t%.1f s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t\n", p.name, ms(p.move), p.duration.Seconds(), len(p.waits),
-			p.byMode[lockstep.Legacy], p.byMode[lockstep.Combined], p.byMode[lockstep.New], p.refused, ms(mean), ms(maxW), p.lost, p.doubles)
+			p.byMode[lockstep.ModeLegacy], p.byMode[lockstep.ModeCombined], p.byMode[lockstep.ModeNew], p.refused, ms(mean), ms(maxW), p.lost, p.doubles)
 	}
 	tw.Flush()
 	verdict := "exact"

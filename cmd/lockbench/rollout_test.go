@@ -19,7 +19,7 @@ func TestRunRollout_EveryPhaseCountsExactlyWithoutDoubleGrants(t *testing.T) {
 	if len(res.phases) != 1+len(rolloutPath) {
 		t.Fatalf("%d phases, want %d", len(res.phases), 1+len(rolloutPath))
 	}
-	var byMode [lockstep.New + 1]int
+	var byMode [lockstep.ModeNew + 1]int
 	for _, p := range res.phases {
 		if p.doubles != 0 {
 			t.Errorf("phase %s: %d double grants", p.name, p.doubles)
@@ -31,11 +31,11 @@ func TestRunRollout_EveryPhaseCountsExactlyWithoutDoubleGrants(t *testing.T) {
 	if res.counter != res.expected || res.expected == 0 {
 		t.Fatalf("counter %d, expected %d", res.counter, res.expected)
 	}
-	if byMode[lockstep.Legacy] == 0 || byMode[lockstep.Combined] == 0 || byMode[lockstep.New] == 0 {
+	if byMode[lockstep.ModeLegacy] == 0 || byMode[lockstep.ModeCombined] == 0 || byMode[lockstep.ModeNew] == 0 {
 		t.Fatalf("locks by mode %v: every mode must be used", byMode)
 	}
-	if p := res.phases[2]; p.byMode[lockstep.Legacy] != 0 {
-		t.Fatalf("phase new took %d legacy locks", p.byMode[lockstep.Legacy])
+	if p := res.phases[2]; p.byMode[lockstep.ModeLegacy] != 0 {
+		t.Fatalf("phase new took %d legacy locks", p.byMode[lockstep.ModeLegacy])
 	}
 	var buf bytes.Buffer
 	printRollout(&buf, cfg, res)

@@ -206,7 +206,7 @@ func TestRelease_WithoutConfirmationDeletesNothing(t *testing.T) {
 func TestPhaseAndFleet_ThroughTheController(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := model.New(&clock.Local{})
-		proc, err := migration.New(store, nil, "web-1", migration.Static(lockstep.Legacy), &migration.Options{Host: "h1", Version: "v7"})
+		proc, err := migration.New(store, migration.Static(lockstep.ModeLegacy), &migration.Options{ProcessID: "web-1", Host: "h1", Version: "v7"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -80,7 +80,7 @@ func writeCensus(w io.Writer, entries []migration.Entry, now time.Time) {
 // counts renders lock counts by mode, e.g. "legacy×1, new×2", or "-".
 func counts(m map[lockstep.Mode]int) string {
 	var parts []string
-	for mode := lockstep.Legacy; mode <= lockstep.New; mode++ {
+	for mode := lockstep.ModeLegacy; mode <= lockstep.ModeNew; mode++ {
 		if n := m[mode]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%v×%d", mode, n))
 		}
@@ -94,10 +94,10 @@ func counts(m map[lockstep.Mode]int) string {
 // neighbours are the phases one step from m.
 func neighbours(m lockstep.Mode) []lockstep.Mode {
 	switch m {
-	case lockstep.Legacy, lockstep.New:
-		return []lockstep.Mode{lockstep.Combined}
-	case lockstep.Combined:
-		return []lockstep.Mode{lockstep.Legacy, lockstep.New}
+	case lockstep.ModeLegacy, lockstep.ModeNew:
+		return []lockstep.Mode{lockstep.ModeCombined}
+	case lockstep.ModeCombined:
+		return []lockstep.Mode{lockstep.ModeLegacy, lockstep.ModeNew}
 	}
 	return nil
 }

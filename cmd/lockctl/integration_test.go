@@ -151,7 +151,7 @@ func phaseAndFleet(t *testing.T, store lockstep.Store) {
 	if out := mustLockctl(t, "phase", "get"); !strings.HasPrefix(out, "phase: legacy ") {
 		t.Errorf("phase of a fresh keyspace: %q", out)
 	}
-	proc, err := migration.New(store, nil, "it-web-1", migration.Static(lockstep.Legacy), &migration.Options{Host: "it-host"})
+	proc, err := migration.New(store, migration.Static(lockstep.ModeLegacy), &migration.Options{ProcessID: "it-web-1", Host: "it-host"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func TestParse_CommandFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := inv.cmd.(phaseSetCmd); c.mode != lockstep.Combined || c.drain != 90*time.Second {
+	if c := inv.cmd.(phaseSetCmd); c.mode != lockstep.ModeCombined || c.drain != 90*time.Second {
 		t.Errorf("phase set: %+v", c)
 	}
 	inv, err = parse([]string{"release", "res", "--yes", "--force"})

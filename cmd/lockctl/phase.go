@@ -115,7 +115,7 @@ func (c phaseSetCmd) run(ctx context.Context, a *app, o *options) error {
 // describePhase renders a phase with the modes processes may lock in.
 func describePhase(p migration.Phase) string {
 	var allowed []string
-	for m := lockstep.Legacy; m <= lockstep.New; m++ {
+	for m := lockstep.ModeLegacy; m <= lockstep.ModeNew; m++ {
 		if p.Allows(m) {
 			allowed = append(allowed, m.String())
 		}
