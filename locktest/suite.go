@@ -19,11 +19,9 @@ type Timing struct {
 	Clock lockstep.Clock // nil: the locker's default (clock.Local)
 }
 
-// Locker is what the suite needs of a locker: lockstep.Locker and Close.
-type Locker interface {
-	lockstep.Locker
-	Close(ctx context.Context) error
-}
+// Locker is what the suite needs of a locker: a lockstep.Locker (whose
+// Close the suite calls).
+type Locker = lockstep.Locker
 
 // Env builds the world a scenario runs in.
 type Env struct {
