@@ -2,7 +2,6 @@ package queuelock
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
@@ -84,30 +83,25 @@ func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) 
 }
 
 func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
-	if err := lockstep.ValidateID(id); err != nil {
-		return nil, err
-	}
-	ctx, done, err := l.life.Enter(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-
-	loss := held.NewLoss()
-	a := &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Elapsed(),
-		mode: lockstep.ModeNew, loss: loss, fence: true}
-	p, err := a.run(ctx)
-	if err != nil && lifecycle.ClosedBy(ctx) {
-		err = fmt.Errorf("queuelock: %q: %w", id, lockstep.ErrClosed)
-	}
+	var a *attempt
 	var lk *held.Lock
-	if err == nil {
+	err := l.life.Do(ctx, "queuelock", id, func(ctx context.Context) error {
+		loss := held.NewLoss()
+		a = &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Elapsed(),
+			mode: lockstep.ModeNew, loss: loss, fence: true}
+		p, err := a.run(ctx)
+		if err != nil {
+			return err
+		}
 		lk = held.New(held.Spec{ID: id, Owner: a.owner, Mode: lockstep.ModeNew, Token: a.token,
 			Parts: []held.Part{p}, Loss: loss, Since: p.since, Clock: l.cfg.Clock, Observer: l.cfg.Observer,
 			OnReleased: func() { l.life.Untrack(lk) }})
-		l.life.Track(lk)
+		l.life.Track(lk) // before the call ends, so that Close releases it
+		return nil
+	})
+	if a != nil {
+		a.observe(ctx, lk, err)
 	}
-	a.observe(ctx, lk, err)
 	if err != nil {
 		return nil, err
 	}
@@ -115,13 +109,9 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 }
 
 func init() {
-	held.RegisterKind(func(x any) (held.Source, bool) {
-		l, ok := x.(*Locker)
-		if !ok || l == nil {
-			return held.Source{}, false
-		}
+	held.Register(func(l *Locker) held.Source {
 		return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
-			Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }}, true
+			Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }}
 	})
 }
 
@@ -129,23 +119,17 @@ func init() {
 // (internal/held): no token, no Observer event, not tracked for Close. A
 // Close of this Locker still ends the wait.
 func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) {
-	if err := lockstep.ValidateID(r.ID); err != nil {
-		return held.Result{}, err
-	}
-	ctx, done, err := l.life.Enter(ctx)
-	if err != nil {
-		return held.Result{}, err
-	}
-	defer done()
-	a := &attempt{l: l, id: r.ID, owner: l.owners.Next(), try: r.Try, start: l.cfg.Clock.Elapsed(), mode: r.Mode, loss: r.Loss}
-	p, err := a.run(ctx)
-	if err != nil {
-		if lifecycle.ClosedBy(ctx) {
-			err = fmt.Errorf("queuelock: %q: %w", r.ID, lockstep.ErrClosed)
+	var res held.Result
+	err := l.life.Do(ctx, "queuelock", r.ID, func(ctx context.Context) error {
+		a := &attempt{l: l, id: r.ID, owner: l.owners.Next(), try: r.Try, start: l.cfg.Clock.Elapsed(), mode: r.Mode, loss: r.Loss}
+		p, err := a.run(ctx)
+		if err != nil {
+			return err
 		}
-		return held.Result{}, err
-	}
-	return held.Result{Part: p, Owner: a.owner, Since: p.since, Attempts: a.claims, Requests: a.requests}, nil
+		res = held.Result{Part: p, Owner: a.owner, Since: p.since, Attempts: a.claims, Requests: a.requests}
+		return nil
+	})
+	return res, err
 }
 
 // Close makes further calls fail with ErrClosed, ends the waits in flight

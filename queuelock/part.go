@@ -3,10 +3,8 @@ package queuelock
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"slices"
 
-	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
@@ -39,19 +37,8 @@ func newPart(a *attempt, since int64) *part {
 	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol && !bugs.Planted(bugs.StaleOwnerColumn) })
 	p := &part{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: stale, since: since, turn: true}
 	l, mode, loss := a.l, a.mode, a.loss
-	p.lease = l.leases.Start(l.cfg.Lease, since, p.renew, lease.Hooks{
-		Renewed: func(err error) {
-			if err != nil {
-				l.cfg.Logger.Warn("queuelock: renewal failed", slog.String("id", p.id), slog.String("owner", p.owner), slog.Any("err", err))
-			}
-			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: p.id, Owner: p.owner, Mode: mode, Renewed: err == nil, Err: err})
-		},
-		Lost: func() {
-			loss.Fire()
-			l.cfg.Logger.Warn("queuelock: lease lost", slog.String("id", p.id), slog.String("owner", p.owner))
-			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: p.id, Owner: p.owner, Mode: mode, Lost: true})
-		},
-	})
+	rep := held.Reporting{Algorithm: "queuelock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
+	p.lease = l.leases.Start(l.cfg.Lease, since, p.renew, rep.Hooks(loss, true))
 	loss.Watch(p.Expired)
 	return p
 }

@@ -76,28 +76,25 @@ func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) 
 }
 
 func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
-	if err := lockstep.ValidateID(id); err != nil {
-		return nil, err
-	}
-	ctx, done, err := l.life.Enter(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-
 	start := l.cfg.Clock.Elapsed()
-	r := &round{l: l, id: id, owner: l.owners.Next(), fenced: true}
-	rounds, err := l.run(ctx, r, try)
-	if err != nil && lifecycle.ClosedBy(ctx) {
-		err = fmt.Errorf("shadowlock: %q: %w", id, lockstep.ErrClosed)
-	}
+	var r *round
+	var rounds int
 	var lk *held.Lock
-	if err == nil {
+	err := l.life.Do(ctx, "shadowlock", id, func(ctx context.Context) error {
+		r = &round{l: l, id: id, owner: l.owners.Next(), fenced: true}
+		var err error
+		if rounds, err = l.run(ctx, r, try); err != nil {
+			return err
+		}
 		loss := held.NewLoss()
 		lk = held.New(held.Spec{ID: id, Owner: r.owner, LegacyOwner: r.owner, Mode: lockstep.ModeLegacy, Token: r.token,
 			Parts: []held.Part{newPart(r, lockstep.ModeLegacy, loss)}, Loss: loss, Since: r.since,
 			Clock: l.cfg.Clock, Observer: l.cfg.Observer, OnReleased: func() { l.life.Untrack(lk) }})
-		l.life.Track(lk)
+		l.life.Track(lk) // before the call ends, so that Close releases it
+		return nil
+	})
+	if r == nil {
+		return nil, err // invalid id, or closed: no acquisition began
 	}
 	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.ModeLegacy, Try: try, Acquired: lk != nil, Err: err,
 		Attempts: rounds, Requests: r.requests, Wait: time.Duration(l.cfg.Clock.Elapsed()-start) * time.Microsecond}
@@ -112,13 +109,9 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 }
 
 func init() {
-	held.RegisterKind(func(x any) (held.Source, bool) {
-		l, ok := x.(*Locker)
-		if !ok || l == nil {
-			return held.Source{}, false
-		}
+	held.Register(func(l *Locker) held.Source {
 		return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
-			Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }}, true
+			Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }}
 	})
 }
 
@@ -126,23 +119,17 @@ func init() {
 // (internal/held): no token, no Observer event, not tracked for Close. A
 // Close of this Locker still ends the wait.
 func (l *Locker) part(ctx context.Context, q held.Request) (held.Result, error) {
-	if err := lockstep.ValidateID(q.ID); err != nil {
-		return held.Result{}, err
-	}
-	ctx, done, err := l.life.Enter(ctx)
-	if err != nil {
-		return held.Result{}, err
-	}
-	defer done()
-	r := &round{l: l, id: q.ID, owner: l.owners.Next()}
-	rounds, err := l.run(ctx, r, q.Try)
-	if err != nil {
-		if lifecycle.ClosedBy(ctx) {
-			err = fmt.Errorf("shadowlock: %q: %w", q.ID, lockstep.ErrClosed)
+	var res held.Result
+	err := l.life.Do(ctx, "shadowlock", q.ID, func(ctx context.Context) error {
+		r := &round{l: l, id: q.ID, owner: l.owners.Next()}
+		rounds, err := l.run(ctx, r, q.Try)
+		if err != nil {
+			return err
 		}
-		return held.Result{}, err
-	}
-	return held.Result{Part: newPart(r, q.Mode, q.Loss), Owner: r.owner, Since: r.since, Attempts: rounds, Requests: r.requests}, nil
+		res = held.Result{Part: newPart(r, q.Mode, q.Loss), Owner: r.owner, Since: r.since, Attempts: rounds, Requests: r.requests}
+		return nil
+	})
+	return res, err
 }
 
 // run executes listing 5 (for try, until the first AnotherThreadIsOwner or

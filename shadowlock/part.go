@@ -29,21 +29,8 @@ func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
 	l := r.l
 	watched := !(mode == lockstep.ModeCombined && bugs.Planted(bugs.LegacyLossUnwatched))
 	p := &part{l: l, id: r.id, owner: r.owner, since: r.since}
-	p.lease = l.leases.Start(l.cfg.Lease, r.since, p.renew, lease.Hooks{
-		Renewed: func(err error) {
-			if err != nil {
-				l.cfg.Logger.Warn("shadowlock: renewal failed", "id", p.id, "owner", p.owner, "err", err)
-			}
-			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: p.id, Owner: p.owner, Mode: mode, Renewed: err == nil, Err: err})
-		},
-		Lost: func() {
-			if watched {
-				loss.Fire()
-			}
-			l.cfg.Logger.Warn("shadowlock: lease lost", "id", p.id, "owner", p.owner)
-			l.cfg.Observer.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: p.id, Owner: p.owner, Mode: mode, Lost: true})
-		},
-	})
+	rep := held.Reporting{Algorithm: "shadowlock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
+	p.lease = l.leases.Start(l.cfg.Lease, r.since, p.renew, rep.Hooks(loss, watched))
 	if watched {
 		loss.Watch(p.Expired)
 	}

@@ -86,3 +86,16 @@ func SourceOf(locker any) (Source, bool) {
 	}
 	return Source{}, false
 }
+
+// Register registers the Source of Locker type L (a pointer type): of is
+// called with a non-nil *L-typed locker.
+func Register[L comparable](of func(L) Source) {
+	RegisterKind(func(x any) (Source, bool) {
+		var zero L
+		l, ok := x.(L)
+		if !ok || l == zero {
+			return Source{}, false
+		}
+		return of(l), true
+	})
+}

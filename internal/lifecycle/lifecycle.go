@@ -7,6 +7,7 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
@@ -99,4 +100,26 @@ func (t *Tracker[H]) Close(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Do runs one Lock, TryLock or part acquisition for id: it validates id,
+// registers the call (f gets ctx bound to the tracker), and reports an error
+// of f that Close caused as one wrapping lockstep.ErrClosed, prefixed with
+// the package's name.
+func (t *Tracker[H]) Do(ctx context.Context, prefix, id string, f func(ctx context.Context) error) error {
+	if err := lockstep.ValidateID(id); err != nil {
+		return err
+	}
+	ctx, done, err := t.Enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := f(ctx); err != nil {
+		if ClosedBy(ctx) {
+			return fmt.Errorf("%s: %q: %w", prefix, id, lockstep.ErrClosed)
+		}
+		return err
+	}
+	return nil
 }
