@@ -8,21 +8,20 @@ import (
 	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
-	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
 // part is a held queue lock's share of an acquisition (internal/held): the
 // queue and owner cells and the lease renewing them. held.Lock calls its
 // methods one at a time.
 type part struct {
-	l     *Locker
-	id    string
-	owner string
-	qcol  string
-	ocol  string
-	stale []string // cells of this acquisition a failed delete left behind
-	since int64    // lease.Stamp of the winning claim's send
-	lease *lease.Lease
+	l           *Locker
+	id          string
+	owner       string
+	qcol        string
+	ocol        string
+	stale       []string // cells of this acquisition a failed delete left behind
+	since       int64    // lease.Stamp of the winning claim's send
+	held.Leased          // Stop, Expired
 
 	turn     bool // the part still holds this process's turn on id (until its first Release)
 	released bool // the cells are deleted
@@ -38,7 +37,7 @@ func newPart(a *attempt, since int64) *part {
 	p := &part{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: stale, since: since, turn: true}
 	l, mode, loss := a.l, a.mode, a.loss
 	rep := held.Reporting{Algorithm: "queuelock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
-	p.lease = l.leases.Start(l.cfg.Lease, since, p.renew, rep.Hooks(loss, true))
+	p.Lease = l.leases.Start(l.cfg.Lease, since, p.renew, rep.Hooks(loss, true))
 	loss.Watch(p.Expired)
 	return p
 }
@@ -50,14 +49,6 @@ func (p *part) renew(ctx context.Context) error {
 		layout.QueueCell(p.qcol, p.owner, p.l.ts.Next(), ttl),
 		layout.OwnerCell(p.ocol, p.owner, p.l.ts.Next(), ttl))
 }
-
-// Stop ends renewal and waits for it.
-func (p *part) Stop() bool {
-	p.lease.Stop()
-	return p.lease.IsLost()
-}
-
-func (p *part) Expired() bool { return p.lease.IsLost() }
 
 // Release deletes this acquisition's queue and owner cells in one request
 // (with a timestamp above every write of theirs); then the next goroutine of

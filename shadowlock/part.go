@@ -8,19 +8,18 @@ import (
 	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
-	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
 // part is a held legacy lock's share of an acquisition (internal/held): our
 // cell in the main row and the lease renewing it. held.Lock calls its
 // methods one at a time.
 type part struct {
-	l        *Locker
-	id       string
-	owner    string
-	since    int64
-	lease    *lease.Lease
-	released bool // the main cell is deleted
+	l           *Locker
+	id          string
+	owner       string
+	since       int64
+	held.Leased      // Stop, Expired
+	released    bool // the main cell is deleted
 }
 
 var _ held.Part = (*part)(nil)
@@ -30,7 +29,7 @@ func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
 	watched := !(mode == lockstep.ModeCombined && bugs.Planted(bugs.LegacyLossUnwatched))
 	p := &part{l: l, id: r.id, owner: r.owner, since: r.since}
 	rep := held.Reporting{Algorithm: "shadowlock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
-	p.lease = l.leases.Start(l.cfg.Lease, r.since, p.renew, rep.Hooks(loss, watched))
+	p.Lease = l.leases.Start(l.cfg.Lease, r.since, p.renew, rep.Hooks(loss, watched))
 	if watched {
 		loss.Watch(p.Expired)
 	}
@@ -42,14 +41,6 @@ func (p *part) renew(ctx context.Context) error {
 	return p.l.store.Put(ctx, p.l.cfg.main, p.id,
 		layout.LegacyCell(p.owner, p.l.ts.Next(), p.l.cfg.Lease.TTL))
 }
-
-// Stop ends renewal and waits for it.
-func (p *part) Stop() bool {
-	p.lease.Stop()
-	return p.lease.IsLost()
-}
-
-func (p *part) Expired() bool { return p.lease.IsLost() }
 
 // Release deletes our main cell. The owner id is this acquisition's alone,
 // so a retry after a failed delete can touch no one else's cell. Unretried,

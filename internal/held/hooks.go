@@ -38,3 +38,16 @@ func (r Reporting) Hooks(loss *Loss, fire bool) lease.Hooks {
 		},
 	}
 }
+
+// Leased gives a part Stop and Expired over its lease; parts embed it.
+type Leased struct{ Lease *lease.Lease }
+
+// Stop ends renewal, waits for the renewal in flight, and reports whether
+// the lease had been lost.
+func (x *Leased) Stop() bool {
+	x.Lease.Stop()
+	return x.Lease.IsLost()
+}
+
+// Expired reports whether the lease's deadline passed (declaring it lost).
+func (x *Leased) Expired() bool { return x.Lease.IsLost() }
