@@ -141,7 +141,7 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 			}
 			for i := range attempts {
 				small, shrunk, err := catchControl(t, c, i > 0)
-				if err != nil && strings.HasSuffix(err.Error(), "not caught") && i < attempts-1 {
+				if err != nil && retryable(err) && i < attempts-1 {
 					// Each search is random: a later one, or one with
 					// shorter random phases, may miss what another finds.
 					// Only a control no search catches fails.
@@ -181,6 +181,18 @@ const controlAttempts = 3
 type failure struct {
 	sc  script
 	err error
+}
+
+// retryable reports whether a control's search failed in a way a later
+// search may not: the bug was not caught, or rapid's last failing script
+// did not fail again on replay. The latter happens now and then (once in a
+// CI run, SkipOwnerReread) because a grant can wake two goroutines of one
+// process — a user goroutine and the Locker's lease scheduler, whose sleep
+// the user's Start or Stop cut short — and the order in which they then
+// touch the scheduler's heap is the Go runtime's, not the simulator's.
+func retryable(err error) bool {
+	msg := err.Error()
+	return strings.HasSuffix(msg, "not caught") || strings.Contains(msg, "on replay")
 }
 
 // catchControl runs rapid on control c with a recording TB, asserts it is
