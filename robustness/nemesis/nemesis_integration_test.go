@@ -218,6 +218,10 @@ func TestPauseNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, _ := c.PID(3)
+	// A many-threaded JVM stops thread by thread: wait for the state.
+	for i := 0; i < 40 && procState(t, pid) != "T"; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
 	if st := procState(t, pid); st != "T" {
 		t.Fatalf("paused node's state is %q, want T (stopped)", st)
 	}
@@ -291,7 +295,9 @@ func serverSkew(t *testing.T, c *cluster.Cluster, n int) time.Duration {
 func TestClockSkew(t *testing.T) {
 	c := attach(t)
 	ctx := context.Background()
-	near := func(d, want time.Duration) bool { return d-want >= -1500*time.Millisecond && d-want <= 1500*time.Millisecond }
+	near := func(d, want time.Duration) bool {
+		return d-want >= -1500*time.Millisecond && d-want <= 1500*time.Millisecond
+	}
 	if d := serverSkew(t, c, 2); !near(d, 0) {
 		t.Fatalf("n2 skewed by %v before the fault", d)
 	}
