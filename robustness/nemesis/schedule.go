@@ -68,6 +68,10 @@ type Plan struct {
 	TTL      time.Duration // the workers' lock TTL: holds are sized on it
 	MaxSkew  time.Duration // largest server skew a skew event applies
 	Clients  func(label string) *PauseClient // a client pause on some worker
+	// Start is where in the seeded order of kinds this schedule begins: a
+	// run of several segments passes the previous segments' event count,
+	// so the kinds keep rotating across segments.
+	Start int
 }
 
 // Schedule draws the events of p on cluster c. The same plan gives the same
@@ -87,7 +91,7 @@ func Schedule(c *cluster.Cluster, p Plan) ([]Event, error) {
 	var evs []Event
 	at := time.Duration(1+r.IntN(3)) * time.Second
 	for i := 0; ; i++ {
-		k := order[i%len(order)]
+		k := order[(p.Start+i)%len(order)]
 		nem, hold, err := draw(c, r, k, p)
 		if err != nil {
 			return nil, err
