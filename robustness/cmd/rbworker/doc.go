@@ -2,9 +2,11 @@
 // package robustness). It takes locks through the library's public entry
 // point, migration.Locker, in a loop until --duration ends: pick one of
 // --locks ids at random, Lock with a timeout, and in the critical section
-// read, increment and write the harness's fenced register with the lock's
-// fencing token and then its unfenced counter (package register), looking at
-// Lost() between every two steps; then Unlock. Every operation goes to the
+// read the harness's fenced register (with the lock's fencing token) and its
+// unfenced counter (package register), work for a random time up to --hold,
+// and write both incremented, looking at Lost() before the reads and after
+// the writes (worker.critical says why not between the work and the
+// writes); then Unlock. Every operation goes to the
 // --history file as one JSON line (package history): acquire, renew (from
 // the library's Observer), lost, write and release, with invoke and return
 // times on the host's monotonic clock since --epoch-unix-ns.

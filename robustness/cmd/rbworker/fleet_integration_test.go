@@ -106,6 +106,9 @@ type member struct {
 	extra []string
 }
 
+// startHook, when set, is called with the started worker processes.
+var startHook func([]*exec.Cmd)
+
 // fleet is a finished run: its history directory and the register's log.
 type fleet struct {
 	dir   string
@@ -125,6 +128,7 @@ func runFleet(t *testing.T, bin string, locks int, d time.Duration, members []me
 	}
 	defer srv.Close()
 	var wg sync.WaitGroup
+	var cmds []*exec.Cmd
 	for i, m := range members {
 		flagFile := filepath.Join(dir, fmt.Sprintf("w%d.flag", i))
 		if err := os.WriteFile(flagFile, []byte(m.mode+"\n"), 0o644); err != nil {
@@ -139,10 +143,14 @@ func runFleet(t *testing.T, bin string, locks int, d time.Duration, members []me
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		cmds = append(cmds, cmd)
 		wg.Go(func() {
 			err := cmd.Wait()
 			t.Logf("w%d (%s %v): %v %s", i, m.mode, m.extra, err, strings.TrimSpace(out.String()))
 		})
+	}
+	if startHook != nil {
+		startHook(cmds)
 	}
 	wg.Wait()
 	f := fleet{dir: dir, ops: srv.Ops(), epoch: epoch}

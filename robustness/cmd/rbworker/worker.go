@@ -132,34 +132,36 @@ func (w *worker) recordLost(h *hold, seen int64) {
 		InvokeNS: min(d, seen), ReturnNS: seen, Outcome: history.OK, LeaseDeadlineNS: d})
 }
 
-// critical reads, increments and writes the fenced register and then the
-// unfenced counter, looking at Lost() between every two steps.
+// critical reads the fenced register (with the lock's token, which raises
+// the fence) and the unfenced counter, works (a random pause up to --hold),
+// then writes both incremented, looking at Lost() before the reads and after
+// the writes. It does not look between the work and the writes, on purpose:
+// a real client's pause (GC, SIGSTOP) can land between any look at Lost and
+// the write that follows, so a look there only narrows the window the fence
+// must close. Leaving the work in that window lets the client-pause control
+// show lost updates on the counter, and stale writes the fenced register
+// rejects, within minutes instead of hours.
 func (w *worker) critical(h *hold, l lockstep.Lock) {
 	ctx := context.Background() // the register client bounds each request
 	if w.lost(h, l) {
 		return
 	}
 	v, _, err := w.reg.ReadFenced(ctx, h.id, h.token)
-	if err != nil || w.lost(h, l) {
-		return
-	}
-	w.sleep(ctx, time.Duration(w.rng.Int64N(int64(w.c.hold)+1)))
-	if w.lost(h, l) {
-		return
-	}
-	inv := w.clk.Now()
-	ok, err := w.reg.WriteFenced(ctx, h.id, h.token, v, v+1)
-	w.recordWrite(h, history.Fenced, inv, v, ok, err)
-	if w.lost(h, l) {
+	if err != nil {
 		return
 	}
 	c, err := w.reg.ReadCounter(ctx, h.id)
 	if err != nil || w.lost(h, l) {
 		return
 	}
+	w.sleep(ctx, time.Duration(w.rng.Int64N(int64(w.c.hold)+1)))
+	inv := w.clk.Now()
+	ok, err := w.reg.WriteFenced(ctx, h.id, h.token, v, v+1)
+	w.recordWrite(h, history.Fenced, inv, v, ok, err)
 	inv = w.clk.Now()
 	err = w.reg.WriteCounter(ctx, h.id, c, c+1)
 	w.recordWrite(h, history.Counter, inv, c, true, err)
+	w.lost(h, l)
 }
 
 func (w *worker) recordWrite(h *hold, reg string, inv, read int64, accepted bool, err error) {
