@@ -62,12 +62,12 @@ type Event struct {
 
 // Plan says what a schedule may do.
 type Plan struct {
-	Seed     uint64
-	Window   time.Duration // faults start and end within [0, Window)
-	Kinds    []Kind
-	TTL      time.Duration // the workers' lock TTL: holds are sized on it
-	MaxSkew  time.Duration // largest server skew a skew event applies
-	Clients  func(label string) *PauseClient // a client pause on some worker
+	Seed    uint64
+	Window  time.Duration // faults start and end within [0, Window)
+	Kinds   []Kind
+	TTL     time.Duration                   // the workers' lock TTL: holds are sized on it
+	MaxSkew time.Duration                   // largest server skew a skew event applies
+	Clients func(label string) *PauseClient // a client pause on some worker
 	// Start is where in the seeded order of kinds this schedule begins: a
 	// run of several segments passes the previous segments' event count,
 	// so the kinds keep rotating across segments.
@@ -113,7 +113,7 @@ func draw(c *cluster.Cluster, r *rand.Rand, k Kind, p Plan) (Nemesis, time.Durat
 	node := 1 + r.IntN(len(c.Nodes))
 	other := 1 + (node-1+1+r.IntN(len(c.Nodes)-1))%len(c.Nodes)
 	ttl := p.TTL
-	hold := ttl + time.Duration(r.Int64N(int64(2*ttl))) // TTL .. 3×TTL
+	hold := ttl + time.Duration(r.Int64N(int64(ttl))) // TTL .. 2×TTL: leases lapse
 	switch k {
 	case KindIsolate:
 		return Isolate(c, node), hold, nil
