@@ -20,6 +20,9 @@ type Options struct {
 	// LivenessBound is how soon after HealNS every running worker must
 	// acquire. Default 30s when HealNS is set.
 	LivenessBound time.Duration
+	// BypassSlack is added to the queue lock's bypass bound, 2(n−1) others'
+	// acquisitions per wait, checked after HealNS. Default 0.
+	BypassSlack int
 	// StrictCounter makes lost updates on the unfenced counter violations
 	// (for runs without client pauses).
 	StrictCounter bool
@@ -27,7 +30,7 @@ type Options struct {
 
 // Violation is one thing the run did wrong.
 type Violation struct {
-	Checker string // mutex, mutex-undecided, fenced, counter, liveness
+	Checker string // mutex, mutex-undecided, fenced, counter, liveness, bypass
 	Lock    string // the lock id (for liveness: the process)
 	Detail  string
 }
@@ -44,6 +47,9 @@ type Report struct {
 	// Register figures.
 	FencedAccepted, FencedRejected int
 	CounterLostUpdates             int
+	// MaxBypass is the most acquisitions by others during one wait in mode
+	// new or combined after the heal (checked only with HealNS).
+	MaxBypass int
 	// MutexTime is porcupine's total time over all lock ids.
 	MutexTime  time.Duration
 	Violations []Violation
@@ -54,8 +60,8 @@ func (r Report) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "check: %d operations (%d unknown outcome), %d holds (%d lost, %d open at the end)\n",
 		r.Operations, r.Unknown, r.Holds, r.Lost, r.Open)
-	fmt.Fprintf(&b, "check: fenced register %d writes accepted, %d rejected; unfenced counter %d lost updates; mutex model checked in %v\n",
-		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond))
+	fmt.Fprintf(&b, "check: fenced register %d writes accepted, %d rejected; unfenced counter %d lost updates; mutex model checked in %v; max bypass after heal %d\n",
+		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond), r.MaxBypass)
 	const maxShown = 20
 	for i, v := range r.Violations {
 		if i == maxShown {
@@ -102,8 +108,9 @@ func Records(recs []history.Record, ops []register.Op, opts Options) (Report, er
 	if opts.HealNS != 0 && opts.LivenessBound == 0 {
 		opts.LivenessBound = 30 * time.Second
 	}
-	if opts.Timeout < 0 || opts.LivenessBound < 0 {
-		return Report{}, fmt.Errorf("check: Timeout %v and LivenessBound %v must not be negative", opts.Timeout, opts.LivenessBound)
+	if opts.Timeout < 0 || opts.LivenessBound < 0 || opts.BypassSlack < 0 {
+		return Report{}, fmt.Errorf("check: Timeout %v, LivenessBound %v and BypassSlack %d must not be negative",
+			opts.Timeout, opts.LivenessBound, opts.BypassSlack)
 	}
 	var r Report
 	r.Operations = len(recs)
@@ -129,6 +136,8 @@ func Records(recs []history.Record, ops []register.Op, opts Options) (Report, er
 	r.Violations = append(r.Violations, checkRegister(ops, hs, opts, &r)...)
 	if opts.HealNS != 0 {
 		r.Violations = append(r.Violations, checkLiveness(recs, opts.HealNS, int64(opts.LivenessBound))...)
+		vs, most := checkBypass(hs, opts.HealNS, opts.BypassSlack)
+		r.Violations, r.MaxBypass = append(r.Violations, vs...), most
 	}
 	return r, nil
 }

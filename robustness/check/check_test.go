@@ -211,3 +211,25 @@ func TestMutex_LongHistoryIsCheckedQuickly(t *testing.T) {
 	}
 	t.Logf("5000 holds checked in %v", r.MutexTime)
 }
+
+func TestBypass_StarvedQueueWaiterIsFlagged(t *testing.T) {
+	// Two processes: a waits from 1000 to 9000 while b acquires 4 times;
+	// the queue lock allows 2(2−1) = 2.
+	h := new(hist).acquire("a", "l", 10, 1000, 9000).release("a", "l", 9100, 9110)
+	for i := int64(0); i < 4; i++ {
+		t0 := 1500 + i*1000
+		h.acquire("b", "l", i+1, t0, t0+10).release("b", "l", t0+100, t0+110)
+	}
+	r := h.check(t, Options{HealNS: ms(500), LivenessBound: time.Minute})
+	mustFlag(t, r, "bypass", "a (new) waited from 1.000s to 9.000s while others acquired 4 times; the queue lock allows 2")
+	if r.MaxBypass != 4 {
+		t.Fatalf("MaxBypass %d", r.MaxBypass)
+	}
+	mustPass(t, h.check(t, Options{HealNS: ms(500), LivenessBound: time.Minute, BypassSlack: 2}))
+	for i := range h.recs {
+		if h.recs[i].Process == "b" && h.recs[i].Op == history.Acquire {
+			h.recs[i].Mode = "legacy" // unfair by design: not checked
+		}
+	}
+	mustPass(t, h.check(t, Options{HealNS: ms(500), LivenessBound: time.Minute}))
+}

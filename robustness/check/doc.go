@@ -32,6 +32,11 @@
 // liveness: with Options.HealNS set, every worker that ran at least
 // LivenessBound past the final heal acquired some lock within that bound.
 //
+// bypass: with Options.HealNS set, on every lock taken only in modes new and
+// combined after the heal, no Lock call that began after the heal saw more
+// than 2(n−1) acquisitions by others while it waited (n processes): the
+// queue lock's bound, as the model checks state it (propertytests).
+//
 // # Bounding porcupine
 //
 // Linearizability checking is NP-complete in general; here it stays cheap
