@@ -212,6 +212,28 @@ func TestMutex_LongHistoryIsCheckedQuickly(t *testing.T) {
 	t.Logf("5000 holds checked in %v", r.MutexTime)
 }
 
+func TestMutex_UnknownReleasesStayCheap(t *testing.T) {
+	// Every tenth release has an unknown outcome, so it never returns and
+	// stays concurrent with everything after it: the search must still be
+	// quick, because a release can only linearize while its process holds.
+	h := new(hist)
+	for i := int64(0); i < 2000; i++ {
+		p := fmt.Sprintf("w%d", i%4)
+		t0 := i * 100
+		ret := t0 + 90
+		if i%10 == 0 {
+			ret = -1
+		}
+		h.acquire(p, "l", i+1, t0-150, t0+10).release(p, "l", t0+80, ret)
+	}
+	r := h.check(t, Options{Timeout: 20 * time.Second})
+	mustPass(t, r)
+	if r.MutexTime > 10*time.Second || r.Unknown != 200 {
+		t.Fatalf("2000 holds, 200 unknown releases: %v, %d unknown", r.MutexTime, r.Unknown)
+	}
+	t.Logf("2000 holds with 200 unknown releases checked in %v", r.MutexTime)
+}
+
 func TestBypass_StarvedQueueWaiterIsFlagged(t *testing.T) {
 	// Two processes: a waits from 1000 to 9000 while b acquires 4 times;
 	// the queue lock allows 2(2−1) = 2.

@@ -132,5 +132,8 @@ func run(ctx context.Context, c config) (err error) {
 	defer cancel()
 	w.loop(ctx)
 	fmt.Fprintf(os.Stderr, "rbworker %s: %s\n", c.process, w.stats)
+	if n := w.histErr.Load(); n > 0 {
+		return fmt.Errorf("%d operations could not be written to %s: the history is incomplete", n, c.historyPath)
+	}
 	return nil
 }

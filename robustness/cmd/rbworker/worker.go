@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocql/gocql"
@@ -25,18 +26,18 @@ type worker struct {
 	reg     *register.Client
 	tr      *tracker
 	rng     *rand.Rand
-	stats   stats
+	stats   stats        // the main loop's counts
+	histErr atomic.Int64 // history writes that failed, from any goroutine
 }
 
 // stats are the worker's own counts, printed at exit.
 type stats struct {
-	acquired, failed, lost, accepted, rejected, unknown, counter, histErrs int
+	acquired, failed, lost, accepted, rejected, unknown, counter int
 }
 
 func (s stats) String() string {
 	return fmt.Sprintf("%d acquired, %d failed acquisitions, %d lost, fenced writes %d accepted %d rejected %d unknown, %d counter writes",
-		s.acquired, s.failed, s.lost, s.accepted, s.rejected, s.unknown, s.counter) +
-		map[bool]string{true: fmt.Sprintf(", %d history write errors", s.histErrs), false: ""}[s.histErrs > 0]
+		s.acquired, s.failed, s.lost, s.accepted, s.rejected, s.unknown, s.counter)
 }
 
 func newWorker(c config, clk *history.Clock, hw *history.Writer) (*worker, error) {
@@ -71,7 +72,7 @@ func (w *worker) close() error {
 // a full disk shows in the stats rather than as a silent stop.
 func (w *worker) record(r history.Record) {
 	if err := w.hw.Write(r); err != nil {
-		w.stats.histErrs++
+		w.histErr.Add(1)
 		fmt.Fprintln(os.Stderr, "rbworker:", err)
 	}
 }
