@@ -255,3 +255,25 @@ func TestBypass_StarvedQueueWaiterIsFlagged(t *testing.T) {
 	}
 	mustPass(t, h.check(t, Options{HealNS: ms(500), LivenessBound: time.Minute}))
 }
+
+func TestLiveness_LegacyFleetsNeedOnlyBeDeadlockFree(t *testing.T) {
+	h := new(hist)
+	for i := int64(0); i < 30; i++ {
+		h.acquire("a", "l", i+1, 10000+i*1000, 10000+i*1000+10).release("a", "l", 10000+i*1000+500, 10000+i*1000+510)
+	}
+	h.recs = append(h.recs, history.Record{Process: "b", Lock: "l", Op: history.Acquire, InvokeNS: ms(9000), ReturnNS: ms(45000), Outcome: history.Fail, Err: "timeout"})
+	opts := Options{HealNS: ms(9000), LivenessBound: 20 * time.Second}
+	mustFlag(t, h.check(t, opts), "liveness", "b acquired no lock") // a queue fleet: b starved
+	for i := range h.recs {
+		if h.recs[i].Op == history.Acquire && h.recs[i].Outcome == history.OK {
+			h.recs[i].Mode = "legacy"
+		}
+	}
+	mustPass(t, h.check(t, opts)) // legacy: unfair, but a made progress
+	stuck := new(hist).acquire("a", "l", 1, 0, 10).release("a", "l", 20, 30)
+	stuck.recs[0].Mode = "legacy"
+	stuck.recs = append(stuck.recs,
+		history.Record{Process: "a", Lock: "l", Op: history.Acquire, InvokeNS: ms(100), ReturnNS: ms(40000), Outcome: history.Fail, Err: "timeout"},
+		history.Record{Process: "a", Lock: "l", Op: history.Acquire, Mode: "legacy", InvokeNS: ms(40000), ReturnNS: ms(41000), Outcome: history.OK, LeaseDeadlineNS: ms(41000)})
+	mustFlag(t, stuck.check(t, Options{HealNS: ms(50), LivenessBound: 20 * time.Second}), "liveness", "no worker acquired any lock")
+}

@@ -30,7 +30,10 @@
 // violations only with Options.StrictCounter (runs without client pauses).
 //
 // liveness: with Options.HealNS set, every worker that ran at least
-// LivenessBound past the final heal acquired some lock within that bound.
+// LivenessBound past the final heal acquired some lock within that bound —
+// in a fleet that took no lock in mode legacy after the heal. The legacy lock
+// is unfair by design, so a fleet with legacy holds need only be
+// deadlock-free: some worker acquired within the bound.
 //
 // bypass: with Options.HealNS set, on every lock taken only in modes new and
 // combined after the heal, no Lock call that began after the heal saw more

@@ -100,9 +100,16 @@ func ReadFile(path string) ([]Record, error) {
 // ReadDir reads every "*.jsonl" history in dir but the register's log, in
 // file name order. A directory with no history is an error.
 func ReadDir(dir string) ([]Record, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	// Not filepath.Glob: a directory name may hold pattern characters.
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+			names = append(names, filepath.Join(dir, e.Name()))
+		}
 	}
 	sort.Strings(names)
 	var out []Record

@@ -9,7 +9,10 @@ import (
 )
 
 func TestHistory_RoundTripAndCutLastLine(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "run [new]*") // pattern characters are just characters
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	w, err := Create(filepath.Join(dir, "p1.jsonl"))
 	if err != nil {
 		t.Fatal(err)

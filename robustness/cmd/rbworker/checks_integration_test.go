@@ -43,6 +43,32 @@ func TestFleet_EachMode(t *testing.T) {
 	}
 }
 
+// TestFleet_SafeMixes runs the two safe mixes of modes, each in the phase
+// that allows it, on one lock: no violation.
+func TestFleet_SafeMixes(t *testing.T) {
+	bin := build(t, "")
+	for _, mix := range []struct {
+		phase lockstep.Mode
+		modes []string
+	}{
+		{lockstep.Combined, []string{"legacy", "combined", "legacy"}},
+		{lockstep.New, []string{"combined", "new", "new"}},
+	} {
+		t.Run(fmt.Sprint(mix.modes), func(t *testing.T) {
+			setPhase(t, mix.phase)
+			var ms []member
+			for _, m := range mix.modes {
+				ms = append(ms, member{mode: m})
+			}
+			f := runFleet(t, bin, 1, runDuration(t), ms)
+			rep := checkFleet(t, f, check.Options{HealNS: 1, LivenessBound: 20 * time.Second, StrictCounter: true})
+			if len(rep.Violations) > 0 || rep.Holds < 10 {
+				t.Fatalf("%v: %d holds, violations:\n%s", mix.modes, rep.Holds, rep.Summary())
+			}
+		})
+	}
+}
+
 // TestControl_LegacyPlusNew: a legacy and a new worker on one lock, both
 // bypassing the migration layer (as old binaries would), must be caught.
 func TestControl_LegacyPlusNew(t *testing.T) {
