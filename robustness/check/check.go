@@ -23,6 +23,9 @@ type Options struct {
 	// BypassSlack is added to the queue lock's bypass bound, 2(n−1) others'
 	// acquisitions per wait, checked after HealNS. Default 0.
 	BypassSlack int
+	// VisualizeDir, when set, receives porcupine's HTML rendering of every
+	// lock whose history the mutex model rejects. Default none.
+	VisualizeDir string
 	// StrictCounter makes lost updates on the unfenced counter violations
 	// (for runs without client pauses).
 	StrictCounter bool
@@ -132,7 +135,7 @@ func Records(recs []history.Record, ops []register.Op, opts Options) (Report, er
 			r.Open++
 		}
 	}
-	r.Violations = append(r.Violations, checkMutex(hs, opts.Timeout, &r)...)
+	r.Violations = append(r.Violations, checkMutex(hs, opts.Timeout, opts.VisualizeDir, &r)...)
 	r.Violations = append(r.Violations, checkRegister(ops, hs, opts, &r)...)
 	if opts.HealNS != 0 {
 		r.Violations = append(r.Violations, checkLiveness(recs, opts.HealNS, int64(opts.LivenessBound))...)

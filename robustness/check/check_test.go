@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -94,8 +96,13 @@ func TestMutex_TwoOverlappingHoldersAreFlagged(t *testing.T) {
 		acquire("b", "l", 2, 5, 300). // a still holds: its lease runs to 1000
 		release("a", "l", 400, 410).
 		release("b", "l", 500, 510)
-	r := h.check(t, Options{})
+	dir := t.TempDir()
+	r := h.check(t, Options{VisualizeDir: dir})
 	mustFlag(t, r, "mutex", "a (new, token 1) held from 0.010s until at least 0.400s; b (new, token 2) acquired at 0.300s")
+	mustFlag(t, r, "mutex", "mutex-l.html")
+	if b, err := os.ReadFile(filepath.Join(dir, "mutex-l.html")); err != nil || !strings.Contains(string(b), "acquire b") {
+		t.Fatalf("visualization: %v", err)
+	}
 }
 
 func TestMutex_AcquireBeforeTheExpiredHoldersDeadlineIsFlagged(t *testing.T) {

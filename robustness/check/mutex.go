@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -30,7 +31,13 @@ var mutexModel = porcupine.Model{
 			return s == in.process, 0
 		}
 	},
-	Hash:  func(state any) uint64 { return uint64(state.(int)) },
+	Hash: func(state any) uint64 { return uint64(state.(int)) },
+	DescribeState: func(state any) string {
+		if state.(int) == 0 {
+			return "free"
+		}
+		return fmt.Sprintf("held by client %d", state.(int)-1)
+	},
 	Equal: func(a, b any) bool { return a == b },
 	DescribeOperation: func(input, _ any) string {
 		in := input.(mutexInput)
@@ -64,8 +71,10 @@ func mutexOps(hs []*hold) []porcupine.Operation {
 	return ops
 }
 
-// checkMutex runs the model on each lock id, with its own timeout.
-func checkMutex(hs []*hold, timeout time.Duration, r *Report) []Violation {
+// checkMutex runs the model on each lock id, with its own timeout. With
+// visualize set, a lock whose history is illegal gets porcupine's HTML
+// rendering there, mutex-<lock>.html.
+func checkMutex(hs []*hold, timeout time.Duration, visualize string, r *Report) []Violation {
 	byLock := map[string][]*hold{}
 	var locks []string
 	for _, h := range hs {
@@ -78,11 +87,20 @@ func checkMutex(hs []*hold, timeout time.Duration, r *Report) []Violation {
 	var out []Violation
 	for _, lock := range locks {
 		start := time.Now()
-		res, _ := porcupine.CheckOperationsVerbose(mutexModel, mutexOps(byLock[lock]), timeout)
+		res, info := porcupine.CheckOperationsVerbose(mutexModel, mutexOps(byLock[lock]), timeout)
 		r.MutexTime += time.Since(start)
 		switch res {
 		case porcupine.Illegal:
-			out = append(out, Violation{Checker: "mutex", Lock: lock, Detail: explainOverlap(byLock[lock])})
+			detail := explainOverlap(byLock[lock])
+			if visualize != "" {
+				path := filepath.Join(visualize, "mutex-"+lock+".html")
+				if err := porcupine.VisualizePath(mutexModel, info, path); err != nil {
+					detail += fmt.Sprintf(" (no visualization: %v)", err)
+				} else {
+					detail += " (see " + path + ")"
+				}
+			}
+			out = append(out, Violation{Checker: "mutex", Lock: lock, Detail: detail})
 		case porcupine.Unknown:
 			out = append(out, Violation{Checker: "mutex-undecided", Lock: lock,
 				Detail: fmt.Sprintf("porcupine found no answer within %v over %d holds; raise Options.Timeout", timeout, len(byLock[lock]))})

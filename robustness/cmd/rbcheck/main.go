@@ -3,7 +3,7 @@
 // register-ops.jsonl. It prints the report and exits 1 if it found any
 // violation, 2 on bad input.
 //
-//	rbcheck [--timeout 1m] [--heal-ns N --liveness-bound 30s] [--strict-counter] DIR
+//	rbcheck [--timeout 1m] [--heal-ns N --liveness-bound 30s] [--strict-counter] [--visualize OUT] DIR
 package main
 
 import (
@@ -28,6 +28,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.Timeout, "timeout", 0, "porcupine's time limit per lock id (0: 1m)")
 	fs.Int64Var(&o.HealNS, "heal-ns", 0, "the final heal, ns since the run's epoch (0: no liveness check)")
 	fs.DurationVar(&o.LivenessBound, "liveness-bound", 0, "every worker must acquire this soon after the heal (0: 30s)")
+	fs.StringVar(&o.VisualizeDir, "visualize", "", "write porcupine's HTML rendering of every rejected lock history to this directory")
 	fs.BoolVar(&o.StrictCounter, "strict-counter", false, "lost updates on the unfenced counter are violations")
 	opsPath := fs.String("register-ops", "", "the register's log (default DIR/"+history.RegisterFile+")")
 	fs.Usage = func() {
