@@ -5,7 +5,6 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/robustness/check"
+	"github.com/lockstep-go/lockstep/robustness/register"
 )
 
 // checkFleet runs the checkers on a finished fleet and logs the report.
@@ -97,50 +97,58 @@ func TestControl_PlantedHalfTTLLease(t *testing.T) {
 	}
 }
 
-// TestControl_ClientPauses: workers paused (SIGSTOP) for longer than the
-// TTL lose updates on the unfenced counter; the fenced register rejects
-// the stale writes and loses none.
+// TestControl_ClientPauses: a worker paused (SIGSTOP) for longer than the
+// TTL right after it read the registers — Jepsen's targeted pause: the
+// register's log says who just read — writes stale values when it resumes.
+// The unfenced counter loses those updates; the fenced register rejects the
+// stale writes and loses none.
 func TestControl_ClientPauses(t *testing.T) {
 	bin := build(t, "")
 	setPhase(t, lockstep.New)
-	d := runDuration(t)
 	stop := make(chan struct{})
 	done := make(chan int)
-	pauser := func(pids []int) {
-		rng := rand.New(rand.NewPCG(7, 7))
-		n := 0
-		defer func() { done <- n }()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Duration(500+rng.IntN(1500)) * time.Millisecond):
+	startHook = func(cmds []*exec.Cmd, srv *register.Server) {
+		go func() {
+			n := 0
+			defer func() { done <- n }()
+			rng := rand.New(rand.NewPCG(7, 7))
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Duration(1000+rng.IntN(2000)) * time.Millisecond):
+				}
+				if pid := justRead(srv, cmds); pid != 0 && syscall.Kill(pid, syscall.SIGSTOP) == nil {
+					n++
+					time.Sleep(6 * time.Second) // TTL 4s
+					syscall.Kill(pid, syscall.SIGCONT)
+				}
 			}
-			pid := pids[rng.IntN(len(pids))]
-			if syscall.Kill(pid, syscall.SIGSTOP) != nil {
-				continue
-			}
-			n++
-			time.Sleep(6 * time.Second) // TTL 4s
-			syscall.Kill(pid, syscall.SIGCONT)
-		}
-	}
-	startHook = func(cmds []*exec.Cmd) {
-		var pids []int
-		for _, c := range cmds {
-			pids = append(pids, c.Process.Pid)
-		}
-		go pauser(pids)
+		}()
 	}
 	defer func() { startHook = nil }()
-	f := runFleet(t, bin, 1, d, []member{{mode: "new"}, {mode: "new"}, {mode: "new"}})
+	f := runFleet(t, bin, 1, runDuration(t), []member{{mode: "new"}, {mode: "new"}, {mode: "new"}})
 	close(stop)
-	t.Logf("%d pauses of 6s", <-done)
+	t.Logf("%d targeted pauses of 6s", <-done)
 	rep := checkFleet(t, f, check.Options{})
-	if len(rep.Violations) > 0 || rep.CounterLostUpdates == 0 {
-		t.Fatalf("want lost updates on the counter and no violation:\n%s", rep.Summary())
+	if len(rep.Violations) > 0 || rep.CounterLostUpdates == 0 || rep.FencedRejected == 0 {
+		t.Fatalf("want lost updates on the counter, stale fenced writes rejected, and no violation:\n%s", rep.Summary())
 	}
-	fmt.Fprintf(os.Stderr, "client pauses: %d counter lost updates, %d fenced rejections\n", rep.CounterLostUpdates, rep.FencedRejected)
+}
+
+// justRead returns the pid of the worker whose counter read is the
+// register's latest request, if it has not written since: it is working in
+// its critical section.
+func justRead(srv *register.Server, cmds []*exec.Cmd) int {
+	ops := srv.Ops()
+	if len(ops) == 0 || ops[len(ops)-1].Kind != register.ReadCounter {
+		return 0
+	}
+	var i int
+	if _, err := fmt.Sscanf(ops[len(ops)-1].Process, "w%d", &i); err != nil || i < 0 || i >= len(cmds) {
+		return 0
+	}
+	return cmds[i].Process.Pid
 }
 
 func has(r check.Report, checker string) bool {

@@ -106,8 +106,9 @@ type member struct {
 	extra []string
 }
 
-// startHook, when set, is called with the started worker processes.
-var startHook func([]*exec.Cmd)
+// startHook, when set, is called with the started worker processes (in
+// member order) and the register; it runs while they work.
+var startHook func([]*exec.Cmd, *register.Server)
 
 // fleet is a finished run: its history directory and the register's log.
 type fleet struct {
@@ -150,7 +151,7 @@ func runFleet(t *testing.T, bin string, locks int, d time.Duration, members []me
 		})
 	}
 	if startHook != nil {
-		startHook(cmds)
+		startHook(cmds, srv)
 	}
 	wg.Wait()
 	f := fleet{dir: dir, ops: srv.Ops(), epoch: epoch}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/robustness/check"
+	"github.com/lockstep-go/lockstep/robustness/register"
 )
 
 // nodePID reads the pid of node 1 of the cluster scripts/cassandra runs in
@@ -46,7 +47,7 @@ func TestFleet_NodePausesLongerThanTheTTL(t *testing.T) {
 		t.Run(m.String(), func(t *testing.T) {
 			setPhase(t, m)
 			done := make(chan int)
-			startHook = func([]*exec.Cmd) {
+			startHook = func([]*exec.Cmd, *register.Server) {
 				go func() {
 					n := 0
 					defer func() { done <- n }()
