@@ -33,7 +33,7 @@ type Options struct {
 
 // Violation is one thing the run did wrong.
 type Violation struct {
-	Checker string // mutex, mutex-undecided, fenced, counter, liveness, bypass
+	Checker string // mutex, mutex-undecided, fenced, counter, liveness, bypass, harness
 	Lock    string // the lock id (for liveness: the process)
 	Detail  string
 }
@@ -53,6 +53,10 @@ type Report struct {
 	// MaxBypass is the most acquisitions by others during one wait in mode
 	// new or combined after the heal (checked only with HealNS).
 	MaxBypass int
+	// Misalignment is the worst distance, in ns, by which the register
+	// applied a write outside the interval its worker recorded for it: 0
+	// when the worker and the register share the epoch.
+	Misalignment int64
 	// MutexTime is porcupine's total time over all lock ids.
 	MutexTime  time.Duration
 	Violations []Violation
@@ -61,8 +65,8 @@ type Report struct {
 // Summary is a few lines for people, ending in the violation count.
 func (r Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "check: %d operations (%d unknown outcome), %d holds (%d lost, %d open at the end)\n",
-		r.Operations, r.Unknown, r.Holds, r.Lost, r.Open)
+	fmt.Fprintf(&b, "check: %d operations (%d unknown outcome), %d holds (%d lost, %d open at the end); worker/register clocks agree within %v\n",
+		r.Operations, r.Unknown, r.Holds, r.Lost, r.Open, time.Duration(r.Misalignment))
 	fmt.Fprintf(&b, "check: fenced register %d writes accepted, %d rejected; unfenced counter %d lost updates; mutex model checked in %v; max bypass after heal %d\n",
 		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond), r.MaxBypass)
 	const maxShown = 20
@@ -135,6 +139,8 @@ func Records(recs []history.Record, ops []register.Op, opts Options) (Report, er
 			r.Open++
 		}
 	}
+	mis, vs := checkAlignment(recs, ops)
+	r.Misalignment, r.Violations = mis, append(r.Violations, vs...)
 	r.Violations = append(r.Violations, checkMutex(hs, opts.Timeout, opts.VisualizeDir, &r)...)
 	r.Violations = append(r.Violations, checkRegister(ops, hs, opts, &r)...)
 	if opts.HealNS != 0 {

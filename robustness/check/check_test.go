@@ -284,3 +284,17 @@ func TestLiveness_LegacyFleetsNeedOnlyBeDeadlockFree(t *testing.T) {
 		history.Record{Process: "a", Lock: "l", Op: history.Acquire, Mode: "legacy", InvokeNS: ms(40000), ReturnNS: ms(41000), Outcome: history.OK, LeaseDeadlineNS: ms(41000)})
 	mustFlag(t, stuck.check(t, Options{HealNS: ms(50), LivenessBound: 20 * time.Second}), "liveness", "no worker acquired any lock")
 }
+
+func TestHarness_MisalignedEpochIsFlagged(t *testing.T) {
+	h := new(hist).acquire("a", "l", 1, 0, 10).release("a", "l", 300, 310)
+	h.recs = append(h.recs, history.Record{Process: "a", Lock: "l", Op: history.Write, Token: 1, InvokeNS: ms(100), ReturnNS: ms(110),
+		Outcome: history.OK, Register: history.Fenced, Read: 0, Value: 1})
+	h.write("a", "l", 1, 0, 0, 105, true)
+	r := h.check(t, Options{})
+	mustPass(t, r)
+	if r.Misalignment != 0 {
+		t.Fatalf("aligned write: misalignment %d", r.Misalignment)
+	}
+	h.ops[0].AtNS = ms(2000) // the register's epoch is off by seconds
+	mustFlag(t, h.check(t, Options{}), "harness", "wrong --epoch-unix-ns")
+}

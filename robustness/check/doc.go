@@ -40,6 +40,11 @@
 // than 2(n−1) acquisitions by others while it waited (n processes): the
 // queue lock's bound, as the model checks state it (propertytests).
 //
+// harness: every write a worker recorded lies, in the register's log, inside
+// the interval the worker recorded for it (within 100ms): otherwise the
+// worker and the register do not share the epoch, and no time comparison
+// above could be trusted.
+//
 // # Bounding porcupine
 //
 // Linearizability checking is NP-complete in general; here it stays cheap
