@@ -68,8 +68,9 @@ func (w *worker) close() error {
 	return err
 }
 
-// record appends r to the history; a failed write is counted, not fatal, so
-// a full disk shows in the stats rather than as a silent stop.
+// record appends r to the history. A failed write does not stop the work
+// (the other workers' histories stay meaningful); it is counted, and the
+// worker exits non-zero at the end, saying its history is incomplete.
 func (w *worker) record(r history.Record) {
 	if err := w.hw.Write(r); err != nil {
 		w.histErr.Add(1)
