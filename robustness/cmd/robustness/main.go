@@ -70,6 +70,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer r.teardown()
 
 	segs := r.segments()
+	if err := r.checkLengths(segs); err != nil {
+		fmt.Fprintf(stderr, "robustness: %v\n", err)
+		return exitUsage
+	}
 	r.logf("seed %d, %d segment(s) in %.1f minutes, TTL %v, MaxServerSkew %v, %d workers each; rerun with --seed %d",
 		o.seed, len(segs), o.minutes, o.ttl, o.maxSkew, o.workers, o.seed)
 	if err := r.prepare(ctx); err != nil {
@@ -127,6 +131,21 @@ func (r *runner) segments() []segment {
 		s = append(s, controls...)
 	}
 	return s
+}
+
+// checkLengths refuses a run whose segments leave less than 10 s of faults.
+func (r *runner) checkLengths(segs []segment) error {
+	if len(segs) == 0 {
+		return fmt.Errorf("no fleet and no control to run")
+	}
+	lengths, windows := r.lengths(segs)
+	for i, w := range windows {
+		if w < 10*time.Second {
+			return fmt.Errorf("--minutes %v leaves segment %s %v, %v for faults after the quiet time; give more minutes or fewer fleets",
+				r.o.minutes, segs[i].name, lengths[i], w)
+		}
+	}
+	return nil
 }
 
 // lengths divides --minutes over the segments by weight, and gives each

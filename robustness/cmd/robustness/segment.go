@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,13 +34,8 @@ type finding struct{ checker, lock, detail string }
 // them one after the other.
 func (r *runner) runSegments(ctx context.Context, segs []segment) ([]result, error) {
 	lengths, windows := r.lengths(segs)
-	for i, w := range windows {
-		if w < 10*time.Second {
-			return nil, fmt.Errorf("--minutes %v leaves segment %s %v, %v for faults after the quiet time; give more minutes or fewer fleets",
-				r.o.minutes, segs[i].name, lengths[i], w)
-		}
-	}
 	plans := make([][]nemesis.Event, len(segs))
+	covered := map[nemesis.Kind]bool{}
 	start := 0
 	fmt.Fprintf(r.out, "schedule (seed %d):\n", r.o.seed)
 	for i := range segs {
@@ -77,6 +71,20 @@ func (r *runner) runSegments(ctx context.Context, segs []segment) ([]result, err
 		}
 		nemesis.Print(r.out, seg.name, evs)
 		plans[i] = evs
+		for _, e := range evs {
+			covered[kindOf(e.Nemesis)] = true
+		}
+	}
+	var missing []string
+	for _, k := range r.o.kinds {
+		if !covered[k] {
+			missing = append(missing, string(k))
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(r.out, " kinds NOT scheduled (give more --minutes): %s\n", strings.Join(missing, ", "))
+	} else {
+		fmt.Fprintf(r.out, " every kind asked for is scheduled at least once (%d kinds)\n", len(r.o.kinds))
 	}
 	t := time.Now()
 	if err := r.keyspaces(ctx, segs); err != nil {
@@ -97,38 +105,6 @@ func (r *runner) runSegments(ctx context.Context, segs []segment) ([]result, err
 	return res, nil
 }
 
-// current workers, for client pauses (set while a segment runs).
-var (
-	liveMu sync.Mutex
-	live   []*worker
-)
-
-// clientPauser returns pause-client nemeses that stop one of the running
-// workers, chosen by the label the schedule drew.
-func (r *runner) clientPauser(seg *segment) func(string) *nemesis.PauseClient {
-	return func(label string) *nemesis.PauseClient {
-		return &nemesis.PauseClient{Label: label, PID: func() (int, error) {
-			liveMu.Lock()
-			defer liveMu.Unlock()
-			if len(live) == 0 {
-				return 0, fmt.Errorf("no worker running")
-			}
-			h := fnv.New32a()
-			h.Write([]byte(label))
-			for k := 0; k < len(live); k++ {
-				w := live[(int(h.Sum32())+k)%len(live)]
-				select {
-				case <-w.done:
-					continue
-				default:
-					return w.cmd.Process.Pid, nil
-				}
-			}
-			return 0, fmt.Errorf("every worker has exited")
-		}}
-	}
-}
-
 func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []nemesis.Event, length, window time.Duration) (result, error) {
 	t0 := time.Now()
 	res := result{seg: *seg}
@@ -143,9 +119,7 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 	}
 	defer srv.Close()
 	ws, err := r.spawn(seg, idx, keyspace, srv.URL(), histDir, length)
-	liveMu.Lock()
-	live = ws
-	liveMu.Unlock()
+	setLive(ws)
 	if err != nil {
 		return res, err
 	}
@@ -181,9 +155,16 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 			r.logf("segment %s: worker %s: %v (see %s)", seg.name, w.id, w.err, filepath.Join(histDir, w.id+".log"))
 		}
 	}
-	liveMu.Lock()
-	live = nil
-	liveMu.Unlock()
+	setLive(nil)
+	failed := 0
+	for _, w := range ws {
+		if w.err != nil {
+			failed++
+		}
+	}
+	if failed == len(ws) {
+		return res, fmt.Errorf("every worker failed (logs in %s)", histDir)
+	}
 	ops := srv.Ops()
 	if err := register.Save(filepath.Join(histDir, history.RegisterFile), ops); err != nil {
 		return res, err
@@ -252,4 +233,34 @@ func (r *runner) healAll(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// kindOf maps a nemesis back to its kind, for the coverage line.
+func kindOf(n nemesis.Nemesis) nemesis.Kind {
+	name := n.Name()
+	switch {
+	case strings.HasPrefix(name, "partition isolate"):
+		return nemesis.KindIsolate
+	case strings.HasPrefix(name, "partition bridge"):
+		return nemesis.KindBridge
+	case strings.HasPrefix(name, "partition halves"):
+		return nemesis.KindHalves
+	case strings.HasPrefix(name, "partition one-way"):
+		return nemesis.KindOneWay
+	case strings.HasPrefix(name, "loss"):
+		return nemesis.KindLoss
+	case strings.HasPrefix(name, "pause-node"):
+		return nemesis.KindPauseNode
+	case strings.HasPrefix(name, "kill-node"):
+		return nemesis.KindKillNode
+	case strings.HasPrefix(name, "pause-client"):
+		return nemesis.KindPauseClient
+	case strings.HasPrefix(name, "skew bump"):
+		return nemesis.KindSkewBump
+	case strings.HasPrefix(name, "skew strobe"):
+		return nemesis.KindSkewStrobe
+	case strings.HasPrefix(name, "slow"):
+		return nemesis.KindSlow
+	}
+	return nemesis.Kind(name)
 }

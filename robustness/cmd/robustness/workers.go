@@ -15,6 +15,7 @@ import (
 type worker struct {
 	id       string
 	flagFile string
+	history  string
 	cmd      *exec.Cmd
 	done     chan struct{}
 	err      error
@@ -77,8 +78,9 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 	}
 	var ws []*worker
 	for i := 0; i < r.o.workers; i++ {
-		id := fmt.Sprintf("%s-w%d", seg.name, i)
-		w := &worker{id: id, flagFile: filepath.Join(histDir, id+".flag"), done: make(chan struct{})}
+		// Process ids allow [A-Za-z0-9._:-]: "legacy+new" becomes "legacy_new".
+		id := fmt.Sprintf("%s-w%d", strings.ReplaceAll(seg.name, "+", "_"), i)
+		w := &worker{id: id, flagFile: filepath.Join(histDir, id+".flag"), history: filepath.Join(histDir, id+".jsonl"), done: make(chan struct{})}
 		if err := writeFlag(w.flagFile, seg.modes[i%len(seg.modes)]); err != nil {
 			return ws, err
 		}
@@ -91,7 +93,7 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 			"--max-server-skew", r.o.maxSkew.String(),
 			"--flag-file", w.flagFile,
 			"--register", registerURL,
-			"--history", filepath.Join(histDir, id+".jsonl"),
+			"--history", w.history,
 			"--duration", d.String(),
 			"--seed", fmt.Sprint(r.o.seed*1000 + uint64(idx)*100 + uint64(i)),
 			"--epoch-unix-ns", fmt.Sprint(r.epoch.UnixNano()),
