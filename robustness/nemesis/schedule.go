@@ -72,6 +72,8 @@ type Plan struct {
 	// run of several segments passes the previous segments' event count,
 	// so the kinds keep rotating across segments.
 	Start int
+	// Segment numbers the schedule within a run: the events' randomness.
+	Segment int
 }
 
 // Schedule draws the events of p on cluster c. The same plan gives the same
@@ -85,9 +87,12 @@ func Schedule(c *cluster.Cluster, p Plan) ([]Event, error) {
 	if p.TTL <= 0 {
 		return nil, fmt.Errorf("nemesis: schedule needs the lock TTL")
 	}
-	r := rand.New(rand.NewPCG(p.Seed, 0x6e656d65))
+	// The order of kinds depends on the seed only, so segments that pass
+	// Start keep rotating through one order; targets, holds and gaps depend
+	// on the segment too.
 	order := append([]Kind(nil), p.Kinds...)
-	r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	rand.New(rand.NewPCG(p.Seed, 0x6e656d65)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	r := rand.New(rand.NewPCG(p.Seed, 0x6576656e74^uint64(p.Segment)))
 	var evs []Event
 	at := time.Duration(1+r.IntN(3)) * time.Second
 	for i := 0; ; i++ {

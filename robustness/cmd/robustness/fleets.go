@@ -13,6 +13,7 @@ const (
 	expectClean       expect = iota // no violation
 	expectViolation                 // at least one violation (a control)
 	expectCounterLoss               // lost updates on the counter only
+	expectMeasure                   // anything: the skew sweep records what it finds
 )
 
 // segment is one fleet or control: its workers' modes, the phase the
@@ -31,7 +32,9 @@ type segment struct {
 	events  func(r *runner, seg *segment, window time.Duration) []nemesis.Event
 	expect  expect
 	control bool
-	weight  float64 // share of --minutes relative to a fleet's 1 (0: 1)
+	weight  float64       // share of --minutes relative to a fleet's 1 (0: 1)
+	skew    time.Duration // node 2's clock ahead by this for the whole segment
+	length  time.Duration // fixed length, instead of a share of --minutes
 }
 
 var fleets = []segment{

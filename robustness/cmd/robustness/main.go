@@ -86,6 +86,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		r.summary(res)
 		return exitHarness
 	}
+	if o.sweep != nil {
+		r.sweepTable(res)
+	}
 	if !r.summary(res) {
 		return exitViolated
 	}
@@ -122,6 +125,9 @@ func (r *runner) prepare(ctx context.Context) error {
 
 // segments are the fleets asked for, then the controls.
 func (r *runner) segments() []segment {
+	if r.o.sweep != nil {
+		return r.o.sweep
+	}
 	var s []segment
 	for _, name := range r.o.fleets {
 		f, _ := fleetByName(name)
@@ -158,8 +164,11 @@ func (r *runner) lengths(segs []segment) (length, window []time.Duration) {
 	}
 	for _, s := range segs {
 		l := time.Duration(r.o.minutes * float64(time.Minute) * weight(s) / total).Round(time.Second)
+		if s.length > 0 {
+			l = s.length
+		}
 		q := r.o.quiet
-		if s.expect == expectViolation {
+		if s.expect == expectViolation || s.expect == expectMeasure {
 			q = 5 * time.Second
 		}
 		length, window = append(length, l), append(window, l-q)

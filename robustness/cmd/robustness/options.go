@@ -25,6 +25,7 @@ type options struct {
 	dir      string
 	repo     string
 	quiet    time.Duration
+	sweep    []segment
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -44,6 +45,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.dir, "dir", "/tmp/lockstep-robustness", "state dir: cluster/ and out/ (histories, logs) below it")
 	fs.StringVar(&o.repo, "repo", "", "repository root (default: found above the working directory)")
 	fs.DurationVar(&o.quiet, "quiet", 0, "quiet time after the last heal of a segment, for liveness (0: the liveness bound 2×TTL+5s, plus 5s)")
+	sweep := fs.String("skew-sweep", "", "instead of fleets and controls, the skew/TTL sweep: TTL:skew,skew;TTL:… (\"default\": "+DefaultSweep+")")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -83,6 +85,14 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.locks < 1 {
 		return o, fmt.Errorf("--locks %d: give at least 1", o.locks)
+	}
+	if *sweep != "" {
+		if *sweep == "default" {
+			*sweep = DefaultSweep
+		}
+		if o.sweep, err = parseSweep(*sweep); err != nil {
+			return o, err
+		}
 	}
 	if o.quiet == 0 {
 		o.quiet = livenessBound(o.ttl) + 5*time.Second

@@ -56,7 +56,7 @@ func (r *runner) runSegments(ctx context.Context, segs []segment) ([]result, err
 			var err error
 			evs, err = nemesis.Schedule(r.cluster, nemesis.Plan{
 				Seed: r.o.seed, Window: window, Kinds: kinds, TTL: ttl, MaxSkew: r.o.maxSkew,
-				Clients: r.clientPauser(seg), Start: start,
+				Clients: r.clientPauser(seg), Start: start, Segment: i,
 			})
 			if err != nil {
 				return nil, err
@@ -124,6 +124,13 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 		return res, err
 	}
 	r.logf("segment %s: %d workers for %v, register %s", seg.name, len(ws), length, srv.URL())
+	if seg.skew != 0 {
+		b := nemesis.Bump(r.cluster, 2, seg.skew)
+		if err := b.Inject(ctx); err != nil {
+			return res, err
+		}
+		r.logf("segment %s: %s for the whole segment", seg.name, b.Name())
+	}
 	segStart := time.Now()
 	var wg sync.WaitGroup
 	if seg.rollout {
