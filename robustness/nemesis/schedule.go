@@ -208,3 +208,33 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 		return true
 	}
 }
+
+// KindOf maps a nemesis of this package back to its kind (by its name).
+func KindOf(n Nemesis) Kind {
+	name := n.Name()
+	switch {
+	case strings.HasPrefix(name, "partition isolate"):
+		return KindIsolate
+	case strings.HasPrefix(name, "partition bridge"):
+		return KindBridge
+	case strings.HasPrefix(name, "partition halves"):
+		return KindHalves
+	case strings.HasPrefix(name, "partition one-way"):
+		return KindOneWay
+	case strings.HasPrefix(name, "loss"):
+		return KindLoss
+	case strings.HasPrefix(name, "pause-node"):
+		return KindPauseNode
+	case strings.HasPrefix(name, "kill-node"):
+		return KindKillNode
+	case strings.HasPrefix(name, "pause-client"):
+		return KindPauseClient
+	case strings.HasPrefix(name, "skew bump"):
+		return KindSkewBump
+	case strings.HasPrefix(name, "skew strobe"):
+		return KindSkewStrobe
+	case strings.HasPrefix(name, "slow"):
+		return KindSlow
+	}
+	return Kind(name)
+}

@@ -83,6 +83,9 @@ func (r *runner) livenessBound(seg *segment) time.Duration {
 func livenessBound(ttl time.Duration) time.Duration { return 2*ttl + 5*time.Second }
 
 func (r *runner) pausesClients(seg *segment) bool {
+	if seg.expect == expectCounterLoss {
+		return true
+	}
 	if seg.events != nil {
 		return false
 	}

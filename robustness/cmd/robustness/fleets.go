@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/lockstep-go/lockstep/robustness/nemesis"
@@ -56,7 +57,7 @@ var controls = []segment{
 	// after its lease lapsed. The fenced register rejects it (its token is
 	// older); the unfenced counter loses an update.
 	{name: "ctl-unfenced", modes: []string{"new"}, phase: "new", locks: 2,
-		kinds: []nemesis.Kind{nemesis.KindPauseClient}, expect: expectCounterLoss, control: true, weight: 0.8},
+		events: pauseEvery, expect: expectCounterLoss, control: true, weight: 0.8},
 	// A lease defect (TTL/2 from the send, blind to whole-second expiry and
 	// server skew) with a TTL of 2 s and one node's clock 1 s ahead, within
 	// the 1 s MaxServerSkew the workers assume.
@@ -82,4 +83,19 @@ func fleetByName(name string) (segment, bool) {
 		}
 	}
 	return segment{}, false
+}
+
+// pauseEvery fills the window with client pauses of TTL + 2 s, a second
+// apart, each on a worker inside its critical section.
+func pauseEvery(r *runner, seg *segment, window time.Duration) []nemesis.Event {
+	ttl := seg.ttl
+	if ttl == 0 {
+		ttl = r.o.ttl
+	}
+	pause := r.clientPauser(seg)
+	var evs []nemesis.Event
+	for at, i := time.Second, 0; at+ttl+2*time.Second <= window; at, i = at+ttl+3*time.Second, i+1 {
+		evs = append(evs, nemesis.Event{At: at, Hold: ttl + 2*time.Second, Nemesis: pause(fmt.Sprintf("#%d", i))})
+	}
+	return evs
 }

@@ -72,7 +72,7 @@ func (r *runner) runSegments(ctx context.Context, segs []segment) ([]result, err
 		nemesis.Print(r.out, seg.name, evs)
 		plans[i] = evs
 		for _, e := range evs {
-			covered[kindOf(e.Nemesis)] = true
+			covered[nemesis.KindOf(e.Nemesis)] = true
 		}
 	}
 	var missing []string
@@ -240,34 +240,4 @@ func (r *runner) healAll(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// kindOf maps a nemesis back to its kind, for the coverage line.
-func kindOf(n nemesis.Nemesis) nemesis.Kind {
-	name := n.Name()
-	switch {
-	case strings.HasPrefix(name, "partition isolate"):
-		return nemesis.KindIsolate
-	case strings.HasPrefix(name, "partition bridge"):
-		return nemesis.KindBridge
-	case strings.HasPrefix(name, "partition halves"):
-		return nemesis.KindHalves
-	case strings.HasPrefix(name, "partition one-way"):
-		return nemesis.KindOneWay
-	case strings.HasPrefix(name, "loss"):
-		return nemesis.KindLoss
-	case strings.HasPrefix(name, "pause-node"):
-		return nemesis.KindPauseNode
-	case strings.HasPrefix(name, "kill-node"):
-		return nemesis.KindKillNode
-	case strings.HasPrefix(name, "pause-client"):
-		return nemesis.KindPauseClient
-	case strings.HasPrefix(name, "skew bump"):
-		return nemesis.KindSkewBump
-	case strings.HasPrefix(name, "skew strobe"):
-		return nemesis.KindSkewStrobe
-	case strings.HasPrefix(name, "slow"):
-		return nemesis.KindSlow
-	}
-	return nemesis.Kind(name)
 }
