@@ -268,4 +268,3 @@ func TestPauseClient(t *testing.T) {
 		t.Fatal("client still stopped after heal")
 	}
 }
-
