@@ -28,9 +28,16 @@
 // started: workers, nftables tables, stopped or skewed or throttled nodes,
 // the cluster and its cgroups; the last lines say what was checked.
 //
+// With --skew-sweep the run is the skew/TTL table instead (issue 14, item
+// 7): per TTL and skew, a legacy fleet with node 2's clock ahead by the skew
+// for the whole segment, under faults that stall renewals (isolate, one-way,
+// loss, pause-node); the findings are recorded, not judged, and printed as a
+// table next to the prediction (TTL − 1 s + MaxServerSkew)/2.
+//
 // Usage (as root; scripts/robustness wraps it):
 //
 //	robustness [--minutes N] [--seed S] [--fleets LIST] [--controls=false]
 //	           [--kinds LIST] [--ttl 4s] [--max-server-skew 1s] [--workers 4]
 //	           [--ip-offset 60] [--dir /tmp/lockstep-robustness]
+//	robustness --skew-sweep default|TTL:skew,skew;TTL:… [--seed S]
 package main

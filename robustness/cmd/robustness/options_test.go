@@ -59,8 +59,8 @@ func TestSweepSegments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(segs) != 11 {
-		t.Fatalf("%d sweep segments, want 11", len(segs))
+	if len(segs) != 8 {
+		t.Fatalf("%d sweep segments, want 8", len(segs))
 	}
 	for _, s := range segs {
 		if s.skew <= 0 || s.ttl < 3*time.Second || s.length < 4*s.ttl || !s.control {

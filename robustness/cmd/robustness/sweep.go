@@ -19,9 +19,11 @@ import (
 // sweepKinds stall renewals without touching clocks or killing anything.
 var sweepKinds = []nemesis.Kind{nemesis.KindIsolate, nemesis.KindOneWay, nemesis.KindLoss, nemesis.KindPauseNode}
 
-// DefaultSweep is the table of ROBUSTNESS.md: around the predicted edge
-// (TTL − 1 s + MaxServerSkew)/2 for the library assuming MaxServerSkew 0.
-const DefaultSweep = "3s:500ms,1500ms,2500ms;5s:1500ms,2500ms,4s;10s:4s,6s,9s;30s:12s,17s"
+// DefaultSweep is the table of ROBUSTNESS.md: one skew below and one above
+// the predicted edge (TTL − 1 s + MaxServerSkew)/2 with the library's
+// default MaxServerSkew of 1 s, for TTL 4 s (the smallest it accepts with
+// that skew; 3 s is refused), 5, 10 and 30 s.
+const DefaultSweep = "4s:1500ms,3500ms;5s:2s,4500ms;10s:4500ms,9s;30s:14s,17s"
 
 // parseSweep parses "TTL:skew,skew;TTL:skew" into sweep segments.
 func parseSweep(s string) ([]segment, error) {
