@@ -12,30 +12,51 @@ import (
 
 	"github.com/lockstep-go/lockstep/robustness/history"
 	"github.com/lockstep-go/lockstep/robustness/nemesis"
+	"github.com/lockstep-go/lockstep/robustness/register"
 )
 
-// The workers of the running segment, for client pauses.
+// The workers and the register of the running segment, for client pauses.
 var (
-	liveMu sync.Mutex
-	live   []*worker
+	liveMu  sync.Mutex
+	live    []*worker
+	liveOps func() []register.Op
 )
 
-func setLive(ws []*worker) {
+func setLive(ws []*worker, ops func() []register.Op) {
 	liveMu.Lock()
 	defer liveMu.Unlock()
-	live = ws
+	live, liveOps = ws, ops
+}
+
+// justRead returns the workers whose last request to the register was a
+// read of the counter: they are between their reads and their writes.
+func justRead(ops []register.Op) map[string]bool {
+	last := map[string]register.Kind{}
+	for _, o := range ops {
+		last[o.Process] = o.Kind
+	}
+	out := map[string]bool{}
+	for p, k := range last {
+		if k == register.ReadCounter {
+			out[p] = true
+		}
+	}
+	return out
 }
 
 // clientPauser returns pause-client nemeses. A pause bites only when it
-// stops a worker inside its critical section (then the worker resumes after
-// its lease lapsed and writes late), so the nemesis waits up to 5 s for a
-// worker whose history ends in a successful acquire, and otherwise takes
-// the worker the label hashes to.
+// stops a worker between its register reads and its writes (it then resumes
+// after its lease lapsed and writes what it read before), so the nemesis
+// waits up to 5 s for a worker whose last request in the register's log is
+// a counter read (the workload helper's finding: random pauses often miss),
+// then for one whose history ends in a successful acquire, and otherwise
+// takes the worker the label hashes to.
 func (r *runner) clientPauser(*segment) func(string) *nemesis.PauseClient {
 	return func(label string) *nemesis.PauseClient {
 		return &nemesis.PauseClient{Label: label, PID: func() (int, error) {
 			liveMu.Lock()
 			ws := append([]*worker(nil), live...)
+			opsOf := liveOps
 			liveMu.Unlock()
 			if len(ws) == 0 {
 				return 0, fmt.Errorf("no worker running")
@@ -44,6 +65,17 @@ func (r *runner) clientPauser(*segment) func(string) *nemesis.PauseClient {
 			h.Write([]byte(label))
 			first := int(h.Sum32())
 			deadline := time.Now().Add(5 * time.Second)
+			for opsOf != nil && time.Now().Before(deadline) {
+				read := justRead(opsOf())
+				for k := range ws {
+					w := ws[(first+k)%len(ws)]
+					if running(w) && read[w.id] {
+						return w.cmd.Process.Pid, nil
+					}
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			deadline = time.Now().Add(2 * time.Second)
 			for time.Now().Before(deadline) {
 				for k := range ws {
 					w := ws[(first+k)%len(ws)]

@@ -119,7 +119,7 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 	}
 	defer srv.Close()
 	ws, err := r.spawn(seg, idx, keyspace, srv.URL(), histDir, length)
-	setLive(ws)
+	setLive(ws, srv.Ops)
 	if err != nil {
 		return res, err
 	}
@@ -162,7 +162,7 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 			r.logf("segment %s: worker %s: %v (see %s)", seg.name, w.id, w.err, filepath.Join(histDir, w.id+".log"))
 		}
 	}
-	setLive(nil)
+	setLive(nil, nil)
 	failed := 0
 	for _, w := range ws {
 		if w.err != nil {
