@@ -83,13 +83,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	res, err := r.runSegments(ctx, segs)
 	if err != nil {
 		fmt.Fprintf(stderr, "robustness: %v\n", err)
-		r.summary(res)
+		r.summary(res, err)
 		return exitHarness
 	}
 	if o.sweep != nil {
 		r.sweepTable(res)
 	}
-	if !r.summary(res) {
+	if !r.summary(res, nil) {
 		return exitViolated
 	}
 	return exitOK

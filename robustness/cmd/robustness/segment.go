@@ -97,6 +97,9 @@ func (r *runner) runSegments(ctx context.Context, segs []segment) ([]result, err
 			return res, ctx.Err()
 		}
 		rs, err := r.runSegment(ctx, i, &segs[i], plans[i], lengths[i], windows[i])
+		if err != nil {
+			rs.ok, rs.verdict = false, "not finished: "+err.Error()
+		}
 		res = append(res, rs)
 		if err != nil {
 			return res, fmt.Errorf("segment %s: %w", segs[i].name, err)

@@ -56,8 +56,10 @@ func (r *runner) teardown() {
 }
 
 // summary prints the per-segment verdicts and the final line; it reports
-// whether the run passed (fleets clean, controls caught).
-func (r *runner) summary(res []result) bool {
+// whether the run passed (fleets clean, controls caught). A run cut short
+// (failed, interrupted) ends in an INCOMPLETE line instead, so nothing that
+// looks for the summary line mistakes it for a pass.
+func (r *runner) summary(res []result, cut error) bool {
 	ops, unknown, viol := 0, 0, 0
 	pass := true
 	fmt.Fprintln(r.out, "summary:")
@@ -80,6 +82,11 @@ func (r *runner) summary(res []result) bool {
 	}
 	fmt.Fprintf(r.out, "robustness: wall time %v, seed %d, %d unknown outcomes; controls are not counted as violations\n",
 		time.Since(r.start).Round(time.Second), r.o.seed, unknown)
+	if cut != nil {
+		fmt.Fprintf(r.out, "robustness: INCOMPLETE after %d of its segments (%v): %d operations, %d nemesis events, %d violations so far\n",
+			len(res), cut, ops, r.events, viol)
+		return false
+	}
 	fmt.Fprintf(r.out, "robustness: %d operations, %d nemesis events, %d violations\n", ops, r.events, viol)
 	return pass
 }
