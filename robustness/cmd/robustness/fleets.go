@@ -36,6 +36,7 @@ type segment struct {
 	weight  float64       // share of --minutes relative to a fleet's 1 (0: 1)
 	skew    time.Duration // node 2's clock ahead by this for the whole segment
 	length  time.Duration // fixed length, instead of a share of --minutes
+	hold    time.Duration // longest critical section (rbworker --hold; 0: its default)
 }
 
 var fleets = []segment{

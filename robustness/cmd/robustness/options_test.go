@@ -63,7 +63,7 @@ func TestSweepSegments(t *testing.T) {
 		t.Fatalf("%d sweep segments, want 8", len(segs))
 	}
 	for _, s := range segs {
-		if s.skew <= 0 || s.ttl < 3*time.Second || s.length < 4*s.ttl || !s.control {
+		if s.skew <= 0 || s.ttl < 3*time.Second || s.length < 4*s.ttl || !s.control || s.hold != s.ttl {
 			t.Errorf("sweep segment %+v", s)
 		}
 	}

@@ -47,14 +47,18 @@ func parseSweep(s string) ([]segment, error) {
 				return nil, fmt.Errorf("--skew-sweep: skew %q: give a positive duration", sk)
 			}
 			segs = append(segs, segment{
-				name:    fmt.Sprintf("skew-t%ds-s%dms", int(ttl.Seconds()), skew.Milliseconds()),
-				modes:   []string{"legacy"},
-				phase:   "legacy",
-				ttl:     ttl,
-				locks:   2,
-				kinds:   sweepKinds,
-				skew:    skew,
-				length:  max(45*time.Second, 4*ttl+10*time.Second),
+				name:   fmt.Sprintf("skew-t%ds-s%dms", int(ttl.Seconds()), skew.Milliseconds()),
+				modes:  []string{"legacy"},
+				phase:  "legacy",
+				ttl:    ttl,
+				locks:  2,
+				kinds:  sweepKinds,
+				skew:   skew,
+				length: max(45*time.Second, 4*ttl+10*time.Second),
+				// Critical sections as long as the TTL: a holder is still
+				// inside when its lease runs out, so a cell that expires
+				// early on the skewed node can let a second holder in.
+				hold:    ttl,
 				expect:  expectMeasure,
 				control: true, // not a fleet: its findings are the measurement
 			})

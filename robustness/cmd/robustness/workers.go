@@ -98,6 +98,9 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 			"--seed", fmt.Sprint(r.o.seed*1000 + uint64(idx)*100 + uint64(i)),
 			"--epoch-unix-ns", fmt.Sprint(r.epoch.UnixNano()),
 		}
+		if seg.hold > 0 {
+			args = append(args, "--hold", seg.hold.String())
+		}
 		if seg.bypass {
 			args = append(args, "--bypass-migration")
 		}
