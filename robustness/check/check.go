@@ -1,0 +1,152 @@
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lockstep-go/lockstep/robustness/history"
+	"github.com/lockstep-go/lockstep/robustness/register"
+)
+
+// Options tune the checkers. The zero value checks safety only.
+type Options struct {
+	// Timeout bounds porcupine's search per lock id. Default one minute.
+	Timeout time.Duration
+	// HealNS is when the final heal ended, ns since the run's epoch; zero
+	// skips the liveness check.
+	HealNS int64
+	// LivenessBound is how soon after HealNS every running worker must
+	// acquire. Default 30s when HealNS is set.
+	LivenessBound time.Duration
+	// BypassSlack is added to the queue lock's bypass bound, 2(n−1) others'
+	// acquisitions per wait, checked after HealNS. Default 0.
+	BypassSlack int
+	// VisualizeDir, when set, receives porcupine's HTML rendering of every
+	// lock whose history the mutex model rejects. Default none.
+	VisualizeDir string
+	// StrictCounter makes lost updates on the unfenced counter violations
+	// (for runs without client pauses).
+	StrictCounter bool
+}
+
+// Violation is one thing the run did wrong.
+type Violation struct {
+	Checker string // mutex, mutex-undecided, fenced, counter, liveness, bypass, harness
+	Lock    string // the lock id (for liveness: the process)
+	Detail  string
+}
+
+func (v Violation) String() string { return fmt.Sprintf("[%s] %s: %s", v.Checker, v.Lock, v.Detail) }
+
+// Report is what Run found.
+type Report struct {
+	Operations int // history records
+	Unknown    int // records with an unknown outcome
+	Holds      int // successful acquisitions
+	Lost       int // holds whose worker saw the lease lost
+	Open       int // holds with no end (worker killed while holding)
+	// Register figures.
+	FencedAccepted, FencedRejected int
+	CounterLostUpdates             int
+	// MaxBypass is the most acquisitions by others during one wait in mode
+	// new or combined after the heal (checked only with HealNS).
+	MaxBypass int
+	// Misalignment is the worst distance, in ns, by which the register
+	// applied a write outside the interval its worker recorded for it: 0
+	// when the worker and the register share the epoch.
+	Misalignment int64
+	// MutexTime is porcupine's total time over all lock ids.
+	MutexTime  time.Duration
+	Violations []Violation
+}
+
+// Summary is a few lines for people, ending in the violation count.
+func (r Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "check: %d operations (%d unknown outcome), %d holds (%d lost, %d open at the end); worker/register clocks agree within %v\n",
+		r.Operations, r.Unknown, r.Holds, r.Lost, r.Open, time.Duration(r.Misalignment))
+	fmt.Fprintf(&b, "check: fenced register %d writes accepted, %d rejected; unfenced counter %d lost updates; mutex model checked in %v; max bypass after heal %d\n",
+		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond), r.MaxBypass)
+	const maxShown = 20
+	for i, v := range r.Violations {
+		if i == maxShown {
+			fmt.Fprintf(&b, "check: ... and %d more\n", len(r.Violations)-maxShown)
+			break
+		}
+		fmt.Fprintf(&b, "check: VIOLATION %s\n", v)
+	}
+	fmt.Fprintf(&b, "check: %d violations", len(r.Violations))
+	if len(r.Violations) > 0 {
+		fmt.Fprintf(&b, " (checkers: %s)", strings.Join(r.Checkers(), ", "))
+	}
+	return b.String()
+}
+
+// Checkers lists the checkers that found violations, sorted.
+func (r Report) Checkers() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range r.Violations {
+		if !seen[v.Checker] {
+			seen[v.Checker] = true
+			out = append(out, v.Checker)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Run checks the histories in historyDir against the register's log ops.
+func Run(historyDir string, ops []register.Op, opts Options) (Report, error) {
+	recs, err := history.ReadDir(historyDir)
+	if err != nil {
+		return Report{}, err
+	}
+	return Records(recs, ops, opts)
+}
+
+// Records checks records already read.
+func Records(recs []history.Record, ops []register.Op, opts Options) (Report, error) {
+	if opts.Timeout == 0 {
+		opts.Timeout = time.Minute
+	}
+	if opts.HealNS != 0 && opts.LivenessBound == 0 {
+		opts.LivenessBound = 30 * time.Second
+	}
+	if opts.Timeout < 0 || opts.LivenessBound < 0 || opts.BypassSlack < 0 {
+		return Report{}, fmt.Errorf("check: Timeout %v, LivenessBound %v and BypassSlack %d must not be negative",
+			opts.Timeout, opts.LivenessBound, opts.BypassSlack)
+	}
+	var r Report
+	r.Operations = len(recs)
+	for _, rec := range recs {
+		if rec.Outcome == history.Unknown {
+			r.Unknown++
+		}
+	}
+	hs, err := buildHolds(recs)
+	if err != nil {
+		return r, err
+	}
+	for _, h := range hs {
+		r.Holds++
+		switch h.end {
+		case endLost:
+			r.Lost++
+		case endOpen:
+			r.Open++
+		}
+	}
+	mis, vs := checkAlignment(recs, ops)
+	r.Misalignment, r.Violations = mis, append(r.Violations, vs...)
+	r.Violations = append(r.Violations, checkMutex(hs, opts.Timeout, opts.VisualizeDir, &r)...)
+	r.Violations = append(r.Violations, checkRegister(ops, hs, opts, &r)...)
+	if opts.HealNS != 0 {
+		r.Violations = append(r.Violations, checkLiveness(recs, opts.HealNS, int64(opts.LivenessBound))...)
+		vs, most := checkBypass(hs, opts.HealNS, opts.BypassSlack)
+		r.Violations, r.MaxBypass = append(r.Violations, vs...), most
+	}
+	return r, nil
+}

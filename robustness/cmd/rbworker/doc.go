@@ -1,0 +1,41 @@
+// Command rbworker is one worker process of the robustness suite (issue 14;
+// package robustness). It takes locks through the library's public entry
+// point, migration.Locker, in a loop until --duration ends: pick one of
+// --locks ids at random, Lock with a timeout, and in the critical section
+// read the harness's fenced register (with the lock's fencing token) and its
+// unfenced counter (package register), work for a random time up to --hold,
+// and write both incremented, looking at Lost() before the reads and after
+// the writes (worker.critical says why not between the work and the
+// writes); then Unlock. Every operation goes to the
+// --history file as one JSON line (package history): acquire, renew (from
+// the library's Observer), lost, write and release, with invoke and return
+// times on the host's monotonic clock since --epoch-unix-ns.
+//
+// The mode of each acquisition comes from --flag-file (migration.File), so
+// the runner can flip it while the worker runs.
+//
+// # The lease deadline
+//
+// The public API does not expose when the last successful renewal was sent,
+// so the worker derives a lower bound from the Observer's lease events: the
+// library's renewer is sequential and reports each attempt when it returns,
+// so renewal k was sent no earlier than the report of attempt k−1 (or the
+// Lock call, for the first). The deadline recorded is that bound plus the
+// lease window the library under test computes for the configured TTL and
+// MaxServerSkew (internal/lease: (TTL − 1s − MaxServerSkew)/2, or what a
+// planted defect makes of it). A lower bound keeps the checkers from false
+// alarms; it weakens them by at most one renewal interval (TTL/3 or less).
+// A combined lock has two leases (queue and legacy halves); its deadline is
+// the earlier of the two.
+//
+// # Negative controls
+//
+// --plant NAME switches on a planted defect of internal/bugs for the whole
+// process; it needs a binary built with -tags lockstep_bugs (the worker
+// refuses the flag otherwise). --fencing=false takes locks without fencing
+// tokens (all tokens 0, which the fenced register then cannot tell apart).
+// --bypass-migration takes locks with the algorithm of the flag's mode
+// directly, as an old binary that never went through migration.Locker would:
+// invisible to the census and deaf to the phase, which is how a legacy+new
+// fleet happens in production. Client pauses are the runner's (SIGSTOP).
+package main

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/cassandra"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/combined"
+	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
+)
+
+// locker is what the worker takes locks with.
+type locker interface {
+	Lock(ctx context.Context, id string) (lockstep.Lock, error)
+	Close(ctx context.Context) error
+}
+
+// dial connects to the cluster and returns the store and the session.
+func dial(c config) (*gocql.Session, lockstep.Store, error) {
+	cons, err := gocql.ParseConsistencyWrapper(c.consistency)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--consistency: %w", err)
+	}
+	cluster := gocql.NewCluster(c.hosts...)
+	cluster.Timeout = c.requestTimeout
+	cluster.ConnectTimeout = 10 * time.Second
+	cluster.Consistency = cons
+	cluster.Logger = log.New(io.Discard, "", 0)
+	session, err := cluster.CreateSession()
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot reach Cassandra at %v: %w", c.hosts, err)
+	}
+	store, err := cassandra.New(session, c.keyspace, cassandra.WithConsistency(cons, cons))
+	if err != nil {
+		session.Close()
+		return nil, nil, err
+	}
+	return session, store, nil
+}
+
+// window is the lease window the library under test computes for the
+// configured TTL and skew (a planted lease defect changes it), in ns.
+func window(c config) int64 {
+	return int64(lease.Config{TTL: c.ttl, MaxServerSkew: c.maxServerSkew}.Window())
+}
+
+// newLocker builds the worker's locker: migration.New, the public entry
+// point, unless --bypass-migration asks for the algorithms directly. All
+// construction of library lockers is in this function.
+func newLocker(c config, store lockstep.Store, obs lockstep.Observer) (locker, error) {
+	clk := &clock.Local{}
+	var fence *clock.Global
+	if c.fencing {
+		g, err := clock.NewGlobal(store, "", clk)
+		if err != nil {
+			return nil, err
+		}
+		fence = g
+	}
+	flag := migration.File(c.flagFile)
+	if c.bypassMigration {
+		return newDirect(c, store, clk, fence, flag, obs)
+	}
+	return migration.New(store, clk, c.process, flag, &migration.Options{
+		Queue:    &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew},
+		Legacy:   &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew},
+		Fencing:  fence,
+		Observer: obs,
+	})
+}
+
+// direct takes each lock with the algorithm of the flag's mode, bypassing
+// the migration layer's census and phase guard: an old binary's view.
+type direct struct {
+	flag     migration.FlagSource
+	legacy   *shadowlock.Locker
+	queue    *queuelock.Locker
+	combined *combined.Locker
+}
+
+func newDirect(c config, store lockstep.Store, clk lockstep.Clock, fence *clock.Global, flag migration.FlagSource, obs lockstep.Observer) (*direct, error) {
+	d := &direct{flag: flag}
+	var err error
+	if d.legacy, err = shadowlock.New(store, &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew,
+		Clock: clk, ProcessID: c.process + ":legacy", Fencing: fence, Observer: obs}); err != nil {
+		return nil, err
+	}
+	if d.queue, err = queuelock.New(store, &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew,
+		Clock: clk, ProcessID: c.process + ":new", Fencing: fence, Observer: obs}); err != nil {
+		return nil, errors.Join(err, d.Close(context.Background()))
+	}
+	if d.combined, err = combined.New(store, &combined.Options{
+		Queue: &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, Clock: clk,
+			ProcessID: c.process + ":combined", Observer: obs},
+		Legacy: &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, Clock: clk,
+			ProcessID: c.process + ":combined", Observer: obs},
+		Fencing: fence}); err != nil {
+		return nil, errors.Join(err, d.Close(context.Background()))
+	}
+	return d, nil
+}
+
+func (d *direct) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
+	m, err := d.flag.Mode(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch m {
+	case lockstep.Legacy:
+		return d.legacy.Lock(ctx, id)
+	case lockstep.Combined:
+		return d.combined.Lock(ctx, id)
+	default:
+		return d.queue.Lock(ctx, id)
+	}
+}
+
+func (d *direct) Close(ctx context.Context) error {
+	var errs []error
+	if d.combined != nil {
+		errs = append(errs, d.combined.Close(ctx))
+	}
+	if d.legacy != nil {
+		errs = append(errs, d.legacy.Close(ctx))
+	}
+	if d.queue != nil {
+		errs = append(errs, d.queue.Close(ctx))
+	}
+	return errors.Join(errs...)
+}

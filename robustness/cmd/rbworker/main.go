@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/lockstep-go/lockstep/robustness/history"
+)
+
+// config is the parsed command line.
+type config struct {
+	hosts           []string
+	keyspace        string
+	consistency     string
+	process         string
+	locks           int
+	ttl             time.Duration
+	maxServerSkew   time.Duration
+	flagFile        string
+	registerURL     string
+	historyPath     string
+	duration        time.Duration
+	seed            uint64
+	hold            time.Duration
+	lockTimeout     time.Duration
+	requestTimeout  time.Duration
+	fencing         bool
+	plant           string
+	bypassMigration bool
+	epochUnixNS     int64
+}
+
+func parseFlags(args []string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("rbworker", flag.ContinueOnError)
+	hosts := fs.String("hosts", "127.0.0.1", "comma-separated Cassandra contact points")
+	fs.StringVar(&c.keyspace, "keyspace", "locks", "the lock keyspace (tables from package schema)")
+	fs.StringVar(&c.consistency, "consistency", "quorum", "read and write consistency")
+	fs.StringVar(&c.process, "process", "", "this worker's fleet-unique process id (required)")
+	fs.IntVar(&c.locks, "locks", 8, "number of lock ids, lock-0 .. lock-N-1")
+	fs.DurationVar(&c.ttl, "ttl", 4*time.Second, "lock TTL, whole seconds")
+	fs.DurationVar(&c.maxServerSkew, "max-server-skew", time.Second, "MaxServerSkew the lockers assume")
+	fs.StringVar(&c.flagFile, "flag-file", "", "file holding the mode (legacy, combined, new), read per acquisition (required)")
+	fs.StringVar(&c.registerURL, "register", "", "the harness register's URL (required)")
+	fs.StringVar(&c.historyPath, "history", "", "history output file, JSON lines (required)")
+	fs.DurationVar(&c.duration, "duration", time.Minute, "how long to run")
+	fs.Uint64Var(&c.seed, "seed", 1, "seed of the worker's choices")
+	fs.DurationVar(&c.hold, "hold", time.Second, "longest pause inside a critical section")
+	fs.DurationVar(&c.lockTimeout, "lock-timeout", 0, "bound on one Lock call (0: 4×TTL)")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", 2*time.Second, "Cassandra request timeout")
+	fs.BoolVar(&c.fencing, "fencing", true, "take fencing tokens (global time service)")
+	fs.StringVar(&c.plant, "plant", "", "planted defect of internal/bugs to switch on (needs -tags lockstep_bugs)")
+	fs.BoolVar(&c.bypassMigration, "bypass-migration", false, "take locks with the flag's algorithm directly, not through migration.Locker (negative control)")
+	fs.Int64Var(&c.epochUnixNS, "epoch-unix-ns", 0, "the run's shared epoch, Unix ns (0: now)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	for _, h := range strings.Split(*hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			c.hosts = append(c.hosts, h)
+		}
+	}
+	if c.lockTimeout == 0 {
+		c.lockTimeout = 4 * c.ttl
+	}
+	switch {
+	case c.process == "":
+		return c, errors.New("--process is required: a fleet-unique id such as w1")
+	case c.flagFile == "":
+		return c, errors.New("--flag-file is required: a file holding legacy, combined or new")
+	case c.registerURL == "":
+		return c, errors.New("--register is required: the harness register's URL")
+	case c.historyPath == "":
+		return c, errors.New("--history is required: where to write this worker's operations")
+	case len(c.hosts) == 0:
+		return c, errors.New("--hosts is empty")
+	case c.locks < 1:
+		return c, fmt.Errorf("--locks %d: need at least 1", c.locks)
+	case c.duration <= 0 || c.hold < 0 || c.lockTimeout <= 0 || c.requestTimeout <= 0:
+		return c, errors.New("--duration, --lock-timeout and --request-timeout must be positive, --hold not negative")
+	}
+	return c, nil
+}
+
+func main() {
+	c, err := parseFlags(os.Args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "rbworker:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, c); err != nil {
+		fmt.Fprintln(os.Stderr, "rbworker:", err)
+		os.Exit(1)
+	}
+}
+
+// run sets everything up, works until the duration ends or ctx is
+// cancelled, and closes everything.
+func run(ctx context.Context, c config) (err error) {
+	undo, err := plant(c.plant)
+	if err != nil {
+		return err
+	}
+	defer undo()
+	clk := history.NewClock(c.epochUnixNS)
+	hw, err := history.Create(c.historyPath)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, hw.Close()) }()
+	w, err := newWorker(c, clk, hw)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, w.close()) }()
+	ctx, cancel := context.WithTimeout(ctx, c.duration)
+	defer cancel()
+	w.loop(ctx)
+	fmt.Fprintf(os.Stderr, "rbworker %s: %s\n", c.process, w.stats)
+	if n := w.histErr.Load(); n > 0 {
+		return fmt.Errorf("%d operations could not be written to %s: the history is incomplete", n, c.historyPath)
+	}
+	return nil
+}

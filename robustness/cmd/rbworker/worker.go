@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocql/gocql"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/robustness/history"
+	"github.com/lockstep-go/lockstep/robustness/register"
+)
+
+// worker is one process's loop and what it needs.
+type worker struct {
+	c       config
+	clk     *history.Clock
+	hw      *history.Writer
+	session *gocql.Session
+	locker  locker
+	reg     *register.Client
+	tr      *tracker
+	rng     *rand.Rand
+	stats   stats        // the main loop's counts
+	histErr atomic.Int64 // history writes that failed, from any goroutine
+}
+
+// stats are the worker's own counts, printed at exit.
+type stats struct {
+	acquired, failed, lost, accepted, rejected, unknown, counter int
+}
+
+func (s stats) String() string {
+	return fmt.Sprintf("%d acquired, %d failed acquisitions, %d lost, fenced writes %d accepted %d rejected %d unknown, %d counter writes",
+		s.acquired, s.failed, s.lost, s.accepted, s.rejected, s.unknown, s.counter)
+}
+
+func newWorker(c config, clk *history.Clock, hw *history.Writer) (*worker, error) {
+	reg, err := register.NewClient(c.registerURL, c.process, c.requestTimeout)
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{c: c, clk: clk, hw: hw, reg: reg, rng: rand.New(rand.NewPCG(c.seed, 0x7262776b))}
+	w.tr = &tracker{w: w, window: window(c)}
+	session, store, err := dial(c)
+	if err != nil {
+		return nil, err
+	}
+	w.session = session
+	if w.locker, err = newLocker(c, store, w.tr); err != nil {
+		session.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// close releases whatever the locker still holds and disconnects.
+func (w *worker) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*w.c.requestTimeout)
+	defer cancel()
+	err := w.locker.Close(ctx)
+	w.session.Close()
+	return err
+}
+
+// record appends r to the history. A failed write does not stop the work
+// (the other workers' histories stay meaningful); it is counted, and the
+// worker exits non-zero at the end, saying its history is incomplete.
+func (w *worker) record(r history.Record) {
+	if err := w.hw.Write(r); err != nil {
+		w.histErr.Add(1)
+		fmt.Fprintln(os.Stderr, "rbworker:", err)
+	}
+}
+
+// loop takes locks until ctx ends.
+func (w *worker) loop(ctx context.Context) {
+	for ctx.Err() == nil {
+		w.once(ctx, fmt.Sprintf("lock-%d", w.rng.IntN(w.c.locks)))
+	}
+}
+
+// once is one acquisition: Lock, the critical section, Unlock. The critical
+// section and the release run to their end even when ctx ends meanwhile.
+func (w *worker) once(ctx context.Context, id string) {
+	h := w.tr.begin(id, w.clk.Now())
+	defer w.tr.end()
+	lctx, cancel := context.WithTimeout(ctx, w.c.lockTimeout)
+	l, err := w.locker.Lock(lctx, id)
+	cancel()
+	ret := w.clk.Now()
+	if err != nil {
+		w.stats.failed++
+		w.record(history.Record{Process: w.c.process, Lock: id, Op: history.Acquire, InvokeNS: h.invoke, ReturnNS: ret,
+			Outcome: history.Fail, Err: err.Error()})
+		w.sleep(ctx, time.Duration(w.rng.Int64N(int64(100*time.Millisecond))))
+		return
+	}
+	w.stats.acquired++
+	w.tr.held(h, l)
+	w.record(history.Record{Process: w.c.process, Lock: id, Op: history.Acquire, Token: h.token, Mode: h.mode.String(),
+		InvokeNS: h.invoke, ReturnNS: ret, Outcome: history.OK, Owner: h.owner,
+		LeaseDeadlineNS: w.tr.deadline(h), LeaseWindowNS: w.tr.window})
+	w.critical(h, l)
+	w.release(h, l)
+}
+
+// lost reports whether l's lease is lost, recording the first sighting.
+func (w *worker) lost(h *hold, l lockstep.Lock) bool {
+	select {
+	case <-l.Lost():
+		w.recordLost(h, w.clk.Now())
+		return true
+	default:
+		return false
+	}
+}
+
+// recordLost records the lost op once: from the deadline (or the sighting,
+// if the library signalled loss earlier, as the census can) to the sighting.
+func (w *worker) recordLost(h *hold, seen int64) {
+	if h.lost {
+		return
+	}
+	h.lost = true
+	w.stats.lost++
+	d := w.tr.deadline(h)
+	w.record(history.Record{Process: w.c.process, Lock: h.id, Op: history.Lost, Token: h.token, Mode: h.mode.String(),
+		InvokeNS: min(d, seen), ReturnNS: seen, Outcome: history.OK, LeaseDeadlineNS: d})
+}
+
+// critical reads the fenced register (with the lock's token, which raises
+// the fence) and the unfenced counter, works (a random pause up to --hold),
+// then writes both incremented, looking at Lost() before the reads and after
+// the writes. It does not look between the work and the writes, on purpose:
+// a real client's pause (GC, SIGSTOP) can land between any look at Lost and
+// the write that follows, so a look there only narrows the window the fence
+// must close. Leaving the work in that window lets the client-pause control
+// show lost updates on the counter, and stale writes the fenced register
+// rejects, within minutes instead of hours.
+func (w *worker) critical(h *hold, l lockstep.Lock) {
+	ctx := context.Background() // the register client bounds each request
+	if w.lost(h, l) {
+		return
+	}
+	v, _, err := w.reg.ReadFenced(ctx, h.id, h.token)
+	if err != nil {
+		return
+	}
+	c, err := w.reg.ReadCounter(ctx, h.id)
+	if err != nil || w.lost(h, l) {
+		return
+	}
+	w.sleep(ctx, time.Duration(w.rng.Int64N(int64(w.c.hold)+1)))
+	inv := w.clk.Now()
+	ok, err := w.reg.WriteFenced(ctx, h.id, h.token, v, v+1)
+	w.recordWrite(h, history.Fenced, inv, v, ok, err)
+	inv = w.clk.Now()
+	err = w.reg.WriteCounter(ctx, h.id, c, c+1)
+	w.recordWrite(h, history.Counter, inv, c, true, err)
+	w.lost(h, l)
+}
+
+func (w *worker) recordWrite(h *hold, reg string, inv, read int64, accepted bool, err error) {
+	r := history.Record{Process: w.c.process, Lock: h.id, Op: history.Write, Token: h.token, Mode: h.mode.String(),
+		InvokeNS: inv, ReturnNS: w.clk.Now(), Outcome: history.OK, Register: reg, Read: read, Value: read + 1}
+	switch {
+	case err != nil:
+		r.Outcome, r.ReturnNS, r.Err = history.Unknown, history.Never, err.Error()
+		w.stats.unknown++
+	case !accepted:
+		r.Outcome = history.Fail
+		w.stats.rejected++
+	case reg == history.Fenced:
+		w.stats.accepted++
+	default:
+		w.stats.counter++
+	}
+	w.record(r)
+}
+
+// release unlocks, retrying once if the delete failed. A loss Unlock
+// reports counts as seen when Unlock was called: the worker did no work for
+// the lock after that. A delete that failed twice has an unknown outcome:
+// the cells expire after their TTL.
+func (w *worker) release(h *hold, l lockstep.Lock) {
+	inv := w.clk.Now()
+	var err error
+	for range 2 {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*w.c.requestTimeout)
+		err = l.Unlock(ctx)
+		cancel()
+		if errors.Is(err, lockstep.ErrLost) {
+			w.recordLost(h, inv)
+		}
+		if err == nil || onlyLost(err) {
+			break
+		}
+	}
+	r := history.Record{Process: w.c.process, Lock: h.id, Op: history.Release, Token: h.token, Mode: h.mode.String(),
+		InvokeNS: inv, ReturnNS: w.clk.Now(), Outcome: history.OK}
+	if err != nil && !onlyLost(err) {
+		r.Outcome, r.ReturnNS, r.Err = history.Unknown, history.Never, err.Error()
+	}
+	w.record(r)
+}
+
+// onlyLost reports whether err says only that the lease had been lost (the
+// cells were deleted all the same).
+func onlyLost(err error) bool {
+	if !errors.Is(err, lockstep.ErrLost) {
+		return false
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !errors.Is(e, lockstep.ErrLost) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sleep waits d or until ctx ends.
+func (w *worker) sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// binaries the run spawns.
+type binaries struct {
+	worker, workerBugs, lockctl string
+}
+
+// build compiles rbworker (and, for the planted control, rbworker with
+// -tags lockstep_bugs) from the robustness module and lockctl from the
+// library's.
+func build(ctx context.Context, repo, dir string, bugs bool) (binaries, error) {
+	b := binaries{
+		worker:     filepath.Join(dir, "rbworker"),
+		workerBugs: filepath.Join(dir, "rbworker-bugs"),
+		lockctl:    filepath.Join(dir, "lockctl"),
+	}
+	steps := [][]string{
+		{filepath.Join(repo, "robustness"), "go", "build", "-o", b.worker, "./cmd/rbworker"},
+		{repo, "go", "build", "-o", b.lockctl, "./cmd/lockctl"},
+	}
+	if bugs {
+		steps = append(steps, []string{filepath.Join(repo, "robustness"), "go", "build", "-tags", "lockstep_bugs", "-o", b.workerBugs, "./cmd/rbworker"})
+	}
+	for _, s := range steps {
+		cmd := exec.CommandContext(ctx, s[1], s[2:]...)
+		cmd.Dir = s[0]
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return b, fmt.Errorf("%s (in %s): %w: %s", strings.Join(s[1:], " "), s[0], err, out)
+		}
+	}
+	return b, nil
+}
+
+// lockctl runs the lockctl binary against the cluster.
+func (r *runner) lockctl(ctx context.Context, keyspace string, args ...string) error {
+	full := append([]string{"--hosts", strings.Join(r.cluster.Hosts(), ","), "--keyspace", keyspace, "--timeout", "20s"}, args...)
+	cmd := exec.CommandContext(ctx, r.bin.lockctl, full...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("lockctl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}

@@ -1,0 +1,43 @@
+// Command robustness is the runner of the robustness suite (issue 14;
+// ROBUSTNESS.md): it starts its own 3-node Cassandra cluster (package
+// cluster: RF 3, QUORUM, its own IP offset and state dir, every node in a
+// cgroup of its own, clocks skewable at run time), and runs a sequence of
+// segments, each with its own keyspace, register server and history
+// directory:
+//
+//	fleets    new; legacy; combined; legacy+combined; combined+new; and a
+//	          rollout in which a migration Controller (lockctl phase set)
+//	          moves the phase legacy → combined → new and back while the
+//	          workers' flag files follow
+//	controls  ctl-legacy+new (old binaries bypassing migration: must be
+//	          caught), ctl-unfenced (client pauses longer than the TTL:
+//	          lost updates on the unfenced counter, none on the fenced
+//	          register), ctl-planted (a worker built with -tags lockstep_bugs
+//	          and a planted lease defect: must be caught)
+//
+// Each segment spawns rbworker processes, runs a seeded nemesis schedule
+// (package nemesis; printed before anything runs, and the same for the same
+// seed), heals everything, leaves a quiet period for the liveness check,
+// and checks the histories with package check. The summary ends in
+//
+//	robustness: <N> operations, <M> nemesis events, <V> violations
+//
+// and the exit status is 0 when the fleets show no violation and every
+// control was caught, 1 otherwise, 2 for bad usage, 3 when the harness
+// itself failed (cluster, build). Every exit path tears down what the run
+// started: workers, nftables tables, stopped or skewed or throttled nodes,
+// the cluster and its cgroups; the last lines say what was checked.
+//
+// With --skew-sweep the run is the skew/TTL table instead (issue 14, item
+// 7): per TTL and skew, a legacy fleet with node 2's clock ahead by the skew
+// for the whole segment, under faults that stall renewals (isolate, one-way,
+// loss, pause-node); the findings are recorded, not judged, and printed as a
+// table next to the prediction (TTL − 1 s + MaxServerSkew)/2.
+//
+// Usage (as root; scripts/robustness wraps it):
+//
+//	robustness [--minutes N] [--seed S] [--fleets LIST] [--controls=false]
+//	           [--kinds LIST] [--ttl 4s] [--max-server-skew 1s] [--workers 4]
+//	           [--ip-offset 60] [--dir /tmp/lockstep-robustness]
+//	robustness --skew-sweep default|TTL:skew,skew;TTL:… [--seed S]
+package main

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/lockstep-go/lockstep/robustness/nemesis"
+)
+
+// expect is what a segment must show.
+type expect int
+
+const (
+	expectClean       expect = iota // no violation
+	expectViolation                 // at least one violation (a control)
+	expectCounterLoss               // lost updates on the counter only
+	expectMeasure                   // anything: the skew sweep records what it finds
+)
+
+// segment is one fleet or control: its workers' modes, the phase the
+// fleet starts in, and how it deviates from a plain fleet.
+type segment struct {
+	name    string
+	modes   []string // per worker, cycled over the workers
+	phase   string   // initial migration phase
+	rollout bool     // move the phase while it runs
+	bypass  bool     // workers bypass migration.Locker (old binaries)
+	plant   string   // planted defect (rbworker built with lockstep_bugs)
+	ttl     time.Duration
+	locks   int // 0: options.locks
+	kinds   []nemesis.Kind
+	// events, when set, replaces the seeded schedule (controls).
+	events  func(r *runner, seg *segment, window time.Duration) []nemesis.Event
+	expect  expect
+	control bool
+	weight  float64       // share of --minutes relative to a fleet's 1 (0: 1)
+	skew    time.Duration // node 2's clock ahead by this for the whole segment
+	length  time.Duration // fixed length, instead of a share of --minutes
+	hold    time.Duration // longest critical section (rbworker --hold; 0: its default)
+}
+
+var fleets = []segment{
+	{name: "new", modes: []string{"new"}, phase: "new"},
+	{name: "legacy", modes: []string{"legacy"}, phase: "legacy"},
+	{name: "combined", modes: []string{"combined"}, phase: "combined"},
+	{name: "legacy+combined", modes: []string{"legacy", "combined"}, phase: "legacy"},
+	{name: "combined+new", modes: []string{"combined", "new"}, phase: "new"},
+	{name: "rollout", modes: []string{"legacy"}, phase: "legacy", rollout: true},
+}
+
+var controls = []segment{
+	// Old binaries taking legacy and new locks side by side on the same
+	// ids: nothing coordinates them, so exclusion must break.
+	{name: "ctl-legacy+new", modes: []string{"legacy", "new"}, phase: "legacy", bypass: true, locks: 2,
+		events: func(*runner, *segment, time.Duration) []nemesis.Event { return nil },
+		expect: expectViolation, control: true, weight: 0.5},
+	// Client pauses longer than the TTL: a paused holder resumes and writes
+	// after its lease lapsed. The fenced register rejects it (its token is
+	// older); the unfenced counter loses an update.
+	{name: "ctl-unfenced", modes: []string{"new"}, phase: "new", locks: 2,
+		events: pauseEvery, expect: expectCounterLoss, control: true, weight: 0.8},
+	// A lease defect (TTL/2 from the send, blind to whole-second expiry and
+	// server skew) with a TTL of 2 s and one node's clock 1 s ahead, within
+	// the 1 s MaxServerSkew the workers assume.
+	{name: "ctl-planted", modes: []string{"legacy"}, phase: "legacy", plant: "half-ttl-lease", ttl: 2 * time.Second, locks: 2,
+		events: func(r *runner, _ *segment, window time.Duration) []nemesis.Event {
+			return []nemesis.Event{{At: 0, Hold: window, Nemesis: nemesis.Bump(r.cluster, 2, time.Second)}}
+		},
+		expect: expectViolation, control: true, weight: 0.6},
+}
+
+func fleetNames() []string {
+	var n []string
+	for _, f := range fleets {
+		n = append(n, f.name)
+	}
+	return n
+}
+
+func fleetByName(name string) (segment, bool) {
+	for _, f := range fleets {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return segment{}, false
+}
+
+// pauseEvery fills the window with client pauses of TTL + 2 s, a second
+// apart, each on a worker inside its critical section.
+func pauseEvery(r *runner, seg *segment, window time.Duration) []nemesis.Event {
+	ttl := seg.ttl
+	if ttl == 0 {
+		ttl = r.o.ttl
+	}
+	pause := r.clientPauser(seg)
+	var evs []nemesis.Event
+	for at, i := time.Second, 0; at+ttl+2*time.Second <= window; at, i = at+ttl+3*time.Second, i+1 {
+		evs = append(evs, nemesis.Event{At: at, Hold: ttl + 2*time.Second, Nemesis: pause(fmt.Sprintf("#%d", i))})
+	}
+	return evs
+}

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lockstep-go/lockstep/robustness/history"
+	"github.com/lockstep-go/lockstep/robustness/nemesis"
+	"github.com/lockstep-go/lockstep/robustness/register"
+)
+
+// result is one segment's outcome.
+type result struct {
+	seg       segment
+	events    int
+	ops       int
+	unknown   int
+	findings  []finding // violations, with the checker that found them
+	ok        bool      // as expected (clean fleet, or control caught)
+	verdict   string
+	elapsed   time.Duration
+	harnessOK bool
+}
+
+type finding struct{ checker, lock, detail string }
+
+// runSegments plans every segment's schedule (printed first), then runs
+// them one after the other.
+func (r *runner) runSegments(ctx context.Context, segs []segment) ([]result, error) {
+	lengths, windows := r.lengths(segs)
+	plans := make([][]nemesis.Event, len(segs))
+	covered := map[nemesis.Kind]bool{}
+	start := 0
+	fmt.Fprintf(r.out, "schedule (seed %d):\n", r.o.seed)
+	for i := range segs {
+		seg := &segs[i]
+		length, window := lengths[i], windows[i]
+		var evs []nemesis.Event
+		if seg.events != nil {
+			evs = seg.events(r, seg, window)
+		} else {
+			kinds := r.o.kinds
+			if seg.kinds != nil {
+				kinds = seg.kinds
+			}
+			ttl := seg.ttl
+			if ttl == 0 {
+				ttl = r.o.ttl
+			}
+			var err error
+			evs, err = nemesis.Schedule(r.cluster, nemesis.Plan{
+				Seed: r.o.seed, Window: window, Kinds: kinds, TTL: ttl, MaxSkew: r.o.maxSkew,
+				Clients: r.clientPauser(seg), Start: start, Segment: i,
+			})
+			if err != nil {
+				return nil, err
+			}
+			if seg.kinds == nil {
+				start += len(evs)
+			}
+		}
+		fmt.Fprintf(r.out, " segment %d %s (%v, faults in the first %v):\n", i+1, seg.name, length, window)
+		if len(evs) == 0 {
+			fmt.Fprintln(r.out, "  (no nemesis)")
+		}
+		nemesis.Print(r.out, seg.name, evs)
+		plans[i] = evs
+		for _, e := range evs {
+			covered[nemesis.KindOf(e.Nemesis)] = true
+		}
+	}
+	var missing []string
+	for _, k := range r.o.kinds {
+		if !covered[k] {
+			missing = append(missing, string(k))
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(r.out, " kinds NOT scheduled (give more --minutes): %s\n", strings.Join(missing, ", "))
+	} else {
+		fmt.Fprintf(r.out, " every kind asked for is scheduled at least once (%d kinds)\n", len(r.o.kinds))
+	}
+	t := time.Now()
+	if err := r.keyspaces(ctx, segs); err != nil {
+		return nil, err
+	}
+	r.logf("%d keyspaces ready in %v", len(segs), time.Since(t).Round(100*time.Millisecond))
+	var res []result
+	for i := range segs {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		rs, err := r.runSegment(ctx, i, &segs[i], plans[i], lengths[i], windows[i])
+		if err != nil {
+			rs.ok, rs.verdict = false, "not finished: "+err.Error()
+		}
+		res = append(res, rs)
+		if err != nil {
+			return res, fmt.Errorf("segment %s: %w", segs[i].name, err)
+		}
+	}
+	return res, nil
+}
+
+func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []nemesis.Event, length, window time.Duration) (result, error) {
+	t0 := time.Now()
+	res := result{seg: *seg}
+	keyspace := keyspaceOf(seg)
+	histDir := filepath.Join(r.outDir, fmt.Sprintf("%02d-%s", idx+1, seg.name))
+	if err := os.MkdirAll(histDir, 0o755); err != nil {
+		return res, err
+	}
+	srv, err := register.StartAt("127.0.0.1:0", r.epoch)
+	if err != nil {
+		return res, err
+	}
+	defer srv.Close()
+	ws, err := r.spawn(seg, idx, keyspace, srv.URL(), histDir, length)
+	setLive(ws, srv.Ops)
+	if err != nil {
+		return res, err
+	}
+	r.logf("segment %s: %d workers for %v, register %s", seg.name, len(ws), length, srv.URL())
+	if seg.skew != 0 {
+		b := nemesis.Bump(r.cluster, 2, seg.skew)
+		if err := b.Inject(ctx); err != nil {
+			return res, err
+		}
+		r.logf("segment %s: %s for the whole segment", seg.name, b.Name())
+	}
+	segStart := time.Now()
+	var wg sync.WaitGroup
+	if seg.rollout {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.rollout(ctx, keyspace, ws, segStart, window) }()
+	}
+	n, nerr := nemesis.Run(ctx, segStart, evs, r.logf)
+	wg.Wait()
+	res.events = n
+	r.events += n
+	// The final heal: undo anything left, restart a killed node.
+	if err := r.healAll(ctx); err != nil {
+		return res, err
+	}
+	finalHeal := time.Now()
+	if nerr != nil {
+		r.logf("segment %s: nemesis: %v (healed; the segment goes on)", seg.name, nerr)
+	}
+	r.logf("segment %s: healed; quiet until the workers finish", seg.name)
+	for _, w := range ws {
+		select {
+		case <-w.done:
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(length + 2*time.Minute):
+			return res, fmt.Errorf("worker %s did not finish within %v of its duration", w.id, 2*time.Minute)
+		}
+		if w.err != nil {
+			r.logf("segment %s: worker %s: %v (see %s)", seg.name, w.id, w.err, filepath.Join(histDir, w.id+".log"))
+		}
+	}
+	setLive(nil, nil)
+	failed := 0
+	for _, w := range ws {
+		if w.err != nil {
+			failed++
+		}
+	}
+	if failed == len(ws) {
+		return res, fmt.Errorf("every worker failed (logs in %s)", histDir)
+	}
+	ops := srv.Ops()
+	if err := register.Save(filepath.Join(histDir, history.RegisterFile), ops); err != nil {
+		return res, err
+	}
+	if err := r.check(seg, histDir, ops, finalHeal, &res); err != nil {
+		return res, err
+	}
+	res.elapsed = time.Since(t0)
+	r.logf("segment %s: %s", seg.name, res.verdict)
+	return res, nil
+}
+
+func keyspaceOf(seg *segment) string {
+	return "robust_" + strings.NewReplacer("+", "_", "-", "_").Replace(seg.name)
+}
+
+// keyspaces creates every segment's keyspace (RF 3) and tables and sets its
+// initial phase, three at a time, before any fault runs.
+func (r *runner) keyspaces(ctx context.Context, segs []segment) error {
+	sem := make(chan struct{}, 3)
+	errs := make([]error, len(segs))
+	var wg sync.WaitGroup
+	for i := range segs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ks := keyspaceOf(&segs[i])
+			if err := r.lockctl(ctx, ks, "schema", "apply", "--replication", "class=SimpleStrategy,replication_factor=3"); err != nil {
+				errs[i] = err
+				return
+			}
+			errs[i] = r.setPhase(ctx, ks, segs[i].phase)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// setPhase moves a fresh keyspace's migration phase to target, one step at
+// a time from legacy (where an absent phase cell starts).
+func (r *runner) setPhase(ctx context.Context, keyspace, target string) error {
+	steps := map[string][]string{"legacy": nil, "combined": {"combined"}, "new": {"combined", "new"}}[target]
+	for _, s := range steps {
+		if err := r.lockctl(ctx, keyspace, "phase", "set", s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// healAll undoes every fault and restarts a node a kill left down.
+func (r *runner) healAll(ctx context.Context) error {
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	if err := nemesis.Cleanup(hctx, r.cluster); err != nil {
+		return err
+	}
+	for _, n := range r.cluster.Nodes {
+		if !r.cluster.Running(n.N) {
+			r.logf("restarting node %d", n.N)
+			if err := r.cluster.Start(hctx, n.N); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

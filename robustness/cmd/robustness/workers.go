@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// worker is one rbworker process.
+type worker struct {
+	id       string
+	flagFile string
+	history  string
+	cmd      *exec.Cmd
+	done     chan struct{}
+	err      error
+}
+
+// workerSet tracks every worker the run started, for teardown.
+type workerSet struct {
+	mu  sync.Mutex
+	all []*worker
+}
+
+func (s *workerSet) add(w *worker) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.all = append(s.all, w)
+}
+
+// killAll sends SIGCONT (a paused worker cannot die otherwise… it can, but
+// it would not flush) and SIGKILL to every worker still running, and reaps.
+func (s *workerSet) killAll() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, w := range s.all {
+		select {
+		case <-w.done:
+			continue
+		default:
+		}
+		_ = w.cmd.Process.Signal(syscall.SIGCONT)
+		_ = w.cmd.Process.Kill()
+		<-w.done
+		n++
+	}
+	return n
+}
+
+// writeFlag sets a worker's mode (read per acquisition via migration.File).
+func writeFlag(path, mode string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(mode+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// spawn starts the workers of seg for d, with histories in histDir.
+func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir string, d time.Duration) ([]*worker, error) {
+	ttl := seg.ttl
+	if ttl == 0 {
+		ttl = r.o.ttl
+	}
+	locks := seg.locks
+	if locks == 0 {
+		locks = r.o.locks
+	}
+	bin := r.bin.worker
+	if seg.plant != "" {
+		bin = r.bin.workerBugs
+	}
+	var ws []*worker
+	for i := 0; i < r.o.workers; i++ {
+		// Process ids allow [A-Za-z0-9._:-]: "legacy+new" becomes "legacy_new".
+		id := fmt.Sprintf("%s-w%d", strings.ReplaceAll(seg.name, "+", "_"), i)
+		w := &worker{id: id, flagFile: filepath.Join(histDir, id+".flag"), history: filepath.Join(histDir, id+".jsonl"), done: make(chan struct{})}
+		if err := writeFlag(w.flagFile, seg.modes[i%len(seg.modes)]); err != nil {
+			return ws, err
+		}
+		args := []string{
+			"--hosts", strings.Join(r.cluster.Hosts(), ","),
+			"--keyspace", keyspace,
+			"--process", id,
+			"--locks", fmt.Sprint(locks),
+			"--ttl", ttl.String(),
+			"--max-server-skew", r.o.maxSkew.String(),
+			"--flag-file", w.flagFile,
+			"--register", registerURL,
+			"--history", w.history,
+			"--duration", d.String(),
+			"--seed", fmt.Sprint(r.o.seed*1000 + uint64(idx)*100 + uint64(i)),
+			"--epoch-unix-ns", fmt.Sprint(r.epoch.UnixNano()),
+		}
+		if seg.hold > 0 {
+			args = append(args, "--hold", seg.hold.String())
+		}
+		if seg.bypass {
+			args = append(args, "--bypass-migration")
+		}
+		if seg.plant != "" {
+			args = append(args, "--plant", seg.plant)
+		}
+		logf, err := os.Create(filepath.Join(histDir, id+".log"))
+		if err != nil {
+			return ws, err
+		}
+		w.cmd = exec.Command(bin, args...)
+		w.cmd.Stdout, w.cmd.Stderr = logf, logf
+		// The worker dies with the runner, whatever kills the runner.
+		w.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := w.cmd.Start(); err != nil {
+			logf.Close()
+			return ws, fmt.Errorf("start worker %s: %w", id, err)
+		}
+		r.workers.add(w)
+		ws = append(ws, w)
+		go func() {
+			w.err = w.cmd.Wait()
+			logf.Close()
+			close(w.done)
+		}()
+	}
+	return ws, nil
+}

@@ -1,0 +1,104 @@
+package history
+
+import (
+	"fmt"
+	"math"
+)
+
+// Op names an operation kind.
+type Op string
+
+// The operations a worker records.
+const (
+	// Acquire is one Lock call; ok when it returned a lock.
+	Acquire Op = "acquire"
+	// Renew is one renewal attempt of a held lock's lease, as the library's
+	// Observer reported it (Return is when the report arrived; Invoke is the
+	// earliest instant the renewal can have been sent).
+	Renew Op = "renew"
+	// Lost is the worker noticing that a held lock's lease was lost: Invoke
+	// is the lease deadline (LeaseDeadlineNS), Return when the worker saw
+	// Lost() closed or Unlock report lockstep.ErrLost.
+	Lost Op = "lost"
+	// Write is one write to the harness's register in a critical section.
+	Write Op = "write"
+	// Release is one Unlock call.
+	Release Op = "release"
+)
+
+// Outcome says whether an operation took effect.
+type Outcome string
+
+// The outcomes.
+const (
+	OK      Outcome = "ok"
+	Fail    Outcome = "fail"
+	Unknown Outcome = "unknown" // it may or may not have taken effect
+)
+
+// Register names the register a Write went to.
+const (
+	Fenced  = "fenced"  // the fenced register: token checked
+	Counter = "counter" // the unfenced counter beside it
+)
+
+// Never is the Return of an operation whose effect may land at any later
+// time (an unknown outcome, as etcd's robustness tests model a request that
+// timed out): the checkers treat it as still in flight at the end of time.
+const Never int64 = math.MaxInt64
+
+// Record is one line of a history.
+type Record struct {
+	Process  string  `json:"process"`
+	Lock     string  `json:"lock"`
+	Op       Op      `json:"op"`
+	Token    int64   `json:"token"`
+	Mode     string  `json:"mode,omitempty"`
+	InvokeNS int64   `json:"invoke_ns"`
+	ReturnNS int64   `json:"return_ns"`
+	Outcome  Outcome `json:"outcome"`
+	Err      string  `json:"err,omitempty"`
+
+	// Acquire, Renew, Lost: the lease deadline as far as this operation
+	// knows it — the earliest instant the library's contract lets another
+	// process acquire the lock: a lower bound on the send of the last
+	// successful write of the lease, plus LeaseWindowNS.
+	LeaseDeadlineNS int64 `json:"lease_deadline_ns,omitempty"`
+	// Acquire: the lease window the deadline adds, (TTL − 1s −
+	// MaxServerSkew)/2 as the worker was configured.
+	LeaseWindowNS int64 `json:"lease_window_ns,omitempty"`
+	// Acquire: the owner id of the acquisition.
+	Owner string `json:"owner,omitempty"`
+
+	// Write: which register, the value read and the value written.
+	Register string `json:"register,omitempty"`
+	Read     int64  `json:"read,omitempty"`
+	Value    int64  `json:"value,omitempty"`
+}
+
+// Validate reports the first thing wrong with r, naming the field.
+func (r Record) Validate() error {
+	switch {
+	case r.Process == "":
+		return fmt.Errorf("record has no process")
+	case r.Lock == "":
+		return fmt.Errorf("record of %s has no lock", r.Process)
+	}
+	switch r.Op {
+	case Acquire, Renew, Lost, Write, Release:
+	default:
+		return fmt.Errorf("record of %s on %s: unknown op %q (want acquire, renew, lost, write or release)", r.Process, r.Lock, r.Op)
+	}
+	switch r.Outcome {
+	case OK, Fail, Unknown:
+	default:
+		return fmt.Errorf("record of %s on %s: unknown outcome %q (want ok, fail or unknown)", r.Process, r.Lock, r.Outcome)
+	}
+	if r.ReturnNS < r.InvokeNS {
+		return fmt.Errorf("record of %s on %s (%s): returns at %d before its invocation at %d", r.Process, r.Lock, r.Op, r.ReturnNS, r.InvokeNS)
+	}
+	if r.Op == Write && r.Register != Fenced && r.Register != Counter {
+		return fmt.Errorf("write of %s on %s: unknown register %q (want fenced or counter)", r.Process, r.Lock, r.Register)
+	}
+	return nil
+}
