@@ -31,7 +31,7 @@ func checkFleet(t *testing.T, f fleet, opts check.Options) check.Report {
 // no unfenced update is lost either (nobody pauses).
 func TestFleet_EachMode(t *testing.T) {
 	bin := build(t, "")
-	for _, m := range []lockstep.Mode{lockstep.Legacy, lockstep.Combined, lockstep.New} {
+	for _, m := range []lockstep.Mode{lockstep.ModeLegacy, lockstep.ModeCombined, lockstep.ModeNew} {
 		t.Run(m.String(), func(t *testing.T) {
 			setPhase(t, m)
 			f := runFleet(t, bin, 2, runDuration(t), []member{{mode: m.String()}, {mode: m.String()}, {mode: m.String()}})
@@ -51,8 +51,8 @@ func TestFleet_SafeMixes(t *testing.T) {
 		phase lockstep.Mode
 		modes []string
 	}{
-		{lockstep.Combined, []string{"legacy", "combined", "legacy"}},
-		{lockstep.New, []string{"combined", "new", "new"}},
+		{lockstep.ModeCombined, []string{"legacy", "combined", "legacy"}},
+		{lockstep.ModeNew, []string{"combined", "new", "new"}},
 	} {
 		t.Run(fmt.Sprint(mix.modes), func(t *testing.T) {
 			setPhase(t, mix.phase)
@@ -88,7 +88,7 @@ func TestControl_LegacyPlusNew(t *testing.T) {
 // workers contending on one lock must be caught.
 func TestControl_PlantedHalfTTLLease(t *testing.T) {
 	bin := build(t, "lockstep_bugs")
-	setPhase(t, lockstep.New)
+	setPhase(t, lockstep.ModeNew)
 	planted := []string{"--plant", "half-ttl-lease", "--ttl", "1s", "--hold", "2s"}
 	f := runFleet(t, bin, 1, runDuration(t), []member{{"new", planted}, {"new", planted}, {"new", planted}})
 	rep := checkFleet(t, f, check.Options{})
@@ -104,7 +104,7 @@ func TestControl_PlantedHalfTTLLease(t *testing.T) {
 // stale writes and loses none.
 func TestControl_ClientPauses(t *testing.T) {
 	bin := build(t, "")
-	setPhase(t, lockstep.New)
+	setPhase(t, lockstep.ModeNew)
 	stop := make(chan struct{})
 	done := make(chan int)
 	startHook = func(cmds []*exec.Cmd, srv *register.Server) {

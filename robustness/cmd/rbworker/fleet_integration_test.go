@@ -90,8 +90,8 @@ func setPhase(t *testing.T, target lockstep.Mode) {
 		if !p.Pending() && p.Mode == target {
 			return
 		}
-		next := lockstep.Combined
-		if p.Mode == lockstep.Combined {
+		next := lockstep.ModeCombined
+		if p.Mode == lockstep.ModeCombined {
 			next = target
 		}
 		if err := c.Set(ctx, next); err != nil {

@@ -73,7 +73,7 @@ func (t *tracker) deadline(h *hold) int64 {
 // returns the mode is unknown and two leases are assumed.
 func (t *tracker) deadlineLocked(h *hold) int64 {
 	leases := 1
-	if h.mode == lockstep.Combined || h.mode == lockstep.ModeUnknown {
+	if h.mode == lockstep.ModeCombined || h.mode == lockstep.ModeUnknown {
 		leases = 2
 	}
 	earliest := history.Never
@@ -97,8 +97,8 @@ func (t *tracker) ObserveLease(_ context.Context, e lockstep.LeaseEvent) {
 		t.mu.Unlock()
 		return
 	}
-	// A combined lock's halves may share an owner id; each half's lease
-	// reports in the mode of its algorithm, which tells them apart.
+	// A combined lock's halves report in the lock's mode, each under its
+	// own owner id (one sequence per process spans both Lockers).
 	key := e.Mode.String() + "/" + e.Owner
 	sentLB, seen := h.prev[key]
 	if !seen {

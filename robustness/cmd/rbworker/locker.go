@@ -72,7 +72,7 @@ func newLocker(c config, store lockstep.Store, obs lockstep.Observer) (locker, e
 	if c.bypassMigration {
 		return newDirect(c, store, clk, fence, flag, obs)
 	}
-	return migration.New(store, clk, c.process, flag, &migration.Options{
+	return migration.New(store, flag, &migration.Options{Clock: clk, ProcessID: c.process,
 		Queue:    &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew},
 		Legacy:   &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew},
 		Fencing:  fence,
@@ -117,9 +117,9 @@ func (d *direct) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 		return nil, err
 	}
 	switch m {
-	case lockstep.Legacy:
+	case lockstep.ModeLegacy:
 		return d.legacy.Lock(ctx, id)
-	case lockstep.Combined:
+	case lockstep.ModeCombined:
 		return d.combined.Lock(ctx, id)
 	default:
 		return d.queue.Lock(ctx, id)

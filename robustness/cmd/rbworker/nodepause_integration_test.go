@@ -43,7 +43,7 @@ func nodePID(t *testing.T) int {
 func TestFleet_NodePausesLongerThanTheTTL(t *testing.T) {
 	pid := nodePID(t)
 	bin := build(t, "")
-	for _, m := range []lockstep.Mode{lockstep.New, lockstep.Combined} {
+	for _, m := range []lockstep.Mode{lockstep.ModeNew, lockstep.ModeCombined} {
 		t.Run(m.String(), func(t *testing.T) {
 			setPhase(t, m)
 			done := make(chan int)

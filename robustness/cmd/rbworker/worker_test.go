@@ -80,7 +80,7 @@ func TestTracker_DeadlineIsALowerBound(t *testing.T) {
 	tr := &tracker{w: w, window: int64(time.Second)}
 	w.tr = tr
 	h := tr.begin("l", 100)
-	h.mode = lockstep.Combined
+	h.mode = lockstep.ModeCombined
 	if d := tr.deadline(h); d != 100+int64(time.Second) {
 		t.Fatalf("before any renewal: %d", d)
 	}
@@ -91,13 +91,13 @@ func TestTracker_DeadlineIsALowerBound(t *testing.T) {
 		}
 		tr.ObserveLease(context.Background(), e)
 	}
-	ev(lockstep.New, true) // the queue half renewed; the legacy half has not
+	ev(lockstep.ModeNew, true) // the queue half renewed; the legacy half has not
 	if d := tr.deadline(h); d != 100+int64(time.Second) {
 		t.Fatalf("one half renewed: deadline %d, want the Lock call's", d)
 	}
-	ev(lockstep.Legacy, true)
-	ev(lockstep.New, false) // a failed attempt moves no deadline
-	ev(lockstep.New, true)  // sent after the failed attempt's report
+	ev(lockstep.ModeLegacy, true)
+	ev(lockstep.ModeNew, false) // a failed attempt moves no deadline
+	ev(lockstep.ModeNew, true)  // sent after the failed attempt's report
 	tr.mu.Lock()
 	q, l := tr.cur.okLB["new/w:combined.1"], tr.cur.okLB["legacy/w:combined.1"]
 	tr.mu.Unlock()
