@@ -55,4 +55,9 @@ const (
 	// granted in time), and a holder that looks at Lost first then works
 	// past the deadline.
 	LostTrustsScheduler Defect = "lost-trusts-scheduler"
+	// RenewFromStart dates a lease's first renewal from Start instead of
+	// from the winning write's send: an acquisition slower than
+	// Window − Renew loses a healthy lease before renewing once (found by
+	// the robustness suite on a real node).
+	RenewFromStart Defect = "renew-from-start"
 )

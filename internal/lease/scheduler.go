@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // DefaultMaxInFlight is Options.MaxInFlight's default: how many renewals of
@@ -87,6 +88,9 @@ func (s *Scheduler) Start(cfg Config, since int64, renew func(context.Context) e
 	s.seq++
 	l.seq = s.seq
 	l.renewAt = since + micros(cfg.Renew)
+	if bugs.Planted(bugs.RenewFromStart) {
+		l.renewAt = Stamp(s.clock) + micros(cfg.Renew)
+	}
 	s.due.place(l, min(l.renewAt, l.deadline()))
 	s.wakeFor(l.at)
 	s.mu.Unlock()
