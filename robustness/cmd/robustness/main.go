@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -37,6 +38,8 @@ type runner struct {
 	start   time.Time
 	workers *workerSet
 	events  int // nemesis events injected so far (also rotates kinds)
+
+	tornDown sync.Once
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -81,6 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitHarness
 	}
 	res, err := r.runSegments(ctx, segs)
+	r.teardown() // before the summary: its last line ends the output
 	if err != nil {
 		fmt.Fprintf(stderr, "robustness: %v\n", err)
 		r.summary(res, err)

@@ -12,8 +12,12 @@ import (
 )
 
 // teardown undoes everything the run started, on every exit path, and
-// says what, if anything, it could not remove.
-func (r *runner) teardown() {
+// says what, if anything, it could not remove. It runs once: the run calls
+// it before the summary, so that the summary line is the last one printed,
+// and a deferred call covers the other exit paths.
+func (r *runner) teardown() { r.tornDown.Do(r.teardownOnce) }
+
+func (r *runner) teardownOnce() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if n := r.workers.killAll(); n > 0 {
