@@ -56,42 +56,57 @@ func TestLocker_LostChecksTheLeaseAndCensusDeadlinesItself(t *testing.T) {
 		{"CensusHeartbeat", 30 * time.Second, 6 * time.Second, 2 * time.Second, lockstep.ModeCombined},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				ctx := context.Background()
-				clk := &frozenClock{}
-				clk.now.Store(model.DefaultStart)
-				s := model.New(clk)
-				l, err := New(s, flagOf(c.mode), &Options{Clock: clk, ProcessID: "p",
-					Queue:     &queuelock.Options{TTL: c.lockTTL},
-					Legacy:    &shadowlock.Options{TTL: c.lockTTL},
-					CensusTTL: c.censusTTL, Host: "h", Version: "v",
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer l.Close(ctx)
-				h, err := l.Lock(ctx, "id")
-				if err != nil {
-					t.Fatal(err)
-				}
-				clk.now.Add((c.expiresAfter - time.Millisecond).Microseconds())
-				select {
-				case <-h.Lost():
-					t.Fatal("lost before the deadline")
-				default:
-				}
-				clk.now.Add((2 * time.Millisecond).Microseconds())
-				select {
-				case <-h.Lost():
-				default:
-					t.Fatalf("Lost still open %v after the lock was taken", c.expiresAfter)
-				}
-				if err := h.Unlock(ctx); !errors.Is(err, lockstep.ErrLost) {
-					t.Fatalf("Unlock after loss = %v, want ErrLost", err)
-				}
-			})
+			early, late := lostAround(t, c.mode, c.lockTTL, c.censusTTL, c.expiresAfter)
+			if early {
+				t.Fatal("lost before the deadline")
+			}
+			if !late {
+				t.Fatalf("Lost still open %v after the lock was taken", c.expiresAfter)
+			}
 		})
 	}
+}
+
+// lostAround takes a lock in mode on a frozen clock and reports whether
+// Lost() was closed 1 ms before expiresAfter and 1 ms after it; a lock lost
+// in time must then report ErrLost from Unlock.
+func lostAround(t *testing.T, mode lockstep.Mode, lockTTL, censusTTL, expiresAfter time.Duration) (early, late bool) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		clk := &frozenClock{}
+		clk.now.Store(model.DefaultStart)
+		s := model.New(clk)
+		l, err := New(s, flagOf(mode), &Options{Clock: clk, ProcessID: "p",
+			Queue:     &queuelock.Options{TTL: lockTTL},
+			Legacy:    &shadowlock.Options{TTL: lockTTL},
+			CensusTTL: censusTTL, Host: "h", Version: "v",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close(ctx)
+		h, err := l.Lock(ctx, "id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := func() bool {
+			select {
+			case <-h.Lost():
+				return true
+			default:
+				return false
+			}
+		}
+		clk.now.Add((expiresAfter - time.Millisecond).Microseconds())
+		early = closed()
+		clk.now.Add((2 * time.Millisecond).Microseconds())
+		late = closed()
+		err = h.Unlock(ctx)
+		if late && !errors.Is(err, lockstep.ErrLost) {
+			t.Fatalf("Unlock after loss = %v, want ErrLost", err)
+		}
+	})
+	return early, late
 }
 
 // brokenClock cannot sleep: Sleep fails at once, as the simulator's clock

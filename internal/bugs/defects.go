@@ -60,4 +60,10 @@ const (
 	// Window − Renew loses a healthy lease before renewing once (found by
 	// the robustness suite on a real node).
 	RenewFromStart Defect = "renew-from-start"
+	// CensusUnbound leaves a lock taken through migration.Locker out of its
+	// census epoch: when the heartbeat goes stale (the Controller may no
+	// longer see the process), the lock's Lost stays open. The composition
+	// redesign replaced the goroutine merging the two signals with a binding
+	// of the epoch to the lock's loss signal.
+	CensusUnbound Defect = "census-unbound"
 )
