@@ -79,9 +79,9 @@ func main() {
 
 // replica is one process's Locker and what it counted.
 type replica struct {
-	name                   string
-	locker                 *migration.Locker
-	byMode                 [lockstep.ModeNew + 1]atomic.Int64
+	name                             string
+	locker                           *migration.Locker
+	byMode                           [lockstep.ModeNew + 1]atomic.Int64
 	refused, timedOut, lost, overlap atomic.Int64
 }
 
