@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/lockstep-go/lockstep/migration"
+)
+
+// Exit codes (see the package documentation).
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitUnreachable = 3
+	exitRefused     = 4
+)
+
+// exitError carries the exit code of an error that is not a plain failure.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks err as bad usage: exit 2, nothing was done.
+func usageError(err error) error {
+	var ee *exitError
+	if err == nil || errors.As(err, &ee) {
+		return err // nothing to mark, or marked already (e.g. a refusal)
+	}
+	return &exitError{code: exitUsage, err: err}
+}
+
+// refusedError marks err as a refusal: exit 4, nothing was changed.
+func refusedError(err error) error { return &exitError{code: exitRefused, err: err} }
+
+// exitCode maps an error returned by a command to the process's exit code.
+func exitCode(err error) int {
+	var ee *exitError
+	var me *migration.MoveError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &me):
+		return exitRefused
+	}
+	return exitFailed
+}
+
+// connectError explains why a session could not be created, with what to
+// do, and exits 3. The driver reports most causes only as text, so the kind
+// is read from it.
+func connectError(o *options, err error) error {
+	where := fmt.Sprintf("Cassandra at %s (port %d unless given)", strings.Join(o.hosts, ","), o.port)
+	msg := strings.ToLower(err.Error())
+	var e error
+	switch {
+	case containsAny(msg, "authentication", "credentials", "username", "password", "unauthorized", "authenticator"):
+		if o.username == "" {
+			e = fmt.Errorf("%s requires a login: %w; give --username (or LOCKSTEP_USERNAME) and the password in "+
+				"LOCKSTEP_PASSWORD or a file named by --password-file", where, err)
+		} else {
+			e = fmt.Errorf("%s refused the login of user %q: %w; check --username and the password in "+
+				"LOCKSTEP_PASSWORD or --password-file", where, o.username, err)
+		}
+	case containsAny(msg, "x509", "tls:", "certificate", "handshake"):
+		e = fmt.Errorf("TLS with %s failed: %w; give the CA that signed the nodes' certificates with --tls-ca, the name "+
+			"they carry with --tls-server-name, and a client certificate with --tls-cert/--tls-key if the nodes require one", where, err)
+	default:
+		hint := "check --hosts and --port (LOCKSTEP_HOSTS, LOCKSTEP_PORT), that the nodes run, and whether they need --tls"
+		if o.tls {
+			hint = "check --hosts and --port (LOCKSTEP_HOSTS, LOCKSTEP_PORT), that the nodes run, and that they accept TLS (--tls is on)"
+		}
+		e = fmt.Errorf("cannot reach %s within --timeout %v: %w; %s", where, o.timeout, err, hint)
+	}
+	return &exitError{code: exitUnreachable, err: e}
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine flattens an error message to one line (driver and joined errors
+// may span several).
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
