@@ -172,7 +172,7 @@ func phaseAndFleet(t *testing.T, store lockstep.Store) {
 		t.Errorf("phase set combined: %q", out)
 	}
 	code, _, stderr := lockctl(t, "", "phase", "set", "new")
-	if code != exitFailed || !strings.Contains(stderr, "it-web-1 on it-host (configured legacy)") {
+	if code != exitRefused || !strings.Contains(stderr, "it-web-1 on it-host (configured legacy)") {
 		t.Errorf("phase set new beside a legacy process: exit %d, stderr %q", code, stderr)
 	}
 	if err := proc.Close(context.Background()); err != nil {

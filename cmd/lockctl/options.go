@@ -99,8 +99,8 @@ func (o *options) applyEnv(fs *pflag.FlagSet, getenv func(string) string) error 
 			if v == "" {
 				continue
 			}
-			if err := fs.Set(b.flag, v); err != nil {
-				return fmt.Errorf("%s=%q: %w", env, v, err)
+			if err := fs.Lookup(b.flag).Value.Set(v); err != nil {
+				return fmt.Errorf("%s=%q (for --%s): %w", env, v, b.flag, err)
 			}
 			break
 		}
