@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -222,3 +223,33 @@ func TestConnectError_SaysWhatToCheck(t *testing.T) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// requestError is a server error as the driver reports it.
+type requestError struct {
+	code int
+	msg  string
+}
+
+func (e requestError) Code() int       { return e.code }
+func (e requestError) Message() string { return e.msg }
+func (e requestError) Error() string   { return e.msg }
+
+func TestWithHint_SaysHowToFixSchemaAndPermissions(t *testing.T) {
+	o := defaultOptions()
+	o.keyspace, o.username = "ks", "app"
+	wrap := func(err error) error { return fmt.Errorf("cassandra: read queue_lock: %w", err) }
+
+	err := withHint(wrap(requestError{gocql.ErrCodeUnauthorized, "User app has no SELECT permission on <table ks.queue_lock>"}), o)
+	assert.Contains(t, err.Error(), `the role "app" lacks a permission on keyspace ks: grant it SELECT and MODIFY on the lock tables`)
+	var req gocql.RequestError
+	assert.ErrorAs(t, err, &req, "the driver's error stays in the chain")
+
+	for _, cause := range []error{requestError{gocql.ErrCodeInvalid, "keyspace ks does not exist"}, gocql.ErrKeyspaceDoesNotExist,
+		requestError{gocql.ErrCodeInvalid, "table queue_lock does not exist"}} {
+		err = withHint(wrap(cause), o)
+		assert.Contains(t, err.Error(), "create the schema with: lockctl --keyspace ks schema apply", "%v", cause)
+		assert.ErrorIs(t, err, cause)
+	}
+	plain := wrap(errorString("timeout"))
+	assert.Equal(t, plain, withHint(plain, o))
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gocql/gocql"
+
 	"github.com/lockstep-go/lockstep/migration"
 )
 
@@ -95,4 +97,27 @@ func containsAny(s string, subs ...string) bool {
 // may span several).
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// withHint adds what to do to a failure a user can fix: a keyspace or table
+// that does not exist (apply the schema) or a role without a permission
+// (grant it). Other errors are returned as they are.
+func withHint(err error, o *options) error {
+	if err == nil {
+		return nil
+	}
+	var req gocql.RequestError
+	isReq := errors.As(err, &req)
+	msg := err.Error()
+	switch {
+	case isReq && req.Code() == gocql.ErrCodeUnauthorized:
+		return fmt.Errorf("%w; the role %q lacks a permission on keyspace %s: grant it SELECT and MODIFY on the lock tables "+
+			"(schema apply needs CREATE as well)", err, o.username, o.keyspace)
+	case errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || strings.Contains(msg, "does not exist") &&
+		(strings.Contains(msg, "keyspace ") || strings.Contains(msg, "table ")):
+		return fmt.Errorf("%w; create the schema with: lockctl --keyspace %s schema apply (add --replication, e.g. "+
+			"class=NetworkTopologyStrategy,dc1=3, to create the keyspace too; schema print shows the CQL), "+
+			"or check --keyspace and --table", err, o.keyspace)
+	}
+	return err
 }

@@ -77,7 +77,7 @@ func (a *app) leaf(c *cobra.Command, o *options, build func(args []string) (comm
 			return usageError(fmt.Errorf("%s: %w", name, err))
 		}
 		if err := a.exec(cmd.Context(), run, o); err != nil {
-			return &exitError{code: exitCode(err), err: err}
+			return &exitError{code: exitCode(err), err: withHint(err, o)}
 		}
 		return nil
 	}
