@@ -79,7 +79,8 @@
 // Errors are one line on stderr saying what to check (for code 3: the hosts
 // and port tried and --hosts/--port/--tls, or --username and
 // LOCKSTEP_PASSWORD/--password-file, or --tls-ca/--tls-server-name); a
-// mistyped command adds cobra's suggestions.
+// missing keyspace or table names schema apply, a missing permission the
+// grants; a mistyped command adds cobra's suggestions.
 //
 // # JSON output
 //

@@ -224,6 +224,12 @@ func phaseAndFleet(t *testing.T, store lockstep.Store) {
 	if code != exitRefused || !strings.Contains(stderr, "it-web-1 on it-host (configured legacy)") {
 		t.Errorf("phase set new beside a legacy process: exit %d, stderr %q", code, stderr)
 	}
+	// With a drain it waits, saying every 5 s what for, then refuses.
+	code, _, stderr = lockctl(t, "", "phase", "set", "--drain", "6s", "new")
+	if code != exitRefused || !strings.Contains(stderr, "lockctl: phase set combined -> new: draining, 5s of 6s: "+
+		"waiting for 1 process(es) to stop using a mode phase new forbids: it-web-1 on it-host (uses legacy)\n") {
+		t.Errorf("phase set --drain 6s new beside a legacy process: exit %d, stderr %q", code, stderr)
+	}
 	if err := proc.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
