@@ -202,13 +202,13 @@ func TestConnectError_SaysWhatToCheck(t *testing.T) {
 		want         []string
 	}{
 		{"", `gocql: unable to create session: unable to discover protocol version: authentication required (using "org.apache.cassandra.auth.PasswordAuthenticator")`,
-			[]string{"Cassandra at 10.0.0.1,10.0.0.2 (port 9042 unless given) requires a login", "give --username (or LOCKSTEP_USERNAME)", "LOCKSTEP_PASSWORD", "--password-file"}},
+			[]string{"Cassandra at 10.0.0.1,10.0.0.2 port 9042 requires a login", "give --username (or LOCKSTEP_USERNAME)", "LOCKSTEP_PASSWORD", "--password-file"}},
 		{"ops", "gocql: unable to create session: Provided username ops and/or password are incorrect",
 			[]string{`refused the login of user "ops"`, "check --username and the password in LOCKSTEP_PASSWORD or --password-file"}},
 		{"", "gocql: unable to create session: tls: failed to verify certificate: x509: certificate signed by unknown authority",
 			[]string{"TLS with Cassandra at 10.0.0.1,10.0.0.2", "--tls-ca", "--tls-server-name", "--tls-cert/--tls-key"}},
 		{"", "gocql: unable to create session: unable to discover protocol version: dial tcp 10.0.0.1:9042: i/o timeout",
-			[]string{"cannot reach Cassandra at 10.0.0.1,10.0.0.2 (port 9042 unless given) within --timeout 10s", "check --hosts and --port", "need --tls"}},
+			[]string{"cannot reach Cassandra at 10.0.0.1,10.0.0.2 port 9042 within --timeout 10s", "check --hosts and --port", "need --tls"}},
 	} {
 		o.username = c.user
 		err := connectError(o, errorString(c.driver))
@@ -252,4 +252,17 @@ func TestWithHint_SaysHowToFixSchemaAndPermissions(t *testing.T) {
 	}
 	plain := wrap(errorString("timeout"))
 	assert.Equal(t, plain, withHint(plain, o))
+}
+
+func TestDescribeHosts_NamesThePortWhereItApplies(t *testing.T) {
+	o := defaultOptions()
+	for hosts, want := range map[string]string{
+		"10.0.0.1,10.0.0.2":        "Cassandra at 10.0.0.1,10.0.0.2 port 9042",
+		"10.0.0.1:9142":            "Cassandra at 10.0.0.1:9142",
+		"10.0.0.1,10.0.0.2:9142":   "Cassandra at 10.0.0.1,10.0.0.2:9142 (port 9042 for hosts given without one)",
+		"[::1]:9142,cassandra-0.x": "Cassandra at [::1]:9142,cassandra-0.x (port 9042 for hosts given without one)",
+	} {
+		o.hosts = splitList(hosts)
+		assert.Equal(t, want, describeHosts(o))
+	}
 }

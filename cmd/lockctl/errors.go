@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 
 	"github.com/gocql/gocql"
@@ -59,7 +60,7 @@ func exitCode(err error) int {
 // do, and exits 3. The driver reports most causes only as text, so the kind
 // is read from it.
 func connectError(o *options, err error) error {
-	where := fmt.Sprintf("Cassandra at %s (port %d unless given)", strings.Join(o.hosts, ","), o.port)
+	where := describeHosts(o)
 	msg := strings.ToLower(err.Error())
 	var e error
 	switch {
@@ -82,6 +83,25 @@ func connectError(o *options, err error) error {
 		e = fmt.Errorf("cannot reach %s within --timeout %v: %w; %s", where, o.timeout, err, hint)
 	}
 	return &exitError{code: exitUnreachable, err: e}
+}
+
+// describeHosts names the contact points and the port used for those given
+// without one, e.g. "Cassandra at 10.0.0.1,10.0.0.2 port 9042".
+func describeHosts(o *options) string {
+	without := 0
+	for _, h := range o.hosts {
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			without++
+		}
+	}
+	where := "Cassandra at " + strings.Join(o.hosts, ",")
+	switch {
+	case without == len(o.hosts):
+		where += fmt.Sprintf(" port %d", o.port)
+	case without > 0:
+		where += fmt.Sprintf(" (port %d for hosts given without one)", o.port)
+	}
+	return where
 }
 
 func containsAny(s string, subs ...string) bool {

@@ -128,7 +128,7 @@ func connectionFlagsAndJSON(t *testing.T, hosts []string) {
 	}
 	// A port nothing listens on: exit 3, naming it.
 	code, _, stderr := lockctl(t, "", "--hosts", hosts[0], "--port", "1", "--timeout", "3s", "phase", "get")
-	if code != exitUnreachable || !strings.Contains(stderr, "(port 1 unless given)") {
+	if code != exitUnreachable || !strings.Contains(stderr, "cannot reach Cassandra at "+hosts[0]+" port 1 within --timeout 3s") {
 		t.Errorf("unreachable port: exit %d, stderr %q", code, stderr)
 	}
 }

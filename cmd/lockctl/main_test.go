@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -261,8 +262,19 @@ func TestRun_UnreachableClusterExitsThreeNamingHostsAndWhatToCheck(t *testing.T)
 	require.Equal(t, exitUnreachable, code, errOut.String())
 	msg := errOut.String()
 	assert.Equal(t, 1, strings.Count(msg, "\n"), "want one line: %q", msg)
-	assert.True(t, strings.HasPrefix(msg, "lockctl: cannot reach Cassandra at 127.0.0.1:1 (port 9042 unless given) within --timeout 2s: "), msg)
+	assert.True(t, strings.HasPrefix(msg, "lockctl: cannot reach Cassandra at 127.0.0.1:1 within --timeout 2s: "), msg)
 	assert.Contains(t, msg, "check --hosts and --port")
 	assert.Contains(t, msg, "--tls")
 	assert.Empty(t, out.String())
+}
+
+func TestWriteVersion_NamesALocalReplacement(t *testing.T) {
+	var b bytes.Buffer
+	writeVersion(&b, &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/lockstep-go/lockstep/cmd/lockctl", Version: "v1.2.0"},
+		Deps: []*debug.Module{{Path: libraryModule, Version: "v0.0.0-00010101000000-000000000000", Replace: &debug.Module{Path: "../..", Version: "(devel)"}}}})
+	assert.Regexp(t, `^lockctl github.com/lockstep-go/lockstep/cmd/lockctl v1.2.0\nlibrary github.com/lockstep-go/lockstep from ../.. \(a local replacement\)\ngo1.26.8 \S+/\S+\n$`, b.String())
+	b.Reset()
+	writeVersion(&b, &debug.BuildInfo{GoVersion: "go1.27.0", Main: debug.Module{Path: "github.com/lockstep-go/lockstep/cmd/lockctl", Version: "v1.3.0"},
+		Deps: []*debug.Module{{Path: libraryModule, Version: "v1.3.0"}}})
+	assert.Contains(t, b.String(), "library github.com/lockstep-go/lockstep v1.3.0\n")
 }

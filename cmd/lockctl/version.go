@@ -42,8 +42,10 @@ func writeVersion(w io.Writer, info *debug.BuildInfo) {
 		if d.Path != libraryModule {
 			continue
 		}
-		if d.Replace != nil {
-			fmt.Fprintf(w, "library %s %s (replaced by %s %s)\n", d.Path, d.Version, d.Replace.Path, d.Replace.Version)
+		if r := d.Replace; r != nil && (r.Version == "" || r.Version == "(devel)") {
+			fmt.Fprintf(w, "library %s from %s (a local replacement)\n", d.Path, r.Path)
+		} else if r != nil {
+			fmt.Fprintf(w, "library %s %s (replaced by %s %s)\n", d.Path, d.Version, r.Path, r.Version)
 		} else {
 			fmt.Fprintf(w, "library %s %s\n", d.Path, d.Version)
 		}
