@@ -23,8 +23,9 @@ import (
 type Options struct {
 	// Clock is the process's clock. Default a clock.Local.
 	Clock lockstep.Clock
-	// ProcessID is the process's fleet-unique id, at most 55 of
-	// [A-Za-z0-9._:-]. Default a random one.
+	// ProcessID is the process's fleet-unique id, 1 to 255 bytes of
+	// [A-Za-z0-9._:-] (a pod's FQDN fits). Default the sanitized host name,
+	// '-' and 64 random bits in hex, so the census names the machine.
 	ProcessID string
 	// Queue configures the queue algorithm used in modes new and combined.
 	// Its Clock and ProcessID, if set, must equal the ones above. Default
@@ -87,10 +88,6 @@ type config struct {
 	observer                lockstep.Observer
 }
 
-// maxProcessLen leaves room for the suffix that tells the three algorithms'
-// owner ids apart (":combined").
-const maxProcessLen = 64 - len(":combined")
-
 func (o *Options) resolve(process string) (config, error) {
 	var in Options
 	if o != nil {
@@ -100,9 +97,6 @@ func (o *Options) resolve(process string) (config, error) {
 		phaseCache: in.PhaseCache, host: in.Host, version: in.Version, logger: in.Logger, observer: in.Observer}
 	if err := ident.ValidateProcessID(process); err != nil {
 		return c, err
-	}
-	if len(process) > maxProcessLen {
-		return c, &lockstep.ConfigError{Field: "ProcessID", Reason: fmt.Sprintf("%q is longer than %d bytes", process, maxProcessLen)}
 	}
 	def := func(s *string, d string) {
 		if *s == "" {
