@@ -92,6 +92,13 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	if err != nil {
 		return nil, err
 	}
+	var staleFor time.Duration
+	if opts != nil {
+		staleFor = opts.FlagStaleFor
+	}
+	if flag, err = KeepLastGood(flag, &FlagOptions{StaleFor: staleFor, Clock: clk, Logger: cfg.logger}); err != nil {
+		return nil, err
+	}
 	algs, err := newAlgorithms(store, clk, process, opts, cfg.observer, cfg.logger)
 	if err != nil {
 		algs.close(context.Background())

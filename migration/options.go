@@ -64,6 +64,13 @@ type Options struct {
 	// the mode asked for has stayed published in the census meanwhile.
 	// Default 1s.
 	PhaseCache time.Duration
+	// FlagStaleFor is how long the flag source's last good answer is still
+	// used while the source fails (a flag file briefly missing, a flag
+	// service restarting), with a Warn through Logger; past it, acquisitions
+	// fail with the source's error (KeepLastGood has the details and why
+	// this is safe). Default DefaultFlagStaleFor (30s); negative turns it
+	// off.
+	FlagStaleFor time.Duration
 	// Host is reported in the census. Default os.Hostname().
 	Host string
 	// Version is reported in the census. Default the main module's version
