@@ -94,6 +94,7 @@ type Option func(*config)
 type config struct {
 	replication map[string]string // nil: do not create the keyspace
 	tables      Tables
+	uses        *Uses // Verify only; nil: AllUses
 }
 
 // WithCreateKeyspace makes Statements and Apply create the keyspace first
