@@ -115,6 +115,16 @@
 // announcement (a Controller that died) costs only its TTL of combined
 // locks.
 //
+// # Startup check
+//
+// Call [Locker.Ready] once after New, before serving: it reads a row of
+// every table the Locker uses, asks the flag for a mode and checks it
+// against the phase, writing nothing, so a missing keyspace or table, an
+// unreadable flag or a flag the phase refuses fails the deployment with the
+// fix in the message rather than the first Lock. On Cassandra,
+// schema.Verify(ctx, session, keyspace, schema.WithUses(schema.MigrationUses(fencing)))
+// adds the tables' layout.
+//
 // # Rollout runbook
 //
 // At every step watch three things: the census (ReadCensus, or lockctl), the

@@ -49,6 +49,8 @@ type Locker struct {
 	algs  algorithms
 	hb    *heartbeat
 
+	tables []string // the lock tables of both algorithms, for Ready
+
 	calls   sync.WaitGroup
 	cacheMu sync.Mutex
 	cache   phaseCache
@@ -104,7 +106,7 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 		algs.close(context.Background())
 		return nil, err
 	}
-	l := &Locker{store: store, clock: clk, flag: flag, cfg: cfg, algs: algs}
+	l := &Locker{store: store, clock: clk, flag: flag, cfg: cfg, algs: algs, tables: lockTables(opts)}
 	l.hb = newHeartbeat(store, clk, cfg.censusTable, cfg.census, flag, cfg.logger,
 		Entry{Process: process, Host: cfg.host, Version: cfg.version})
 	l.hb.start()
