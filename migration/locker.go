@@ -29,8 +29,9 @@ type ModeError struct {
 }
 
 func (e *ModeError) Error() string {
-	return fmt.Sprintf("migration: process %s refuses to lock %q: configured mode %v is incompatible with fleet phase %v (allowed: %v)",
-		e.Process, e.ID, e.Configured, e.Phase, e.Phase.allowed())
+	return fmt.Sprintf("migration: process %s refuses to lock %q: configured mode %v is incompatible with fleet phase %v (allowed: %v); "+
+		"set the process's flag to an allowed mode, or move the phase towards %v with lockctl phase set (one step at a time)",
+		e.Process, e.ID, e.Configured, e.Phase, e.Phase.allowed(), e.Configured)
 }
 
 // Unwrap returns lockstep.ErrIncompatibleMode.
@@ -76,10 +77,10 @@ type phaseCache struct {
 // wrapping lockstep.ErrInvalidConfig, having started nothing.
 func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) {
 	if store == nil {
-		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store"}
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}
 	if flag == nil {
-		return nil, &lockstep.ConfigError{Field: "FlagSource", Reason: "nil flag source"}
+		return nil, &lockstep.ConfigError{Field: "FlagSource", Reason: "nil flag source: pass Static, Env, File, a PhaseFlag or your own"}
 	}
 	var clk lockstep.Clock
 	var process string

@@ -148,7 +148,7 @@ func (o *Options) resolve(process string) (config, error) {
 		c.phaseCache = time.Second
 	}
 	if c.phaseCache < 0 {
-		return c, &lockstep.ConfigError{Field: "PhaseCache", Reason: fmt.Sprintf("%v must not be negative", c.phaseCache)}
+		return c, &lockstep.ConfigError{Field: "PhaseCache", Reason: fmt.Sprintf("%v must not be negative: use 0 for the default (1s) or a positive period", c.phaseCache)}
 	}
 	if c.host == "" {
 		c.host, _ = os.Hostname()

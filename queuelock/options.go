@@ -121,10 +121,10 @@ func (o *Options) resolve() (config, error) {
 		return c, err
 	}
 	if c.poll < 0 {
-		return c, &lockstep.ConfigError{Field: "Poll", Reason: fmt.Sprintf("%v must be positive", c.poll)}
+		return c, &lockstep.ConfigError{Field: "Poll", Reason: fmt.Sprintf("%v must not be negative: use 0 for the default or a positive period", c.poll)}
 	}
 	if c.skew < 0 || 2*c.skew >= c.Lease.TTL {
-		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v)", c.skew, c.Lease.TTL/2)}
+		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v): keep the processes' clocks in sync (NTP) and set a bound below that, or raise TTL", c.skew, c.Lease.TTL/2)}
 	}
 	return c, nil
 }

@@ -99,7 +99,7 @@ func (o *Options) resolve() (config, error) {
 		return c, err
 	}
 	if c.main == c.shadow {
-		return c, &lockstep.ConfigError{Field: "ShadowTable", Reason: "must differ from MainTable"}
+		return c, &lockstep.ConfigError{Field: "ShadowTable", Reason: "must differ from MainTable: the legacy lock needs two tables (default legacy_main and legacy_shadow); use the names the legacy fleet uses"}
 	}
 	if c.rand == nil {
 		c.rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
