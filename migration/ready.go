@@ -2,10 +2,10 @@ package migration
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/probe"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -13,11 +13,8 @@ import (
 // ErrNotReady is wrapped by the error Ready returns when the Locker could
 // not take a lock now: a table does not answer, the flag gives no mode, or
 // the phase refuses the flag's mode.
-var ErrNotReady = errors.New("migration: locker not ready")
-
-// probeRow is the row Ready reads from each lock table: no lock id is likely
-// to be named so, and reading a missing row costs one cheap read.
-const probeRow = "lockstep-ready-probe"
+// It is the same value as queuelock.ErrNotReady and shadowlock.ErrNotReady.
+var ErrNotReady = probe.ErrNotReady
 
 // lockTables are the lock tables of the Locker's algorithms, resolved as
 // they resolve them.
@@ -50,18 +47,12 @@ func (l *Locker) Ready(ctx context.Context) error {
 		return lockstep.ErrClosed
 	}
 	defer l.calls.Done()
-	for _, table := range append(l.tables, l.cfg.censusTable) {
-		if _, err := l.store.Read(ctx, table, probeRow, lockstep.Slice{Limit: 1}); err != nil {
-			return notReady(ctx, fmt.Sprintf("table %s does not answer a read: %v", table, err), err,
-				"create the lockstep tables with lockctl schema apply --keyspace <keyspace> (schema.Apply; schema.Verify names what is missing), "+
-					"or fix the store's connection")
-		}
+	if err := probe.Tables(ctx, l.store, "migration: ", append(l.tables, l.cfg.censusTable, l.cfg.phaseTable)...); err != nil {
+		return err
 	}
 	phase, _, err := readPhaseRow(ctx, l.store, l.cfg.phaseTable)
 	if err != nil {
-		return notReady(ctx, fmt.Sprintf("table %s does not answer a read: %v", l.cfg.phaseTable, err), err,
-			"create the lockstep tables with lockctl schema apply --keyspace <keyspace> (schema.Apply; schema.Verify names what is missing), "+
-				"or fix the store's connection")
+		return notReady(ctx, fmt.Sprintf("table %s does not answer a read: %v", l.cfg.phaseTable, err), err, probe.Fix)
 	}
 	m, err := l.flag.Mode(ctx)
 	if err == nil && !m.Valid() {
@@ -92,17 +83,6 @@ func nextStep(p, m lockstep.Mode) lockstep.Mode {
 	return m
 }
 
-type readyError struct {
-	msg   string
-	cause error
-}
-
-func (e *readyError) Error() string   { return e.msg }
-func (e *readyError) Unwrap() []error { return []error{ErrNotReady, e.cause} }
-
 func notReady(ctx context.Context, what string, cause error, fix string) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("migration: readiness check: %w", cause)
-	}
-	return &readyError{msg: "migration: not ready: " + what + ": " + fix, cause: cause}
+	return probe.Failed(ctx, "migration: ", what, cause, fix)
 }
