@@ -45,6 +45,10 @@
 //   - result of a release: released, lost, error. Of a renewal: renewed,
 //     failed.
 //
+// A combined lock holds two leases (queue and legacy), both reported in mode
+// combined: its lease_renewals_total grows twice per renewal period, and a
+// loss of either half counts in leases_lost_total.
+//
 // acquire_store_requests counts only acquisitions that reached the store
 // through an algorithm (Requests > 0): the migration layer's refusals report
 // none.
