@@ -36,6 +36,11 @@
 // phase ("new", "pending:combined->new", ...); lockstep.release.result is
 // released, lost or error; lockstep.renewal.result is renewed or failed.
 //
+// A combined lock holds two leases (queue and legacy), both reported in mode
+// combined: its renewals count twice per renewal period. A release whose
+// deletes failed may be retried (a second Unlock, or the Locker's Close):
+// each attempt is one release event.
+//
 // lockstep.acquire.store_requests records only acquisitions that reached the
 // store through an algorithm (the migration layer's refusals report none).
 //

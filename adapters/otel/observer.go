@@ -130,7 +130,7 @@ func (obs *Observer) instruments(m metric.Meter, o *Options) error {
 	}
 	obs.acquisitions = counter("lockstep.acquisitions", "{acquisition}", "Lock and TryLock calls that finished.")
 	obs.refusals = counter("lockstep.mode.refusals", "{acquisition}", "Acquisitions refused because the fleet phase forbids the flag's mode.")
-	obs.releases = counter("lockstep.releases", "{release}", "Unlocks that released cells.")
+	obs.releases = counter("lockstep.releases", "{release}", "Unlock calls that released cells or tried to.")
 	obs.renewals = counter("lockstep.lease.renewals", "{renewal}", "Lease renewal attempts.")
 	obs.lost = counter("lockstep.lease.losses", "{lease}", "Leases declared lost.")
 	var err error

@@ -100,7 +100,7 @@ func TestObserver_EventsBecomeTheDocumentedInstruments(t *testing.T) {
 	metricdatatest.AssertEqual(t, sum("{acquisition}", "Acquisitions refused because the fleet phase forbids the flag's mode.", "lockstep.mode.refusals",
 		point(1, modeLegacy, attribute.String("lockstep.phase", "pending:combined->new")),
 	), got["lockstep.mode.refusals"], opts...)
-	metricdatatest.AssertEqual(t, sum("{release}", "Unlocks that released cells.", "lockstep.releases",
+	metricdatatest.AssertEqual(t, sum("{release}", "Unlock calls that released cells or tried to.", "lockstep.releases",
 		point(1, modeNew, attribute.String("lockstep.release.result", "released")),
 		point(1, modeNew, attribute.String("lockstep.release.result", "lost")),
 	), got["lockstep.releases"], opts...)

@@ -41,7 +41,7 @@ func TestObserver_CombinedLockCountsOnce(t *testing.T) {
 # HELP lockstep_acquisitions_total Lock and TryLock calls that finished, by mode, call and result.
 # TYPE lockstep_acquisitions_total counter
 lockstep_acquisitions_total{call="lock",mode="combined",result="acquired"} 1
-# HELP lockstep_releases_total Unlocks that released cells, by mode and result.
+# HELP lockstep_releases_total Unlock calls that released cells or tried to, by mode and result.
 # TYPE lockstep_releases_total counter
 lockstep_releases_total{mode="combined",result="released"} 1
 `), "lockstep_acquisitions_total", "lockstep_releases_total"))

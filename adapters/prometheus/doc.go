@@ -23,7 +23,7 @@
 //	lockstep_acquire_wait_seconds{mode,outcome}      time from the call to its return
 //	lockstep_acquire_store_requests{mode}            store requests an acquisition made, in sequence
 //	lockstep_mode_refusals_total{mode,phase}         acquisitions the migration layer refused
-//	lockstep_releases_total{mode,result}             Unlocks that released cells
+//	lockstep_releases_total{mode,result}             Unlock calls that released cells or tried to
 //	lockstep_hold_seconds{mode}                      time from acquisition to release
 //	lockstep_lease_renewals_total{mode,result}       renewal attempts
 //	lockstep_leases_lost_total{mode}                 leases declared lost
@@ -48,6 +48,10 @@
 // A combined lock holds two leases (queue and legacy), both reported in mode
 // combined: its lease_renewals_total grows twice per renewal period, and a
 // loss of either half counts in leases_lost_total.
+//
+// A release whose deletes failed may be retried (a second Unlock, or the
+// Locker's Close): each attempt is one release event, so releases_total and
+// hold_seconds count it again.
 //
 // acquire_store_requests counts only acquisitions that reached the store
 // through an algorithm (Requests > 0): the migration layer's refusals report

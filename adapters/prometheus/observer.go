@@ -121,7 +121,7 @@ func New(opts *Options) (*Observer, error) {
 		wait:         histogram("acquire_wait_seconds", "Time from a Lock or TryLock call to its return, by mode and outcome.", o.WaitBuckets, "mode", "outcome"),
 		requests:     histogram("acquire_store_requests", "Store requests one acquisition made in sequence, by mode.", o.RequestBuckets, "mode"),
 		refusals:     counter("mode_refusals_total", "Acquisitions refused because the fleet phase forbids the flag's mode, by that mode and the phase.", "mode", "phase"),
-		releases:     counter("releases_total", "Unlocks that released cells, by mode and result.", "mode", "result"),
+		releases:     counter("releases_total", "Unlock calls that released cells or tried to, by mode and result.", "mode", "result"),
 		hold:         histogram("hold_seconds", "Time from acquisition to release, by mode.", o.HoldBuckets, "mode"),
 		renewals:     counter("lease_renewals_total", "Lease renewal attempts, by mode and result.", "mode", "result"),
 		lost:         counter("leases_lost_total", "Leases declared lost, by mode.", "mode"),

@@ -88,7 +88,7 @@ lockstep_acquire_store_requests_count{mode="new"} 3
 # HELP lockstep_mode_refusals_total Acquisitions refused because the fleet phase forbids the flag's mode, by that mode and the phase.
 # TYPE lockstep_mode_refusals_total counter
 lockstep_mode_refusals_total{mode="legacy",phase="pending:combined->new"} 1
-# HELP lockstep_releases_total Unlocks that released cells, by mode and result.
+# HELP lockstep_releases_total Unlock calls that released cells or tried to, by mode and result.
 # TYPE lockstep_releases_total counter
 lockstep_releases_total{mode="new",result="lost"} 1
 lockstep_releases_total{mode="new",result="released"} 1
@@ -215,7 +215,7 @@ lockstep_acquisitions_total{call="try_lock",mode="new",result="not_acquired"} 1
 # HELP lockstep_mode_refusals_total Acquisitions refused because the fleet phase forbids the flag's mode, by that mode and the phase.
 # TYPE lockstep_mode_refusals_total counter
 lockstep_mode_refusals_total{mode="legacy",phase="new"} 1
-# HELP lockstep_releases_total Unlocks that released cells, by mode and result.
+# HELP lockstep_releases_total Unlock calls that released cells or tried to, by mode and result.
 # TYPE lockstep_releases_total counter
 lockstep_releases_total{mode="new",result="released"} 1
 `), "lockstep_acquisitions_total", "lockstep_mode_refusals_total", "lockstep_releases_total"))
