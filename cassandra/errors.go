@@ -21,7 +21,7 @@ func writeError(op, table string, err error) error {
 	if maybeApplied(err) {
 		return fmt.Errorf("cassandra: %s %s: %w: %w", op, table, lockstep.ErrUnknownOutcome, err)
 	}
-	return fmt.Errorf("cassandra: %s %s: %w", op, table, err)
+	return fmt.Errorf("cassandra: %s %s: %w%s", op, table, err, hint(err))
 }
 
 // readError wraps the error of a read. A failed read changes nothing, so it
@@ -30,7 +30,17 @@ func readError(table string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("cassandra: read %s: %w", table, err)
+	return fmt.Errorf("cassandra: read %s: %w%s", table, err, hint(err))
+}
+
+// hint tells what to do about an error the user can fix: a role lacking a
+// permission (Cassandra's message names the permission and the table).
+func hint(err error) string {
+	var reqErr gocql.RequestError
+	if errors.As(err, &reqErr) && reqErr.Code() == gocql.ErrCodeUnauthorized {
+		return " (grant that permission on the table to the session's role; docs/security.md lists the grants each lockstep role needs)"
+	}
+	return ""
 }
 
 // maybeApplied reports whether a write that failed with err may nevertheless
