@@ -171,25 +171,16 @@
 //
 // # Flag sources
 //
-// [Static], [Env], [File] and [PhaseFlag] are built in. Any feature-flag SDK
-// fits behind [FlagSource] in a few lines; for OpenFeature
-// (github.com/open-feature/go-sdk/openfeature):
-//
-//	type openFeatureFlag struct {
-//		client *openfeature.Client
-//		key    string // e.g. "lock-mode"
-//	}
-//
-//	func (f openFeatureFlag) Mode(ctx context.Context) (lockstep.Mode, error) {
-//		s, err := f.client.StringValue(ctx, f.key, "", openfeature.EvaluationContext{})
-//		if err != nil {
-//			return lockstep.ModeUnknown, err
-//		}
-//		return lockstep.ParseMode(s)
-//	}
-//
-// The module ships no such adapter, so that depending on lockstep never pulls
-// in an SDK a service does not use.
+// [Static], [Env], [File] and [PhaseFlag] are built in. For OpenFeature
+// (github.com/open-feature/go-sdk), module
+// github.com/lockstep-go/lockstep/adapters/openfeature has a FlagSource
+// reading a string flag (legacy, combined or new): a provider error or a
+// value that is not a mode fails the acquisition, never falling back to a
+// default. It is a module of its own, as are the Prometheus and
+// OpenTelemetry Observers beside it (adapters/prometheus, adapters/otel), so
+// that depending on lockstep never pulls in an SDK a service does not use.
+// Any other feature-flag SDK fits behind [FlagSource] in a few lines, the
+// same way.
 //
 // A Locker wraps its flag source with [KeepLastGood]: when the source fails
 // (a flag file missing for a moment while a ConfigMap is remounted, a flag
