@@ -1,93 +1,53 @@
 package cassandra
 
 import (
-	"context"
 	"errors"
-	"fmt"
 
 	"github.com/gocql/gocql"
 
-	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/cqlstore"
 )
 
-// writeError classifies the error of a write or delete. If the mutation may
-// have reached replicas, the result wraps lockstep.ErrUnknownOutcome as well
-// as err; otherwise it wraps err alone. Either way errors.Is and errors.As
-// still find the driver's error and a ctx error.
-func writeError(op, table string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if maybeApplied(err) {
-		return fmt.Errorf("cassandra: %s %s: %w: %w", op, table, lockstep.ErrUnknownOutcome, err)
-	}
-	return fmt.Errorf("cassandra: %s %s: %w", op, table, err)
-}
+// storeErrors prefixes this package's errors and classifies gocql's.
+var storeErrors = cqlstore.Errors{Name: "cassandra", Classify: classify}
 
-// readError wraps the error of a read. A failed read changes nothing, so it
-// is always a plain failure.
-func readError(table string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("cassandra: read %s: %w", table, err)
-}
-
-// maybeApplied reports whether a write that failed with err may nevertheless
-// have been applied by some replica. It answers false only for errors that
-// Cassandra or gocql raise before the mutation is sent to any replica; every
-// other error, including ones it does not know, counts as maybe applied,
-// because calling a write that was applied "failed" could leave a cell
-// behind that the algorithm does not know it wrote, while the converse only
-// costs a cleanup of a cell that is not there.
-func maybeApplied(err error) bool {
-	// The coordinator sent the mutation and did not hear back from enough
-	// replicas in time, or some replicas failed it: some may have applied it.
+// classify sorts the gocql errors whose meaning the protocol code alone does
+// not give (package cqlstore decides the rest, see cqlstore.Errors):
+//
+//   - a coordinator write timeout or write failure (CAS and CDC included):
+//     some replicas may have applied the mutation;
+//   - no response in time, the connection closed or timed out too often
+//     while the request was in flight: it was sent, no answer came;
+//   - unavailable: the coordinator refused before forwarding;
+//   - no hosts, session closed, no free stream, wrong argument count, too
+//     many statements, no keyspace, a value that does not marshal: the
+//     driver refused before sending.
+func classify(err error) cqlstore.Outcome {
 	var (
 		writeTimeout *gocql.RequestErrWriteTimeout
 		writeFailure *gocql.RequestErrWriteFailure
 		casUnknown   *gocql.RequestErrCASWriteUnknown
 		cdcFailure   *gocql.RequestErrCDCWriteFailure
+		unavailable  *gocql.RequestErrUnavailable
+		marshal      gocql.MarshalError
 	)
-	if errors.As(err, &writeTimeout) || errors.As(err, &writeFailure) ||
-		errors.As(err, &casUnknown) || errors.As(err, &cdcFailure) {
-		return true
+	switch {
+	case errors.As(err, &writeTimeout), errors.As(err, &writeFailure),
+		errors.As(err, &casUnknown), errors.As(err, &cdcFailure),
+		errors.Is(err, gocql.ErrTimeoutNoResponse), errors.Is(err, gocql.ErrConnectionClosed),
+		errors.Is(err, gocql.ErrTooManyTimeouts):
+		return cqlstore.MaybeApplied
+	case errors.As(err, &unavailable), errors.As(err, &marshal):
+		return cqlstore.NotApplied
 	}
-	// The request was sent but no answer came: the client gave up waiting
-	// (its own timeout or the caller's ctx) or the connection died.
-	if errors.Is(err, gocql.ErrTimeoutNoResponse) || errors.Is(err, gocql.ErrConnectionClosed) ||
-		errors.Is(err, gocql.ErrTooManyTimeouts) ||
-		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return true
-	}
-	// The coordinator refused the request before forwarding it.
-	var unavailable *gocql.RequestErrUnavailable
-	if errors.As(err, &unavailable) {
-		return false
-	}
-	var reqErr gocql.RequestError
-	if errors.As(err, &reqErr) {
-		switch reqErr.Code() {
-		case gocql.ErrCodeUnavailable, gocql.ErrCodeOverloaded, gocql.ErrCodeBootstrapping,
-			gocql.ErrCodeSyntax, gocql.ErrCodeInvalid, gocql.ErrCodeUnauthorized,
-			gocql.ErrCodeConfig, gocql.ErrCodeCredentials, gocql.ErrCodeProtocol,
-			gocql.ErrCodeUnprepared, gocql.ErrCodeAlreadyExists:
-			return false
-		}
-		// ErrCodeServer and anything newer: the coordinator may have failed
-		// half-way through.
-		return true
-	}
-	// The driver refused the request before sending it.
 	for _, notSent := range []error{
 		gocql.ErrNoConnections, gocql.ErrSessionClosed, gocql.ErrQueryArgLength,
 		gocql.ErrNoStreams, gocql.ErrTooManyStmts, gocql.ErrUnavailable,
 		gocql.ErrNoKeyspace, gocql.ErrKeyspaceDoesNotExist,
 	} {
 		if errors.Is(err, notSent) {
-			return false
+			return cqlstore.NotApplied
 		}
 	}
-	var marshal gocql.MarshalError
-	return !errors.As(err, &marshal)
+	return cqlstore.Undecided
 }

@@ -63,14 +63,14 @@ func TestFenceStore_BadInputIsRefusedBeforeSending(t *testing.T) {
 
 func TestFenceStatements_ConditionAllowsTheSameToken(t *testing.T) {
 	s, _ := NewFenceStore(new(gocql.Session), "ks")
-	st, err := s.statementsFor("fenced_resource")
+	st, err := s.core.StatementsFor("fenced_resource")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "UPDATE ks.fenced_resource SET fence_token = ?, value = ? WHERE row_key = ? IF fence_token <= ?"; st.update != want {
-		t.Errorf("update %q, want %q", st.update, want)
+	if want := "UPDATE ks.fenced_resource SET fence_token = ?, value = ? WHERE row_key = ? IF fence_token <= ?"; st.Update != want {
+		t.Errorf("update %q, want %q", st.Update, want)
 	}
-	if !strings.HasSuffix(st.insert, "IF NOT EXISTS") || !strings.HasPrefix(st.insert, "INSERT INTO ks.fenced_resource ") {
-		t.Errorf("insert %q", st.insert)
+	if !strings.HasSuffix(st.Insert, "IF NOT EXISTS") || !strings.HasPrefix(st.Insert, "INSERT INTO ks.fenced_resource ") {
+		t.Errorf("insert %q", st.Insert)
 	}
 }

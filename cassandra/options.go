@@ -1,11 +1,9 @@
 package cassandra
 
 import (
-	"fmt"
-
 	"github.com/gocql/gocql"
 
-	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/cqlstore"
 )
 
 // Option configures a Store.
@@ -49,28 +47,5 @@ func WithConsistency(read, write gocql.Consistency) Option {
 // validate reports whether the consistency pair is accepted (see
 // WithConsistency).
 func (c config) validate() error {
-	known := func(x gocql.Consistency) bool {
-		switch x {
-		case gocql.One, gocql.Two, gocql.Three, gocql.Quorum, gocql.All,
-			gocql.LocalQuorum, gocql.EachQuorum, gocql.LocalOne:
-			return true
-		}
-		return false
-	}
-	bad := func(reason string) error {
-		return &lockstep.ConfigError{Field: "consistency", Reason: fmt.Sprintf("read %v, write %v: %s", c.read, c.write, reason)}
-	}
-	switch {
-	case !known(c.read) || c.read == gocql.EachQuorum:
-		return bad("unsupported read level")
-	case !known(c.write):
-		return bad("unsupported write level")
-	case c.read == gocql.All || c.write == gocql.All:
-		return nil
-	case c.read == gocql.Quorum && (c.write == gocql.Quorum || c.write == gocql.EachQuorum):
-		return nil
-	case c.read == gocql.LocalQuorum && (c.write == gocql.LocalQuorum || c.write == gocql.EachQuorum):
-		return nil
-	}
-	return bad("reads and writes do not overlap for every replication factor (need R + W > RF)")
+	return cqlstore.ValidatePair(cqlstore.Level(c.read), cqlstore.Level(c.write))
 }
