@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/gocql/gocql v1.7.0
 	github.com/hashicorp/go-multierror v1.1.1
+	github.com/stretchr/testify v1.11.1
 	pgregory.net/rapid v1.3.0
 )
 
@@ -16,7 +17,6 @@ require (
 	github.com/kr/pretty v0.3.1 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/rogpeppe/go-internal v1.14.1 // indirect
-	github.com/stretchr/testify v1.11.1
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
