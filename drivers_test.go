@@ -2,7 +2,6 @@ package lockstep_test
 
 import (
 	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
