@@ -1,10 +1,6 @@
 package cassandra
 
-import (
-	"github.com/gocql/gocql"
-
-	"github.com/lockstep-go/lockstep/internal/cqlstore"
-)
+import "github.com/gocql/gocql"
 
 // Option configures a Store.
 type Option func(*config)
@@ -42,10 +38,4 @@ func WithConsistency(read, write gocql.Consistency) Option {
 	return func(c *config) {
 		c.read, c.write = read, write
 	}
-}
-
-// validate reports whether the consistency pair is accepted (see
-// WithConsistency).
-func (c config) validate() error {
-	return cqlstore.ValidatePair(cqlstore.Level(c.read), cqlstore.Level(c.write))
 }

@@ -27,20 +27,18 @@ var _ lockstep.Store = (*Store)(nil)
 // lockstep.ErrInvalidConfig. New does not contact the cluster.
 func New(session *gocql.Session, keyspace string, opts ...Option) (*Store, error) {
 	if session == nil {
-		return nil, &lockstep.ConfigError{Field: "session", Reason: "nil *gocql.Session"}
-	}
-	if err := lockstep.ValidateName("keyspace", keyspace); err != nil {
-		return nil, err
+		return nil, cqlstore.NilSession("*gocql.Session")
 	}
 	c := defaultConfig()
 	for _, o := range opts {
 		o(&c)
 	}
-	if err := c.validate(); err != nil {
+	d := driver{session: session, read: c.read, write: c.write}
+	core, err := cqlstore.NewStore(d, storeErrors, keyspace, cqlstore.Level(c.read), cqlstore.Level(c.write))
+	if err != nil {
 		return nil, err
 	}
-	d := driver{session: session, read: c.read, write: c.write}
-	return &Store{driver: d, core: cqlstore.NewStore(d, storeErrors, keyspace)}, nil
+	return &Store{driver: d, core: core}, nil
 }
 
 // Put writes cells into partition row of table in one request: one UPDATE

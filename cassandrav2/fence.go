@@ -6,7 +6,6 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
-	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/cqlstore"
 )
 
@@ -38,21 +37,20 @@ func WithSerialConsistency(c gocql.Consistency) FenceOption {
 // does not contact the cluster.
 func NewFenceStore(session *gocql.Session, keyspace string, opts ...FenceOption) (*FenceStore, error) {
 	if session == nil {
-		return nil, &lockstep.ConfigError{Field: "session", Reason: "nil *gocql.Session (github.com/apache/cassandra-gocql-driver/v2)"}
-	}
-	if err := lockstep.ValidateName("keyspace", keyspace); err != nil {
-		return nil, err
+		return nil, cqlstore.NilSession("*gocql.Session of github.com/apache/cassandra-gocql-driver/v2")
 	}
 	s := &FenceStore{serial: gocql.Serial}
 	for _, o := range opts {
 		o(s)
 	}
-	commit, err := cqlstore.CommitLevel(cqlstore.Level(s.serial))
+	core, err := cqlstore.NewFence(func(serial, commit cqlstore.Level) cqlstore.FenceDriver {
+		s.commit = gocql.Consistency(commit)
+		return fenceDriver{session: session, serial: s.serial, commit: s.commit}
+	}, storeErrors, keyspace, cqlstore.Level(s.serial))
 	if err != nil {
 		return nil, err
 	}
-	s.commit = gocql.Consistency(commit)
-	s.core = cqlstore.NewFence(fenceDriver{session: session, serial: s.serial, commit: s.commit}, storeErrors, keyspace)
+	s.core = core
 	return s, nil
 }
 

@@ -27,45 +27,37 @@ var _ lockstep.Store = (*Store)(nil)
 // lockstep.ErrInvalidConfig. New does not contact the cluster.
 func New(session *gocql.Session, keyspace string, opts ...Option) (*Store, error) {
 	if session == nil {
-		return nil, &lockstep.ConfigError{Field: "session", Reason: "nil *gocql.Session (github.com/apache/cassandra-gocql-driver/v2)"}
-	}
-	if err := lockstep.ValidateName("keyspace", keyspace); err != nil {
-		return nil, err
+		return nil, cqlstore.NilSession("*gocql.Session of github.com/apache/cassandra-gocql-driver/v2")
 	}
 	c := config{read: gocql.Quorum, write: gocql.Quorum}
 	for _, o := range opts {
 		o(&c)
 	}
-	if err := cqlstore.ValidatePair(cqlstore.Level(c.read), cqlstore.Level(c.write)); err != nil {
+	d := driver{session: session, read: c.read, write: c.write}
+	core, err := cqlstore.NewStore(d, storeErrors, keyspace, cqlstore.Level(c.read), cqlstore.Level(c.write))
+	if err != nil {
 		return nil, err
 	}
-	d := driver{session: session, read: c.read, write: c.write}
-	return &Store{driver: d, core: cqlstore.NewStore(d, storeErrors, keyspace)}, nil
+	return &Store{driver: d, core: core}, nil
 }
 
-// Put writes cells into partition row of table in one request: one UPDATE
-// for a single cell, one single-partition UNLOGGED batch for several, which
-// Cassandra applies atomically. Each cell carries its own write timestamp and
-// TTL (zero: no TTL; otherwise whole seconds). An invalid table name or TTL,
-// or a ctx already done, is refused before anything is sent. If the request
-// may have been applied, the error wraps lockstep.ErrUnknownOutcome.
+// Put writes cells into partition row of table in one request, as package
+// cassandra's Store.Put does. If the request may have been applied, the
+// error wraps lockstep.ErrUnknownOutcome.
 func (s *Store) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
 	return s.core.Put(ctx, table, row, cells...)
 }
 
 // Delete writes tombstones with timestamp ts for columns of partition row of
-// table in one request (one DELETE, or one single-partition UNLOGGED batch).
-// If the request may have been applied, the error wraps
-// lockstep.ErrUnknownOutcome.
+// table in one request, as package cassandra's Store.Delete does. If the
+// request may have been applied, the error wraps lockstep.ErrUnknownOutcome.
 func (s *Store) Delete(ctx context.Context, table, row string, ts int64, columns ...string) error {
 	return s.core.Delete(ctx, table, row, ts, columns...)
 }
 
 // Read returns the live cells of partition row of table that sl selects, in
-// column order, with their write timestamps and remaining TTLs (zero for a
-// cell without TTL). It pages through large results within the one call.
-// Errors are plain failures; an invalid table name or a negative limit is
-// refused before anything is sent.
+// column order, paging within the one call, as package cassandra's
+// Store.Read does. Errors are plain failures.
 func (s *Store) Read(ctx context.Context, table, row string, sl lockstep.Slice) ([]lockstep.Cell, error) {
 	return s.core.Read(ctx, table, row, sl)
 }

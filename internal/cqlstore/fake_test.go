@@ -3,6 +3,9 @@ package cqlstore
 import (
 	"context"
 	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // call is one request a fake driver received.
@@ -82,3 +85,21 @@ var (
 		return Undecided
 	}}
 )
+
+func newTestStore(t *testing.T, d Driver) *Store {
+	t.Helper()
+	s, err := NewStore(d, testErrors, "locks", Quorum, Quorum)
+	require.NoError(t, err)
+	return s
+}
+
+func newTestFence(t *testing.T, d FenceDriver) *Fence {
+	t.Helper()
+	f, err := NewFence(func(serial, commit Level) FenceDriver {
+		require.Equal(t, Serial, serial)
+		require.Equal(t, Quorum, commit)
+		return d
+	}, testErrors, "ks", Serial)
+	require.NoError(t, err)
+	return f
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/lockstep-go/lockstep"
 )
 
 // FenceDriver sends the statements of a Fence through one driver's session.
@@ -28,10 +30,20 @@ type Fence struct {
 	stmts  cache[FenceStatements]
 }
 
-// NewFence returns a Fence on the tables of keyspace, which the caller has
-// validated.
-func NewFence(d FenceDriver, errs Errors, keyspace string) *Fence {
-	return &Fence{driver: d, errs: errs, stmts: cache[FenceStatements]{keyspace: keyspace, build: newFenceStatements}}
+// NewFence returns a Fence on the tables of keyspace. d runs the
+// transactions at serial and their commit phase at commit, which it gets
+// from CommitLevel(serial). An unsafe keyspace name or a serial level other
+// than SERIAL and LOCAL_SERIAL gives an error wrapping
+// lockstep.ErrInvalidConfig.
+func NewFence(newDriver func(serial, commit Level) FenceDriver, errs Errors, keyspace string, serial Level) (*Fence, error) {
+	if err := lockstep.ValidateName("keyspace", keyspace); err != nil {
+		return nil, err
+	}
+	commit, err := CommitLevel(serial)
+	if err != nil {
+		return nil, err
+	}
+	return &Fence{driver: newDriver(serial, commit), errs: errs, stmts: cache[FenceStatements]{keyspace: keyspace, build: newFenceStatements}}, nil
 }
 
 // StatementsFor returns the cached statements of table, validating its name

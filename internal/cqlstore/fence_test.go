@@ -57,7 +57,7 @@ func (f *fakeFence) Load(_ context.Context, _, _ string, token *int64, value *[]
 
 func TestFence_CommitPathsAndTheTokenThatWon(t *testing.T) {
 	f := &fakeFence{}
-	fence := NewFence(f, testErrors, "ks")
+	fence := newTestFence(t, f)
 	ctx := t.Context()
 
 	ok, cur, err := fence.CommitIfNewer(ctx, "fenced_resource", "k", 5, nil)
@@ -93,7 +93,7 @@ func TestFence_InsertRaceEndsInOneMoreUpdate(t *testing.T) {
 				f.exists, f.token = true, c.rival // another writer inserted first
 			}
 		}}
-		ok, cur, err := NewFence(f, testErrors, "ks").CommitIfNewer(t.Context(), "t", "k", 7, []byte("v"))
+		ok, cur, err := newTestFence(t, f).CommitIfNewer(t.Context(), "t", "k", 7, []byte("v"))
 		require.NoError(t, err)
 		assert.Equal(t, c.won, ok, "rival %d", c.rival)
 		assert.Equal(t, c.cur, cur)
@@ -103,7 +103,7 @@ func TestFence_InsertRaceEndsInOneMoreUpdate(t *testing.T) {
 
 func TestFence_UnknownOutcomeAndRefusals(t *testing.T) {
 	f := &fakeFence{casErr: codeFrame(CodeCASWriteUnknown)}
-	fence := NewFence(f, testErrors, "ks")
+	fence := newTestFence(t, f)
 	ok, _, err := fence.CommitIfNewer(t.Context(), "t", "k", 1, nil)
 	assert.False(t, ok)
 	assert.ErrorIs(t, err, lockstep.ErrUnknownOutcome)
@@ -135,9 +135,21 @@ func TestFence_UnknownOutcomeAndRefusals(t *testing.T) {
 }
 
 func TestFenceStatements_ConditionAllowsTheSameToken(t *testing.T) {
-	st, err := NewFence(&fakeFence{}, testErrors, "ks").StatementsFor("fenced_resource")
+	st, err := newTestFence(t, &fakeFence{}).StatementsFor("fenced_resource")
 	require.NoError(t, err)
 	assert.Equal(t, "UPDATE ks.fenced_resource SET fence_token = ?, value = ? WHERE row_key = ? IF fence_token <= ?", st.Update)
 	assert.Equal(t, "INSERT INTO ks.fenced_resource (row_key, fence_token, value) VALUES (?, ?, ?) IF NOT EXISTS", st.Insert)
 	assert.Equal(t, "SELECT fence_token, value FROM ks.fenced_resource WHERE row_key = ?", st.Load)
+}
+
+func TestNewFence_RefusesUnsafeKeyspaceAndNonSerialLevels(t *testing.T) {
+	newDriver := func(Level, Level) FenceDriver { return &fakeFence{} }
+	_, err := NewFence(newDriver, testErrors, "ks; DROP", Serial)
+	assert.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+	_, err = NewFence(newDriver, testErrors, "ks", Quorum)
+	assert.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+	var commit Level
+	_, err = NewFence(func(_, c Level) FenceDriver { commit = c; return &fakeFence{} }, testErrors, "ks", LocalSerial)
+	require.NoError(t, err)
+	assert.Equal(t, LocalQuorum, commit)
 }

@@ -30,6 +30,40 @@ const (
 // closed, no hosts, session closed...). It answers Undecided for the rest.
 type Classifier func(err error) Outcome
 
+// Match reports whether err is (or wraps) one particular driver error.
+type Match func(err error) bool
+
+// Is matches errors that wrap target (a driver's sentinel error).
+func Is(target error) Match { return func(err error) bool { return errors.Is(err, target) } }
+
+// As matches errors that wrap an error of type T (a driver's typed error).
+func As[T error]() Match {
+	return func(err error) bool {
+		var t T
+		return errors.As(err, &t)
+	}
+}
+
+// Classify returns the Classifier of a driver from the errors it knows:
+// maybe lists those that mean the request was sent and may have been
+// applied, notApplied those that mean it was refused before any replica got
+// it. An error matching neither is Undecided.
+func Classify(maybe, notApplied []Match) Classifier {
+	return func(err error) Outcome {
+		for _, m := range maybe {
+			if m(err) {
+				return MaybeApplied
+			}
+		}
+		for _, m := range notApplied {
+			if m(err) {
+				return NotApplied
+			}
+		}
+		return Undecided
+	}
+}
+
 // Errors wraps the errors of one store: its name prefixes every message and
 // its driver's Classifier sorts write failures.
 type Errors struct {

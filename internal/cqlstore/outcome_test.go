@@ -61,3 +61,16 @@ func TestErrors_ReadIsNeverAnUnknownOutcome(t *testing.T) {
 	assert.NoError(t, testErrors.Write("put", "t", nil))
 	assert.NoError(t, testErrors.Read("t", nil))
 }
+
+type typedErr struct{ n int }
+
+func (e *typedErr) Error() string { return fmt.Sprint("typed ", e.n) }
+
+func TestClassify_MatchesTypesAndSentinelsMaybeFirst(t *testing.T) {
+	sentinel := errors.New("sentinel")
+	c := Classify([]Match{As[*typedErr]()}, []Match{Is(sentinel), Is(io.EOF)})
+	assert.Equal(t, MaybeApplied, c(fmt.Errorf("w: %w", &typedErr{1})))
+	assert.Equal(t, NotApplied, c(fmt.Errorf("w: %w", sentinel)))
+	assert.Equal(t, MaybeApplied, c(errors.Join(sentinel, &typedErr{2})), "maybe applied wins")
+	assert.Equal(t, Undecided, c(io.ErrUnexpectedEOF))
+}

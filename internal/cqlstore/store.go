@@ -39,10 +39,24 @@ type Store struct {
 
 var _ lockstep.Store = (*Store)(nil)
 
-// NewStore returns a Store on the tables of keyspace, which must be valid
-// (lockstep.ValidateName): the caller validates it, with its own options.
-func NewStore(d Driver, errs Errors, keyspace string) *Store {
-	return &Store{driver: d, errs: errs, stmts: cache[Statements]{keyspace: keyspace, build: newStatements}}
+// NewStore returns a Store on the tables of keyspace, reading at read and
+// writing at write, which d applies. An unsafe keyspace name (see
+// lockstep.ValidateName) or a pair ValidatePair refuses gives an error
+// wrapping lockstep.ErrInvalidConfig.
+func NewStore(d Driver, errs Errors, keyspace string, read, write Level) (*Store, error) {
+	if err := lockstep.ValidateName("keyspace", keyspace); err != nil {
+		return nil, err
+	}
+	if err := ValidatePair(read, write); err != nil {
+		return nil, err
+	}
+	return &Store{driver: d, errs: errs, stmts: cache[Statements]{keyspace: keyspace, build: newStatements}}, nil
+}
+
+// NilSession is the error of a constructor given a nil session of driver
+// (the session type, e.g. "*gocql.Session of github.com/gocql/gocql").
+func NilSession(driver string) error {
+	return &lockstep.ConfigError{Field: "session", Reason: "nil " + driver}
 }
 
 // StatementsFor returns the cached statements of table, validating its name

@@ -25,7 +25,7 @@ func TestStatements_TextOfEachOperation(t *testing.T) {
 }
 
 func TestStore_CachesStatementsPerTable(t *testing.T) {
-	s := NewStore(&fakeDriver{}, testErrors, "locks")
+	s := newTestStore(t, &fakeDriver{})
 	a, err := s.StatementsFor("legacy_main")
 	require.NoError(t, err)
 	b, _ := s.StatementsFor("legacy_main")
@@ -36,7 +36,7 @@ func TestStore_CachesStatementsPerTable(t *testing.T) {
 
 func TestStore_PutSendsOneRequestWithEveryCell(t *testing.T) {
 	d := &fakeDriver{}
-	s := NewStore(d, testErrors, "locks")
+	s := newTestStore(t, d)
 	err := s.Put(t.Context(), "queue_lock", "r",
 		lockstep.Cell{Column: "a", Value: []byte("x"), Timestamp: 7, TTL: 3 * time.Second},
 		lockstep.Cell{Column: "b", Timestamp: 8})
@@ -48,7 +48,7 @@ func TestStore_PutSendsOneRequestWithEveryCell(t *testing.T) {
 
 func TestStore_DeleteSendsOneTombstonePerColumn(t *testing.T) {
 	d := &fakeDriver{}
-	s := NewStore(d, testErrors, "locks")
+	s := newTestStore(t, d)
 	require.NoError(t, s.Delete(t.Context(), "queue_lock", "r", 9, "a", "b"))
 	require.Len(t, d.calls, 1)
 	assert.Equal(t, "DELETE FROM locks.queue_lock USING TIMESTAMP ? WHERE row_key = ? AND column_name = ?", d.calls[0].stmt)
@@ -57,7 +57,7 @@ func TestStore_DeleteSendsOneTombstonePerColumn(t *testing.T) {
 
 func TestStore_BadInputSendsNothing(t *testing.T) {
 	d := &fakeDriver{}
-	s := NewStore(d, testErrors, "locks")
+	s := newTestStore(t, d)
 	ctx := t.Context()
 	for _, table := range []string{"", "Queue", "queue_lock; DROP TABLE x", "other.queue_lock"} {
 		assert.ErrorIs(t, s.Put(ctx, table, "r", lockstep.Cell{Column: "c"}), lockstep.ErrInvalidConfig)
@@ -89,7 +89,7 @@ func TestStore_BadInputSendsNothing(t *testing.T) {
 
 func TestStore_WriteErrorsAreClassified(t *testing.T) {
 	d := &fakeDriver{err: errNoAnswer}
-	s := NewStore(d, testErrors, "locks")
+	s := newTestStore(t, d)
 	assert.ErrorIs(t, s.Put(t.Context(), "queue_lock", "r", lockstep.Cell{Column: "c"}), lockstep.ErrUnknownOutcome)
 	d.err = errRefused
 	err := s.Delete(t.Context(), "queue_lock", "r", 1, "c")
@@ -102,7 +102,7 @@ func TestStore_ReadDecodesRowsIntoCells(t *testing.T) {
 		{"a", []byte("x"), int64(5), 0},
 		{"b", []byte{}, int64(6), 4},
 	}}}
-	s := NewStore(d, testErrors, "locks")
+	s := newTestStore(t, d)
 	cells, err := s.Read(t.Context(), "queue_lock", "r", lockstep.Slice{From: "a", To: "z", Limit: 2})
 	require.NoError(t, err)
 	assert.Equal(t, []lockstep.Cell{
@@ -120,11 +120,22 @@ func TestStore_ReadErrorsArePlainFailures(t *testing.T) {
 		{rows: [][4]any{{"a", []byte{}, int64(1), 0}}, scanErr: broken},
 		{rows: [][4]any{{"a", []byte{}, int64(1), 0}}, err: errNoAnswer},
 	} {
-		s := NewStore(&fakeDriver{rows: rows}, testErrors, "locks")
+		s := newTestStore(t, &fakeDriver{rows: rows})
 		cells, err := s.Read(t.Context(), "queue_lock", "r", lockstep.Slice{})
 		assert.Nil(t, cells)
 		assert.Error(t, err)
 		assert.NotErrorIs(t, err, lockstep.ErrUnknownOutcome)
 		assert.Contains(t, err.Error(), "cqltest: read queue_lock: ")
 	}
+}
+
+func TestNewStore_RefusesUnsafeKeyspaceAndPairs(t *testing.T) {
+	for _, ks := range []string{"", "Locks", "locks.x", "locks; DROP KEYSPACE x", `"locks"`, "9locks"} {
+		_, err := NewStore(&fakeDriver{}, testErrors, ks, Quorum, Quorum)
+		assert.ErrorIs(t, err, lockstep.ErrInvalidConfig, "%q", ks)
+	}
+	_, err := NewStore(&fakeDriver{}, testErrors, "locks", One, One)
+	assert.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+	assert.ErrorIs(t, NilSession("*x.Session"), lockstep.ErrInvalidConfig)
+	assert.ErrorContains(t, NilSession("*x.Session"), "nil *x.Session")
 }
