@@ -15,13 +15,13 @@ import (
 // points at the grant list; other errors carry no such hint.
 func TestErrors_UnauthorizedSaysWhatToGrant(t *testing.T) {
 	denied := codeError(gocql.ErrCodeUnauthorized)
-	for _, err := range []error{writeError("write", "queue_lock", denied), readError("fleet_phase", denied)} {
+	for _, err := range []error{storeErrors.Write("write", "queue_lock", denied), storeErrors.Read("fleet_phase", denied)} {
 		var reqErr gocql.RequestError
 		require.True(t, errors.As(err, &reqErr))
 		assert.Equal(t, gocql.ErrCodeUnauthorized, reqErr.Code())
 		assert.Contains(t, err.Error(), "docs/security.md")
 	}
-	for _, err := range []error{writeError("write", "queue_lock", codeError(gocql.ErrCodeInvalid)), readError("t", codeError(gocql.ErrCodeOverloaded))} {
+	for _, err := range []error{storeErrors.Write("write", "queue_lock", codeError(gocql.ErrCodeInvalid)), storeErrors.Read("t", codeError(gocql.ErrCodeOverloaded))} {
 		assert.False(t, strings.Contains(err.Error(), "grant"), err.Error())
 	}
 }
