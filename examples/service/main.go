@@ -149,6 +149,9 @@ func fleet(store lockstep.Store, c config, n int) ([]*replica, error) {
 			return nil, err
 		}
 		name := fmt.Sprintf("%s-%d", prefix, i+1)
+		if n == 1 && c.process != "" {
+			name = c.process // one replica named by the operator: the census shows exactly that name
+		}
 		l, err := migration.New(store, flag, &migration.Options{ProcessID: name})
 		if err != nil {
 			return nil, err
