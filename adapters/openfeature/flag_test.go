@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	of "github.com/open-feature/go-sdk/openfeature"
 	"github.com/open-feature/go-sdk/openfeature/isolated"
@@ -144,8 +145,8 @@ func TestNew_RefusesBadArgumentsSayingWhich(t *testing.T) {
 
 // A migration.Locker on the model store follows the flag: locks taken in
 // legacy, then, after the phase moved to combined and the flag flipped in
-// the provider, in combined; while the provider is down it takes no lock at
-// all, and a flip to new ahead of the phase is refused by the guard.
+// the provider, in combined; while the provider is down it serves the last
+// good mode for FlagStaleFor, then takes no lock at all, and a flip to new ahead of the phase is refused by the guard.
 func TestFlag_DrivesAMigrationLockerThroughAFlip(t *testing.T) {
 	client, p := newClient(t, modeFlag(lockof.DefaultKey, "legacy", memprovider.Enabled))
 	flip := func(variant string) {
@@ -176,9 +177,13 @@ func TestFlag_DrivesAMigrationLockerThroughAFlip(t *testing.T) {
 		lockIn(lockstep.ModeCombined)
 		assert.Equal(t, lockstep.ModeCombined, locker.Entry().Configured)
 
+		// The provider goes down: the Locker serves the last good mode for
+		// FlagStaleFor (30s by default), then takes no lock at all.
 		p.down.Store(true)
+		lockIn(lockstep.ModeCombined)
+		time.Sleep(31 * time.Second) // fake time, inside the bubble
 		_, err = locker.Lock(ctx, "invoice/42")
-		require.ErrorContains(t, err, "migration: mode flag: openfeature flag \"lockstep-mode\": evaluation failed (GENERAL)")
+		require.ErrorContains(t, err, "openfeature flag \"lockstep-mode\": evaluation failed (GENERAL)")
 		p.down.Store(false)
 
 		flip("new") // the phase is still combined, which forbids new
