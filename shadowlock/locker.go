@@ -2,6 +2,7 @@ package shadowlock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -111,7 +112,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 func init() {
 	held.Register(func(l *Locker) held.Source {
 		return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
-			Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }}
+			Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }, Prepare: l.prepare}
 	})
 }
 
@@ -135,9 +136,19 @@ func (l *Locker) part(ctx context.Context, q held.Request) (held.Result, error) 
 // run executes listing 5 (for try, until the first AnotherThreadIsOwner or
 // MaxTryAttempts concurrent attempts) and returns how many rounds it took.
 func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
+	return l.runFrom(ctx, r, try, r.try)
+}
+
+// runFrom is run with first as its first round (overlap.go); a first round
+// that returns errGaveUp ends it, its cells deleted.
+func (l *Locker) runFrom(ctx context.Context, r *round, try bool, first func(context.Context) (outcome, error)) (int, error) {
 	attempt := 1
 	for rounds := 1; ; rounds++ {
-		out, err := r.try(ctx)
+		step := r.try
+		if rounds == 1 {
+			step = first
+		}
+		out, err := step(ctx)
 		if err == nil && out == success {
 			// A failed draw is a store error like any other; a token that
 			// arrived after the lease lapsed, a round that came too late.
@@ -146,6 +157,9 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 		}
 		if err != nil {
 			r.cleanup(ctx)
+			if errors.Is(err, errGaveUp) {
+				return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, err)
+			}
 			if ctx.Err() != nil {
 				return rounds, fmt.Errorf("shadowlock: %q: %w (last store error: %v)", r.id, ctx.Err(), err)
 			}

@@ -20,6 +20,9 @@ type part struct {
 	since       int64
 	held.Leased      // Stop, Expired
 	released    bool // the main cell is deleted
+	// shadowDone, when set, is closed once the acquisition's shadow delete,
+	// left in flight by an overlapped round (overlap.go), has returned
+	shadowDone <-chan struct{}
 }
 
 var _ held.Part = (*part)(nil)
@@ -27,7 +30,7 @@ var _ held.Part = (*part)(nil)
 func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
 	l := r.l
 	watched := !(mode == lockstep.ModeCombined && bugs.Planted(bugs.LegacyLossUnwatched))
-	p := &part{l: l, id: r.id, owner: r.owner, since: r.since}
+	p := &part{l: l, id: r.id, owner: r.owner, since: r.since, shadowDone: r.shadowDone}
 	rep := held.Reporting{Algorithm: "shadowlock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
 	p.Lease = l.leases.Start(l.cfg.Lease, r.since, p.renew, rep.Hooks(loss, watched))
 	if watched {
@@ -49,7 +52,12 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 	if p.released {
 		return false, nil
 	}
-	if err := p.l.store.Delete(ctx, p.l.cfg.main, p.id, p.l.ts.Next(), layout.LegacyColumn(p.owner)); err != nil {
+	err := p.l.store.Delete(ctx, p.l.cfg.main, p.id, p.l.ts.Next(), layout.LegacyColumn(p.owner))
+	if p.shadowDone != nil {
+		<-p.shadowDone // no goroutine of the acquisition outlives its release
+		p.shadowDone = nil
+	}
+	if err != nil {
 		return true, fmt.Errorf("shadowlock: unlock %q: %w", p.id, err)
 	}
 	p.released = true
