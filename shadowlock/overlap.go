@@ -3,7 +3,6 @@ package shadowlock
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
@@ -145,22 +144,26 @@ func (r *round) readBoth(ctx context.Context) (shadow, main []lockstep.Cell, err
 	return shadow, main, errors.Join(err, mainErr)
 }
 
+// pendingDelete is a delete in flight: err is set before done is closed.
+type pendingDelete struct {
+	done chan struct{}
+	err  error
+}
+
 // deleteShadowLater sends step 12 once the main write has succeeded and
 // does not wait for it: the acquisition returns while it is in flight, and
-// the part's Release waits for it (shadowDone). A failed delete is logged;
-// the cell expires after the TTL, as cleanup's would.
+// the part's Release waits for it and sends it again if it failed. Until
+// then (or if no Release comes) the cell expires after the TTL, as
+// cleanup's would.
 func (r *round) deleteShadowLater(ctx context.Context) {
 	r.requests++
 	r.shadowMaybe = false
-	done := make(chan struct{})
-	r.shadowDone = done
+	d := &pendingDelete{done: make(chan struct{})}
+	r.shadowDelete = d
 	l, id, owner, ts := r.l, r.id, r.owner, r.l.ts.Next()
 	ctx = context.WithoutCancel(ctx)
 	go func() {
-		defer close(done)
-		if err := l.store.Delete(ctx, l.cfg.shadow, id, ts, layout.LegacyColumn(owner)); err != nil {
-			l.cfg.Logger.Warn("shadowlock: could not delete shadow cell; it expires after the TTL",
-				"id", id, "owner", owner, "err", fmt.Sprint(err))
-		}
+		defer close(d.done)
+		d.err = l.store.Delete(ctx, l.cfg.shadow, id, ts, layout.LegacyColumn(owner))
 	}()
 }

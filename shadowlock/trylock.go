@@ -50,9 +50,9 @@ type round struct {
 	shadowSent int64
 	// cells that may exist after a failed request, to delete on abandon
 	mainMaybe, shadowMaybe bool
-	// shadowDone is closed when the shadow delete an overlapped round left
-	// in flight has returned (overlap.go); nil otherwise
-	shadowDone <-chan struct{}
+	// shadowDelete is the shadow delete an overlapped round left in flight
+	// (overlap.go); nil otherwise
+	shadowDelete *pendingDelete
 }
 
 // try runs listing 4 once. On error the caller must call cleanup.
