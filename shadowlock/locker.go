@@ -2,7 +2,6 @@ package shadowlock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -136,19 +135,9 @@ func (l *Locker) part(ctx context.Context, q held.Request) (held.Result, error) 
 // run executes listing 5 (for try, until the first AnotherThreadIsOwner or
 // MaxTryAttempts concurrent attempts) and returns how many rounds it took.
 func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
-	return l.runFrom(ctx, r, try, r.try)
-}
-
-// runFrom is run with first as its first round (overlap.go); a first round
-// that returns errGaveUp ends it, its cells deleted.
-func (l *Locker) runFrom(ctx context.Context, r *round, try bool, first func(context.Context) (outcome, error)) (int, error) {
 	attempt := 1
 	for rounds := 1; ; rounds++ {
-		step := r.try
-		if rounds == 1 {
-			step = first
-		}
-		out, err := step(ctx)
+		out, err := r.try(ctx)
 		if err == nil && out == success {
 			// A failed draw is a store error like any other; a token that
 			// arrived after the lease lapsed, a round that came too late.
@@ -157,7 +146,7 @@ func (l *Locker) runFrom(ctx context.Context, r *round, try bool, first func(con
 		}
 		if err != nil {
 			r.cleanup(ctx)
-			if errors.Is(err, errGaveUp) {
+			if gaveUp(ctx, err) { // a prepared acquisition aborted (overlap.go)
 				return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, err)
 			}
 			if ctx.Err() != nil {
