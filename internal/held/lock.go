@@ -90,7 +90,7 @@ func (l *Lock) Lost() <-chan struct{} { return l.s.Loss.C() }
 
 // Unlock follows lockstep.Lock's contract: concurrent calls serialize; the
 // first stops every part's renewals and then deletes the parts' cells, last
-// taken first; a part whose delete failed is retried by the next call (or by
+// taken first (or all at once, Spec.ParallelRelease); a part whose delete failed is retried by the next call (or by
 // Close of the Locker that returned the lock), the others are not; after
 // every delete succeeded, calls return nil at once. After a loss the first
 // call returns an error wrapping lockstep.ErrLost, joined with any delete
