@@ -62,6 +62,7 @@ func TestRun_BadUsageExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"--hosts", ",", "fleet"}, "empty list"},
 		{[]string{"schema", "print", "--replication", "class=SimpleStrategy"}, "SimpleStrategy takes exactly one option"},
 		{[]string{"schema", "apply", "--replication", "rf"}, `"rf" is not K=V`},
+		{[]string{"schema", "print", "--legacy-ttl", "1500ms"}, "not a whole number of seconds"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runArgs(t, c.args...)

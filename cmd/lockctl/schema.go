@@ -6,28 +6,33 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/lockstep-go/lockstep/schema"
 )
 
 var schemaApplySpec = &spec{
 	path:    "schema apply",
-	usage:   "schema apply [--replication K=V,...]",
+	usage:   "schema apply [--replication K=V,...] [--legacy-ttl D [--max-server-skew D]]",
 	summary: "create every table (and the keyspace, given --replication); idempotent",
 	bind:    bindSchema(func(s schemaCmd) command { return schemaApply(s) }),
 }
 
 var schemaPrintSpec = &spec{
 	path:    "schema print",
-	usage:   "schema print [--replication K=V,...]",
+	usage:   "schema print [--replication K=V,...] [--legacy-ttl D [--max-server-skew D]]",
 	summary: "print the CQL statements schema apply runs (needs no cluster)",
 	bind:    bindSchema(func(s schemaCmd) command { return schemaPrint(s) }),
 }
 
 // schemaCmd is what both schema commands take: the replication of the
-// keyspace to create, or nil to leave the keyspace alone.
+// keyspace to create, or nil to leave the keyspace alone, and the longest
+// TTL of the fleet's legacy writers, or 0 for the default gc_grace of the
+// legacy tables (schema.WithLegacyTTL).
 type schemaCmd struct {
-	replication map[string]string
+	replication   map[string]string
+	legacyTTL     time.Duration
+	maxServerSkew time.Duration
 }
 
 // bindSchema registers --replication and builds the command with mk.
@@ -35,11 +40,13 @@ func bindSchema(mk func(schemaCmd) command) func(fs *flag.FlagSet) builder {
 	return func(fs *flag.FlagSet) builder {
 		var repl string
 		fs.StringVar(&repl, "replication", "", "create the keyspace with this replication, e.g. class=NetworkTopologyStrategy,dc1=3")
+		var c schemaCmd
+		fs.DurationVar(&c.legacyTTL, "legacy-ttl", 0, "derive the legacy tables' gc_grace_seconds from this, the longest TTL any legacy writer of the fleet uses (default: gc_grace 3h)")
+		fs.DurationVar(&c.maxServerSkew, "max-server-skew", time.Second, "with --legacy-ttl: how far apart the Cassandra servers' clocks can be")
 		return func(args []string, o *options) (command, error) {
 			if err := noArgs(args); err != nil {
 				return nil, err
 			}
-			var c schemaCmd
 			if repl != "" {
 				m, err := parseReplication(repl)
 				if err != nil {
@@ -48,7 +55,7 @@ func bindSchema(mk func(schemaCmd) command) func(fs *flag.FlagSet) builder {
 				c.replication = m
 			}
 			if _, err := c.statements(o); err != nil {
-				return nil, err // an invalid replication map
+				return nil, err // an invalid replication map or legacy TTL
 			}
 			return mk(c), nil
 		}
@@ -77,6 +84,9 @@ func (c schemaCmd) options(o *options) []schema.Option {
 	opts := []schema.Option{schema.WithTables(o.tables)}
 	if c.replication != nil {
 		opts = append(opts, schema.WithCreateKeyspace(c.replication))
+	}
+	if c.legacyTTL != 0 {
+		opts = append(opts, schema.WithLegacyTTL(c.legacyTTL, c.maxServerSkew))
 	}
 	return opts
 }
