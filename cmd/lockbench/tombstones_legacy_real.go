@@ -39,7 +39,8 @@ var tombstoneTrace = regexp.MustCompile(`Read (\d+) live rows? and (\d+) tombsto
 
 // tracedTombstones reads one partition of table with tracing on and returns
 // the tombstone cells the replica reported stepping over, from the trace
-// (system_traces.events, written asynchronously: polled for a while).
+// (system_traces.events, written asynchronously: polled for a while; read
+// at ONE, as system_traces has its own replication).
 func tracedTombstones(ctx context.Context, s *gocql.Session, keyspace, table, row string) (int, error) {
 	var id []byte
 	q := s.Query(fmt.Sprintf("SELECT column_name FROM %s.%s WHERE row_key = ?", keyspace, table), row).
@@ -51,7 +52,7 @@ func tracedTombstones(ctx context.Context, s *gocql.Session, keyspace, table, ro
 		return 0, fmt.Errorf("no trace id for the read of %s", table)
 	}
 	for range 50 {
-		iter := s.Query("SELECT activity FROM system_traces.events WHERE session_id = ?", gocql.UUID(id)).WithContext(ctx).Iter()
+		iter := s.Query("SELECT activity FROM system_traces.events WHERE session_id = ?", gocql.UUID(id)).Consistency(gocql.One).WithContext(ctx).Iter()
 		var activity string
 		best := -1
 		for iter.Scan(&activity) {
