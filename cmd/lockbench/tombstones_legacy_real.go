@@ -96,7 +96,11 @@ func runRealLegacyTombstonesCommand(o realOptions, cfg tombstoneConfig, gcGrace 
 	defer s.Close()
 	secs := int64(gcGrace / time.Second)
 	for _, t := range []string{shadowlock.DefaultMainTable, shadowlock.DefaultShadowTable} {
-		stmt := fmt.Sprintf("ALTER TABLE %s.%s WITH gc_grace_seconds = %d", o.keyspace, t, secs)
+		// As schema.WithLegacyTTL sets them: compaction interval and
+		// memtable flush period follow gc_grace.
+		stmt := fmt.Sprintf("ALTER TABLE %s.%s WITH gc_grace_seconds = %d AND memtable_flush_period_in_ms = %d AND compaction = "+
+			"{'class': 'LeveledCompactionStrategy', 'unchecked_tombstone_compaction': 'true', 'tombstone_compaction_interval': '%d'}",
+			o.keyspace, t, secs, secs*1000, secs)
 		if err := s.Query(stmt).Exec(); err != nil {
 			return fmt.Errorf("%s: %w", stmt, err)
 		}
