@@ -3,6 +3,7 @@ package lockstep
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -50,20 +51,21 @@ const MaxIDLen = 512
 // ValidateID returns an error wrapping ErrInvalidID unless id is a non-empty,
 // valid UTF-8 string of at most MaxIDLen bytes without NUL bytes.
 func ValidateID(id string) error {
+	var what string
 	switch {
 	case id == "":
-		return fmt.Errorf("%w: empty", ErrInvalidID)
+		what = "empty"
 	case len(id) > MaxIDLen:
-		return fmt.Errorf("%w: %d bytes, at most %d allowed", ErrInvalidID, len(id), MaxIDLen)
+		what = fmt.Sprintf("%d bytes", len(id))
 	case !utf8.ValidString(id):
-		return fmt.Errorf("%w: not valid UTF-8", ErrInvalidID)
+		what = "not valid UTF-8"
+	case strings.IndexByte(id, 0) >= 0:
+		what = "contains a NUL byte"
+	default:
+		return nil
 	}
-	for i := 0; i < len(id); i++ {
-		if id[i] == 0 {
-			return fmt.Errorf("%w: contains a NUL byte", ErrInvalidID)
-		}
-	}
-	return nil
+	return fmt.Errorf("%w: %s: a lock id is 1 to %d bytes of UTF-8 without NUL; "+
+		"name the resource the lock guards, and hash longer names (e.g. hex SHA-256, 64 bytes)", ErrInvalidID, what, MaxIDLen)
 }
 
 // ConfigError reports an invalid option. It wraps ErrInvalidConfig.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -69,7 +70,7 @@ var identRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,47}$`)
 // untrusted text.
 func ValidateName(kind, name string) error {
 	if !identRE.MatchString(name) {
-		return &ConfigError{Field: kind, Reason: fmt.Sprintf("%q is not a safe identifier (want [a-z][a-z0-9_]{0,47})", name)}
+		return &ConfigError{Field: kind, Reason: fmt.Sprintf("%q is not a safe identifier: use 1 to 48 of lower-case letters, digits and '_', starting with a letter (e.g. %q), and the same name in schema.WithTables", name, suggestName(name))}
 	}
 	return nil
 }
@@ -79,9 +80,24 @@ func ValidateName(kind, name string) error {
 func ValidateTTL(field string, ttl time.Duration) error {
 	switch {
 	case ttl <= 0:
-		return &ConfigError{Field: field, Reason: fmt.Sprintf("%v must be positive", ttl)}
+		return &ConfigError{Field: field, Reason: fmt.Sprintf("%v must be positive: use a whole number of seconds, or leave it 0 for the default", ttl)}
 	case ttl%time.Second != 0:
-		return &ConfigError{Field: field, Reason: fmt.Sprintf("%v is not a whole number of seconds (Cassandra TTLs are seconds)", ttl)}
+		return &ConfigError{Field: field, Reason: fmt.Sprintf("%v is not a whole number of seconds (Cassandra TTLs are seconds): use %v", ttl, (ttl + time.Second - 1).Truncate(time.Second))}
 	}
 	return nil
+}
+
+// suggestName turns name into a safe identifier for ValidateName's error:
+// lower case, every other byte '_', a leading letter, cut to 48 bytes.
+func suggestName(name string) string {
+	b := []byte(strings.ToLower(name))
+	for i, c := range b {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 || b[0] < 'a' || b[0] > 'z' {
+		b = append([]byte("t_"), b...)
+	}
+	return string(b[:min(len(b), 48)])
 }

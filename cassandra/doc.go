@@ -42,7 +42,8 @@
 //
 // # Errors
 //
-// Driver errors are classified once, here. A write or delete that may have
+// Driver errors are classified once, in internal/cqlstore, from the list of
+// gocql's errors in errors.go. A write or delete that may have
 // been applied (a coordinator write timeout or write failure, no response in
 // time, the connection lost mid-request, the caller's ctx ending while the
 // request was in flight, or any error not known to mean "not applied")
@@ -51,6 +52,17 @@
 // request validation errors mean the write was not applied and are returned
 // wrapped as plain failures. Read errors are always plain failures. Errors
 // from ctx keep satisfying errors.Is(err, ctx.Err()).
+//
+// # Two drivers, one implementation
+//
+// Package cassandrav2, a module of its own, is the same store on the Apache
+// Cassandra Go driver (github.com/apache/cassandra-gocql-driver/v2). Both
+// are thin adapters on internal/cqlstore, which holds the statements, the
+// validation, the decoding of cells, the classification of outcomes, the
+// consistency rules and the fenced-commit loop; each adapter only sends the
+// statements through its driver and lists its driver's errors. So what this
+// documentation says of the mapping to CQL, consistency and errors holds for
+// both.
 //
 // A Store is safe for concurrent use.
 package cassandra

@@ -51,7 +51,7 @@ func TestWriteError_ClassifiesDriverErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := writeError("put", "queue_lock", c.err)
+			err := storeErrors.Write("put", "queue_lock", c.err)
 			if got := errors.Is(err, lockstep.ErrUnknownOutcome); got != c.maybeApplied {
 				t.Errorf("ErrUnknownOutcome = %v, want %v (%v)", got, c.maybeApplied, err)
 			}
@@ -63,7 +63,7 @@ func TestWriteError_ClassifiesDriverErrors(t *testing.T) {
 }
 
 func TestWriteError_KeepsTypedDriverErrorReachable(t *testing.T) {
-	err := writeError("delete", "queue_lock", &gocql.RequestErrWriteTimeout{Received: 1, BlockFor: 2})
+	err := storeErrors.Write("delete", "queue_lock", &gocql.RequestErrWriteTimeout{Received: 1, BlockFor: 2})
 	var wt *gocql.RequestErrWriteTimeout
 	if !errors.As(err, &wt) || wt.BlockFor != 2 {
 		t.Fatalf("errors.As lost the write timeout: %v", err)
@@ -72,12 +72,12 @@ func TestWriteError_KeepsTypedDriverErrorReachable(t *testing.T) {
 
 func TestReadError_IsNeverAnUnknownOutcome(t *testing.T) {
 	for _, e := range []error{&gocql.RequestErrReadTimeout{}, gocql.ErrTimeoutNoResponse, context.DeadlineExceeded} {
-		err := readError("queue_lock", e)
+		err := storeErrors.Read("queue_lock", e)
 		if errors.Is(err, lockstep.ErrUnknownOutcome) || !errors.Is(err, e) {
 			t.Errorf("%v: got %v", e, err)
 		}
 	}
-	if writeError("put", "t", nil) != nil || readError("t", nil) != nil {
+	if storeErrors.Write("put", "t", nil) != nil || storeErrors.Read("t", nil) != nil {
 		t.Error("nil error classified as an error")
 	}
 }

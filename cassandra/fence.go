@@ -3,40 +3,23 @@ package cassandra
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
-	"sync"
-	"unicode/utf8"
 
 	"github.com/gocql/gocql"
 
-	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/cqlstore"
 )
-
-// Fenced-resource statements (package fence), on the key/token/value table
-// package schema creates (fenced_resource.cql: row_key, fence_token,
-// value; "token" is reserved in CQL). As with the cell statements,
-// only "keyspace.table" is spliced in, after validation.
-const (
-	fenceInsertTemplate = "INSERT INTO <table> (row_key, fence_token, value) VALUES (?, ?, ?) IF NOT EXISTS"
-	fenceUpdateTemplate = "UPDATE <table> SET fence_token = ?, value = ? WHERE row_key = ? IF fence_token <= ?"
-	fenceSelectTemplate = "SELECT fence_token, value FROM <table> WHERE row_key = ?"
-)
-
-type fenceStatements struct{ insert, update, read string }
 
 // FenceStore is the storage of package fence on Cassandra: per key of a
-// table of fenced values, the value last committed and its fencing token,
+// table of fenced values (schema's fenced_resource.cql: row_key,
+// fence_token, value), the value last committed and its fencing token,
 // written only by lightweight transactions so the token comparison and the
 // write are one atomic step (Paxos on the key's partition). It implements
 // fence.Store. A FenceStore is safe for concurrent use; it does not own the
 // session.
 type FenceStore struct {
-	session  *gocql.Session
-	keyspace string
-	serial   gocql.SerialConsistency
-	commit   gocql.Consistency // the consistency of the Paxos commit phase
-	stmts    sync.Map          // table name -> *fenceStatements
+	serial gocql.SerialConsistency
+	commit gocql.Consistency // the consistency of the Paxos commit phase
+	core   *cqlstore.Fence
 }
 
 // FenceOption configures a FenceStore.
@@ -59,23 +42,20 @@ func WithSerialConsistency(c gocql.SerialConsistency) FenceOption {
 // does not contact the cluster.
 func NewFenceStore(session *gocql.Session, keyspace string, opts ...FenceOption) (*FenceStore, error) {
 	if session == nil {
-		return nil, &lockstep.ConfigError{Field: "session", Reason: "nil *gocql.Session"}
+		return nil, cqlstore.NilSession("*gocql.Session")
 	}
-	if err := lockstep.ValidateName("keyspace", keyspace); err != nil {
-		return nil, err
-	}
-	s := &FenceStore{session: session, keyspace: keyspace, serial: gocql.Serial}
+	s := &FenceStore{serial: gocql.Serial}
 	for _, o := range opts {
 		o(s)
 	}
-	switch s.serial {
-	case gocql.Serial:
-		s.commit = gocql.Quorum
-	case gocql.LocalSerial:
-		s.commit = gocql.LocalQuorum
-	default:
-		return nil, &lockstep.ConfigError{Field: "serial consistency", Reason: fmt.Sprintf("%v: want SERIAL or LOCAL_SERIAL", s.serial)}
+	core, err := cqlstore.NewFence(func(serial, commit cqlstore.Level) cqlstore.FenceDriver {
+		s.commit = gocql.Consistency(commit)
+		return fenceDriver{session: session, serial: s.serial, commit: s.commit}
+	}, storeErrors, keyspace, cqlstore.Level(s.serial))
+	if err != nil {
+		return nil, err
 	}
+	s.core = core
 	return s, nil
 }
 
@@ -99,63 +79,7 @@ func NewFenceStore(session *gocql.Session, keyspace string, opts ...FenceOption)
 // an error wrapping lockstep.ErrUnknownOutcome; the queries are not marked
 // idempotent, so the driver never retries them behind the caller's back.
 func (s *FenceStore) CommitIfNewer(ctx context.Context, table, key string, token int64, value []byte) (bool, int64, error) {
-	st, err := s.statementsFor(table)
-	if err != nil {
-		return false, 0, err
-	}
-	if err := checkFenceKey(key); err != nil {
-		return false, 0, err
-	}
-	if token <= 0 {
-		return false, 0, fmt.Errorf("cassandra: fence commit %s: token %d must be positive", table, token)
-	}
-	if err := ctx.Err(); err != nil {
-		return false, 0, fmt.Errorf("cassandra: fence commit %s: %w", table, err)
-	}
-	if value == nil {
-		value = []byte{} // a null would be a tombstone; keep empty and nil alike
-	}
-	update := func() (applied, exists bool, current int64, err error) {
-		q := s.session.Query(st.update, token, value, key, token)
-		return s.cas(ctx, q)
-	}
-	applied, exists, current, err := update()
-	if err != nil || applied || exists {
-		return s.result(table, token, applied, current, err)
-	}
-	q := s.session.Query(st.insert, key, token, value)
-	applied, _, current, err = s.cas(ctx, q)
-	if err != nil || applied || current > token {
-		return s.result(table, token, applied, current, err)
-	}
-	applied, _, current, err = update()
-	return s.result(table, token, applied, current, err)
-}
-
-// cas runs one lightweight transaction and returns whether it applied and,
-// when it did not, whether the row exists and its token.
-func (s *FenceStore) cas(ctx context.Context, q *gocql.Query) (applied, exists bool, current int64, err error) {
-	q = q.WithContext(ctx).Consistency(s.commit).SerialConsistency(s.serial)
-	row := map[string]any{}
-	applied, err = q.MapScanCAS(row)
-	if err != nil {
-		return false, false, 0, err
-	}
-	if t, ok := row["fence_token"].(int64); ok {
-		return applied, true, t, nil
-	}
-	return applied, false, 0, nil
-}
-
-// result maps the outcome of the last transaction of a commit.
-func (s *FenceStore) result(table string, token int64, applied bool, current int64, err error) (bool, int64, error) {
-	switch {
-	case err != nil:
-		return false, 0, writeError("fence commit", table, err)
-	case applied:
-		return true, token, nil
-	}
-	return false, current, nil
+	return s.core.CommitIfNewer(ctx, table, key, token, value)
 }
 
 // Load returns the token and value key of table holds (0 and nil if never
@@ -164,52 +88,26 @@ func (s *FenceStore) result(table string, token int64, applied bool, current int
 // invalid table name or an empty key is refused before anything is sent.
 // Errors are plain failures.
 func (s *FenceStore) Load(ctx context.Context, table, key string) (int64, []byte, error) {
-	st, err := s.statementsFor(table)
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := checkFenceKey(key); err != nil {
-		return 0, nil, err
-	}
-	var (
-		token int64
-		value []byte
-	)
-	err = s.session.Query(st.read, key).WithContext(ctx).
-		Consistency(gocql.Consistency(s.serial)).Idempotent(true).Scan(&token, &value)
-	switch {
-	case errors.Is(err, gocql.ErrNotFound):
-		return 0, nil, nil
-	case err != nil:
-		return 0, nil, readError(table, err)
-	}
-	if len(value) == 0 {
-		value = nil
-	}
-	return token, value, nil
+	return s.core.Load(ctx, table, key)
 }
 
-func checkFenceKey(key string) error {
-	if key == "" || !utf8.ValidString(key) {
-		return fmt.Errorf("cassandra: fence: key %q must be non-empty UTF-8", key)
-	}
-	return nil
+// fenceDriver sends the fence statements of package cqlstore through gocql.
+type fenceDriver struct {
+	session *gocql.Session
+	serial  gocql.SerialConsistency
+	commit  gocql.Consistency
 }
 
-// statementsFor returns the cached statements of table, validating its name
-// the first time it is seen.
-func (s *FenceStore) statementsFor(table string) (*fenceStatements, error) {
-	if st, ok := s.stmts.Load(table); ok {
-		return st.(*fenceStatements), nil
+func (d fenceDriver) CAS(ctx context.Context, stmt string, args []any, row map[string]any) (bool, error) {
+	return d.session.Query(stmt, args...).WithContext(ctx).
+		Consistency(d.commit).SerialConsistency(d.serial).MapScanCAS(row)
+}
+
+func (d fenceDriver) Load(ctx context.Context, stmt, key string, token *int64, value *[]byte) (bool, error) {
+	err := d.session.Query(stmt, key).WithContext(ctx).
+		Consistency(gocql.Consistency(d.serial)).Idempotent(true).Scan(token, value)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return false, nil
 	}
-	if err := lockstep.ValidateName("table", table); err != nil {
-		return nil, err
-	}
-	r := strings.NewReplacer(tablePlaceholder, s.keyspace+"."+table)
-	st, _ := s.stmts.LoadOrStore(table, &fenceStatements{
-		insert: r.Replace(fenceInsertTemplate),
-		update: r.Replace(fenceUpdateTemplate),
-		read:   r.Replace(fenceSelectTemplate),
-	})
-	return st.(*fenceStatements), nil
+	return err == nil, err
 }

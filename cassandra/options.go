@@ -1,12 +1,6 @@
 package cassandra
 
-import (
-	"fmt"
-
-	"github.com/gocql/gocql"
-
-	"github.com/lockstep-go/lockstep"
-)
+import "github.com/gocql/gocql"
 
 // Option configures a Store.
 type Option func(*config)
@@ -44,33 +38,4 @@ func WithConsistency(read, write gocql.Consistency) Option {
 	return func(c *config) {
 		c.read, c.write = read, write
 	}
-}
-
-// validate reports whether the consistency pair is accepted (see
-// WithConsistency).
-func (c config) validate() error {
-	known := func(x gocql.Consistency) bool {
-		switch x {
-		case gocql.One, gocql.Two, gocql.Three, gocql.Quorum, gocql.All,
-			gocql.LocalQuorum, gocql.EachQuorum, gocql.LocalOne:
-			return true
-		}
-		return false
-	}
-	bad := func(reason string) error {
-		return &lockstep.ConfigError{Field: "consistency", Reason: fmt.Sprintf("read %v, write %v: %s", c.read, c.write, reason)}
-	}
-	switch {
-	case !known(c.read) || c.read == gocql.EachQuorum:
-		return bad("unsupported read level")
-	case !known(c.write):
-		return bad("unsupported write level")
-	case c.read == gocql.All || c.write == gocql.All:
-		return nil
-	case c.read == gocql.Quorum && (c.write == gocql.Quorum || c.write == gocql.EachQuorum):
-		return nil
-	case c.read == gocql.LocalQuorum && (c.write == gocql.LocalQuorum || c.write == gocql.EachQuorum):
-		return nil
-	}
-	return bad("reads and writes do not overlap for every replication factor (need R + W > RF)")
 }

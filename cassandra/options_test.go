@@ -34,8 +34,8 @@ func TestNew_DefaultsToQuorum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.read != gocql.Quorum || s.write != gocql.Quorum {
-		t.Fatalf("got read %v write %v, want QUORUM both", s.read, s.write)
+	if s.driver.read != gocql.Quorum || s.driver.write != gocql.Quorum {
+		t.Fatalf("got read %v write %v, want QUORUM both", s.driver.read, s.driver.write)
 	}
 }
 

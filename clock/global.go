@@ -42,10 +42,10 @@ type Global struct {
 // means DefaultGlobalTable). local is this process's clock.
 func NewGlobal(store lockstep.Store, table string, local lockstep.Clock) (*Global, error) {
 	if store == nil {
-		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store"}
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}
 	if local == nil {
-		return nil, &lockstep.ConfigError{Field: "Clock", Reason: "nil clock"}
+		return nil, &lockstep.ConfigError{Field: "Clock", Reason: "nil clock: pass the process's clock (a clock.Local)"}
 	}
 	if table == "" {
 		table = DefaultGlobalTable
@@ -122,7 +122,7 @@ func (g *Global) Next(ctx context.Context) (int64, error) {
 // tick; the service only needs some replica to succeed now and then.
 func (g *Global) Run(ctx context.Context, interval time.Duration) error {
 	if interval <= 0 {
-		return &lockstep.ConfigError{Field: "interval", Reason: fmt.Sprintf("%v must be positive", interval)}
+		return &lockstep.ConfigError{Field: "interval", Reason: fmt.Sprintf("%v must be positive: use the period the service writes at, e.g. a second", interval)}
 	}
 	for {
 		_ = g.TryUpdate(ctx)

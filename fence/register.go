@@ -22,7 +22,7 @@ type Register struct {
 // gives an error wrapping lockstep.ErrInvalidConfig. It contacts nothing.
 func NewRegister(store Store, table string) (*Register, error) {
 	if store == nil {
-		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil fence.Store"}
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil fence.Store: pass a cassandra.FenceStore or, in tests, a model.FenceStore"}
 	}
 	if table == "" {
 		table = DefaultTable

@@ -97,7 +97,7 @@ func NewController(store lockstep.Store, opts *ControllerOptions) (*Controller, 
 		o = *opts
 	}
 	if store == nil {
-		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store"}
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}
 	c := &Controller{store: store, phaseTable: o.PhaseTable, censusTable: o.CensusTable, clock: clockOr(o.Clock), drain: o.Drain, poll: o.Poll}
 	if c.phaseTable == "" {
@@ -116,7 +116,7 @@ func NewController(store lockstep.Store, opts *ControllerOptions) (*Controller, 
 		c.poll = time.Second
 	}
 	if c.drain < 0 || c.poll < 0 {
-		return nil, &lockstep.ConfigError{Field: "Drain/Poll", Reason: fmt.Sprintf("must not be negative (%v, %v)", c.drain, c.poll)}
+		return nil, &lockstep.ConfigError{Field: "Drain/Poll", Reason: fmt.Sprintf("must not be negative (%v, %v): use 0 for the defaults (no drain, poll 1s) or positive durations", c.drain, c.poll)}
 	}
 	c.ts = clock.NewTimestamps(c.clock)
 	return c, nil

@@ -115,6 +115,16 @@
 // announcement (a Controller that died) costs only its TTL of combined
 // locks.
 //
+// # Startup check
+//
+// Call [Locker.Ready] once after New, before serving: it reads a row of
+// every table the Locker uses, asks the flag for a mode and checks it
+// against the phase, writing nothing, so a missing keyspace or table, an
+// unreadable flag or a flag the phase refuses fails the deployment with the
+// fix in the message rather than the first Lock. On Cassandra,
+// schema.Verify(ctx, session, keyspace, schema.WithUses(schema.MigrationUses(fencing)))
+// adds the tables' layout.
+//
 // # Rollout runbook
 //
 // At every step watch three things: the census (ReadCensus, or lockctl), the
@@ -153,32 +163,38 @@
 // them, otherwise), then flip the flag to legacy and Set(ctx, lockstep.ModeLegacy).
 // A fleet whose flag is a [PhaseFlag] follows the phase by itself: give the
 // Controller a Drain longer than the flag's cache plus the longest lock hold
-// plus the census heartbeat period ((CensusTTL − 1s − MaxServerSkew)/4),
+// plus the census heartbeat period ((CensusTTL − 1s − MaxServerSkew)/4)
+// (plus FlagStaleFor, if the flag may fail during the move),
 // and each Set announces the move, waits for the fleet to switch to
 // combined, then writes the intent and commits, refusing none of its locks
 // on the way.
 //
 // # Flag sources
 //
-// [Static], [Env], [File] and [PhaseFlag] are built in. Any feature-flag SDK
-// fits behind [FlagSource] in a few lines; for OpenFeature
-// (github.com/open-feature/go-sdk/openfeature):
+// [Static], [Env], [File] and [PhaseFlag] are built in. For OpenFeature
+// (github.com/open-feature/go-sdk), module
+// github.com/lockstep-go/lockstep/adapters/openfeature has a FlagSource
+// reading a string flag (legacy, combined or new): a provider error or a
+// value that is not a mode fails the acquisition, never falling back to a
+// default. It is a module of its own, as are the Prometheus and
+// OpenTelemetry Observers beside it (adapters/prometheus, adapters/otel), so
+// that depending on lockstep never pulls in an SDK a service does not use.
+// Any other feature-flag SDK fits behind [FlagSource] in a few lines, the
+// same way.
 //
-//	type openFeatureFlag struct {
-//		client *openfeature.Client
-//		key    string // e.g. "lock-mode"
-//	}
-//
-//	func (f openFeatureFlag) Mode(ctx context.Context) (lockstep.Mode, error) {
-//		s, err := f.client.StringValue(ctx, f.key, "", openfeature.EvaluationContext{})
-//		if err != nil {
-//			return lockstep.ModeUnknown, err
-//		}
-//		return lockstep.ParseMode(s)
-//	}
-//
-// The module ships no such adapter, so that depending on lockstep never pulls
-// in an SDK a service does not use.
+// A Locker wraps its flag source with [KeepLastGood]: when the source fails
+// (a flag file missing for a moment while a ConfigMap is remounted, a flag
+// service restarting), the last good answer is used for up to
+// Options.FlagStaleFor (default 30s), with one Warn through Options.Logger
+// per outage; past that, acquisitions fail with the source's error and what
+// to do. This is safe because no flag answer is ever trusted: every mode,
+// fresh or stale, is published in the census and checked against the phase
+// by the guard before a lock is taken (see "Why no two processes can hold
+// one lock"), so a stale answer is refused exactly where a live flag that
+// had not yet been flipped would be. The mode-switch protocol is untouched,
+// which is why no new model-check property comes with it. What it costs is
+// time: a process may keep the outgoing mode up to FlagStaleFor longer, so
+// a Controller's Drain should allow for it.
 //
 // # Fencing tokens
 //

@@ -46,7 +46,7 @@ type env string
 func (e env) Mode(context.Context) (lockstep.Mode, error) {
 	v, ok := os.LookupEnv(string(e))
 	if !ok || v == "" {
-		return lockstep.ModeUnknown, fmt.Errorf("migration: flag $%s: %w: not set", string(e), lockstep.ErrInvalidMode)
+		return lockstep.ModeUnknown, fmt.Errorf("migration: flag $%s: %w: not set (set it to legacy, combined or new)", string(e), lockstep.ErrInvalidMode)
 	}
 	m, err := lockstep.ParseMode(v)
 	if err != nil {
@@ -77,7 +77,7 @@ type file struct {
 func (f *file) Mode(context.Context) (lockstep.Mode, error) {
 	fi, err := os.Stat(f.path)
 	if err != nil {
-		return lockstep.ModeUnknown, fmt.Errorf("migration: flag file: %w", err)
+		return lockstep.ModeUnknown, fmt.Errorf("migration: flag file: %w (write legacy, combined or new to it)", err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -140,7 +140,7 @@ func NewPhaseFlag(store lockstep.Store, opts *PhaseFlagOptions) (*PhaseFlag, err
 		o = *opts
 	}
 	if store == nil {
-		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store"}
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}
 	if o.Table == "" {
 		o.Table = DefaultPhaseTable
@@ -152,7 +152,7 @@ func NewPhaseFlag(store lockstep.Store, opts *PhaseFlagOptions) (*PhaseFlag, err
 		o.Cache = time.Second
 	}
 	if o.Cache < 0 {
-		return nil, &lockstep.ConfigError{Field: "Cache", Reason: fmt.Sprintf("%v must not be negative", o.Cache)}
+		return nil, &lockstep.ConfigError{Field: "Cache", Reason: fmt.Sprintf("%v must not be negative: use 0 for the default (1s) or a positive period", o.Cache)}
 	}
 	return &PhaseFlag{store: store, table: o.Table, cache: o.Cache, clock: clockOr(o.Clock)}, nil
 }

@@ -177,9 +177,11 @@ func (h *heartbeat) staleError(cause error) error {
 		msg = fmt.Sprintf("last successful census heartbeat was sent %v ago (limit %v)", ago, h.window)
 	}
 	if cause != nil {
-		return fmt.Errorf("%w: process %s: %s; the phase controller might not see this process: %w", ErrStaleCensus, h.self.Process, msg, cause)
+		return fmt.Errorf("%w: process %s: %s; the phase controller might not see this process, so no lock is taken: %s: %w",
+			ErrStaleCensus, h.self.Process, msg, staleCensusFix(h.table), cause)
 	}
-	return fmt.Errorf("%w: process %s: %s; the phase controller might not see this process", ErrStaleCensus, h.self.Process, msg)
+	return fmt.Errorf("%w: process %s: %s; the phase controller might not see this process, so no lock is taken: %s",
+		ErrStaleCensus, h.self.Process, msg, staleCensusFix(h.table))
 }
 
 // snapshot returns the entry as it stands; the caller holds h.mu.
@@ -383,4 +385,10 @@ func (h *heartbeat) remove(ctx context.Context) error {
 		return fmt.Errorf("migration: removing census entry: %w", err)
 	}
 	return nil
+}
+
+// staleCensusFix says what to do about a stale census heartbeat.
+func staleCensusFix(table string) string {
+	return "check that this process reaches the store and may write table " + table +
+		" (the Logger's census warnings name the error); locks are taken again once a heartbeat succeeds"
 }

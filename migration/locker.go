@@ -29,8 +29,9 @@ type ModeError struct {
 }
 
 func (e *ModeError) Error() string {
-	return fmt.Sprintf("migration: process %s refuses to lock %q: configured mode %v is incompatible with fleet phase %v (allowed: %v)",
-		e.Process, e.ID, e.Configured, e.Phase, e.Phase.allowed())
+	return fmt.Sprintf("migration: process %s refuses to lock %q: configured mode %v is incompatible with fleet phase %v (allowed: %v); "+
+		"set the process's flag to an allowed mode, or move the phase towards %v with lockctl phase set (one step at a time)",
+		e.Process, e.ID, e.Configured, e.Phase, e.Phase.allowed(), e.Configured)
 }
 
 // Unwrap returns lockstep.ErrIncompatibleMode.
@@ -48,6 +49,8 @@ type Locker struct {
 	cfg   config
 	algs  algorithms
 	hb    *heartbeat
+
+	tables []string // the lock tables of both algorithms, for Ready
 
 	calls   sync.WaitGroup
 	cacheMu sync.Mutex
@@ -74,10 +77,10 @@ type phaseCache struct {
 // wrapping lockstep.ErrInvalidConfig, having started nothing.
 func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) {
 	if store == nil {
-		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store"}
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}
 	if flag == nil {
-		return nil, &lockstep.ConfigError{Field: "FlagSource", Reason: "nil flag source"}
+		return nil, &lockstep.ConfigError{Field: "FlagSource", Reason: "nil flag source: pass Static, Env, File, a PhaseFlag or your own"}
 	}
 	var clk lockstep.Clock
 	var process string
@@ -92,12 +95,19 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	if err != nil {
 		return nil, err
 	}
+	var staleFor time.Duration
+	if opts != nil {
+		staleFor = opts.FlagStaleFor
+	}
+	if flag, err = KeepLastGood(flag, &FlagOptions{StaleFor: staleFor, Clock: clk, Logger: cfg.logger}); err != nil {
+		return nil, err
+	}
 	algs, err := newAlgorithms(store, clk, process, opts, cfg.observer, cfg.logger)
 	if err != nil {
 		algs.close(context.Background())
 		return nil, err
 	}
-	l := &Locker{store: store, clock: clk, flag: flag, cfg: cfg, algs: algs}
+	l := &Locker{store: store, clock: clk, flag: flag, cfg: cfg, algs: algs, tables: lockTables(opts)}
 	l.hb = newHeartbeat(store, clk, cfg.censusTable, cfg.census, flag, cfg.logger,
 		Entry{Process: process, Host: cfg.host, Version: cfg.version})
 	l.hb.start()

@@ -125,7 +125,7 @@ func TestNew_RefusesBadConfiguration(t *testing.T) {
 		opts    *Options
 	}{
 		"nil flag":         {"p", nil, nil},
-		"long process id":  {strings.Repeat("p", 56), Static(lockstep.ModeLegacy), nil},
+		"long process id":  {strings.Repeat("p", 256), Static(lockstep.ModeLegacy), nil},
 		"bad process id":   {"p q", Static(lockstep.ModeLegacy), nil},
 		"census ttl":       {"p", Static(lockstep.ModeLegacy), &Options{CensusTTL: 1500 * time.Millisecond}},
 		"short census ttl": {"p", Static(lockstep.ModeLegacy), &Options{CensusTTL: 2 * time.Second}},

@@ -23,8 +23,9 @@ import (
 type Options struct {
 	// Clock is the process's clock. Default a clock.Local.
 	Clock lockstep.Clock
-	// ProcessID is the process's fleet-unique id, at most 55 of
-	// [A-Za-z0-9._:-]. Default a random one.
+	// ProcessID is the process's fleet-unique id, 1 to 255 bytes of
+	// [A-Za-z0-9._:-] (a pod's FQDN fits). Default the sanitized host name,
+	// '-' and 64 random bits in hex, so the census names the machine.
 	ProcessID string
 	// Queue configures the queue algorithm used in modes new and combined.
 	// Its Clock and ProcessID, if set, must equal the ones above. Default
@@ -63,6 +64,13 @@ type Options struct {
 	// the mode asked for has stayed published in the census meanwhile.
 	// Default 1s.
 	PhaseCache time.Duration
+	// FlagStaleFor is how long the flag source's last good answer is still
+	// used while the source fails (a flag file briefly missing, a flag
+	// service restarting), with a Warn through Logger; past it, acquisitions
+	// fail with the source's error (KeepLastGood has the details and why
+	// this is safe). Default DefaultFlagStaleFor (30s); negative turns it
+	// off.
+	FlagStaleFor time.Duration
 	// Host is reported in the census. Default os.Hostname().
 	Host string
 	// Version is reported in the census. Default the main module's version
@@ -87,10 +95,6 @@ type config struct {
 	observer                lockstep.Observer
 }
 
-// maxProcessLen leaves room for the suffix that tells the three algorithms'
-// owner ids apart (":combined").
-const maxProcessLen = 64 - len(":combined")
-
 func (o *Options) resolve(process string) (config, error) {
 	var in Options
 	if o != nil {
@@ -100,9 +104,6 @@ func (o *Options) resolve(process string) (config, error) {
 		phaseCache: in.PhaseCache, host: in.Host, version: in.Version, logger: in.Logger, observer: in.Observer}
 	if err := ident.ValidateProcessID(process); err != nil {
 		return c, err
-	}
-	if len(process) > maxProcessLen {
-		return c, &lockstep.ConfigError{Field: "ProcessID", Reason: fmt.Sprintf("%q is longer than %d bytes", process, maxProcessLen)}
 	}
 	def := func(s *string, d string) {
 		if *s == "" {
@@ -147,7 +148,7 @@ func (o *Options) resolve(process string) (config, error) {
 		c.phaseCache = time.Second
 	}
 	if c.phaseCache < 0 {
-		return c, &lockstep.ConfigError{Field: "PhaseCache", Reason: fmt.Sprintf("%v must not be negative", c.phaseCache)}
+		return c, &lockstep.ConfigError{Field: "PhaseCache", Reason: fmt.Sprintf("%v must not be negative: use 0 for the default (1s) or a positive period", c.phaseCache)}
 	}
 	if c.host == "" {
 		c.host, _ = os.Hostname()

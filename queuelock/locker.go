@@ -41,7 +41,7 @@ var _ lockstep.Locker = (*Locker)(nil)
 // options return an error wrapping lockstep.ErrInvalidConfig.
 func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if store == nil {
-		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store"}
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}
 	cfg, err := opts.resolve()
 	if err != nil {

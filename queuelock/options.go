@@ -55,10 +55,11 @@ type Options struct {
 	MaxClockSkew time.Duration
 	// Clock is this process's clock. Default a clock.Local.
 	Clock lockstep.Clock
-	// ProcessID prefixes every owner id this locker issues; 1–64 of
-	// [A-Za-z0-9._:-]. It must be unique across the fleet: two lockers
+	// ProcessID prefixes every owner id this locker issues; 1 to 255 bytes
+	// of [A-Za-z0-9._:-]. It must be unique across the fleet: two lockers
 	// sharing one would issue the same owner ids and could both believe they
-	// hold a lock. Default a random 128-bit hex id.
+	// hold a lock. Default the sanitized host name, '-' and 64 random bits
+	// in hex.
 	ProcessID string
 	// Logger receives renewal trouble and loss at Warn. Default discards.
 	Logger *slog.Logger
@@ -120,10 +121,10 @@ func (o *Options) resolve() (config, error) {
 		return c, err
 	}
 	if c.poll < 0 {
-		return c, &lockstep.ConfigError{Field: "Poll", Reason: fmt.Sprintf("%v must be positive", c.poll)}
+		return c, &lockstep.ConfigError{Field: "Poll", Reason: fmt.Sprintf("%v must not be negative: use 0 for the default or a positive period", c.poll)}
 	}
 	if c.skew < 0 || 2*c.skew >= c.Lease.TTL {
-		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v)", c.skew, c.Lease.TTL/2)}
+		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v): keep the processes' clocks in sync (NTP) and set a bound below that, or raise TTL", c.skew, c.Lease.TTL/2)}
 	}
 	return c, nil
 }

@@ -29,6 +29,17 @@
 // template; anything else is refused with an error wrapping
 // lockstep.ErrInvalidConfig.
 //
+// Verify is the readiness check a service runs at startup, before its first
+// lock: it reads system_schema and reports a missing keyspace, a missing
+// table, a table of another layout, or a table option lockstep's argument
+// depends on (default_time_to_live 0, gc_grace_seconds of at least 3 h),
+// each with the lockctl command or the CQL that fixes it (check.go holds the
+// comparison, verify.go the catalog reads). It lives here, beside the CQL it
+// checks against, rather than on the Store: the Store speaks cells, not
+// catalogs, and a service builds its Store from the same session it can hand
+// to Verify. migration.Locker.Ready checks the rest through the Store — that
+// every table answers a read and that the flag gives a mode the phase allows.
+//
 // # Hot legacy ids: gc_grace of the legacy tables
 //
 // The legacy format is frozen and reads whole rows: each of a legacy

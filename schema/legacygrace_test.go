@@ -50,3 +50,22 @@ func TestWithLegacyTTL_BadValuesRenderNothing(t *testing.T) {
 	require.True(t, errors.Is(err, lockstep.ErrInvalidConfig), "%v", err)
 	require.Contains(t, err.Error(), "longest TTL any legacy writer")
 }
+
+func TestVerify_AcceptsTheDerivedLegacyGraceOnlyWhenToldTheLegacyTTL(t *testing.T) {
+	wanted, fix := plan(t)
+	cat := goodCatalog(Tables{})
+	for _, name := range []string{"legacy_main", "legacy_shadow"} {
+		l := cat.tables[name]
+		l.gcGrace = 332
+		cat.tables[name] = l
+	}
+	err := check("locks", wanted, cat, fix)
+	require.ErrorIs(t, err, ErrNotReady, "without the legacy TTL, 332 s is below the 3 h Verify asks for")
+	require.Contains(t, err.Error(), "gc_grace_seconds is 332, below 10800")
+	require.NoError(t, checkGrace("locks", wanted, cat, fix, 332))
+	err = checkGrace("locks", wanted, cat, fix, 400)
+	require.ErrorIs(t, err, ErrNotReady)
+	require.Contains(t, err.Error(), "ALTER TABLE locks.legacy_main WITH gc_grace_seconds = 400")
+	_, _, err = verifyPlan("locks", []Option{WithLegacyTTL(0, 0)})
+	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+}

@@ -97,6 +97,7 @@ type config struct {
 	tables      Tables
 	legacyGrace time.Duration // WithLegacyTTL's; 0: DefaultLegacyGCGrace
 	legacyErr   error         // WithLegacyTTL's invalid values
+	uses        *Uses         // Verify only; nil: AllUses
 }
 
 // WithCreateKeyspace makes Statements and Apply create the keyspace first
@@ -148,7 +149,7 @@ func Statements(keyspace string, opts ...Option) ([]string, error) {
 			return nil, err
 		}
 		if other, dup := seen[t.name]; dup {
-			return nil, &lockstep.ConfigError{Field: "table", Reason: fmt.Sprintf("%q is used for both %s and %s", t.name, other, strings.TrimSuffix(t.file, ".cql"))}
+			return nil, &lockstep.ConfigError{Field: "table", Reason: fmt.Sprintf("%q is used for both %s and %s: give each table its own name", t.name, other, strings.TrimSuffix(t.file, ".cql"))}
 		}
 		seen[t.name] = strings.TrimSuffix(t.file, ".cql")
 	}
@@ -208,7 +209,7 @@ func render(file string, data map[string]string) (string, error) {
 // wrapping lockstep.ErrInvalidConfig and executes nothing.
 func Apply(ctx context.Context, session *gocql.Session, keyspace string, opts ...Option) error {
 	if session == nil {
-		return &lockstep.ConfigError{Field: "session", Reason: "nil *gocql.Session"}
+		return &lockstep.ConfigError{Field: "session", Reason: "nil *gocql.Session: pass a connected session (gocql.NewCluster(...).CreateSession())"}
 	}
 	stmts, err := Statements(keyspace, opts...)
 	if err != nil {

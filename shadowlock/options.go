@@ -42,7 +42,8 @@ type Options struct {
 	MaxServerSkew time.Duration
 	// Clock is this process's clock. Default a clock.Local.
 	Clock lockstep.Clock
-	// ProcessID prefixes owner ids; 1–64 of [A-Za-z0-9._:-]. Default random.
+	// ProcessID prefixes owner ids; 1 to 255 bytes of [A-Za-z0-9._:-].
+	// Default the sanitized host name, '-' and 64 random bits in hex.
 	// It must be unique across the fleet: two lockers sharing one would issue
 	// the same owner ids and could both believe they hold a lock.
 	ProcessID string
@@ -98,7 +99,7 @@ func (o *Options) resolve() (config, error) {
 		return c, err
 	}
 	if c.main == c.shadow {
-		return c, &lockstep.ConfigError{Field: "ShadowTable", Reason: "must differ from MainTable"}
+		return c, &lockstep.ConfigError{Field: "ShadowTable", Reason: "must differ from MainTable: the legacy lock needs two tables (default legacy_main and legacy_shadow); use the names the legacy fleet uses"}
 	}
 	if c.rand == nil {
 		c.rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))

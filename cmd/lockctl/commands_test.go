@@ -26,6 +26,7 @@ import (
 func modelApp(store lockstep.Store, in string) (*app, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	a := newApp(strings.NewReader(in), &out, &errOut)
+	a.getenv = func(string) string { return "" }
 	a.connect = func(context.Context, *options) (*conn, error) { return &conn{store: store}, nil }
 	return a, &out, &errOut
 }
@@ -183,7 +184,7 @@ func TestRelease_WithoutConfirmationDeletesNothing(t *testing.T) {
 		}
 		for _, answer := range []string{"", "no\n", "n\n", "YESS\n"} {
 			a, out, errOut := modelApp(store, answer)
-			if code := a.run(t.Context(), []string{"release", "--force", "res"}); code != exitFailed {
+			if code := a.run(t.Context(), []string{"release", "--force", "res"}); code != exitRefused {
 				t.Errorf("answer %q: exit %d", answer, code)
 			}
 			if !strings.Contains(out.String(), "Delete these 1 cell(s)? Type yes to continue:") ||
@@ -228,7 +229,7 @@ func TestPhaseAndFleet_ThroughTheController(t *testing.T) {
 			t.Errorf("phase set combined: %s", out)
 		}
 		a, out, errOut := modelApp(store, "")
-		if code := a.run(t.Context(), []string{"phase", "set", "new"}); code != exitFailed {
+		if code := a.run(t.Context(), []string{"phase", "set", "new"}); code != exitRefused {
 			t.Errorf("phase set new beside a legacy process: exit %d", code)
 		}
 		if !strings.Contains(errOut.String(), "web-1 on h1 (configured legacy)") || out.Len() != 0 {

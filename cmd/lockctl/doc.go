@@ -9,27 +9,116 @@
 //
 //	schema apply [--replication K=V,...]  create the tables (and the keyspace, given a replication)
 //	schema print [--replication K=V,...]  print the CQL that schema apply runs; needs no cluster
-//	inspect <id>                          queue, owner and legacy cells of a lock: owners, ages, TTLs
+//	inspect [--full] <id>                 queue, owner and legacy cells of a lock: owners, ages, TTLs
 //	fleet                                 the census: live processes, their modes and held locks
 //	phase get                             the fleet's migration phase
 //	phase set [--drain D] <mode>          move the phase one step towards legacy, combined or new
 //	release --force [--yes] <id>          delete every cell of a lock (break-glass)
+//	version                               lockctl's module version, the library's, and Go's
+//	completion bash|zsh|fish|powershell   a shell completion script
 //
-// Global flags, accepted before or after the command:
+// lockctl is a module of its own (cmd/lockctl/go.mod, replacing the library
+// with ../..), so the library's go.mod carries none of its dependencies.
+// Build it with go build -C cmd/lockctl -o lockctl . from the repository.
 //
-//	--hosts        comma-separated contact points, host or host:port
-//	               (default $CASSANDRA_HOSTS, else 127.0.0.1)
-//	--keyspace     the lock keyspace (default "locks")
-//	--consistency  read and write consistency (default QUORUM; see cassandra.WithConsistency)
-//	--timeout      connect and per-request timeout (default 10s)
-//	--table K=N    use table N for the table whose default name is K, e.g.
-//	               --table legacy_main=old_locks (repeatable; as schema.WithTables)
+// # Why cobra
+//
+// The command line is built on github.com/spf13/cobra rather than kong. Both
+// are well kept; cobra was chosen for what operators meet: it suggests the
+// command meant when one is mistyped ("lockctl fleat" -> "Did you mean
+// fleet?"), it generates completion scripts for bash, zsh, fish and
+// PowerShell from the command tree, and it is the library of the tools the
+// people running Cassandra fleets already use (kubectl, helm, etcdctl, the
+// Kubernetes operators for Cassandra), so help, flag syntax (--flag=value,
+// flags anywhere after the command) and completion behave as they expect.
+// kong's struct-tag declarations are terser, but buy nothing here.
+//
+// # Connecting
+//
+// Global flags, accepted before or after the command; each not given on the
+// command line is read from its environment variable (the flag wins):
+//
+//	--hosts h1,h2              LOCKSTEP_HOSTS, then CASSANDRA_HOSTS   contact points, host or host:port (default 127.0.0.1)
+//	--port N                   LOCKSTEP_PORT                 native port for hosts given without one (default 9042)
+//	--keyspace K               LOCKSTEP_KEYSPACE             the lock keyspace (default "locks")
+//	--consistency C            LOCKSTEP_CONSISTENCY          read and write consistency (default QUORUM; see cassandra.WithConsistency)
+//	--local-dc DC              LOCKSTEP_LOCAL_DC             token-aware routing over DC-aware round robin in DC
+//	--timeout D                LOCKSTEP_TIMEOUT              connect and per-request timeout (default 10s)
+//	--username U               LOCKSTEP_USERNAME             PasswordAuthenticator user
+//	--password-file F          LOCKSTEP_PASSWORD_FILE        file whose first line is the password
+//	(no flag)                  LOCKSTEP_PASSWORD             the password itself
+//	--tls                      LOCKSTEP_TLS=true             client-to-node TLS, verified against the system roots
+//	--tls-ca F                 LOCKSTEP_TLS_CA               PEM CA bundle to verify the nodes
+//	--tls-cert F, --tls-key F  LOCKSTEP_TLS_CERT, _KEY       client certificate and key (PEM)
+//	--tls-server-name N        LOCKSTEP_TLS_SERVER_NAME      name to verify in the nodes' certificates
+//	--tls-insecure-skip-verify LOCKSTEP_TLS_INSECURE_SKIP_VERIFY  no verification, with a warning on stderr
+//	--output text|json         LOCKSTEP_OUTPUT               JSON from inspect, fleet and phase get
+//	--table K=N                (none)                        use table N for the table whose default name is K
+//	                                                         (repeatable; as schema.WithTables)
+//
+// The password is never a flag value: it would show in ps and in shell
+// history. --password (and -password, --passwd) is refused with a usage
+// error, before anything is parsed, so the value is not echoed. A password
+// file, when named, wins over LOCKSTEP_PASSWORD; a user without a password,
+// or a password without a user, is a usage error. Any --tls-* flag implies
+// --tls; certificate verification is on unless --tls-insecure-skip-verify.
+// TLS files are read before connecting, so a missing or malformed one is a
+// usage error.
 //
 // A lock id that starts with "-" goes after "--": lockctl inspect -- -odd-id.
 //
-// lockctl exits 0 on success, 1 when the command failed (Cassandra cannot be
-// reached, a request failed, a phase move was refused, a release was not
-// confirmed) and 2 for bad usage; the error is one line on stderr.
+// # Exit codes
+//
+//	0  success
+//	1  any other failure (a request failed, a release deleted only some cells)
+//	2  usage error: unknown command or flag, bad value, bad arguments; nothing was done
+//	3  the cluster cannot be reached, or refused the login or the TLS handshake
+//	4  refused: a phase move the census forbids, release without --force,
+//	   or a release not confirmed; nothing was changed
+//
+// Errors are one line on stderr saying what to check (for code 3: the hosts
+// and port tried and --hosts/--port/--tls, or --username and
+// LOCKSTEP_PASSWORD/--password-file, or --tls-ca/--tls-server-name); a
+// missing keyspace or table names schema apply, a missing permission the
+// grants; a mistyped command adds cobra's suggestions.
+//
+// # JSON output
+//
+// With --output json, inspect, fleet and phase get print one JSON object
+// (the other commands print text). Field names are stable: they may be
+// added to, never renamed. Times are RFC 3339 UTC, TTLs seconds (0: none),
+// empty lists [].
+//
+// phase get:
+//
+//	{"phase": "legacy"|"combined"|"new"|"pending:<from>-><to>", "mode": committed or left,
+//	 "target": entered while pending else "", "pending": bool, "allows": [modes processes may lock in]}
+//
+// inspect <id>:
+//
+//	{"lock", "keyspace", "read_at", "consistency",
+//	 "queue": {"table", "state": "free"|"held"|"contested", "holder" (when held),
+//	           "owners": [cell], "queue": [cell] (line order), "floor": time or null,
+//	           "floor_error" (when unreadable), "full_read": bool,
+//	           "foreign": [{"column", "written"}]},
+//	 "legacy": {"main_table", "shadow_table", "state": "free"|"held"|"blocked",
+//	            "holder" (when held), "main": [lcell], "shadow": [lcell]}}
+//	cell:  {"owner", "enqueued", "written", "ttl_seconds"}
+//	lcell: {"owner", "written", "ttl_seconds"}
+//
+// fleet:
+//
+//	{"keyspace", "table", "read_at", "phase": <as phase get>,
+//	 "processes": [{"process", "host", "version", "configured", "held": {mode: n},
+//	                "acquiring": {mode: n}, "sent": time (the process's clock) or null,
+//	                "ttl_seconds", "error" (an undecodable entry)}],
+//	 "moves": [{"to", "blocked": bool, "blockers": [process ids], "reason" (when blocked)}]}
+//
+// # Progress
+//
+// phase set --drain D waits up to D for the processes that block the move;
+// every 5 s it prints on stderr how long it has waited and which processes
+// (with host and the modes they use) it still waits for.
 //
 // # release --force
 //

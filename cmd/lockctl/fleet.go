@@ -2,26 +2,26 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/migration"
 )
 
-var fleetSpec = &spec{
-	path:    "fleet",
-	usage:   "fleet",
-	summary: "show the census: live processes, their modes and held locks, and what blocks a phase move",
-	bind: func(*flag.FlagSet) builder {
-		return func(args []string, _ *options) (command, error) {
-			return fleetCmd{}, noArgs(args)
-		}
-	},
+func (a *app) fleetCommand(o *options) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "fleet",
+		Short: "show the census: live processes, their modes and held locks, and what blocks a phase move",
+	}
+	return a.leaf(c, o, func(args []string) (command, error) {
+		return fleetCmd{}, noArgs(args)
+	})
 }
 
 type fleetCmd struct{}
@@ -44,6 +44,9 @@ func (fleetCmd) run(ctx context.Context, a *app, o *options) error {
 	p, err := ctl.Get(ctx)
 	if err != nil {
 		return err
+	}
+	if o.json() {
+		return writeJSON(a.stdout, fleetReport(o, p, entries, a.now()))
 	}
 	fmt.Fprintf(a.stdout, "phase: %s\n", describePhase(p))
 	fmt.Fprintf(a.stdout, "%d live process(es) in %s.%s\n", len(entries), o.keyspace, t.FleetCensus)

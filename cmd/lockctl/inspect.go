@@ -2,31 +2,34 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/layout"
 )
 
-var inspectSpec = &spec{
-	path:    "inspect",
-	usage:   "inspect [--full] <id>",
-	summary: "show a lock's queue, owner and legacy cells: owners, ages, TTLs",
-	bind: func(fs *flag.FlagSet) builder {
-		full := fs.Bool("full", false, "read the whole queue partition, not from its floor (scans every tombstone of the lock's history)")
-		return func(args []string, _ *options) (command, error) {
-			id, err := lockID(args)
-			if err != nil {
-				return nil, err
-			}
-			return inspectCmd{id: id, full: *full}, nil
+func (a *app) inspectCommand(o *options) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "inspect [--full] <id>",
+		Short: "show a lock's queue, owner and legacy cells: owners, ages, TTLs",
+		Long: "inspect shows a lock's queue, owner and legacy cells: who holds it in each algorithm, the owners, ages and TTLs.\n" +
+			"A lock id that starts with \"-\" goes after \"--\": lockctl inspect -- -odd-id. --output json prints the fields " +
+			"the package documentation lists.",
+	}
+	full := c.Flags().Bool("full", false, "read the whole queue partition, not from its floor (scans every tombstone of the lock's history)")
+	return a.leaf(c, o, func(args []string) (command, error) {
+		id, err := lockID(args)
+		if err != nil {
+			return nil, err
 		}
-	},
+		return inspectCmd{id: id, full: *full}, nil
+	})
 }
 
 type inspectCmd struct {
@@ -43,6 +46,9 @@ func (c inspectCmd) run(ctx context.Context, a *app, o *options) error {
 	lc, err := readLock(ctx, cn.store, o.tableNames(), c.id, c.full)
 	if err != nil {
 		return err
+	}
+	if o.json() {
+		return writeJSON(a.stdout, lc.report(o, a.now()))
 	}
 	fmt.Fprintf(a.stdout, "lock %q in keyspace %s, read at %s (%v)\n", c.id, o.keyspace, formatTime(a.now()), o.consistency)
 	lc.write(a.stdout, a.now())

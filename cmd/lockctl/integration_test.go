@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -82,6 +83,54 @@ func TestLockctl_AgainstCassandra(t *testing.T) {
 	}
 	t.Run("InspectAndForcedRelease", func(t *testing.T) { inspectAndRelease(t, store) })
 	t.Run("PhaseAndFleet", func(t *testing.T) { phaseAndFleet(t, store) })
+	t.Run("ConnectionFlagsAndJSON", func(t *testing.T) { connectionFlagsAndJSON(t, hosts) })
+}
+
+// connectionFlagsAndJSON reaches the node through --port and DC-aware
+// routing (scripts/cassandra's SimpleSnitch names the DC datacenter1) and
+// decodes the JSON of the read commands.
+func connectionFlagsAndJSON(t *testing.T, hosts []string) {
+	conn := []string{"--hosts", strings.Join(hosts, ","), "--port", "9042", "--local-dc", "datacenter1", "--consistency", "local_quorum", "--output", "json"}
+	var phase struct {
+		Phase  string   `json:"phase"`
+		Allows []string `json:"allows"`
+	}
+	if err := json.Unmarshal([]byte(mustLockctl(t, append(conn, "phase", "get")...)), &phase); err != nil {
+		t.Fatal(err)
+	}
+	if phase.Phase != "new" || strings.Join(phase.Allows, ",") != "combined,new" {
+		t.Errorf("phase get --output json: %+v", phase)
+	}
+	var fleet struct {
+		Processes []any `json:"processes"`
+		Moves     []struct {
+			To      string `json:"to"`
+			Blocked bool   `json:"blocked"`
+		} `json:"moves"`
+	}
+	if err := json.Unmarshal([]byte(mustLockctl(t, append(conn, "fleet")...)), &fleet); err != nil {
+		t.Fatal(err)
+	}
+	if len(fleet.Processes) != 0 || len(fleet.Moves) != 1 || fleet.Moves[0].To != "combined" || fleet.Moves[0].Blocked {
+		t.Errorf("fleet --output json: %+v", fleet)
+	}
+	var lock struct {
+		Lock  string `json:"lock"`
+		Queue struct {
+			State string `json:"state"`
+		} `json:"queue"`
+	}
+	if err := json.Unmarshal([]byte(mustLockctl(t, append(conn, "inspect", "invoice/42")...)), &lock); err != nil {
+		t.Fatal(err)
+	}
+	if lock.Lock != "invoice/42" || lock.Queue.State != "free" {
+		t.Errorf("inspect --output json: %+v", lock)
+	}
+	// A port nothing listens on: exit 3, naming it.
+	code, _, stderr := lockctl(t, "", "--hosts", hosts[0], "--port", "1", "--timeout", "3s", "phase", "get")
+	if code != exitUnreachable || !strings.Contains(stderr, "cannot reach Cassandra at "+hosts[0]+" port 1 within --timeout 3s") {
+		t.Errorf("unreachable port: exit %d, stderr %q", code, stderr)
+	}
 }
 
 // inspectAndRelease takes a queue lock for a process that then dies (its
@@ -172,8 +221,14 @@ func phaseAndFleet(t *testing.T, store lockstep.Store) {
 		t.Errorf("phase set combined: %q", out)
 	}
 	code, _, stderr := lockctl(t, "", "phase", "set", "new")
-	if code != exitFailed || !strings.Contains(stderr, "it-web-1 on it-host (configured legacy)") {
+	if code != exitRefused || !strings.Contains(stderr, "it-web-1 on it-host (configured legacy)") {
 		t.Errorf("phase set new beside a legacy process: exit %d, stderr %q", code, stderr)
+	}
+	// With a drain it waits, saying every 5 s what for, then refuses.
+	code, _, stderr = lockctl(t, "", "phase", "set", "--drain", "6s", "new")
+	if code != exitRefused || !strings.Contains(stderr, "lockctl: phase set combined -> new: draining, 5s of 6s: "+
+		"waiting for 1 process(es) to stop using a mode phase new forbids: it-web-1 on it-host (uses legacy)\n") {
+		t.Errorf("phase set --drain 6s new beside a legacy process: exit %d, stderr %q", code, stderr)
 	}
 	if err := proc.Close(context.Background()); err != nil {
 		t.Fatal(err)

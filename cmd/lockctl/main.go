@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,82 +20,68 @@ func main() {
 }
 
 // app is one invocation's world: where it reads and writes, how it reaches
-// the cluster and what time it is. Tests replace connect and now.
+// the cluster, what time it is and what the environment says. Tests replace
+// connect (with the model store), now, getenv and exec.
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	connect        func(ctx context.Context, o *options) (*conn, error)
 	now            func() time.Time
+	getenv         func(string) string
+	// exec runs a parsed, validated command; tests capture it instead.
+	exec func(ctx context.Context, c command, o *options) error
+	// progressEvery is how often a long wait (phase set --drain) reports
+	// on stderr.
+	progressEvery time.Duration
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	return &app{stdin: stdin, stdout: stdout, stderr: stderr, connect: dial, now: time.Now}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now, getenv: os.Getenv, progressEvery: 5 * time.Second}
+	a.connect = a.dial
+	a.exec = func(ctx context.Context, c command, o *options) error { return c.run(ctx, a, o) }
+	return a
 }
 
-// Exit codes.
-const (
-	exitOK     = 0
-	exitFailed = 1
-	exitUsage  = 2
-)
+// command is a parsed command, ready to run. run returns an error for a
+// failure; the caller prints it.
+type command interface {
+	run(ctx context.Context, a *app, o *options) error
+}
 
-// run parses args, runs the command and returns the exit code. Errors go to
-// stderr as one line.
+// run parses args, runs the command and returns the exit code. A failure
+// is reported on stderr: one line, or for a mistyped command the line and
+// cobra's suggestions.
 func (a *app) run(ctx context.Context, args []string) int {
-	inv, err := parse(args)
-	if errors.Is(err, errHelp) {
-		fmt.Fprint(a.stdout, usage(inv))
-		return exitOK
-	}
-	if err != nil {
-		fmt.Fprintf(a.stderr, "lockctl: %s\n", oneLine(err))
-		fmt.Fprintf(a.stderr, "run 'lockctl help' for usage\n")
+	if passwordOnCommandLine(args) {
+		a.reportUsage(errors.New(passwordFlagRefused))
 		return exitUsage
 	}
-	if err := inv.cmd.run(ctx, a, inv.opts); err != nil {
+	root := a.rootCommand()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if !errors.As(err, &ee) {
+		// Cobra's own errors: an unknown command, a flag it cannot parse.
+		ee = &exitError{code: exitUsage, err: err}
+	}
+	if ee.code == exitUsage {
+		a.reportUsage(err)
+	} else {
 		fmt.Fprintf(a.stderr, "lockctl: %s\n", oneLine(err))
-		return exitFailed
 	}
-	return exitOK
+	return ee.code
 }
 
-// oneLine flattens an error message to one line (driver and joined errors
-// may span several).
-func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
-}
-
-// usage returns the help text: the command's when inv names one, else the
-// overview.
-func usage(inv *invocation) string {
-	var b strings.Builder
-	if inv != nil && inv.spec != nil {
-		fmt.Fprintf(&b, "usage: lockctl [global flags] %s\n\n%s\n", inv.spec.usage, inv.spec.summary)
-		fs := newFlagSet(inv.spec.path)
-		inv.spec.bind(fs)
-		fs.VisitAll(func(f *flag.Flag) {
-			fmt.Fprintf(&b, "  --%-18s %s", f.Name, f.Usage)
-			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0s" {
-				fmt.Fprintf(&b, " (default %s)", f.DefValue)
-			}
-			b.WriteString("\n")
-		})
-		b.WriteString(globalHelp)
-		return b.String()
+// reportUsage prints a usage error: its first line, any further lines
+// (cobra's "Did you mean this?") as they are, and where help is.
+func (a *app) reportUsage(err error) {
+	first, rest, _ := strings.Cut(strings.TrimRight(err.Error(), "\n"), "\n")
+	fmt.Fprintf(a.stderr, "lockctl: %s\n", first)
+	if rest = strings.Trim(rest, "\n"); rest != "" {
+		fmt.Fprintf(a.stderr, "\n%s\n\n", rest)
 	}
-	b.WriteString("usage: lockctl [global flags] <command> [flags] [arguments]\n\ncommands:\n")
-	for _, s := range specs {
-		fmt.Fprintf(&b, "  %-44s %s\n", s.usage, s.summary)
-	}
-	b.WriteString(globalHelp)
-	return b.String()
+	fmt.Fprintln(a.stderr, "Run 'lockctl --help' for usage.")
 }
-
-const globalHelp = `
-global flags (before or after the command):
-  --hosts HOSTS        comma-separated contact points, host or host:port (default $CASSANDRA_HOSTS, else 127.0.0.1)
-  --keyspace NAME      the lock keyspace (default locks)
-  --consistency LEVEL  read and write consistency (default QUORUM)
-  --timeout D          connect and per-request timeout (default 10s)
-  --table K=NAME       use table NAME for the table whose default name is K (repeatable)
-`

@@ -3,50 +3,50 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/migration"
 )
 
-var phaseGetSpec = &spec{
-	path:    "phase get",
-	usage:   "phase get",
-	summary: "show the fleet's migration phase and the modes it allows",
-	bind: func(*flag.FlagSet) builder {
-		return func(args []string, _ *options) (command, error) {
-			return phaseGetCmd{}, noArgs(args)
-		}
-	},
+func (a *app) phaseGetCommand(o *options) *cobra.Command {
+	c := &cobra.Command{Use: "get", Short: "show the fleet's migration phase and the modes it allows"}
+	return a.leaf(c, o, func(args []string) (command, error) {
+		return phaseGetCmd{}, noArgs(args)
+	})
 }
 
-var phaseSetSpec = &spec{
-	path:    "phase set",
-	usage:   "phase set [--drain D] <legacy|combined|new>",
-	summary: "move the phase one step (legacy <-> combined <-> new), refused while the census forbids it",
-	bind: func(fs *flag.FlagSet) builder {
-		drain := fs.Duration("drain", 0, "wait this long for blocking processes to go away, before writing the intent, then refuse")
-		return func(args []string, _ *options) (command, error) {
-			switch len(args) {
-			case 0:
-				return nil, errors.New("missing mode (legacy, combined or new)")
-			case 1:
-			default:
-				return nil, fmt.Errorf("want one mode, got %q", args)
-			}
-			m, err := lockstep.ParseMode(args[0])
-			if err != nil {
-				return nil, err
-			}
-			if *drain < 0 {
-				return nil, fmt.Errorf("--drain %v must not be negative", *drain)
-			}
-			return phaseSetCmd{mode: m, drain: *drain}, nil
+func (a *app) phaseSetCommand(o *options) *cobra.Command {
+	c := &cobra.Command{
+		Use:       "set [--drain D] <legacy|combined|new>",
+		Short:     "move the phase one step (legacy <-> combined <-> new), refused while the census forbids it",
+		ValidArgs: []string{"legacy", "combined", "new"},
+		Long: "set moves the phase one step (legacy <-> combined <-> new). It is refused (exit 4), naming the processes " +
+			"that block it, while the census shows a live process using a mode the target forbids. With --drain it first " +
+			"waits up to that long for them to switch, reporting on stderr every few seconds what it waits for.",
+	}
+	drain := c.Flags().Duration("drain", 0, "wait this long for blocking processes to go away, before writing the intent, then refuse")
+	return a.leaf(c, o, func(args []string) (command, error) {
+		switch len(args) {
+		case 0:
+			return nil, errors.New("missing mode (legacy, combined or new)")
+		case 1:
+		default:
+			return nil, fmt.Errorf("want one mode, got %q", args)
 		}
-	},
+		m, err := lockstep.ParseMode(args[0])
+		if err != nil {
+			return nil, err
+		}
+		if *drain < 0 {
+			return nil, fmt.Errorf("--drain %v must not be negative", *drain)
+		}
+		return phaseSetCmd{mode: m, drain: *drain}, nil
+	})
 }
 
 // controller returns the phase Controller on the tables o names.
@@ -70,6 +70,9 @@ func (phaseGetCmd) run(ctx context.Context, a *app, o *options) error {
 	p, err := ctl.Get(ctx)
 	if err != nil {
 		return err
+	}
+	if o.json() {
+		return writeJSON(a.stdout, phaseReport(p))
 	}
 	fmt.Fprintf(a.stdout, "phase: %s\n", describePhase(p))
 	return nil
@@ -97,7 +100,14 @@ func (c phaseSetCmd) run(ctx context.Context, a *app, o *options) error {
 	if err != nil {
 		return err
 	}
-	if err := ctl.Set(ctx, c.mode); err != nil {
+	if c.drain > 0 {
+		stop := a.reportDrain(ctx, cn, o, before.Mode, c.mode, c.drain)
+		err = ctl.Set(ctx, c.mode)
+		stop()
+	} else {
+		err = ctl.Set(ctx, c.mode)
+	}
+	if err != nil {
 		return err
 	}
 	after, err := ctl.Get(ctx)

@@ -4,34 +4,37 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
-var releaseSpec = &spec{
-	path:    "release",
-	usage:   "release --force [--yes] <id>",
-	summary: "break-glass: delete every cell of a lock whose owner is dead",
-	bind: func(fs *flag.FlagSet) builder {
-		force := fs.Bool("force", false, "required: delete cells other processes wrote")
-		yes := fs.Bool("yes", false, "do not ask for confirmation on stdin")
-		return func(args []string, _ *options) (command, error) {
-			id, err := lockID(args)
-			if err != nil {
-				return nil, err
-			}
-			if !*force {
-				return nil, errors.New("refusing without --force: release deletes cells other processes wrote; " +
-					"use it only for an owner known to be dead")
-			}
-			return releaseCmd{id: id, yes: *yes}, nil
+func (a *app) releaseCommand(o *options) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "release --force [--yes] <id>",
+		Short: "break-glass: delete every cell of a lock whose owner is dead",
+		Long: "release --force deletes every cell of a lock, for an owner known to be dead. It lists the cells and asks " +
+			"for confirmation on stdin unless --yes; without --force, or unconfirmed, it is refused (exit 4) and deletes " +
+			"nothing. Never use it on an owner that may be alive: see the package documentation.",
+	}
+	force := c.Flags().Bool("force", false, "required: delete cells other processes wrote")
+	yes := c.Flags().Bool("yes", false, "do not ask for confirmation on stdin")
+	return a.leaf(c, o, func(args []string) (command, error) {
+		id, err := lockID(args)
+		if err != nil {
+			return nil, err
 		}
-	},
+		if !*force {
+			return nil, refusedError(errors.New("refusing without --force: release deletes cells other processes wrote; " +
+				"use it only for an owner known to be dead"))
+		}
+		return releaseCmd{id: id, yes: *yes}, nil
+	})
 }
 
 type releaseCmd struct {
@@ -137,5 +140,5 @@ func confirm(in io.Reader, out io.Writer, prompt string) error {
 	case "y", "yes":
 		return nil
 	}
-	return errors.New("not confirmed: nothing deleted")
+	return refusedError(errors.New("not confirmed: nothing deleted"))
 }

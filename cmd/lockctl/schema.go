@@ -3,26 +3,23 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/lockstep-go/lockstep/schema"
 )
 
-var schemaApplySpec = &spec{
-	path:    "schema apply",
-	usage:   "schema apply [--replication K=V,...] [--legacy-ttl D [--max-server-skew D]]",
-	summary: "create every table (and the keyspace, given --replication); idempotent",
-	bind:    bindSchema(func(s schemaCmd) command { return schemaApply(s) }),
+func (a *app) schemaApplyCommand(o *options) *cobra.Command {
+	c := &cobra.Command{Use: "apply [--replication K=V,...] [--legacy-ttl D [--max-server-skew D]]", Short: "create every table (and the keyspace, given --replication); idempotent"}
+	return a.bindSchema(c, o, func(s schemaCmd) command { return schemaApply(s) })
 }
 
-var schemaPrintSpec = &spec{
-	path:    "schema print",
-	usage:   "schema print [--replication K=V,...] [--legacy-ttl D [--max-server-skew D]]",
-	summary: "print the CQL statements schema apply runs (needs no cluster)",
-	bind:    bindSchema(func(s schemaCmd) command { return schemaPrint(s) }),
+func (a *app) schemaPrintCommand(o *options) *cobra.Command {
+	c := &cobra.Command{Use: "print [--replication K=V,...] [--legacy-ttl D [--max-server-skew D]]", Short: "print the CQL statements schema apply runs (needs no cluster; text only)"}
+	return a.bindSchema(c, o, func(s schemaCmd) command { return schemaPrint(s) })
 }
 
 // schemaCmd is what both schema commands take: the replication of the
@@ -35,31 +32,29 @@ type schemaCmd struct {
 	maxServerSkew time.Duration
 }
 
-// bindSchema registers --replication and builds the command with mk.
-func bindSchema(mk func(schemaCmd) command) func(fs *flag.FlagSet) builder {
-	return func(fs *flag.FlagSet) builder {
-		var repl string
-		fs.StringVar(&repl, "replication", "", "create the keyspace with this replication, e.g. class=NetworkTopologyStrategy,dc1=3")
-		var c schemaCmd
-		fs.DurationVar(&c.legacyTTL, "legacy-ttl", 0, "derive the legacy tables' gc_grace_seconds from this, the longest TTL any legacy writer of the fleet uses (default: gc_grace 3h)")
-		fs.DurationVar(&c.maxServerSkew, "max-server-skew", time.Second, "with --legacy-ttl: how far apart the Cassandra servers' clocks can be")
-		return func(args []string, o *options) (command, error) {
-			if err := noArgs(args); err != nil {
+// bindSchema registers --replication, --legacy-ttl and --max-server-skew on
+// c and builds the command with mk.
+func (a *app) bindSchema(c *cobra.Command, o *options, mk func(schemaCmd) command) *cobra.Command {
+	repl := c.Flags().String("replication", "", "create the keyspace with this replication, e.g. class=NetworkTopologyStrategy,dc1=3")
+	legacyTTL := c.Flags().Duration("legacy-ttl", 0, "derive the legacy tables' gc_grace_seconds from this, the longest TTL any legacy writer of the fleet uses (default: gc_grace 3h)")
+	skew := c.Flags().Duration("max-server-skew", time.Second, "with --legacy-ttl: how far apart the Cassandra servers' clocks can be")
+	return a.leaf(c, o, func(args []string) (command, error) {
+		if err := noArgs(args); err != nil {
+			return nil, err
+		}
+		s := schemaCmd{legacyTTL: *legacyTTL, maxServerSkew: *skew}
+		if *repl != "" {
+			m, err := parseReplication(*repl)
+			if err != nil {
 				return nil, err
 			}
-			if repl != "" {
-				m, err := parseReplication(repl)
-				if err != nil {
-					return nil, err
-				}
-				c.replication = m
-			}
-			if _, err := c.statements(o); err != nil {
-				return nil, err // an invalid replication map or legacy TTL
-			}
-			return mk(c), nil
+			s.replication = m
 		}
-	}
+		if _, err := s.statements(o); err != nil {
+			return nil, err // an invalid replication map or legacy TTL
+		}
+		return mk(s), nil
+	})
 }
 
 // parseReplication parses "K=V,K=V" into a replication map; package schema

@@ -2,33 +2,97 @@
 // carries the owner id of exactly one acquisition, which is how the rule "a
 // cell is written and deleted only by its owner" is kept: two acquisitions,
 // even in one process, never share a column.
+//
+// A process id is 1 to MaxProcessIDLen bytes of [A-Za-z0-9._:-]. The bound
+// leaves room for a pod's fully qualified domain name (at most 253 bytes)
+// and is far inside every place the id goes (internal/layout): a clustering
+// column value (a census cell's column, a legacy cell's column, inside a
+// queue or owner cell's column) may hold up to 65535 bytes, and an owner id
+// adds only "." and a decimal counter. '/' is excluded because owner
+// columns ("~o/<process>/<incarnation>") are split on it. ValidateProcessID
+// is the one place that checks it, and its error text is the one every
+// Locker returns.
 package ident
 
 import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"regexp"
+	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/lockstep-go/lockstep"
 )
 
-var processRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+// MaxProcessIDLen is the longest process id accepted, in bytes.
+const MaxProcessIDLen = 255
 
-// NewProcessID returns a random 128-bit process id in hex.
+// suffixHex is the length of the random suffix of a default process id: 64
+// bits, so two processes on one host (or two hosts with one name) do not
+// collide by chance.
+const suffixHex = 16
+
+// NewProcessID returns a default process id: the sanitized host name
+// (HostPart(os.Hostname())), a '-', and 64 random bits in hex, so a census
+// lists which machine each process runs on. Without a host name it is
+// "lockstep-" and the suffix.
 func NewProcessID() string {
-	var b [16]byte
+	host, _ := os.Hostname()
+	return NewProcessIDFor(host)
+}
+
+// NewProcessIDFor is NewProcessID for the given host name.
+func NewProcessIDFor(host string) string {
+	var b [suffixHex / 2]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
-	return hex.EncodeToString(b[:])
+	h := HostPart(host)
+	if h == "" {
+		h = "lockstep"
+	}
+	return h + "-" + hex.EncodeToString(b[:])
+}
+
+// HostPart sanitizes a host name for a process id: every byte outside
+// [A-Za-z0-9._:-] becomes '-', and the result is cut to leave room for the
+// random suffix within MaxProcessIDLen.
+func HostPart(host string) string {
+	var b strings.Builder
+	for i := 0; i < len(host) && b.Len() < MaxProcessIDLen-1-suffixHex; i++ {
+		c := host[i]
+		if !allowed(c) {
+			c = '-'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func allowed(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '.' || c == '_' || c == ':' || c == '-'
 }
 
 // ValidateProcessID refuses ids that could not be told apart inside a column
-// name: it allows 1 to 64 of [A-Za-z0-9._:-].
+// name: it allows 1 to MaxProcessIDLen of [A-Za-z0-9._:-]. The error is a
+// *lockstep.ConfigError for field ProcessID that says what to do.
 func ValidateProcessID(id string) error {
-	if !processRE.MatchString(id) {
-		return &lockstep.ConfigError{Field: "ProcessID", Reason: fmt.Sprintf("%q must be 1–64 of [A-Za-z0-9._:-]", id)}
+	bad := func(what string) error {
+		return &lockstep.ConfigError{Field: "ProcessID", Reason: fmt.Sprintf(
+			"%s: a process id is 1 to %d bytes of [A-Za-z0-9._:-]; use e.g. the pod or host name, "+
+				"or leave it empty for a default (host name and a random suffix)", what, MaxProcessIDLen)}
+	}
+	switch {
+	case id == "":
+		return bad("empty")
+	case len(id) > MaxProcessIDLen:
+		return bad(fmt.Sprintf("%d bytes (%.40q…)", len(id), id))
+	}
+	for i := 0; i < len(id); i++ {
+		if !allowed(id[i]) {
+			return bad(fmt.Sprintf("%q has %q at byte %d", id, id[i], i))
+		}
 	}
 	return nil
 }

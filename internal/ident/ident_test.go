@@ -6,6 +6,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/ident"
 )
@@ -20,9 +23,10 @@ func TestValidateProcessID(t *testing.T) {
 		{"host-1.example.com:8080", true},
 		{"A_b.C-d:9", true},
 		{strings.Repeat("x", 64), true},
+		{strings.Repeat("x", 255), true},
 		{"0123456789abcdef0123456789abcdef", true},
 		{"", false},
-		{strings.Repeat("x", 65), false},
+		{strings.Repeat("x", 256), false},
 		{"has space", false},
 		{"slash/inside", false},
 		{"tab\tinside", false},
@@ -46,17 +50,36 @@ func TestNewProcessID_IsValidAndRandom(t *testing.T) {
 	seen := make(map[string]bool)
 	for range 100 {
 		id := ident.NewProcessID()
-		if err := ident.ValidateProcessID(id); err != nil {
-			t.Fatalf("NewProcessID() = %q is invalid: %v", id, err)
-		}
-		if len(id) != 32 {
-			t.Fatalf("NewProcessID() = %q, want 32 hex digits", id)
-		}
-		if seen[id] {
-			t.Fatalf("NewProcessID() repeated %q", id)
-		}
+		require.NoError(t, ident.ValidateProcessID(id), "NewProcessID() = %q", id)
+		require.False(t, seen[id], "NewProcessID() repeated %q", id)
 		seen[id] = true
 	}
+}
+
+func TestNewProcessIDFor_NamesTheHost(t *testing.T) {
+	id := ident.NewProcessIDFor("pod-7.orders.svc.cluster.local")
+	assert.Regexp(t, `^pod-7\.orders\.svc\.cluster\.local-[0-9a-f]{16}$`, id)
+
+	id = ident.NewProcessIDFor("bad host/name ü")
+	assert.Regexp(t, `^bad-host-name----[0-9a-f]{16}$`, id)
+	require.NoError(t, ident.ValidateProcessID(id))
+
+	assert.Regexp(t, `^lockstep-[0-9a-f]{16}$`, ident.NewProcessIDFor(""))
+
+	long := ident.NewProcessIDFor(strings.Repeat("h", 400))
+	assert.Len(t, long, ident.MaxProcessIDLen)
+	require.NoError(t, ident.ValidateProcessID(long))
+}
+
+func TestValidateProcessID_Text(t *testing.T) {
+	err := ident.ValidateProcessID(strings.Repeat("x", 256))
+	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+	assert.Equal(t, `lockstep: invalid configuration: ProcessID: 256 bytes ("`+strings.Repeat("x", 40)+`"…): `+
+		`a process id is 1 to 255 bytes of [A-Za-z0-9._:-]; use e.g. the pod or host name, `+
+		`or leave it empty for a default (host name and a random suffix)`, err.Error())
+
+	err = ident.ValidateProcessID("a/b")
+	assert.Contains(t, err.Error(), `"a/b" has '/' at byte 1: a process id is 1 to 255 bytes`)
 }
 
 func TestOwners_NamesOwnersAfterTheProcess(t *testing.T) {

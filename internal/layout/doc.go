@@ -47,6 +47,19 @@
 // cell there is some owner's, and blocks others until it is deleted or
 // expires, exactly as for the legacy code.
 //
+// # Lengths
+//
+// A process id is at most 255 bytes (internal/ident) and an owner id adds
+// '.' and at most 20 digits, so the longest names are a queue column
+// (20 + 3 + 276 bytes), an owner column (3 + 255 + 1 + 16) and a census
+// column (the process id, 255). Each is a text clustering value, which
+// Cassandra bounds at 65535 bytes; the lock id, the partition key, is at
+// most lockstep.MaxIDLen (512). Nothing here limits a process id further.
+// The frozen legacy format adds no limit of its own either: its column is
+// the owner id as the legacy code chose it, read back only by counting
+// cells, so the only bound is Cassandra's 65535 bytes for a clustering
+// value — a legacy peer never parses this library's owner ids.
+//
 // # Foreign cells
 //
 // Parse refuses any cell of a queue partition that is none of the three

@@ -95,12 +95,12 @@ func genTime(t *rapid.T, label string) int64 {
 	return rapid.Int64Range(0, math.MaxInt64).Draw(t, label)
 }
 
-// processID draws ids of internal/ident's alphabet: 1–64 of [A-Za-z0-9._:-].
-var processID = rapid.StringMatching(`[A-Za-z0-9._:-]{1,64}`)
+// processID draws ids of internal/ident's alphabet: 1–255 of [A-Za-z0-9._:-].
+var processID = rapid.StringMatching(`[A-Za-z0-9._:-]{1,255}`)
 
 // ownerID draws owner ids: a process id, '.', a number — or anything
 // non-empty, since a queue cell's owner is the rest of its name.
-var ownerID = rapid.OneOf(rapid.StringMatching(`[A-Za-z0-9._:-]{1,64}\.[0-9]{1,6}`), rapid.StringN(1, 40, -1))
+var ownerID = rapid.OneOf(rapid.StringMatching(`[A-Za-z0-9._:-]{1,255}\.[0-9]{1,6}`), rapid.StringN(1, 40, -1))
 
 func TestQueue_RoundTrips(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {

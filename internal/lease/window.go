@@ -97,7 +97,7 @@ func (c Config) Validate() error {
 		return c.validateHalfTTL()
 	}
 	if c.MaxServerSkew < 0 {
-		return &lockstep.ConfigError{Field: "MaxServerSkew", Reason: fmt.Sprintf("%v must not be negative", c.MaxServerSkew)}
+		return &lockstep.ConfigError{Field: "MaxServerSkew", Reason: fmt.Sprintf("%v must not be negative: use 0 for the default (1s) or a bound on your servers' clock difference", c.MaxServerSkew)}
 	}
 	if min := MinTTL(c.MaxServerSkew); c.TTL < min {
 		return &lockstep.ConfigError{Field: "TTL", Reason: fmt.Sprintf(
@@ -107,7 +107,7 @@ func (c Config) Validate() error {
 	}
 	switch w := c.Window(); {
 	case c.Renew <= 0:
-		return &lockstep.ConfigError{Field: "Renew", Reason: fmt.Sprintf("%v must be positive", c.Renew)}
+		return &lockstep.ConfigError{Field: "Renew", Reason: fmt.Sprintf("%v must be positive: use 0 for the default (a quarter of the lease window) or at most %v", c.Renew, w/2)}
 	case c.Renew > w/2:
 		return &lockstep.ConfigError{Field: "Renew", Reason: fmt.Sprintf(
 			"%v is longer than half the lease window %v (TTL %v − 1s − MaxServerSkew %v, halved): a failed renewal would leave no retry before the lease ends; use at most %v",

@@ -12,6 +12,10 @@
 // the node is ready; 1 when CQL does not answer; 2 when CQL answers but the
 // cluster check fails (the reason goes to stderr; stdout still gets the
 // "host version" line).
+//
+// On the secure node of scripts/cassandra up --secure it takes the
+// credentials and TLS files: -username, -password-file, -tls-ca, -tls-cert,
+// -tls-key (see scripts/internal/cqlconn).
 package main
 
 import (
@@ -26,6 +30,8 @@ import (
 	"time"
 
 	"github.com/gocql/gocql"
+
+	"github.com/lockstep-go/lockstep/scripts/internal/cqlconn"
 )
 
 func main() {
@@ -35,6 +41,8 @@ func main() {
 	up := flag.Int("up", -1, "with -nodes: how many nodes must be alive (default: all)")
 	timeout := flag.Duration("timeout", 5*time.Second, "connect and query timeout")
 	verbose := flag.Bool("v", false, "let the driver log to stderr")
+	var sec cqlconn.Flags
+	sec.Register(flag.CommandLine)
 	flag.Parse()
 
 	if !*verbose {
@@ -43,7 +51,7 @@ func main() {
 	if *up < 0 || *up > *nodes {
 		*up = *nodes
 	}
-	line, err := probe(*host, *port, *nodes, *up, *timeout)
+	line, err := probe(*host, *port, *nodes, *up, *timeout, &sec)
 	if line != "" {
 		fmt.Println(line)
 	}
@@ -56,8 +64,11 @@ func main() {
 	}
 }
 
-func probe(host string, port, nodes, up int, timeout time.Duration) (string, error) {
+func probe(host string, port, nodes, up int, timeout time.Duration, sec *cqlconn.Flags) (string, error) {
 	cluster := gocql.NewCluster(host)
+	if err := sec.Apply(cluster); err != nil {
+		return "", err
+	}
 	cluster.Port = port
 	cluster.ProtoVersion = 4
 	cluster.Timeout = timeout

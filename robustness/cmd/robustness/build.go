@@ -14,8 +14,8 @@ type binaries struct {
 }
 
 // build compiles rbworker (and, for the planted control, rbworker with
-// -tags lockstep_bugs) from the robustness module and lockctl from the
-// library's.
+// -tags lockstep_bugs) from the robustness module and lockctl from its own
+// (cmd/lockctl).
 func build(ctx context.Context, repo, dir string, bugs bool) (binaries, error) {
 	b := binaries{
 		worker:     filepath.Join(dir, "rbworker"),
@@ -24,7 +24,7 @@ func build(ctx context.Context, repo, dir string, bugs bool) (binaries, error) {
 	}
 	steps := [][]string{
 		{filepath.Join(repo, "robustness"), "go", "build", "-o", b.worker, "./cmd/rbworker"},
-		{repo, "go", "build", "-o", b.lockctl, "./cmd/lockctl"},
+		{filepath.Join(repo, "cmd", "lockctl"), "go", "build", "-o", b.lockctl, "."}, // a module of its own
 	}
 	if bugs {
 		steps = append(steps, []string{filepath.Join(repo, "robustness"), "go", "build", "-tags", "lockstep_bugs", "-o", b.workerBugs, "./cmd/rbworker"})

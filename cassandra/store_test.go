@@ -9,50 +9,22 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-func TestStatements_TextOfEachOperation(t *testing.T) {
-	st := newStatements("locks", "queue_lock")
-	want := map[string]string{
-		"put":    "UPDATE locks.queue_lock USING TIMESTAMP ? AND TTL ? SET value = ? WHERE row_key = ? AND column_name = ?",
-		"delete": "DELETE FROM locks.queue_lock USING TIMESTAMP ? WHERE row_key = ? AND column_name = ?",
-		"read":   "SELECT column_name, value, WRITETIME(value), TTL(value) FROM locks.queue_lock WHERE row_key = ? AND column_name >= ?",
-		"read to": "SELECT column_name, value, WRITETIME(value), TTL(value) FROM locks.queue_lock WHERE row_key = ? AND column_name >= ?" +
-			" AND column_name < ?",
-		"read limit": "SELECT column_name, value, WRITETIME(value), TTL(value) FROM locks.queue_lock WHERE row_key = ? AND column_name >= ?" +
-			" LIMIT ?",
-		"read to limit": "SELECT column_name, value, WRITETIME(value), TTL(value) FROM locks.queue_lock WHERE row_key = ? AND column_name >= ?" +
-			" AND column_name < ? LIMIT ?",
-	}
-	got := map[string]string{
-		"put":           st.put,
-		"delete":        st.del,
-		"read":          st.read[readVariant(lockstep.Slice{From: "a"})],
-		"read to":       st.read[readVariant(lockstep.Slice{From: "a", To: "b"})],
-		"read limit":    st.read[readVariant(lockstep.Slice{Limit: 3})],
-		"read to limit": st.read[readVariant(lockstep.Slice{To: "b", Limit: 3})],
-	}
-	for op, w := range want {
-		if got[op] != w {
-			t.Errorf("%s:\n got %s\nwant %s", op, got[op], w)
-		}
-	}
-}
-
 func TestStore_CachesStatementsPerTable(t *testing.T) {
 	s, err := New(session, "locks")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := s.statementsFor("legacy_main")
+	a, err := s.core.StatementsFor("legacy_main")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := s.statementsFor("legacy_main")
-	c, _ := s.statementsFor("legacy_shadow")
+	b, _ := s.core.StatementsFor("legacy_main")
+	c, _ := s.core.StatementsFor("legacy_shadow")
 	if a != b {
 		t.Error("statements of one table built twice")
 	}
-	if a == c || c.put != "UPDATE locks.legacy_shadow USING TIMESTAMP ? AND TTL ? SET value = ? WHERE row_key = ? AND column_name = ?" {
-		t.Errorf("statements of another table: %q", c.put)
+	if a == c || c.Put != "UPDATE locks.legacy_shadow USING TIMESTAMP ? AND TTL ? SET value = ? WHERE row_key = ? AND column_name = ?" {
+		t.Errorf("statements of another table: %q", c.Put)
 	}
 }
 

@@ -1,0 +1,85 @@
+package cassandrav2
+
+import (
+	"context"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/cqlstore"
+)
+
+// Store is a lockstep.Store on a session of the Apache Cassandra Go driver
+// (v2). Each call is one request to Cassandra, bounded by its ctx (the caller
+// sets per-request timeouts there). A Store is safe for concurrent use; it
+// does not own the session, which the caller closes after the last call.
+type Store struct {
+	driver driver
+	core   *cqlstore.Store
+}
+
+var _ lockstep.Store = (*Store)(nil)
+
+// New returns a Store that reads and writes the tables of keyspace through
+// session. Tables are named per call and must have the cell shape package
+// schema creates. A nil session, an unsafe keyspace name (see
+// lockstep.ValidateName) or an option New refuses gives an error wrapping
+// lockstep.ErrInvalidConfig. New does not contact the cluster.
+func New(session *gocql.Session, keyspace string, opts ...Option) (*Store, error) {
+	if session == nil {
+		return nil, cqlstore.NilSession("*gocql.Session of github.com/apache/cassandra-gocql-driver/v2")
+	}
+	c := config{read: gocql.Quorum, write: gocql.Quorum}
+	for _, o := range opts {
+		o(&c)
+	}
+	d := driver{session: session, read: c.read, write: c.write}
+	core, err := cqlstore.NewStore(d, storeErrors, keyspace, cqlstore.Level(c.read), cqlstore.Level(c.write))
+	if err != nil {
+		return nil, err
+	}
+	return &Store{driver: d, core: core}, nil
+}
+
+// Put writes cells into partition row of table in one request, as package
+// cassandra's Store.Put does. If the request may have been applied, the
+// error wraps lockstep.ErrUnknownOutcome.
+func (s *Store) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
+	return s.core.Put(ctx, table, row, cells...)
+}
+
+// Delete writes tombstones with timestamp ts for columns of partition row of
+// table in one request, as package cassandra's Store.Delete does. If the
+// request may have been applied, the error wraps lockstep.ErrUnknownOutcome.
+func (s *Store) Delete(ctx context.Context, table, row string, ts int64, columns ...string) error {
+	return s.core.Delete(ctx, table, row, ts, columns...)
+}
+
+// Read returns the live cells of partition row of table that sl selects, in
+// column order, paging within the one call, as package cassandra's
+// Store.Read does. Errors are plain failures.
+func (s *Store) Read(ctx context.Context, table, row string, sl lockstep.Slice) ([]lockstep.Cell, error) {
+	return s.core.Read(ctx, table, row, sl)
+}
+
+// driver sends the cell statements of package cqlstore through the v2
+// driver.
+type driver struct {
+	session     *gocql.Session
+	read, write gocql.Consistency
+}
+
+func (d driver) Write(ctx context.Context, stmt string, args [][]any) error {
+	if len(args) == 1 {
+		return d.session.Query(stmt, args[0]...).Consistency(d.write).Idempotent(true).ExecContext(ctx)
+	}
+	b := d.session.Batch(gocql.UnloggedBatch).Consistency(d.write)
+	for _, a := range args {
+		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: stmt, Args: a, Idempotent: true})
+	}
+	return b.ExecContext(ctx)
+}
+
+func (d driver) Read(ctx context.Context, stmt string, args []any) cqlstore.Rows {
+	return d.session.Query(stmt, args...).Consistency(d.read).Idempotent(true).IterContext(ctx).Scanner()
+}

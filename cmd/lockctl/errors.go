@@ -1,0 +1,143 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/gocql/gocql"
+
+	"github.com/lockstep-go/lockstep/migration"
+)
+
+// Exit codes (see the package documentation).
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitUnreachable = 3
+	exitRefused     = 4
+)
+
+// exitError carries the exit code of an error that is not a plain failure.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks err as bad usage: exit 2, nothing was done.
+func usageError(err error) error {
+	var ee *exitError
+	if err == nil || errors.As(err, &ee) {
+		return err // nothing to mark, or marked already (e.g. a refusal)
+	}
+	return &exitError{code: exitUsage, err: err}
+}
+
+// refusedError marks err as a refusal: exit 4, nothing was changed.
+func refusedError(err error) error { return &exitError{code: exitRefused, err: err} }
+
+// exitCode maps an error returned by a command to the process's exit code.
+func exitCode(err error) int {
+	var ee *exitError
+	var me *migration.MoveError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &me):
+		return exitRefused
+	}
+	return exitFailed
+}
+
+// connectError explains why a session could not be created, with what to
+// do, and exits 3. The driver reports most causes only as text, so the kind
+// is read from it.
+func connectError(o *options, err error) error {
+	where := describeHosts(o)
+	msg := strings.ToLower(err.Error())
+	var e error
+	switch {
+	case containsAny(msg, "authentication", "credentials", "username", "password", "unauthorized", "authenticator"):
+		if o.username == "" {
+			e = fmt.Errorf("%s requires a login: %w; give --username (or LOCKSTEP_USERNAME) and the password in "+
+				"LOCKSTEP_PASSWORD or a file named by --password-file", where, err)
+		} else {
+			e = fmt.Errorf("%s refused the login of user %q: %w; check --username and the password in "+
+				"LOCKSTEP_PASSWORD or --password-file", where, o.username, err)
+		}
+	case containsAny(msg, "x509", "tls:", "certificate", "handshake"):
+		e = fmt.Errorf("TLS with %s failed: %w; give the CA that signed the nodes' certificates with --tls-ca, the name "+
+			"they carry with --tls-server-name, and a client certificate with --tls-cert/--tls-key if the nodes require one", where, err)
+	default:
+		hint := "check --hosts and --port (LOCKSTEP_HOSTS, LOCKSTEP_PORT), that the nodes run, and whether they need --tls"
+		if o.tls {
+			hint = "check --hosts and --port (LOCKSTEP_HOSTS, LOCKSTEP_PORT), that the nodes run, and that they accept TLS (--tls is on)"
+		}
+		e = fmt.Errorf("cannot reach %s within --timeout %v: %w; %s", where, o.timeout, err, hint)
+	}
+	return &exitError{code: exitUnreachable, err: e}
+}
+
+// describeHosts names the contact points and the port used for those given
+// without one, e.g. "Cassandra at 10.0.0.1,10.0.0.2 port 9042".
+func describeHosts(o *options) string {
+	without := 0
+	for _, h := range o.hosts {
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			without++
+		}
+	}
+	where := "Cassandra at " + strings.Join(o.hosts, ",")
+	switch {
+	case without == len(o.hosts):
+		where += fmt.Sprintf(" port %d", o.port)
+	case without > 0:
+		where += fmt.Sprintf(" (port %d for hosts given without one)", o.port)
+	}
+	return where
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine flattens an error message to one line (driver and joined errors
+// may span several).
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// withHint adds what to do to a failure a user can fix: a keyspace or table
+// that does not exist (apply the schema) or a role without a permission
+// (grant it). Other errors are returned as they are.
+func withHint(err error, o *options) error {
+	if err == nil {
+		return nil
+	}
+	var req gocql.RequestError
+	isReq := errors.As(err, &req)
+	msg := err.Error()
+	switch {
+	case isReq && req.Code() == gocql.ErrCodeUnauthorized:
+		return fmt.Errorf("%w; the role %q lacks a permission on keyspace %s: grant it SELECT and MODIFY on the lock tables "+
+			"(schema apply needs CREATE as well)", err, o.username, o.keyspace)
+	case errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || strings.Contains(msg, "does not exist") &&
+		(strings.Contains(msg, "keyspace ") || strings.Contains(msg, "table ")):
+		return fmt.Errorf("%w; create the schema with: lockctl --keyspace %s schema apply (add --replication, e.g. "+
+			"class=NetworkTopologyStrategy,dc1=3, to create the keyspace too; schema print shows the CQL), "+
+			"or check --keyspace and --table", err, o.keyspace)
+	}
+	return err
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gocql/gocql"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/schema"
+)
+
+// The flag value types (pflag.Value) of the global flags, and the checks of
+// positional arguments.
+
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// listValue is a comma-separated, non-empty list flag.
+type listValue struct{ p *[]string }
+
+func (v listValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strings.Join(*v.p, ",")
+}
+
+func (v listValue) Set(s string) error {
+	l := splitList(s)
+	if len(l) == 0 {
+		return errors.New("empty list")
+	}
+	*v.p = l
+	return nil
+}
+
+func (listValue) Type() string { return "hosts" }
+
+// consistencyValue is a gocql consistency level by name, e.g. LOCAL_QUORUM.
+type consistencyValue struct{ p *gocql.Consistency }
+
+func (v consistencyValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return v.p.String()
+}
+
+func (v consistencyValue) Set(s string) error {
+	c, err := gocql.ParseConsistencyWrapper(strings.ToUpper(strings.TrimSpace(s)))
+	if err != nil {
+		return fmt.Errorf("unknown consistency level %q", s)
+	}
+	*v.p = c
+	return nil
+}
+
+func (consistencyValue) Type() string { return "level" }
+
+// outputValue is text or json.
+type outputValue struct{ p *string }
+
+func (v outputValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v outputValue) Set(s string) error {
+	switch s = strings.ToLower(strings.TrimSpace(s)); s {
+	case "text", "json":
+		*v.p = s
+		return nil
+	}
+	return fmt.Errorf("unknown output %q (want text or json)", s)
+}
+
+func (outputValue) Type() string { return "text|json" }
+
+// tablesValue sets one table name per use: K=NAME, K being the table's
+// default name.
+type tablesValue struct{ p *schema.Tables }
+
+func (v tablesValue) String() string { return "" }
+
+func (tablesValue) Type() string { return "K=NAME" }
+
+func (v tablesValue) Set(s string) error {
+	kind, name, ok := strings.Cut(s, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("%q: want K=NAME, e.g. legacy_main=old_locks", s)
+	}
+	d := schema.DefaultTables()
+	fields := map[string]*string{
+		d.LegacyMain: &v.p.LegacyMain, d.LegacyShadow: &v.p.LegacyShadow, d.QueueLock: &v.p.QueueLock,
+		d.GlobalTime: &v.p.GlobalTime, d.FleetCensus: &v.p.FleetCensus, d.FleetPhase: &v.p.FleetPhase,
+		d.FencedResource: &v.p.FencedResource,
+	}
+	f, ok := fields[kind]
+	if !ok {
+		kinds := make([]string, 0, len(fields))
+		for k := range fields {
+			kinds = append(kinds, k)
+		}
+		slices.Sort(kinds)
+		return fmt.Errorf("unknown table %q (want one of %s)", kind, strings.Join(kinds, ", "))
+	}
+	*f = name
+	return nil
+}
+
+// lockID returns the single positional argument, a valid lock id.
+func lockID(args []string) (string, error) {
+	switch len(args) {
+	case 0:
+		return "", errors.New("missing lock id")
+	case 1:
+	default:
+		return "", fmt.Errorf("want one lock id, got %d arguments: %q", len(args), args)
+	}
+	if err := lockstep.ValidateID(args[0]); err != nil {
+		return "", err
+	}
+	return args[0], nil
+}
+
+// noArgs refuses positional arguments.
+func noArgs(args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected arguments %q", args)
+	}
+	return nil
+}

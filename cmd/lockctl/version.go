@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+const libraryModule = "github.com/lockstep-go/lockstep"
+
+func (a *app) versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "print lockctl's module version, the lockstep library it was built with, and the Go version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			info, _ := debug.ReadBuildInfo()
+			writeVersion(a.stdout, info)
+			return nil
+		},
+	}
+}
+
+// writeVersion prints the build's module versions (from the binary's build
+// information; "(devel)" for a build inside the module's own checkout) and
+// the Go version and platform.
+func writeVersion(w io.Writer, info *debug.BuildInfo) {
+	if info == nil {
+		fmt.Fprintf(w, "lockctl (no build information)\n%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return
+	}
+	fmt.Fprintf(w, "lockctl %s %s\n", info.Main.Path, info.Main.Version)
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+			fmt.Fprintf(w, "  %s=%s\n", s.Key, s.Value)
+		}
+	}
+	for _, d := range info.Deps {
+		if d.Path != libraryModule {
+			continue
+		}
+		if r := d.Replace; r != nil && (r.Version == "" || r.Version == "(devel)") {
+			fmt.Fprintf(w, "library %s from %s (a local replacement)\n", d.Path, r.Path)
+		} else if r != nil {
+			fmt.Fprintf(w, "library %s %s (replaced by %s %s)\n", d.Path, d.Version, r.Path, r.Version)
+		} else {
+			fmt.Fprintf(w, "library %s %s\n", d.Path, d.Version)
+		}
+	}
+	fmt.Fprintf(w, "%s %s/%s\n", info.GoVersion, runtime.GOOS, runtime.GOARCH)
+}

@@ -1,0 +1,26 @@
+package migration
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+)
+
+// The texts of the errors a user acts on during a migration say what to do.
+func TestErrorTexts_SayWhatToDo(t *testing.T) {
+	me := &ModeError{ID: "orders", Process: "pod-1", Configured: lockstep.ModeLegacy, Phase: Phase{Mode: lockstep.ModeNew}}
+	assert.Equal(t, `migration: process pod-1 refuses to lock "orders": configured mode legacy is incompatible with fleet phase new `+
+		`(allowed: combined, new); set the process's flag to an allowed mode, or move the phase towards legacy with lockctl phase set `+
+		`(one step at a time)`, me.Error())
+
+	h := &heartbeat{table: "fleet_census", self: Entry{Process: "pod-1"}, clock: &clock.Local{}}
+	err := h.staleError(errors.New("timeout"))
+	assert.ErrorIs(t, err, ErrStaleCensus)
+	assert.Contains(t, err.Error(), "no census heartbeat has succeeded yet; the phase controller might not see this process, so no lock is taken: "+
+		"check that this process reaches the store and may write table fleet_census (the Logger's census warnings name the error); "+
+		"locks are taken again once a heartbeat succeeds: timeout")
+}

@@ -1,0 +1,88 @@
+package migration
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/probe"
+	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
+)
+
+// ErrNotReady is wrapped by the error Ready returns when the Locker could
+// not take a lock now: a table does not answer, the flag gives no mode, or
+// the phase refuses the flag's mode.
+// It is the same value as queuelock.ErrNotReady and shadowlock.ErrNotReady.
+var ErrNotReady = probe.ErrNotReady
+
+// lockTables are the lock tables of the Locker's algorithms, resolved as
+// they resolve them.
+func lockTables(o *Options) []string {
+	q, m, s := queuelock.DefaultTable, shadowlock.DefaultMainTable, shadowlock.DefaultShadowTable
+	if o != nil && o.Queue != nil && o.Queue.Table != "" {
+		q = o.Queue.Table
+	}
+	if o != nil && o.Legacy != nil {
+		if o.Legacy.MainTable != "" {
+			m = o.Legacy.MainTable
+		}
+		if o.Legacy.ShadowTable != "" {
+			s = o.Legacy.ShadowTable
+		}
+	}
+	return []string{m, s, q}
+}
+
+// Ready is the Locker's startup check, to call once before serving: it
+// reads one row of every table the Locker uses (both algorithms' lock
+// tables, the census and the phase), asks the flag for a mode, and checks
+// that mode against the fleet phase — so a missing keyspace or table, an
+// unreadable flag or a flag the phase refuses shows at startup, not at the
+// first Lock. It writes nothing. The error wraps ErrNotReady and the cause
+// (the store's error, the flag's, or a *ModeError), and says what to do.
+// With Cassandra, schema.Verify also checks the tables' layout.
+func (l *Locker) Ready(ctx context.Context) error {
+	if !l.enter() {
+		return lockstep.ErrClosed
+	}
+	defer l.calls.Done()
+	if err := probe.Tables(ctx, l.store, "migration: ", append(l.tables, l.cfg.censusTable, l.cfg.phaseTable)...); err != nil {
+		return err
+	}
+	phase, _, err := readPhaseRow(ctx, l.store, l.cfg.phaseTable)
+	if err != nil {
+		return notReady(ctx, fmt.Sprintf("table %s does not answer a read: %v", l.cfg.phaseTable, err), err, probe.Fix)
+	}
+	m, err := l.flag.Mode(ctx)
+	if err == nil && !m.Valid() {
+		err = fmt.Errorf("%w: flag source returned %v", lockstep.ErrInvalidMode, m)
+	}
+	if err != nil {
+		return notReady(ctx, fmt.Sprintf("the mode flag gives no mode: %v", err), err,
+			"make the flag source answer legacy, combined or new (the file, variable or flag service it reads)")
+	}
+	if !phase.Allows(m) {
+		me := &ModeError{ID: "(any)", Process: l.Process(), Configured: m, Phase: phase}
+		return notReady(ctx, fmt.Sprintf("the flag gives mode %v, which fleet phase %v refuses (allowed: %v): every lock would fail with %v",
+			m, phase, phase.allowed(), lockstep.ErrIncompatibleMode), me, fmt.Sprintf(
+			"set the flag to a mode the phase allows (%v), or move the phase one step towards %v (lockctl phase set %v) once the fleet allows it",
+			phase.allowed(), m, nextStep(phase.Mode, m)))
+	}
+	return nil
+}
+
+// nextStep is the phase one step from p towards m.
+func nextStep(p, m lockstep.Mode) lockstep.Mode {
+	switch {
+	case m > p && p < lockstep.ModeNew:
+		return p + 1
+	case m < p && p > lockstep.ModeLegacy:
+		return p - 1
+	}
+	return m
+}
+
+func notReady(ctx context.Context, what string, cause error, fix string) error {
+	return probe.Failed(ctx, "migration: ", what, cause, fix)
+}

@@ -1,0 +1,42 @@
+// Command cqlprint prints the CQL statements of package schema, one per
+// line, for tests that create lockstep's tables through a driver other than
+// gocql (the nested module cassandrav2, whose test binaries must not link
+// package schema and with it github.com/gocql/gocql):
+//
+//	go run ./schema/internal/cqlprint -keyspace lockstep_it -rf 1
+//
+// With -rf it includes the CREATE KEYSPACE statement (SimpleStrategy).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/lockstep-go/lockstep/schema"
+)
+
+func main() {
+	keyspace := flag.String("keyspace", "", "keyspace of the tables (required)")
+	rf := flag.Int("rf", 0, "if positive, create the keyspace with SimpleStrategy and this replication factor")
+	flag.Parse()
+	var opts []schema.Option
+	if *rf > 0 {
+		opts = append(opts, schema.WithCreateKeyspace(map[string]string{
+			"class": "SimpleStrategy", "replication_factor": strconv.Itoa(*rf),
+		}))
+	}
+	stmts, err := schema.Statements(*keyspace, opts...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cqlprint:", err)
+		os.Exit(2)
+	}
+	for _, s := range stmts {
+		// One statement per line: the templates span lines only for
+		// readability (no literal does), and CQL reads a newline outside a
+		// literal as a space.
+		fmt.Println(strings.ReplaceAll(s, "\n", " "))
+	}
+}
