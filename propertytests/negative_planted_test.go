@@ -53,8 +53,11 @@ func init() {
 		// one pair of the overlap whose order the legacy argument needs. A
 		// main read that overtakes the shadow read misses the main cell of a
 		// legacy holder whose shadow cell the shadow read no longer sees.
-		control{name: "CombinedOverlapUnsafe", fleet: fleetNamed("legacy+combined"),
-			v: variant{plant: []bugs.Defect{bugs.CombinedOverlapUnsafe}, noLeaseCheck: true, noFencing: true, weights: &interleavingWeights}, want: "mutual exclusion:"},
+		// Two legacy processes beside one combined give it more legacy
+		// rounds to race; the step-heavy weights, more interleavings.
+		control{name: "CombinedOverlapUnsafe", fleet: legacyHeavyMix,
+			v: variant{plant: []bugs.Defect{bugs.CombinedOverlapUnsafe}, noLeaseCheck: true, noFencing: true, weights: &interleavingWeights}, want: "mutual exclusion:",
+			attempts: 6},
 		// Lost trusting the Locker's renewal scheduler to close it at the
 		// deadline: while the scheduler's wake-up is not granted (its
 		// process paused beyond the TTL, or the simulator busy elsewhere),
