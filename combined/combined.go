@@ -212,12 +212,11 @@ func (l *Locker) take(ctx context.Context, id string, try bool, st *stats) (*hel
 	for {
 		loss := held.NewLoss() // one per try: a loss of an abandoned one must not reach the next
 		req := held.Request{ID: id, Try: try, Mode: lockstep.ModeCombined, Loss: loss}
-		q, err := l.queue.Acquire(ctx, req)
-		if err != nil {
+		q, g, err := l.takeBoth(ctx, req)
+		if q.Part == nil {
 			return nil, err
 		}
 		st.add(q)
-		g, err := l.takeLegacy(ctx, req, q.Part)
 		var token int64
 		drawFailed := false
 		if err == nil {
@@ -225,7 +224,7 @@ func (l *Locker) take(ctx context.Context, id string, try bool, st *stats) (*hel
 			if token, err = l.fence(ctx, loss, st); err == nil {
 				var lk *held.Lock
 				lk = held.New(held.Spec{ID: id, Owner: q.Owner, LegacyOwner: g.Owner, Mode: lockstep.ModeCombined, Token: token,
-					Parts: []held.Part{q.Part, g.Part}, Loss: loss, Since: q.Since, Clock: l.clock, Observer: l.observer,
+					Parts: []held.Part{q.Part, g.Part}, ParallelRelease: true, Loss: loss, Since: q.Since, Clock: l.clock, Observer: l.observer,
 					OnReleased: func() { l.life.Untrack(lk) }})
 				l.life.Track(lk)
 				return lk, nil
@@ -266,15 +265,15 @@ func (l *Locker) fence(ctx context.Context, loss *held.Loss, st *stats) (int64, 
 	return fencing.Draw(ctx, l.fencing, func() bool { return !loss.Fired() })
 }
 
-// takeLegacy takes the legacy lock while holding queue part q. Only the
-// queue's head may contend on the legacy tables (DESIGN §4.5), so the
-// attempt ends with errQueueLost, holding nothing, as soon as q is lost — a
-// waiter that kept contending after losing its place would compete with the
-// legacy algorithm's unfairness and starve. The goroutine watching for that
-// lives only while the legacy lock is awaited.
-func (l *Locker) takeLegacy(ctx context.Context, req held.Request, q held.Part) (held.Result, error) {
-	lctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+// takeLegacy takes the legacy lock while holding queue part q, by acquire,
+// which must use lctx. Only the queue's head may contend on the legacy
+// tables (DESIGN §4.5), so the attempt ends with errQueueLost, holding
+// nothing, as soon as q is lost (cancel cancels lctx) — a waiter that kept
+// contending after losing its place would compete with the legacy
+// algorithm's unfairness and starve. The goroutine watching for that lives
+// only while the legacy lock is awaited.
+func (l *Locker) takeLegacy(ctx, lctx context.Context, cancel context.CancelCauseFunc, req held.Request, q held.Part,
+	acquire func() (held.Result, error)) (held.Result, error) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -284,7 +283,7 @@ func (l *Locker) takeLegacy(ctx context.Context, req held.Request, q held.Part) 
 		case <-stop:
 		}
 	})
-	g, err := l.legacy.Acquire(lctx, req)
+	g, err := acquire()
 	close(stop)
 	wg.Wait()
 	if err != nil {

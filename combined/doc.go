@@ -1,6 +1,6 @@
 // Package combined is the rollout mode of seed 000 §7.2: take the new (queue)
 // lock, then the legacy (shadow-table) lock with the legacy protocol, hold
-// both, renew both, and release in reverse order.
+// both, renew both, and release both.
 //
 // # Why it is safe beside both other modes
 //
@@ -13,13 +13,96 @@
 //
 // # Why it cannot deadlock
 //
-// Every combined process takes the two locks in the same order, queue first.
+// Every combined process takes the two locks in the same order, queue first:
+// its legacy requests may travel beside the queue's (below), but it writes
+// its legacy main cell only once it holds the queue lock.
 // Legacy processes take only the legacy lock and new ones only the queue
 // lock, so no cycle of waits exists. Only the head of the queue ever contends
 // on the legacy tables, so combined processes do not add to the legacy
 // algorithm's unfairness among themselves: a waiter whose queue lock is lost
 // while it waits for the legacy lock stops contending there and starts again
 // from the queue.
+//
+// # Overlapped requests (issue 17, item 3)
+//
+// Taking the halves strictly one after the other cost 10 sequential
+// requests uncontended (queue: claim write, read; legacy, listing 4: read
+// main, write shadow, read shadow, read main, write main, delete shadow;
+// release: delete legacy, then queue). The halves' requests now travel side
+// by side where no argument orders them, 6 sequential round trips in all:
+//
+//	1  queue claim write (queue + owner cell)  ‖  legacy shadow write (step 7)
+//	2  queue claim read                        ‖  legacy shadow read (step 8)
+//	3                                             legacy main read (step 10)
+//	   — the legacy half waits here until the queue half is held —
+//	4                                             legacy main write (step 11)
+//	5                                             legacy shadow delete (step 12), in flight while the lock is used
+//	6  queue delete                            ‖  legacy main delete (release)
+//
+// The legacy half is a prepared acquisition of package shadowlock
+// (overlap.go there), started as each queue claim's write is sent
+// (held.Request.Claiming); a claim that loses aborts it, its shadow cell
+// deleted, before the next claim starts another. Which pairs may overlap,
+// and why:
+//
+//   - Any queue request beside any legacy request. The two halves touch
+//     disjoint tables, and no argument relates them: a combined holder
+//     excludes new processes by the queue half alone (package queuelock's
+//     lemma 1 on the owner cells) and legacy processes by the legacy half
+//     alone (package shadowlock's argument on the shadow and main rows), and
+//     two combined holders would both hold either half. Order between the
+//     halves matters only for deadlock freedom and fairness, which ask for
+//     one thing: a combined process holds the legacy lock only while it
+//     holds the queue lock. So every legacy round waits before its main
+//     write (step 11), the one request that takes the legacy lock, until the
+//     queue half is held — and gives up, deleting its shadow cell, when the
+//     claim beside it lost. A shadow cell written beside a claim that then
+//     loses costs a legacy contender at most a ConcurrentAttempt, a thing
+//     any legacy contender may cause; only a process whose claim is being
+//     sent (the head of the queue, or an uncontended arrival on the fast
+//     path) writes one.
+//   - Not the legacy round's own steps: 7 → 8 → 10 → 11 → 12 stay in
+//     listing 4's order, each sent after the previous one's reply. Lemma 1
+//     needs our shadow write complete before our shadow read (7 → 8). The
+//     main read must follow the shadow read (8 → 10): a holder deletes its
+//     shadow cell only after its main write completed, so a contender that no
+//     longer sees that shadow cell sees the main cell — if, and only if, its
+//     main read was sent after its shadow read returned. Sent together, the
+//     main read can be served first, before the holder's main write, and
+//     the shadow read after the holder's shadow delete: two holders. The
+//     planted defect CombinedOverlapUnsafe does exactly that, and the model
+//     checks' mixed fleet catches it by mutual exclusion
+//     (propertytests, negative control CombinedOverlapUnsafe). The main
+//     write follows the main read (10 → 11, it decides on it), and the
+//     shadow delete follows the main write's reply (11 → 12, by the same
+//     argument as 8 → 10, seen from the other side).
+//   - Step 12 beside the caller's work: the acquisition returns once the
+//     main write succeeded and the shadow delete was sent. A later delete only
+//     makes contenders see our shadow cell longer, so they give up
+//     (ConcurrentAttempt), which is always safe. Unlock waits for it and
+//     reports and retries it if it failed; unretried, the cell expires.
+//   - Listing 4's step 1 (read main first) is left out of the first round:
+//     it only sends home early a round that finds the lock held, and does
+//     not enter the safety argument; step 10's read, exactly one other
+//     owner's cell, classifies the round as AnotherThreadIsOwner for the
+//     same backoff. Rounds after the gate opened keep it, so a combined
+//     process waiting for a legacy holder reads main without writing.
+//   - The two releases side by side (held.Spec.ParallelRelease). Releasing
+//     ends the hold whatever the order in which the deletes land; the old
+//     order (legacy first) only kept the next combined head from meeting our
+//     legacy cell, and a head that meets it now backs off as for any legacy
+//     holder, while a combined head next in line meets it only if its claim
+//     overtakes our legacy delete.
+//
+// The storage format is untouched: the same cells, written by the same
+// requests, each with the TTL as before. What changes is only when a
+// combined process sends them, which legacy peers cannot tell from a
+// process that is merely fast or slow. The model checks' combined fleets
+// (legacy+combined, combined+new and their switching variants) run the
+// overlapped protocol; the simulator grants concurrent requests of one
+// process in whichever order its schedule picks, so both orders of every
+// overlapped pair are explored — the negative control above is caught only
+// because the main read can be granted before the shadow read.
 //
 // # Fencing tokens
 //
@@ -39,7 +122,7 @@
 // either lease declaring itself lost fires it, and Lost() checks both
 // deadlines itself whenever it is looked at, so nothing merges the two with
 // a goroutine. Unlock stops both renewals, then deletes the legacy cell and
-// the queue cells (reverse order of acquisition); a part whose delete failed
+// the queue cells side by side (see above); a part whose delete failed
 // is retried by the next Unlock or by Close, the other is not. One
 // AcquireEvent and one ReleaseEvent, with mode combined, report it.
 //

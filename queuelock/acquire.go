@@ -29,8 +29,11 @@ type attempt struct {
 	start int64         // elapsed µs, when the call began
 	mode  lockstep.Mode // the mode the caller asked for (lease events)
 	loss  *held.Loss    // the acquisition's loss signal, fired by the lease
-	fence bool          // draw a fencing token (Options.Fencing) for this lock alone
-	token int64         // the token drawn
+	// claiming is held.Request.Claiming of a part's acquisition (package
+	// combined), nil otherwise: told of every claim and its outcome.
+	claiming func() (settled func(won bool))
+	fence    bool  // draw a fencing token (Options.Fencing) for this lock alone
+	token    int64 // the token drawn
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell
@@ -299,6 +302,8 @@ func (a *attempt) claim(ctx context.Context) (ok bool, since int64, err error) {
 	a.claims++
 	a.claimed = true
 	a.requests++
+	settled := a.claimStarts()
+	defer func() { settled(ok && err == nil) }()
 	since = lease.Stamp(a.l.cfg.Clock)
 	if err := a.l.putClaim(ctx, a.id, a.queueCell(), a.ownerCell()); err != nil {
 		return false, 0, err
@@ -318,6 +323,15 @@ func (a *attempt) claim(ctx context.Context) (ok bool, since int64, err error) {
 		return false, 0, err
 	}
 	return false, 0, nil
+}
+
+// claimStarts tells a composing Locker (held.Request.Claiming) that a claim's
+// write is about to be sent; call the result with the claim's outcome.
+func (a *attempt) claimStarts() (settled func(won bool)) {
+	if a.claiming == nil {
+		return func(bool) {}
+	}
+	return a.claiming()
 }
 
 // inTime reports whether a claim whose write was sent at since completed

@@ -118,6 +118,8 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 		a.requests++
 	}
 	a.requests++
+	settled := a.claimStarts()
+	defer func() { settled(ok && err == nil) }()
 	since = lease.Stamp(l.cfg.Clock)
 	err = l.putClaim(ctx, a.id, a.queueCell(), a.ownerCell())
 	if floorErr != nil {

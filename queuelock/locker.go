@@ -121,7 +121,7 @@ func init() {
 func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) {
 	var res held.Result
 	err := l.life.Do(ctx, "queuelock", r.ID, func(ctx context.Context) error {
-		a := &attempt{l: l, id: r.ID, owner: l.owners.Next(), try: r.Try, start: l.cfg.Clock.Elapsed(), mode: r.Mode, loss: r.Loss}
+		a := &attempt{l: l, id: r.ID, owner: l.owners.Next(), try: r.Try, start: l.cfg.Clock.Elapsed(), mode: r.Mode, loss: r.Loss, claiming: r.Claiming}
 		p, err := a.run(ctx)
 		if err != nil {
 			return err

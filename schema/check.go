@@ -91,6 +91,12 @@ var fenceShape = []Column{
 // a *NotReadyError naming each problem and its fix, or nil. fixApply is the
 // command that creates what is missing.
 func check(keyspace string, wanted []table, cat catalog, fixApply string) error {
+	return checkGrace(keyspace, wanted, cat, fixApply, minGCGrace)
+}
+
+// checkGrace is check with legacyGrace, not minGCGrace, as the smallest
+// gc_grace_seconds of the legacy tables (WithLegacyTTL's, legacygrace.go).
+func checkGrace(keyspace string, wanted []table, cat catalog, fixApply string, legacyGrace int) error {
 	e := &NotReadyError{Keyspace: keyspace}
 	if !cat.keyspace {
 		e.Problems = append(e.Problems, Problem{What: "the keyspace does not exist",
@@ -119,10 +125,14 @@ func check(keyspace string, wanted []table, cat catalog, fixApply string) error 
 				What: fmt.Sprintf("default_time_to_live is %d, want 0 (every write carries its own TTL; a table default would expire cells the algorithms write without one, such as the phase and the floor)", l.defaultTTL),
 				Fix:  fmt.Sprintf("ALTER TABLE %s.%s WITH default_time_to_live = 0", keyspace, t.name)})
 		}
-		if l.gcGrace < minGCGrace {
+		least, fix := minGCGrace, shippedGCGrace(t)
+		if t.file == "legacy_main.cql" || t.file == "legacy_shadow.cql" {
+			least, fix = legacyGrace, legacyGrace
+		}
+		if l.gcGrace < least {
 			e.Problems = append(e.Problems, Problem{Table: t.name,
-				What: fmt.Sprintf("gc_grace_seconds is %d, below %d (a delete missed by a replica could come back before hints deliver it)", l.gcGrace, minGCGrace),
-				Fix:  fmt.Sprintf("ALTER TABLE %s.%s WITH gc_grace_seconds = %d", keyspace, t.name, shippedGCGrace(t))})
+				What: fmt.Sprintf("gc_grace_seconds is %d, below %d (a delete missed by a replica could come back before hints deliver it)", l.gcGrace, least),
+				Fix:  fmt.Sprintf("ALTER TABLE %s.%s WITH gc_grace_seconds = %d", keyspace, t.name, fix)})
 		}
 	}
 	if len(e.Problems) == 0 {

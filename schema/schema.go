@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"text/template"
+	"time"
 
 	"github.com/gocql/gocql"
 
@@ -94,7 +95,9 @@ type Option func(*config)
 type config struct {
 	replication map[string]string // nil: do not create the keyspace
 	tables      Tables
-	uses        *Uses // Verify only; nil: AllUses
+	legacyGrace time.Duration // WithLegacyTTL's; 0: DefaultLegacyGCGrace
+	legacyErr   error         // WithLegacyTTL's invalid values
+	uses        *Uses         // Verify only; nil: AllUses
 }
 
 // WithCreateKeyspace makes Statements and Apply create the keyspace first
@@ -136,6 +139,9 @@ func Statements(keyspace string, opts ...Option) ([]string, error) {
 	if err := lockstep.ValidateName("keyspace", keyspace); err != nil {
 		return nil, err
 	}
+	if c.legacyErr != nil {
+		return nil, c.legacyErr
+	}
 	tables := c.tables.list()
 	seen := make(map[string]string, len(tables))
 	for _, t := range tables {
@@ -161,7 +167,13 @@ func Statements(keyspace string, opts ...Option) ([]string, error) {
 		out = append(out, s)
 	}
 	for _, t := range tables {
-		s, err := render(t.file, map[string]string{"Keyspace": keyspace, "Table": t.name})
+		data := map[string]string{"Keyspace": keyspace, "Table": t.name}
+		if t.file == "legacy_main.cql" || t.file == "legacy_shadow.cql" {
+			for k, v := range c.legacyTableOptions() {
+				data[k] = v
+			}
+		}
+		s, err := render(t.file, data)
 		if err != nil {
 			return nil, err
 		}

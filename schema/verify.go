@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gocql/gocql"
 
@@ -58,7 +59,8 @@ func (u Uses) wants(t table) bool {
 // every table the service uses (WithUses; default all) exists with the
 // layout lockstep reads and writes — the columns, their types and the
 // clustering order of doc.go's shapes — and with default_time_to_live 0
-// and a gc_grace_seconds of at least 3 h (the cql files say why). It writes
+// and a gc_grace_seconds of at least 3 h (the cql files say why; for the
+// legacy tables, given WithLegacyTTL, at least LegacyGCGrace). It writes
 // nothing. Table names follow WithTables, as for Apply.
 //
 // A problem gives a *NotReadyError (wrapping ErrNotReady) that lists every
@@ -79,7 +81,11 @@ func Verify(ctx context.Context, session *gocql.Session, keyspace string, opts .
 	if err != nil {
 		return err
 	}
-	return check(keyspace, wanted, cat, applyCommand(keyspace, c.tables))
+	legacyGrace := minGCGrace
+	if c.legacyGrace != 0 {
+		legacyGrace = int(c.legacyGrace / time.Second)
+	}
+	return checkGrace(keyspace, wanted, cat, applyCommand(keyspace, c.tables), legacyGrace)
 }
 
 // verifyPlan validates the names and returns the tables to check.
@@ -90,6 +96,9 @@ func verifyPlan(keyspace string, opts []Option) ([]table, config, error) {
 	}
 	if _, err := Statements(keyspace, WithTables(c.tables)); err != nil {
 		return nil, c, err
+	}
+	if c.legacyErr != nil {
+		return nil, c, c.legacyErr
 	}
 	u := AllUses()
 	if c.uses != nil {

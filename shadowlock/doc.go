@@ -62,6 +62,14 @@
 // fresh owner id. Legacy processes running other code keep the listing's
 // weakness; the shorter the TTL against their pauses, the more it matters.
 //
+// For package combined, a prepared acquisition (overlap.go, through
+// internal/held's Source.Prepare) runs these rounds beside a queue claim:
+// each round waits before its main write until the caller holds the queue
+// lock, the first round leaves step 1 out (step 10's read classifies it),
+// and the acquisition returns while step 12 is in flight (Release waits for
+// it). Steps 7, 8, 10, 11 and 12 keep their order, each sent after the
+// previous one's reply; package combined's doc has the argument.
+//
 // # Fencing tokens
 //
 // With Options.Fencing set, an acquisition draws a token from the global

@@ -111,7 +111,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 func init() {
 	held.Register(func(l *Locker) held.Source {
 		return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
-			Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }}
+			Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }, Prepare: l.prepare}
 	})
 }
 
@@ -146,6 +146,9 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 		}
 		if err != nil {
 			r.cleanup(ctx)
+			if gaveUp(ctx, err) { // a prepared acquisition aborted (overlap.go)
+				return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, err)
+			}
 			if ctx.Err() != nil {
 				return rounds, fmt.Errorf("shadowlock: %q: %w (last store error: %v)", r.id, ctx.Err(), err)
 			}

@@ -2,6 +2,7 @@ package shadowlock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
@@ -19,7 +20,11 @@ type part struct {
 	owner       string
 	since       int64
 	held.Leased      // Stop, Expired
-	released    bool // the main cell is deleted
+	released    bool // every cell is deleted
+	mainGone    bool // the main cell is deleted
+	// shadow, when set, is the shadow delete an overlapped round left in
+	// flight (overlap.go), until it or a retry of it succeeded
+	shadow *pendingDelete
 }
 
 var _ held.Part = (*part)(nil)
@@ -27,7 +32,7 @@ var _ held.Part = (*part)(nil)
 func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
 	l := r.l
 	watched := !(mode == lockstep.ModeCombined && bugs.Planted(bugs.LegacyLossUnwatched))
-	p := &part{l: l, id: r.id, owner: r.owner, since: r.since}
+	p := &part{l: l, id: r.id, owner: r.owner, since: r.since, shadow: r.shadowDelete}
 	rep := held.Reporting{Algorithm: "shadowlock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
 	p.Lease = l.leases.Start(l.cfg.Lease, r.since, p.renew, rep.Hooks(loss, watched))
 	if watched {
@@ -44,13 +49,36 @@ func (p *part) renew(ctx context.Context) error {
 
 // Release deletes our main cell. The owner id is this acquisition's alone,
 // so a retry after a failed delete can touch no one else's cell. Unretried,
-// the cell expires after the TTL.
+// the cell expires after the TTL. An overlapped round's shadow delete, left
+// in flight (overlap.go), is waited for here; if it failed, Release
+// reports that error too, and the next call sends it again.
 func (p *part) Release(ctx context.Context) (bool, error) {
 	if p.released {
 		return false, nil
 	}
-	if err := p.l.store.Delete(ctx, p.l.cfg.main, p.id, p.l.ts.Next(), layout.LegacyColumn(p.owner)); err != nil {
-		return true, fmt.Errorf("shadowlock: unlock %q: %w", p.id, err)
+	var errs []error
+	if !p.mainGone {
+		if err := p.l.store.Delete(ctx, p.l.cfg.main, p.id, p.l.ts.Next(), layout.LegacyColumn(p.owner)); err != nil {
+			errs = append(errs, fmt.Errorf("shadowlock: unlock %q: %w", p.id, err))
+		} else {
+			p.mainGone = true
+		}
+	}
+	if d := p.shadow; d != nil {
+		if d.done != nil {
+			<-d.done // no goroutine of the acquisition outlives its release
+			d.done = nil
+		} else if d.err != nil { // it failed, and that call reported it: send it again
+			d.err = p.l.store.Delete(ctx, p.l.cfg.shadow, p.id, p.l.ts.Next(), layout.LegacyColumn(p.owner))
+		}
+		if d.err != nil {
+			errs = append(errs, fmt.Errorf("shadowlock: unlock %q: shadow cell: %w", p.id, d.err))
+		} else {
+			p.shadow = nil
+		}
+	}
+	if len(errs) > 0 {
+		return true, errors.Join(errs...)
 	}
 	p.released = true
 	return true, nil

@@ -50,20 +50,29 @@ type round struct {
 	shadowSent int64
 	// cells that may exist after a failed request, to delete on abandon
 	mainMaybe, shadowMaybe bool
+	// shadowDelete is the shadow delete an overlapped round left in flight
+	// (overlap.go); nil otherwise
+	shadowDelete *pendingDelete
+	// gate, for a prepared acquisition (overlap.go), says whether a round
+	// may write its main cell (true) or must give up; opened: it said true
+	gate   <-chan bool
+	opened bool
 }
 
 // try runs listing 4 once. On error the caller must call cleanup.
 func (r *round) try(ctx context.Context) (outcome, error) {
 	l := r.l
-	main, err := r.read(ctx, l.cfg.main) // 1
-	if err != nil {
-		return 0, err
-	}
-	if len(main) == 1 { // 2
-		if layout.LegacyOnly(main, r.owner) { // 3
-			return success, nil // 4
+	if r.gate == nil || r.opened { // an overlapped round leaves step 1 out (overlap.go)
+		main, err := r.read(ctx, l.cfg.main) // 1
+		if err != nil {
+			return 0, err
 		}
-		return anotherThreadIsOwner, nil // 6
+		if len(main) == 1 { // 2
+			if layout.LegacyOnly(main, r.owner) { // 3
+				return success, nil // 4
+			}
+			return anotherThreadIsOwner, nil // 6
+		}
 	}
 	r.shadowMaybe = true // 7
 	r.requests++
@@ -71,21 +80,32 @@ func (r *round) try(ctx context.Context) (outcome, error) {
 	if err := l.store.Put(ctx, l.cfg.shadow, r.id, r.cell()); err != nil {
 		return 0, err
 	}
-	shadow, err := r.read(ctx, l.cfg.shadow) // 8
+	shadow, main, err := r.readRows(ctx) // 8, then 10 if we are alone (9)
 	if err != nil {
 		return 0, err
 	}
-	if layout.LegacyOnly(shadow, r.owner) { // 9
-		main, err := r.read(ctx, l.cfg.main) // 10
-		if err != nil {
+	alone := layout.LegacyOnly(shadow, r.owner)
+	if alone && r.gate != nil && !r.opened && len(main) == 1 && !layout.LegacyOnly(main, r.owner) {
+		// what the left-out step 1 would have found (overlap.go)
+		if err := r.deleteShadow(ctx); err != nil {
 			return 0, err
 		}
-		if len(main) == 0 && !r.overdue(ctx) {
+		return anotherThreadIsOwner, nil
+	}
+	if alone && len(main) == 0 {
+		if err := r.await(ctx); err != nil { // a prepared acquisition's gate (overlap.go)
+			return 0, err
+		}
+		if !r.overdue(ctx) {
 			r.mainMaybe = true // 11
 			r.requests++
 			r.since = lease.Stamp(l.cfg.Clock)
 			if err := l.store.Put(ctx, l.cfg.main, r.id, r.cell()); err != nil {
 				return 0, err
+			}
+			if r.gate != nil {
+				r.deleteShadowLater(ctx) // 12, in flight while the lock is used
+				return success, nil
 			}
 			if err := r.deleteShadow(ctx); err != nil { // 12
 				return 0, err

@@ -34,6 +34,7 @@ type options struct {
 	phaseHold  time.Duration
 	n          int
 	period     time.Duration
+	gcGrace    time.Duration
 	duration   time.Duration
 	real       realOptions
 	worker     string
@@ -77,6 +78,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.DurationVar(&o.phaseHold, "phase-hold", 20*time.Second, "rollout: virtual time each phase is held")
 	fs.IntVar(&o.n, "n", 100000, "tombstones: sequential acquisitions of one id")
 	fs.DurationVar(&o.period, "period", 5*time.Millisecond, "tombstones (sim): virtual time from one acquisition to the next")
+	fs.DurationVar(&o.gcGrace, "gc-grace", defaultLegacyGCGrace, "tombstones, -algorithms legacy: gc_grace of the legacy tables (model; on cassandra the bench keyspace's tables are altered to it)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "peers: how long each contender count runs")
 	fs.StringVar(&o.real.hosts, "hosts", "", "cassandra: comma-separated contact points")
 	fs.StringVar(&o.real.keyspace, "keyspace", "lockbench", "cassandra: keyspace the bench creates and uses")

@@ -81,7 +81,7 @@ func printSeedTables(w io.Writer, cfg seedConfig, runs []run, clock string) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nJain: fairness of the processes' shares of the lock while all contended (1 = equal, 1/n = one took all);")
-	fmt.Fprintln(w, "RT/acquire, RT/release: sequential store requests per Lock and per Unlock (counted on the caller's path);")
+	fmt.Fprintln(w, "RT/acquire, RT/release: store requests per Lock and per Unlock, counted on the caller's path (a combined lock sends some side by side: -scenario roundtrips counts its sequential round trips);")
 	fmt.Fprintln(w, "renewals: store requests outside Lock and Unlock (lease renewals of holders and waiters), whole run;")
 	fmt.Fprintln(w, "slowest request: the longest single store request of any process, * if it overlapped the longest wait (– not timed).")
 }

@@ -82,18 +82,13 @@ func runSimSeed(cfg seedConfig) ([]run, error) {
 // runSimOne runs p processes of algorithm a on one model store with a
 // latency per request, on virtual time (runVirtual). Each process has
 // its own locker, as separate OS processes would; they share the store and
-// its latency stream.
+// its latency streams, one per table (latencyStreams).
 func runSimOne(cfg seedConfig, a algorithm, p int) (run, error) {
 	clk := model.NewManualClock(0)
-	store, err := model.NewFaulty(model.New(clk), model.FaultConfig{
-		MinLatency: cfg.minLatency, MaxLatency: cfg.maxLatency, Clock: clk,
-		Rand: rand.New(rand.NewPCG(cfg.seed, uint64(p))),
-	})
-	if err != nil {
-		return run{}, err
-	}
+	shared, streams := model.New(clk), newLatencyStreams(cfg.seed, p)
 	procs := make([]contender, p)
 	for i := range p {
+		store := streams.store(shared, clk, cfg.minLatency, cfg.maxLatency)
 		c, err := newLockstepContender(a, lockerParams{store: store, clock: clk, process: fmt.Sprintf("p%d", i),
 			poll: cfg.poll, rand: rand.New(rand.NewPCG(cfg.seed, uint64(i)))})
 		if err != nil {

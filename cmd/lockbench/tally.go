@@ -19,13 +19,45 @@ import (
 // ctx — lease renewals, which run on the lease's own goroutines and
 // context — are not counted in any tally (see countingStore.background).
 //
+// Some calls send requests side by side (a combined lock overlaps its two
+// halves' requests), so a tally also keeps the call's sequential round
+// trips: the longest chain of its requests each sent after the previous one
+// returned (begin, sequential). A request sent while others are in flight
+// adds to the count only if it is sent after every one of a longer chain
+// has returned.
+//
 // A tally is safe for concurrent use.
 type tally struct {
 	puts, reads, deletes atomic.Int64
+
+	mu           sync.Mutex
+	ended, depth int64 // longest chain that has returned; longest chain sent
 }
 
 // total is the number of requests counted.
 func (t *tally) total() int64 { return t.puts.Load() + t.reads.Load() + t.deletes.Load() }
+
+// begin marks a request sent on the path; call the result when it returns.
+// The request ends a chain one longer than the longest that had returned.
+func (t *tally) begin() (returned func()) {
+	t.mu.Lock()
+	d := t.ended + 1
+	t.depth = max(t.depth, d)
+	t.mu.Unlock()
+	return func() {
+		t.mu.Lock()
+		t.ended = max(t.ended, d)
+		t.mu.Unlock()
+	}
+}
+
+// sequential is the longest chain of the path's requests each sent after
+// the previous one returned: its sequential round trips.
+func (t *tally) sequential() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.depth
+}
 
 type tallyKey struct{}
 
@@ -93,6 +125,7 @@ var _ lockstep.Store = (*countingStore)(nil)
 func (s *countingStore) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
 	if t := tallyOf(ctx); t != nil {
 		t.puts.Add(1)
+		defer t.begin()()
 	} else {
 		s.background.Add(1)
 	}
@@ -103,6 +136,7 @@ func (s *countingStore) Put(ctx context.Context, table, row string, cells ...loc
 func (s *countingStore) Delete(ctx context.Context, table, row string, ts int64, columns ...string) error {
 	if t := tallyOf(ctx); t != nil {
 		t.deletes.Add(1)
+		defer t.begin()()
 	} else {
 		s.background.Add(1)
 	}
@@ -113,6 +147,7 @@ func (s *countingStore) Delete(ctx context.Context, table, row string, ts int64,
 func (s *countingStore) Read(ctx context.Context, table, row string, sl lockstep.Slice) ([]lockstep.Cell, error) {
 	if t := tallyOf(ctx); t != nil {
 		t.reads.Add(1)
+		defer t.begin()()
 	} else {
 		s.background.Add(1)
 	}

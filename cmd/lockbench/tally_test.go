@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/model"
 )
@@ -24,10 +26,10 @@ func TestCountingStore_CountsAKnownSequenceIntoTheTallyOfItsPath(t *testing.T) {
 	// Renewal traffic carries no tally.
 	_ = s.Put(context.Background(), "t", "row", lockstep.Cell{Column: "c", Timestamp: 4})
 
-	if got := countOf(&acquire); got != (callCount{reads: 2, puts: 2}) {
-		t.Errorf("acquire counted %+v, want 2 reads and 2 puts", got)
+	if got := countOf(&acquire); got != (callCount{reads: 2, puts: 2, sequential: 4}) {
+		t.Errorf("acquire counted %+v, want 2 reads and 2 puts, one after the other", got)
 	}
-	if got := countOf(&release); got != (callCount{deletes: 1}) {
+	if got := countOf(&release); got != (callCount{deletes: 1, sequential: 1}) {
 		t.Errorf("release counted %+v, want 1 delete", got)
 	}
 	if got := s.background.Load(); got != 1 {
@@ -88,4 +90,20 @@ func TestSlowestText_MarksARequestThatOverlappedTheLongestWait(t *testing.T) {
 	if got := slowestText(r); got != "–" {
 		t.Errorf("untimed: %q", got)
 	}
+}
+
+func TestTally_SequentialCountsTheLongestChainOfRequests(t *testing.T) {
+	var tl tally
+	// a and b side by side; c after both; d beside c, sent before a returned.
+	endA, endB := tl.begin(), tl.begin()
+	endD := tl.begin()
+	endA()
+	endB()
+	endC := tl.begin()
+	endC()
+	endD()
+	require.Equal(t, int64(2), tl.sequential(), "a‖b‖d then c: two round trips")
+	// e after c: three.
+	tl.begin()()
+	require.Equal(t, int64(3), tl.sequential())
 }

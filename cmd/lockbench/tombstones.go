@@ -148,6 +148,16 @@ func runTombstonesCommand(o *options) error {
 		return fmt.Errorf("-period must be positive, got %v", cfg.period)
 	}
 	started := time.Now()
+	switch o.algorithms {
+	case "", string(algoNew):
+	case string(algoLegacy):
+		return runLegacyTombstonesCommand(o, cfg, started)
+	default:
+		return fmt.Errorf("-scenario tombstones runs one algorithm: -algorithms new (default) or legacy, got %q", o.algorithms)
+	}
+	if o.given("gc-grace") {
+		return fmt.Errorf("-gc-grace applies to -algorithms legacy only")
+	}
 	if o.backend == "cassandra" {
 		return runRealTombstonesCommand(o.real, cfg)
 	}

@@ -116,17 +116,13 @@ func runOnModelScheduler(t *testing.T, cfg seedConfig, a algorithm, p int, wrong
 	order := &sleepOrder{pending: make(map[*pendingSleep]struct{}), wrong: wrongTies}
 	synctest.Test(t, func(t *testing.T) {
 		s := sim.New(sim.Config{Cluster: model.ClusterConfig{Replicas: 1}})
-		latency := rand.New(rand.NewPCG(cfg.seed, uint64(p))) // runSimOne's one stream
+		streams := newLatencyStreams(cfg.seed, p) // runSimOne's
 		start := s.Now()
 		done := 0
 		for i := range p {
 			proc := s.AddProcess(fmt.Sprintf("p%d", i))
 			clk := schedClock{Clock: proc.Clock(), proc: proc, order: order}
-			store, err := model.NewFaulty(proc.Store(), model.FaultConfig{
-				MinLatency: cfg.minLatency, MaxLatency: cfg.maxLatency, Clock: clk, Rand: latency})
-			if err != nil {
-				t.Fatal(err)
-			}
+			store := streams.store(proc.Store(), clk, cfg.minLatency, cfg.maxLatency)
 			c, err := newLockstepContender(a, lockerParams{store: store, clock: clk, process: proc.Name,
 				poll: cfg.poll, rand: rand.New(rand.NewPCG(cfg.seed, uint64(i)))})
 			if err != nil {

@@ -102,6 +102,7 @@ func TestRun_BadUsageExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"--tls-cert", "c.pem", "fleet"}, "--tls-cert and --tls-key go together"},
 		{[]string{"schema", "print", "--replication", "class=SimpleStrategy"}, "SimpleStrategy takes exactly one option"},
 		{[]string{"schema", "apply", "--replication", "rf"}, `"rf" is not K=V`},
+		{[]string{"schema", "print", "--legacy-ttl", "1500ms"}, "not a whole number of seconds"},
 		{[]string{"version", "extra"}, `unknown command "extra" for "lockctl version"`},
 	}
 	for _, c := range cases {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,29 +13,36 @@ import (
 )
 
 func (a *app) schemaApplyCommand(o *options) *cobra.Command {
-	c := &cobra.Command{Use: "apply [--replication K=V,...]", Short: "create every table (and the keyspace, given --replication); idempotent"}
+	c := &cobra.Command{Use: "apply [--replication K=V,...] [--legacy-ttl D [--max-server-skew D]]", Short: "create every table (and the keyspace, given --replication); idempotent"}
 	return a.bindSchema(c, o, func(s schemaCmd) command { return schemaApply(s) })
 }
 
 func (a *app) schemaPrintCommand(o *options) *cobra.Command {
-	c := &cobra.Command{Use: "print [--replication K=V,...]", Short: "print the CQL statements schema apply runs (needs no cluster; text only)"}
+	c := &cobra.Command{Use: "print [--replication K=V,...] [--legacy-ttl D [--max-server-skew D]]", Short: "print the CQL statements schema apply runs (needs no cluster; text only)"}
 	return a.bindSchema(c, o, func(s schemaCmd) command { return schemaPrint(s) })
 }
 
 // schemaCmd is what both schema commands take: the replication of the
-// keyspace to create, or nil to leave the keyspace alone.
+// keyspace to create, or nil to leave the keyspace alone, and the longest
+// TTL of the fleet's legacy writers, or 0 for the default gc_grace of the
+// legacy tables (schema.WithLegacyTTL).
 type schemaCmd struct {
-	replication map[string]string
+	replication   map[string]string
+	legacyTTL     time.Duration
+	maxServerSkew time.Duration
 }
 
-// bindSchema registers --replication on c and builds the command with mk.
+// bindSchema registers --replication, --legacy-ttl and --max-server-skew on
+// c and builds the command with mk.
 func (a *app) bindSchema(c *cobra.Command, o *options, mk func(schemaCmd) command) *cobra.Command {
 	repl := c.Flags().String("replication", "", "create the keyspace with this replication, e.g. class=NetworkTopologyStrategy,dc1=3")
+	legacyTTL := c.Flags().Duration("legacy-ttl", 0, "derive the legacy tables' gc_grace_seconds from this, the longest TTL any legacy writer of the fleet uses (default: gc_grace 3h)")
+	skew := c.Flags().Duration("max-server-skew", time.Second, "with --legacy-ttl: how far apart the Cassandra servers' clocks can be")
 	return a.leaf(c, o, func(args []string) (command, error) {
 		if err := noArgs(args); err != nil {
 			return nil, err
 		}
-		var s schemaCmd
+		s := schemaCmd{legacyTTL: *legacyTTL, maxServerSkew: *skew}
 		if *repl != "" {
 			m, err := parseReplication(*repl)
 			if err != nil {
@@ -43,7 +51,7 @@ func (a *app) bindSchema(c *cobra.Command, o *options, mk func(schemaCmd) comman
 			s.replication = m
 		}
 		if _, err := s.statements(o); err != nil {
-			return nil, err // an invalid replication map
+			return nil, err // an invalid replication map or legacy TTL
 		}
 		return mk(s), nil
 	})
@@ -71,6 +79,9 @@ func (c schemaCmd) options(o *options) []schema.Option {
 	opts := []schema.Option{schema.WithTables(o.tables)}
 	if c.replication != nil {
 		opts = append(opts, schema.WithCreateKeyspace(c.replication))
+	}
+	if c.legacyTTL != 0 {
+		opts = append(opts, schema.WithLegacyTTL(c.legacyTTL, c.maxServerSkew))
 	}
 	return opts
 }

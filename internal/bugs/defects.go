@@ -66,4 +66,11 @@ const (
 	// redesign replaced the goroutine merging the two signals with a binding
 	// of the epoch to the lock's loss signal.
 	CensusUnbound Defect = "census-unbound"
+	// CombinedOverlapUnsafe sends a combined acquisition's legacy shadow
+	// read and main re-read (listing 4, steps 8 and 10) together instead
+	// of one after the other's reply: the one pair of the overlapped round
+	// whose order the legacy argument needs (combined/doc.go). A read of
+	// main that overtakes the shadow read can miss a holder's main cell
+	// whose shadow cell the shadow read no longer sees: two holders.
+	CombinedOverlapUnsafe Defect = "combined-overlap-unsafe"
 )

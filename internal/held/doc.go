@@ -32,4 +32,11 @@
 // has one contender per id in the store whatever its flag says. Users never
 // see any of it: the registry lives in an internal package, and a Lock is
 // only ever handed out as a lockstep.Lock.
+//
+// Two hooks let package combined overlap its halves' requests: a queue part
+// calls Request.Claiming as each claim's write is sent and tells it the
+// claim's outcome, and a legacy Source's Prepare starts a part whose rounds
+// wait for Prepared.Go (or Abort) before they write the cell that holds
+// the lock. With Spec.ParallelRelease, Unlock sends the parts' deletes at
+// once.
 package held

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
@@ -44,6 +45,10 @@ type Spec struct {
 	OnStop func()
 	// OnReleased runs once, when every part's cells are deleted.
 	OnReleased func()
+	// ParallelRelease sends the parts' deletes at once instead of last
+	// taken first: for parts whose release order no safety argument needs
+	// (package combined's doc says why its two qualify).
+	ParallelRelease bool
 }
 
 // Lock is a held acquisition. Safe for concurrent use.
@@ -85,7 +90,7 @@ func (l *Lock) Lost() <-chan struct{} { return l.s.Loss.C() }
 
 // Unlock follows lockstep.Lock's contract: concurrent calls serialize; the
 // first stops every part's renewals and then deletes the parts' cells, last
-// taken first; a part whose delete failed is retried by the next call (or by
+// taken first (or all at once, Spec.ParallelRelease); a part whose delete failed is retried by the next call (or by
 // Close of the Locker that returned the lock), the others are not; after
 // every delete succeeded, calls return nil at once. After a loss the first
 // call returns an error wrapping lockstep.ErrLost, joined with any delete
@@ -112,18 +117,7 @@ func (l *Lock) Unlock(ctx context.Context) error {
 			l.s.OnStop()
 		}
 	}
-	var errs []error
-	requests := 0
-	for i := len(l.s.Parts) - 1; i >= 0; i-- {
-		sent, err := l.s.Parts[i].Release(ctx)
-		if sent {
-			requests++
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	err := errors.Join(errs...)
+	requests, err := l.release(ctx)
 	if err == nil {
 		l.released = true
 		if l.s.OnReleased != nil {
@@ -138,6 +132,38 @@ func (l *Lock) Unlock(ctx context.Context) error {
 		return errors.Join(fmt.Errorf("lockstep: unlock %q (%v): %w", l.s.ID, l.s.Mode, lockstep.ErrLost), err)
 	}
 	return err
+}
+
+// release deletes every part's cells, last taken first or, with
+// Spec.ParallelRelease, all at once (the last part's on a goroutine of its
+// own, the others on the caller's), and returns how many requests it sent.
+func (l *Lock) release(ctx context.Context) (int, error) {
+	type outcome struct {
+		sent bool
+		err  error
+	}
+	out := make([]outcome, len(l.s.Parts))
+	last := len(l.s.Parts) - 1
+	var wg sync.WaitGroup
+	for i := last; i >= 0; i-- {
+		if l.s.ParallelRelease && i == last && last > 0 {
+			wg.Go(func() { out[i].sent, out[i].err = l.s.Parts[i].Release(ctx) })
+			continue
+		}
+		out[i].sent, out[i].err = l.s.Parts[i].Release(ctx)
+	}
+	wg.Wait()
+	var errs []error
+	requests := 0
+	for i := last; i >= 0; i-- {
+		if out[i].sent {
+			requests++
+		}
+		if out[i].err != nil {
+			errs = append(errs, out[i].err)
+		}
+	}
+	return requests, errors.Join(errs...)
 }
 
 // Loss returns the acquisition's loss signal, so that a wrapper adding a

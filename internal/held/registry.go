@@ -14,6 +14,11 @@ type Request struct {
 	Try  bool          // TryLock's semantics: no waiting for a holder
 	Mode lockstep.Mode // the mode the caller asked for, for log lines and lease events
 	Loss *Loss         // the acquisition's loss signal: the part's lease fires it
+	// Claiming, when set, is called by a queue part as each of its claims'
+	// writes is about to be sent, and the function it returns once that
+	// claim's outcome is known (won: the claim holds the queue lock). Package
+	// combined starts the legacy half's first round there (overlap.go).
+	Claiming func() (settled func(won bool))
 }
 
 // Result is a part taken.
@@ -39,6 +44,25 @@ type Source struct {
 	// UseOwners replaces the Locker's owner-id issuer. Only for a Locker
 	// that has taken no lock yet (see ShareOwners).
 	UseOwners func(*ident.Owners)
+	// Prepare, when set, starts taking a part whose first round runs up to
+	// its decision at once and then waits for Prepared.Go: package combined
+	// runs the legacy half's round beside the queue half's claim. Nil for
+	// an algorithm that has no such split.
+	Prepare func(ctx context.Context, r Request) Prepared
+}
+
+// Prepared is a part being taken whose first round waits, before it writes
+// anything that would hold the lock, for the caller to say go on or give up.
+type Prepared interface {
+	// Go lets the acquisition go on — its first round decides, and the
+	// rounds after it run as its algorithm's Acquire would — and waits for
+	// its result. Call at most once, and not after Abort.
+	Go() (Result, error)
+	// Abort makes the acquisition end, holding nothing (its cells deleted);
+	// it does not wait. Later calls do nothing.
+	Abort()
+	// Wait waits until an aborted acquisition has ended.
+	Wait()
 }
 
 // ShareOwners makes the Lockers b draw their owner ids from a's issuer, so
