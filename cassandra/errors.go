@@ -1,8 +1,6 @@
 package cassandra
 
 import (
-	"errors"
-
 	"github.com/gocql/gocql"
 
 	"github.com/lockstep-go/lockstep/internal/cqlstore"
@@ -11,7 +9,7 @@ import (
 // storeErrors prefixes this package's errors and classifies gocql's: the
 // errors whose meaning the protocol code alone does not give (package
 // cqlstore decides the rest, the caller's ctx first; see cqlstore.Errors).
-var storeErrors = cqlstore.Errors{Name: "cassandra", Hint: hint, Classify: cqlstore.Classify(
+var storeErrors = cqlstore.Errors{Name: "cassandra", Hint: cqlstore.PermissionHint, Classify: cqlstore.Classify(
 	// Sent, and maybe applied: a coordinator write timeout or write failure
 	// (CAS and CDC included) means some replicas may have applied it; no
 	// response in time, or the connection closed or timed out too often
@@ -32,13 +30,3 @@ var storeErrors = cqlstore.Errors{Name: "cassandra", Hint: hint, Classify: cqlst
 		cqlstore.Is(gocql.ErrNoKeyspace), cqlstore.Is(gocql.ErrKeyspaceDoesNotExist),
 	},
 )}
-
-// hint tells what to do about an error the user can fix: a role lacking a
-// permission (Cassandra's message names the permission and the table).
-func hint(err error) string {
-	var reqErr gocql.RequestError
-	if errors.As(err, &reqErr) && reqErr.Code() == gocql.ErrCodeUnauthorized {
-		return cqlstore.UnauthorizedHint
-	}
-	return ""
-}

@@ -9,6 +9,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
 )
@@ -84,5 +85,20 @@ func TestReadError_IsNeverAnUnknownOutcome(t *testing.T) {
 		err := storeErrors.Read("queue_lock", e)
 		assert.NotErrorIs(t, err, lockstep.ErrUnknownOutcome)
 		assert.ErrorIs(t, err, e)
+	}
+}
+
+// A request refused for a missing permission keeps the driver's error (which
+// names the permission and the table) and says what to grant, as the gocql
+// store's do; other errors carry no such hint.
+func TestErrors_UnauthorizedSaysWhatToGrant(t *testing.T) {
+	denied := codeError(gocql.ErrCodeUnauthorized)
+	for _, err := range []error{storeErrors.Write("write", "queue_lock", denied), storeErrors.Read("fleet_phase", denied)} {
+		var reqErr gocql.RequestError
+		require.True(t, errors.As(err, &reqErr))
+		assert.Contains(t, err.Error(), "docs/security.md")
+	}
+	for _, err := range []error{storeErrors.Write("write", "queue_lock", codeError(gocql.ErrCodeInvalid)), storeErrors.Read("t", codeError(gocql.ErrCodeOverloaded))} {
+		assert.NotContains(t, err.Error(), "grant")
 	}
 }

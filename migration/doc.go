@@ -175,7 +175,8 @@
 // (github.com/open-feature/go-sdk), module
 // github.com/lockstep-go/lockstep/adapters/openfeature has a FlagSource
 // reading a string flag (legacy, combined or new): a provider error or a
-// value that is not a mode fails the acquisition, never falling back to a
+// value that is not a mode is answered with the last good mode for
+// Options.FlagStaleFor, then fails the acquisition, never falling back to a
 // default. It is a module of its own, as are the Prometheus and
 // OpenTelemetry Observers beside it (adapters/prometheus, adapters/otel), so
 // that depending on lockstep never pulls in an SDK a service does not use.

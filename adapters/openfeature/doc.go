@@ -26,11 +26,13 @@
 // An evaluation the SDK reports as failed (provider not ready or in error,
 // flag not found, type mismatch, a hook's error) returns an error naming the
 // flag key and the error code, wrapping the SDK's error; a value that is not
-// a mode returns an error wrapping lockstep.ErrInvalidMode. Either makes that
-// acquisition fail, leaving nothing behind (migration.FlagSource), and the
-// metrics adapters count it as result flag_error. The SDK's default value is
-// never taken for an answer after an error: a fleet must not change mode
-// because its flag service is down.
+// a mode returns an error wrapping lockstep.ErrInvalidMode. A migration.Locker
+// answers such an error with the flag's last good mode for
+// migration.Options.FlagStaleFor (30s by default, with a Warn), and after that
+// fails the acquisition, leaving nothing behind; the metrics adapters count
+// the failures as result flag_error. The SDK's default value is never taken
+// for an answer after an error: a fleet must not change mode because its flag
+// service is down.
 //
 // A flag that evaluates without error to the default value (a disabled flag:
 // reason DISABLED) answers Options.Default if set, and is an error otherwise.

@@ -112,5 +112,5 @@ func advice(code of.ErrorCode) string {
 	case of.ProviderFatalCode:
 		return "the provider failed for good: check its configuration and restart it"
 	}
-	return "no lock is taken in any mode until the flag evaluates"
+	return "a migration.Locker keeps the last good mode for Options.FlagStaleFor, then takes no lock until the flag evaluates"
 }

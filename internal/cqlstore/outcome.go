@@ -76,7 +76,23 @@ type Errors struct {
 
 // UnauthorizedHint is the advice appended to a request refused for a missing
 // permission; the driver's message names the permission and the table.
-const UnauthorizedHint = " (grant that permission on the table to the session's role; docs/security.md lists the grants each lockstep role needs)"
+const UnauthorizedHint = " (grant that permission on the table to the session's role; the lockstep repository's docs/security.md lists the grants each lockstep role needs)"
+
+// codeUnauthorized is the native protocol's error code for a request refused
+// for a missing permission (protocol spec §9, 0x2100), the same in every
+// driver.
+const codeUnauthorized = 0x2100
+
+// PermissionHint is an Errors.Hint for any driver whose server errors carry
+// the protocol's error code (both gocql lines do: a Code() int method): it
+// returns UnauthorizedHint for a missing permission, "" otherwise.
+func PermissionHint(err error) string {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) && coded.Code() == codeUnauthorized {
+		return UnauthorizedHint
+	}
+	return ""
+}
 
 // hint is e.Hint(err), or "" without one.
 func (e Errors) hint(err error) string {
