@@ -173,6 +173,7 @@ type algorithms struct {
 	legacy   *shadowlock.Locker
 	combined *combined.Locker
 	queue    *queuelock.Locker
+	fencing  *clock.Global // Options.Fencing; nil without fencing
 }
 
 // newAlgorithms builds one queue Locker and one legacy Locker for the
@@ -230,6 +231,7 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 		return a, err
 	}
 	held.ShareOwners(a.queue, a.legacy) // owner ids unique across the process's two Lockers
+	a.fencing = fence
 	if a.combined, err = combined.Compose(a.queue, a.legacy, &combined.ComposeOptions{Fencing: fence, Observer: obs}); err != nil {
 		return a, err
 	}

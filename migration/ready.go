@@ -36,7 +36,7 @@ func lockTables(o *Options) []string {
 
 // Ready is the Locker's startup check, to call once before serving: it
 // reads one row of every table the Locker uses (both algorithms' lock
-// tables, the census and the phase), asks the flag for a mode, and checks
+// tables, the census, the phase, and the global time table with Fencing), asks the flag for a mode, and checks
 // that mode against the fleet phase — so a missing keyspace or table, an
 // unreadable flag or a flag the phase refuses shows at startup, not at the
 // first Lock. It writes nothing. The error wraps ErrNotReady and the cause
@@ -49,6 +49,11 @@ func (l *Locker) Ready(ctx context.Context) error {
 	defer l.calls.Done()
 	if err := probe.Tables(ctx, l.store, "migration: ", append(l.tables, l.cfg.censusTable, l.cfg.phaseTable)...); err != nil {
 		return err
+	}
+	if f := l.algs.fencing; f != nil {
+		if _, err := f.Read(ctx); err != nil {
+			return notReady(ctx, fmt.Sprintf("the global time table (fencing tokens) does not answer a read: %v", err), err, probe.Fix)
+		}
 	}
 	phase, _, err := readPhaseRow(ctx, l.store, l.cfg.phaseTable)
 	if err != nil {

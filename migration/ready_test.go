@@ -58,6 +58,21 @@ func TestReady(t *testing.T) {
 			})
 		})
 	}
+	t.Run("missing global time table with fencing", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := missingTable{newStore(), clock.DefaultGlobalTable}
+			g, err := clock.NewGlobal(s, clock.DefaultGlobalTable, &clock.Local{})
+			require.NoError(t, err)
+			o := testOptions(1)
+			o.Fencing = g
+			err = ready(t, s, Static(lockstep.ModeLegacy), o)
+			require.ErrorIs(t, err, ErrNotReady)
+			assert.Contains(t, err.Error(), "the global time table (fencing tokens) does not answer a read: ")
+			assert.Contains(t, err.Error(), fix)
+			o.Fencing = nil // without fencing the table is not the Locker's
+			assert.NoError(t, ready(t, s, Static(lockstep.ModeLegacy), o))
+		})
+	})
 	t.Run("flag file missing", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			err := ready(t, newStore(), File(filepath.Join(t.TempDir(), "absent")), testOptions(1))
