@@ -75,7 +75,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.algorithms, "algorithms", "", "comma-separated algorithms (default: new,legacy,combined; peers: new,legacy,lwt,etcd)")
 	fs.Uint64Var(&o.seed, "seed", 1, "sim: random seed of the simulation")
 	fs.StringVar(&o.csvPath, "csv", "", "seed: also write the table as CSV to this file")
-	fs.StringVar(&o.pngPath, "png", "", "seed: also plot acquisition moments per process (the seed's figures 1–2) to this PNG file")
+	fs.StringVar(&o.pngPath, "png", "", "seed: also plot acquisition moments per process (the seed's figures 1–2) to this PNG file; peers: the handoff-latency CDF per algorithm")
 	fs.DurationVar(&o.phaseHold, "phase-hold", 20*time.Second, "rollout: virtual time each phase is held")
 	fs.IntVar(&o.n, "n", 100000, "tombstones: sequential acquisitions of one id")
 	fs.DurationVar(&o.period, "period", 5*time.Millisecond, "tombstones (sim): virtual time from one acquisition to the next")
