@@ -140,6 +140,10 @@ func scaleProcess(ctx context.Context, c contender, clk lockstep.Clock, cfg scal
 	for i := range scaleLoops {
 		r := rand.New(rand.NewPCG(seed, uint64(i)))
 		wg.Go(func() {
+			// The loops begin one at a time, in index order, so that on
+			// virtual time their first requests (and the latencies those
+			// draw) never race.
+			_ = clk.Sleep(ctx, time.Duration(i+1)*time.Microsecond)
 			for ctx.Err() == nil {
 				id, hold := pickID(r, prefix, cfg.ids), pickHold(r)
 				t0 := clk.Now()

@@ -47,8 +47,13 @@ func runSimScale(cfg scaleConfig, a algorithm, minLat, maxLat time.Duration, see
 			_ = clk.Sleep(ctx, cfg.duration)
 			cancel()
 		})
+		// Processes start behind a gate, then one at a time in index order
+		// (their loops stagger by a µs each within them): nothing races.
+		gate := make(chan struct{})
 		for i, c := range procs {
 			wg.Go(func() {
+				<-gate
+				_ = clk.Sleep(ctx, time.Duration(i*(scaleLoops+1))*time.Microsecond)
 				var acq, rel tally
 				res, err := scaleProcess(ctx, c, clk, cfg, "scale", seed+uint64(i)*1000, &acq, &rel)
 				results[i] = res
@@ -57,6 +62,7 @@ func runSimScale(cfg scaleConfig, a algorithm, minLat, maxLat time.Duration, see
 				}
 			})
 		}
+		close(gate)
 		wg.Wait()
 	})
 	total := scaleResult{Reads: store.reads.Load(), Writes: store.writes.Load(), Lockers: cfg.processes}
