@@ -16,7 +16,17 @@
 //	            100,000 sequential acquisitions of one id, floor read against a naive one
 //	peers       throughput, handoff latency and fairness on one hot id against a
 //	            Cassandra LWT lock and etcd's concurrency.Mutex (real backend only)
+//	scale       8 processes (one Locker each, 8 acquisition loops on it) × 1,000 ids ×
+//	            mixed holds (1 ms 60%, 10 ms 30%, 100 ms 10%) for -duration: acquisitions/s,
+//	            p99 wait, store reads and writes per acquisition, heap per Locker; with
+//	            the LWT lock beside it on the real backend (scale.go)
 //	rollout     a fleet through every migration phase (legacy, combined, new and back)
+//
+// On the peers scenario -png draws the handoff-latency CDF per algorithm,
+// one panel per contender count (cdf.go). scripts/bench-headline runs every
+// real-backend figure of BENCHMARKS.md's headline on a 1-node and a 3-node
+// cluster (-replication 3: the store at QUORUM, the LWT lock's Paxos at
+// SERIAL) and prints the tables.
 //
 // Backends (-backend): sim, the in-memory Cassandra model with a latency per
 // request on virtual time (a discrete-event simulation whose figures do not

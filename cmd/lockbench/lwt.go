@@ -111,15 +111,25 @@ func (h *lwtHeld) renew(ctx context.Context) {
 	}
 }
 
-// Unlock stops renewal and deletes the row if it is still ours.
+// Unlock stops renewal and deletes the row if it is still ours. A DELETE
+// whose outcome is unknown (a timeout: on a loaded 3-node cluster a Paxos
+// round can miss its deadline) is sent again, up to lwtMaxFailures times in
+// all, as a user's release would: it is conditional on the owner, so a
+// repeat after an applied one finds the row gone and changes nothing.
 func (h *lwtHeld) Unlock(ctx context.Context) error {
 	h.cancel()
 	h.wg.Wait()
-	if t := tallyOf(ctx); t != nil {
-		t.deletes.Add(1)
-	}
 	stmt := fmt.Sprintf("DELETE FROM %s.%s WHERE id = ? IF owner = ?", h.l.keyspace, lwtTable)
-	if _, err := h.l.session.Query(stmt, h.id, h.owner).WithContext(ctx).MapScanCAS(map[string]any{}); err != nil {
+	var err error
+	for range lwtMaxFailures {
+		if t := tallyOf(ctx); t != nil {
+			t.deletes.Add(1)
+		}
+		if _, err = h.l.session.Query(stmt, h.id, h.owner).WithContext(ctx).MapScanCAS(map[string]any{}); err == nil || ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("lwt unlock %q: %w", h.id, err)
 	}
 	return nil

@@ -38,6 +38,8 @@ type options struct {
 	duration   time.Duration
 	real       realOptions
 	worker     string
+	ids        int
+	scaleJob   string
 }
 
 // given reports whether flag name was set on the command line.
@@ -63,7 +65,7 @@ func (o *options) processCounts() ([]int, error) {
 func parseFlags(args []string) (*options, error) {
 	fs := flag.NewFlagSet("lockbench", flag.ContinueOnError)
 	o := &options{fs: fs}
-	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers or rollout")
+	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers, scale or rollout")
 	fs.StringVar(&o.backend, "backend", "sim", "backend: sim (embedded model on virtual time) or cassandra (-hosts)")
 	fs.StringVar(&o.procs, "processes", "1,3,5", "comma-separated process counts")
 	fs.IntVar(&o.k, "k", 1000, "seed: acquisitions per process (the seed used 5000)")
@@ -74,18 +76,20 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.algorithms, "algorithms", "", "comma-separated algorithms (default: new,legacy,combined; peers: new,legacy,lwt,etcd)")
 	fs.Uint64Var(&o.seed, "seed", 1, "sim: random seed of the simulation")
 	fs.StringVar(&o.csvPath, "csv", "", "seed: also write the table as CSV to this file")
-	fs.StringVar(&o.pngPath, "png", "", "seed: also plot acquisition moments per process (the seed's figures 1–2) to this PNG file")
+	fs.StringVar(&o.pngPath, "png", "", "seed: also plot acquisition moments per process (the seed's figures 1–2) to this PNG file; peers: the handoff-latency CDF per algorithm")
 	fs.DurationVar(&o.phaseHold, "phase-hold", 20*time.Second, "rollout: virtual time each phase is held")
 	fs.IntVar(&o.n, "n", 100000, "tombstones: sequential acquisitions of one id")
 	fs.DurationVar(&o.period, "period", 5*time.Millisecond, "tombstones (sim): virtual time from one acquisition to the next")
 	fs.DurationVar(&o.gcGrace, "gc-grace", defaultLegacyGCGrace, "tombstones, -algorithms legacy: gc_grace of the legacy tables (model; on cassandra the bench keyspace's tables are altered to it)")
-	fs.DurationVar(&o.duration, "duration", 10*time.Second, "peers: how long each contender count runs")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "peers, scale: how long each run acquires (scale on sim: virtual time)")
 	fs.StringVar(&o.real.hosts, "hosts", "", "cassandra: comma-separated contact points")
 	fs.StringVar(&o.real.keyspace, "keyspace", "lockbench", "cassandra: keyspace the bench creates and uses")
 	fs.IntVar(&o.real.replication, "replication", 1, "cassandra: replication factor of the bench keyspace")
 	fs.StringVar(&o.real.etcd, "etcd", "127.0.0.1:2379", "peers: etcd endpoints (comma-separated)")
 	fs.StringVar(&o.real.etcdPeerDir, "etcdpeer", "", "etcd: directory of the etcd peer's module, built when a run includes etcd (default: "+etcdPeerRepoDir+" of the repository holding the working directory)")
 	fs.StringVar(&o.worker, "worker", "", "internal: run as a worker process with this JSON job")
+	fs.IntVar(&o.ids, "ids", 1000, "scale: lock ids the processes share")
+	fs.StringVar(&o.scaleJob, "scale-worker", "", "internal: run as a scale worker process with this JSON job")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -102,6 +106,9 @@ func run1(args []string) error {
 	}
 	if o.worker != "" {
 		return runWorker(o.worker, os.Stdin, os.Stdout)
+	}
+	if o.scaleJob != "" {
+		return runScaleWorker(o.scaleJob, os.Stdin, os.Stdout)
 	}
 	switch o.backend {
 	case "sim":
@@ -130,11 +137,13 @@ func run1(args []string) error {
 		return runTombstonesCommand(o)
 	case "peers":
 		return runPeersCommand(o)
+	case "scale":
+		return runScaleCommand(o)
 	case "rollout":
 		if o.backend != "sim" {
 			return fmt.Errorf("-scenario rollout runs on the sim backend only")
 		}
 		return runRolloutCommand(o.fs, o.procs, o.hold, o.minLat, o.maxLat, o.seed, o.phaseHold)
 	}
-	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers or rollout)", o.scenario)
+	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers, scale or rollout)", o.scenario)
 }

@@ -164,6 +164,12 @@ func runPeersCommand(o *options) error {
 	fmt.Printf("lockbench: one hot lock id, %v per run, hold %v, poll %v; Cassandra %s at %s, etcd at %s;\n"+
 		"every contender a separate OS process on this machine\n\n", o.duration, o.hold, o.poll, version, o.real.hosts, o.real.etcd)
 	printPeers(os.Stdout, runs)
+	if o.pngPath != "" {
+		title := fmt.Sprintf("handoff latency CDF per algorithm (Cassandra %s at %s, RF %d)", version, o.real.hosts, o.real.replication)
+		if err := writeFile(o.pngPath, func(f *os.File) error { return plotHandoffCDF(f, title, runs) }); err != nil {
+			return fmt.Errorf("writing -png: %w", err)
+		}
+	}
 	fmt.Printf("\n(ran in %.1f s of real time)\n", time.Since(started).Seconds())
 	return nil
 }
