@@ -45,6 +45,10 @@ type attempt struct {
 	claims   int
 	crowded  bool // the winning claim's read saw others in line
 
+	next  layout.Entry // the waiter behind us at our winning claim's read: whom Unlock wakes
+	pace  pacer        // how fast the line moves (pace.go)
+	woken bool         // the last pause ended by a wake-up
+
 	bugs         bugs.Set // planted defects, for the model checks' negative controls only
 	lastDeleteTS int64    // timestamp of our last owner-cell delete (for bugs.ReuseTombstonedTimestamp)
 }
@@ -59,6 +63,7 @@ func (a *attempt) run(ctx context.Context) (*part, error) {
 		return nil, fmt.Errorf("queuelock: %q: waiting in process: %w", a.id, err)
 	}
 	a.turn = true
+	a.pace.pos = -1
 	var (
 		h   *part
 		err error
@@ -67,6 +72,9 @@ func (a *attempt) run(ctx context.Context) (*part, error) {
 		h, err = a.tryLock(ctx)
 	} else {
 		h, err = a.lock(ctx)
+	}
+	if a.l.wake != nil && a.qcol != "" {
+		a.l.wake.unregister(a.qcol)
 	}
 	if err != nil {
 		a.abandon(ctx)
@@ -172,13 +180,17 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 		}
 		// The waiter next in line re-reads more often: its poll is the
 		// handoff's latency, while the others' only decides when they notice
-		// that they moved up.
-		wait := a.l.cfg.poll
-		if v.nextInLine(a.qcol) {
-			wait = a.l.nextPoll()
-		}
-		if err := a.l.cfg.Clock.Sleep(ctx, wait); err != nil {
+		// that they moved up (pace.go).
+		if err := a.pause(ctx, v); err != nil {
 			return nil, a.ctxErr(ctx, lastErr)
+		}
+		if a.woken && a.bugs.WakeGrants {
+			// Planted: a wake-up taken for a grant, the claim's read skipped.
+			if since, err := a.grabOnWake(ctx); err == nil {
+				if h, err := a.keep(ctx, since, retry); h != nil || err != nil {
+					return h, err
+				}
+			}
 		}
 	}
 }
@@ -243,6 +255,9 @@ func (a *attempt) enqueue(ctx context.Context) error {
 
 // keepPlace starts renewing our queue cell, written at sent, while we wait.
 func (a *attempt) keepPlace(sent int64) {
+	if a.l.wake != nil {
+		a.l.wake.register(a.qcol, a.id)
+	}
 	a.wait = a.l.leases.Start(a.l.cfg.Lease, sent, func(ctx context.Context) error {
 		return a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell())
 	}, lease.Hooks{})
@@ -254,6 +269,9 @@ func (a *attempt) dequeue(ctx context.Context) {
 	if a.wait != nil {
 		a.wait.Stop()
 		a.wait = nil
+	}
+	if a.l.wake != nil && a.qcol != "" {
+		a.l.wake.unregister(a.qcol)
 	}
 	cols := append([]string(nil), a.stale...)
 	if a.queued {
@@ -312,6 +330,7 @@ func (a *attempt) claim(ctx context.Context) (ok bool, since int64, err error) {
 	}
 	if v.ownedOnlyBy(a.owner) && a.inTime(since) {
 		a.crowded = len(v.queue) > 1
+		a.next = v.after(a.qcol)
 		return true, since, nil
 	}
 	if err := a.withdraw(ctx); err != nil {
@@ -348,7 +367,11 @@ func (a *attempt) abandon(ctx context.Context) {
 }
 
 func (a *attempt) queueCell() lockstep.Cell {
-	c := layout.QueueCell(a.qcol, a.owner, a.l.ts.Next(), a.l.cfg.Lease.TTL)
+	var wake string
+	if w := a.l.cfg.wake; w != nil && !a.try {
+		wake = w.Transport.Addr()
+	}
+	c := layout.WakeQueueCell(a.qcol, a.owner, wake, a.l.ts.Next(), a.l.cfg.Lease.TTL)
 	if a.bugs.QueueCellsWithoutTTL {
 		c.TTL = 0
 	}
