@@ -152,6 +152,10 @@ func TestLegacyFleet_MutualExclusionAndDeadlockFreedom(t *testing.T) { checkFlee
 
 func TestNewFleet_MutualExclusionAndStarvationFreedom(t *testing.T) { checkFleet(t, "new") }
 
+func TestNewWakeFleet_MutualExclusionBypassAndProgressUnderWakeUpFaults(t *testing.T) {
+	checkFleet(t, "new/wake")
+}
+
 func TestNewFleetTwoGoroutinesOneLocker_MutualExclusionAndStarvationFreedom(t *testing.T) {
 	checkFleet(t, "new/two-goroutines")
 }

@@ -109,6 +109,9 @@ func (h *harness) act(ch sim.Chooser, a int) bool {
 		}
 		h.event("tick")
 	case actNet:
+		if h.wake != nil && ch.Choose("network", 2) == 1 {
+			return h.wakeAct(ch)
+		}
 		if s.Messages() == 0 {
 			return false
 		}

@@ -20,7 +20,8 @@ import (
 //     lost or that no releaser knew to send;
 //   - further back, at position k: the k−1 acquisitions in front of it take
 //     at least about k−1 handoff intervals (the interval it observed
-//     between moves up the line), so it waits that long, at least Poll and
+//     between moves up the line), so it waits half that long (the
+//     observed interval over-estimates after a long sleep), at least Poll and
 //     at most SlowPoll; with wake-ups on it waits SlowPoll, since the
 //     releaser whose claim saw it next wakes it.
 //
@@ -85,7 +86,10 @@ func (a *attempt) pause(ctx context.Context, v view) error {
 	case l.wake != nil:
 		wait = l.cfg.slow
 	case a.pace.interval > 0:
-		est := time.Duration(a.pace.interval*int64(pos-1)) * time.Microsecond
+		// Half the estimate: the sample over-estimates when we slept
+		// past moves (pace.observe), and sleeping past our turn costs a
+		// handoff, while reading early costs one read.
+		est := time.Duration(a.pace.interval*int64(pos-1)/2) * time.Microsecond
 		wait = min(l.cfg.slow, max(l.cfg.poll, est))
 	}
 	if a.bugs.WakeOnly && l.wake != nil {

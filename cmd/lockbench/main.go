@@ -25,6 +25,7 @@ type options struct {
 	k          int
 	hold       time.Duration
 	poll       time.Duration
+	slowPoll   time.Duration
 	minLat     time.Duration
 	maxLat     time.Duration
 	algorithms string
@@ -77,6 +78,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.DurationVar(&o.phaseHold, "phase-hold", 20*time.Second, "rollout: virtual time each phase is held")
 	fs.IntVar(&o.n, "n", 100000, "tombstones: sequential acquisitions of one id")
 	fs.DurationVar(&o.period, "period", 5*time.Millisecond, "tombstones (sim): virtual time from one acquisition to the next")
+	fs.DurationVar(&o.slowPoll, "slow-poll", 0, "peers: the queue lock's SlowPoll (0: its default; equal to -poll: every waiter reads every poll)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "peers: how long each contender count runs")
 	fs.StringVar(&o.real.hosts, "hosts", "", "cassandra: comma-separated contact points")
 	fs.StringVar(&o.real.keyspace, "keyspace", "lockbench", "cassandra: keyspace the bench creates and uses")
