@@ -223,9 +223,9 @@
 // above w's name, readable for at least 2×TTL + Poll − 1 s less the replica
 // skew (Cassandra expires a cell in whole seconds on each replica's clock),
 // which is longer than a waiter's poll and a read by more than a TTL. w reads
-// at least every SlowPoll (≤ TTL/2) while it waits (and renews its queue cell, so it keeps waiting
-// and reading), so it reads that cell and takes a new place above it a poll
-// after the bypass, as before. If another, higher floor was published before
+// at least every SlowPoll (≤ TTL/2) while it waits (and renews its queue
+// cell, so it keeps waiting and reading), so it reads that cell and takes a
+// new place above it a SlowPoll after the bypass. If another, higher floor was published before
 // R's claim, the rewrite loses to it, but that floor also lies above w's name
 // and was readable for as long after its own claim, earlier. A waiter that
 // enqueues after a floor was published is named above it: floors trail their

@@ -16,8 +16,10 @@ import (
 //
 //   - next in line (position 1; the head, position 0, is the holder or
 //     about to claim): every Poll/4 — its read is the handoff's latency —
-//     or, with wake-ups on, every Poll, the fallback for a wake-up that is
-//     lost or that no releaser knew to send;
+//     once the holder's expected hold (the observed interval since it became
+//     next) is near, half of what is left of it before, at most Poll; with
+//     wake-ups on, every Poll, the fallback for a wake-up that is lost or
+//     that no releaser knew to send;
 //   - further back, at position k: the k−1 acquisitions in front of it take
 //     at least about k−1 handoff intervals (the interval it observed
 //     between moves up the line), so it waits half that long (the
@@ -42,11 +44,14 @@ func (p *pacer) observe(pos int, now int64) {
 	case p.pos < 0 || pos > p.pos: // first read, or pushed back (a re-enqueue, a skewed name)
 		p.pos, p.at = pos, now
 	case pos < p.pos:
+		// Quick to fall, slow to rise: a stall of the line (a long hold,
+		// a paused process) must not make a waiter sleep past its turn
+		// afterwards, when nobody else can take the lock for it.
 		sample := (now - p.at) / int64(p.pos-pos)
-		if p.interval == 0 {
+		if p.interval == 0 || sample < p.interval {
 			p.interval = sample
 		} else {
-			p.interval = (3*p.interval + sample) / 4
+			p.interval += (sample - p.interval) / 8
 		}
 		p.pos, p.at = pos, now
 	}
@@ -75,12 +80,18 @@ func (v view) after(col string) layout.Entry {
 // position allows (above), or until a wake-up.
 func (a *attempt) pause(ctx context.Context, v view) error {
 	l := a.l
-	pos := v.position(a.qcol)
-	a.pace.observe(pos, l.cfg.Clock.Elapsed())
+	pos, now := v.position(a.qcol), l.cfg.Clock.Elapsed()
+	a.pace.observe(pos, now)
 	wait := l.cfg.poll
 	switch {
 	case pos <= 1 && l.wake == nil:
 		wait = l.nextPoll()
+		if pos == 1 && a.pace.interval > 0 {
+			// Half of what is left of the holder's expected hold, then
+			// Poll/4: reads bunch up where the release is likely.
+			left := time.Duration(a.pace.interval-(now-a.pace.at)) * time.Microsecond
+			wait = min(l.cfg.poll, max(wait, left/2))
+		}
 	case pos <= 1:
 		// wake-ups on: the poll is only the fallback
 	case l.wake != nil:
