@@ -157,7 +157,7 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 			continue
 		}
 		if head, _ := v.head(); head.Column == a.qcol && !v.ownedByOthers(a.ocol) {
-			ok, since, err := a.claim(ctx)
+			ok, since, err := a.claim(ctx, false)
 			if err != nil {
 				if err := retry(err); err != nil {
 					return nil, err
@@ -184,12 +184,9 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 		if err := a.pause(ctx, v); err != nil {
 			return nil, a.ctxErr(ctx, lastErr)
 		}
-		if a.woken && a.bugs.WakeGrants {
-			// Planted: a wake-up taken for a grant, the claim's read skipped.
-			if since, err := a.grabOnWake(ctx); err == nil {
-				if h, err := a.keep(ctx, since, retry); h != nil || err != nil {
-					return h, err
-				}
+		if a.woken {
+			if h, err := a.onWake(ctx, retry); h != nil || err != nil {
+				return h, err
 			}
 		}
 	}
@@ -221,7 +218,7 @@ func (a *attempt) tryLock(ctx context.Context) (*part, error) {
 		if head, _ := v.head(); head.Column != a.qcol || v.ownedByOthers(a.ocol) {
 			break
 		}
-		ok, since, err := a.claim(ctx)
+		ok, since, err := a.claim(ctx, false)
 		if err != nil {
 			return nil, a.storeErr("claim", ctx, err)
 		}
@@ -312,8 +309,10 @@ func (a *attempt) retryStale(ctx context.Context) {
 // claim writes our owner cell (refreshing the queue cell in the same request),
 // then reads the owner cells: alone means held (lemma 1). Otherwise it deletes
 // the owner cell again. since is when the write was sent (a lease.Stamp),
-// where a lease starts counting.
-func (a *attempt) claim(ctx context.Context) (ok bool, since int64, err error) {
+// where a lease starts counting. With head set, the read must also show our
+// queue cell first in line, as the fast path's does: a claim made without a
+// read before it (after a wake-up, pace.go) must not bypass anyone.
+func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, err error) {
 	a.claims++
 	a.claimed = true
 	a.requests++
@@ -328,7 +327,7 @@ func (a *attempt) claim(ctx context.Context) (ok bool, since int64, err error) {
 	if err != nil {
 		return false, 0, err
 	}
-	if v.ownedOnlyBy(a.owner) && a.inTime(since) {
+	if first, _ := v.head(); (!head || first.Column == a.qcol) && v.ownedOnlyBy(a.owner) && a.inTime(since) {
 		a.crowded = len(v.queue) > 1
 		a.next = v.after(a.qcol)
 		return true, since, nil

@@ -87,8 +87,8 @@ type Options struct {
 	// k waits (k−1) times the handoff interval it observed, at least Poll
 	// and at most SlowPoll; with Wake set, every waiter not next in line
 	// waits SlowPoll and a wake-up ends the wait early. At least Poll and at
-	// most TTL/2. Default 20×Poll or TTL/4, whichever is shorter, but not
-	// below Poll (1s with the defaults).
+	// most TTL/2. Default 4×Poll (200ms with the default Poll), or with
+	// Wake 20×Poll (1s), but at most TTL/4 and not below Poll.
 	SlowPoll time.Duration
 	// Wake, when set, turns on wake-ups on release (wake.go): a waiter
 	// publishes where it can be woken, the releaser wakes the waiter next
@@ -154,7 +154,14 @@ func (o *Options) resolve() (config, error) {
 		return c, &lockstep.ConfigError{Field: "Poll", Reason: fmt.Sprintf("%v must be positive", c.poll)}
 	}
 	if c.slow == 0 {
-		c.slow = max(c.poll, min(20*c.poll, c.Lease.TTL/4))
+		// Without wake-ups a waiter that sleeps past its turn stalls the
+		// line (nobody else may claim for it), so the pacing's reach is
+		// short; with them the releaser wakes the next in line.
+		n := time.Duration(4)
+		if c.wake != nil {
+			n = 20
+		}
+		c.slow = max(c.poll, min(n*c.poll, c.Lease.TTL/4))
 	} else if c.slow < c.poll || c.slow > c.Lease.TTL/2 {
 		return c, &lockstep.ConfigError{Field: "SlowPoll", Reason: fmt.Sprintf("%v must be at least Poll (%v) and at most TTL/2 (%v)", c.slow, c.poll, c.Lease.TTL/2)}
 	}

@@ -131,3 +131,27 @@ func (a *attempt) grabOnWake(ctx context.Context) (since int64, err error) {
 	}
 	return since, nil
 }
+
+// onWake claims at once after a wake-up, without a read first: the claim's
+// own read decides (first in line and alone in the owner cells, lemma 1),
+// so a wake-up that is forged, late or meant for another moment costs a
+// claim that withdraws, and a handoff costs release, claim write and claim
+// read: three round trips. nil, nil: not held, look again.
+func (a *attempt) onWake(ctx context.Context, retry func(error) error) (*part, error) {
+	if a.bugs.WakeGrants {
+		// Planted: a wake-up taken for a grant, the claim's read skipped.
+		since, err := a.grabOnWake(ctx)
+		if err != nil {
+			return nil, nil
+		}
+		return a.keep(ctx, since, retry)
+	}
+	ok, since, err := a.claim(ctx, true)
+	if err != nil {
+		return nil, retry(err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	return a.keep(ctx, since, retry)
+}
