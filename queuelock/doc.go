@@ -145,22 +145,30 @@
 // one UDP datagram. The receiver drops a datagram whose MAC does not
 // verify, one sent more than a TTL away from its own clock, one for a
 // queue cell it is not waiting with, and beyond 64 at once or 1,000 a
-// second per sending process; otherwise it ends the waiter's sleep. A
-// waiter makes at most one read per Poll/4 because of wake-ups, however
-// many arrive. With wake-ups on, the waiter next in line polls every Poll
-// (the fallback for a wake-up that is lost, or that no releaser knew to
-// send: one who enqueued after the holder's claim), the others every
-// SlowPoll.
+// second per sending process; otherwise it ends the waiter's sleep, and
+// the waiter claims at once, without a read first: it writes its owner
+// cell, reads, and holds only if that read shows its queue cell first in
+// line and its owner cell the only one (the fast path's condition);
+// otherwise it withdraws the owner cell and goes on waiting. A handoff is
+// then the release's delete, the datagram, the claim's write and read:
+// the three round trips the issue names as the floor. A waiter acts on at
+// most one wake-up per Poll/4, however many arrive. With wake-ups on, the
+// waiter next in line polls every Poll (the fallback for a wake-up that
+// is lost, or that no releaser knew to send: one who enqueued after the
+// holder's claim), the others every SlowPoll.
 //
-// Safety does not depend on wake-ups: a wake-up only makes a waiter read
-// earlier, and what it may do after the read is decided by the read and by
-// the claim's read, exactly as after a poll (lemma 1; theorem 1's argument
-// above never mentions when reads happen). So a wake-up that is forged
-// with the key, replayed, duplicated, reordered or late can cost at most
-// one read (per Poll/4 per waiter), and one forged without the key costs
-// an HMAC check. The bypass bound does not depend on them either: it
-// counts claims, and claims follow reads of the stored queue, whenever
-// those happen. Progress: a waiter still reads at least every SlowPoll,
+// Safety does not depend on wake-ups: a wake-up only makes a waiter claim
+// earlier, and whether the claim holds is decided by the claim's own read
+// (lemma 1: theorem 1's argument above never mentions when claims happen
+// or what prompted them). So a wake-up that is forged with the key,
+// replayed, duplicated, reordered or late costs at most one claim that
+// withdraws — a write, a read and a delete — per Poll/4 per waiter (and,
+// as any claim, may make a concurrent claim of the true head fail once, a
+// retry after a poll); one forged without the key costs an HMAC check.
+// The bypass bound does not depend on them either: a claim after a
+// wake-up holds only if its read shows it first in line, so it bypasses
+// no one a read-then-claim would not; claims follow the stored queue,
+// whenever they happen. Progress: a waiter still reads at least every SlowPoll,
 // and the next in line every Poll, so a lost wake-up delays a handoff by
 // at most Poll (SlowPoll for a waiter not yet next), and the liveness
 // argument above holds with Poll replaced by SlowPoll.
@@ -173,6 +181,7 @@
 // The model checks (package propertytests, fleet "new/wake": two processes
 // with wake-ups beside one without) lose, duplicate, delay, reorder and
 // forge wake-ups (with and without the key) and check mutual exclusion,
+// lease and ownership properties,
 // the bypass bound and, in a quiet phase that loses every wake-up,
 // progress. The planted WakeGrants (a woken waiter holds without the
 // claim's read) is caught by mutual exclusion through a wake-up forged

@@ -92,7 +92,7 @@ type Options struct {
 	SlowPoll time.Duration
 	// Wake, when set, turns on wake-ups on release (wake.go): a waiter
 	// publishes where it can be woken, the releaser wakes the waiter next
-	// in line, which then reads the queue at once. It needs a UDP port per
+	// in line, which then claims at once. It needs a UDP port per
 	// process reachable by the fleet and a key every process shares (see
 	// the package documentation, "Wake-ups on release"). Default off.
 	Wake *Wake

@@ -13,9 +13,9 @@ import (
 // Wake-ups on release (Options.Wake; the package documentation has the
 // argument). A waiter registers its queue cell here for as long as it
 // waits; a wake-up naming that cell, authenticated and fresh, ends the
-// waiter's current sleep, or the next one if it is awake, so that it reads
-// the queue at once. Nothing else: what the read shows decides, as after a
-// poll.
+// waiter's current sleep, or the next one if it is awake, so that it claims
+// at once (pace.go, onWake). Nothing else: the claim's read decides, as
+// after a poll.
 
 // Bounds on what wake-ups can make a Locker do.
 const (

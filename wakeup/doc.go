@@ -3,12 +3,12 @@
 // the lock was released, so the waiter reads the queue at once instead of at
 // its next poll.
 //
-// A wake-up is a hint, never a grant. The receiving Locker only reads the
-// queue earlier than it would have; whether it may claim is decided by that
-// read and the claim's own read (queuelock's lemma 1), exactly as after a
-// poll. So a wake-up that is lost, duplicated, delayed, reordered or forged
-// can cost latency or one read, never safety or the bypass bound
-// (queuelock/doc.go, "Wake-ups on release").
+// A wake-up is a hint, never a grant. The receiving Locker only claims
+// earlier than it would have; whether the claim holds is decided by the
+// claim's own read (first in line and alone: queuelock's lemma 1), exactly
+// as after a poll. So a wake-up that is lost, duplicated, delayed,
+// reordered or forged can cost latency or one claim that withdraws, never
+// safety or the bypass bound (queuelock/doc.go, "Wake-ups on release").
 //
 // It depends on the standard library only. A Message is sealed with
 // HMAC-SHA256 under a key the whole fleet shares (Seal, Open); the
