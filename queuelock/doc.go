@@ -181,9 +181,8 @@
 // The model checks (package propertytests, fleet "new/wake": two processes
 // with wake-ups beside one without) lose, duplicate, delay, reorder and
 // forge wake-ups (with and without the key) and check mutual exclusion,
-// lease and ownership properties,
-// the bypass bound and, in a quiet phase that loses every wake-up,
-// progress. The planted WakeGrants (a woken waiter holds without the
+// the lease and ownership properties, the bypass bound and, in a quiet
+// phase that loses every wake-up, progress. The planted WakeGrants (a woken waiter holds without the
 // claim's read) is caught by mutual exclusion through a wake-up forged
 // with the key; WakeOnly (waiters stop polling) by the progress check.
 //
