@@ -99,7 +99,8 @@ var controls = []control{
 	// A wake-up taken for a grant: a signed forged (or late) wake-up lets a
 	// waiter hold beside the holder (wake_test.go).
 	{name: "WakeGrants", fleet: fleetNamed("new/wake"),
-		v: variant{bugs: bugs.Set{WakeGrants: true}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
+		v: variant{bugs: bugs.Set{WakeGrants: true}, noLeaseCheck: true, noFencing: true, weights: &netWeights}, want: "mutual exclusion:",
+		attempts: 6},
 	// Waiters that stop polling when wake-ups are on: the quiet phase loses
 	// every wake-up, and the line stalls.
 	{name: "WakeOnly", fleet: fleetNamed("new/wake"),

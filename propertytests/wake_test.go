@@ -16,13 +16,15 @@ import (
 
 // The wake-up channel of the simulated fleets (queuelock.Options.Wake). Its
 // datagrams stay in flight until the random phase's net action delivers one
-// (any one: reordered), delivers a copy and keeps it (duplicated), drops one
-// (lost), or leaves them while time passes (delayed); it also forges
+// (any one: reordered), delivers a copy and keeps it (duplicated) or drops
+// one (lost), or until time passes (a tick), when all in flight arrive
+// (delayed by however many steps came between); the net action also forges
 // wake-ups, with a wrong key (which must be refused) and with the fleet's
 // key (a peer holding the key sending them at any moment: authentication
 // cannot help there, and safety and the bypass bound must not need it). In
-// the quiet phase every wake-up is lost, so its liveness check is the
-// progress property: waiters get the lock by their polls alone.
+// the quiet phase either every wake-up is lost, so its liveness check is
+// the progress property (waiters get the lock by their polls alone), or
+// each arrives at once, so that genuine wake-ups meet the safety checks.
 
 // wakeKey is the fleets' shared wake-up key.
 var wakeKey = bytes.Repeat([]byte{0x5a}, wakeup.MinKeyBytes)
@@ -39,7 +41,30 @@ type wakeNet struct {
 	handlers map[string]func([]byte)
 	flight   []datagram
 	lose     bool // the quiet phase: every datagram lost
-	sent     int
+	// arriveInQuiet makes the quiet phase deliver each wake-up at once
+	// instead of losing them all (runFleet draws it).
+	arriveInQuiet bool
+	wakeStats
+}
+
+// wakeStats count what happened on a wake-up network.
+type wakeStats struct {
+	sent, delivered, duplicated, lost, forged, forgedSigned int
+}
+
+func (s *wakeStats) add(o wakeStats) {
+	s.sent += o.sent
+	s.delivered += o.delivered
+	s.duplicated += o.duplicated
+	s.lost += o.lost
+	s.forged += o.forged
+	s.forgedSigned += o.forgedSigned
+}
+
+func (n *wakeNet) stats() wakeStats {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.wakeStats
 }
 
 func newWakeNet() *wakeNet { return &wakeNet{handlers: map[string]func([]byte){}} }
@@ -118,6 +143,16 @@ func (h *harness) wakeAct(ch sim.Chooser) bool {
 			n.flight = append(n.flight[:k], n.flight[k+1:]...)
 		}
 		n.mu.Unlock()
+		n.mu.Lock()
+		switch op {
+		case 0:
+			n.delivered++
+		case 1:
+			n.duplicated++
+		case 2:
+			n.lost++
+		}
+		n.mu.Unlock()
 		if op == 2 {
 			h.event("wake-up %d to %s lost", k, d.to)
 			return true
@@ -129,6 +164,23 @@ func (h *harness) wakeAct(ch sim.Chooser) bool {
 	}
 	h.s.Settle()
 	return true
+}
+
+// wakeArrive delivers every wake-up in flight, in the order sent.
+func (h *harness) wakeArrive() {
+	n := h.wake
+	n.mu.Lock()
+	flight := n.flight
+	n.flight = nil
+	n.delivered += len(flight)
+	n.mu.Unlock()
+	for _, d := range flight {
+		n.deliver(d)
+	}
+	if len(flight) > 0 {
+		h.event("%d wake-ups arrived", len(flight))
+		h.s.Settle()
+	}
 }
 
 // forgeWake sends a wake-up nobody released for to a waiter whose queue
@@ -159,6 +211,13 @@ func (h *harness) forgeWake(ch sim.Chooser, signed bool) bool {
 		panic(err)
 	}
 	h.event("forged wake-up (signed %v) to %s", signed, e.Column)
+	h.wake.mu.Lock()
+	if signed {
+		h.wake.forgedSigned++
+	} else {
+		h.wake.forged++
+	}
+	h.wake.mu.Unlock()
 	h.wake.deliver(datagram{e.Wake, b})
 	h.s.Settle()
 	return true
