@@ -15,11 +15,12 @@ import (
 // reads may follow how soon it can be next:
 //
 //   - next in line (position 1; the head, position 0, is the holder or
-//     about to claim): every Poll/4 — its read is the handoff's latency —
-//     once the holder's expected hold (the observed interval since it became
-//     next) is near, half of what is left of it before, at most Poll; with
-//     wake-ups on, every Poll, the fallback for a wake-up that is lost or
-//     that no releaser knew to send;
+//     about to claim): every Poll/4 — its read is the handoff's latency
+//     (reading less before the holder's expected release was tried, and
+//     lengthened handoffs by up to 20% on the seed scenario: an interval
+//     observed through sparse reads runs long); with wake-ups on, every
+//     Poll, the fallback for a wake-up that is lost or that no releaser
+//     knew to send;
 //   - further back, at position k: the k−1 acquisitions in front of it take
 //     at least about k−1 handoff intervals (the interval it observed
 //     between moves up the line), so it waits half that long (the
@@ -86,12 +87,6 @@ func (a *attempt) pause(ctx context.Context, v view) error {
 	switch {
 	case pos <= 1 && l.wake == nil:
 		wait = l.nextPoll()
-		if pos == 1 && a.pace.interval > 0 {
-			// Half of what is left of the holder's expected hold, then
-			// Poll/4: reads bunch up where the release is likely.
-			left := time.Duration(a.pace.interval-(now-a.pace.at)) * time.Microsecond
-			wait = min(l.cfg.poll, max(wait, left/2))
-		}
 	case pos <= 1:
 		// wake-ups on: the poll is only the fallback
 	case l.wake != nil:
