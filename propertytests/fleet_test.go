@@ -44,6 +44,9 @@ type kind struct {
 	// harness.user (a correct lock user), e.g. an arrival storm
 	// (storm_test.go). It returns when ctx ends (the process crashed).
 	user func(h *harness, ctx context.Context, pr *proc)
+	// newWake, when set, builds the locker instead of new, with the
+	// harness's wake-up network (wake_test.go).
+	newWake func(p *sim.Process, seed uint64, fencing *clock.Global, n *wakeNet) (lockstep.Locker, func(context.Context) error, error)
 }
 
 var (
@@ -126,6 +129,10 @@ var fleets = []fleet{
 	// calls are cancelled one after another (storm_test.go). A schedule
 	// costs about eight of "new" (the storm's Locks and their tombstones).
 	{name: "new+storm", kinds: []kind{queue, queue, storm, varyingStorm}, starvationFree: true, sweepDivisor: 20},
+	// Wake-ups on release, lost, duplicated, delayed, reordered and forged
+	// by the net action (wake_test.go), beside a process without them (an
+	// old binary, or one whose port is unreachable).
+	{name: "new/wake", kinds: []kind{queueWake, queueWake, queue}, starvationFree: true},
 }
 
 func fleetNamed(name string) fleet {

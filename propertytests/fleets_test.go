@@ -20,6 +20,8 @@ type stats struct {
 	// processes and the locks they got (storm_test.go); acquisitions
 	// includes the latter.
 	stormArrivals, stormAcquisitions int
+	// wake counts the wake-up network's traffic (wake_test.go).
+	wake wakeStats
 }
 
 // fleetProperty is one check: build fleet f with variant v, run the random
@@ -113,6 +115,12 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 		var sc script
 		defer func() { *last = sc }()
 		h.randomPhase(t, &sc)
+		if h.wake != nil {
+			// The quiet phase either loses every wake-up (the progress
+			// check; false is where rapid shrinks to) or delivers each at
+			// once, so that genuine wake-ups meet the safety checks too.
+			h.wake.arriveInQuiet = rapid.Bool().Draw(t, "quiet-phase wake-ups delivered")
+		}
 		if err := h.quietPhase(); err != nil {
 			t.Fatal(err)
 		}
@@ -126,6 +134,9 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 			st.acquisitions += h.acqs
 			st.maxBypass = max(st.maxBypass, h.maxBypass)
 			st.maxWait = max(st.maxWait, h.maxWait)
+			if h.wake != nil {
+				st.wake.add(h.wake.stats())
+			}
 			for _, pr := range h.procs {
 				if pr.kind.user != nil {
 					st.stormArrivals += pr.arrivals
@@ -143,6 +154,9 @@ func checkFleet(t *testing.T, name string) {
 	rapid.Check(t, fleetProperty(t, fleetNamed(name), variant{}, &st, &last))
 	t.Logf("%d runs, %d random actions, %d acquisitions, max bypass in the quiet phase %d, longest quiet-phase wait %v",
 		st.runs, st.actions, st.acquisitions, st.maxBypass, st.maxWait)
+	if st.wake.sent > 0 {
+		t.Logf("wake-ups: %+v", st.wake)
+	}
 	if st.stormArrivals > 0 {
 		t.Logf("storm processes: %d Locks, %d of them acquired (counted above)", st.stormArrivals, st.stormAcquisitions)
 	}
@@ -151,6 +165,10 @@ func checkFleet(t *testing.T, name string) {
 func TestLegacyFleet_MutualExclusionAndDeadlockFreedom(t *testing.T) { checkFleet(t, "legacy") }
 
 func TestNewFleet_MutualExclusionAndStarvationFreedom(t *testing.T) { checkFleet(t, "new") }
+
+func TestNewWakeFleet_MutualExclusionBypassAndProgressUnderWakeUpFaults(t *testing.T) {
+	checkFleet(t, "new/wake")
+}
 
 func TestNewFleetTwoGoroutinesOneLocker_MutualExclusionAndStarvationFreedom(t *testing.T) {
 	checkFleet(t, "new/two-goroutines")

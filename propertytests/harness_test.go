@@ -80,7 +80,8 @@ type harness struct {
 	trace  []string // recent events, for failure reports
 	traced bool
 
-	unplant func() // undoes v.plant and its timings
+	unplant func()   // undoes v.plant and its timings
+	wake    *wakeNet // the wake-up network, if a process uses it (wake_test.go)
 
 	mu         sync.Mutex
 	lastOK     map[string]int64 // owner → virtual time of the send of its latest acknowledged write
@@ -147,7 +148,16 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 				return nil, err
 			}
 		}
-		l, closer, err := k.new(sp, 1, fencing)
+		var l lockstep.Locker
+		var closer func(context.Context) error
+		if k.newWake != nil {
+			if h.wake == nil {
+				h.wake = newWakeNet()
+			}
+			l, closer, err = k.newWake(sp, 1, fencing, h.wake)
+		} else {
+			l, closer, err = k.new(sp, 1, fencing)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -41,6 +41,9 @@ func (h *harness) quietPhase() error {
 		s.Pause(pr.sp, 0)
 	}
 	s.Cluster().DeliverAll()
+	if h.wake != nil && !h.wake.arriveInQuiet {
+		h.wake.loseAll() // progress by polls alone (wake_test.go)
+	}
 	// Clocks stepped in the random phase are brought back within
 	// ±clientSkew, as NTP would. A wall clock never goes back, so one
 	// stepped ahead stands still until true time catches up with it; the
@@ -74,6 +77,9 @@ func (h *harness) fairRun(end int64, live bool) error {
 		}
 		if steps > maxStepsPerInstant {
 			return fmt.Errorf("liveness: livelock: %d steps without time passing\ntrace:\n%s", steps, h.report())
+		}
+		if h.wake != nil {
+			h.wakeArrive()
 		}
 		ys := s.Runnable()
 		if len(ys) == 0 {

@@ -57,6 +57,10 @@ var faultyWeights = [numActs]int{actStep: 12, actTick: 3, actNet: 2, actTimeout:
 // (ticks) and its work step is.
 var slowWeights = [numActs]int{actStep: 8, actTick: 6, actNet: 1, actTimeout: 1, actFault: 4}
 
+// netWeights make the net action three times as likely, for a control
+// whose defect shows only through the wake-up network (wake_test.go).
+var netWeights = [numActs]int{actStep: 12, actTick: 3, actNet: 6, actTimeout: 1, actFault: 1}
+
 func slotsOf(weights [numActs]int) []int {
 	var out []int
 	for a, w := range weights {
@@ -108,7 +112,13 @@ func (h *harness) act(ch sim.Chooser, a int) bool {
 			return false
 		}
 		h.event("tick")
+		if h.wake != nil {
+			h.wakeArrive() // time passed: what the net action left in flight arrives, in order
+		}
 	case actNet:
+		if h.wake != nil && ch.Choose("network", 2) == 1 {
+			return h.wakeAct(ch)
+		}
 		if s.Messages() == 0 {
 			return false
 		}

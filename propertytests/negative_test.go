@@ -96,6 +96,15 @@ var controls = []control{
 	// beyond the bound (storm_test.go).
 	{name: "IgnoreContentionHint", fleet: fleetNamed("new+storm"),
 		v: variant{stormBugs: bugs.Set{IgnoreContentionHint: true}, noLeaseCheck: true}, want: "liveness:"},
+	// A wake-up taken for a grant: a signed forged (or late) wake-up lets a
+	// waiter hold beside the holder (wake_test.go).
+	{name: "WakeGrants", fleet: fleetNamed("new/wake"),
+		v: variant{bugs: bugs.Set{WakeGrants: true}, noLeaseCheck: true, noFencing: true, weights: &netWeights}, want: "mutual exclusion:",
+		attempts: 6},
+	// Waiters that stop polling when wake-ups are on: the quiet phase loses
+	// every wake-up, and the line stalls.
+	{name: "WakeOnly", fleet: fleetNamed("new/wake"),
+		v: variant{bugs: bugs.Set{WakeOnly: true}, noLeaseCheck: true}, want: "liveness:"},
 }
 
 // TestNegative_ControlsAreCaughtAndShrunk runs rapid on each planted bug with

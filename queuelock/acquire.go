@@ -48,6 +48,10 @@ type attempt struct {
 	claims   int
 	crowded  bool // the winning claim's read saw others in line
 
+	next  layout.Entry // the waiter behind us at our winning claim's read: whom Unlock wakes
+	pace  pacer        // how fast the line moves (pace.go)
+	woken bool         // the last pause ended by a wake-up
+
 	bugs         bugs.Set // planted defects, for the model checks' negative controls only
 	lastDeleteTS int64    // timestamp of our last owner-cell delete (for bugs.ReuseTombstonedTimestamp)
 }
@@ -62,6 +66,7 @@ func (a *attempt) run(ctx context.Context) (*part, error) {
 		return nil, fmt.Errorf("queuelock: %q: waiting in process: %w", a.id, err)
 	}
 	a.turn = true
+	a.pace.pos = -1
 	var (
 		h   *part
 		err error
@@ -70,6 +75,9 @@ func (a *attempt) run(ctx context.Context) (*part, error) {
 		h, err = a.tryLock(ctx)
 	} else {
 		h, err = a.lock(ctx)
+	}
+	if a.l.wake != nil && a.qcol != "" {
+		a.l.wake.unregister(a.qcol)
 	}
 	if err != nil {
 		a.abandon(ctx)
@@ -152,7 +160,7 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 			continue
 		}
 		if head, _ := v.head(); head.Column == a.qcol && !v.ownedByOthers(a.ocol) {
-			ok, since, err := a.claim(ctx)
+			ok, since, err := a.claim(ctx, false)
 			if err != nil {
 				if err := retry(err); err != nil {
 					return nil, err
@@ -175,13 +183,14 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 		}
 		// The waiter next in line re-reads more often: its poll is the
 		// handoff's latency, while the others' only decides when they notice
-		// that they moved up.
-		wait := a.l.cfg.poll
-		if v.nextInLine(a.qcol) {
-			wait = a.l.nextPoll()
-		}
-		if err := a.l.cfg.Clock.Sleep(ctx, wait); err != nil {
+		// that they moved up (pace.go).
+		if err := a.pause(ctx, v); err != nil {
 			return nil, a.ctxErr(ctx, lastErr)
+		}
+		if a.woken {
+			if h, err := a.onWake(ctx, retry); h != nil || err != nil {
+				return h, err
+			}
 		}
 	}
 }
@@ -212,7 +221,7 @@ func (a *attempt) tryLock(ctx context.Context) (*part, error) {
 		if head, _ := v.head(); head.Column != a.qcol || v.ownedByOthers(a.ocol) {
 			break
 		}
-		ok, since, err := a.claim(ctx)
+		ok, since, err := a.claim(ctx, false)
 		if err != nil {
 			return nil, a.storeErr("claim", ctx, err)
 		}
@@ -246,6 +255,9 @@ func (a *attempt) enqueue(ctx context.Context) error {
 
 // keepPlace starts renewing our queue cell, written at sent, while we wait.
 func (a *attempt) keepPlace(sent int64) {
+	if a.l.wake != nil {
+		a.l.wake.register(a.qcol, a.id)
+	}
 	a.wait = a.l.leases.Start(a.l.cfg.Lease, sent, func(ctx context.Context) error {
 		return a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell())
 	}, lease.Hooks{})
@@ -257,6 +269,9 @@ func (a *attempt) dequeue(ctx context.Context) {
 	if a.wait != nil {
 		a.wait.Stop()
 		a.wait = nil
+	}
+	if a.l.wake != nil && a.qcol != "" {
+		a.l.wake.unregister(a.qcol)
 	}
 	cols := append([]string(nil), a.stale...)
 	if a.queued {
@@ -297,8 +312,10 @@ func (a *attempt) retryStale(ctx context.Context) {
 // claim writes our owner cell (refreshing the queue cell in the same request),
 // then reads the owner cells: alone means held (lemma 1). Otherwise it deletes
 // the owner cell again. since is when the write was sent (a lease.Stamp),
-// where a lease starts counting.
-func (a *attempt) claim(ctx context.Context) (ok bool, since int64, err error) {
+// where a lease starts counting. With head set, the read must also show our
+// queue cell first in line, as the fast path's does: a claim made without a
+// read before it (after a wake-up, pace.go) must not bypass anyone.
+func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, err error) {
 	a.claims++
 	a.claimed = true
 	a.requests++
@@ -315,8 +332,9 @@ func (a *attempt) claim(ctx context.Context) (ok bool, since int64, err error) {
 	if err != nil {
 		return false, 0, err
 	}
-	if v.ownedOnlyBy(a.owner) && a.inTime(since) {
+	if first, _ := v.head(); (!head || first.Column == a.qcol) && v.ownedOnlyBy(a.owner) && a.inTime(since) {
 		a.crowded = len(v.queue) > 1
+		a.next = v.after(a.qcol)
 		return true, since, nil
 	}
 	if err := a.withdraw(ctx); err != nil {
@@ -362,7 +380,11 @@ func (a *attempt) abandon(ctx context.Context) {
 }
 
 func (a *attempt) queueCell() lockstep.Cell {
-	c := layout.QueueCell(a.qcol, a.owner, a.l.ts.Next(), a.l.cfg.Lease.TTL)
+	var wake string
+	if w := a.l.cfg.wake; w != nil && !a.try {
+		wake = w.Transport.Addr()
+	}
+	c := layout.WakeQueueCell(a.qcol, a.owner, wake, a.l.ts.Next(), a.l.cfg.Lease.TTL)
 	if a.bugs.QueueCellsWithoutTTL {
 		c.TTL = 0
 	}

@@ -119,6 +119,80 @@
 //     takes the slow path for a TTL, so repeated arrivals cannot starve the
 //     head. Options.NoFastPath turns it off.
 //
+// # Reads paced by position in line
+//
+// How often a waiter reads follows how soon it can be next (pace.go): the
+// waiter next in line reads every Poll/4; one at position k ≥ 2 waits half
+// of (k−1) times the handoff interval it observed, at least Poll and at most
+// Options.SlowPoll (≤ TTL/2). A waiter's read decides nothing for safety:
+// lemma 1's check is the claim's own read, which is unchanged. Renewals of
+// a waiting queue cell are the lease scheduler's (internal/lease), on the
+// Renew period within the lease window, not the poll's, so a slow poll
+// cannot let a waiting cell expire. The fairness argument above needs a
+// waiter to read within the floor cell's life (2×TTL + Poll, less a second
+// and the replica skew) after a bypass; SlowPoll ≤ TTL/2 keeps that with
+// room to spare, so the bypass bound is unchanged.
+//
+// # Wake-ups on release
+//
+// With Options.Wake set (default off), a waiter writes its queue cell's
+// value as "<owner>\nwake=<address>" (internal/layout): the address of its
+// Transport. A winning claim's read returns the queue, so the holder knows
+// the waiter right behind it with no extra request; after its Unlock's
+// delete is acknowledged it sends that waiter a wake-up (package wakeup):
+// the lock id, the releaser's and the waiter's queue cells, the releaser's
+// wall time and a nonce, sealed with HMAC-SHA256 under the fleet's key, in
+// one UDP datagram. The receiver drops a datagram whose MAC does not
+// verify, one sent more than a TTL away from its own clock, one for a
+// queue cell it is not waiting with, and beyond 64 at once or 1,000 a
+// second per sending process; otherwise it ends the waiter's sleep, and
+// the waiter claims at once, without a read first: it writes its owner
+// cell, reads, and holds only if that read shows its queue cell first in
+// line and its owner cell the only one (the fast path's condition);
+// otherwise it withdraws the owner cell and goes on waiting. A handoff is
+// then the release's delete, the datagram, the claim's write and read:
+// the three round trips the issue names as the floor. A waiter acts on at
+// most one wake-up per Poll/4, however many arrive. With wake-ups on, the
+// waiter next in line polls every Poll (the fallback for a wake-up that
+// is lost, or that no releaser knew to send: one who enqueued after the
+// holder's claim), the others every SlowPoll.
+//
+// Safety does not depend on wake-ups: a wake-up only makes a waiter claim
+// earlier, and whether the claim holds is decided by the claim's own read
+// (lemma 1: theorem 1's argument above never mentions when claims happen
+// or what prompted them). So a wake-up that is forged with the key,
+// replayed, duplicated, reordered or late costs at most one claim that
+// withdraws — a write, a read and a delete — per Poll/4 per waiter (and,
+// as any claim, may make a concurrent claim of the true head fail once, a
+// retry after a poll); one forged without the key costs an HMAC check.
+// The bypass bound does not depend on them either: a claim after a
+// wake-up holds only if its read shows it first in line, so it bypasses
+// no one a read-then-claim would not; claims follow the stored queue,
+// whenever they happen. Progress: a waiter still reads at least every SlowPoll,
+// and the next in line every Poll, so a lost wake-up delays a handoff by
+// at most Poll (SlowPoll for a waiter not yet next), and the liveness
+// argument above holds with Poll replaced by SlowPoll.
+//
+// Mixed versions: a Locker without wake-ups (or from before them) never
+// parsed queue cells' values, so it reads these cells as before, and a
+// holder that sees a queue cell without an address sends nothing; that
+// waiter polls, as it always did. Both ways the stored queue is the same.
+//
+// The model checks (package propertytests, fleet "new/wake": two processes
+// with wake-ups beside one without) lose, duplicate, delay, reorder and
+// forge wake-ups (with and without the key) and check mutual exclusion,
+// the lease and ownership properties, the bypass bound and, in a quiet
+// phase that loses every wake-up, progress. The planted WakeGrants (a woken waiter holds without the
+// claim's read) is caught by mutual exclusion through a wake-up forged
+// with the key; WakeOnly (waiters stop polling) by the progress check.
+//
+// What it needs of the network: every process that may wait must listen
+// on a UDP port (wakeup.ListenUDP) that every process that may release can
+// reach at the address it publishes, and every process must hold the same
+// key (at least 32 random bytes, distributed like any other secret; rotate
+// it by restarting the fleet with the new one: a process with the old key
+// only loses wake-ups, and polls). Without that, leave Wake nil.
+//
 // # What a Locker keeps per id, and for how long
 //
 // A service that locks ever new ids ("invoice/<n>") must not grow without
@@ -157,9 +231,9 @@
 // above w's name, readable for at least 2×TTL + Poll − 1 s less the replica
 // skew (Cassandra expires a cell in whole seconds on each replica's clock),
 // which is longer than a waiter's poll and a read by more than a TTL. w reads
-// every Poll while it waits (and renews its queue cell, so it keeps waiting
-// and reading), so it reads that cell and takes a new place above it a poll
-// after the bypass, as before. If another, higher floor was published before
+// at least every SlowPoll (≤ TTL/2) while it waits (and renews its queue
+// cell, so it keeps waiting and reading), so it reads that cell and takes a
+// new place above it a SlowPoll after the bypass. If another, higher floor was published before
 // R's claim, the rewrite loses to it, but that floor also lies above w's name
 // and was readable for as long after its own claim, earlier. A waiter that
 // enqueues after a floor was published is named above it: floors trail their

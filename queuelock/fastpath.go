@@ -137,6 +137,7 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 	}
 	if head, _ := v.head(); head.Column == a.qcol && v.ownedOnlyBy(a.owner) && a.inTime(since) {
 		a.crowded = len(v.queue) > 1
+		a.next = v.after(a.qcol)
 		return true, since, nil
 	}
 	l.contended(a.id)

@@ -33,6 +33,7 @@ type Locker struct {
 
 	life   lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
 	leases *lease.Scheduler              // renews every held lock and waiting queue cell
+	wake   *waker                        // nil: wake-ups off (wake.go)
 }
 
 var _ lockstep.Locker = (*Locker)(nil)
@@ -51,12 +52,16 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Locker{
+	l := &Locker{
 		store: store, cfg: cfg,
 		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
 		owners: ident.NewOwners(cfg.Process), ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
 		leases: leases,
-	}, nil
+	}
+	if cfg.wake != nil {
+		l.wake = newWaker(l)
+	}
+	return l, nil
 }
 
 // Lock blocks until the lock named id is held or ctx is done. Waiting, it

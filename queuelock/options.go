@@ -9,6 +9,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/settings"
+	"github.com/lockstep-go/lockstep/wakeup"
 )
 
 // DefaultTable is the table the queue lock uses unless Options.Table says
@@ -82,6 +83,33 @@ type Options struct {
 	// claim of DESIGN §4.2 item 5 (fastpath.go). For comparisons; the
 	// default, false, is what the model checks cover most.
 	NoFastPath bool
+	// SlowPoll is the longest a waiter waits between two reads of the
+	// queue. Waiters further back in line read less often: one at position
+	// k waits (k−1) times the handoff interval it observed, at least Poll
+	// and at most SlowPoll; with Wake set, every waiter not next in line
+	// waits SlowPoll and a wake-up ends the wait early. At least Poll and at
+	// most TTL/2. Default 4×Poll (200ms with the default Poll), or with
+	// Wake 20×Poll (1s), but at most TTL/4 and not below Poll.
+	SlowPoll time.Duration
+	// Wake, when set, turns on wake-ups on release (wake.go): a waiter
+	// publishes where it can be woken, the releaser wakes the waiter next
+	// in line, which then claims at once. It needs a UDP port per
+	// process reachable by the fleet and a key every process shares (see
+	// the package documentation, "Wake-ups on release"). Default off.
+	Wake *Wake
+}
+
+// Wake configures wake-ups on release.
+type Wake struct {
+	// Transport sends and receives this Locker's wake-ups; its Addr is
+	// published in the queue cells of the Locker's waiters. Give each
+	// Locker a Transport of its own (wakeup.ListenUDP), and Close it after
+	// the Locker.
+	Transport wakeup.Transport
+	// Key authenticates wake-ups (HMAC-SHA256): at least
+	// wakeup.MinKeyBytes random bytes, the same in every process of the
+	// fleet. A datagram not sealed with it is dropped unread.
+	Key []byte
 }
 
 // config is Options resolved and validated.
@@ -93,6 +121,8 @@ type config struct {
 	fencing *clock.Global
 	noFast  bool
 	rand    *rand.Rand
+	slow    time.Duration // Options.SlowPoll, resolved
+	wake    *Wake         // nil: wake-ups off
 }
 
 func (o *Options) resolve() (config, error) {
@@ -104,7 +134,8 @@ func (o *Options) resolve() (config, error) {
 		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
 		Logger: in.Logger, Observer: in.Observer,
 	}.Resolve()
-	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand}
+	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand,
+		slow: in.SlowPoll, wake: in.Wake}
 	if err != nil {
 		return c, err
 	}
@@ -122,6 +153,29 @@ func (o *Options) resolve() (config, error) {
 	}
 	if c.poll < 0 {
 		return c, &lockstep.ConfigError{Field: "Poll", Reason: fmt.Sprintf("%v must not be negative: use 0 for the default or a positive period", c.poll)}
+	}
+	if c.slow == 0 {
+		// Without wake-ups a waiter that sleeps past its turn stalls the
+		// line (nobody else may claim for it), so the pacing's reach is
+		// short; with them the releaser wakes the next in line.
+		n := time.Duration(4)
+		if c.wake != nil {
+			n = 20
+		}
+		c.slow = max(c.poll, min(n*c.poll, c.Lease.TTL/4))
+	} else if c.slow < c.poll || c.slow > c.Lease.TTL/2 {
+		return c, &lockstep.ConfigError{Field: "SlowPoll", Reason: fmt.Sprintf("%v must be at least Poll (%v) and at most TTL/2 (%v)", c.slow, c.poll, c.Lease.TTL/2)}
+	}
+	if w := c.wake; w != nil {
+		if w.Transport == nil {
+			return c, &lockstep.ConfigError{Field: "Wake.Transport", Reason: "nil transport: give each Locker one, e.g. wakeup.ListenUDP, or leave Wake nil"}
+		}
+		if len(w.Key) < wakeup.MinKeyBytes {
+			return c, &lockstep.ConfigError{Field: "Wake.Key", Reason: fmt.Sprintf("%d bytes; want at least %d random bytes shared by the whole fleet", len(w.Key), wakeup.MinKeyBytes)}
+		}
+		w2 := *w
+		w2.Key = append([]byte(nil), w.Key...)
+		c.wake = &w2
 	}
 	if c.skew < 0 || 2*c.skew >= c.Lease.TTL {
 		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v): keep the processes' clocks in sync (NTP) and set a bound below that, or raise TTL", c.skew, c.Lease.TTL/2)}

@@ -19,9 +19,10 @@ type part struct {
 	owner       string
 	qcol        string
 	ocol        string
-	stale       []string // cells of this acquisition a failed delete left behind
-	since       int64    // lease.Stamp of the winning claim's send
-	held.Leased          // Stop, Expired
+	stale       []string     // cells of this acquisition a failed delete left behind
+	since       int64        // lease.Stamp of the winning claim's send
+	next        layout.Entry // the waiter behind us at the claim: woken on release (wake.go)
+	held.Leased              // Stop, Expired
 
 	turn     bool // the part still holds this process's turn on id (until its first Release)
 	released bool // the cells are deleted
@@ -34,7 +35,7 @@ func newPart(a *attempt, since int64) *part {
 	// deletes it only while it holds the turn, so it must not also come
 	// back through the cells a failed delete of the attempt left behind.
 	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol && !bugs.Planted(bugs.StaleOwnerColumn) })
-	p := &part{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: stale, since: since, turn: true}
+	p := &part{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: stale, since: since, turn: true, next: a.next}
 	l, mode, loss := a.l, a.mode, a.loss
 	rep := held.Reporting{Algorithm: "queuelock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
 	p.Lease = l.leases.Start(l.cfg.Lease, since, p.renew, rep.Hooks(loss, true))
@@ -79,5 +80,8 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 		return true, fmt.Errorf("queuelock: unlock %q: %w", p.id, err)
 	}
 	p.released = true
+	// The cells are gone (a QUORUM delete acknowledged): a read the
+	// wake-up causes sees that (lemma 1).
+	p.l.sendWake(p.id, p.qcol, p.next)
 	return true, nil
 }

@@ -29,20 +29,6 @@ func (v view) head() (layout.Entry, bool) {
 // some process's reads start above a cell named t, so it does not see it.
 func (v view) hides(t int64) bool { return v.floor > t }
 
-// nextInLine reports whether column is first or second in line: the waiter
-// who takes the lock at the next release.
-func (v view) nextInLine(column string) bool {
-	for i, e := range v.queue {
-		if i > 1 {
-			break
-		}
-		if e.Column == column {
-			return true
-		}
-	}
-	return false
-}
-
 func (v view) queued(column string) bool {
 	for _, e := range v.queue {
 		if e.Column == column {

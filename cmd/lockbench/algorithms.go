@@ -26,13 +26,16 @@ const (
 	algoCombined algorithm = "combined"
 	algoLWT      algorithm = "lwt"
 	algoEtcd     algorithm = "etcd"
+	// algoNewWake is the new algorithm with wake-ups on release over UDP
+	// (queuelock.Options.Wake); real backend only (peerswake.go).
+	algoNewWake algorithm = "new-wake"
 )
 
 // lockstepAlgorithms are the algorithms of this module, in table order.
 var lockstepAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined}
 
 // realAlgorithms are every algorithm the real backend runs.
-var realAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT, algoEtcd}
+var realAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT, algoEtcd, algoNewWake}
 
 // joinAlgorithms is the comma-separated list of as.
 func joinAlgorithms(as []algorithm) string {
@@ -100,6 +103,8 @@ func (c lockstepContender) Close(ctx context.Context) error { return c.l.Close(c
 
 func (c lockstepContender) backgroundRequests() int64 { return c.store.background.Load() }
 
+func (c lockstepContender) storeReads() int64 { return c.store.reads.Load() }
+
 func (c lockstepContender) slowestRequest() (time.Duration, int64) { return c.store.slowestRequest() }
 
 func (c lockstepContender) resetSlowest() { c.store.resetSlowest() }
@@ -107,10 +112,12 @@ func (c lockstepContender) resetSlowest() { c.store.resetSlowest() }
 // lockerParams are the settings one process's locker of this module gets.
 type lockerParams struct {
 	store   lockstep.Store
-	clock   lockstep.Clock // nil: the local clock
-	process string         // the process id, unique across the fleet
-	poll    time.Duration  // the queue lock's re-read interval
-	rand    *rand.Rand     // the legacy backoff's source; nil: random
+	clock   lockstep.Clock  // nil: the local clock
+	process string          // the process id, unique across the fleet
+	poll    time.Duration   // the queue lock's re-read interval
+	rand    *rand.Rand      // the legacy backoff's source; nil: random
+	wake    *queuelock.Wake // algoNewWake's wake-ups
+	slow    time.Duration   // the queue lock's SlowPoll; 0: its default
 }
 
 // newLockstepContender returns a contender running algorithm a of this
@@ -121,7 +128,7 @@ func newLockstepContender(a algorithm, p lockerParams) (contender, error) {
 		clk = &clock.Local{}
 	}
 	store := &countingStore{inner: p.store, clock: clk}
-	queue := &queuelock.Options{Clock: p.clock, ProcessID: p.process, Poll: p.poll}
+	queue := &queuelock.Options{Clock: p.clock, ProcessID: p.process, Poll: p.poll, SlowPoll: p.slow}
 	legacy := &shadowlock.Options{Clock: p.clock, ProcessID: p.process, Rand: p.rand}
 	var (
 		l   closingLocker
@@ -129,6 +136,9 @@ func newLockstepContender(a algorithm, p lockerParams) (contender, error) {
 	)
 	switch a {
 	case algoNew:
+		l, err = queuelock.New(store, queue)
+	case algoNewWake:
+		queue.Wake = p.wake
 		l, err = queuelock.New(store, queue)
 	case algoLegacy:
 		l, err = shadowlock.New(store, legacy)

@@ -38,6 +38,9 @@ type requestCounts struct {
 	Acquire    int64 `json:"acquire"`    // inside Lock calls, sequential
 	Release    int64 `json:"release"`    // inside Unlock calls, sequential
 	Background int64 `json:"background"` // renewals and anything else
+	// Reads counts the store reads of the process, on every path (0 for
+	// contenders that do not count them: LWT, etcd).
+	Reads int64 `json:"reads,omitempty"`
 }
 
 // loopConfig is the work of one process.
@@ -51,6 +54,11 @@ type loopConfig struct {
 // made outside any tally (see countingStore).
 type requestCounter interface {
 	backgroundRequests() int64
+}
+
+// readCounter is implemented by contenders that count their store reads.
+type readCounter interface {
+	storeReads() int64
 }
 
 // slowestReporter is implemented by contenders that time their store
@@ -69,11 +77,15 @@ type slowestReporter interface {
 func contend(ctx context.Context, c contender, clk lockstep.Clock, start int64, cfg loopConfig) (r procResult, err error) {
 	since := func() time.Duration { return time.Duration(clk.Now()-start) * time.Microsecond }
 	var acq, rel tally
+	var reads0 int64 // reads before the loop: the warm-up's
 	defer func() {
 		r.End = since()
 		r.Requests.Acquire, r.Requests.Release = acq.total(), rel.total()
 		if rc, ok := c.(requestCounter); ok {
 			r.Requests.Background = rc.backgroundRequests()
+		}
+		if rc, ok := c.(readCounter); ok {
+			r.Requests.Reads = rc.storeReads() - reads0
 		}
 		if sr, ok := c.(slowestReporter); ok {
 			if d, at := sr.slowestRequest(); d > 0 {
@@ -83,6 +95,9 @@ func contend(ctx context.Context, c contender, clk lockstep.Clock, start int64, 
 	}()
 	if sr, ok := c.(slowestReporter); ok {
 		sr.resetSlowest() // a warm-up's requests are not the run's
+	}
+	if rc, ok := c.(readCounter); ok {
+		reads0 = rc.storeReads()
 	}
 	for n := 0; cfg.k == 0 || n < cfg.k; n++ {
 		t0 := since()

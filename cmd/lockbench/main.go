@@ -25,6 +25,7 @@ type options struct {
 	k          int
 	hold       time.Duration
 	poll       time.Duration
+	slowPoll   time.Duration
 	minLat     time.Duration
 	maxLat     time.Duration
 	algorithms string
@@ -82,6 +83,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.DurationVar(&o.period, "period", 5*time.Millisecond, "tombstones (sim): virtual time from one acquisition to the next")
 	fs.DurationVar(&o.gcGrace, "gc-grace", defaultLegacyGCGrace, "tombstones, -algorithms legacy: gc_grace of the legacy tables (model; on cassandra the bench keyspace's tables are altered to it)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "peers, scale: how long each run acquires (scale on sim: virtual time)")
+	fs.DurationVar(&o.slowPoll, "slow-poll", 0, "peers: the queue lock's SlowPoll (0: its default; equal to -poll: every waiter reads every poll)")
 	fs.StringVar(&o.real.hosts, "hosts", "", "cassandra: comma-separated contact points")
 	fs.StringVar(&o.real.keyspace, "keyspace", "lockbench", "cassandra: keyspace the bench creates and uses")
 	fs.IntVar(&o.real.replication, "replication", 1, "cassandra: replication factor of the bench keyspace")

@@ -29,6 +29,10 @@ type peerStats struct {
 	handoffP50, handoffP99 time.Duration
 	jain                   float64 // of the contenders' acquisition counts
 	maxWait                time.Duration
+	// reads is the store reads of all contenders (0 where not counted),
+	// readsPerAcq per acquisition and readRate per second.
+	reads                 int64
+	readsPerAcq, readRate float64
 	// overlaps counts acquisitions that returned before the previous
 	// holder had begun to release: double grants. It must be 0.
 	overlaps int
@@ -54,8 +58,15 @@ func summarizePeers(r peerRun) peerStats {
 	}
 	slices.SortFunc(all, func(a, b acquisition) int { return int(a.at - b.at) })
 	s := peerStats{acquisitions: len(all), jain: jain(counts), maxWait: summarizeWaits(r.waits()).max}
+	for _, p := range r.procs {
+		s.reads += p.Requests.Reads
+	}
 	if r.duration > 0 {
 		s.throughput = float64(len(all)) / r.duration.Seconds()
+		s.readRate = float64(s.reads) / r.duration.Seconds()
+	}
+	if len(all) > 0 {
+		s.readsPerAcq = float64(s.reads) / float64(len(all))
 	}
 	var handoffs []time.Duration
 	for i := 1; i < len(all); i++ {
@@ -84,7 +95,7 @@ func (r peerRun) waits() [][]time.Duration {
 // their ratio to the new algorithm's beside them.
 func printPeers(w io.Writer, runs []peerRun) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "contenders\talgorithm\tthroughput\t×new\thandoff p50\t×new\thandoff p99\t×new\tJain\tmax wait\tacquisitions\tdouble grants\t")
+	fmt.Fprintln(tw, "contenders\talgorithm\tthroughput\t×new\thandoff p50\t×new\thandoff p99\t×new\tJain\tmax wait\tacquisitions\treads/acq\treads/s\tdouble grants\t")
 	ourStats := map[int]peerStats{} // the new algorithm's, by contenders
 	for _, r := range runs {
 		if r.algorithm == algoNew {
@@ -99,17 +110,24 @@ func printPeers(w io.Writer, runs []peerRun) {
 			}
 			return fmt.Sprintf("%.2f", v/base)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%.0f/s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%d\t%d\t\n", r.contenders, r.algorithm,
+		reads := func(v float64, f string) string {
+			if s.reads == 0 {
+				return "–"
+			}
+			return fmt.Sprintf(f, v)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.0f/s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%d\t%s\t%s\t%d\t\n", r.contenders, r.algorithm,
 			s.throughput, x(s.throughput, ours.throughput),
 			ms(s.handoffP50), x(float64(s.handoffP50), float64(ours.handoffP50)),
 			ms(s.handoffP99), x(float64(s.handoffP99), float64(ours.handoffP99)),
-			s.jain, ms(s.maxWait), s.acquisitions, s.overlaps)
+			s.jain, ms(s.maxWait), s.acquisitions, reads(s.readsPerAcq, "%.2f"), reads(s.readRate, "%.0f"), s.overlaps)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\n×new: the figure divided by the new algorithm's with as many contenders (throughput: higher is better;")
 	fmt.Fprintln(w, "handoff: lower is better). handoff: from the holder calling Unlock to the next Lock returning.")
 	fmt.Fprintln(w, "Jain: fairness of the contenders' acquisition counts. double grants: acquisitions returned before")
-	fmt.Fprintln(w, "the previous holder began to release (must be 0).")
+	fmt.Fprintln(w, "the previous holder began to release (must be 0). reads: the contenders' store reads (this module's")
+	fmt.Fprintln(w, "algorithms only) per acquisition and per second. new-wake: new with wake-ups on release over UDP.")
 }
 
 // runPeersCommand runs -scenario peers on the real backend: for every
@@ -146,6 +164,10 @@ func runPeersCommand(o *options) error {
 	}
 	started := time.Now()
 	tag := runTag()
+	wakeKey, err := newWakeKey()
+	if err != nil {
+		return err
+	}
 	var runs []peerRun
 	for _, p := range counts {
 		for _, a := range algos {
@@ -153,6 +175,10 @@ func runPeersCommand(o *options) error {
 			jobs := make([]workerJob, p)
 			for i := range jobs {
 				jobs[i] = o.real.job(a, fmt.Sprintf("%s-%s%d-p%d", tag, a, p, i), id, 0, o.hold, o.poll)
+				jobs[i].SlowPoll = o.slowPoll
+				if a == algoNewWake {
+					jobs[i].WakeKey = wakeKey
+				}
 			}
 			procs, err := runWorkers(jobs, o.duration)
 			if err != nil {

@@ -83,6 +83,7 @@ type countingStore struct {
 	inner      lockstep.Store
 	clock      lockstep.Clock // times every request (slowestRequest); nil: none timed
 	background atomic.Int64
+	reads      atomic.Int64 // every Read, on any path
 
 	mu        sync.Mutex
 	slowest   int64 // µs: the longest request
@@ -145,6 +146,7 @@ func (s *countingStore) Delete(ctx context.Context, table, row string, ts int64,
 }
 
 func (s *countingStore) Read(ctx context.Context, table, row string, sl lockstep.Slice) ([]lockstep.Cell, error) {
+	s.reads.Add(1)
 	if t := tallyOf(ctx); t != nil {
 		t.reads.Add(1)
 		defer t.begin()()

@@ -38,6 +38,10 @@ type workerJob struct {
 	K         int           `json:"k"` // acquisitions; 0: until the run's end
 	Hold      time.Duration `json:"hold"`
 	Poll      time.Duration `json:"poll"`
+	// SlowPoll is queuelock.Options.SlowPoll (0: its default).
+	SlowPoll time.Duration `json:"slow_poll,omitempty"`
+	// WakeKey is the fleet's wake-up key (algoNewWake, peerswake.go).
+	WakeKey []byte `json:"wake_key,omitempty"`
 	// exe is the executable that runs the job; empty: this one.
 	exe string
 }
@@ -134,6 +138,9 @@ func newRealContender(job workerJob) (contender, error) {
 		}
 		return sessionContender{contender: newLWTLocker(s, job.Keyspace, job.Process, job.Poll), close: s.Close}, nil
 	}
+	if job.Algorithm == algoNewWake {
+		return newWakeContender(job)
+	}
 	s, err := connect(job.Hosts)
 	if err != nil {
 		return nil, err
@@ -143,7 +150,7 @@ func newRealContender(job workerJob) (contender, error) {
 		s.Close()
 		return nil, err
 	}
-	c, err := newLockstepContender(job.Algorithm, lockerParams{store: store, process: job.Process, poll: job.Poll})
+	c, err := newLockstepContender(job.Algorithm, lockerParams{store: store, process: job.Process, poll: job.Poll, slow: job.SlowPoll})
 	if err != nil {
 		s.Close()
 		return nil, err
@@ -173,6 +180,13 @@ func (c sessionContender) resetSlowest() {
 	if sr, ok := c.contender.(slowestReporter); ok {
 		sr.resetSlowest()
 	}
+}
+
+func (c sessionContender) storeReads() int64 {
+	if rc, ok := c.contender.(readCounter); ok {
+		return rc.storeReads()
+	}
+	return 0
 }
 
 func (c sessionContender) backgroundRequests() int64 {

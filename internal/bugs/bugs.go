@@ -50,6 +50,13 @@ type Set struct {
 	// keeps its place, where that process never sees it: a real bug the
 	// sweep found.
 	IgnorePublishedFloor bool `json:",omitempty"`
+	// WakeGrants makes a queue-lock waiter woken by a wake-up (Options.Wake)
+	// take it for a grant: it writes its owner cell and holds, without the
+	// claim's read of lemma 1.
+	WakeGrants bool `json:",omitempty"`
+	// WakeOnly makes queue-lock waiters with wake-ups on stop polling: they
+	// read again only when woken, so a lost wake-up stalls the line.
+	WakeOnly bool `json:",omitempty"`
 }
 
 // Union returns the defects of s and of o.

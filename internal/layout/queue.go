@@ -68,6 +68,9 @@ type Entry struct {
 	Process string
 	// Floor is the floor cell's value, in µs; 0 for the other kinds.
 	Floor int64
+	// Wake is where the waiter of a queue cell can be woken (its value's
+	// wake address, see WakeQueueCell); "" when it published none.
+	Wake string
 }
 
 // Stamp renders a microsecond time t ≥ 0 as listing 6 does: zero-padded to
@@ -114,6 +117,23 @@ func NewOwnerColumn(process string, r *mrand.Rand) string {
 // the given TTL. Its value repeats the owner id.
 func QueueCell(column, owner string, ts int64, ttl time.Duration) lockstep.Cell {
 	return lockstep.Cell{Column: column, Value: []byte(owner), Timestamp: ts, TTL: ttl}
+}
+
+// wakeInfix separates the owner id from a wake address in a queue cell's
+// value. Owner ids never contain a newline (internal/ident), and Parse has
+// never checked queue cells' values, so a Locker that predates wake-ups
+// reads such a cell as any other queue cell and ignores the address.
+const wakeInfix = "\nwake="
+
+// WakeQueueCell is QueueCell whose value also publishes wake, the address
+// at which the waiter can be woken (package wakeup); an empty wake gives
+// QueueCell's plain value.
+func WakeQueueCell(column, owner, wake string, ts int64, ttl time.Duration) lockstep.Cell {
+	c := QueueCell(column, owner, ts, ttl)
+	if wake != "" {
+		c.Value = []byte(owner + wakeInfix + wake)
+	}
+	return c
 }
 
 // OwnerCell is the owner cell column claiming the lock for owner, written at
@@ -199,7 +219,7 @@ var (
 // Parse parses one cell of a queue partition. A cell that is none of the
 // kinds, or whose value does not fit its kind, is an error: no Locker wrote
 // it (doc.go, "Foreign cells"). Queue cells' values are not checked: the
-// owner is in the name.
+// owner is in the name; a wake address in the value is returned in Wake.
 func Parse(col string, value []byte) (Entry, error) {
 	switch {
 	case col == FloorColumn:
@@ -225,5 +245,9 @@ func Parse(col string, value []byte) (Entry, error) {
 		}
 		return Entry{}, err
 	}
-	return Entry{Column: col, Kind: Queue, Time: t, Owner: owner}, nil
+	e := Entry{Column: col, Kind: Queue, Time: t, Owner: owner}
+	if _, wake, ok := strings.Cut(string(value), wakeInfix); ok {
+		e.Wake = wake
+	}
+	return e, nil
 }

@@ -228,3 +228,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParse_QueueCellWakeAddressOldAndNew(t *testing.T) {
+	col := QueueColumn(5, "p:1")
+	c := WakeQueueCell(col, "p:1", "10.0.0.1:7000", 1, time.Second)
+	e, err := Parse(c.Column, c.Value)
+	if err != nil || e.Kind != Queue || e.Owner != "p:1" || e.Wake != "10.0.0.1:7000" {
+		t.Fatalf("new cell: %+v %v", e, err)
+	}
+	old := QueueCell(col, "p:1", 1, time.Second) // as a Locker without wake-ups writes it
+	e, err = Parse(old.Column, old.Value)
+	if err != nil || e.Wake != "" || e.Owner != "p:1" {
+		t.Fatalf("old cell: %+v %v", e, err)
+	}
+	if plain := WakeQueueCell(col, "p:1", "", 1, time.Second); string(plain.Value) != "p:1" {
+		t.Fatalf("no address must write the old value, got %q", plain.Value)
+	}
+}
