@@ -36,7 +36,7 @@ type Config struct {
 // Window is how long after sending a successful write a holder may count its
 // cells as alive: the lease.
 //
-// The derivation (DESIGN §4.3). Cassandra keeps TTLs in whole seconds: the
+// The derivation. Cassandra keeps TTLs in whole seconds: the
 // coordinator of a write sets the cell's expiry to its current second plus
 // the TTL, floor(c) + TTL where c is its wall time as it handles the write,
 // and each replica judges the cell dead once its own wall time reaches that
