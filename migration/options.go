@@ -121,9 +121,6 @@ func (o *Options) resolve(process string) (config, error) {
 	if c.censusTTL == 0 {
 		c.censusTTL = DefaultCensusTTL
 	}
-	if err := lockstep.ValidateTTL("CensusTTL", c.censusTTL); err != nil {
-		return c, err
-	}
 	// The census entry lives on the same servers as the locks: its lease
 	// assumes the larger skew either algorithm was configured with.
 	c.census = lease.Config{TTL: c.censusTTL}
