@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The adapters (adapters/*, each a module of its own) must pull nothing into
@@ -17,29 +20,24 @@ func TestAdaptersStayOutOfTheLibraryModule(t *testing.T) {
 		t.Skip("go command not available")
 	}
 	out, err := exec.Command("go", "list", "-m", "all").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -m all: %v\n%s", err, out)
-	}
+	require.NoError(t, err, "go list -m all:\n%s", out)
 	graph := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		graph[strings.Fields(line)[0]] = true
 	}
 	for m := range graph {
 		for _, banned := range []string{"github.com/prometheus/", "go.opentelemetry.io/", "github.com/open-feature/"} {
-			if strings.HasPrefix(m, banned) {
-				t.Errorf("the library module's graph holds %s: an adapter's dependency leaked into go.mod", m)
-			}
+			assert.False(t, strings.HasPrefix(m, banned),
+				"the library module's graph holds %s: an adapter's dependency leaked into go.mod", m)
 		}
 	}
 	mods, err := filepath.Glob("adapters/*/go.mod")
-	if err != nil || len(mods) == 0 {
-		t.Fatalf("no adapter modules found (%v): the test must run from the module root", err)
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, mods, "no adapter modules found: the test must run from the module root")
 	for _, gomod := range mods {
 		for _, dep := range directRequires(t, gomod) {
-			if graph[dep] && !sharedWithLibrary[dep] {
-				t.Errorf("%s requires %s, which the library module's graph also holds", gomod, dep)
-			}
+			assert.False(t, graph[dep] && !sharedWithLibrary[dep],
+				"%s requires %s, which the library module's graph also holds", gomod, dep)
 		}
 	}
 }
@@ -55,9 +53,7 @@ var sharedWithLibrary = map[string]bool{
 func directRequires(t *testing.T, path string) []string {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	var deps []string
 	inBlock := false
@@ -80,11 +76,7 @@ func directRequires(t *testing.T, path string) []string {
 			deps = append(deps, f[0])
 		}
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(deps) == 0 {
-		t.Fatalf("%s: no direct requirements parsed", path)
-	}
+	require.NoError(t, sc.Err(), path)
+	require.NotEmpty(t, deps, "%s: no direct requirements parsed", path)
 	return deps
 }

@@ -8,7 +8,7 @@ import (
 // Clock is the only source of time and waiting the algorithms use, so that a
 // simulator can control both. Implementations are safe for concurrent use.
 //
-// A Clock tells two kinds of time that are never mixed (DESIGN §4.4):
+// A Clock tells two kinds of time that are never mixed:
 //
 //   - wall time (Now) names queue cells and stamps writes. It is what other
 //     processes and Cassandra compare against, and it may step when NTP or

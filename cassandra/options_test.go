@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/gocql/gocql"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
 )
@@ -16,9 +18,12 @@ var session = &gocql.Session{}
 
 func TestNew_NilSessionIsInvalidConfig(t *testing.T) {
 	s, err := New(nil, "locks")
-	if !errors.Is(err, lockstep.ErrInvalidConfig) || s != nil {
-		t.Fatalf("got %v, %v; want nil store and ErrInvalidConfig", s, err)
-	}
+	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+	assert.Nil(t, s)
+	assert.EqualError(t, err, "lockstep: invalid configuration: session: nil *gocql.Session: "+
+		"pass a connected session, the one cluster.CreateSession() returned (cluster := gocql.NewCluster(hosts...))")
+	_, err = NewFenceStore(nil, "locks")
+	assert.ErrorContains(t, err, "pass a connected session, the one cluster.CreateSession() returned")
 }
 
 func TestNew_RefusesUnsafeKeyspace(t *testing.T) {

@@ -101,7 +101,7 @@ func TestTimestamps_StrictlyIncreaseWhenClockGoesBackwards(t *testing.T) {
 }
 
 func TestTimestamps_ExceedTheTombstoneOfADeleteIssuedJustBefore(t *testing.T) {
-	// The reason Timestamps exists (DESIGN §2): a rewrite after a delete on a
+	// The reason Timestamps exists (timestamps.go): a rewrite after a delete on a
 	// clock that did not tick must not lose to its own tombstone.
 	clk := model.NewManualClock(0)
 	store := model.New(clk)

@@ -267,7 +267,7 @@ func (l *Locker) fence(ctx context.Context, loss *held.Loss, st *stats) (int64, 
 
 // takeLegacy takes the legacy lock while holding queue part q, by acquire,
 // which must use lctx. Only the queue's head may contend on the legacy
-// tables (DESIGN §4.5), so the attempt ends with errQueueLost, holding
+// tables (doc.go, § Why it cannot deadlock), so the attempt ends with errQueueLost, holding
 // nothing, as soon as q is lost (cancel cancels lctx) — a waiter that kept
 // contending after losing its place would compete with the legacy
 // algorithm's unfairness and starve. The goroutine watching for that lives

@@ -2,7 +2,7 @@
 // Cassandra that refuses writes carrying a fencing token below the highest it
 // has accepted, so a holder whose lease lapsed cannot overwrite the work of
 // the owner that came after it (seed 002's version check at commit time,
-// applied to lock leases; DESIGN §4.4).
+// applied to lock leases; internal/fencing explains how tokens are drawn).
 //
 // # Why a lock alone is not enough
 //

@@ -1,7 +1,8 @@
 // Package migration is the entry point services use while a fleet moves
 // live from the legacy shadow-table lock (package shadowlock) to the queue
 // lock (package queuelock) through the combined mode (package combined),
-// without an instant where two processes hold the same lock (DESIGN §4.6).
+// without an instant where two processes hold the same lock (the argument is
+// § Why no two processes can hold one lock, below).
 //
 // It composes the three algorithms and depends on no driver: a [Locker]
 // holds one queue locker and one legacy locker on one store and clock, and
@@ -55,10 +56,11 @@
 // An entry is only evidence while it is alive. A process rewrites it every
 // half lease window of the CensusTTL ((CensusTTL − 1s − MaxServerSkew)/4,
 // internal/lease) and takes locks only while its last successful write was
-// sent less than a window ago, on elapsed time; when that lapses, every lock it took before
-// is signalled lost (Lost closes, Unlock reports lockstep.ErrLost) — the lease
-// argument of DESIGN §4.3, applied to the census — well before the entry can
-// expire at CensusTTL. The phase read on the fast path is cached only while
+// sent less than a window ago, on elapsed time; when that lapses, every lock
+// it took before is signalled lost (Lost closes, Unlock reports
+// lockstep.ErrLost) — the lease argument of internal/lease (its doc.go and
+// Config.Window), applied to the census — well before the entry can expire
+// at CensusTTL. The phase read on the fast path is cached only while
 // the mode has stayed published in the same heartbeat epoch, which keeps the
 // argument intact without a phase read per acquisition.
 //

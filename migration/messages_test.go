@@ -3,6 +3,7 @@ package migration
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -23,4 +24,17 @@ func TestErrorTexts_SayWhatToDo(t *testing.T) {
 	assert.Contains(t, err.Error(), "no census heartbeat has succeeded yet; the phase controller might not see this process, so no lock is taken: "+
 		"check that this process reaches the store and may write table fleet_census (the Logger's census warnings name the error); "+
 		"locks are taken again once a heartbeat succeeds: timeout")
+}
+
+// A CensusTTL that is not whole seconds and below the minimum is told the
+// minimum (whole seconds), not a rounding that would be refused next.
+func TestNew_ShortFractionalCensusTTLIsToldTheMinimum(t *testing.T) {
+	_, err := New(newStore(), Static(lockstep.ModeLegacy), withIdentity(&Options{CensusTTL: 1500 * time.Millisecond}, &clock.Local{}, "p"))
+	assert.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+	assert.ErrorContains(t, err, "CensusTTL: 1.5s leaves no safe lease")
+	assert.ErrorContains(t, err, "use a TTL of at least 4s")
+	assert.NotContains(t, err.Error(), "use 2s")
+
+	_, err = New(newStore(), Static(lockstep.ModeLegacy), withIdentity(&Options{CensusTTL: 4500 * time.Millisecond}, &clock.Local{}, "p"))
+	assert.ErrorContains(t, err, "CensusTTL: 4.5s is not a whole number of seconds (Cassandra TTLs are seconds): use 5s")
 }

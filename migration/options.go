@@ -121,9 +121,6 @@ func (o *Options) resolve(process string) (config, error) {
 	if c.censusTTL == 0 {
 		c.censusTTL = DefaultCensusTTL
 	}
-	if err := lockstep.ValidateTTL("CensusTTL", c.censusTTL); err != nil {
-		return c, err
-	}
 	// The census entry lives on the same servers as the locks: its lease
 	// assumes the larger skew either algorithm was configured with.
 	c.census = lease.Config{TTL: c.censusTTL}
@@ -181,7 +178,7 @@ type algorithms struct {
 // lock taken in mode new and the queue half of one taken in mode combined
 // come from the same queue Locker, so goroutines of a process whose flag
 // flips between the two still contend for an id one at a time in the store
-// (DESIGN §4.2), and owner ids, numbered by one Locker per table, never
+// (internal/turn), and owner ids, numbered by one Locker per table, never
 // repeat within a table.
 func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *Options, obs lockstep.Observer, logger *slog.Logger) (algorithms, error) {
 	var qo queuelock.Options

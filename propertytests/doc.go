@@ -1,7 +1,7 @@
 // Package propertytests checks the lock algorithms that ship — shadowlock
 // (legacy) and queuelock (new), unmodified — with pgregory.net/rapid state
 // machines running them as simulated processes on a simulated quorum cluster
-// (package model/sim, DESIGN §5).
+// (package model/sim).
 //
 // Each check builds a fleet (fleet_test.go: adding a mode or a mixed fleet is
 // one line there), lets rapid drive a random phase of scheduler decisions and

@@ -17,7 +17,7 @@ import (
 	"github.com/lockstep-go/lockstep/model/sim"
 )
 
-// The rollout fleets (DESIGN §4.6): combined beside legacy, combined beside
+// The rollout fleets (migration/doc.go): combined beside legacy, combined beside
 // new, and processes switching between the two through their flag. Each is
 // checked like the single-mode fleets: mutual exclusion, ownership and the
 // lease property after every action of a random phase with faults, then

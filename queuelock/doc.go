@@ -1,5 +1,5 @@
 // Package queuelock is the new, fair lock algorithm of seed 000 §5 (listings
-// 6–8), with the refinements of DESIGN §4.2 that the documents lack.
+// 6–8), with refinements the documents lack (§ Progress below).
 //
 // It depends on the root package (Store, Clock), package clock and the
 // internal lease and turn packages, never on a database driver: the same code
@@ -100,8 +100,8 @@
 //     of them. Owner cells are one column per Locker, rewritten by each of
 //     its acquisitions, and sort after the queue: one slice from the floor
 //     reads them all, so lemma 1 involves no floor, and their tombstones
-//     number the Lockers that used the id, not its acquisitions. (DESIGN
-//     §4.2 asks for time-prefixed owner cells and a floor of "now − max skew
+//     number the Lockers that used the id, not its acquisitions. (A first
+//     design had time-prefixed owner cells and a floor of "now − max skew
 //     − margin"; time-prefixed owner cells would put them under the floor,
 //     and a margin of a TTL costs every acquisition of a TTL on every read.)
 //  4. A Lock whose ctx ends deletes its cells before returning.
@@ -110,7 +110,7 @@
 //     leaving a tombstone each time); the claim also refreshes the queue cell.
 //  6. Goroutines of one Locker contending for one id queue in-process (FIFO,
 //     internal/turn); only the first talks to the store.
-//  7. The uncontended fast path (DESIGN §4.2 item 5, fastpath.go): Lock first
+//  7. The uncontended fast path (fastpath.go): Lock first
 //     writes its queue and owner cells in one request and checks both with
 //     one read; first in line and alone means held, with lemma 1's success
 //     condition unchanged. Uncontended Lock + Unlock is then 3 sequential

@@ -10,8 +10,8 @@ import (
 )
 
 // floors caches, per lock id, the read floor: reads of the queue start at it,
-// so their cost does not grow with the lock's history of tombstones (DESIGN
-// §4.2, refinement 3).
+// so their cost does not grow with the lock's history of tombstones (doc.go,
+// § Progress, refinement 3).
 //
 // A read that started at clock time t raises the floor to
 //

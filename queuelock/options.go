@@ -80,7 +80,7 @@ type Options struct {
 	Rand *rand.Rand
 	// NoFastPath makes every Lock take the documents' path (enqueue, read,
 	// claim, read) even when the lock looks free, instead of the one-request
-	// claim of DESIGN §4.2 item 5 (fastpath.go). For comparisons; the
+	// claim of the fast path (doc.go, refinement 7; fastpath.go). For comparisons; the
 	// default, false, is what the model checks cover most.
 	NoFastPath bool
 	// SlowPoll is the longest a waiter waits between two reads of the

@@ -10,7 +10,7 @@ import (
 )
 
 // The storage formats read here are the algorithms', owned by package
-// internal/layout (DESIGN §4): the queue partition (table queue_lock, row =
+// internal/layout (its doc.go): the queue partition (table queue_lock, row =
 // lock id: queue cells, owner cells, the floor cell) and the legacy rows
 // (tables legacy_main and legacy_shadow, row = lock id: one cell per owner,
 // column = owner id).

@@ -144,13 +144,24 @@ func TestClusterConfig_TLSWithSystemRootsAndInsecureSkip(t *testing.T) {
 
 func TestRun_BadEnvironmentValueNamesTheVariable(t *testing.T) {
 	for env, want := range map[string]string{
-		"LOCKSTEP_PORT":        `LOCKSTEP_PORT="x" (for --port): strconv.ParseInt: parsing "x": invalid syntax`,
+		"LOCKSTEP_PORT":        `LOCKSTEP_PORT="x" (for --port): want a port number from 1 to 65535`,
 		"LOCKSTEP_TIMEOUT":     `LOCKSTEP_TIMEOUT="x" (for --timeout): time: invalid duration "x"`,
 		"LOCKSTEP_TLS":         `LOCKSTEP_TLS="x" (for --tls): strconv.ParseBool: parsing "x": invalid syntax`,
-		"LOCKSTEP_CONSISTENCY": `LOCKSTEP_CONSISTENCY="x" (for --consistency): unknown consistency level "x"`,
+		"LOCKSTEP_CONSISTENCY": `LOCKSTEP_CONSISTENCY="x" (for --consistency): unknown consistency level "x" (want QUORUM, LOCAL_QUORUM or ALL)`,
 		"LOCKSTEP_OUTPUT":      `LOCKSTEP_OUTPUT="x" (for --output): unknown output "x"`,
 	} {
 		a, out, errOut := testApp(t, map[string]string{env: "x"})
+		assert.Equal(t, exitUsage, a.run(context.Background(), []string{"fleet"}), env)
+		assert.Contains(t, errOut.String(), want)
+		assert.Empty(t, out.String())
+	}
+	for env, want := range map[string]string{
+		"LOCKSTEP_PORT=abc":   `LOCKSTEP_PORT="abc" (for --port): want a port number from 1 to 65535`,
+		"LOCKSTEP_PORT=70000": `LOCKSTEP_PORT="70000" (for --port): want a port number from 1 to 65535`,
+		"LOCKSTEP_HOSTS=,":    `LOCKSTEP_HOSTS="," (for --hosts): no host given: want host[:port],... e.g. 10.0.0.1,10.0.0.2:9043`,
+	} {
+		name, value, _ := strings.Cut(env, "=")
+		a, out, errOut := testApp(t, map[string]string{name: value})
 		assert.Equal(t, exitUsage, a.run(context.Background(), []string{"fleet"}), env)
 		assert.Contains(t, errOut.String(), want)
 		assert.Empty(t, out.String())

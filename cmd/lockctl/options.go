@@ -46,7 +46,7 @@ func defaultOptions() *options {
 // so they may come before or after the command).
 func (o *options) register(fs *pflag.FlagSet) {
 	fs.Var(listValue{&o.hosts}, "hosts", "comma-separated contact points, host or host:port ($LOCKSTEP_HOSTS, then $CASSANDRA_HOSTS)")
-	fs.IntVar(&o.port, "port", o.port, "native transport port for hosts given without one ($LOCKSTEP_PORT)")
+	fs.Var(portValue{&o.port}, "port", "native transport port for hosts given without one ($LOCKSTEP_PORT)")
 	fs.StringVar(&o.keyspace, "keyspace", o.keyspace, "the lock keyspace ($LOCKSTEP_KEYSPACE)")
 	fs.Var(consistencyValue{&o.consistency}, "consistency", "read and write consistency, e.g. LOCAL_QUORUM ($LOCKSTEP_CONSISTENCY)")
 	fs.StringVar(&o.localDC, "local-dc", "", "route to this data centre first: token-aware over DC-aware round robin ($LOCKSTEP_LOCAL_DC)")

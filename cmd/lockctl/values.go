@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gocql/gocql"
@@ -25,7 +26,7 @@ func splitList(s string) []string {
 	return out
 }
 
-// listValue is a comma-separated, non-empty list flag.
+// listValue is a comma-separated, non-empty list of hosts.
 type listValue struct{ p *[]string }
 
 func (v listValue) String() string {
@@ -38,13 +39,34 @@ func (v listValue) String() string {
 func (v listValue) Set(s string) error {
 	l := splitList(s)
 	if len(l) == 0 {
-		return errors.New("empty list")
+		return errors.New("no host given: want host[:port],... e.g. 10.0.0.1,10.0.0.2:9043")
 	}
 	*v.p = l
 	return nil
 }
 
 func (listValue) Type() string { return "hosts" }
+
+// portValue is a TCP port, 1 to 65535.
+type portValue struct{ p *int }
+
+func (v portValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v portValue) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 || n > 65535 {
+		return errors.New("want a port number from 1 to 65535")
+	}
+	*v.p = n
+	return nil
+}
+
+func (portValue) Type() string { return "port" }
 
 // consistencyValue is a gocql consistency level by name, e.g. LOCAL_QUORUM.
 type consistencyValue struct{ p *gocql.Consistency }
@@ -59,7 +81,7 @@ func (v consistencyValue) String() string {
 func (v consistencyValue) Set(s string) error {
 	c, err := gocql.ParseConsistencyWrapper(strings.ToUpper(strings.TrimSpace(s)))
 	if err != nil {
-		return fmt.Errorf("unknown consistency level %q", s)
+		return fmt.Errorf("unknown consistency level %q (want QUORUM, LOCAL_QUORUM or ALL)", s)
 	}
 	*v.p = c
 	return nil

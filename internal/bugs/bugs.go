@@ -1,5 +1,5 @@
 // Package bugs holds the deliberate defects the model checks switch on to
-// prove they have teeth (negative controls, DESIGN §5). A defect of Set is
+// prove they have teeth (negative controls, propertytests/doc.go). A defect of Set is
 // switched on per acquisition by the context passed to Lock or TryLock
 // (With, From); a Defect for the whole process (Plant, Planted). Both work
 // only in a build with the lockstep_bugs tag: in any other build With

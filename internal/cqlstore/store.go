@@ -54,9 +54,11 @@ func NewStore(d Driver, errs Errors, keyspace string, read, write Level) (*Store
 }
 
 // NilSession is the error of a constructor given a nil session of driver
-// (the session type, e.g. "*gocql.Session of github.com/gocql/gocql").
+// (the session type, e.g. "*gocql.Session of github.com/gocql/gocql"). It
+// says where a session comes from: both drivers' ClusterConfig.CreateSession.
 func NilSession(driver string) error {
-	return &lockstep.ConfigError{Field: "session", Reason: "nil " + driver}
+	return &lockstep.ConfigError{Field: "session", Reason: "nil " + driver +
+		": pass a connected session, the one cluster.CreateSession() returned (cluster := gocql.NewCluster(hosts...))"}
 }
 
 // StatementsFor returns the cached statements of table, validating its name

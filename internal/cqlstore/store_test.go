@@ -137,5 +137,6 @@ func TestNewStore_RefusesUnsafeKeyspaceAndPairs(t *testing.T) {
 	_, err := NewStore(&fakeDriver{}, testErrors, "locks", One, One)
 	assert.ErrorIs(t, err, lockstep.ErrInvalidConfig)
 	assert.ErrorIs(t, NilSession("*x.Session"), lockstep.ErrInvalidConfig)
-	assert.ErrorContains(t, NilSession("*x.Session"), "nil *x.Session")
+	assert.EqualError(t, NilSession("*x.Session"), "lockstep: invalid configuration: session: nil *x.Session: "+
+		"pass a connected session, the one cluster.CreateSession() returned (cluster := gocql.NewCluster(hosts...))")
 }

@@ -1,5 +1,5 @@
-// Package fencing draws the fencing token of an acquisition (DESIGN §4.4)
-// for every lock algorithm and wrapper of the module, so that each orders
+// Package fencing draws the fencing token of an acquisition for every
+// lock algorithm and wrapper of the module, so that each orders
 // tokens as ownership the same way.
 //
 // # Why a token drawn after the claim is ordered as ownership

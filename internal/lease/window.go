@@ -36,7 +36,7 @@ type Config struct {
 // Window is how long after sending a successful write a holder may count its
 // cells as alive: the lease.
 //
-// The derivation (DESIGN §4.3). Cassandra keeps TTLs in whole seconds: the
+// The derivation. Cassandra keeps TTLs in whole seconds: the
 // coordinator of a write sets the cell's expiry to its current second plus
 // the TTL, floor(c) + TTL where c is its wall time as it handles the write,
 // and each replica judges the cell dead once its own wall time reaches that
@@ -88,22 +88,32 @@ func (c Config) DefaultRenew() time.Duration {
 // Validate returns an error wrapping lockstep.ErrInvalidConfig unless TTL is a
 // whole number of seconds of at least MinTTL(MaxServerSkew), MaxServerSkew
 // is not negative, and 0 < Renew <= Window()/2. The message names the
-// smallest TTL or the largest Renew that would be accepted.
+// smallest TTL or the largest Renew that would be accepted, and following it
+// passes every check: a positive TTL below the minimum is reported as such
+// (the minimum is whole seconds) before the whole-seconds rule, whose advice
+// (round up) could still fall below the minimum, is applied.
 func (c Config) Validate() error {
-	if err := lockstep.ValidateTTL("TTL", c.TTL); err != nil {
-		return err
-	}
 	if bugs.Planted(bugs.HalfTTLLease) {
+		if err := lockstep.ValidateTTL("TTL", c.TTL); err != nil {
+			return err
+		}
 		return c.validateHalfTTL()
 	}
 	if c.MaxServerSkew < 0 {
 		return &lockstep.ConfigError{Field: "MaxServerSkew", Reason: fmt.Sprintf("%v must not be negative: use 0 for the default (1s) or a bound on your servers' clock difference", c.MaxServerSkew)}
+	}
+	if c.TTL <= 0 {
+		return lockstep.ValidateTTL("TTL", c.TTL)
 	}
 	if min := MinTTL(c.MaxServerSkew); c.TTL < min {
 		return &lockstep.ConfigError{Field: "TTL", Reason: fmt.Sprintf(
 			"%v leaves no safe lease: a cell may live only TTL − 1s (Cassandra expires whole seconds) − MaxServerSkew %v = %v, "+
 				"and the lease is half of that, at least %v; use a TTL of at least %v (or a smaller MaxServerSkew if your servers' clocks are kept closer)",
 			c.TTL, c.MaxServerSkew, c.TTL-time.Second-c.MaxServerSkew, MinWindow, min)}
+	}
+	// At least the minimum: rounding up, as this advises, stays above it.
+	if err := lockstep.ValidateTTL("TTL", c.TTL); err != nil {
+		return err
 	}
 	switch w := c.Window(); {
 	case c.Renew <= 0:

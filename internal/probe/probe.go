@@ -1,8 +1,3 @@
-// Package probe is the store half of the Lockers' startup checks
-// (queuelock, shadowlock and migration Ready): it reads one row of each
-// table a Locker uses, writing nothing, and turns a failure into an error
-// that names the table and the fix. It has one text, so every Locker says
-// the same thing about a missing table.
 package probe
 
 import (
@@ -31,7 +26,10 @@ type Error struct {
 	Cause error
 }
 
-func (e *Error) Error() string   { return e.Msg }
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns ErrNotReady and the cause, so errors.Is matches both the
+// readiness sentinel and the store's error (a driver's Unauthorized, say).
 func (e *Error) Unwrap() []error { return []error{ErrNotReady, e.Cause} }
 
 // Failed returns the readiness error prefix+what+": "+fix wrapping cause,

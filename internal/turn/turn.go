@@ -1,6 +1,6 @@
 // Package turn queues the goroutines of one process that contend for the same
 // lock id, first come first served, so that only one of them at a time talks
-// to the store about that id (DESIGN §4.2, refinement 6). The others wait
+// to the store about that id (queuelock/doc.go, § Progress, refinement 6). The others wait
 // in-process without reading or writing anything remotely: a hot id then costs
 // the cluster one contender per process instead of one per goroutine, and
 // in-process order is exactly arrival order.

@@ -6,6 +6,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
 )
@@ -23,13 +25,14 @@ func oneHolder(t *testing.T) {
 		s := sim.New(sim.Config{})
 		p := s.AddProcess("p0")
 		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: 6 * time.Second, Clock: p.Clock(), ProcessID: p.Name})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		done := false
+		var lockErr, unlockErr error
 		p.Go(func(ctx context.Context) {
-			if h, err := l.Lock(ctx, "id"); err == nil {
-				done = h.Unlock(context.WithoutCancel(ctx)) == nil
+			h, err := l.Lock(ctx, "id")
+			if lockErr = err; err == nil {
+				unlockErr = h.Unlock(context.WithoutCancel(ctx))
+				done = true
 			}
 		})
 		s.Settle()
@@ -41,9 +44,8 @@ func oneHolder(t *testing.T) {
 			}
 		}
 		_ = l.Close(context.Background())
-		if !done {
-			t.Fatal("the lock was not taken and released")
-		}
+		require.True(t, done, "the lock was not taken within 1000 steps (Lock: %v)", lockErr)
+		require.NoError(t, unlockErr)
 	})
 }
 
