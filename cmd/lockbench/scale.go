@@ -161,7 +161,7 @@ func scaleProcess(ctx context.Context, c contender, clk lockstep.Clock, cfg scal
 				// The hold and the release complete even when the run ends
 				// meanwhile, or the lock would be left to its TTL.
 				_ = clk.Sleep(context.WithoutCancel(ctx), hold)
-				err = h.Unlock(withTally(context.WithoutCancel(ctx), rel))
+				err = unlockRetrying(withTally(context.WithoutCancel(ctx), rel), h)
 				mu.Lock()
 				res.Waits = append(res.Waits, wait)
 				taken[id] = true
@@ -178,6 +178,19 @@ func scaleProcess(ctx context.Context, c contender, clk lockstep.Clock, cfg scal
 	wg.Wait()
 	res.Acquisitions, res.IDs = len(res.Waits), len(taken)
 	return res, first
+}
+
+// unlockRetrying releases h as a service would: an Unlock that failed (a
+// store timeout on a loaded cluster) leaves the lock releasable, and is
+// retried (lockstep.Lock's contract), up to 10 times.
+func unlockRetrying(ctx context.Context, h unlocker) error {
+	var err error
+	for range 10 {
+		if err = h.Unlock(ctx); err == nil || errors.Is(err, lockstep.ErrLost) {
+			return nil // released, or the lease had lapsed (its cells expire)
+		}
+	}
+	return err
 }
 
 // cmpOr returns a if it is not nil, else b.
