@@ -197,9 +197,19 @@ func differences(got, want run) []string {
 	return out
 }
 
+// referenceTries is how many model/sim runs of the same seed a run may be
+// compared with. model/sim takes two yields of one process that reach it at
+// the same virtual instant (a combined lock's side-by-side requests,
+// combined/doc.go; a Lock beside its Locker's lease scheduler) in the order
+// their goroutines ran, which the Go scheduler decides, so two model/sim runs
+// of one seed can differ (measured under -race on a loaded machine: 2 of 6
+// pairs of combined/5 runs; new/5 once in 54 runs), while runVirtual, which
+// orders them itself, gives the same run every time. A run must agree
+// exactly with one of the orders model/sim produced.
+const referenceTries = 8
+
 func TestRunVirtual_AgreesWithTheModelSchedulerOnEveryAcquisition(t *testing.T) {
 	agreementRuns(t, func(t *testing.T, cfg seedConfig, a algorithm, p int) {
-		want, _ := runOnModelScheduler(t, cfg, a, p, false)
 		got, err := runSimOne(cfg, a, p)
 		if err != nil {
 			t.Fatal(err)
@@ -209,7 +219,17 @@ func TestRunVirtual_AgreesWithTheModelSchedulerOnEveryAcquisition(t *testing.T) 
 				t.Fatalf("process %d made %d acquisitions, want %d", i, len(pr.Waits), cfg.k)
 			}
 		}
-		for _, d := range differences(got, want) {
+		var diffs []string
+		for try := range referenceTries {
+			want, _ := runOnModelScheduler(t, cfg, a, p, false)
+			if diffs = differences(got, want); len(diffs) == 0 {
+				if try > 0 {
+					t.Logf("agreed with model/sim's run %d of the same seed", try+1)
+				}
+				return
+			}
+		}
+		for _, d := range diffs {
 			t.Error(d)
 		}
 	})
