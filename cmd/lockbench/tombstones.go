@@ -66,30 +66,44 @@ func runSimTombstones(ctx context.Context, cfg tombstoneConfig) ([]tombstoneSamp
 	}
 	defer l.Close(context.WithoutCancel(ctx))
 	var out []tombstoneSample
+	err = acquireSequentially(ctx, l, clk, store, cfg, func(done int) error {
+		s, err := sampleTombstones(ctx, store, done)
+		if err != nil {
+			return err
+		}
+		out = append(out, s)
+		return nil
+	})
+	return out, err
+}
+
+// acquireSequentially takes and releases tombstoneLockID cfg.n times with
+// l, moving clk by cfg.period after each, calls sample at every checkpoint
+// (with the store's stats covering the window of cfg.window acquisitions
+// before it), and resets the stats where each window starts.
+func acquireSequentially(ctx context.Context, l lockstep.Locker, clk *model.ManualClock, store *model.Store, cfg tombstoneConfig, sample func(done int) error) error {
 	marks := cfg.checkpoints()
 	for done := 0; done < cfg.n; {
 		h, err := l.Lock(ctx, tombstoneLockID)
 		if err != nil {
-			return out, fmt.Errorf("acquisition %d: %w", done+1, err)
+			return fmt.Errorf("acquisition %d: %w", done+1, err)
 		}
 		if err := h.Unlock(ctx); err != nil {
-			return out, fmt.Errorf("release %d: %w", done+1, err)
+			return fmt.Errorf("release %d: %w", done+1, err)
 		}
 		done++
 		clk.Advance(cfg.period)
 		if len(marks) > 0 && done == marks[0] {
-			s, err := sampleTombstones(ctx, store, done)
-			if err != nil {
-				return out, err
+			if err := sample(done); err != nil {
+				return err
 			}
-			out = append(out, s)
 			marks = marks[1:]
 		}
 		if len(marks) > 0 && done == marks[0]-cfg.window {
 			store.ResetStats() // the next window starts
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // sampleTombstones reads the algorithm's per-read cost since the last

@@ -47,31 +47,16 @@ func runSimLegacyTombstones(ctx context.Context, cfg tombstoneConfig, gcGrace ti
 	}
 	defer l.Close(context.WithoutCancel(ctx))
 	var out []legacyTombstoneSample
-	marks := cfg.checkpoints()
-	for done := 0; done < cfg.n; {
-		h, err := l.Lock(ctx, tombstoneLockID)
-		if err != nil {
-			return out, fmt.Errorf("acquisition %d: %w", done+1, err)
+	err = acquireSequentially(ctx, l, clk, store, cfg, func(done int) error {
+		st := store.Stats()
+		s := legacyTombstoneSample{done: done, max: st.MaxTombstonesPerRead, purged: st.Purged}
+		if st.Reads > 0 {
+			s.mean = float64(st.TombstonesScanned) / float64(st.Reads)
 		}
-		if err := h.Unlock(ctx); err != nil {
-			return out, fmt.Errorf("release %d: %w", done+1, err)
-		}
-		done++
-		clk.Advance(cfg.period)
-		if len(marks) > 0 && done == marks[0] {
-			st := store.Stats()
-			s := legacyTombstoneSample{done: done, max: st.MaxTombstonesPerRead, purged: st.Purged}
-			if st.Reads > 0 {
-				s.mean = float64(st.TombstonesScanned) / float64(st.Reads)
-			}
-			out = append(out, s)
-			marks = marks[1:]
-		}
-		if len(marks) > 0 && done == marks[0]-cfg.window {
-			store.ResetStats()
-		}
-	}
-	return out, nil
+		out = append(out, s)
+		return nil
+	})
+	return out, err
 }
 
 // thresholdRate is the sustained acquisition rate of one legacy id at which
