@@ -10,13 +10,41 @@ type Loss struct {
 
 	mu     sync.Mutex
 	checks []func() bool
+	fired  bool
+	then   []func() // run once, when the signal closes (OnFire)
 }
 
 // NewLoss returns a Loss not yet fired.
 func NewLoss() *Loss { return &Loss{ch: make(chan struct{})} }
 
-// Fire closes the signal; later calls do nothing.
-func (l *Loss) Fire() { l.once.Do(func() { close(l.ch) }) }
+// Fire closes the signal and runs the functions OnFire registered; later
+// calls do nothing.
+func (l *Loss) Fire() {
+	l.once.Do(func() {
+		close(l.ch)
+		l.mu.Lock()
+		then := l.then
+		l.then, l.fired = nil, true
+		l.mu.Unlock()
+		for _, f := range then {
+			f()
+		}
+	})
+}
+
+// OnFire makes f run when the signal closes (at once, if it already has):
+// a lock made of other locks (a group) forwards each member's loss to its
+// own this way, with no goroutine. f must not block.
+func (l *Loss) OnFire(f func()) {
+	l.mu.Lock()
+	if !l.fired {
+		l.then = append(l.then, f)
+		l.mu.Unlock()
+		return
+	}
+	l.mu.Unlock()
+	f()
+}
 
 // Watch adds a source: check reports whether that source's deadline has
 // passed (and may declare its own loss, which is expected to Fire this
