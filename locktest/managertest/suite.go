@@ -1,0 +1,107 @@
+package managertest
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// Env builds the world a scenario runs in.
+type Env struct {
+	// NewStore returns a fresh, empty store (or a fresh prefix of a shared
+	// one) for one scenario. All Lockers of the scenario share it.
+	NewStore func(t *testing.T) lockstep.Store
+	// NewLocker returns one "process" on store, splitting ids into
+	// hierarchy levels at separator ("" = flat ids). The suite closes it.
+	NewLocker func(t *testing.T, store lockstep.Store, separator string) lockstep.GroupLocker
+	// Virtual runs each scenario in a testing/synctest bubble (fake time).
+	// A real store must leave it false.
+	Virtual bool
+	// Clients are the client counts of the counter scenarios (seed: N =
+	// 1…40); nil means 1, 2, 8, 20 and 40.
+	Clients []int
+	// K is how many times each client increments the counter; 0 means 5.
+	K int
+	// Depths are the directory depths of the directories scenario; nil
+	// means 1…5.
+	Depths []int
+	// ExclusiveOnly says the Locker takes every request exclusively (the
+	// legacy algorithm: its wire format has only exclusive locks), so two
+	// Shared holders exclude each other instead of sharing.
+	ExclusiveOnly bool
+}
+
+func (e Env) clients() []int {
+	if e.Clients == nil {
+		return []int{1, 2, 8, 20, 40}
+	}
+	return e.Clients
+}
+
+func (e Env) k() int {
+	if e.K <= 0 {
+		return 5
+	}
+	return e.K
+}
+
+func (e Env) depths() []int {
+	if e.Depths == nil {
+		return []int{1, 2, 3, 4, 5}
+	}
+	return e.Depths
+}
+
+// Run runs every scenario.
+func Run(t *testing.T, env Env) {
+	scenarios := []struct {
+		name string
+		fn   func(t *testing.T, env Env)
+	}{
+		{"Counter", counter},
+		{"CounterWithReaders", counterWithReaders},
+		{"SharedIsShared", sharedIsShared},
+		{"Directories", directories},
+		{"Reentrant", reentrant},
+		{"ReentrantHierarchy", reentrantHierarchy},
+	}
+	for _, s := range scenarios {
+		t.Run(s.name, func(t *testing.T) {
+			if env.Virtual {
+				synctest.Test(t, func(t *testing.T) { s.fn(t, env) })
+				return
+			}
+			s.fn(t, env)
+		})
+	}
+}
+
+// newLocker returns a Locker the test closes when it ends.
+func newLocker(t *testing.T, env Env, s lockstep.Store, separator string) lockstep.GroupLocker {
+	t.Helper()
+	l := env.NewLocker(t, s, separator)
+	t.Cleanup(func() { _ = l.Close(context.Background()) })
+	return l
+}
+
+// acquirer is one way to take an id exclusively: Lock, or LockGroup with
+// one Exclusive request. The suite alternates them among clients.
+type acquirer func(ctx context.Context, l lockstep.GroupLocker, id string) (lockstep.Lock, error)
+
+func byLock(ctx context.Context, l lockstep.GroupLocker, id string) (lockstep.Lock, error) {
+	return l.Lock(ctx, id)
+}
+
+func byGroup(ctx context.Context, l lockstep.GroupLocker, id string) (lockstep.Lock, error) {
+	return l.LockGroup(ctx, lockstep.Request{ID: id, Access: lockstep.Exclusive})
+}
+
+// exclusiveBy returns the acquirer of client i.
+func exclusiveBy(i int) acquirer {
+	if i%2 == 0 {
+		return byLock
+	}
+	return byGroup
+}
