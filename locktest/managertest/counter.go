@@ -136,21 +136,24 @@ func reader(ctx context.Context, l lockstep.GroupLocker, k int, r *record) error
 }
 
 // counter is seed scenario 1: N clients × K increments end at N·K.
-func counter(t *testing.T, env Env) {
+func counter(env Env) []testCase {
+	var cs []testCase
 	for _, n := range env.clients() {
-		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) { runCounter(t, env, n, 0) })
+		cs = append(cs, testCase{fmt.Sprintf("N=%d", n), func(t *testing.T, env Env) { runCounter(t, env, n, 0) }})
 	}
+	return cs
 }
 
 // counterWithReaders is scenario 1 with readers taking the counter Shared
 // beside the writers.
-func counterWithReaders(t *testing.T, env Env) {
+func counterWithReaders(env Env) []testCase {
+	var cs []testCase
 	for _, n := range env.clients() {
-		if n < 2 {
-			continue
+		if n >= 2 {
+			cs = append(cs, testCase{fmt.Sprintf("N=%d", n), func(t *testing.T, env Env) { runCounter(t, env, n-n/2, n/2) }})
 		}
-		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) { runCounter(t, env, n-n/2, n/2) })
 	}
+	return cs
 }
 
 // runCounter runs writers and readers clients, each with its own Locker on

@@ -184,50 +184,59 @@ func remove(ctx context.Context, l lockstep.GroupLocker, fs *fileSystem, dir str
 
 // directories is seed scenario 2: for every depth and every level, a create
 // at the bottom against a delete at that level, create first, delete first
-// and both at once, on a fresh file system each round.
-func directories(t *testing.T, env Env) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	s := env.NewStore(t)
-	c1, c2 := newLocker(t, env, s, "/"), newLocker(t, env, s, "/")
+// and both at once, each on a fresh file system (and a fresh store).
+func directories(env Env) []testCase {
+	var cs []testCase
 	for _, depth := range env.depths() {
 		for level := 1; level <= depth; level++ {
 			for _, order := range []string{"create-first", "delete-first", "together"} {
-				t.Run(fmt.Sprintf("depth=%d/level=%d/%s", depth, level, order), func(t *testing.T) {
-					fs, paths := newFileSystem(depth)
-					bottom, target := paths[depth-1], paths[level-1]
-					var (
-						wg               sync.WaitGroup
-						created, deleted bool
-						cerr, derr       error
-						first            = make(chan struct{})
-					)
-					switch order {
-					case "create-first":
-						wg.Go(func() { created, cerr = create(ctx, c1, fs, bottom, first, firstHold) })
-						<-first
-						wg.Go(func() { deleted, derr = remove(ctx, c2, fs, target, nil, 0) })
-					case "delete-first":
-						wg.Go(func() { deleted, derr = remove(ctx, c2, fs, target, first, firstHold) })
-						<-first
-						wg.Go(func() { created, cerr = create(ctx, c1, fs, bottom, nil, 0) })
-					default:
-						wg.Go(func() { created, cerr = create(ctx, c1, fs, bottom, nil, 0) })
-						wg.Go(func() { deleted, derr = remove(ctx, c2, fs, target, nil, 0) })
-					}
-					wg.Wait()
-					require.NoError(t, errors.Join(cerr, derr))
-					require.NoError(t, fs.check())
-					require.True(t, deleted, "the delete of %s", target)
-					switch order {
-					case "create-first":
-						require.True(t, created, "the create, which went first")
-					case "delete-first":
-						require.False(t, created, "a create in %s after %s was deleted", bottom, target)
-					}
-					require.Empty(t, fs.files, "files left after %s was deleted", target)
-				})
+				cs = append(cs, testCase{fmt.Sprintf("depth=%d/level=%d/%s", depth, level, order), func(t *testing.T, env Env) {
+					createAgainstDelete(t, env, depth, level, order)
+				}})
 			}
 		}
 	}
+	return cs
+}
+
+// createAgainstDelete is one round of scenario 2: client 1 creates a file
+// in the bottom directory of depth, client 2 deletes the directory at level,
+// in the order given.
+func createAgainstDelete(t *testing.T, env Env, depth, level int, order string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	s := env.NewStore(t)
+	c1, c2 := newLocker(t, env, s, "/"), newLocker(t, env, s, "/")
+	fs, paths := newFileSystem(depth)
+	bottom, target := paths[depth-1], paths[level-1]
+	var (
+		wg               sync.WaitGroup
+		created, deleted bool
+		cerr, derr       error
+		first            = make(chan struct{})
+	)
+	switch order {
+	case "create-first":
+		wg.Go(func() { created, cerr = create(ctx, c1, fs, bottom, first, firstHold) })
+		<-first
+		wg.Go(func() { deleted, derr = remove(ctx, c2, fs, target, nil, 0) })
+	case "delete-first":
+		wg.Go(func() { deleted, derr = remove(ctx, c2, fs, target, first, firstHold) })
+		<-first
+		wg.Go(func() { created, cerr = create(ctx, c1, fs, bottom, nil, 0) })
+	default:
+		wg.Go(func() { created, cerr = create(ctx, c1, fs, bottom, nil, 0) })
+		wg.Go(func() { deleted, derr = remove(ctx, c2, fs, target, nil, 0) })
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(cerr, derr))
+	require.NoError(t, fs.check())
+	require.True(t, deleted, "the delete of %s", target)
+	switch order {
+	case "create-first":
+		require.True(t, created, "the create, which went first")
+	case "delete-first":
+		require.False(t, created, "a create in %s after %s was deleted", bottom, target)
+	}
+	require.Empty(t, fs.files, "files left after %s was deleted", target)
 }

@@ -54,26 +54,47 @@ func (e Env) depths() []int {
 	return e.Depths
 }
 
+// testCase is one run of a scenario: a subtest of its own, in a bubble of
+// its own when the Env is Virtual.
+type testCase struct {
+	name string
+	fn   func(t *testing.T, env Env)
+}
+
+// single is a scenario of one case.
+func single(fn func(t *testing.T, env Env)) func(Env) []testCase {
+	return func(Env) []testCase { return []testCase{{"", fn}} }
+}
+
 // Run runs every scenario.
 func Run(t *testing.T, env Env) {
 	scenarios := []struct {
-		name string
-		fn   func(t *testing.T, env Env)
+		name  string
+		cases func(env Env) []testCase
 	}{
 		{"Counter", counter},
 		{"CounterWithReaders", counterWithReaders},
-		{"SharedIsShared", sharedIsShared},
+		{"SharedIsShared", single(sharedIsShared)},
 		{"Directories", directories},
-		{"Reentrant", reentrant},
-		{"ReentrantHierarchy", reentrantHierarchy},
+		{"Reentrant", single(reentrant)},
+		{"ReentrantHierarchy", single(reentrantHierarchy)},
 	}
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) {
-			if env.Virtual {
-				synctest.Test(t, func(t *testing.T) { s.fn(t, env) })
-				return
+			for _, c := range s.cases(env) {
+				run := func(t *testing.T) {
+					if env.Virtual {
+						synctest.Test(t, func(t *testing.T) { c.fn(t, env) })
+						return
+					}
+					c.fn(t, env)
+				}
+				if c.name == "" {
+					run(t)
+					continue
+				}
+				t.Run(c.name, run)
 			}
-			s.fn(t, env)
 		})
 	}
 }

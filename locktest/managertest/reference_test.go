@@ -1,0 +1,198 @@
+package managertest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// memTable is an in-process lock manager: the suite's reference, to check
+// the suite itself before (and besides) the module's Lockers, and, broken on
+// purpose, to prove the scenarios catch what they are for
+// (suite_test.go). It is not a Locker of the module: no store, no lease.
+type memTable struct {
+	mu      sync.Mutex
+	grants  map[string][]*memGrant
+	changed chan struct{} // closed and replaced on every release
+	// broken plants a defect: "no-intention" takes no locks on ancestors,
+	// "shared-ignores-writers" lets Shared in beside Exclusive.
+	broken string
+}
+
+type memGrant struct {
+	access lockstep.Access
+	count  int // acquisitions it serves (reentrancy)
+	holder any
+}
+
+func newMemTable(broken string) *memTable {
+	return &memTable{grants: map[string][]*memGrant{}, changed: make(chan struct{}), broken: broken}
+}
+
+func (m *memTable) compatible(a, b lockstep.Access) bool {
+	if m.broken == "shared-ignores-writers" && (a == lockstep.Shared || b == lockstep.Shared) {
+		return true
+	}
+	return a.Compatible(b)
+}
+
+// memLocker is one "process" on a memTable.
+type memLocker struct {
+	m   *memTable
+	sep string
+}
+
+// members expands reqs into the canonical group: ancestors in their
+// intention access, each id once in the Join of what it was asked in,
+// ids ascending.
+func (l *memLocker) members(reqs []lockstep.Request) ([]lockstep.Request, error) {
+	if len(reqs) == 0 {
+		return nil, fmt.Errorf("%w: an empty group", lockstep.ErrInvalidID)
+	}
+	acc := map[string]lockstep.Access{}
+	add := func(id string, a lockstep.Access) {
+		if old, ok := acc[id]; ok {
+			a = lockstep.Join(old, a)
+		}
+		acc[id] = a
+	}
+	for _, r := range reqs {
+		if r.ID == "" || !r.Access.Valid() {
+			return nil, fmt.Errorf("%w: %v", lockstep.ErrInvalidID, r)
+		}
+		add(r.ID, r.Access)
+		if l.sep == "" || l.m.broken == "no-intention" {
+			continue
+		}
+		parts := strings.Split(r.ID, l.sep)
+		for i := 1; i < len(parts); i++ {
+			add(strings.Join(parts[:i], l.sep), r.Access.Intention())
+		}
+	}
+	out := make([]lockstep.Request, 0, len(acc))
+	for id, a := range acc {
+		out = append(out, lockstep.Request{ID: id, Access: a})
+	}
+	slices.SortFunc(out, func(a, b lockstep.Request) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// take grants every member at once or none, waiting unless try.
+func (l *memLocker) take(ctx context.Context, try bool, reqs []lockstep.Request) (lockstep.Lock, error) {
+	ms, err := l.members(reqs)
+	if err != nil {
+		return nil, err
+	}
+	holder, reentrant := lockstep.ReentrancyHolder(ctx)
+	m := l.m
+	for {
+		m.mu.Lock()
+		var (
+			taken   []*memGrant
+			ids     []string
+			blocked bool
+		)
+		for _, r := range ms {
+			if reentrant {
+				if g := m.find(r.ID, holder); g != nil {
+					if !g.access.Covers(r.Access) {
+						m.mu.Unlock()
+						return nil, fmt.Errorf("%w: %v held as %v", lockstep.ErrUpgrade, r, g.access)
+					}
+					continue
+				}
+			}
+			for _, g := range m.grants[r.ID] {
+				blocked = blocked || !m.compatible(g.access, r.Access)
+			}
+		}
+		if !blocked {
+			for _, r := range ms {
+				g := (*memGrant)(nil)
+				if reentrant {
+					g = m.find(r.ID, holder)
+				}
+				if g == nil {
+					g = &memGrant{access: r.Access, holder: holder}
+					m.grants[r.ID] = append(m.grants[r.ID], g)
+				}
+				g.count++
+				taken, ids = append(taken, g), append(ids, r.ID)
+			}
+			m.mu.Unlock()
+			return &memLock{m: m, ids: ids, grants: taken, lost: make(chan struct{})}, nil
+		}
+		changed := m.changed
+		m.mu.Unlock()
+		if try {
+			return nil, fmt.Errorf("%w: %v", lockstep.ErrLocked, reqs)
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for %v: %w", reqs, ctx.Err())
+		}
+	}
+}
+
+func (m *memTable) find(id string, holder any) *memGrant {
+	for _, g := range m.grants[id] {
+		if g.holder != nil && g.holder == holder {
+			return g
+		}
+	}
+	return nil
+}
+
+func (l *memLocker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return l.take(ctx, false, []lockstep.Request{{ID: id}})
+}
+
+func (l *memLocker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return l.take(ctx, true, []lockstep.Request{{ID: id}})
+}
+
+func (l *memLocker) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	return l.take(ctx, false, reqs)
+}
+
+func (l *memLocker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	return l.take(ctx, true, reqs)
+}
+
+func (l *memLocker) Close(context.Context) error { return nil }
+
+// memLock is a held group.
+type memLock struct {
+	m        *memTable
+	ids      []string
+	grants   []*memGrant
+	lost     chan struct{}
+	released bool
+}
+
+func (h *memLock) ID() string            { return strings.Join(h.ids, ", ") }
+func (h *memLock) Owner() string         { return fmt.Sprintf("%p", h) }
+func (h *memLock) Mode() lockstep.Mode   { return lockstep.ModeNew }
+func (h *memLock) Lost() <-chan struct{} { return h.lost }
+func (h *memLock) Unlock(context.Context) error {
+	m := h.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if h.released {
+		return nil
+	}
+	h.released = true
+	for i, g := range h.grants {
+		if g.count--; g.count == 0 {
+			m.grants[h.ids[i]] = slices.DeleteFunc(m.grants[h.ids[i]], func(x *memGrant) bool { return x == g })
+		}
+	}
+	close(m.changed)
+	m.changed = make(chan struct{})
+	return nil
+}
