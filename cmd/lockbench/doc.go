@@ -21,10 +21,17 @@
 //	            p99 wait, store reads and writes per acquisition, heap per Locker; with
 //	            the LWT lock beside it on the real backend (scale.go)
 //	rollout     a fleet through every migration phase (legacy, combined, new and back)
+//	manager     seed 003's performance scenarios on lock groups of hierarchical ids
+//	            (manager.go): 1, the rate of acquiring M disjoint locks of depth L;
+//	            2, acquire and release times of one lock beside M held, and the heap;
+//	            3, the rate when P % of the names are shared; N clients, L = 1…5;
+//	            with the LWT lock beside it on the real backend
 //
 // On the peers scenario -png draws the handoff-latency CDF per algorithm,
-// one panel per contender count (cdf.go). scripts/bench-headline runs every
-// real-backend figure of BENCHMARKS.md's headline on a 1-node and a 3-node
+// one panel per contender count (cdf.go); on the manager scenario the rate
+// against N per depth (perf 1), and against P per N (perf 3, to the file
+// with -overlap before its extension; manager_plot.go). scripts/bench-headline
+// runs every real-backend figure of BENCHMARKS.md's headline on a 1-node and a 3-node
 // cluster (-replication 3: the store at QUORUM, the LWT lock's Paxos at
 // SERIAL) and prints the tables.
 //

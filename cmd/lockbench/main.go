@@ -41,6 +41,7 @@ type options struct {
 	worker     string
 	ids        int
 	scaleJob   string
+	manager    managerFlags
 }
 
 // given reports whether flag name was set on the command line.
@@ -66,7 +67,7 @@ func (o *options) processCounts() ([]int, error) {
 func parseFlags(args []string) (*options, error) {
 	fs := flag.NewFlagSet("lockbench", flag.ContinueOnError)
 	o := &options{fs: fs}
-	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers, scale or rollout")
+	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers, scale, rollout or manager")
 	fs.StringVar(&o.backend, "backend", "sim", "backend: sim (embedded model on virtual time) or cassandra (-hosts)")
 	fs.StringVar(&o.procs, "processes", "1,3,5", "comma-separated process counts")
 	fs.IntVar(&o.k, "k", 1000, "seed: acquisitions per process (the seed used 5000)")
@@ -92,6 +93,13 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.worker, "worker", "", "internal: run as a worker process with this JSON job")
 	fs.IntVar(&o.ids, "ids", 1000, "scale: lock ids the processes share")
 	fs.StringVar(&o.scaleJob, "scale-worker", "", "internal: run as a scale worker process with this JSON job")
+	fs.StringVar(&o.manager.perfs, "perf", "1,2,3", "manager: which of seed 003's performance scenarios to run")
+	fs.StringVar(&o.manager.clients, "clients", mgrSimClients, "manager: comma-separated client counts N (default on cassandra: "+mgrRealClients+")")
+	fs.StringVar(&o.manager.depths, "depths", mgrDepths, "manager: comma-separated lock depths L (perf 3, unless given: "+mgrShareDepths+")")
+	fs.IntVar(&o.manager.m, "m", 10, "manager: locks per group (perf 1 and 3)")
+	fs.IntVar(&o.manager.held, "held", 100, "manager: locks the separate client holds (perf 2)")
+	fs.StringVar(&o.manager.shares, "shares", mgrShares, "manager: percentages P of shared names (perf 3)")
+	fs.StringVar(&o.manager.access, "access", "X,S", "manager: accesses of the shared names (perf 3): X, S or X,S")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -141,11 +149,13 @@ func run1(args []string) error {
 		return runPeersCommand(o)
 	case "scale":
 		return runScaleCommand(o)
+	case "manager":
+		return runManagerCommand(o)
 	case "rollout":
 		if o.backend != "sim" {
 			return fmt.Errorf("-scenario rollout runs on the sim backend only")
 		}
 		return runRolloutCommand(o.fs, o.procs, o.hold, o.minLat, o.maxLat, o.seed, o.phaseHold)
 	}
-	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers, scale or rollout)", o.scenario)
+	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers, scale, rollout or manager)", o.scenario)
 }

@@ -1,0 +1,377 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// managerFlags are the manager scenario's own settings.
+type managerFlags struct {
+	perfs   string // which performance scenarios: "1,2,3"
+	clients string // N
+	depths  string // L
+	m       int    // locks per group (perf 1, 3)
+	held    int    // locks the separate client holds (perf 2)
+	shares  string // P (perf 3)
+	access  string // accesses of the shared names (perf 3)
+}
+
+// The manager scenario's default grids. The sim ones keep all three tables
+// under a minute of real time on a loaded 2-core machine (K = 3).
+const (
+	mgrSimClients  = "1,5,10,20,40"
+	mgrRealClients = "1,8,40"
+	mgrDepths      = "1,2,3,4,5"
+	mgrShares      = "10,20,30,40,50,60,70,80,90,100"
+	mgrShareDepths = "1,3,5" // perf 3 runs these of -depths
+	mgrK           = 3
+)
+
+// intList parses a comma-separated list of positive integers.
+func intList(name, s string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, f := range splitList(s) {
+		v, err := strconv.Atoi(f)
+		if err != nil || v < lo || v > hi {
+			return nil, fmt.Errorf("-%s: %q is not a whole number from %d to %d", name, f, lo, hi)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-%s is empty", name)
+	}
+	return out, nil
+}
+
+// runManagerCommand runs -scenario manager.
+func runManagerCommand(o *options) error {
+	mf := o.manager
+	perfs, err := intList("perf", mf.perfs, 1, 3)
+	if err != nil {
+		return err
+	}
+	clientsList := mgrSimClients
+	if o.backend == "cassandra" {
+		clientsList = mgrRealClients
+	}
+	if o.given("clients") {
+		clientsList = mf.clients
+	}
+	clients, err := intList("clients", clientsList, 1, 1000)
+	if err != nil {
+		return err
+	}
+	depths, err := intList("depths", mf.depths, 1, 32)
+	if err != nil {
+		return err
+	}
+	shares, err := intList("shares", mf.shares, 1, 100)
+	if err != nil {
+		return err
+	}
+	var accesses []lockstep.Access
+	for _, s := range splitList(mf.access) {
+		a, err := lockstep.ParseAccess(s)
+		if err != nil || (a != lockstep.Exclusive && a != lockstep.Shared) {
+			return fmt.Errorf("-access: %q is not X or S", s)
+		}
+		accesses = append(accesses, a)
+	}
+	if len(accesses) == 0 {
+		return fmt.Errorf("-access is empty (want X, S or X,S)")
+	}
+	k := mgrK
+	if o.given("k") {
+		k = o.k
+	}
+	if k <= 0 || mf.m <= 0 || mf.held <= 0 {
+		return fmt.Errorf("-k, -m and -held must be positive, got %d, %d and %d", k, mf.m, mf.held)
+	}
+	p := mgrParams{m: mf.m, k: k, held: mf.held}
+
+	allowed, list := lockstepAlgorithms, joinAlgorithms(lockstepAlgorithms)
+	if o.backend == "cassandra" {
+		allowed = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT}
+		list = joinAlgorithms([]algorithm{algoNew, algoLWT})
+	}
+	if o.algorithms != "" {
+		list = o.algorithms
+	}
+	algos, err := parseAlgorithms(list, allowed)
+	if err != nil {
+		return err
+	}
+
+	started := time.Now()
+	where := fmt.Sprintf("the embedded model (virtual time; request latency %v–%v, seed %d)", o.minLat, o.maxLat, o.seed)
+	cell := 0
+	var newWorld func() (mgrWorld, error)
+	if o.backend == "sim" {
+		newWorld = func() (mgrWorld, error) {
+			cell++
+			return newSimWorld(o.minLat, o.maxLat, o.poll, o.seed+uint64(cell))
+		}
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
+		defer cancel()
+		version, err := prepareCassandra(ctx, o.real)
+		if err != nil {
+			return err
+		}
+		session, err := connect(splitList(o.real.hosts))
+		if err != nil {
+			return err
+		}
+		defer session.Close()
+		store, err := newCassandraStore(session, o.real.keyspace)
+		if err != nil {
+			return err
+		}
+		where = fmt.Sprintf("Cassandra %s at %s (keyspace %s, RF %d; the clients are goroutines of one OS process, each with a Locker of its own, on one gocql session)",
+			version, o.real.hosts, o.real.keyspace, o.real.replication)
+		tag := runTag()
+		newWorld = func() (mgrWorld, error) {
+			cell++
+			return &realWorld{session: session, store: store, keyspace: o.real.keyspace, tag: tag, cell: cell, poll: o.poll}, nil
+		}
+	}
+
+	var cells []mgrCell
+	do := func(what string, f func(w mgrWorld) (mgrCell, error)) error {
+		w, err := newWorld()
+		if err != nil {
+			return err
+		}
+		c, err := f(w)
+		if err != nil {
+			return fmt.Errorf("manager %s: %w", what, err)
+		}
+		cells = append(cells, c)
+		return nil
+	}
+	for _, perf := range perfs {
+		for _, n := range clients {
+			for _, d := range depths {
+				for _, a := range algos {
+					var err error
+					switch perf {
+					case 1:
+						err = do(fmt.Sprintf("perf 1, %s, N=%d, L=%d", a, n, d), func(w mgrWorld) (mgrCell, error) {
+							return runGroups(w, a, p, n, d, 0, lockstep.Exclusive)
+						})
+					case 2:
+						err = do(fmt.Sprintf("perf 2, %s, N=%d, L=%d", a, n, d), func(w mgrWorld) (mgrCell, error) {
+							return runBeside(w, a, p, n, d)
+						})
+					case 3:
+						if !o.given("depths") && !strings.Contains(","+mgrShareDepths+",", fmt.Sprintf(",%d,", d)) {
+							continue
+						}
+						for _, acc := range accesses {
+							for _, share := range shares {
+								if err == nil {
+									err = do(fmt.Sprintf("perf 3, %s, N=%d, L=%d, P=%d, %v", a, n, d, share, acc), func(w mgrWorld) (mgrCell, error) {
+										return runGroups(w, a, p, n, d, share, acc)
+									})
+								}
+							}
+						}
+					}
+					if err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+
+	fmt.Printf("lockbench: manager scenario (seed 003 §4.3) on %s;\nM = %d locks per group, %d held by the separate client (perf 2), K = %d rounds per client, poll %v;\n",
+		where, p.m, p.held, p.k, o.poll)
+	fmt.Printf("a lock of depth L is a path of L segments (Separator \"/\") whose ancestors every lock of the run shares.\n")
+	if o.backend == "sim" {
+		fmt.Printf("Grid: N = %s, L = %s (perf 3: L = %s unless -depths is given), P = %s; rates and times are in virtual time.\n", clientsList, mf.depths, mgrShareDepths, mf.shares)
+	}
+	fmt.Println()
+	printManager(os.Stdout, cells)
+	fmt.Printf("\n(ran in %.1f s of real time)\n", time.Since(started).Seconds())
+	if o.pngPath != "" {
+		if err := writeManagerPlots(o.pngPath, cells, where); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeManagerPlots writes the perf 1 and perf 3 plots next to path:
+// path itself for perf 1 and path with "-overlap" before its extension for
+// perf 3.
+func writeManagerPlots(path string, cells []mgrCell, where string) error {
+	ext := filepath.Ext(path)
+	for _, pl := range []struct {
+		path string
+		draw func(io.Writer) error
+	}{
+		{path, func(w io.Writer) error { return plotManagerDisjoint(w, cells, where) }},
+		{strings.TrimSuffix(path, ext) + "-overlap" + ext, func(w io.Writer) error { return plotManagerOverlap(w, cells, where) }},
+	} {
+		f, err := os.Create(pl.path)
+		if err != nil {
+			return err
+		}
+		err = pl.draw(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", pl.path, err)
+		}
+	}
+	return nil
+}
+
+// mgrLWTNote is printed under tables with an LWT row.
+const mgrLWTNote = "lwt: one LWT lock (INSERT … IF NOT EXISTS) per requested id, ascending, released last first; no intention\nlocks on ancestors and no shared mode, so a Shared request is exclusive there."
+
+// printManager prints the tables of the cells it has.
+func printManager(w io.Writer, cells []mgrCell) {
+	var depths, clients []int
+	var algos []algorithm
+	lwt := false
+	for _, c := range cells {
+		depths, clients = appendNew(depths, c.depth), appendNew(clients, c.clients)
+		if !containsAlgo(algos, c.algorithm) {
+			algos = append(algos, c.algorithm)
+		}
+		lwt = lwt || c.algorithm == algoLWT
+	}
+	find := func(perf int, a algorithm, n, d int) (mgrCell, bool) {
+		for _, c := range cells {
+			if c.perf == perf && c.algorithm == a && c.clients == n && c.depth == d {
+				return c, true
+			}
+		}
+		return mgrCell{}, false
+	}
+	matrix := func(title string, perf int, val func(mgrCell) string) {
+		if _, ok := findPerf(cells, perf); !ok {
+			return
+		}
+		fmt.Fprintln(w, title)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "N\talgorithm\t")
+		for _, d := range depths {
+			fmt.Fprintf(tw, "L=%d\t", d)
+		}
+		fmt.Fprintln(tw)
+		for _, n := range clients {
+			for _, a := range algos {
+				fmt.Fprintf(tw, "%d\t%s\t", n, a)
+				for _, d := range depths {
+					if c, ok := find(perf, a, n, d); ok {
+						fmt.Fprintf(tw, "%s\t", val(c))
+					} else {
+						fmt.Fprint(tw, "–\t")
+					}
+				}
+				fmt.Fprintln(tw)
+			}
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+	rate := func(c mgrCell) string { return fmt.Sprintf("%.0f", c.rate) }
+	matrix("Perf 1: disjoint groups — V_avg, locks/s per client (M / group acquisition time)", 1, rate)
+	matrix("Perf 1: mean group acquisition time", 1, func(c mgrCell) string { return ms(c.acquire) })
+	matrix("Perf 2: one lock beside M held — mean acquisition time", 2, func(c mgrCell) string { return ms(c.acquire) })
+	matrix("Perf 2: mean release time", 2, func(c mgrCell) string { return ms(c.release) })
+	matrix("Perf 2: heap while the M locks are held (the N+1 Lockers' and, on sim, the model store's)", 2,
+		func(c mgrCell) string { return fmt.Sprintf("%.0f KiB", float64(c.heap)/1024) })
+
+	if _, ok := findPerf(cells, 3); ok {
+		var shares []int
+		for _, c := range cells {
+			if c.perf == 3 {
+				shares = appendNew(shares, c.share)
+			}
+		}
+		fmt.Fprintln(w, "Perf 3: overlapping groups — V_avg, locks/s per client; P % of the M names shared by every client")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprint(tw, "L\tN\talgorithm\tshared\t")
+		for _, s := range shares {
+			fmt.Fprintf(tw, "P=%d\t", s)
+		}
+		fmt.Fprintln(tw)
+		type row struct {
+			d, n int
+			a    algorithm
+			acc  lockstep.Access
+		}
+		var rows []row
+		vals := map[row]map[int]float64{}
+		for _, c := range cells {
+			if c.perf != 3 {
+				continue
+			}
+			r := row{c.depth, c.clients, c.algorithm, c.access}
+			if vals[r] == nil {
+				rows = append(rows, r)
+				vals[r] = map[int]float64{}
+			}
+			vals[r][c.share] = c.rate
+		}
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%v\t", r.d, r.n, r.a, r.acc)
+			for _, s := range shares {
+				if v, ok := vals[r][s]; ok {
+					fmt.Fprintf(tw, "%.0f\t", v)
+				} else {
+					fmt.Fprint(tw, "–\t")
+				}
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+		fmt.Fprintln(w, "shared: the access of the shared names (the unique ones are X). legacy takes every member exclusively")
+		fmt.Fprintln(w, "(its wire format has only exclusive locks), so its S rows are X in effect.")
+		fmt.Fprintln(w)
+	}
+	if lwt {
+		fmt.Fprintln(w, mgrLWTNote)
+	}
+}
+
+func findPerf(cells []mgrCell, perf int) (mgrCell, bool) {
+	for _, c := range cells {
+		if c.perf == perf {
+			return c, true
+		}
+	}
+	return mgrCell{}, false
+}
+
+func appendNew(xs []int, x int) []int {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
+}
+
+func containsAlgo(as []algorithm, a algorithm) bool {
+	for _, b := range as {
+		if a == b {
+			return true
+		}
+	}
+	return false
+}
