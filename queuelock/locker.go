@@ -72,7 +72,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // Options.Fencing, a failed token draw is retried like a store error, and a
 // token that arrived after the lease lapsed like a lost claim.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.acquire(ctx, id, false)
+	return l.acquire(ctx, id, lockstep.Exclusive, false)
 }
 
 // TryLock makes one attempt (seed 000 listing 8): it fails with ErrLocked,
@@ -84,16 +84,16 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 // a token that arrived after the lease lapsed with an error wrapping
 // lockstep.ErrLost; either way its cells are deleted.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.acquire(ctx, id, true)
+	return l.acquire(ctx, id, lockstep.Exclusive, true)
 }
 
-func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
+func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	var a *attempt
 	var lk *held.Lock
 	err := l.life.Do(ctx, "queuelock", id, func(ctx context.Context) error {
 		loss := held.NewLoss()
 		a = &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Elapsed(),
-			mode: lockstep.ModeNew, loss: loss, fence: true}
+			mode: lockstep.ModeNew, access: access, loss: loss, fence: true}
 		p, err := a.run(ctx)
 		if err != nil {
 			return err
@@ -126,7 +126,8 @@ func init() {
 func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) {
 	var res held.Result
 	err := l.life.Do(ctx, "queuelock", r.ID, func(ctx context.Context) error {
-		a := &attempt{l: l, id: r.ID, owner: l.owners.Next(), try: r.Try, start: l.cfg.Clock.Elapsed(), mode: r.Mode, loss: r.Loss, claiming: r.Claiming}
+		a := &attempt{l: l, id: r.ID, owner: l.owners.Next(), try: r.Try, start: l.cfg.Clock.Elapsed(), mode: r.Mode,
+			access: r.Access, loss: r.Loss, claiming: r.Claiming}
 		p, err := a.run(ctx)
 		if err != nil {
 			return err
