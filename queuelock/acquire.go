@@ -423,7 +423,7 @@ func (a *attempt) storeErr(step string, ctx context.Context, err error) error {
 
 func (a *attempt) observe(ctx context.Context, lk *held.Lock, err error) {
 	e := lockstep.AcquireEvent{
-		ID: a.id, Mode: lockstep.ModeNew, Try: a.try, Acquired: lk != nil, Err: err,
+		ID: a.id, Mode: lockstep.ModeNew, Access: a.access, Try: a.try, Acquired: lk != nil, Err: err,
 		Attempts: a.claims, Requests: a.requests,
 		Wait: time.Duration(a.l.cfg.Clock.Elapsed()-a.start) * time.Microsecond,
 	}
