@@ -122,7 +122,16 @@ type mgrCell struct {
 	// were made (perf 2).
 	heap   int64
 	rounds int
+	// blocked says the cell cannot run by design (perf 2, legacy halves
+	// at depth 2 and more): why, instead of figures.
+	blocked string
 }
+
+// blockedByAncestors is why perf 2 cannot run with a legacy half at depth 2
+// or more: the legacy wire format has only exclusive locks, so the
+// separate client's group holds the shared ancestors exclusively, and no
+// client gets past them until it releases, which it does only after them.
+const blockedByAncestors = "blocked"
 
 // mgrWorld is what a cell runs on: fresh Lockers of one algorithm on a
 // fresh prefix, a clock to time with, and a way to run the work (on
@@ -238,6 +247,10 @@ func runGroups(w mgrWorld, a algorithm, p mgrParams, n, depth, share int, access
 // clients each take and release one lock of depth of their own, K times.
 func runBeside(w mgrWorld, a algorithm, p mgrParams, n, depth int) (mgrCell, error) {
 	cell := mgrCell{perf: 2, algorithm: a, clients: n, depth: depth}
+	if depth >= 2 && (a == algoLegacy || a == algoCombined) {
+		cell.blocked = blockedByAncestors
+		return cell, nil
+	}
 	before := heapAfterGC()
 	ls, err := w.lockers(a, n+1)
 	if err != nil {

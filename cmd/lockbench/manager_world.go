@@ -21,18 +21,20 @@ const mgrSeparator = "/"
 // newManagerLocker returns one client's GroupLocker of this module, with
 // hierarchical ids (Separator "/").
 func newManagerLocker(a algorithm, p lockerParams) (groupLocker, error) {
-	queue := &queuelock.Options{Clock: p.clock, ProcessID: p.process, Poll: p.poll, Separator: mgrSeparator}
-	legacy := &shadowlock.Options{Clock: p.clock, ProcessID: p.process, Rand: p.rand, Separator: mgrSeparator}
+	queue := &queuelock.Options{Clock: p.clock, ProcessID: p.process, Poll: p.poll}
+	legacy := &shadowlock.Options{Clock: p.clock, ProcessID: p.process, Rand: p.rand}
 	var (
 		l   lockstep.GroupLocker
 		err error
 	)
 	switch a {
 	case algoNew:
+		queue.Separator = mgrSeparator
 		l, err = queuelock.New(p.store, queue)
 	case algoLegacy:
+		legacy.Separator = mgrSeparator
 		l, err = shadowlock.New(p.store, legacy)
-	case algoCombined:
+	case algoCombined: // the halves take no ancestors: combined does, once for both
 		l, err = combined.New(p.store, &combined.Options{Queue: queue, Legacy: legacy, Separator: mgrSeparator})
 	default:
 		return nil, fmt.Errorf("%s is not an algorithm of this module", a)
