@@ -222,16 +222,20 @@ func runManagerCommand(o *options) error {
 
 // writeManagerPlots writes the perf 1 and perf 3 plots next to path:
 // path itself for perf 1 and path with "-overlap" before its extension for
-// perf 3.
+// perf 3, each only if the run had that perf.
 func writeManagerPlots(path string, cells []mgrCell, where string) error {
 	ext := filepath.Ext(path)
 	for _, pl := range []struct {
+		perf int
 		path string
 		draw func(io.Writer) error
 	}{
-		{path, func(w io.Writer) error { return plotManagerDisjoint(w, cells, where) }},
-		{strings.TrimSuffix(path, ext) + "-overlap" + ext, func(w io.Writer) error { return plotManagerOverlap(w, cells, where) }},
+		{1, path, func(w io.Writer) error { return plotManagerDisjoint(w, cells, where) }},
+		{3, strings.TrimSuffix(path, ext) + "-overlap" + ext, func(w io.Writer) error { return plotManagerOverlap(w, cells, where) }},
 	} {
+		if _, ok := findPerf(cells, pl.perf); !ok {
+			continue // nothing to draw
+		}
 		f, err := os.Create(pl.path)
 		if err != nil {
 			return err
