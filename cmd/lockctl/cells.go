@@ -18,8 +18,8 @@ import (
 // queueCell is a parsed owner or queue cell.
 type queueCell struct {
 	lockstep.Cell
-	owner bool   // an owner cell, else a queue cell
-	named int64  // µs: when the acquisition enqueued (the time in its queue cell's name)
+	owner  bool            // an owner cell, else a queue cell
+	named  int64           // µs: when the acquisition enqueued (the time in its queue cell's name)
 	id     string          // the owner id: in a queue cell's name, an owner cell's value
 	access lockstep.Access // what the acquisition asks or holds (from the value)
 }
