@@ -206,6 +206,10 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.ProcessID/Legacy.ProcessID",
 			Reason: fmt.Sprintf("one process has one id (%q, Options.ProcessID): leave these unset (or equal to it)", process)}
 	}
+	if qo.Separator != "" || so.Separator != "" {
+		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Separator/Legacy.Separator",
+			Reason: "set migration Options.Separator instead and leave these unset: it applies to every mode, and the inner Lockers must take flat ids (the migration Locker takes the ancestors once)"}
+	}
 	if qo.Fencing != nil || so.Fencing != nil {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",
 			Reason: "set migration Options.Fencing instead: it applies to every mode (combined locks draw one token for both halves)"}
