@@ -30,8 +30,8 @@ func (m *Manager) Acquire(ctx context.Context, reqs []lockstep.Request, try bool
 		return nil, err
 	}
 	holder, reentrant := lockstep.ReentrancyHolder(ctx)
-	if reentrant && !reflect.TypeOf(holder).Comparable() {
-		return nil, fmt.Errorf("%w: reentrancy holder of type %T is not comparable: pass a pointer, a string or a number",
+	if reentrant && !reflect.ValueOf(holder).Comparable() { // the value: an interface field may hold a slice
+		return nil, fmt.Errorf("%w: reentrancy holder of type %T is not comparable (it is, or holds, a slice, map or function): pass a pointer, a string or a number",
 			lockstep.ErrInvalidConfig, holder)
 	}
 	members := make([]*member, 0, len(plan))
