@@ -46,6 +46,10 @@ type Options struct {
 	// shared with them is only protected against holders that draw one.
 	// Queue.Fencing and Legacy.Fencing must be left unset. Default none:
 	// Token returns 0.
+	// A lock of several members (a group, or with Separator an id with
+	// ancestors) is not lockstep.Fenced: each member has its own token and
+	// they have no common order (internal/manager); lock the resource's own
+	// id alone to fence it.
 	Fencing *clock.Global
 	// Separator makes lock ids hierarchical (seed 004), in every mode: with
 	// "/", a lock of "a/b/c" also takes "a" and "a/b" first, in the
