@@ -106,6 +106,9 @@ type fleet struct {
 	// one id (queuelock/doc.go, refinement 6), whose acquisitions share the Locker's
 	// owner cell.
 	shareFirst bool
+	// groups, when set, makes this a lock-manager fleet: its processes take
+	// lock groups over a hierarchical id space (groupfleet_test.go).
+	groups *groupSpec
 }
 
 // fleets are the fleets the property tests check. A mixed fleet is one more
