@@ -192,8 +192,8 @@ type reentrancyKey struct{}
 // Without it a second acquisition of an id this process holds waits for
 // the first to be released, like one from another process. Go has no
 // thread identity, so the caller says who the holder is: a request id, a
-// job, a pointer to the unit of work. holder must be comparable and not
-// nil.
+// job, a pointer to the unit of work. holder must be comparable; a nil
+// holder makes ctx carry none (it clears one set further out).
 func WithReentrancy(ctx context.Context, holder any) context.Context {
 	return context.WithValue(ctx, reentrancyKey{}, holder)
 }

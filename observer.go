@@ -20,6 +20,7 @@ type AcquireEvent struct {
 	ID       string
 	Owner    string // empty when nothing was acquired
 	Mode     Mode
+	Access   Access        // what the acquisition asked of the id (Exclusive for Lock and TryLock)
 	Try      bool          // TryLock rather than Lock
 	Acquired bool          // whether the call returned a lock
 	Err      error         // why not, when Acquired is false

@@ -13,6 +13,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
+	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -33,13 +34,19 @@ type Options struct {
 	// Observer receives one AcquireEvent and one ReleaseEvent per combined
 	// acquisition, with mode combined. Default: the queue Locker's.
 	Observer lockstep.Observer
+	// Separator makes lock ids hierarchical, as queuelock.Options.Separator
+	// says; set it here, not on Queue or Legacy. The intention locks on
+	// ancestors are combined locks too: the queue half in the intention
+	// access, the legacy half exclusively (doc.go, "Accesses").
+	Separator string
 }
 
 // ComposeOptions configure a combined Locker built by Compose. Nil means
 // defaults; the fields mean what Options' fields of the same name mean.
 type ComposeOptions struct {
-	Fencing  *clock.Global
-	Observer lockstep.Observer
+	Fencing   *clock.Global
+	Observer  lockstep.Observer
+	Separator string
 }
 
 // drawRetry is how long Lock pauses after a failed token draw before it
@@ -56,9 +63,10 @@ type Locker struct {
 	clock         lockstep.Clock
 	life          lifecycle.Tracker[*held.Lock] // calls in flight and combined locks held, for Close
 	owned         []lockstep.Locker             // built by New: closed by Close
+	groups        *manager.Manager              // groups, hierarchy and reentrancy (group.go)
 }
 
-var _ lockstep.Locker = (*Locker)(nil)
+var _ lockstep.GroupLocker = (*Locker)(nil)
 
 // New builds a queue Locker and a legacy Locker on store, as opts says, and
 // returns a combined Locker that owns them: its Close closes them too.
@@ -76,6 +84,10 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	}
 	if o.Legacy != nil {
 		so = *o.Legacy
+	}
+	if qo.Separator != "" || so.Separator != "" {
+		return nil, &lockstep.ConfigError{Field: "Queue.Separator/Legacy.Separator",
+			Reason: "a combined lock takes an id's ancestors once, for both halves: set combined Options.Separator and leave the halves' unset"}
 	}
 	if qo.Fencing != nil || so.Fencing != nil {
 		return nil, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",
@@ -110,7 +122,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		return nil, fmt.Errorf("combined: legacy lock: %w", err)
 	}
 	held.ShareOwners(q, g) // owner ids unique across the two Lockers
-	l, err := Compose(q, g, &ComposeOptions{Fencing: o.Fencing, Observer: o.Observer})
+	l, err := Compose(q, g, &ComposeOptions{Fencing: o.Fencing, Observer: o.Observer, Separator: o.Separator})
 	if err != nil {
 		_ = errors.Join(g.Close(context.Background()), q.Close(context.Background()))
 		return nil, err
@@ -146,7 +158,12 @@ func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 	if o.Observer == nil {
 		o.Observer = q.Observer
 	}
-	return &Locker{queue: q, legacy: g, fencing: o.Fencing, observer: o.Observer, clock: q.Clock}, nil
+	l := &Locker{queue: q, legacy: g, fencing: o.Fencing, observer: o.Observer, clock: q.Clock}
+	var err error
+	if l.groups, err = manager.New(o.Separator, l.acquire); err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // Lock takes the queue lock, then the legacy lock, waiting for each; when ctx
@@ -156,7 +173,7 @@ func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 // does, with Options.Fencing, when the token draw failed (after a short
 // pause) or the token arrived after either lease lapsed.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.acquire(ctx, id, false)
+	return l.groups.Lock(ctx, id, false)
 }
 
 // TryLock tries the queue lock, then the legacy lock, each without waiting
@@ -166,13 +183,15 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 // lost in between, or, with Options.Fencing, the token arrived after either
 // lease lapsed; with the store's error if the draw failed).
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.acquire(ctx, id, true)
+	return l.groups.Lock(ctx, id, true)
 }
 
 // errQueueLost ends a wait for the legacy lock whose queue lock was lost.
 var errQueueLost = fmt.Errorf("queue lock lost while taking the legacy lock: %w", lockstep.ErrLost)
 
-func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
+// acquire takes id in access: the queue half in that access, the legacy half
+// exclusively (the legacy format knows nothing else).
+func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	if err := lockstep.ValidateID(id); err != nil {
 		return nil, err
 	}
@@ -183,11 +202,11 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	defer done()
 	start := l.clock.Elapsed()
 	var st stats
-	lk, err := l.take(ctx, id, try, &st)
+	lk, err := l.take(ctx, id, access, try, &st)
 	if err != nil {
 		err = l.failed(ctx, id, err)
 	}
-	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.ModeCombined, Try: try, Acquired: lk != nil, Err: err,
+	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.ModeCombined, Access: access, Try: try, Acquired: lk != nil, Err: err,
 		Attempts: st.attempts, Requests: st.requests, Wait: time.Duration(l.clock.Elapsed()-start) * time.Microsecond}
 	if lk != nil {
 		e.Owner = lk.Owner()
@@ -208,10 +227,10 @@ func (s *stats) add(r held.Result) {
 
 // take runs the combined protocol until both halves (and the token) are
 // held, or it must give up.
-func (l *Locker) take(ctx context.Context, id string, try bool, st *stats) (*held.Lock, error) {
+func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *stats) (*held.Lock, error) {
 	for {
 		loss := held.NewLoss() // one per try: a loss of an abandoned one must not reach the next
-		req := held.Request{ID: id, Try: try, Mode: lockstep.ModeCombined, Loss: loss}
+		req := held.Request{ID: id, Try: try, Mode: lockstep.ModeCombined, Access: access, Loss: loss}
 		q, g, err := l.takeBoth(ctx, req)
 		if q.Part == nil {
 			return nil, err

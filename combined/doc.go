@@ -23,6 +23,22 @@
 // while it waits for the legacy lock stops contending there and starts again
 // from the queue.
 //
+// # Accesses, groups and hierarchical ids
+//
+// A combined acquisition in a non-exclusive access (lockstep.Access: S, or
+// an intention lock IS, IX, SIX on an ancestor of a hierarchical id) takes
+// the queue half in that access and the legacy half exclusively, since the
+// legacy format has exclusive locks only. The argument above holds member by
+// member: against new-mode processes the queue half excludes exactly what
+// the access matrix says (queuelock's "Lock accesses"); against legacy
+// processes, which know only exclusive locks of exact ids, the legacy half
+// excludes everything of that id, which is at least what any access must.
+// The price: in a fleet with combined processes, readers of one id, and
+// locks below one ancestor, take turns on the legacy half. Groups are taken
+// member after member in canonical order (internal/manager), each member
+// queue half first; a process then waits only for a (id, half) above every
+// one it holds, so the deadlock argument above extends to groups.
+//
 // # Overlapped requests (issue 17, item 3)
 //
 // Taking the halves strictly one after the other cost 10 sequential

@@ -72,6 +72,20 @@
 // census: they are safe in phases legacy and combined, but must be drained by
 // deployment before the phase moves to new.
 //
+// # Accesses, groups and hierarchical ids
+//
+// Locker implements lockstep.GroupLocker, and Options.Separator makes ids
+// hierarchical. Each member of a group is one acquisition of the kind above
+// — flag read, phase checked, taken by the mode's algorithm — so the
+// invariant holds member by member. In mode new a member is a queue lock in
+// its access; in mode combined the queue half is in its access and the
+// legacy half exclusive; in mode legacy it is exclusive. Between processes
+// in modes legacy and combined, then, every member excludes every other
+// acquisition of its exact id, intention locks included: hierarchy and
+// groups stay safe, sharing waits for mode new. A group whose members were
+// taken in different modes (the flag moved while it was taken) is still
+// safe: each member is admitted by the phase on its own.
+//
 // # Draining before the intent
 //
 // With ControllerOptions.Drain the Controller waits for the fleet before it

@@ -108,3 +108,35 @@ func ExampleController_Set_refused() {
 	// blocked by billing-old configured legacy
 	// phase: combined
 }
+
+// Groups and hierarchical ids work in every mode of the migration. Here the
+// phase is legacy, where the legacy format has only exclusive locks: every
+// member — the ancestors' intention locks too — is taken exclusively, so
+// siblings exclude each other until the fleet reaches mode new.
+func ExampleLocker_LockGroup() {
+	ctx := context.Background()
+	store := model.New(&clock.Local{})
+	open := func(p string) *migration.Locker {
+		l, err := migration.New(store, migration.Static(lockstep.ModeLegacy),
+			&migration.Options{ProcessID: p, Separator: "/"})
+		if err != nil {
+			panic(err)
+		}
+		return l
+	}
+	a, b := open("a"), open("b")
+	defer a.Close(ctx)
+	defer b.Close(ctx)
+
+	g, err := a.LockGroup(ctx, lockstep.Request{ID: "shop/orders/9"}, lockstep.Request{ID: "shop/stock", Access: lockstep.Shared})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("a holds", g.ID(), "in mode", g.Mode())
+	_, err = b.TryLock(ctx, "shop/orders/8")
+	fmt.Println("a sibling, in mode legacy, is busy:", errors.Is(err, lockstep.ErrLocked))
+	_ = g.Unlock(ctx)
+	// Output:
+	// a holds shop/orders/9, shop/stock in mode legacy
+	// a sibling, in mode legacy, is busy: true
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/manager"
 )
 
 // ErrStaleCensus is wrapped by the error an acquisition returns when this
@@ -58,9 +59,11 @@ type Locker struct {
 
 	mu     sync.Mutex
 	closed bool
+
+	groups *manager.Manager // groups, hierarchy and reentrancy (group.go)
 }
 
-var _ lockstep.Locker = (*Locker)(nil)
+var _ lockstep.GroupLocker = (*Locker)(nil)
 
 // phaseCache is the last phase the guard read with the census published.
 type phaseCache struct {
@@ -108,6 +111,14 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 		return nil, err
 	}
 	l := &Locker{store: store, clock: clk, flag: flag, cfg: cfg, algs: algs, tables: lockTables(opts)}
+	var sep string
+	if opts != nil {
+		sep = opts.Separator
+	}
+	if l.groups, err = manager.New(sep, l.acquire); err != nil {
+		_ = algs.close(context.Background())
+		return nil, err
+	}
 	l.hb = newHeartbeat(store, clk, cfg.censusTable, cfg.census, flag, cfg.logger,
 		Entry{Process: process, Host: cfg.host, Version: cfg.version})
 	l.hb.start()
@@ -135,7 +146,7 @@ func (l *Locker) Entry() Entry {
 // the error satisfies errors.Is(err, ctx.Err()) and the algorithm has removed
 // its cells.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.acquire(ctx, id, false)
+	return l.groups.Lock(ctx, id, false)
 }
 
 // TryLock is Lock without waiting for a holder: it fails with
@@ -143,10 +154,14 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 // acquisition is ahead in line (a merely concurrent attempt is retried by the
 // algorithm, as lockstep.Locker says).
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.acquire(ctx, id, true)
+	return l.groups.Lock(ctx, id, true)
 }
 
-func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
+// acquire takes id in access with the algorithm of the flag's mode: in mode
+// legacy exclusively (the legacy format has no other access), in mode
+// combined the queue half in access and the legacy half exclusively, in mode
+// new in access.
+func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	if err := lockstep.ValidateID(id); err != nil {
 		return nil, err
 	}
@@ -169,7 +184,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 		l.hb.finish(ticket{mode: m}, false)
 		return nil, l.refused(ctx, id, m, try, start, err)
 	}
-	var in lockstep.Locker = l.algs.queue
+	var in lockstep.GroupLocker = l.algs.queue
 	switch m {
 	case lockstep.ModeLegacy:
 		in = l.algs.legacy
@@ -177,10 +192,14 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 		in = l.algs.combined
 	}
 	var inner lockstep.Lock
+	// One request on flat ids: the inner Locker's own lock (a *held.Lock).
+	// Reentrancy, if any, is counted by this Locker's groups, not again by
+	// the inner one's.
+	req, ictx := lockstep.Request{ID: id, Access: access}, manager.WithoutHolder(ctx)
 	if try {
-		inner, err = in.TryLock(ctx, id)
+		inner, err = in.TryLockGroup(ictx, req)
 	} else {
-		inner, err = in.Lock(ctx, id)
+		inner, err = in.LockGroup(ictx, req)
 	}
 	if err != nil {
 		l.hb.finish(t, false)

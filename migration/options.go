@@ -47,6 +47,16 @@ type Options struct {
 	// Queue.Fencing and Legacy.Fencing must be left unset. Default none:
 	// Token returns 0.
 	Fencing *clock.Global
+	// Separator makes lock ids hierarchical (seed 004), in every mode: with
+	// "/", a lock of "a/b/c" also takes "a" and "a/b" first, in the
+	// intention access of what it asks for (lockstep.Access.Intention). In
+	// mode new that is the queue lock's access; in mode combined the queue
+	// half takes it and the legacy half is exclusive; in mode legacy every
+	// member is exclusive (the legacy format knows no other access: locks
+	// below one ancestor then exclude each other — safe, and slower). Set it
+	// here, not on Queue or Legacy; every process of the fleet must use the
+	// same one. Default "": flat ids.
+	Separator string
 	// CensusTable is the census table. Default DefaultCensusTable.
 	CensusTable string
 	// PhaseTable is the phase table. Default DefaultPhaseTable.

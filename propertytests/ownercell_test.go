@@ -71,7 +71,7 @@ func (h *harness) ownerCellLive(table, col string, l lockstep.Lock) error {
 			}
 		}
 	}
-	want := layout.OwnerCell(col, l.Owner(), 0, 0).Value
+	want := layout.OwnerCell(col, l.Owner(), lockstep.Exclusive, 0, 0).Value
 	if table == shadowlock.DefaultMainTable {
 		want = layout.LegacyCell(l.Owner(), 0, 0).Value // empty: the column names the owner
 	}

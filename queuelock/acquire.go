@@ -22,13 +22,15 @@ const maxTryClaims = lockstep.MaxTryAttempts
 
 // attempt is one Lock or TryLock call.
 type attempt struct {
-	l     *Locker
-	id    string
-	owner string
-	try   bool
-	start int64         // elapsed µs, when the call began
-	mode  lockstep.Mode // the mode the caller asked for (lease events)
-	loss  *held.Loss    // the acquisition's loss signal, fired by the lease
+	l      *Locker
+	id     string
+	owner  string
+	try    bool
+	start  int64           // elapsed µs, when the call began
+	mode   lockstep.Mode   // the mode the caller asked for (lease events)
+	access lockstep.Access // what the acquisition asks of the id (doc.go, "Lock accesses")
+	slot   int             // our in-process turn's slot: names our owner cell (layout.SlotColumn)
+	loss   *held.Loss      // the acquisition's loss signal, fired by the lease
 	// claiming is held.Request.Claiming of a part's acquisition (package
 	// combined), nil otherwise: told of every claim and its outcome.
 	claiming func() (settled func(won bool))
@@ -59,11 +61,17 @@ type attempt struct {
 func (a *attempt) run(ctx context.Context) (*part, error) {
 	a.bugs = bugs.From(ctx)
 	if a.try {
-		if !a.l.turns.TryAcquire(a.id) {
+		slot, ok := a.l.turns.TryTake(a.id, a.access)
+		if !ok {
 			return nil, fmt.Errorf("queuelock: %q: %w (held or awaited in this process)", a.id, lockstep.ErrLocked)
 		}
-	} else if err := a.l.turns.Acquire(ctx, a.id); err != nil {
-		return nil, fmt.Errorf("queuelock: %q: waiting in process: %w", a.id, err)
+		a.slot = slot
+	} else {
+		slot, err := a.l.turns.Take(ctx, a.id, a.access)
+		if err != nil {
+			return nil, fmt.Errorf("queuelock: %q: waiting in process: %w", a.id, err)
+		}
+		a.slot = slot
 	}
 	a.turn = true
 	a.pace.pos = -1
@@ -159,7 +167,7 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 			}
 			continue
 		}
-		if head, _ := v.head(); head.Column == a.qcol && !v.ownedByOthers(a.ocol) {
+		if v.clearAhead(a.qcol, a.access, a.bugs) && !v.blockedBy(a.ocol, a.access) {
 			ok, since, err := a.claim(ctx, false)
 			if err != nil {
 				if err := retry(err); err != nil {
@@ -207,7 +215,7 @@ func (a *attempt) tryLock(ctx context.Context) (*part, error) {
 	if err != nil {
 		return nil, a.storeErr("read", ctx, err)
 	}
-	if len(v.owners) > 0 || len(v.queue) > 0 {
+	if v.busyFor(a.access) {
 		return nil, fmt.Errorf("queuelock: %q: %w", a.id, lockstep.ErrLocked)
 	}
 	if err := a.enqueue(ctx); err != nil {
@@ -218,7 +226,7 @@ func (a *attempt) tryLock(ctx context.Context) (*part, error) {
 		if err != nil {
 			return nil, a.storeErr("read", ctx, err)
 		}
-		if head, _ := v.head(); head.Column != a.qcol || v.ownedByOthers(a.ocol) {
+		if !v.clearAhead(a.qcol, a.access, a.bugs) || v.blockedBy(a.ocol, a.access) {
 			break
 		}
 		ok, since, err := a.claim(ctx, false)
@@ -240,7 +248,7 @@ func (a *attempt) tryLock(ctx context.Context) (*part, error) {
 // queue cell; a waiter's renewal starts with it.
 func (a *attempt) enqueue(ctx context.Context) error {
 	a.time = a.l.hlc.Now()
-	a.qcol, a.ocol = layout.QueueColumn(a.time, a.owner), a.l.ownerCol
+	a.qcol, a.ocol = layout.QueueColumn(a.time, a.owner), layout.SlotColumn(a.l.ownerCol, a.slot)
 	a.queued = true // even a failed write may have landed
 	a.requests++
 	sent := lease.Stamp(a.l.cfg.Clock)
@@ -332,7 +340,7 @@ func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, e
 	if err != nil {
 		return false, 0, err
 	}
-	if first, _ := v.head(); (!head || first.Column == a.qcol) && v.ownedOnlyBy(a.owner) && a.inTime(since) {
+	if (!head || v.clearAhead(a.qcol, a.access, a.bugs)) && v.won(a.owner, a.ocol, a.access) && a.inTime(since) {
 		a.crowded = len(v.queue) > 1
 		a.next = v.after(a.qcol)
 		return true, since, nil
@@ -374,7 +382,7 @@ func (a *attempt) withdraw(ctx context.Context) error {
 func (a *attempt) abandon(ctx context.Context) {
 	a.dequeue(ctx)
 	if a.turn {
-		a.l.turns.Release(a.id)
+		a.l.turns.Leave(a.id, a.slot)
 		a.turn = false
 	}
 }
@@ -384,7 +392,7 @@ func (a *attempt) queueCell() lockstep.Cell {
 	if w := a.l.cfg.wake; w != nil && !a.try {
 		wake = w.Transport.Addr()
 	}
-	c := layout.WakeQueueCell(a.qcol, a.owner, wake, a.l.ts.Next(), a.l.cfg.Lease.TTL)
+	c := layout.WakeQueueCell(a.qcol, a.owner, a.access, wake, a.l.ts.Next(), a.l.cfg.Lease.TTL)
 	if a.bugs.QueueCellsWithoutTTL {
 		c.TTL = 0
 	}
@@ -392,7 +400,7 @@ func (a *attempt) queueCell() lockstep.Cell {
 }
 
 func (a *attempt) ownerCell() lockstep.Cell {
-	c := layout.OwnerCell(a.ocol, a.owner, a.l.ts.Next(), a.l.cfg.Lease.TTL)
+	c := layout.OwnerCell(a.ocol, a.owner, a.access, a.l.ts.Next(), a.l.cfg.Lease.TTL)
 	if a.bugs.ReuseTombstonedTimestamp && a.lastDeleteTS != 0 {
 		c.Timestamp = a.lastDeleteTS
 	}
@@ -415,7 +423,7 @@ func (a *attempt) storeErr(step string, ctx context.Context, err error) error {
 
 func (a *attempt) observe(ctx context.Context, lk *held.Lock, err error) {
 	e := lockstep.AcquireEvent{
-		ID: a.id, Mode: lockstep.ModeNew, Try: a.try, Acquired: lk != nil, Err: err,
+		ID: a.id, Mode: lockstep.ModeNew, Access: a.access, Try: a.try, Acquired: lk != nil, Err: err,
 		Attempts: a.claims, Requests: a.requests,
 		Wait: time.Duration(a.l.cfg.Clock.Elapsed()-a.start) * time.Microsecond,
 	}

@@ -59,6 +59,66 @@
 // the servers' clock skew (internal/lease/window.go), so Lost() closes before
 // any replica can count the cells expired, whatever the wall clock does.
 //
+// # Lock accesses
+//
+// An acquisition asks for an id in one of the five accesses of
+// lockstep.Access (IS, IX, S, SIX, X; Exclusive by default), and its queue
+// and owner cells say which in their values (internal/layout; an exclusive
+// acquisition's cells are the bytes they always were). The documents' rules
+// become rules about compatibility, and reduce to them for Exclusive, which
+// is compatible with nothing:
+//
+//   - A waiter may claim when its access is compatible with every live queue
+//     cell in front of it (for X: it is first in line) and with every live
+//     owner cell but its own (for X: none is live).
+//   - A claim holds when, read after its write, its owner cell is there and
+//     every other owner cell is compatible with its access (for X: its cell
+//     is the only one).
+//   - TryLock fails without writing when any live cell conflicts with its
+//     access.
+//
+// Safety (theorem 1 for accesses). Let A and B hold one id at once in
+// incompatible accesses. Each wrote its owner cell and then read the owner
+// cells; by lemma 1, the one whose read started later — say B — started it
+// after A's write completed, and A's cell was live then (A held), so B's
+// read returned it. B's success condition requires every other owner cell
+// to be compatible with B's access: A's is not, a contradiction. The
+// argument is lemma 1's, word for word, with "the only owner cell" replaced
+// by "no incompatible owner cell"; it needs only that compatibility is
+// symmetric, which the matrix is. It does not involve the queue, so sharing
+// changes nothing for clocks, floors or fencing: tokens increase across
+// owners that conflict, and each of two sharing holders has its own.
+//
+// Fairness. Queue order stays FIFO: a request is granted when it is
+// compatible with every earlier live request, so neighbouring readers share,
+// and a reader that enqueues behind a waiting writer waits for it: it is not
+// compatible with every request in front of it. The bypass bound of floor.go
+// holds as it is (it is about who is visible in line, not about who may
+// share). Wake-ups go, as before, to the waiter right behind the releaser;
+// other waiters that became free to claim notice on their next poll.
+//
+// One process, several holders. Goroutines of one Locker queue in-process
+// with the same rule (internal/turn), so compatible requests of one process
+// hold an id at once. Each holder has a turn slot, the smallest not in use,
+// and its owner cell is its Locker's column for that slot
+// (layout.SlotColumn): slot 0, the only one an exclusive acquisition ever
+// has, is the Locker's column of old. Everything said below about "the
+// Locker's owner cell" holds per slot: the one acquisition holding a slot
+// writes its column, and an owner cell's tombstones number the slots a
+// Locker ever used at once, not its acquisitions.
+//
+// A Locker that predates accesses reads an owner cell's whole value as its
+// owner id and counts every owner cell as a holder: it treats readers as
+// writers, which excludes more than it must and never less, so a fleet may
+// mix versions while the new code is rolled out. (It does not know slot
+// columns either, and needs not: it counts owner cells, whatever their
+// column.)
+//
+// The planted ReaderBypass (a non-exclusive request ignores the line and
+// claims when the owner cells allow) is caught by the unit check
+// access_bugs_test.go and by the model checks' bypass bound
+// (propertytests).
+//
 // # Fencing tokens
 //
 // With Options.Fencing set, an acquisition draws a token from the global

@@ -103,7 +103,7 @@ func (h *hints) clear(id string) {
 func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err error) {
 	l := a.l
 	a.time = l.hlc.Now()
-	a.qcol, a.ocol = layout.QueueColumn(a.time, a.owner), l.ownerCol
+	a.qcol, a.ocol = layout.QueueColumn(a.time, a.owner), layout.SlotColumn(l.ownerCol, a.slot)
 	a.queued, a.claimed = true, true // even a failed write may have landed
 	a.claims++
 
@@ -135,7 +135,7 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 	if err != nil {
 		return false, 0, err
 	}
-	if head, _ := v.head(); head.Column == a.qcol && v.ownedOnlyBy(a.owner) && a.inTime(since) {
+	if v.clearAhead(a.qcol, a.access, a.bugs) && v.won(a.owner, a.ocol, a.access) && a.inTime(since) {
 		a.crowded = len(v.queue) > 1
 		a.next = v.after(a.qcol)
 		return true, since, nil

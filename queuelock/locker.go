@@ -10,6 +10,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
+	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/internal/turn"
 )
 
@@ -34,9 +35,10 @@ type Locker struct {
 	life   lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
 	leases *lease.Scheduler              // renews every held lock and waiting queue cell
 	wake   *waker                        // nil: wake-ups off (wake.go)
+	groups *manager.Manager              // groups, hierarchy and reentrancy (group.go)
 }
 
-var _ lockstep.Locker = (*Locker)(nil)
+var _ lockstep.GroupLocker = (*Locker)(nil)
 
 // New returns a Locker on store. A nil opts means all defaults. Invalid
 // options return an error wrapping lockstep.ErrInvalidConfig.
@@ -61,6 +63,13 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if cfg.wake != nil {
 		l.wake = newWaker(l)
 	}
+	var sep string
+	if opts != nil {
+		sep = opts.Separator
+	}
+	if l.groups, err = manager.New(sep, l.acquire); err != nil {
+		return nil, err
+	}
 	return l, nil
 }
 
@@ -72,7 +81,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // Options.Fencing, a failed token draw is retried like a store error, and a
 // token that arrived after the lease lapsed like a lost claim.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.acquire(ctx, id, false)
+	return l.groups.Lock(ctx, id, false)
 }
 
 // TryLock makes one attempt (seed 000 listing 8): it fails with ErrLocked,
@@ -84,16 +93,16 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 // a token that arrived after the lease lapsed with an error wrapping
 // lockstep.ErrLost; either way its cells are deleted.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.acquire(ctx, id, true)
+	return l.groups.Lock(ctx, id, true)
 }
 
-func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
+func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	var a *attempt
 	var lk *held.Lock
 	err := l.life.Do(ctx, "queuelock", id, func(ctx context.Context) error {
 		loss := held.NewLoss()
 		a = &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Elapsed(),
-			mode: lockstep.ModeNew, loss: loss, fence: true}
+			mode: lockstep.ModeNew, access: access, loss: loss, fence: true}
 		p, err := a.run(ctx)
 		if err != nil {
 			return err
@@ -126,7 +135,8 @@ func init() {
 func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) {
 	var res held.Result
 	err := l.life.Do(ctx, "queuelock", r.ID, func(ctx context.Context) error {
-		a := &attempt{l: l, id: r.ID, owner: l.owners.Next(), try: r.Try, start: l.cfg.Clock.Elapsed(), mode: r.Mode, loss: r.Loss, claiming: r.Claiming}
+		a := &attempt{l: l, id: r.ID, owner: l.owners.Next(), try: r.Try, start: l.cfg.Clock.Elapsed(), mode: r.Mode,
+			access: r.Access, loss: r.Loss, claiming: r.Claiming}
 		p, err := a.run(ctx)
 		if err != nil {
 			return err

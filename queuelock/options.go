@@ -97,6 +97,16 @@ type Options struct {
 	// process reachable by the fleet and a key every process shares (see
 	// the package documentation, "Wake-ups on release"). Default off.
 	Wake *Wake
+	// Separator, when set, makes lock ids hierarchical (seed 004): with "/",
+	// a lock of "a/b/c" in any access also takes the intention access
+	// (lockstep.Access.Intention) on "a" and "a/b" first, so it conflicts
+	// with locks of its ancestors and descendants as the access matrix says,
+	// and not with its siblings'. Lock, TryLock and the group calls all
+	// follow it; the lock returned is then a group (lockstep.Grouped). 1 to
+	// 8 bytes; an id with an empty segment ("a//b", "/a", "a/") is refused.
+	// Every process locking the same ids must use the same Separator.
+	// Default "": flat ids.
+	Separator string
 }
 
 // Wake configures wake-ups on release.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
@@ -19,6 +20,8 @@ type part struct {
 	owner       string
 	qcol        string
 	ocol        string
+	access      lockstep.Access
+	slot        int          // the in-process turn's slot, held until the first Release
 	stale       []string     // cells of this acquisition a failed delete left behind
 	since       int64        // lease.Stamp of the winning claim's send
 	next        layout.Entry // the waiter behind us at the claim: woken on release (wake.go)
@@ -35,7 +38,8 @@ func newPart(a *attempt, since int64) *part {
 	// deletes it only while it holds the turn, so it must not also come
 	// back through the cells a failed delete of the attempt left behind.
 	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol && !bugs.Planted(bugs.StaleOwnerColumn) })
-	p := &part{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, stale: stale, since: since, turn: true, next: a.next}
+	p := &part{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, access: a.access, slot: a.slot,
+		stale: stale, since: since, turn: true, next: a.next}
 	l, mode, loss := a.l, a.mode, a.loss
 	rep := held.Reporting{Algorithm: "queuelock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
 	p.Lease = l.leases.Start(l.cfg.Lease, since, p.renew, rep.Hooks(loss, true))
@@ -47,8 +51,8 @@ func newPart(a *attempt, since int64) *part {
 func (p *part) renew(ctx context.Context) error {
 	ttl := p.l.cfg.Lease.TTL
 	return p.l.store.Put(ctx, p.l.cfg.table, p.id,
-		layout.QueueCell(p.qcol, p.owner, p.l.ts.Next(), ttl),
-		layout.OwnerCell(p.ocol, p.owner, p.l.ts.Next(), ttl))
+		layout.WakeQueueCell(p.qcol, p.owner, p.access, "", p.l.ts.Next(), ttl),
+		layout.OwnerCell(p.ocol, p.owner, p.access, p.l.ts.Next(), ttl))
 }
 
 // Release deletes this acquisition's queue and owner cells in one request
@@ -56,9 +60,9 @@ func (p *part) renew(ctx context.Context) error {
 // this process waiting for the id may contend. The first call passes the
 // turn on whatever the delete's outcome (the cells expire after the TTL if
 // nobody retries). The owner cell is shared by every acquisition of this
-// Locker, so a retry deletes it only while no other goroutine of this
-// process holds or awaits the id; otherwise that goroutine's claim rewrites
-// it, or it expires.
+// Locker that has the same turn slot, so a retry deletes it only while no
+// other goroutine of this process holds or awaits the id; otherwise that
+// goroutine's claim may rewrite it, or it expires.
 func (p *part) Release(ctx context.Context) (bool, error) {
 	if p.released {
 		return false, nil
@@ -66,7 +70,10 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 	// The first call holds the turn (the part owns it); a retry takes it
 	// back only if it is free, so its owner-cell delete cannot reach a
 	// newer acquisition's cell.
-	turn := p.turn || p.l.turns.TryAcquire(p.id)
+	turn, slot := p.turn, p.slot
+	if !turn {
+		slot, turn = p.l.turns.TryTake(p.id, lockstep.Exclusive) // only if the id is free here
+	}
 	p.turn = false
 	cols := []string{p.qcol}
 	if turn {
@@ -74,7 +81,7 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 	}
 	err := p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), append(cols, p.stale...)...)
 	if turn {
-		p.l.turns.Release(p.id)
+		p.l.turns.Leave(p.id, slot)
 	}
 	if err != nil {
 		return true, fmt.Errorf("queuelock: unlock %q: %w", p.id, err)

@@ -38,23 +38,74 @@ func (v view) queued(column string) bool {
 	return false
 }
 
-// ownedByOthers reports whether an owner cell of another Locker than the one
-// whose owner column is col is live. A cell in col left by an earlier
-// acquisition of ours (a delete that failed) is no obstacle: our claim
-// rewrites it.
-func (v view) ownedByOthers(col string) bool {
+// Accesses (doc.go, "Lock accesses"): a request in access a may claim when
+// it is compatible with every live request before it in line and every live
+// owner cell but its own; a claim holds when, read after its write, its
+// owner cell is there and every other owner cell is compatible with a. For
+// Exclusive, compatible with nothing, these are the documents' "first in
+// line" and "the only owner cell".
+
+// clearAhead reports whether every queue cell in front of column is
+// compatible with a: for Exclusive, that column is first in line. A column
+// not in the view has everyone in front of it.
+func (v view) clearAhead(column string, a lockstep.Access, b bugs.Set) bool {
+	if b.ReaderBypass && a != lockstep.Exclusive {
+		return true // planted: only owner cells are checked
+	}
+	for _, e := range v.queue {
+		if e.Column == column {
+			return true
+		}
+		if !a.Compatible(e.Access) {
+			return false
+		}
+	}
+	return false
+}
+
+// blockedBy reports whether an owner cell other than the one in column col
+// conflicts with a. A cell in col left by an earlier acquisition of ours
+// (a delete that failed) is no obstacle: our claim rewrites it.
+func (v view) blockedBy(col string, a lockstep.Access) bool {
 	for _, e := range v.owners {
-		if e.Column != col {
+		if e.Column != col && !a.Compatible(e.Access) {
 			return true
 		}
 	}
 	return false
 }
 
-// ownedOnlyBy reports lemma 1's success condition: owner's cell is the only
-// owner cell.
-func (v view) ownedOnlyBy(owner string) bool {
-	return len(v.owners) == 1 && v.owners[0].Owner == owner
+// won reports lemma 1's success condition, for an acquisition whose owner
+// id is owner, in column col, in access a: its owner cell is there and
+// every other owner cell is compatible with a (for Exclusive: it is the
+// only owner cell).
+func (v view) won(owner, col string, a lockstep.Access) bool {
+	mine := false
+	for _, e := range v.owners {
+		switch {
+		case e.Column == col && e.Owner == owner:
+			mine = true
+		case !a.Compatible(e.Access):
+			return false
+		}
+	}
+	return mine
+}
+
+// busyFor reports whether any live cell conflicts with a request in access
+// a: TryLock then fails without writing anything.
+func (v view) busyFor(a lockstep.Access) bool {
+	for _, e := range v.owners {
+		if !a.Compatible(e.Access) {
+			return true
+		}
+	}
+	for _, e := range v.queue {
+		if !a.Compatible(e.Access) {
+			return true
+		}
+	}
+	return false
 }
 
 // read fetches every live queue cell of id at or above the floor and every

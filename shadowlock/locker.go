@@ -13,6 +13,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
+	"github.com/lockstep-go/lockstep/internal/manager"
 )
 
 // Locker takes legacy shadow-table locks. Every goroutine contends in the
@@ -27,9 +28,11 @@ type Locker struct {
 	leases *lease.Scheduler              // renews every held lock
 
 	mu sync.Mutex // guards cfg.rand
+
+	groups *manager.Manager // groups, hierarchy and reentrancy (group.go)
 }
 
-var _ lockstep.Locker = (*Locker)(nil)
+var _ lockstep.GroupLocker = (*Locker)(nil)
 
 // New returns a Locker on store. A nil opts means all defaults. Invalid
 // options return an error wrapping lockstep.ErrInvalidConfig.
@@ -45,7 +48,15 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: ident.NewOwners(cfg.Process), leases: leases}, nil
+	l := &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: ident.NewOwners(cfg.Process), leases: leases}
+	var sep string
+	if opts != nil {
+		sep = opts.Separator
+	}
+	if l.groups, err = manager.New(sep, l.acquire); err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // Lock is listing 5: it repeats listing 4 until Success, sleeping a uniform
@@ -57,7 +68,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // token that arrived after the lease lapsed, ends the round the same way
 // (its main cell deleted) and is retried.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.acquire(ctx, id, false)
+	return l.groups.Lock(ctx, id, false)
 }
 
 // TryLock runs listing 4 and fails with ErrLocked when it returns
@@ -72,10 +83,13 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 // lease lapsed (then the error wraps lockstep.ErrLost). When ctx ends first
 // it returns an error for which errors.Is(err, ctx.Err()) holds.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.acquire(ctx, id, true)
+	return l.groups.Lock(ctx, id, true)
 }
 
-func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
+// acquire takes id exclusively whatever access is asked: the legacy format
+// has only exclusive locks, and an exclusive lock excludes at least what any
+// access does. access is reported in the AcquireEvent.
+func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	start := l.cfg.Clock.Elapsed()
 	var r *round
 	var rounds int
@@ -96,7 +110,7 @@ func (l *Locker) acquire(ctx context.Context, id string, try bool) (lockstep.Loc
 	if r == nil {
 		return nil, err // invalid id, or closed: no acquisition began
 	}
-	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.ModeLegacy, Try: try, Acquired: lk != nil, Err: err,
+	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.ModeLegacy, Access: access, Try: try, Acquired: lk != nil, Err: err,
 		Attempts: rounds, Requests: r.requests, Wait: time.Duration(l.cfg.Clock.Elapsed()-start) * time.Microsecond}
 	if lk != nil {
 		e.Owner = lk.Owner()

@@ -23,6 +23,17 @@ type Options struct {
 	// DefaultMainTable and DefaultShadowTable; a fleet that already has them
 	// under other names sets these.
 	MainTable, ShadowTable string
+	// Separator, when set, makes lock ids hierarchical (seed 004): with "/",
+	// a lock of "a/b/c" also takes "a" and "a/b" first. The legacy format
+	// has exclusive locks only, so every member of a group, an ancestor's
+	// intention lock included, is taken exclusively: a lock then conflicts
+	// with its ancestors' and descendants' as it must, and also with its
+	// siblings' (they share an ancestor) — safe, and slower than in mode
+	// new. Lock, TryLock and the group calls all follow it; the lock
+	// returned is then a group (lockstep.Grouped). 1 to 8 bytes; an id with
+	// an empty segment ("a//b", "/a", "a/") is refused. Every process locking
+	// the same ids must use the same Separator. Default "": flat ids.
+	Separator string
 	// TTL is written on every cell; a whole number of seconds, at least
 	// the smallest TTL that leaves a safe lease given MaxServerSkew (4s with
 	// the default skew; see MaxServerSkew). Zero means the default, 30s; a

@@ -55,7 +55,7 @@ func TestReadLock_SortsCellsByKind(t *testing.T) {
 		put(tables.QueueLock,
 			layout.QueueCell(layout.QueueColumn(now-2, "a.1"), "a.1", now, time.Minute),
 			layout.QueueCell(layout.QueueColumn(now-1, "b.1"), "b.1", now, time.Minute),
-			layout.OwnerCell(layout.OwnerColumn("a", 7), "a.1", now, time.Minute),
+			layout.OwnerCell(layout.OwnerColumn("a", 7), "a.1", lockstep.Exclusive, now, time.Minute),
 			layout.FloorCell(now-3, time.Minute),
 			lockstep.Cell{Column: "zz", Value: []byte("x"), Timestamp: now, TTL: time.Minute})
 		put(tables.LegacyMain, layout.LegacyCell("a:legacy.1", now, time.Minute))

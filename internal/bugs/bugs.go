@@ -57,6 +57,11 @@ type Set struct {
 	// WakeOnly makes queue-lock waiters with wake-ups on stop polling: they
 	// read again only when woken, so a lost wake-up stalls the line.
 	WakeOnly bool `json:",omitempty"`
+	// ReaderBypass makes a queue-lock request in any access but Exclusive
+	// ignore the line: it claims as soon as the owner cells allow, so a
+	// reader passes an earlier waiting writer, and a stream of readers
+	// starves it.
+	ReaderBypass bool `json:",omitempty"`
 }
 
 // Union returns the defects of s and of o.

@@ -73,4 +73,14 @@ const (
 	// main that overtakes the shadow read can miss a holder's main cell
 	// whose shadow cell the shadow read no longer sees: two holders.
 	CombinedOverlapUnsafe Defect = "combined-overlap-unsafe"
+	// GroupUnordered makes internal/manager take a group's members in the
+	// caller's order, each request before its ancestors' intention locks,
+	// instead of the canonical order (ids ascending, ancestors first): two
+	// groups naming the same ids in opposite orders can then each hold one
+	// and wait for the other for ever.
+	GroupUnordered Defect = "group-unordered"
+	// SkipIntention makes internal/manager plan a hierarchical lock without
+	// the intention locks on its ancestors: a lock on "a/b" and one on "a"
+	// then share no id, and both hold at once.
+	SkipIntention Defect = "skip-intention"
 )

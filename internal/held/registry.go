@@ -13,7 +13,11 @@ type Request struct {
 	ID   string
 	Try  bool          // TryLock's semantics: no waiting for a holder
 	Mode lockstep.Mode // the mode the caller asked for, for log lines and lease events
-	Loss *Loss         // the acquisition's loss signal: the part's lease fires it
+	// Access is what the part asks of the id. An algorithm that knows only
+	// exclusive locks (the legacy one) takes every part exclusively, which
+	// excludes at least as much.
+	Access lockstep.Access
+	Loss   *Loss // the acquisition's loss signal: the part's lease fires it
 	// Claiming, when set, is called by a queue part as each of its claims'
 	// writes is about to be sent, and the function it returns once that
 	// claim's outcome is known (won: the claim holds the queue lock). Package

@@ -71,6 +71,9 @@ type Entry struct {
 	// Wake is where the waiter of a queue cell can be woken (its value's
 	// wake address, see WakeQueueCell); "" when it published none.
 	Wake string
+	// Access is what a queue or owner cell's acquisition asks for or holds
+	// (see Value): Exclusive for a value that names none.
+	Access lockstep.Access
 }
 
 // Stamp renders a microsecond time t ≥ 0 as listing 6 does: zero-padded to
@@ -113,33 +116,86 @@ func NewOwnerColumn(process string, r *mrand.Rand) string {
 	return OwnerColumn(process, inc)
 }
 
+// SlotColumn names the owner cell of a Locker's slot on one id: slot 0 is
+// the Locker's own column (OwnerColumn), so an exclusive acquisition, which
+// always has slot 0, writes what a Locker that predates accesses writes;
+// slot k ≥ 1, used while k+1 compatible acquisitions of one Locker hold an id
+// at once (internal/turn), is "<column>.<k>". Slots are reused, so a Locker
+// leaves at most as many owner columns in a partition as it ever held
+// acquisitions of the id at once. ParseOwnerColumn reads "<incarnation>.<k>"
+// as the incarnation, as every earlier version does.
+func SlotColumn(column string, slot int) string {
+	if slot == 0 {
+		return column
+	}
+	return column + "." + strconv.Itoa(slot)
+}
+
 // QueueCell is the queue cell column for owner, written at timestamp ts with
-// the given TTL. Its value repeats the owner id.
+// the given TTL. Its value repeats the owner id (Value).
 func QueueCell(column, owner string, ts int64, ttl time.Duration) lockstep.Cell {
 	return lockstep.Cell{Column: column, Value: []byte(owner), Timestamp: ts, TTL: ttl}
 }
 
-// wakeInfix separates the owner id from a wake address in a queue cell's
-// value. Owner ids never contain a newline (internal/ident), and Parse has
-// never checked queue cells' values, so a Locker that predates wake-ups
-// reads such a cell as any other queue cell and ignores the address.
-const wakeInfix = "\nwake="
+// The value of a queue or owner cell is the owner id, then optional lines:
+//
+//	<owner>[\naccess=<IS|IX|S|SIX>][\nwake=<address>]
+//
+// Owner ids never contain a newline (internal/ident). An exclusive
+// acquisition writes no access line, so its cells are byte for byte what a
+// Locker that predates accesses writes; the wake line comes last, so a Locker
+// that predates accesses, which took everything after "\nwake=" as the
+// address, still finds it. Such a Locker reads an owner cell's whole value as
+// its owner id and counts the cell as a holder, whatever its access: it
+// treats every holder as exclusive, which excludes more than it must and
+// never less.
+const (
+	accessInfix = "\naccess="
+	wakeInfix   = "\nwake="
+)
 
-// WakeQueueCell is QueueCell whose value also publishes wake, the address
-// at which the waiter can be woken (package wakeup); an empty wake gives
-// QueueCell's plain value.
-func WakeQueueCell(column, owner, wake string, ts int64, ttl time.Duration) lockstep.Cell {
-	c := QueueCell(column, owner, ts, ttl)
-	if wake != "" {
-		c.Value = []byte(owner + wakeInfix + wake)
+// Value renders a queue or owner cell's value for owner acquiring in access,
+// with wake the address its waiter can be woken at ("" for none, and always
+// for owner cells).
+func Value(owner string, access lockstep.Access, wake string) []byte {
+	v := owner
+	if access != lockstep.Exclusive {
+		v += accessInfix + access.String()
 	}
-	return c
+	if wake != "" {
+		v += wakeInfix + wake
+	}
+	return []byte(v)
 }
 
-// OwnerCell is the owner cell column claiming the lock for owner, written at
-// timestamp ts with the given TTL. Its value names the owner.
-func OwnerCell(column, owner string, ts int64, ttl time.Duration) lockstep.Cell {
-	return lockstep.Cell{Column: column, Value: []byte(owner), Timestamp: ts, TTL: ttl}
+// parseValue splits a queue or owner cell's value into the owner id, the
+// access and the wake address. An access this version does not know reads
+// as Exclusive: it conflicts with everything, as a Locker that predates
+// accesses reads every holder.
+func parseValue(b []byte) (owner string, access lockstep.Access, wake string) {
+	v := string(b)
+	v, wake, _ = strings.Cut(v, wakeInfix)
+	owner, a, ok := strings.Cut(v, accessInfix)
+	if ok {
+		if parsed, err := lockstep.ParseAccess(a); err == nil && a == parsed.String() {
+			access = parsed
+		}
+	}
+	return owner, access, wake
+}
+
+// WakeQueueCell is QueueCell for an acquisition in access whose value also
+// publishes wake, the address at which the waiter can be woken (package
+// wakeup); an empty wake and Exclusive give QueueCell's plain value.
+func WakeQueueCell(column, owner string, access lockstep.Access, wake string, ts int64, ttl time.Duration) lockstep.Cell {
+	return lockstep.Cell{Column: column, Value: Value(owner, access, wake), Timestamp: ts, TTL: ttl}
+}
+
+// OwnerCell is the owner cell column claiming the lock for owner in access,
+// written at timestamp ts with the given TTL. Its value names the owner and,
+// unless Exclusive, the access.
+func OwnerCell(column, owner string, access lockstep.Access, ts int64, ttl time.Duration) lockstep.Cell {
+	return lockstep.Cell{Column: column, Value: Value(owner, access, ""), Timestamp: ts, TTL: ttl}
 }
 
 // FloorCell is the floor cell publishing floor v (µs), with the given TTL (0:
@@ -219,7 +275,8 @@ var (
 // Parse parses one cell of a queue partition. A cell that is none of the
 // kinds, or whose value does not fit its kind, is an error: no Locker wrote
 // it (doc.go, "Foreign cells"). Queue cells' values are not checked: the
-// owner is in the name; a wake address in the value is returned in Wake.
+// owner is in the name; the access and a wake address in the value are
+// returned in Access and Wake.
 func Parse(col string, value []byte) (Entry, error) {
 	switch {
 	case col == FloorColumn:
@@ -233,10 +290,11 @@ func Parse(col string, value []byte) (Entry, error) {
 		if err != nil {
 			return Entry{}, err
 		}
-		if len(value) == 0 {
+		owner, access, _ := parseValue(value)
+		if owner == "" {
 			return Entry{}, errEmptyOwner
 		}
-		return Entry{Column: col, Kind: Owner, Owner: string(value), Process: process}, nil
+		return Entry{Column: col, Kind: Owner, Owner: owner, Process: process, Access: access}, nil
 	}
 	t, owner, err := ParseQueueColumn(col)
 	if err != nil {
@@ -245,9 +303,6 @@ func Parse(col string, value []byte) (Entry, error) {
 		}
 		return Entry{}, err
 	}
-	e := Entry{Column: col, Kind: Queue, Time: t, Owner: owner}
-	if _, wake, ok := strings.Cut(string(value), wakeInfix); ok {
-		e.Wake = wake
-	}
-	return e, nil
+	_, access, wake := parseValue(value)
+	return Entry{Column: col, Kind: Queue, Time: t, Owner: owner, Wake: wake, Access: access}, nil
 }

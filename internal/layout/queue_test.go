@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/lockstep-go/lockstep"
 )
 
 // The names and values the algorithms have always written, to the byte (the
@@ -35,7 +37,7 @@ func TestQueue_BuildsAndParsesTheKnownNames(t *testing.T) {
 		t.Errorf("FloorCell = %+v", c)
 	}
 	q := QueueCell("00000946684800000000/q/p1.1", "p1.1", 7, 6*time.Second)
-	o := OwnerCell("~o/p1/c4f5a58656eef510", "p1.1", 8, 6*time.Second)
+	o := OwnerCell("~o/p1/c4f5a58656eef510", "p1.1", lockstep.Exclusive, 8, 6*time.Second)
 	if string(q.Value) != "p1.1" || string(o.Value) != "p1.1" || q.Timestamp != 7 || o.TTL != 6*time.Second {
 		t.Errorf("QueueCell = %+v, OwnerCell = %+v", q, o)
 	}
@@ -231,7 +233,7 @@ func FuzzParse(f *testing.F) {
 
 func TestParse_QueueCellWakeAddressOldAndNew(t *testing.T) {
 	col := QueueColumn(5, "p:1")
-	c := WakeQueueCell(col, "p:1", "10.0.0.1:7000", 1, time.Second)
+	c := WakeQueueCell(col, "p:1", lockstep.Exclusive, "10.0.0.1:7000", 1, time.Second)
 	e, err := Parse(c.Column, c.Value)
 	if err != nil || e.Kind != Queue || e.Owner != "p:1" || e.Wake != "10.0.0.1:7000" {
 		t.Fatalf("new cell: %+v %v", e, err)
@@ -241,7 +243,47 @@ func TestParse_QueueCellWakeAddressOldAndNew(t *testing.T) {
 	if err != nil || e.Wake != "" || e.Owner != "p:1" {
 		t.Fatalf("old cell: %+v %v", e, err)
 	}
-	if plain := WakeQueueCell(col, "p:1", "", 1, time.Second); string(plain.Value) != "p:1" {
+	if plain := WakeQueueCell(col, "p:1", lockstep.Exclusive, "", 1, time.Second); string(plain.Value) != "p:1" {
 		t.Fatalf("no address must write the old value, got %q", plain.Value)
+	}
+}
+
+// An access travels in the value, before a wake address: an exclusive cell
+// is byte for byte what a Locker that predates accesses writes, and a Locker
+// that predates accesses still finds the wake address at the end.
+func TestParse_AccessInQueueAndOwnerValues(t *testing.T) {
+	col := QueueColumn(5, "p:1")
+	c := WakeQueueCell(col, "p:1", lockstep.IntentExclusive, "10.0.0.1:7000", 1, time.Second)
+	if got := string(c.Value); got != "p:1\naccess=IX\nwake=10.0.0.1:7000" {
+		t.Fatalf("queue value %q", got)
+	}
+	e, err := Parse(c.Column, c.Value)
+	if err != nil || e.Access != lockstep.IntentExclusive || e.Wake != "10.0.0.1:7000" || e.Owner != "p:1" {
+		t.Fatalf("queue cell: %+v %v", e, err)
+	}
+	if _, oldWake, _ := strings.Cut(string(c.Value), "\nwake="); oldWake != "10.0.0.1:7000" {
+		t.Fatalf("a Locker that predates accesses would read wake address %q", oldWake)
+	}
+	ocol := SlotColumn(OwnerColumn("p", 1), 2)
+	if ocol != "~o/p/0000000000000001.2" {
+		t.Fatalf("slot column %q", ocol)
+	}
+	for _, a := range []lockstep.Access{lockstep.Exclusive, lockstep.Shared, lockstep.IntentShared, lockstep.IntentExclusive, lockstep.SharedIntentExclusive} {
+		o := OwnerCell(ocol, "p:3", a, 1, time.Second)
+		e, err := Parse(o.Column, o.Value)
+		if err != nil || e.Kind != Owner || e.Owner != "p:3" || e.Access != a || e.Process != "p" {
+			t.Fatalf("owner cell in %v: %+v %v", a, e, err)
+		}
+		if a == lockstep.Exclusive && string(o.Value) != "p:3" {
+			t.Fatalf("exclusive owner value %q, want the bare owner id", o.Value)
+		}
+	}
+	// An access this version does not know conflicts with everything.
+	e, err = Parse(ocol, []byte("p:3\naccess=U"))
+	if err != nil || e.Access != lockstep.Exclusive || e.Owner != "p:3" {
+		t.Fatalf("unknown access: %+v %v", e, err)
+	}
+	if _, err := Parse(ocol, []byte("\naccess=S")); err == nil {
+		t.Fatal("an owner cell naming no owner must be refused")
 	}
 }

@@ -1,9 +1,10 @@
 // Package turn queues the goroutines of one process that contend for the same
-// lock id, first come first served, so that only one of them at a time talks
-// to the store about that id (queuelock/doc.go, § Progress, refinement 6). The others wait
-// in-process without reading or writing anything remotely: a hot id then costs
-// the cluster one contender per process instead of one per goroutine, and
-// in-process order is exactly arrival order.
+// lock id, first come first served, so that only the ones whose accesses are
+// compatible with each other talk to the store about that id at one time
+// (queuelock/doc.go, § Progress, refinement 6): for exclusive requests, one at
+// a time. The others wait in-process without reading or writing anything
+// remotely: a hot id then costs the cluster one contender per process instead
+// of one per goroutine, and in-process order is exactly arrival order.
 //
 // A key's state lives only while its turn is held or awaited: the last
 // Release (or a cancelled last waiter) forgets the key, and the map itself
@@ -13,101 +14,193 @@ package turn
 
 import (
 	"context"
+	"slices"
 	"sync"
+
+	"github.com/lockstep-go/lockstep"
 )
 
-// Turns hands out, per key, one turn at a time in FIFO order. The zero value
-// is ready to use; it is safe for concurrent use.
+// Turns hands out, per key, turns in FIFO order: a request is granted when
+// its access is compatible (lockstep.Access.Compatible) with every turn held
+// and every earlier request still waiting, so compatible requests (readers,
+// intention locks on a common ancestor) hold turns at once and an
+// incompatible one waits for them, while a later compatible request does not
+// pass an earlier waiting one. Each turn held has a slot, the smallest number
+// no other holder of the key has: the queue lock names the owner cell of
+// the acquisition by it (internal/layout, SlotColumn), so one Locker writes
+// as many owner columns of an id as it holds turns on it at once, and an
+// exclusive turn, alone by definition, always has slot 0. The zero value is
+// ready to use; it is safe for concurrent use.
 type Turns struct {
 	mu   sync.Mutex
 	keys map[string]*line
 }
 
 type line struct {
-	waiters []chan struct{} // closed when that waiter is given the turn
+	holders []holder
+	waiters []*waiter
 }
 
-// Acquire waits for the turn on key. On success the caller holds the turn
-// until Release. If ctx ends first, Acquire returns ctx.Err() and holds
-// nothing: a turn granted concurrently with the cancellation is passed on.
+type holder struct {
+	access lockstep.Access
+	slot   int
+}
+
+type waiter struct {
+	access lockstep.Access
+	ready  chan struct{} // closed when the turn is granted
+	slot   int           // set when granted
+}
+
+// Acquire waits for an exclusive turn on key: Take in lockstep.Exclusive,
+// whose slot is always 0.
 func (t *Turns) Acquire(ctx context.Context, key string) error {
+	_, err := t.Take(ctx, key, lockstep.Exclusive)
+	return err
+}
+
+// TryAcquire takes an exclusive turn on key only if nobody holds a turn on
+// it or waits for one.
+func (t *Turns) TryAcquire(key string) bool {
+	_, ok := t.TryTake(key, lockstep.Exclusive)
+	return ok
+}
+
+// Release gives back the exclusive turn on key (slot 0).
+func (t *Turns) Release(key string) { t.Leave(key, 0) }
+
+// Take waits for a turn on key in access a. On success the caller holds the
+// turn, with the slot returned, until Leave. If ctx ends first, Take returns
+// ctx.Err() and holds nothing: a turn granted concurrently with the
+// cancellation is passed on.
+func (t *Turns) Take(ctx context.Context, key string, a lockstep.Access) (int, error) {
 	t.mu.Lock()
 	if t.keys == nil {
 		t.keys = make(map[string]*line)
 	}
-	l, busy := t.keys[key]
-	if !busy {
-		t.keys[key] = &line{}
-		t.mu.Unlock()
-		return nil
+	l := t.keys[key]
+	if l == nil {
+		l = &line{}
+		t.keys[key] = l
 	}
-	ready := make(chan struct{})
-	l.waiters = append(l.waiters, ready)
+	if len(l.waiters) == 0 && l.admits(a, 0) {
+		slot := l.grant(a)
+		t.mu.Unlock()
+		return slot, nil
+	}
+	w := &waiter{access: a, ready: make(chan struct{})}
+	l.waiters = append(l.waiters, w)
 	t.mu.Unlock()
 
 	select {
-	case <-ready:
-		return nil
+	case <-w.ready:
+		return w.slot, nil
 	case <-ctx.Done():
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		select {
-		case <-ready: // granted while we were giving up: pass it on
-			t.passLocked(key, l)
+		case <-w.ready: // granted while we were giving up: pass it on
+			t.leaveLocked(key, l, w.slot)
 		default:
-			for i, w := range l.waiters {
-				if w == ready {
-					l.waiters = append(l.waiters[:i], l.waiters[i+1:]...)
-					break
-				}
-			}
+			l.waiters = slices.DeleteFunc(l.waiters, func(x *waiter) bool { return x == w })
+			t.passLocked(key, l) // those behind us may now be admitted
 		}
-		return ctx.Err()
+		return 0, ctx.Err()
 	}
 }
 
-// TryAcquire takes the turn on key only if nobody holds it or waits for it.
-func (t *Turns) TryAcquire(key string) bool {
+// TryTake takes a turn on key in access a only if it is granted at once:
+// nobody waits, and a is compatible with every turn held.
+func (t *Turns) TryTake(key string, a lockstep.Access) (int, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.keys == nil {
 		t.keys = make(map[string]*line)
 	}
-	if _, busy := t.keys[key]; busy {
-		return false
+	l := t.keys[key]
+	if l == nil {
+		l = &line{}
+		t.keys[key] = l
 	}
-	t.keys[key] = &line{}
-	return true
+	if len(l.waiters) > 0 || !l.admits(a, 0) {
+		return 0, false
+	}
+	return l.grant(a), true
 }
 
-// Release gives the turn on key to the longest waiter, if any. It must be
-// called exactly once per successful Acquire or TryAcquire.
-func (t *Turns) Release(key string) {
+// Leave gives back the turn on key with the given slot and grants the
+// waiters that are now admitted. It must be called exactly once per
+// successful Take or TryTake (or Acquire, TryAcquire: slot 0).
+func (t *Turns) Leave(key string, slot int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	l, ok := t.keys[key]
 	if !ok {
-		panic("turn: Release of a key not held")
+		panic("turn: Leave of a key not held")
 	}
+	t.leaveLocked(key, l, slot)
+}
+
+func (t *Turns) leaveLocked(key string, l *line, slot int) {
+	i := slices.IndexFunc(l.holders, func(h holder) bool { return h.slot == slot })
+	if i < 0 {
+		panic("turn: Leave of a slot not held")
+	}
+	l.holders = slices.Delete(l.holders, i, i+1)
 	t.passLocked(key, l)
 }
 
+// admits reports whether a request in access a, with the first n waiters
+// ahead of it, is compatible with every holder and each of those waiters.
+func (l *line) admits(a lockstep.Access, n int) bool {
+	for _, h := range l.holders {
+		if !a.Compatible(h.access) {
+			return false
+		}
+	}
+	for _, w := range l.waiters[:n] {
+		if !a.Compatible(w.access) {
+			return false
+		}
+	}
+	return true
+}
+
+// grant makes a request in access a a holder, in the smallest free slot.
+func (l *line) grant(a lockstep.Access) int {
+	slot := 0
+	for slices.ContainsFunc(l.holders, func(h holder) bool { return h.slot == slot }) {
+		slot++
+	}
+	l.holders = append(l.holders, holder{access: a, slot: slot})
+	return slot
+}
+
+// passLocked grants, in line order, every waiter compatible with the
+// holders and every waiter still ahead of it, and forgets the key once no
+// one holds or awaits it.
 func (t *Turns) passLocked(key string, l *line) {
-	if len(l.waiters) == 0 {
+	for i := 0; i < len(l.waiters); {
+		w := l.waiters[i]
+		if !l.admits(w.access, i) {
+			i++
+			continue
+		}
+		l.waiters = slices.Delete(l.waiters, i, i+1)
+		w.slot = l.grant(w.access)
+		close(w.ready)
+	}
+	if len(l.holders) == 0 && len(l.waiters) == 0 {
 		delete(t.keys, key)
 		if len(t.keys) == 0 {
 			// A Go map keeps its buckets when emptied: drop it, so that a
 			// burst of distinct ids leaves nothing behind once released.
 			t.keys = nil
 		}
-		return
 	}
-	next := l.waiters[0]
-	l.waiters = l.waiters[1:]
-	close(next)
 }
 
-// Busy reports whether the turn on key is held or awaited.
+// Busy reports whether a turn on key is held or awaited.
 func (t *Turns) Busy(key string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -6,6 +6,11 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
 )
 
 func TestTurns_FIFO(t *testing.T) {
@@ -95,4 +100,82 @@ func TestTurns_ReleasedKeysLeaveNothingBehind(t *testing.T) {
 	if tr.Len() != 0 || tr.keys != nil {
 		t.Fatalf("after every release: %d keys, map %v; want none and no map", tr.Len(), tr.keys)
 	}
+}
+
+// Compatible requests hold turns at once, each in its own slot; an
+// incompatible one waits for all of them, and a compatible request that
+// arrives after it waits behind it (no bypass); when the waiter gives up,
+// the one behind it is admitted.
+func TestTurns_SharedSlotsAndNoBypass(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var tr Turns
+		ctx := context.Background()
+		s0, err := tr.Take(ctx, "k", lockstep.Shared)
+		require.NoError(t, err)
+		s1, err := tr.Take(ctx, "k", lockstep.IntentShared)
+		require.NoError(t, err)
+		require.Equal(t, []int{0, 1}, []int{s0, s1})
+
+		xctx, cancelX := context.WithCancel(ctx)
+		xdone := make(chan error, 1)
+		go func() { _, err := tr.Take(xctx, "k", lockstep.Exclusive); xdone <- err }()
+		synctest.Wait()
+		sdone := make(chan int, 1)
+		go func() {
+			slot, err := tr.Take(ctx, "k", lockstep.Shared)
+			assert.NoError(t, err)
+			sdone <- slot
+		}()
+		synctest.Wait()
+		select {
+		case <-sdone:
+			t.Fatal("a reader passed an earlier waiting writer")
+		default:
+		}
+		_, ok := tr.TryTake("k", lockstep.IntentShared)
+		require.False(t, ok, "TryTake must fail while anyone waits")
+
+		tr.Leave("k", s0)
+		synctest.Wait()
+		select {
+		case <-xdone:
+			t.Fatal("the writer was admitted beside a holder")
+		default:
+		}
+		cancelX()
+		synctest.Wait()
+		require.ErrorIs(t, <-xdone, context.Canceled)
+		require.Equal(t, 0, <-sdone, "the reader behind the cancelled writer takes the free slot 0")
+		tr.Leave("k", 0)
+		tr.Leave("k", s1)
+		require.Equal(t, 0, tr.Len())
+	})
+}
+
+// A writer granted after readers leave has slot 0, and readers behind it are
+// admitted together once it leaves.
+func TestTurns_WriterThenReadersTogether(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var tr Turns
+		ctx := context.Background()
+		require.NoError(t, tr.Acquire(ctx, "k"))
+		got := make(chan int, 3)
+		for range 3 {
+			go func() {
+				slot, err := tr.Take(ctx, "k", lockstep.Shared)
+				assert.NoError(t, err)
+				got <- slot
+			}()
+		}
+		synctest.Wait()
+		require.Empty(t, got)
+		tr.Release("k")
+		synctest.Wait()
+		slots := []int{<-got, <-got, <-got}
+		require.ElementsMatch(t, []int{0, 1, 2}, slots)
+		for _, s := range slots {
+			tr.Leave("k", s)
+		}
+		require.Equal(t, 0, tr.Len())
+	})
 }

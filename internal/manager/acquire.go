@@ -1,0 +1,168 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// Acquire takes the members of m.Plan(reqs) one by one, in that order,
+// through One (with try: TryLock's semantics for each), and returns them as
+// one Lock. On any error — ctx ending, a busy member under try, a store
+// error, an upgrade under reentrancy — it releases what it took, last taken
+// first, with context.WithoutCancel(ctx) so that the cleanup runs after a
+// cancellation, and returns an error naming the member that stopped it and
+// wrapping the cause (errors.Is sees ctx.Err(), lockstep.ErrLocked,
+// lockstep.ErrUpgrade, ...), joined with any release error. A release that
+// fails is left to the Locker's Close and the cells' TTL.
+//
+// Under lockstep.WithReentrancy(ctx, holder), a member the holder already
+// holds in an access that Covers the request is counted, with no store
+// request; one it holds in a weaker access fails the call with an error
+// wrapping lockstep.ErrUpgrade.
+func (m *Manager) Acquire(ctx context.Context, reqs []lockstep.Request, try bool) (lockstep.Lock, error) {
+	plan, err := m.Plan(reqs)
+	if err != nil {
+		return nil, err
+	}
+	holder, reentrant := lockstep.ReentrancyHolder(ctx)
+	if reentrant && !reflect.TypeOf(holder).Comparable() {
+		return nil, fmt.Errorf("%w: reentrancy holder of type %T is not comparable: pass a pointer, a string or a number",
+			lockstep.ErrInvalidConfig, holder)
+	}
+	members := make([]*member, 0, len(plan))
+	for i, r := range plan {
+		var mb *member
+		if reentrant {
+			mb, err = m.takeReentrant(ctx, holder, r, try)
+		} else {
+			mb, err = m.take(ctx, r, try)
+		}
+		if err != nil {
+			err = fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, not taken (%d taken before it released): %w",
+				joinRequests(plan), i+1, len(plan), r, len(members), err)
+			return nil, errors.Join(err, m.abandon(context.WithoutCancel(ctx), members))
+		}
+		members = append(members, mb)
+	}
+	return newLock(m, callerID(reqs), plan, members), nil
+}
+
+// take acquires r for one group, outside any registry.
+func (m *Manager) take(ctx context.Context, r lockstep.Request, try bool) (*member, error) {
+	l, err := m.one(ctx, r.ID, r.Access, try)
+	if err != nil {
+		return nil, err
+	}
+	mb := &member{access: r.Access}
+	mb.setReal(l)
+	return mb, nil
+}
+
+// takeReentrant acquires r for holder: it counts a covering acquisition
+// the holder already has, refuses a weaker one (ErrUpgrade), and otherwise
+// takes the id through One and registers it. A second acquisition by the
+// same holder while the first is still waiting for the id waits for its
+// outcome, as it would in the id's queue.
+func (m *Manager) takeReentrant(ctx context.Context, holder any, r lockstep.Request, try bool) (*member, error) {
+	key := regKey{holder: holder, id: r.ID}
+	for {
+		m.mu.Lock()
+		mb := m.reg[key]
+		if mb == nil {
+			break // m.mu still held
+		}
+		if mb.real == nil { // pending: another call of this holder is taking it
+			ready := mb.ready
+			m.mu.Unlock()
+			if try {
+				return nil, fmt.Errorf("%w: this holder's own acquisition of %q is still waiting", lockstep.ErrLocked, r.ID)
+			}
+			select {
+			case <-ready:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if !mb.access.Covers(r.Access) {
+			held := mb.access
+			m.mu.Unlock()
+			return nil, fmt.Errorf("%w: the holder holds %q in %v, which does not cover %v: "+
+				"release it first, or take the stronger access first", lockstep.ErrUpgrade, r.ID, held, r.Access)
+		}
+		mb.count++
+		m.mu.Unlock()
+		return mb, nil
+	}
+	mb := &member{access: r.Access, key: &key, ready: make(chan struct{})}
+	m.reg[key] = mb
+	m.mu.Unlock()
+
+	l, err := m.one(ctx, r.ID, r.Access, try)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	defer close(mb.ready)
+	if err != nil {
+		delete(m.reg, key)
+		return nil, err
+	}
+	mb.setReal(l)
+	mb.count = 1
+	return mb, nil
+}
+
+// drop gives up one group's reference to mb and reports whether that was
+// the last, so the caller must now Unlock mb.real. A last reference takes
+// the registry entry away first: a later acquisition by the holder takes
+// the id afresh (and waits, like anyone, if this release is slow).
+func (m *Manager) drop(mb *member) (last bool) {
+	if mb.key == nil {
+		return true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mb.count--
+	if mb.count > 0 {
+		return false
+	}
+	delete(m.reg, *mb.key)
+	return true
+}
+
+// abandon releases the members a failed Acquire took, last taken first.
+func (m *Manager) abandon(ctx context.Context, members []*member) error {
+	var errs []error
+	for i := len(members) - 1; i >= 0; i-- {
+		if m.drop(members[i]) {
+			if err := members[i].real.Unlock(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("lockstep: releasing %q after the failed group: %w", members[i].real.ID(), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// callerID is the group Lock's ID: the ids the caller asked for, in its
+// order, joined by ", " (for one request, exactly its id).
+func callerID(reqs []lockstep.Request) string {
+	ids := make([]string, len(reqs))
+	for i, r := range reqs {
+		ids[i] = r.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+// joinRequests renders a plan for error messages: "a:IX, a/b:X".
+func joinRequests(reqs []lockstep.Request) string {
+	s := make([]string, len(reqs))
+	for i, r := range reqs {
+		s[i] = r.String()
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,95 @@
+// Package manager is the lock manager every Locker of this module puts on
+// top of its own acquisition of one id: lock groups, hierarchical ids and
+// opt-in reentrancy (issue 15; seeds 003 and 004). A Locker gives New its
+// acquisition of one id in one access (One) and its hierarchy separator;
+// its LockGroup, TryLockGroup and, with a separator or under
+// lockstep.WithReentrancy, Lock and TryLock go through Manager.Acquire. It
+// depends on the root package and on internal/held (loss signals) and
+// internal/serial, never on a store: what an access means in the store is
+// the Locker's business (queuelock's doc.go for the queue algorithm).
+//
+// # The plan
+//
+// Manager.Plan turns the caller's requests into the members an acquisition
+// takes: with a separator, each request's ancestors in its intention access
+// (lockstep.Access.Intention: IS below a reader, IX below anything else), so
+// "a/b/c" in X also takes IX on "a" and "a/b"; each id once, in the Join of
+// what was asked of it (S and IX on "a" become SIX); ids ascending bytewise.
+// Under a separator every path segment must be non-empty ("a//b", "/a" and
+// "a/" are refused), so each ancestor is a well-formed id of its own and
+// "a/" cannot quietly name a second child of "a".
+//
+// Ancestors sort before their descendants: an ancestor is a proper prefix
+// of its descendant's id, and in bytewise order a proper prefix sorts
+// before every extension of it. So the canonical order locks a hierarchy
+// top-down, as multi-granularity locking requires (Gray et al., 1975): a
+// process holds the intention lock on "a" before it asks for "a/b", so an S
+// or X holder of "a" is met at "a", and a request on "a" conflicts with every
+// holder below it, whose intention locks are on "a".
+//
+// # Deadlock freedom: canonical order and FIFO queues
+//
+// Every acquisition of a group takes its members in the canonical order and
+// holds them until the group is released; each member waits in its id's FIFO
+// queue (queuelock grants a request when it is compatible with every earlier
+// live request and every owner). Then no set of groups waits in a cycle:
+//
+//   - A process waits for at most one id at a time, and only for an id above
+//     every id it holds (it took them in ascending order).
+//   - Its waits-for edges go to the holders of that id, and to the earlier
+//     waiters of the same id (FIFO: a later request never overtakes them).
+//   - A holder of id x that waits at all waits for an id above x, so the
+//     edge to it increases the waited-for id strictly; an earlier waiter of
+//     the same id waits for that same id at an earlier queue position.
+//
+// So along any chain of waits-for edges the pair (waited id, queue position)
+// strictly increases in id or, for the same id, strictly decreases in
+// position; it never decreases in id. Ids and positions are finite, so a
+// chain cannot return to where it began: there is no cycle. The argument
+// needs the order to be total and shared by every process, which the
+// bytewise order of ids is, whatever the separator; it also needs each
+// Locker's in-process turns to be FIFO per id, as queuelock's are. A
+// process that holds a group and then starts another acquisition outside
+// it (nested Lock calls in an order of its own) is outside the argument,
+// as with any lock. The planted defect GroupUnordered (internal/bugs, build
+// tag lockstep_bugs) takes the members in the caller's order instead; the
+// test manager_bugs_test.go shows two opposite groups then deadlock, and
+// the model checks' negative control catches it.
+//
+// A group of accesses is as deadlock-free as one of exclusive locks: a
+// shared member only shortens waits. Lock modes do not create upgrades
+// inside a group, because each id is taken once, in the Join of what the
+// group asks of it.
+//
+// # Failure, loss and release
+//
+// When a member cannot be taken (ctx ended, a busy member under TryLock, a
+// store error), Acquire releases the members it took, last first, with a
+// context that the caller's cancellation does not end, and returns an error
+// that names the member and wraps the cause. The Lock it returns has one
+// Lost, closed when any member's lease is lost: a member whose lock has a
+// *held.Loss forwards it with OnFire, with no goroutine; other locks are
+// watched by one goroutine per group, stopped by the first Unlock. Lost
+// also runs every member's deadline check (its Lost, without blocking), so
+// a passed deadline is seen at once. Unlock releases the members last first
+// and retries only those whose release failed.
+//
+// # Reentrancy
+//
+// Under lockstep.WithReentrancy(ctx, holder) the Manager keeps a registry of
+// what each holder holds, keyed by (holder, id). A member the holder already
+// holds in an access that Covers the request is granted at once, with no
+// store request, and counted; one held in a weaker access fails the
+// acquisition with an error wrapping lockstep.ErrUpgrade (waiting would be
+// waiting for oneself), after releasing what the call took. Note that under
+// a hierarchy this includes intention locks: a holder of "a/b" in S holds
+// IS on "a", so asking for "a/c" in X (IX on "a") is an upgrade. Each
+// member's lock is unlocked by the Unlock that drops its count to zero, and
+// its registry entry is deleted then, so the registry holds only what is
+// held. A second acquisition by the same holder while its first is still
+// waiting for the id waits for that first one's outcome, as it would in the
+// id's queue. Without a holder the registry is not touched. What
+// reentrancy promises is only this bookkeeping: the holder is the caller's
+// name for one unit of work, and two goroutines sharing a holder share its
+// locks, so they must not need exclusion from each other.
+package manager

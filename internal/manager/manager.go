@@ -1,0 +1,78 @@
+package manager
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// One takes one member of a group: the Locker's own acquisition of id in
+// access a, blocking as Lock does, or, with try, failing with an error
+// wrapping lockstep.ErrLocked as TryLock does. When ctx ends first it
+// returns an error for which errors.Is(err, ctx.Err()) holds, having left
+// nothing behind. The Lock it returns is in practice a *held.Lock, whose
+// Loss() is a *held.Loss, but any lockstep.Lock will do.
+type One func(ctx context.Context, id string, a lockstep.Access, try bool) (lockstep.Lock, error)
+
+// MaxSeparatorLen is the longest hierarchy separator New accepts, in bytes.
+const MaxSeparatorLen = 8
+
+// Manager turns a Locker's acquisition of one id into groups, hierarchical
+// ids and reentrant acquisition (the package doc says how). Safe for
+// concurrent use; a Locker has one Manager for its whole life.
+type Manager struct {
+	sep string
+	one One
+
+	// mu guards reg, the reentrancy registry: the member each (holder, id)
+	// holds. Only acquisitions under lockstep.WithReentrancy touch it.
+	mu  sync.Mutex
+	reg map[regKey]*member
+}
+
+// regKey names one holder's acquisition of one id.
+type regKey struct {
+	holder any
+	id     string
+}
+
+// New returns a Manager taking members through one. separator is the
+// hierarchy separator: "" for flat ids (no ancestors), or 1 to
+// MaxSeparatorLen bytes of UTF-8 with no NUL and not only white space, such
+// as "/". A bad separator or a nil one returns a *lockstep.ConfigError.
+func New(separator string, one One) (*Manager, error) {
+	if one == nil {
+		return nil, &lockstep.ConfigError{Field: "One", Reason: "nil: the manager needs the Locker's acquisition of one id"}
+	}
+	if err := validateSeparator(separator); err != nil {
+		return nil, err
+	}
+	return &Manager{sep: separator, one: one, reg: map[regKey]*member{}}, nil
+}
+
+func validateSeparator(sep string) error {
+	var why string
+	switch {
+	case sep == "":
+		return nil
+	case len(sep) > MaxSeparatorLen:
+		why = fmt.Sprintf("%d bytes, more than %d", len(sep), MaxSeparatorLen)
+	case !utf8.ValidString(sep):
+		why = "not valid UTF-8"
+	case strings.IndexByte(sep, 0) >= 0:
+		why = "contains a NUL byte, which no lock id may hold"
+	case strings.TrimSpace(sep) == "":
+		why = "only white space, which is too easily typed by accident inside a name"
+	default:
+		return nil
+	}
+	return &lockstep.ConfigError{Field: "Separator",
+		Reason: fmt.Sprintf("%q is %s: use a short visible string such as \"/\" or \":\", or \"\" for flat ids", sep, why)}
+}
+
+// Separator returns the hierarchy separator, "" for flat ids.
+func (m *Manager) Separator() string { return m.sep }
