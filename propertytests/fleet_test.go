@@ -114,7 +114,7 @@ type fleet struct {
 // fleets are the fleets the property tests check. A mixed fleet is one more
 // line, e.g. {name: "legacy+combined", kinds: []kind{legacy, combined, combined}}.
 // (The {legacy, new} fleet, which must break, is a negative control.)
-var fleets = []fleet{
+var fleets = append([]fleet{
 	{name: "legacy", kinds: []kind{legacy, legacy, legacy}},
 	{name: "new", kinds: []kind{queue, queue, queue}, starvationFree: true},
 	// Two goroutines of p0 on one queue Locker beside a third process: an
@@ -136,7 +136,7 @@ var fleets = []fleet{
 	// by the net action (wake_test.go), beside a process without them (an
 	// old binary, or one whose port is unreachable).
 	{name: "new/wake", kinds: []kind{queueWake, queueWake, queue}, starvationFree: true},
-}
+}, managerFleets...)
 
 func fleetNamed(name string) fleet {
 	for _, f := range fleets {
