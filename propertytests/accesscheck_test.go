@@ -148,10 +148,12 @@ func overtakes(w *groupWait, by map[string]lockstep.Access, byStart int64) bool 
 // checkBypass is property G3, bounded bypass: a wait that began in the
 // quiet phase is overtaken at most bypassBound(n) times, n the fleet's
 // user goroutines — the bound the "new" fleet states for one exclusive id,
-// generalised from every acquisition to the incompatible, later ones.
+// generalised from every acquisition to the incompatible, later ones. Its
+// failure reads "bypass: …" (in the quiet phase, "liveness: bypass: …"),
+// which rapid tells apart from other liveness failures (reraiseFailure).
 func checkBypass(who string, w *groupWait, n int) error {
 	if w.quiet && w.overtakes > bypassBound(n) {
-		return fmt.Errorf("%s waiting for %v was overtaken %d times at %v by later incompatible requests (bound %d)",
+		return fmt.Errorf("bypass: %s waiting for %v was overtaken %d times at %v by later incompatible requests (bound %d)",
 			who, w.reqs, w.overtakes, w.first, bypassBound(n))
 	}
 	return nil

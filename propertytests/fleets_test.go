@@ -82,6 +82,8 @@ func reraiseFailure(v any) {
 		reraiseOwnership(v)
 	case strings.HasPrefix(msg, "lease:"):
 		reraiseLease(v)
+	case strings.HasPrefix(msg, "liveness: bypass:"):
+		reraiseBypass(v)
 	case strings.HasPrefix(msg, "liveness:"):
 		reraiseLiveness(v)
 	case strings.HasPrefix(msg, "state:"):
@@ -96,6 +98,7 @@ func reraiseExclusion(v any) { panic(v) }
 func reraiseOwnership(v any) { panic(v) }
 func reraiseLease(v any)     { panic(v) }
 func reraiseLiveness(v any)  { panic(v) }
+func reraiseBypass(v any)    { panic(v) }
 func reraiseState(v any)     { panic(v) }
 func reraiseFencing(v any)   { panic(v) }
 
