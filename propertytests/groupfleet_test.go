@@ -13,12 +13,18 @@ import "testing"
 // acquisition completes within groupWaitBound of its plan (G2), and no wait
 // is overtaken at its first member by later incompatible requests more than
 // bypassBound times (G3).
+//
+// A schedule of a fleet asking G2 costs about five of "new" (its quiet
+// phase lasts as long as the bound of the largest plan, up to 5 members ×
+// livenessBound), one of the other two about twice one of "new" (measured
+// in the seeded sweep, 300 schedules each): their sweepDivisor keeps the
+// seeded sweep's cost within that of two plain fleets or so.
 var managerFleets = []fleet{
-	{name: "new/manager", kinds: []kind{managerQueue, managerQueue, managerQueue},
+	{name: "new/manager", kinds: []kind{managerQueue, managerQueue, managerQueue}, sweepDivisor: 4,
 		groups: &groupSpec{sep: groupSep, bounded: true, fifo: true}},
 	// Two user goroutines of p0 on one Locker (refinement 6 with accesses:
 	// in-process turns by access), beside a third process.
-	{name: "new/manager-two-goroutines", kinds: []kind{managerQueue, managerQueue, managerQueue}, shareFirst: true,
+	{name: "new/manager-two-goroutines", kinds: []kind{managerQueue, managerQueue, managerQueue}, shareFirst: true, sweepDivisor: 4,
 		groups: &groupSpec{sep: groupSep, bounded: true, fifo: true}},
 	// The rollout fleets. Combined takes the queue half in the member's
 	// access and the legacy half exclusively (combined/doc.go, "Accesses"):
@@ -29,9 +35,9 @@ var managerFleets = []fleet{
 	// kept another's a:S waiting beyond 12 s). Its queue halves still grant
 	// in FIFO order (G3). Legacy takes every member exclusively and is not
 	// FIFO: beside it only deadlock freedom is asked.
-	{name: "combined+new/manager", kinds: []kind{managerCombined, managerCombined, managerQueue},
+	{name: "combined+new/manager", kinds: []kind{managerCombined, managerCombined, managerQueue}, sweepDivisor: 2,
 		groups: &groupSpec{sep: groupSep, fifo: true}},
-	{name: "legacy+combined/manager", kinds: []kind{managerLegacy, managerCombined, managerCombined},
+	{name: "legacy+combined/manager", kinds: []kind{managerLegacy, managerCombined, managerCombined}, sweepDivisor: 2,
 		groups: &groupSpec{sep: groupSep}},
 }
 
