@@ -34,6 +34,12 @@ type variant struct {
 	// for a control that plants cells without TTL but must be caught by
 	// liveness.
 	noStateCheck bool
+	// onlyBypass leaves out the quiet phase's liveness checks but bounded
+	// bypass — a lock-manager fleet's per-plan wait bound (G2) and the
+	// deadlock check of fleets that are not starvation-free — for a control
+	// that must be caught by bounded bypass (G3), which the others would
+	// otherwise often report first (groupstate_test.go).
+	onlyBypass bool
 	// plant switches on defects compiled only under the lockstep_bugs build
 	// tag (internal/bugs.Plant) for the run: process-wide, so the harness
 	// plants them when it is built and undoes them when it is closed, and
