@@ -88,7 +88,8 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 // writing nothing, when the lock is held or anyone is in line; otherwise it
 // enqueues and claims, and if someone else turns out to be first it deletes
 // its cells and fails with ErrLocked. Another goroutine of this process
-// holding or waiting for id also makes it fail at once. With
+// waiting for id, or holding it in a conflicting access, also makes it fail
+// at once. With
 // Options.Fencing, a failed token draw fails it with the store's error, and
 // a token that arrived after the lease lapsed with an error wrapping
 // lockstep.ErrLost; either way its cells are deleted.
