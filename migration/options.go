@@ -54,10 +54,9 @@ type Options struct {
 	// Separator makes lock ids hierarchical (seed 004), in every mode: with
 	// "/", a lock of "a/b/c" also takes "a" and "a/b" first, in the
 	// intention access of what it asks for (lockstep.Access.Intention). In
-	// mode new that is the queue lock's access; in mode combined the queue
-	// half takes it and the legacy half is exclusive; in mode legacy every
-	// member is exclusive (the legacy format knows no other access: locks
-	// below one ancestor then exclude each other — safe, and slower). Set it
+	// mode new that is the queue lock's access; in modes combined and legacy
+	// every member is exclusive (the legacy format knows no other access:
+	// locks below one ancestor then exclude each other — safe, and slower). Set it
 	// here, not on Queue or Legacy; every process of the fleet must use the
 	// same one. Default "": flat ids.
 	Separator string

@@ -26,17 +26,16 @@ var managerFleets = []fleet{
 	// in-process turns by access), beside a third process.
 	{name: "new/manager-two-goroutines", kinds: []kind{managerQueue, managerQueue, managerQueue}, shareFirst: true, sweepDivisor: 4,
 		groups: &groupSpec{sep: groupSep, bounded: true, fifo: true}},
-	// The rollout fleets. Combined takes the queue half in the member's
-	// access and the legacy half exclusively (combined/doc.go, "Accesses"):
-	// compatible queue holders of one id — readers, or intention locks on
-	// one ancestor — then contend on the legacy half, whose lock is not
-	// FIFO, so G2 does not hold there (found by this fleet: a combined
-	// process re-taking a/b:S, hence the legacy half of "a", every 2.1 s
-	// kept another's a:S waiting beyond 12 s). Its queue halves still grant
-	// in FIFO order (G3). Legacy takes every member exclusively and is not
-	// FIFO: beside it only deadlock freedom is asked.
+	// The rollout fleets. Combined takes every member exclusively, both
+	// halves (combined/doc.go, "Accesses"). It once took the queue half in
+	// the member's access: compatible queue holders of one id then all
+	// contended on the legacy half, whose lock is not FIFO, and this fleet
+	// found G2 broken (a combined process re-taking a/b:S, hence the legacy
+	// half of "a", every 2.1 s kept another's a:S waiting beyond 12 s).
+	// Legacy takes every member exclusively and is not FIFO: beside it only
+	// deadlock freedom is asked.
 	{name: "combined+new/manager", kinds: []kind{managerCombined, managerCombined, managerQueue}, sweepDivisor: 2,
-		groups: &groupSpec{sep: groupSep, fifo: true}},
+		groups: &groupSpec{sep: groupSep, bounded: true, fifo: true}},
 	{name: "legacy+combined/manager", kinds: []kind{managerLegacy, managerCombined, managerCombined}, sweepDivisor: 2,
 		groups: &groupSpec{sep: groupSep}},
 }

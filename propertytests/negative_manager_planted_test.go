@@ -27,5 +27,11 @@ func init() {
 		// implied, not by the members taken.
 		control{name: "SkipIntention", fleet: fleetNamed("new/manager"),
 			v: variant{plant: []bugs.Defect{bugs.SkipIntention}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
+		// Combined takes its queue half in the access asked for, as it
+		// first did: readers (or intention locks on one ancestor) holding
+		// the queue lock together all contend on the legacy half, which is
+		// not FIFO, and one of them waits beyond its plan's bound (G2).
+		control{name: "CombinedSharedQueueHalf", fleet: fleetNamed("combined+new/manager"),
+			v: variant{plant: []bugs.Defect{bugs.CombinedSharedQueueHalf}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
 	)
 }
