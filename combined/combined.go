@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
@@ -30,14 +31,18 @@ type Options struct {
 	// time service. Use the same global time table as every other Locker of
 	// the fleet, so tokens increase across owners taken in any mode. The
 	// halves draw none. Default none: Token returns 0.
+	// A lock of several members (a group, or with Separator an id with
+	// ancestors) is not lockstep.Fenced: each member has its own token and
+	// they have no common order (internal/manager); lock the resource's own
+	// id alone to fence it.
 	Fencing *clock.Global
 	// Observer receives one AcquireEvent and one ReleaseEvent per combined
 	// acquisition, with mode combined. Default: the queue Locker's.
 	Observer lockstep.Observer
 	// Separator makes lock ids hierarchical, as queuelock.Options.Separator
 	// says; set it here, not on Queue or Legacy. The intention locks on
-	// ancestors are combined locks too: the queue half in the intention
-	// access, the legacy half exclusively (doc.go, "Accesses").
+	// ancestors are combined locks too, and like every combined lock
+	// exclusive (doc.go, "Accesses").
 	Separator string
 }
 
@@ -189,8 +194,8 @@ func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) 
 // errQueueLost ends a wait for the legacy lock whose queue lock was lost.
 var errQueueLost = fmt.Errorf("queue lock lost while taking the legacy lock: %w", lockstep.ErrLost)
 
-// acquire takes id in access: the queue half in that access, the legacy half
-// exclusively (the legacy format knows nothing else).
+// acquire takes id exclusively, both halves, whatever access is asked
+// (doc.go, "Accesses"); access is reported in the AcquireEvent.
 func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	if err := lockstep.ValidateID(id); err != nil {
 		return nil, err
@@ -230,7 +235,10 @@ func (s *stats) add(r held.Result) {
 func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *stats) (*held.Lock, error) {
 	for {
 		loss := held.NewLoss() // one per try: a loss of an abandoned one must not reach the next
-		req := held.Request{ID: id, Try: try, Mode: lockstep.ModeCombined, Access: access, Loss: loss}
+		req := held.Request{ID: id, Try: try, Mode: lockstep.ModeCombined, Access: lockstep.Exclusive, Loss: loss}
+		if bugs.Planted(bugs.CombinedSharedQueueHalf) {
+			req.Access = access // the legacy half ignores it: exclusive anyway
+		}
 		q, g, err := l.takeBoth(ctx, req)
 		if q.Part == nil {
 			return nil, err

@@ -25,19 +25,26 @@
 //
 // # Accesses, groups and hierarchical ids
 //
-// A combined acquisition in a non-exclusive access (lockstep.Access: S, or
-// an intention lock IS, IX, SIX on an ancestor of a hierarchical id) takes
-// the queue half in that access and the legacy half exclusively, since the
-// legacy format has exclusive locks only. The argument above holds member by
-// member: against new-mode processes the queue half excludes exactly what
-// the access matrix says (queuelock's "Lock accesses"); against legacy
-// processes, which know only exclusive locks of exact ids, the legacy half
-// excludes everything of that id, which is at least what any access must.
-// The price: in a fleet with combined processes, readers of one id, and
-// locks below one ancestor, take turns on the legacy half. Groups are taken
-// member after member in canonical order (internal/manager), each member
-// queue half first; a process then waits only for a (id, half) above every
-// one it holds, so the deadlock argument above extends to groups.
+// A combined acquisition takes both halves exclusively, whatever access it
+// is asked for (lockstep.Access: S, or an intention lock IS, IX, SIX on an
+// ancestor of a hierarchical id). The legacy half must be exclusive: the
+// legacy format has nothing else, and legacy processes know only exclusive
+// locks of exact ids. The queue half is exclusive too, so that the argument
+// above ("only the head of the queue ever contends on the legacy tables")
+// stays true: with the queue half in a shared access, every compatible
+// holder of the queue lock — readers, or intention locks on one ancestor —
+// contended on the legacy half at once, and the legacy lock is not FIFO.
+// The model checks found that (fleet combined+new/manager: a combined
+// process re-taking a/b in S, so the legacy half of "a" every 2 s, kept
+// another's a:S waiting beyond the bound). Nothing of what the legacy half
+// allows is lost by it — two combined holders of one id never coexisted —
+// and it is safe against new-mode processes, whose accesses an exclusive
+// queue lock excludes. The price: in phase combined, readers of one id and
+// locks below one ancestor take turns; sharing and sibling concurrency
+// arrive with phase new. Groups are taken member after member in canonical
+// order (internal/manager), each member queue half first; a process then
+// waits only for an (id, half) above every one it holds, so the deadlock
+// argument above extends to groups.
 //
 // # Overlapped requests (issue 17, item 3)
 //

@@ -9,8 +9,8 @@ import (
 // LockGroup blocks until every request is held, as one lock, or ctx is done
 // (lockstep.GroupLocker): the members are taken one by one in canonical
 // order (ids ascending; with Options.Separator, each id's ancestors first,
-// in its intention access), each as Lock takes an id: the queue half in the
-// member's access, the legacy half exclusively (doc.go, "Accesses"). When
+// in its intention access), each as Lock takes an id: both halves
+// exclusively, whatever the member's access (doc.go, "Accesses"). When
 // ctx ends first, what was taken is released before it returns. A group of
 // one request on flat ids is that id's lock itself.
 func (l *Locker) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {

@@ -78,11 +78,11 @@
 // hierarchical. Each member of a group is one acquisition of the kind above
 // — flag read, phase checked, taken by the mode's algorithm — so the
 // invariant holds member by member. In mode new a member is a queue lock in
-// its access; in mode combined the queue half is in its access and the
-// legacy half exclusive; in mode legacy it is exclusive. Between processes
-// in modes legacy and combined, then, every member excludes every other
-// acquisition of its exact id, intention locks included: hierarchy and
-// groups stay safe, sharing waits for mode new. A group whose members were
+// its access; in modes combined and legacy it is exclusive (combined/doc.go,
+// "Accesses", says why the combined queue half is exclusive too: fairness).
+// Outside mode new, then, every member excludes every other acquisition of
+// its exact id, intention locks included: hierarchy and groups stay safe,
+// sharing and sibling concurrency wait for mode new. A group whose members were
 // taken in different modes (the flag moved while it was taken) is still
 // safe: each member is admitted by the phase on its own.
 //

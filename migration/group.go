@@ -10,9 +10,9 @@ import (
 // (lockstep.GroupLocker). The members are taken one by one in canonical
 // order (ids ascending; with Options.Separator, each id's ancestors first,
 // in its intention access), each as Lock takes an id: the flag is read and
-// the phase checked for each, and each is taken in its access by the mode's
-// algorithm — in mode legacy exclusively, in mode combined the queue half in
-// its access and the legacy half exclusively. When ctx ends first, or a
+// the phase checked for each, and each is taken by the mode's algorithm: in
+// mode new in its access, in modes legacy and combined exclusively. When ctx
+// ends first, or a
 // member is refused, what was taken is released before it returns. A group
 // of one request on flat ids is that id's lock itself.
 func (l *Locker) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {

@@ -158,9 +158,8 @@ func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) 
 }
 
 // acquire takes id in access with the algorithm of the flag's mode: in mode
-// legacy exclusively (the legacy format has no other access), in mode
-// combined the queue half in access and the legacy half exclusively, in mode
-// new in access.
+// new in access, in modes legacy and combined exclusively (the legacy format
+// has no other access; combined/doc.go, "Accesses").
 func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	if err := lockstep.ValidateID(id); err != nil {
 		return nil, err

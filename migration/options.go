@@ -46,14 +46,17 @@ type Options struct {
 	// shared with them is only protected against holders that draw one.
 	// Queue.Fencing and Legacy.Fencing must be left unset. Default none:
 	// Token returns 0.
+	// A lock of several members (a group, or with Separator an id with
+	// ancestors) is not lockstep.Fenced: each member has its own token and
+	// they have no common order (internal/manager); lock the resource's own
+	// id alone to fence it.
 	Fencing *clock.Global
 	// Separator makes lock ids hierarchical (seed 004), in every mode: with
 	// "/", a lock of "a/b/c" also takes "a" and "a/b" first, in the
 	// intention access of what it asks for (lockstep.Access.Intention). In
-	// mode new that is the queue lock's access; in mode combined the queue
-	// half takes it and the legacy half is exclusive; in mode legacy every
-	// member is exclusive (the legacy format knows no other access: locks
-	// below one ancestor then exclude each other — safe, and slower). Set it
+	// mode new that is the queue lock's access; in modes combined and legacy
+	// every member is exclusive (the legacy format knows no other access:
+	// locks below one ancestor then exclude each other — safe, and slower). Set it
 	// here, not on Queue or Legacy; every process of the fleet must use the
 	// same one. Default "": flat ids.
 	Separator string
@@ -205,6 +208,10 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if (qo.ProcessID != "" && qo.ProcessID != process) || (so.ProcessID != "" && so.ProcessID != process) {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.ProcessID/Legacy.ProcessID",
 			Reason: fmt.Sprintf("one process has one id (%q, Options.ProcessID): leave these unset (or equal to it)", process)}
+	}
+	if qo.Separator != "" || so.Separator != "" {
+		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Separator/Legacy.Separator",
+			Reason: "set migration Options.Separator instead and leave these unset: it applies to every mode, and the inner Lockers must take flat ids (the migration Locker takes the ancestors once)"}
 	}
 	if qo.Fencing != nil || so.Fencing != nil {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",

@@ -9,10 +9,12 @@
 // (checker_test.go), and then runs a fault-free, fair round-robin quiet phase
 // that checks liveness (liveness_test.go). One fleet runs honest users beside
 // an arrival storm, processes whose Lock calls are cancelled one after
-// another, against the queue lock's fast path (storm_test.go). Negative
-// controls (negative_test.go) switch on deliberate defects through
-// internal/bugs and assert the checker catches each and shrinks it to a short
-// counterexample.
+// another, against the queue lock's fast path (storm_test.go). The
+// lock-manager fleets (groupfleet_test.go) take lock groups in the five
+// accesses over hierarchical ids, and are judged by what each holder asked
+// for, ancestors implied (accesscheck_test.go). Negative controls
+// (negative_test.go) switch on deliberate defects through internal/bugs and
+// assert the checker catches each and shrinks it to a short counterexample.
 //
 // Depth: go test runs a moderate number of checks; -short a few; CI raises
 // them with -rapid.checks=N (or RAPID_CHECKS) and -rapid.steps=N. Failure

@@ -106,12 +106,15 @@ type fleet struct {
 	// one id (queuelock/doc.go, refinement 6), whose acquisitions share the Locker's
 	// owner cell.
 	shareFirst bool
+	// groups, when set, makes this a lock-manager fleet: its processes take
+	// lock groups over a hierarchical id space (groupfleet_test.go).
+	groups *groupSpec
 }
 
 // fleets are the fleets the property tests check. A mixed fleet is one more
 // line, e.g. {name: "legacy+combined", kinds: []kind{legacy, combined, combined}}.
 // (The {legacy, new} fleet, which must break, is a negative control.)
-var fleets = []fleet{
+var fleets = append([]fleet{
 	{name: "legacy", kinds: []kind{legacy, legacy, legacy}},
 	{name: "new", kinds: []kind{queue, queue, queue}, starvationFree: true},
 	// Two goroutines of p0 on one queue Locker beside a third process: an
@@ -133,7 +136,7 @@ var fleets = []fleet{
 	// by the net action (wake_test.go), beside a process without them (an
 	// old binary, or one whose port is unreachable).
 	{name: "new/wake", kinds: []kind{queueWake, queueWake, queue}, starvationFree: true},
-}
+}, managerFleets...)
 
 func fleetNamed(name string) fleet {
 	for _, f := range fleets {

@@ -22,6 +22,8 @@ type stats struct {
 	stormArrivals, stormAcquisitions int
 	// wake counts the wake-up network's traffic (wake_test.go).
 	wake wakeStats
+	// groups counts the lock-manager fleets' calls (groupstate_test.go).
+	groups groupStats
 }
 
 // fleetProperty is one check: build fleet f with variant v, run the random
@@ -80,6 +82,8 @@ func reraiseFailure(v any) {
 		reraiseOwnership(v)
 	case strings.HasPrefix(msg, "lease:"):
 		reraiseLease(v)
+	case strings.HasPrefix(msg, "liveness: bypass:"):
+		reraiseBypass(v)
 	case strings.HasPrefix(msg, "liveness:"):
 		reraiseLiveness(v)
 	case strings.HasPrefix(msg, "state:"):
@@ -94,6 +98,7 @@ func reraiseExclusion(v any) { panic(v) }
 func reraiseOwnership(v any) { panic(v) }
 func reraiseLease(v any)     { panic(v) }
 func reraiseLiveness(v any)  { panic(v) }
+func reraiseBypass(v any)    { panic(v) }
 func reraiseState(v any)     { panic(v) }
 func reraiseFencing(v any)   { panic(v) }
 
@@ -137,6 +142,9 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 			if h.wake != nil {
 				st.wake.add(h.wake.stats())
 			}
+			if h.grp != nil {
+				st.groups.add(h.grp.stats)
+			}
 			for _, pr := range h.procs {
 				if pr.kind.user != nil {
 					st.stormArrivals += pr.arrivals
@@ -154,6 +162,11 @@ func checkFleet(t *testing.T, name string) {
 	rapid.Check(t, fleetProperty(t, fleetNamed(name), variant{}, &st, &last))
 	t.Logf("%d runs, %d random actions, %d acquisitions, max bypass in the quiet phase %d, longest quiet-phase wait %v",
 		st.runs, st.actions, st.acquisitions, st.maxBypass, st.maxWait)
+	if st.groups.calls > 0 {
+		g := st.groups
+		t.Logf("group calls: %d (%d tries, %d of them busy; %d cancelled); largest plan %d members; most overtakes of one quiet-phase wait %d; longest quiet-phase wait that acquired %v",
+			g.calls, g.tries, g.triesBusy, g.cancelled, g.maxMembers, g.maxOvertakes, g.maxWait)
+	}
 	if st.wake.sent > 0 {
 		t.Logf("wake-ups: %+v", st.wake)
 	}

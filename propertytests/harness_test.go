@@ -34,6 +34,12 @@ type variant struct {
 	// for a control that plants cells without TTL but must be caught by
 	// liveness.
 	noStateCheck bool
+	// onlyBypass leaves out the quiet phase's liveness checks but bounded
+	// bypass — a lock-manager fleet's per-plan wait bound (G2) and the
+	// deadlock check of fleets that are not starvation-free — for a control
+	// that must be caught by bounded bypass (G3), which the others would
+	// otherwise often report first (groupstate_test.go).
+	onlyBypass bool
 	// plant switches on defects compiled only under the lockstep_bugs build
 	// tag (internal/bugs.Plant) for the run: process-wide, so the harness
 	// plants them when it is built and undoes them when it is closed, and
@@ -112,6 +118,13 @@ type harness struct {
 	// onAcquired, when set, is called with mu held at every acquisition,
 	// for a check of its own (phasedrain_test.go).
 	onAcquired func(pr *proc, l lockstep.Lock)
+	// grp is what a lock-manager fleet's users record (groupstate_test.go);
+	// ch is the chooser of the random-phase action running now, from which
+	// they draw their operations, and drawPanic a panic of such a draw, to
+	// be raised again on the test's goroutine (groupuser_test.go).
+	grp       *groupState
+	ch        sim.Chooser
+	drawPanic any
 }
 
 // newHarness builds fleet f on a fresh simulation and starts one user
@@ -127,6 +140,9 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	}()
 	h.s = sim.New(sim.Config{Cluster: model.ClusterConfig{NoReadRepair: v.noReadRepair}})
 	h.s.OnStore = h.onStore
+	if f.groups != nil {
+		h.grp = newGroupState(*f.groups)
+	}
 	if f.setup != nil {
 		if err := f.setup(h.s); err != nil {
 			return nil, err
@@ -138,7 +154,11 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 			first := h.procs[0]
 			pr := &proc{sp: first.sp, kind: k, locker: first.locker, closer: first.closer}
 			h.procs = append(h.procs, pr)
-			first.sp.Go(func(ctx context.Context) { h.user(ctx, pr) })
+			user := h.user
+			if k.user != nil {
+				user = func(ctx context.Context, pr *proc) { k.user(h, ctx, pr) }
+			}
+			first.sp.Go(func(ctx context.Context) { user(ctx, pr) })
 			continue
 		}
 		sp := h.s.AddProcess(fmt.Sprintf("p%d", i))
@@ -375,6 +395,11 @@ func (h *harness) checkSafety() error {
 	defer h.mu.Unlock()
 	if len(h.violations) > 0 {
 		return fmt.Errorf("%s", h.violations[0])
+	}
+	if h.grp != nil {
+		if err := h.checkGroupSafety(); err != nil {
+			return err
+		}
 	}
 	valid := map[string][]string{} // id → owners whose Lost() is open
 	for _, pr := range h.procs {

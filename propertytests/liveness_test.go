@@ -62,7 +62,13 @@ func (h *harness) quietPhase() error {
 	h.mu.Lock()
 	h.quiet, h.quietStart = true, s.Now()
 	h.mu.Unlock()
-	return h.fairRun(s.Now()+quietLength.Microseconds(), true)
+	length := quietLength
+	if h.grp != nil {
+		h.mu.Lock()
+		length = h.grp.quietLength(h.procs)
+		h.mu.Unlock()
+	}
+	return h.fairRun(s.Now()+length.Microseconds(), true)
 }
 
 // fairRun grants every runnable goroutine in turn, round-robin by process,
@@ -137,7 +143,12 @@ func (h *harness) checkLiveness() error {
 			return fmt.Errorf("%s was bypassed %d times in one wait (bound %d)", pr.sp.Name, pr.bypass, bypassBound(n))
 		}
 	}
-	if oldest >= 0 && !h.f.starvationFree {
+	if h.grp != nil {
+		if err := h.checkGroupLiveness(); err != nil {
+			return err
+		}
+	}
+	if oldest >= 0 && !h.f.starvationFree && !h.v.onlyBypass {
 		since := max(oldest, h.lastAcq, h.quietStart)
 		if w := h.elapsed(since); w > livenessBound {
 			return fmt.Errorf("no acquisition for %v while processes wait (bound %v): deadlock", w, livenessBound)

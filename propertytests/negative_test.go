@@ -160,8 +160,8 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("attempt %d: caught by %q; rapid shrank it to %d actions, minimize to %d: %v",
-					i+1, strings.TrimSuffix(c.want, ":"), len(shrunk), len(small.sc), small.sc)
+				t.Logf("attempt %d: caught by %q; rapid shrank it to %d actions, minimize to %d: %v\n%s",
+					i+1, strings.TrimSuffix(c.want, ":"), len(shrunk), len(small.sc), small.sc, firstLine(small.err))
 				if bestErr == nil || len(small.sc) < len(best) {
 					best, bestErr = small.sc, small.err
 				}

@@ -17,12 +17,17 @@ import (
 
 // ownerOf returns the acquisition a cell of table belongs to, as
 // internal/layout names it: a queue cell's owner (in its name), a queue-lock
-// owner cell's (its value; a delete carries none, so ""), or a legacy cell's
-// (its column). Any other cell, the floor cell among them, gives its column.
+// owner cell's (its value, less the access a non-exclusive holder adds; a
+// delete carries none, so ""), or a legacy cell's (its column). Any other
+// cell, the floor cell among them, gives its column.
 func ownerOf(table, col string, value []byte) string {
 	if table == queuelock.DefaultTable {
 		if _, _, err := layout.ParseOwnerColumn(col); err == nil {
-			return string(value)
+			e, err := layout.Parse(col, value)
+			if err != nil {
+				return "" // a delete, or a value naming no owner
+			}
+			return e.Owner
 		}
 		if _, owner, err := layout.ParseQueueColumn(col); err == nil {
 			return owner
@@ -91,7 +96,7 @@ func (h *harness) onStore(e sim.StoreEvent) {
 		for _, c := range y.Cells {
 			switch {
 			case y.Table == queuelock.DefaultTable && isOwnerCell(y.Table, c.Column):
-				h.queueOwnerCol[string(c.Value)] = c.Column
+				h.queueOwnerCol[ownerOf(y.Table, c.Column, c.Value)] = c.Column
 			case y.Table == shadowlock.DefaultMainTable:
 				h.legacyOwners[layout.LegacyOwner(c)] = true
 			}

@@ -35,15 +35,21 @@ func (h *harness) checkStateFreed() error {
 	h.s.Close()
 	h.s.Advance(stateGrace())
 	c := h.s.Cluster()
+	ids := []string{lockID}
+	if h.grp != nil {
+		ids = groupIDs
+	}
 	for i := range c.Config().Replicas {
 		for _, table := range lockTables {
-			cells, err := c.Replica(i).Read(context.Background(), table, lockID, lockstep.Slice{})
-			if err != nil {
-				return fmt.Errorf("state: reading %s/%s at replica %d: %v", table, lockID, i, err)
-			}
-			if len(cells) > 0 {
-				return fmt.Errorf("state: %v after every process stopped, replica %d still holds %d live cells of %q in %s: %v\ntrace:\n%s",
-					stateGrace(), i, len(cells), lockID, table, cells, h.report())
+			for _, id := range ids {
+				cells, err := c.Replica(i).Read(context.Background(), table, id, lockstep.Slice{})
+				if err != nil {
+					return fmt.Errorf("state: reading %s/%s at replica %d: %v", table, id, i, err)
+				}
+				if len(cells) > 0 {
+					return fmt.Errorf("state: %v after every process stopped, replica %d still holds %d live cells of %q in %s: %v\ntrace:\n%s",
+						stateGrace(), i, len(cells), id, table, cells, h.report())
+				}
 			}
 		}
 	}

@@ -60,15 +60,15 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		owners: ident.NewOwners(cfg.Process), ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
 		leases: leases,
 	}
-	if cfg.wake != nil {
-		l.wake = newWaker(l)
-	}
 	var sep string
 	if opts != nil {
 		sep = opts.Separator
 	}
 	if l.groups, err = manager.New(sep, l.acquire); err != nil {
 		return nil, err
+	}
+	if cfg.wake != nil { // last: it hands the transport to l
+		l.wake = newWaker(l)
 	}
 	return l, nil
 }
@@ -88,7 +88,8 @@ func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 // writing nothing, when the lock is held or anyone is in line; otherwise it
 // enqueues and claims, and if someone else turns out to be first it deletes
 // its cells and fails with ErrLocked. Another goroutine of this process
-// holding or waiting for id also makes it fail at once. With
+// waiting for id, or holding it in a conflicting access, also makes it fail
+// at once. With
 // Options.Fencing, a failed token draw fails it with the store's error, and
 // a token that arrived after the lease lapsed with an error wrapping
 // lockstep.ErrLost; either way its cells are deleted.

@@ -18,9 +18,10 @@ import (
 // queueCell is a parsed owner or queue cell.
 type queueCell struct {
 	lockstep.Cell
-	owner bool   // an owner cell, else a queue cell
-	named int64  // µs: when the acquisition enqueued (the time in its queue cell's name)
-	id    string // the owner id: in a queue cell's name, an owner cell's value
+	owner  bool            // an owner cell, else a queue cell
+	named  int64           // µs: when the acquisition enqueued (the time in its queue cell's name)
+	id     string          // the owner id: in a queue cell's name, an owner cell's value
+	access lockstep.Access // what the acquisition asks or holds (from the value)
 }
 
 // lockCells are the live cells of one lock id in the lock tables.
@@ -72,9 +73,9 @@ func readLock(ctx context.Context, s lockstep.Store, t schema.Tables, id string,
 		case err != nil:
 			lc.foreign = append(lc.foreign, c)
 		case e.Kind == layout.Owner:
-			lc.owners = append(lc.owners, queueCell{Cell: c, owner: true, id: e.Owner})
+			lc.owners = append(lc.owners, queueCell{Cell: c, owner: true, id: e.Owner, access: e.Access})
 		default:
-			lc.queue = append(lc.queue, queueCell{Cell: c, named: e.Time, id: e.Owner})
+			lc.queue = append(lc.queue, queueCell{Cell: c, named: e.Time, id: e.Owner, access: e.Access})
 		}
 	}
 	for i, o := range lc.owners {

@@ -61,14 +61,14 @@ func (lc *lockCells) write(w io.Writer, now time.Time) {
 	fmt.Fprintf(w, "\nqueue lock (table %s; modes new, combined): %s\n", lc.queueName, lc.queueStatus())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(lc.owners)+len(lc.queue) > 0 {
-		fmt.Fprintln(tw, "  KIND\tOWNER\tENQUEUED\tAGE\tLAST WRITE\tTTL LEFT\t")
+		fmt.Fprintln(tw, "  KIND\tOWNER\tACCESS\tENQUEUED\tAGE\tLAST WRITE\tTTL LEFT\t")
 		for _, q := range append(append([]queueCell(nil), lc.owners...), lc.queue...) {
 			kind := "queue"
 			if q.owner {
 				kind = "owner"
 			}
 			named := time.UnixMicro(q.named)
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s ago\t%s\t\n", kind, q.id, formatTime(named),
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s ago\t%s\t\n", kind, q.id, q.access, formatTime(named),
 				formatAge(now.Sub(named)), formatAge(now.Sub(time.UnixMicro(q.Timestamp))), formatTTL(q.TTL))
 		}
 	}
@@ -103,27 +103,53 @@ func (lc *lockCells) write(w io.Writer, now time.Time) {
 	}
 }
 
-// queueStatus says who holds the queue lock, as lemma 1 decides it: the one
-// owner cell, if there is exactly one.
+// queueStatus says who holds the queue lock, as lemma 1 decides it: the
+// owner cells, if their accesses are compatible (queuelock's "Lock
+// accesses": one exclusive owner, or several sharing).
 func (lc *lockCells) queueStatus() string {
 	var s string
-	switch len(lc.owners) {
-	case 0:
+	switch {
+	case len(lc.owners) == 0:
 		s = "free"
-	case 1:
-		s = "held by " + lc.owners[0].id
+	case lc.compatibleOwners():
+		s = "held by " + lc.holders()
 	default:
 		ids := make([]string, len(lc.owners))
 		for i, q := range lc.owners {
 			ids[i] = q.id
 		}
-		s = fmt.Sprintf("CONTESTED: %d owner cells (%s); claimers that see each other back off, "+
+		s = fmt.Sprintf("CONTESTED: %d owner cells in conflicting accesses (%s); claimers that see each other back off, "+
 			"two that stay are a broken invariant", len(lc.owners), strings.Join(ids, ", "))
 	}
 	if n := len(lc.queue); n > 0 {
 		s += fmt.Sprintf(", %d in line", n)
 	}
 	return s
+}
+
+// compatibleOwners reports whether the live owner cells' accesses are
+// pairwise compatible: one holder, or holders sharing the lock.
+func (lc *lockCells) compatibleOwners() bool {
+	for i, a := range lc.owners {
+		for _, b := range lc.owners[i+1:] {
+			if !a.access.Compatible(b.access) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// holders names the owners, each with its access unless exclusive.
+func (lc *lockCells) holders() string {
+	ids := make([]string, len(lc.owners))
+	for i, q := range lc.owners {
+		ids[i] = q.id
+		if q.access != lockstep.Exclusive {
+			ids[i] += " (" + q.access.String() + ")"
+		}
+	}
+	return strings.Join(ids, ", ")
 }
 
 // legacyStatus says who holds the legacy lock: the one main-row cell

@@ -48,6 +48,7 @@ type queueCellJSON struct {
 	Enqueued   time.Time `json:"enqueued"`
 	Written    time.Time `json:"written"`
 	TTLSeconds float64   `json:"ttl_seconds"`
+	Access     string    `json:"access"` // X, S, IS, IX or SIX (lockstep.Access)
 }
 
 type foreignJSON struct {
@@ -77,18 +78,18 @@ func (lc *lockCells) report(o *options, now time.Time) inspectJSON {
 	r := inspectJSON{Lock: lc.id, Keyspace: o.keyspace, ReadAt: now.UTC(), Consistency: o.consistency.String()}
 	q := queueJSON{Table: lc.queueName, State: "free", Owners: []queueCellJSON{}, Queue: []queueCellJSON{},
 		FullRead: lc.fullRead || lc.floorErr != nil, Foreign: []foreignJSON{}}
-	switch len(lc.owners) {
-	case 0:
-	case 1:
-		q.State, q.Holder = "held", lc.owners[0].id
+	switch {
+	case len(lc.owners) == 0:
+	case lc.compatibleOwners():
+		q.State, q.Holder = "held", lc.holders()
 	default:
 		q.State = "contested"
 	}
 	for _, c := range lc.owners {
-		q.Owners = append(q.Owners, queueCellJSON{c.id, micros(c.named), micros(c.Timestamp), c.TTL.Seconds()})
+		q.Owners = append(q.Owners, queueCellJSON{c.id, micros(c.named), micros(c.Timestamp), c.TTL.Seconds(), c.access.String()})
 	}
 	for _, c := range lc.queue {
-		q.Queue = append(q.Queue, queueCellJSON{c.id, micros(c.named), micros(c.Timestamp), c.TTL.Seconds()})
+		q.Queue = append(q.Queue, queueCellJSON{c.id, micros(c.named), micros(c.Timestamp), c.TTL.Seconds(), c.access.String()})
 	}
 	if lc.floor != 0 {
 		f := micros(lc.floor)

@@ -83,4 +83,10 @@ const (
 	// the intention locks on its ancestors: a lock on "a/b" and one on "a"
 	// then share no id, and both hold at once.
 	SkipIntention Defect = "skip-intention"
+	// CombinedSharedQueueHalf makes a combined acquisition take its queue
+	// half in the access asked for instead of exclusively, as it first did:
+	// every compatible holder of the queue lock then contends on the legacy
+	// half, whose lock is not FIFO, and a reader can be starved there
+	// (combined/doc.go, "Accesses"; found by the combined+new/manager fleet).
+	CombinedSharedQueueHalf Defect = "combined-shared-queue-half"
 )

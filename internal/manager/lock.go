@@ -44,9 +44,9 @@ type Lock struct {
 type heldState uint8
 
 const (
-	refHeld  heldState = iota // the group still holds its reference
-	unlockDue                 // the reference was the last: mb.real.Unlock is owed (again, after a failure)
-	refDone                   // nothing left to do
+	refHeld   heldState = iota // the group still holds its reference
+	unlockDue                  // the reference was the last: mb.real.Unlock is owed (again, after a failure)
+	refDone                    // nothing left to do
 )
 
 // FencedLock is a Lock of one member that is lockstep.Fenced.

@@ -1,0 +1,91 @@
+//go:build lockstep_bugs
+
+package manager
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
+)
+
+func plant(t *testing.T, d bugs.Defect) { t.Cleanup(bugs.Plant(d)) }
+
+func TestBugs_GroupUnorderedPlansInTheCallersOrder(t *testing.T) {
+	plant(t, bugs.GroupUnordered)
+	m, _ := newManager(t, "/")
+	got, err := m.Plan(reqs("z", "a/b:S", "z:S"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"z:X", "a/b:S", "a:IS"}, strs(got))
+}
+
+// With the members taken in the caller's order, two groups asking for a
+// and b in opposite orders each hold one and wait for the other: the
+// deadlock TestAcquire_OppositeOrderGroupsDoNotDeadlock rules out.
+func TestBugs_GroupUnorderedDeadlocks(t *testing.T) {
+	plant(t, bugs.GroupUnordered)
+	m, tab := newManager(t, "")
+	// Each group's first take waits for the other's, so both hold one.
+	var takes sync.WaitGroup
+	takes.Add(2)
+	var once [2]sync.Once
+	tab.afterTake = func(id string) {
+		i := map[string]int{"a": 0, "b": 1}[id]
+		once[i].Do(func() { takes.Done(); takes.Wait() })
+	}
+	ctx, cancel := context.WithCancel(bg)
+	defer cancel()
+	type result struct {
+		l   lockstep.Lock
+		err error
+	}
+	errs := make(chan result, 2)
+	for _, order := range [][]lockstep.Request{reqs("a", "b"), reqs("b", "a")} {
+		go func() {
+			l, err := m.Acquire(ctx, order, false)
+			errs <- result{l, err}
+		}()
+	}
+	tab.waitFor(t, "both groups to wait", func() bool { return tab.waiters("a") == 1 && tab.waiters("b") == 1 })
+	// Each holds what the other waits for, and nothing else will move.
+	assert.Equal(t, []string{"a:X", "b:X"}, tab.held())
+	assert.Empty(t, errs)
+	// Cancelling ends the wait: the first group to see it lets go, and the
+	// other may then get through before it sees the cancellation.
+	cancel()
+	cancelled := 0
+	for range 2 {
+		r := <-errs
+		if r.err == nil {
+			require.NoError(t, r.l.Unlock(bg))
+			continue
+		}
+		assert.ErrorIs(t, r.err, context.Canceled)
+		cancelled++
+	}
+	assert.GreaterOrEqual(t, cancelled, 1)
+	assert.Empty(t, tab.held())
+}
+
+// Without the intention lock on "a", an X holder of "a/b" and one of "a"
+// share no id, and both hold.
+func TestBugs_SkipIntentionMissesTheAncestorConflict(t *testing.T) {
+	plant(t, bugs.SkipIntention)
+	m, tab := newManager(t, "/")
+	got, err := m.Plan(reqs("a/b/c:S"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a/b/c:S"}, strs(got))
+
+	child, err := m.Acquire(bg, reqs("a/b"), false)
+	require.NoError(t, err)
+	parent, err := m.Acquire(bg, reqs("a"), true)
+	require.NoError(t, err, "the conflict the intention lock exists for goes unseen")
+	assert.Equal(t, []string{"a/b:X", "a:X"}, tab.held())
+	require.NoError(t, parent.Unlock(bg))
+	require.NoError(t, child.Unlock(bg))
+}

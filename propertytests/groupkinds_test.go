@@ -1,0 +1,58 @@
+package propertytests
+
+import (
+	"context"
+	"math/rand/v2"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	combinedlock "github.com/lockstep-go/lockstep/combined"
+	"github.com/lockstep-go/lockstep/model/sim"
+	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
+)
+
+// The modes of the lock-manager fleets: the fleets' own Lockers
+// (fleet_test.go) with hierarchical ids (Options.Separator = groupSep),
+// run by groupUser. Each implements lockstep.GroupLocker through
+// internal/manager: the queue lock takes each member in its access, the
+// legacy lock every member exclusively, the combined lock the queue half in
+// the member's access and the legacy half exclusively.
+var (
+	managerQueue = kind{name: "new/manager", mode: lockstep.ModeNew, user: groupUser,
+		new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
+			l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
+				Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, Separator: groupSep})
+			if err != nil {
+				return nil, nil, err
+			}
+			return l, l.Close, nil
+		}}
+	managerLegacy = kind{name: "legacy/manager", mode: lockstep.ModeLegacy, user: groupUser,
+		new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
+			l, err := shadowlock.New(p.Store(), &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: p.Clock(),
+				ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, Separator: groupSep})
+			if err != nil {
+				return nil, nil, err
+			}
+			return l, l.Close, nil
+		}}
+	// managerCombined sets the Separator on the combined Locker, not on its
+	// halves (combined.Options.Separator): the ancestors are taken once,
+	// for both halves.
+	managerCombined = kind{name: "combined/manager", mode: lockstep.ModeCombined, user: groupUser,
+		new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
+			l, err := combinedlock.New(p.Store(), &combinedlock.Options{
+				Queue: &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
+					Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
+				Legacy: &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: p.Clock(),
+					ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
+				Fencing:   fencing,
+				Separator: groupSep,
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			return l, l.Close, nil
+		}}
+)

@@ -1,0 +1,37 @@
+//go:build lockstep_bugs
+
+package propertytests
+
+import "github.com/lockstep-go/lockstep/internal/bugs"
+
+// The controls of the lock manager's planted defects (internal/manager,
+// issue 15). Their defects are process-wide and compiled only under the
+// lockstep_bugs build tag (internal/bugs.Plant), as those of
+// negative_planted_test.go are, so these controls run only with it:
+//
+//	go test -tags lockstep_bugs ./propertytests/ -run Negative/ -v
+func init() {
+	controls = append(controls,
+		// Members taken in the caller's order, each request before its
+		// ancestors' intention locks: two groups naming ids in opposite
+		// orders (or a descendant's holder waiting for the ancestor whose
+		// holder waits for the descendant) each hold one and wait for the
+		// other for ever. Caught in the quiet phase by liveness: a waiter
+		// stuck beyond its plan's bound (G2), or no acquisition at all
+		// (deadlock freedom).
+		control{name: "GroupUnordered", fleet: fleetNamed("new/manager"),
+			v: variant{plant: []bugs.Defect{bugs.GroupUnordered}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+		// No intention locks on ancestors: a holder of "a/b" and one of
+		// "a" share no member and both hold. Caught by access exclusion
+		// (G1), which judges a holding by what was asked for, ancestors
+		// implied, not by the members taken.
+		control{name: "SkipIntention", fleet: fleetNamed("new/manager"),
+			v: variant{plant: []bugs.Defect{bugs.SkipIntention}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
+		// Combined takes its queue half in the access asked for, as it
+		// first did: readers (or intention locks on one ancestor) holding
+		// the queue lock together all contend on the legacy half, which is
+		// not FIFO, and one of them waits beyond its plan's bound (G2).
+		control{name: "CombinedSharedQueueHalf", fleet: fleetNamed("combined+new/manager"),
+			v: variant{plant: []bugs.Defect{bugs.CombinedSharedQueueHalf}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+	)
+}
