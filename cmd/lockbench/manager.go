@@ -122,15 +122,16 @@ type mgrCell struct {
 	// were made (perf 2).
 	heap   int64
 	rounds int
-	// blocked says the cell cannot run by design (perf 2, legacy halves
-	// at depth 2 and more): why, instead of figures.
+	// blocked says the cell cannot run by design (perf 2, legacy and
+	// combined at depth 2 and more): why, instead of figures.
 	blocked string
 }
 
-// blockedByAncestors is why perf 2 cannot run with a legacy half at depth 2
-// or more: the legacy wire format has only exclusive locks, so the
-// separate client's group holds the shared ancestors exclusively, and no
-// client gets past them until it releases, which it does only after them.
+// blockedByAncestors is why perf 2 cannot run legacy or combined at depth
+// 2 or more: they take every member exclusively (the legacy wire format has
+// only exclusive locks), so the separate client's group holds the shared
+// ancestors exclusively, and no client gets past them until it releases,
+// which it does only after them.
 const blockedByAncestors = "blocked"
 
 // mgrWorld is what a cell runs on: fresh Lockers of one algorithm on a
@@ -149,9 +150,6 @@ type mgrParams struct {
 }
 
 // timed acquires reqs on l, measuring the acquisition and the release.
-// Every client makes one round before its K timed ones, so that a fresh
-// Locker's first requests (connections, prepared statements on the real
-// backend) are not in the figures.
 func timed(ctx context.Context, clk lockstep.Clock, l groupLocker, reqs []lockstep.Request) (acq, rel time.Duration, err error) {
 	t1 := clk.Now()
 	h, err := l.LockGroup(ctx, reqs...)
@@ -162,6 +160,24 @@ func timed(ctx context.Context, clk lockstep.Clock, l groupLocker, reqs []lockst
 	err = unlockRetrying(context.WithoutCancel(ctx), h)
 	t3 := clk.Now()
 	return time.Duration(t2-t1) * time.Microsecond, time.Duration(t3-t2) * time.Microsecond, err
+}
+
+// warmUpThenWait is a client's round before its timed ones: it takes and
+// releases a lock of its own at the cell's depth, so that a fresh Locker's
+// first requests (connections, prepared statements on the real backend)
+// are not in the figures, then waits for every client to have done so. The
+// wait matters: were a client to go on alone, an unordered lock would let
+// the clients that warmed up first run all their rounds while the others
+// still wait in their warm-up, and the long waits would fall in the
+// uncounted round.
+func warmUpThenWait(clk lockstep.Clock, l groupLocker, id string, warm *sync.WaitGroup) error {
+	_, _, err := timed(context.Background(), clk, l, []lockstep.Request{{ID: id}})
+	warm.Done()
+	warm.Wait()
+	if err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	return nil
 }
 
 // clientsRun runs body for each client concurrently, started one µs apart
@@ -217,6 +233,8 @@ func runGroups(w mgrWorld, a algorithm, p mgrParams, n, depth, share int, access
 		rounds         int
 	)
 	w.run(func() {
+		var warm sync.WaitGroup
+		warm.Add(n)
 		err = clientsRun(clk, n, func(i int) error {
 			reqs := make([]lockstep.Request, p.m)
 			for j := range reqs {
@@ -226,7 +244,7 @@ func runGroups(w mgrWorld, a algorithm, p mgrParams, n, depth, share int, access
 					reqs[j] = lockstep.Request{ID: mgrID(prefix, depth, fmt.Sprintf("c%dk%d", i, j))}
 				}
 			}
-			if _, _, err := timed(context.Background(), clk, ls[i], reqs); err != nil { // warm-up, not counted
+			if err := warmUpThenWait(clk, ls[i], mgrID(prefix, depth, fmt.Sprintf("w%d", i)), &warm); err != nil {
 				return err
 			}
 			for range p.k {
@@ -279,9 +297,11 @@ func runBeside(w mgrWorld, a algorithm, p mgrParams, n, depth int) (mgrCell, err
 			err = fmt.Errorf("the separate client's %d locks: %w", p.held, err)
 			return
 		}
+		var warm sync.WaitGroup
+		warm.Add(n)
 		err = clientsRun(clk, n, func(i int) error {
 			own := []lockstep.Request{{ID: mgrID(prefix, depth, fmt.Sprintf("c%d", i))}}
-			if _, _, err := timed(ctx, clk, ls[i], own); err != nil { // warm-up, not counted
+			if err := warmUpThenWait(clk, ls[i], mgrID(prefix, depth, fmt.Sprintf("w%d", i)), &warm); err != nil {
 				return err
 			}
 			for range p.k {

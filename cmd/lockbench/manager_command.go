@@ -32,7 +32,7 @@ const (
 	mgrRealClients = "1,8,40"
 	mgrDepths      = "1,2,3,4,5"
 	mgrShares      = "10,20,30,40,50,60,70,80,90,100"
-	mgrShareDepths = "1,3,5" // perf 3 runs these of -depths
+	mgrShareDepths = "1,5" // perf 3 runs these of -depths
 	mgrK           = 3
 )
 
@@ -177,8 +177,8 @@ func runManagerCommand(o *options) error {
 							continue
 						}
 						for _, acc := range accesses {
-							if acc != lockstep.Exclusive && a == algoLegacy && slices.Contains(accesses, lockstep.Exclusive) {
-								continue // every legacy member is exclusive: its S rows would repeat its X rows
+							if acc != lockstep.Exclusive && (a == algoLegacy || a == algoCombined) && slices.Contains(accesses, lockstep.Exclusive) {
+								continue // every legacy and combined member is exclusive: S rows would repeat the X rows
 							}
 							for _, share := range shares {
 								if err == nil {

@@ -69,7 +69,7 @@ func printManager(w io.Writer, cells []mgrCell) {
 		func(c mgrCell) string { return fmt.Sprintf("%.0f KiB", float64(c.heap)/1024) })
 	for _, c := range cells {
 		if c.blocked != "" {
-			fmt.Fprintln(w, "blocked: not run. The legacy lock (and the legacy half of combined) has only exclusive locks, so the")
+			fmt.Fprintln(w, "blocked: not run. The legacy and the combined lock take every member exclusively, so the")
 			fmt.Fprintln(w, "separate client holds the ancestors every lock shares exclusively, and no client gets past them until it")
 			fmt.Fprintln(w, "releases, which it does only after the clients are done.")
 			fmt.Fprintln(w)
@@ -81,8 +81,8 @@ func printManager(w io.Writer, cells []mgrCell) {
 		overlap(w, cells, "Perf 3: overlapping groups — V_avg, locks/s per client; P % of the M names shared by every client",
 			func(c mgrCell) string { return fmt.Sprintf("%.0f", c.rate) })
 		overlap(w, cells, "Perf 3: mean group acquisition time", func(c mgrCell) string { return ms(c.acquire) })
-		fmt.Fprintln(w, "shared: the access of the shared names (the unique ones are X). legacy takes every member exclusively")
-		fmt.Fprintln(w, "(its wire format has only exclusive locks), so it has X rows only; combined's S rows are X in its legacy half.")
+		fmt.Fprintln(w, "shared: the access of the shared names (the unique ones are X). legacy and combined take every member")
+		fmt.Fprintln(w, "exclusively (the legacy wire format has only exclusive locks), so they have X rows only.")
 		fmt.Fprintln(w, "V_avg is the seed's figure, the mean over rounds of M / time: a lock that lets some rounds through at once")
 		fmt.Fprintln(w, "and makes others wait long (no order among waiters) scores higher on it than one that makes every round")
 		fmt.Fprintln(w, "wait its turn (FIFO); the mean acquisition time is the figure to compare throughput by.")

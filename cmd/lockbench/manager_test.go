@@ -79,3 +79,18 @@ func TestManager_TablesNameEveryCell(t *testing.T) {
 	require.NoError(t, plotManagerDisjoint(&png, cells, "test"))
 	require.NoError(t, plotManagerOverlap(&png, cells, "test"))
 }
+
+// Legacy and combined take the shared ancestors exclusively, so at depth 2
+// the groups run one at a time: with 8 clients a group waits for several
+// others. The waits must show in the timed rounds (not vanish into the
+// warm-up, as they did when a client went on from its warm-up alone).
+func TestManager_SerializedGroupsShowTheirWaits(t *testing.T) {
+	p := mgrParams{m: 4, k: 3}
+	for _, a := range []algorithm{algoLegacy, algoCombined} {
+		one, err := runGroups(simWorldT(t, 4), a, p, 1, 2, 0, lockstep.Exclusive)
+		require.NoError(t, err)
+		eight, err := runGroups(simWorldT(t, 4), a, p, 8, 2, 0, lockstep.Exclusive)
+		require.NoError(t, err)
+		assert.Greater(t, eight.acquire, 3*one.acquire, "%s: mean group acquisition with 8 clients against 1", a)
+	}
+}

@@ -34,7 +34,7 @@ func newManagerLocker(a algorithm, p lockerParams) (groupLocker, error) {
 	case algoLegacy:
 		legacy.Separator = mgrSeparator
 		l, err = shadowlock.New(p.store, legacy)
-	case algoCombined: // the halves take no ancestors: combined does, once for both
+	case algoCombined: // the halves take no ancestors: combined does, once for both, every member exclusive
 		l, err = combined.New(p.store, &combined.Options{Queue: queue, Legacy: legacy, Separator: mgrSeparator})
 	default:
 		return nil, fmt.Errorf("%s is not an algorithm of this module", a)
