@@ -88,12 +88,37 @@ func conflict(a, b []member) string {
 	return ""
 }
 
+// related reports whether holds of a and b meet on some id: one id, an id
+// and its ancestor, or two ids under one ancestor (where their intentions
+// meet).
+func related(a, b []member) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if root(x.id) == root(y.id) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// root is the first element of a hierarchical id.
+func root(id string) string {
+	if i := strings.Index(id, Separator); i >= 0 {
+		return id[:i]
+	}
+	return id
+}
+
 // checkAccess judges holds by compatibility: two holds of different
 // processes that certainly overlapped — each had returned from its Lock call
 // before the other can have ended — must be compatible (conflict). Pairs of
 // plain exclusive holds of one id are left to the mutex model, which judges
-// them more finely. One violation is reported per conflicting pair.
-func checkAccess(hs []*hold) []Violation {
+// them more finely. One violation is reported per conflicting pair; r.Shared
+// counts the related pairs that overlapped compatibly (readers together,
+// writers of siblings under one ancestor), the evidence that the run gave the
+// check something to judge.
+func checkAccess(hs []*hold, r *Report) []Violation {
 	sorted := append([]*hold(nil), hs...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].acquire.ReturnNS < sorted[j].acquire.ReturnNS })
 	var out []Violation
@@ -110,6 +135,9 @@ func checkAccess(hs []*hold) []Violation {
 			}
 			why := conflict(a.members, b.members)
 			if why == "" {
+				if related(a.members, b.members) {
+					r.Shared++
+				}
 				continue
 			}
 			out = append(out, Violation{Checker: "access", Lock: a.lock + " & " + b.lock, Detail: fmt.Sprintf(

@@ -50,6 +50,10 @@ type Report struct {
 	// Manager counts the holds that were not one exclusive request of a
 	// flat id: shared, grouped or hierarchical (judged by access only).
 	Manager int
+	// Shared counts the pairs of holds of different processes that
+	// certainly overlapped on related ids (one id, or ids under one
+	// ancestor), compatibly: readers sharing, writers of sibling ids.
+	Shared int
 	// Register figures.
 	FencedAccepted, FencedRejected int
 	CounterLostUpdates             int
@@ -70,8 +74,8 @@ func (r Report) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "check: %d operations (%d unknown outcome), %d holds (%d shared/group/hierarchical, %d lost, %d open at the end); worker/register clocks agree within %v\n",
 		r.Operations, r.Unknown, r.Holds, r.Manager, r.Lost, r.Open, time.Duration(r.Misalignment))
-	fmt.Fprintf(&b, "check: fenced register %d writes accepted, %d rejected; unfenced counter %d lost updates; mutex model checked in %v; max bypass after heal %d\n",
-		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond), r.MaxBypass)
+	fmt.Fprintf(&b, "check: fenced register %d writes accepted, %d rejected; unfenced counter %d lost updates; mutex model checked in %v; max bypass after heal %d; %d compatible overlaps of related holds\n",
+		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond), r.MaxBypass, r.Shared)
 	const maxShown = 20
 	for i, v := range r.Violations {
 		if i == maxShown {
@@ -151,7 +155,7 @@ func Records(recs []history.Record, ops []register.Op, opts Options) (Report, er
 	mis, vs := checkAlignment(recs, ops)
 	r.Misalignment, r.Violations = mis, append(r.Violations, vs...)
 	r.Violations = append(r.Violations, checkMutex(plain, opts.Timeout, opts.VisualizeDir, &r)...)
-	r.Violations = append(r.Violations, checkAccess(hs)...)
+	r.Violations = append(r.Violations, checkAccess(hs, &r)...)
 	r.Violations = append(r.Violations, checkRegister(ops, hs, opts, &r)...)
 	if opts.HealNS != 0 {
 		r.Violations = append(r.Violations, checkLiveness(recs, opts.HealNS, int64(opts.LivenessBound))...)

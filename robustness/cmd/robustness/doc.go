@@ -17,7 +17,7 @@
 //	          ctl-skip-intention (the lock manager without intention locks,
 //	          planted: the access checker must catch it)
 //
-// The fleets' workers make a share --manager-share (default 0.3) of their
+// The fleets' workers make a share --manager-share (default 0.5) of their
 // acquisitions through the lock manager: Shared locks, groups and
 // hierarchical ids over lock-0, lock-1 and their children (rbworker).
 //

@@ -47,7 +47,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.dir, "dir", "/tmp/lockstep-robustness", "state dir: cluster/ and out/ (histories, logs) below it")
 	fs.StringVar(&o.repo, "repo", "", "repository root (default: found above the working directory)")
 	fs.DurationVar(&o.quiet, "quiet", 0, "quiet time after the last heal of a segment, for liveness (0: the liveness bound 2×TTL+5s, plus 5s)")
-	fs.Float64Var(&o.managerShare, "manager-share", 0.3, "share (0..1) of the fleets' acquisitions that take Shared locks, groups or hierarchical ids (rbworker --manager-share)")
+	fs.Float64Var(&o.managerShare, "manager-share", 0.5, "share (0..1) of the fleets' acquisitions that take Shared locks, groups or hierarchical ids (rbworker --manager-share)")
 	sweep := fs.String("skew-sweep", "", "instead of fleets and controls, the skew/TTL sweep: TTL:skew,skew;TTL:… (\"default\": "+DefaultSweep+")")
 	if err := fs.Parse(args); err != nil {
 		return o, err
