@@ -30,6 +30,10 @@ type Options struct {
 	// time service. Use the same global time table as every other Locker of
 	// the fleet, so tokens increase across owners taken in any mode. The
 	// halves draw none. Default none: Token returns 0.
+	// A lock of several members (a group, or with Separator an id with
+	// ancestors) is not lockstep.Fenced: each member has its own token and
+	// they have no common order (internal/manager); lock the resource's own
+	// id alone to fence it.
 	Fencing *clock.Global
 	// Observer receives one AcquireEvent and one ReleaseEvent per combined
 	// acquisition, with mode combined. Default: the queue Locker's.

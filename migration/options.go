@@ -46,6 +46,10 @@ type Options struct {
 	// shared with them is only protected against holders that draw one.
 	// Queue.Fencing and Legacy.Fencing must be left unset. Default none:
 	// Token returns 0.
+	// A lock of several members (a group, or with Separator an id with
+	// ancestors) is not lockstep.Fenced: each member has its own token and
+	// they have no common order (internal/manager); lock the resource's own
+	// id alone to fence it.
 	Fencing *clock.Global
 	// Separator makes lock ids hierarchical (seed 004), in every mode: with
 	// "/", a lock of "a/b/c" also takes "a" and "a/b" first, in the
@@ -205,6 +209,10 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if (qo.ProcessID != "" && qo.ProcessID != process) || (so.ProcessID != "" && so.ProcessID != process) {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.ProcessID/Legacy.ProcessID",
 			Reason: fmt.Sprintf("one process has one id (%q, Options.ProcessID): leave these unset (or equal to it)", process)}
+	}
+	if qo.Separator != "" || so.Separator != "" {
+		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Separator/Legacy.Separator",
+			Reason: "set migration Options.Separator instead and leave these unset: it applies to every mode, and the inner Lockers must take flat ids (the migration Locker takes the ancestors once)"}
 	}
 	if qo.Fencing != nil || so.Fencing != nil {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",

@@ -151,3 +151,24 @@ func TestAccess_CellsNameTheAccess(t *testing.T) {
 		require.NoError(t, lk.Unlock(ctx))
 	})
 }
+
+// Readers among readers keep the fast path: a claim that saw only compatible
+// cells in line does not mark the id contended, so the next shared Lock of
+// the process writes and checks its cells in one round (2 requests).
+func TestAccess_ReadersAmongReadersKeepTheFastPath(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := model.New(&clock.Local{})
+		other := newLocker(t, s, nil)
+		held, err := lockIn(ctx, other, "k", lockstep.Shared)
+		require.NoError(t, err)
+		l := newLocker(t, s, nil)
+		for range 2 {
+			lk, err := lockIn(ctx, l, "k", lockstep.Shared)
+			require.NoError(t, err)
+			require.True(t, l.fastPathOK("k"), "a reader beside a reader marked the id contended")
+			require.NoError(t, lk.Unlock(ctx))
+		}
+		require.NoError(t, held.Unlock(ctx))
+	})
+}

@@ -341,7 +341,7 @@ func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, e
 		return false, 0, err
 	}
 	if (!head || v.clearAhead(a.qcol, a.access, a.bugs)) && v.won(a.owner, a.ocol, a.access) && a.inTime(since) {
-		a.crowded = len(v.queue) > 1
+		a.crowded = v.crowded(a.qcol, a.access)
 		a.next = v.after(a.qcol)
 		return true, since, nil
 	}

@@ -60,15 +60,15 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		owners: ident.NewOwners(cfg.Process), ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
 		leases: leases,
 	}
-	if cfg.wake != nil {
-		l.wake = newWaker(l)
-	}
 	var sep string
 	if opts != nil {
 		sep = opts.Separator
 	}
 	if l.groups, err = manager.New(sep, l.acquire); err != nil {
 		return nil, err
+	}
+	if cfg.wake != nil { // last: it hands the transport to l
+		l.wake = newWaker(l)
 	}
 	return l, nil
 }

@@ -73,6 +73,10 @@ type Options struct {
 	// table. An acquisition whose lease lapsed before its token arrived, or
 	// whose draw failed, does not return a lock (see the package
 	// documentation, "Fencing tokens"). Default none (Token returns 0).
+	// A lock of several members (a group, or with Separator an id with
+	// ancestors) is not lockstep.Fenced: each member has its own token and
+	// they have no common order (internal/manager); lock the resource's own
+	// id alone to fence it.
 	Fencing *clock.Global
 	// Rand draws this Locker's incarnation, which tells its owner cells from
 	// those of any other Locker (internal/layout). Default crypto/rand; set it

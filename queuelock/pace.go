@@ -28,6 +28,11 @@ import (
 //     at most SlowPoll; with wake-ups on it waits SlowPoll, since the
 //     releaser whose claim saw it next wakes it.
 //
+// Positions count handoffs (view.turns): readers or intention locks that
+// hold at the head of the line at once count as one, so a writer right
+// behind them is next in line, though no releaser's claim may have seen it
+// to wake it.
+//
 // A waiter thus reads O(1) times while it moves up the line, however long
 // the line, instead of once per Poll: the store's load follows the rate of
 // acquisitions, not the number of waiters.
@@ -68,6 +73,35 @@ func (v view) position(col string) int {
 	return -1
 }
 
+// turns returns col's place in line counted in handoffs, for pacing: the
+// head of the line is the longest prefix of entries each compatible with
+// every one before it (with accesses, several holders at once; for
+// Exclusive, the first entry alone), and counts as one, so a waiter right
+// behind holders that share is next in line (1), as a waiter right behind
+// an exclusive holder is. -1 if col is not in line.
+func (v view) turns(col string) int {
+	pos := v.position(col)
+	if pos <= 1 {
+		return pos
+	}
+	head := 1
+	for head < pos && v.compatibleBefore(head) {
+		head++
+	}
+	return pos - head + 1
+}
+
+// compatibleBefore reports whether queue entry i is compatible with every
+// entry in front of it.
+func (v view) compatibleBefore(i int) bool {
+	for _, e := range v.queue[:i] {
+		if !v.queue[i].Access.Compatible(e.Access) {
+			return false
+		}
+	}
+	return true
+}
+
 // after returns the queue entry right behind col: the waiter who is next in
 // line once col's acquisition holds.
 func (v view) after(col string) layout.Entry {
@@ -81,7 +115,7 @@ func (v view) after(col string) layout.Entry {
 // position allows (above), or until a wake-up.
 func (a *attempt) pause(ctx context.Context, v view) error {
 	l := a.l
-	pos, now := v.position(a.qcol), l.cfg.Clock.Elapsed()
+	pos, now := v.turns(a.qcol), l.cfg.Clock.Elapsed()
 	a.pace.observe(pos, now)
 	wait := l.cfg.poll
 	switch {

@@ -61,18 +61,19 @@ func (p *part) renew(ctx context.Context) error {
 // turn on whatever the delete's outcome (the cells expire after the TTL if
 // nobody retries). The owner cell is shared by every acquisition of this
 // Locker that has the same turn slot, so a retry deletes it only while no
-// other goroutine of this process holds or awaits the id; otherwise that
-// goroutine's claim may rewrite it, or it expires.
+// other goroutine of this process holds that slot of the id; otherwise
+// that goroutine's claim has rewritten it.
 func (p *part) Release(ctx context.Context) (bool, error) {
 	if p.released {
 		return false, nil
 	}
-	// The first call holds the turn (the part owns it); a retry takes it
-	// back only if it is free, so its owner-cell delete cannot reach a
-	// newer acquisition's cell.
-	turn, slot := p.turn, p.slot
+	// The first call holds the turn (the part owns it); a retry takes its
+	// slot back only if no acquisition holds it (turn.Reserve), so its
+	// owner-cell delete cannot reach a newer acquisition's cell, whatever
+	// other slots are held meanwhile.
+	turn := p.turn
 	if !turn {
-		slot, turn = p.l.turns.TryTake(p.id, lockstep.Exclusive) // only if the id is free here
+		turn = p.l.turns.Reserve(p.id, p.slot)
 	}
 	p.turn = false
 	cols := []string{p.qcol}
@@ -81,7 +82,7 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 	}
 	err := p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), append(cols, p.stale...)...)
 	if turn {
-		p.l.turns.Leave(p.id, slot)
+		p.l.turns.Leave(p.id, p.slot)
 	}
 	if err != nil {
 		return true, fmt.Errorf("queuelock: unlock %q: %w", p.id, err)

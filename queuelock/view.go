@@ -92,6 +92,20 @@ func (v view) won(owner, col string, a lockstep.Access) bool {
 	return mine
 }
 
+// crowded reports whether the line holds, besides column, a queue cell that
+// conflicts with a: someone who waits, or will wait, for an acquisition in
+// a. The winner of a claim that saw one keeps the id off the fast path for
+// a TTL (fastpath.go); readers among readers do not (for Exclusive, any
+// other queue cell counts, as it always did).
+func (v view) crowded(column string, a lockstep.Access) bool {
+	for _, e := range v.queue {
+		if e.Column != column && !a.Compatible(e.Access) {
+			return true
+		}
+	}
+	return false
+}
+
 // busyFor reports whether any live cell conflicts with a request in access
 // a: TryLock then fails without writing anything.
 func (v view) busyFor(a lockstep.Access) bool {

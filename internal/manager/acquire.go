@@ -30,8 +30,8 @@ func (m *Manager) Acquire(ctx context.Context, reqs []lockstep.Request, try bool
 		return nil, err
 	}
 	holder, reentrant := lockstep.ReentrancyHolder(ctx)
-	if reentrant && !reflect.TypeOf(holder).Comparable() {
-		return nil, fmt.Errorf("%w: reentrancy holder of type %T is not comparable: pass a pointer, a string or a number",
+	if reentrant && !reflect.ValueOf(holder).Comparable() { // the value: an interface field may hold a slice
+		return nil, fmt.Errorf("%w: reentrancy holder of type %T is not comparable (it is, or holds, a slice, map or function): pass a pointer, a string or a number",
 			lockstep.ErrInvalidConfig, holder)
 	}
 	members := make([]*member, 0, len(plan))
@@ -104,6 +104,16 @@ func (m *Manager) takeReentrant(ctx context.Context, holder any, r lockstep.Requ
 	m.mu.Unlock()
 
 	l, err := m.one(ctx, r.ID, r.Access, try)
+	if err == nil {
+		// A lock released other than by its groups (the Locker's Close
+		// releases every lock it holds) must not be counted again: its
+		// cells are gone and another process may hold the id. Its first
+		// Unlock takes the entry out of the registry. (Outside m.mu: the
+		// hook runs under the lock's own mutex, and at once if stopped.)
+		if s, ok := l.(interface{ AddOnStop(func()) }); ok {
+			s.AddOnStop(func() { m.forget(mb) })
+		}
+	}
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -131,8 +141,21 @@ func (m *Manager) drop(mb *member) (last bool) {
 	if mb.count > 0 {
 		return false
 	}
-	delete(m.reg, *mb.key)
+	if m.reg[*mb.key] == mb { // not if forget took it out and the holder took the id afresh
+		delete(m.reg, *mb.key)
+	}
 	return true
+}
+
+// forget takes mb out of the registry, if it is still there: its lock was
+// stopped (unlocked, by its last group or by the Locker's Close), so a later
+// acquisition by the holder takes the id afresh.
+func (m *Manager) forget(mb *member) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.reg[*mb.key] == mb {
+		delete(m.reg, *mb.key)
+	}
 }
 
 // abandon releases the members a failed Acquire took, last taken first.

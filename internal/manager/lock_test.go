@@ -56,7 +56,9 @@ func TestLock_MemberLossClosesGroupLost(t *testing.T) {
 			select {
 			case <-l.Lost(): // forwarded by OnFire, or by the watcher goroutine
 			case <-groupOf(t, l).done:
-				t.Fatal("watcher ended without a loss")
+				// The watcher fires the loss before it ends, so both may be
+				// ready here and select picks either.
+				require.True(t, closed(l.Lost()), "watcher ended without a loss")
 			}
 			err = l.Unlock(bg)
 			require.ErrorIs(t, err, lockstep.ErrLost)

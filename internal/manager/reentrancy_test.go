@@ -197,3 +197,18 @@ func TestReentrancy_LossReachesEveryGroupOfTheHolder(t *testing.T) {
 	require.ErrorIs(t, b.Unlock(bg), lockstep.ErrLost)
 	require.ErrorIs(t, a.Unlock(bg), lockstep.ErrLost)
 }
+
+// A holder whose type is comparable but whose value is not (an interface
+// field holding a slice) would panic as a map key: it gets the same clear
+// error as a holder of a non-comparable type, and nothing is taken.
+func TestReentrancy_HolderValueMustBeComparable(t *testing.T) {
+	m, tab := newManager(t, "")
+	holder := struct{ Job any }{Job: []string{"a"}}
+	var err error
+	require.NotPanics(t, func() {
+		_, err = m.Acquire(lockstep.WithReentrancy(bg, holder), reqs("a"), false)
+	})
+	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+	assert.Contains(t, err.Error(), "not comparable")
+	assert.Empty(t, tab.held())
+}

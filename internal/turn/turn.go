@@ -128,6 +128,29 @@ func (t *Turns) TryTake(key string, a lockstep.Access) (int, bool) {
 	return l.grant(a), true
 }
 
+// Reserve holds slot of key, if no holder has it, until Leave(key, slot),
+// in Exclusive access: no turn is granted meanwhile, whoever else holds one.
+// A holder whose release failed after it left its turn takes its slot back
+// so, for the moment of a retried delete of the owner cell named by that
+// slot (queuelock), which no acquisition may write meanwhile.
+func (t *Turns) Reserve(key string, slot int) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.keys == nil {
+		t.keys = make(map[string]*line)
+	}
+	l := t.keys[key]
+	if l == nil {
+		l = &line{}
+		t.keys[key] = l
+	}
+	if slices.ContainsFunc(l.holders, func(h holder) bool { return h.slot == slot }) {
+		return false
+	}
+	l.holders = append(l.holders, holder{access: lockstep.Exclusive, slot: slot})
+	return true
+}
+
 // Leave gives back the turn on key with the given slot and grants the
 // waiters that are now admitted. It must be called exactly once per
 // successful Take or TryTake (or Acquire, TryAcquire: slot 0).

@@ -179,3 +179,38 @@ func TestTurns_WriterThenReadersTogether(t *testing.T) {
 		require.Equal(t, 0, tr.Len())
 	})
 }
+
+// Reserve takes a slot no holder has, whoever holds others, and blocks every
+// grant until Leave; a slot held cannot be reserved.
+func TestTurns_ReserveHoldsAFreeSlotAndBlocksGrants(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var tr Turns
+		ctx := context.Background()
+		s0, err := tr.Take(ctx, "k", lockstep.Shared)
+		require.NoError(t, err)
+		s1, err := tr.Take(ctx, "k", lockstep.Shared)
+		require.NoError(t, err)
+		require.Equal(t, []int{0, 1}, []int{s0, s1})
+		tr.Leave("k", s0)
+		require.False(t, tr.Reserve("k", s1), "slot 1 is held")
+		require.True(t, tr.Reserve("k", s0), "slot 0 is free though slot 1 is held")
+		_, ok := tr.TryTake("k", lockstep.IntentShared)
+		require.False(t, ok, "no grant while reserved")
+		got := make(chan int, 1)
+		go func() {
+			s, err := tr.Take(ctx, "k", lockstep.Shared)
+			assert.NoError(t, err)
+			got <- s
+		}()
+		synctest.Wait()
+		require.Empty(t, got)
+		tr.Leave("k", s0)
+		require.Equal(t, 0, <-got, "granted the freed slot once the reservation left")
+		tr.Leave("k", 0)
+		tr.Leave("k", s1)
+		require.Zero(t, tr.Len(), "the key is forgotten")
+		require.True(t, tr.Reserve("k", 3), "a key nobody holds")
+		tr.Leave("k", 3)
+		require.Zero(t, tr.Len())
+	})
+}
