@@ -2,7 +2,6 @@ package propertytests
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -143,24 +142,9 @@ func groupUser(h *harness, ctx context.Context, pr *proc) {
 			continue
 		}
 		h.groupAcquired(pr, op, l)
-		for range workSteps {
-			select {
-			case <-l.Lost():
-			default:
-				h.work(pr, l)
-				if clk.Sleep(ctx, workStep) != nil {
-					return // crashed while holding
-				}
-				continue
-			}
-			break
+		if !h.workAndRelease(ctx, pr, l, func() { h.groupReleasing(pr) }) {
+			return // crashed while holding
 		}
-		h.groupReleasing(pr)
-		err = l.Unlock(context.WithoutCancel(ctx))
-		if err != nil && !errors.Is(err, lockstep.ErrLost) && clk.Sleep(ctx, poll) == nil {
-			_ = l.Unlock(context.WithoutCancel(ctx))
-		}
-		h.releaseDone(l)
 	}
 }
 

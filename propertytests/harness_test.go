@@ -219,6 +219,33 @@ func (h *harness) close() error {
 	return nil
 }
 
+// workAndRelease is a correct holder's part: work workSteps steps of l,
+// checking Lost() before each, then release (releasing records it first),
+// retrying a failed release once, a poll later, as a careful user would
+// (lock.go). It reports false if the process crashed while holding.
+func (h *harness) workAndRelease(ctx context.Context, pr *proc, l lockstep.Lock, releasing func()) bool {
+	clk := pr.sp.Clock()
+	for range workSteps {
+		select {
+		case <-l.Lost():
+		default:
+			h.work(pr, l)
+			if clk.Sleep(ctx, workStep) != nil {
+				return false
+			}
+			continue
+		}
+		break
+	}
+	releasing()
+	err := l.Unlock(context.WithoutCancel(ctx))
+	if err != nil && !errors.Is(err, lockstep.ErrLost) && clk.Sleep(ctx, poll) == nil {
+		_ = l.Unlock(context.WithoutCancel(ctx))
+	}
+	h.releaseDone(l)
+	return true
+}
+
 // user is a correct lock user: take the lock, check Lost() before each step
 // of work, release, think, repeat.
 func (h *harness) user(ctx context.Context, pr *proc) {
@@ -235,26 +262,9 @@ func (h *harness) user(ctx context.Context, pr *proc) {
 			continue
 		}
 		h.acquired(pr, l)
-		for range workSteps {
-			select {
-			case <-l.Lost():
-			default:
-				h.work(pr, l)
-				if clk.Sleep(ctx, workStep) != nil {
-					return // crashed while holding
-				}
-				continue
-			}
-			break
+		if !h.workAndRelease(ctx, pr, l, func() { h.releasing(pr) }) {
+			return // crashed while holding
 		}
-		h.releasing(pr)
-		err = l.Unlock(context.WithoutCancel(ctx))
-		// A failed release may be retried (lock.go): retry once, a poll
-		// later, as a careful user would.
-		if err != nil && !errors.Is(err, lockstep.ErrLost) && clk.Sleep(ctx, poll) == nil {
-			_ = l.Unlock(context.WithoutCancel(ctx))
-		}
-		h.releaseDone(l)
 		if clk.Sleep(ctx, think) != nil {
 			return
 		}

@@ -75,14 +75,7 @@ func (t *Turns) Release(key string) { t.Leave(key, 0) }
 // cancellation is passed on.
 func (t *Turns) Take(ctx context.Context, key string, a lockstep.Access) (int, error) {
 	t.mu.Lock()
-	if t.keys == nil {
-		t.keys = make(map[string]*line)
-	}
-	l := t.keys[key]
-	if l == nil {
-		l = &line{}
-		t.keys[key] = l
-	}
+	l := t.lineLocked(key)
 	if len(l.waiters) == 0 && l.admits(a, 0) {
 		slot := l.grant(a)
 		t.mu.Unlock()
@@ -114,14 +107,7 @@ func (t *Turns) Take(ctx context.Context, key string, a lockstep.Access) (int, e
 func (t *Turns) TryTake(key string, a lockstep.Access) (int, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.keys == nil {
-		t.keys = make(map[string]*line)
-	}
-	l := t.keys[key]
-	if l == nil {
-		l = &line{}
-		t.keys[key] = l
-	}
+	l := t.lineLocked(key)
 	if len(l.waiters) > 0 || !l.admits(a, 0) {
 		return 0, false
 	}
@@ -136,14 +122,7 @@ func (t *Turns) TryTake(key string, a lockstep.Access) (int, bool) {
 func (t *Turns) Reserve(key string, slot int) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.keys == nil {
-		t.keys = make(map[string]*line)
-	}
-	l := t.keys[key]
-	if l == nil {
-		l = &line{}
-		t.keys[key] = l
-	}
+	l := t.lineLocked(key)
 	if slices.ContainsFunc(l.holders, func(h holder) bool { return h.slot == slot }) {
 		return false
 	}
@@ -171,6 +150,19 @@ func (t *Turns) leaveLocked(key string, l *line, slot int) {
 	}
 	l.holders = slices.Delete(l.holders, i, i+1)
 	t.passLocked(key, l)
+}
+
+// lineLocked returns key's line, made if there is none. t.mu is held.
+func (t *Turns) lineLocked(key string) *line {
+	if t.keys == nil {
+		t.keys = make(map[string]*line)
+	}
+	l := t.keys[key]
+	if l == nil {
+		l = &line{}
+		t.keys[key] = l
+	}
+	return l
 }
 
 // admits reports whether a request in access a, with the first n waiters

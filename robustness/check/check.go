@@ -33,7 +33,7 @@ type Options struct {
 
 // Violation is one thing the run did wrong.
 type Violation struct {
-	Checker string // mutex, mutex-undecided, fenced, counter, liveness, bypass, harness
+	Checker string // mutex, mutex-undecided, access, fenced, counter, liveness, bypass, harness
 	Lock    string // the lock id (for liveness: the process)
 	Detail  string
 }
@@ -47,6 +47,13 @@ type Report struct {
 	Holds      int // successful acquisitions
 	Lost       int // holds whose worker saw the lease lost
 	Open       int // holds with no end (worker killed while holding)
+	// Manager counts the holds that were not one exclusive request of a
+	// flat id: shared, grouped or hierarchical (judged by access only).
+	Manager int
+	// Shared counts the pairs of holds of different processes that
+	// certainly overlapped on related ids (one id, or ids under one
+	// ancestor), compatibly: readers sharing, writers of sibling ids.
+	Shared int
 	// Register figures.
 	FencedAccepted, FencedRejected int
 	CounterLostUpdates             int
@@ -65,10 +72,10 @@ type Report struct {
 // Summary is a few lines for people, ending in the violation count.
 func (r Report) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "check: %d operations (%d unknown outcome), %d holds (%d lost, %d open at the end); worker/register clocks agree within %v\n",
-		r.Operations, r.Unknown, r.Holds, r.Lost, r.Open, time.Duration(r.Misalignment))
-	fmt.Fprintf(&b, "check: fenced register %d writes accepted, %d rejected; unfenced counter %d lost updates; mutex model checked in %v; max bypass after heal %d\n",
-		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond), r.MaxBypass)
+	fmt.Fprintf(&b, "check: %d operations (%d unknown outcome), %d holds (%d shared/group/hierarchical, %d lost, %d open at the end); worker/register clocks agree within %v\n",
+		r.Operations, r.Unknown, r.Holds, r.Manager, r.Lost, r.Open, time.Duration(r.Misalignment))
+	fmt.Fprintf(&b, "check: fenced register %d writes accepted, %d rejected; unfenced counter %d lost updates; mutex model checked in %v; max bypass after heal %d; %d compatible overlaps of related holds\n",
+		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond), r.MaxBypass, r.Shared)
 	const maxShown = 20
 	for i, v := range r.Violations {
 		if i == maxShown {
@@ -130,8 +137,14 @@ func Records(recs []history.Record, ops []register.Op, opts Options) (Report, er
 	if err != nil {
 		return r, err
 	}
+	var plain []*hold
 	for _, h := range hs {
 		r.Holds++
+		if h.plain() {
+			plain = append(plain, h)
+		} else {
+			r.Manager++
+		}
 		switch h.end {
 		case endLost:
 			r.Lost++
@@ -141,11 +154,18 @@ func Records(recs []history.Record, ops []register.Op, opts Options) (Report, er
 	}
 	mis, vs := checkAlignment(recs, ops)
 	r.Misalignment, r.Violations = mis, append(r.Violations, vs...)
-	r.Violations = append(r.Violations, checkMutex(hs, opts.Timeout, opts.VisualizeDir, &r)...)
+	r.Violations = append(r.Violations, checkMutex(plain, opts.Timeout, opts.VisualizeDir, &r)...)
+	r.Violations = append(r.Violations, checkAccess(hs, &r)...)
 	r.Violations = append(r.Violations, checkRegister(ops, hs, opts, &r)...)
 	if opts.HealNS != 0 {
 		r.Violations = append(r.Violations, checkLiveness(recs, opts.HealNS, int64(opts.LivenessBound))...)
-		vs, most := checkBypass(hs, opts.HealNS, opts.BypassSlack)
+		var flat []*hold // the queue lock's own acquisitions, not the manager's
+		for _, h := range plain {
+			if !strings.Contains(h.lock, Separator) {
+				flat = append(flat, h)
+			}
+		}
+		vs, most := checkBypass(flat, opts.HealNS, opts.BypassSlack)
 		r.Violations, r.MaxBypass = append(r.Violations, vs...), most
 	}
 	return r, nil

@@ -19,6 +19,29 @@
 // the caller to hold it. A history with no linearization means two
 // processes held one lock at once, as far as the library's contract goes.
 //
+// The mutex model judges the plain holds: one exclusive request of one id
+// (a Lock call, or a group of that one request). Every hold, plain or not,
+// is also judged by access.
+//
+// access: the lock manager's holds (Shared locks, groups, hierarchical ids
+// under Separator "/") by compatibility. Each acquisition record carries the
+// requests it made (history.Record.Members; none means one exclusive request
+// of its Lock). Two holds of different processes that certainly overlapped —
+// each had returned from its Lock call before the other can have ended, the
+// same end bound as the mutex model's — must not hold one id in
+// incompatible accesses (the multi-granularity matrix, kept here on its own
+// and tested against the library's), and must not hold an id in an access
+// incompatible with the intention a descendant's hold implies on it (IS
+// below a reader, IX below anything else): X on "L" conflicts with anything
+// on "L/a", S on "L" with X on "L/a", S with S is fine. The intentions are
+// derived from the requests, not from what the library says it took, so a
+// manager that skips them (the ctl-skip-intention control) is caught. The
+// check is pairwise: sound, but blind to a chain of near-overlaps that the
+// porcupine model would reject; pairs of plain holds of one id are left to
+// the mutex model. Accesses are judged as requested: in mode legacy every
+// member is taken exclusively, which is stronger and cannot hide a
+// violation.
+//
 // fenced: on the register's log, in the server's order: no accepted write
 // to the fenced register lost an update (the value the writer read is the
 // value it overwrote); the tokens of accepted writes strictly increase per
@@ -35,8 +58,10 @@
 // is unfair by design, so a fleet with legacy holds need only be
 // deadlock-free: some worker acquired within the bound.
 //
-// bypass: with Options.HealNS set, on every lock taken only in modes new and
-// combined after the heal, no Lock call that began after the heal saw more
+// bypass: with Options.HealNS set, on every flat lock id taken only in modes
+// new and combined after the heal, counting plain holds only (a shared or
+// grouped acquisition is neither counted nor judged: the 2(n−1) bound is
+// the exclusive queue's, and a group's wait spans several queues), no Lock call that began after the heal saw more
 // than 2(n−1) acquisitions by others while it waited (n processes): the
 // queue lock's bound, as the model checks state it (propertytests).
 //

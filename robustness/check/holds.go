@@ -21,10 +21,13 @@ type hold struct {
 	process, lock string
 	token         int64
 	mode          string
-	acquire       history.Record
-	end           endKind
-	endInvoke     int64 // release: Unlock's invoke; lost: the expire's start
-	endReturn     int64 // release: Unlock's return (history.Never if unknown); lost: when seen
+	// members are the requests of the acquisition: one exclusive request
+	// of lock for a plain Lock call.
+	members   []member
+	acquire   history.Record
+	end       endKind
+	endInvoke int64 // release: Unlock's invoke; lost: the expire's start
+	endReturn int64 // release: Unlock's return (history.Never if unknown); lost: when seen
 	// deadlines are the lease deadline's lower bounds as the worker knew
 	// them, each from the instant it was reported (acquire, then renewals).
 	deadlines []deadlineAt
@@ -77,7 +80,11 @@ func buildHolds(recs []history.Record) ([]*hold, error) {
 			if r.LeaseDeadlineNS == 0 {
 				return nil, fmt.Errorf("check: acquisition of %s by %s at %d has no lease_deadline_ns", r.Lock, r.Process, r.ReturnNS)
 			}
-			h = &hold{process: r.Process, lock: r.Lock, token: r.Token, mode: r.Mode, acquire: r,
+			ms, err := parseMembers(r)
+			if err != nil {
+				return nil, err
+			}
+			h = &hold{process: r.Process, lock: r.Lock, token: r.Token, mode: r.Mode, members: ms, acquire: r,
 				deadlines: []deadlineAt{{r.ReturnNS, r.LeaseDeadlineNS}}}
 			open[r.Process] = h
 			out = append(out, h)

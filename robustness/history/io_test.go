@@ -3,9 +3,12 @@ package history
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestHistory_RoundTripAndCutLastLine(t *testing.T) {
@@ -19,6 +22,8 @@ func TestHistory_RoundTripAndCutLastLine(t *testing.T) {
 	}
 	in := []Record{
 		{Process: "p1", Lock: "lock-0", Op: Acquire, Token: 7, Mode: "new", InvokeNS: 1, ReturnNS: 5, Outcome: OK, LeaseDeadlineNS: 9, LeaseWindowNS: 8},
+		{Process: "p1", Lock: "lock-0+lock-0/a", Op: Acquire, Mode: "new", InvokeNS: 2, ReturnNS: 5, Outcome: OK, LeaseDeadlineNS: 9, LeaseWindowNS: 8,
+			Members: []string{"lock-0:S", "lock-0/a:X"}},
 		{Process: "p1", Lock: "lock-0", Op: Write, Token: 7, InvokeNS: 6, ReturnNS: 7, Outcome: OK, Register: Fenced, Read: 3, Value: 4},
 		{Process: "p1", Lock: "lock-0", Op: Release, InvokeNS: 8, ReturnNS: Never, Outcome: Unknown, Err: "timeout"},
 	}
@@ -45,7 +50,7 @@ func TestHistory_RoundTripAndCutLastLine(t *testing.T) {
 		t.Fatalf("read %d records, want %d", len(out), len(in))
 	}
 	for i := range in {
-		if out[i] != in[i] {
+		if !reflect.DeepEqual(out[i], in[i]) {
 			t.Fatalf("record %d: got %+v want %+v", i, out[i], in[i])
 		}
 	}
@@ -80,4 +85,17 @@ func TestClock_SharesEpochAcrossClocks(t *testing.T) {
 	if d := a.At(now) - b.At(now); d > int64(time.Millisecond) || d < -int64(time.Millisecond) {
 		t.Fatalf("one instant differs by %dns between clocks", d)
 	}
+}
+
+func TestMember_ParseAndRefuse(t *testing.T) {
+	id, acc, err := ParseMember(Member("a/b:c", "SIX"))
+	require.NoError(t, err)
+	require.Equal(t, "a/b:c", id)
+	require.Equal(t, "SIX", acc)
+	for _, bad := range []string{"", "a", ":X", "a:", "a:x", "a:W"} {
+		_, _, err := ParseMember(bad)
+		require.Error(t, err, bad)
+	}
+	r := Record{Process: "p", Lock: "l", Op: Acquire, Outcome: OK, Members: []string{"l:Q"}}
+	require.ErrorContains(t, r.Validate(), `unknown access "Q"`)
 }

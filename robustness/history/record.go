@@ -69,6 +69,12 @@ type Record struct {
 	LeaseWindowNS int64 `json:"lease_window_ns,omitempty"`
 	// Acquire: the owner id of the acquisition.
 	Owner string `json:"owner,omitempty"`
+	// Acquire: what a lock-manager acquisition asked for, one "<id>:<access>"
+	// per request (access X, S, IS, IX or SIX; ids hierarchical under "/"),
+	// as the worker passed them to LockGroup or Lock. Empty for a plain
+	// Lock(Lock): one exclusive request of Lock. The checkers derive the
+	// intention locks on ancestors themselves (check/access.go).
+	Members []string `json:"members,omitempty"`
 
 	// Write: which register, the value read and the value written.
 	Register string `json:"register,omitempty"`
@@ -96,6 +102,11 @@ func (r Record) Validate() error {
 	}
 	if r.ReturnNS < r.InvokeNS {
 		return fmt.Errorf("record of %s on %s (%s): returns at %d before its invocation at %d", r.Process, r.Lock, r.Op, r.ReturnNS, r.InvokeNS)
+	}
+	for _, m := range r.Members {
+		if _, _, err := ParseMember(m); err != nil {
+			return fmt.Errorf("record of %s on %s: %w", r.Process, r.Lock, err)
+		}
 	}
 	if r.Op == Write && r.Register != Fenced && r.Register != Counter {
 		return fmt.Errorf("write of %s on %s: unknown register %q (want fenced or counter)", r.Process, r.Lock, r.Register)

@@ -11,6 +11,19 @@
 // the library's Observer), lost, write and release, with invoke and return
 // times on the host's monotonic clock since --epoch-unix-ns.
 //
+// With --manager-share P, a share P of the acquisitions are the lock
+// manager's (manager.go), through the same migration.Locker built with
+// Options.Separator "/": a Shared lock of lock-0 or lock-1 (a group of one
+// request), a hierarchical Lock of a child "lock-N/a" or "lock-N/b" (which
+// takes IX on "lock-N"), a Shared child, a group of both children in random
+// accesses, a reader of a parent writing one child (SIX on the parent), or a
+// reader of one parent with a writer below the other. Their acquire records
+// carry the requests (history.Record.Members); their critical section only
+// reads the parent's unfenced counter and works: the registers are written
+// under plain exclusive holds only, whose fencing token orders them (a group
+// has no token). The lease tracker follows every member's lease, ancestors
+// included, and takes the earliest.
+//
 // The mode of each acquisition comes from --flag-file (migration.File), so
 // the runner can flip it while the worker runs.
 //

@@ -10,8 +10,11 @@ import (
 
 // tracker is the worker's Observer: it follows the lease events of the hold
 // in progress and keeps the lower bound of its deadline (see the package
-// documentation). The worker holds at most one lock at a time. Safe for
-// concurrent use: the library calls it from its renewal goroutines.
+// documentation). The worker holds at most one lock at a time — one id, or
+// one group of members (a lock-manager acquisition: each member id, the
+// ancestors of a hierarchical id included, has its own lease and reports
+// under its own id). Safe for concurrent use: the library calls it from its
+// renewal goroutines.
 type tracker struct {
 	w      *worker
 	window int64 // ns
@@ -24,19 +27,31 @@ var _ lockstep.Observer = (*tracker)(nil)
 
 // hold is one Lock call and, once it succeeds, the lock it returned.
 type hold struct {
-	id     string
-	invoke int64 // when Lock was called
-	mode   lockstep.Mode
-	token  int64
-	owner  string
-	prev   map[string]int64 // lease (mode/owner) → when its last event was reported
-	okLB   map[string]int64 // lease (mode/owner) → lower bound on its last successful send
-	lost   bool             // a lost op was recorded
+	id      string          // the history's key of the hold: the id, or the group's ids joined by "+"
+	members []string        // a lock-manager acquisition's requests, "<id>:<access>"; nil for a plain Lock
+	ids     map[string]bool // every id whose lease the hold has: the requested ids and their ancestors
+	invoke  int64           // when Lock was called
+	mode    lockstep.Mode
+	token   int64
+	owner   string
+	prev    map[leaseKey]int64 // lease → when its last event was reported
+	okLB    map[leaseKey]int64 // lease → lower bound on its last successful send
+	twice   map[string]bool    // ids seen reporting in mode combined (two leases)
+	lost    bool               // a lost op was recorded
 }
 
-// begin starts tracking a Lock call on id.
-func (t *tracker) begin(id string, now int64) *hold {
-	h := &hold{id: id, invoke: now, prev: map[string]int64{}, okLB: map[string]int64{}}
+// leaseKey names one lease of a hold: the member id, and the mode and
+// owner its events report (a combined member's two halves differ in owner).
+type leaseKey struct{ id, lease string }
+
+// begin starts tracking a Lock call on id (the hold's key), holding the
+// leases of ids.
+func (t *tracker) begin(id string, members []string, ids []string, now int64) *hold {
+	h := &hold{id: id, members: members, ids: map[string]bool{}, invoke: now,
+		prev: map[leaseKey]int64{}, okLB: map[leaseKey]int64{}, twice: map[string]bool{}}
+	for _, x := range ids {
+		h.ids[x] = true
+	}
 	t.mu.Lock()
 	t.cur = h
 	t.mu.Unlock()
@@ -69,19 +84,29 @@ func (t *tracker) deadline(h *hold) int64 {
 
 // deadlineLocked: the earliest, over the lock's leases, of the lower bound
 // on the last successful send plus the window. A lease that has not renewed
-// yet counts from the Lock call (its claim was sent after it). Before Lock
-// returns the mode is unknown and two leases are assumed.
+// yet counts from the Lock call (its claim was sent after it). Each id has
+// one lease, two in mode combined; before Lock returns the mode is unknown
+// and two are assumed. A group's mode is its first member's, and during a
+// rollout another member may be combined: an id that reported in mode
+// combined counts two leases from then on — before its first report it
+// counts from the Lock call anyway.
 func (t *tracker) deadlineLocked(h *hold) int64 {
-	leases := 1
-	if h.mode == lockstep.ModeCombined || h.mode == lockstep.ModeUnknown {
-		leases = 2
-	}
 	earliest := history.Never
-	if len(h.okLB) < leases {
-		earliest = h.invoke
-	}
-	for _, v := range h.okLB {
-		earliest = min(earliest, v)
+	for id := range h.ids {
+		leases := 1
+		if h.mode == lockstep.ModeCombined || h.mode == lockstep.ModeUnknown || h.twice[id] {
+			leases = 2
+		}
+		got := 0
+		for k, v := range h.okLB {
+			if k.id == id {
+				got++
+				earliest = min(earliest, v)
+			}
+		}
+		if got < leases {
+			earliest = min(earliest, h.invoke)
+		}
 	}
 	return earliest + t.window
 }
@@ -91,7 +116,7 @@ func (t *tracker) ObserveLease(_ context.Context, e lockstep.LeaseEvent) {
 	now := t.w.clk.Now()
 	t.mu.Lock()
 	h := t.cur
-	if h == nil || h.id != e.ID || e.Lost {
+	if h == nil || !h.ids[e.ID] || e.Lost {
 		// Lost is recorded when the worker sees it, not when the
 		// watchdog declares it: the worker acts as holder until then.
 		t.mu.Unlock()
@@ -99,7 +124,10 @@ func (t *tracker) ObserveLease(_ context.Context, e lockstep.LeaseEvent) {
 	}
 	// A combined lock's halves report in the lock's mode, each under its
 	// own owner id (one sequence per process spans both Lockers).
-	key := e.Mode.String() + "/" + e.Owner
+	key := leaseKey{e.ID, e.Mode.String() + "/" + e.Owner}
+	if e.Mode == lockstep.ModeCombined {
+		h.twice[e.ID] = true
+	}
 	sentLB, seen := h.prev[key]
 	if !seen {
 		sentLB = h.invoke

@@ -72,7 +72,11 @@ func newLocker(c config, store lockstep.Store, obs lockstep.Observer) (locker, e
 	if c.bypassMigration {
 		return newDirect(c, store, clk, fence, flag, obs)
 	}
-	return migration.New(store, flag, &migration.Options{Clock: clk, ProcessID: c.process,
+	sep := ""
+	if c.managerShare > 0 {
+		sep = separator
+	}
+	return migration.New(store, flag, &migration.Options{Clock: clk, ProcessID: c.process, Separator: sep,
 		Queue:    &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew},
 		Legacy:   &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew},
 		Fencing:  fence,

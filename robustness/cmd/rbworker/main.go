@@ -34,6 +34,7 @@ type config struct {
 	fencing         bool
 	plant           string
 	bypassMigration bool
+	managerShare    float64
 	epochUnixNS     int64
 }
 
@@ -58,6 +59,7 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&c.fencing, "fencing", true, "take fencing tokens (global time service)")
 	fs.StringVar(&c.plant, "plant", "", "planted defect of internal/bugs to switch on (needs -tags lockstep_bugs)")
 	fs.BoolVar(&c.bypassMigration, "bypass-migration", false, "take locks with the flag's algorithm directly, not through migration.Locker (negative control)")
+	fs.Float64Var(&c.managerShare, "manager-share", 0, "share of acquisitions (0..1) that are the lock manager's: Shared locks, groups and hierarchical ids over lock-0, lock-1 and their children (ids use the separator \"/\")")
 	fs.Int64Var(&c.epochUnixNS, "epoch-unix-ns", 0, "the run's shared epoch, Unix ns (0: now)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -86,6 +88,10 @@ func parseFlags(args []string) (config, error) {
 		return c, errors.New("--hosts is empty")
 	case c.locks < 1:
 		return c, fmt.Errorf("--locks %d: need at least 1", c.locks)
+	case c.managerShare < 0 || c.managerShare > 1:
+		return c, fmt.Errorf("--manager-share %v: give a share from 0 to 1", c.managerShare)
+	case c.managerShare > 0 && c.bypassMigration:
+		return c, errors.New("--manager-share needs migration.Locker: drop --bypass-migration or set --manager-share 0")
 	case c.duration <= 0 || c.hold < 0 || c.lockTimeout <= 0 || c.requestTimeout <= 0:
 		return c, errors.New("--duration, --lock-timeout and --request-timeout must be positive, --hold not negative")
 	}

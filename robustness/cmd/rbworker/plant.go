@@ -7,7 +7,7 @@ import (
 )
 
 // plantable lists the process-wide defects --plant accepts.
-var plantable = []bugs.Defect{bugs.HalfTTLLease, bugs.WallClockLease, bugs.UncheckedToken, bugs.StaleOwnerColumn, bugs.KeepIDState}
+var plantable = []bugs.Defect{bugs.HalfTTLLease, bugs.WallClockLease, bugs.UncheckedToken, bugs.StaleOwnerColumn, bugs.KeepIDState, bugs.SkipIntention}
 
 // plant switches on the named defect for the whole process ("" plants
 // nothing). The robustness module sits inside the library's import path, so

@@ -78,26 +78,45 @@ func (w *worker) record(r history.Record) {
 	}
 }
 
-// loop takes locks until ctx ends.
+// loop takes locks until ctx ends: a share --manager-share of the
+// acquisitions are the lock manager's (manager.go), the others plain
+// exclusive Locks of one id with writes to the registers.
 func (w *worker) loop(ctx context.Context) {
 	for ctx.Err() == nil {
-		w.once(ctx, fmt.Sprintf("lock-%d", w.rng.IntN(w.c.locks)))
+		if w.c.managerShare > 0 && w.rng.Float64() < w.c.managerShare {
+			w.once(ctx, w.managerOp())
+			continue
+		}
+		id := fmt.Sprintf("lock-%d", w.rng.IntN(w.c.locks))
+		w.once(ctx, op{key: id, ids: []string{id}, writes: true,
+			take: func(ctx context.Context) (lockstep.Lock, error) { return w.locker.Lock(ctx, id) }})
 	}
+}
+
+// op is one acquisition the worker makes.
+type op struct {
+	key     string   // the history's Lock of the hold
+	members []string // the requests, "<id>:<access>", for a lock-manager acquisition; nil for a plain Lock
+	ids     []string // every id whose lease the hold has (ancestors of hierarchical ids included)
+	base    string   // the id whose counter a reader reads
+	writes  bool     // a plain exclusive hold: writes the registers
+	take    func(ctx context.Context) (lockstep.Lock, error)
 }
 
 // once is one acquisition: Lock, the critical section, Unlock. The critical
 // section and the release run to their end even when ctx ends meanwhile.
-func (w *worker) once(ctx context.Context, id string) {
-	h := w.tr.begin(id, w.clk.Now())
+func (w *worker) once(ctx context.Context, o op) {
+	id := o.key
+	h := w.tr.begin(id, o.members, o.ids, w.clk.Now())
 	defer w.tr.end()
 	lctx, cancel := context.WithTimeout(ctx, w.c.lockTimeout)
-	l, err := w.locker.Lock(lctx, id)
+	l, err := o.take(lctx)
 	cancel()
 	ret := w.clk.Now()
 	if err != nil {
 		w.stats.failed++
 		w.record(history.Record{Process: w.c.process, Lock: id, Op: history.Acquire, InvokeNS: h.invoke, ReturnNS: ret,
-			Outcome: history.Fail, Err: err.Error()})
+			Outcome: history.Fail, Err: err.Error(), Members: o.members})
 		w.sleep(ctx, time.Duration(w.rng.Int64N(int64(100*time.Millisecond))))
 		return
 	}
@@ -105,8 +124,12 @@ func (w *worker) once(ctx context.Context, id string) {
 	w.tr.held(h, l)
 	w.record(history.Record{Process: w.c.process, Lock: id, Op: history.Acquire, Token: h.token, Mode: h.mode.String(),
 		InvokeNS: h.invoke, ReturnNS: ret, Outcome: history.OK, Owner: h.owner,
-		LeaseDeadlineNS: w.tr.deadline(h), LeaseWindowNS: w.tr.window})
-	w.critical(h, l)
+		LeaseDeadlineNS: w.tr.deadline(h), LeaseWindowNS: w.tr.window, Members: o.members})
+	if o.writes {
+		w.critical(h, l)
+	} else {
+		w.read(h, l, o.base)
+	}
 	w.release(h, l)
 }
 

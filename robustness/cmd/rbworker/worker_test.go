@@ -79,7 +79,7 @@ func TestTracker_DeadlineIsALowerBound(t *testing.T) {
 	w := &worker{c: config{process: "w"}, clk: history.NewClock(0), hw: hw}
 	tr := &tracker{w: w, window: int64(time.Second)}
 	w.tr = tr
-	h := tr.begin("l", 100)
+	h := tr.begin("l", nil, []string{"l"}, 100)
 	h.mode = lockstep.ModeCombined
 	if d := tr.deadline(h); d != 100+int64(time.Second) {
 		t.Fatalf("before any renewal: %d", d)
@@ -99,7 +99,7 @@ func TestTracker_DeadlineIsALowerBound(t *testing.T) {
 	ev(lockstep.ModeNew, false) // a failed attempt moves no deadline
 	ev(lockstep.ModeNew, true)  // sent after the failed attempt's report
 	tr.mu.Lock()
-	q, l := tr.cur.okLB["new/w:combined.1"], tr.cur.okLB["legacy/w:combined.1"]
+	q, l := tr.cur.okLB[leaseKey{"l", "new/w:combined.1"}], tr.cur.okLB[leaseKey{"l", "legacy/w:combined.1"}]
 	tr.mu.Unlock()
 	if l != 100 || q <= 100 {
 		t.Fatalf("send bounds: queue %d legacy %d", q, l)

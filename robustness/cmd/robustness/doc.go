@@ -13,7 +13,13 @@
 //	          caught), ctl-unfenced (client pauses longer than the TTL:
 //	          lost updates on the unfenced counter, none on the fenced
 //	          register), ctl-planted (a worker built with -tags lockstep_bugs
-//	          and a planted lease defect: must be caught)
+//	          and a planted lease defect: must be caught),
+//	          ctl-skip-intention (the lock manager without intention locks,
+//	          planted: the access checker must catch it)
+//
+// The fleets' workers make a share --manager-share (default 0.5) of their
+// acquisitions through the lock manager: Shared locks, groups and
+// hierarchical ids over lock-0, lock-1 and their children (rbworker).
 //
 // Each segment spawns rbworker processes, runs a seeded nemesis schedule
 // (package nemesis; printed before anything runs, and the same for the same

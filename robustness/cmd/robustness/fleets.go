@@ -37,6 +37,10 @@ type segment struct {
 	skew    time.Duration // node 2's clock ahead by this for the whole segment
 	length  time.Duration // fixed length, instead of a share of --minutes
 	hold    time.Duration // longest critical section (rbworker --hold; 0: its default)
+	// manager is the share of the workers' acquisitions that are the lock
+	// manager's (rbworker --manager-share): Shared locks, groups and
+	// hierarchical ids. The fleets take --manager-share; controls their own.
+	manager float64
 }
 
 var fleets = []segment{
@@ -67,6 +71,13 @@ var controls = []segment{
 			return []nemesis.Event{{At: 0, Hold: window, Nemesis: nemesis.Bump(r.cluster, 2, time.Second)}}
 		},
 		expect: expectViolation, control: true, weight: 0.6},
+	// The lock manager with its intention locks planted away: a
+	// hierarchical Lock of "lock-0/a" takes no IX on "lock-0", so it holds
+	// beside an exclusive (or Shared) holder of "lock-0". Only the access
+	// checker can see it: the mutex model judges each id alone. No faults.
+	{name: "ctl-skip-intention", modes: []string{"new"}, phase: "new", plant: "skip-intention", locks: 2, manager: 0.7,
+		events: func(*runner, *segment, time.Duration) []nemesis.Event { return nil },
+		expect: expectViolation, control: true, weight: 0.4},
 }
 
 func fleetNames() []string {

@@ -135,6 +135,7 @@ func (r *runner) segments() []segment {
 	var s []segment
 	for _, name := range r.o.fleets {
 		f, _ := fleetByName(name)
+		f.manager = r.o.managerShare
 		s = append(s, f)
 	}
 	if r.o.controls {

@@ -26,6 +26,8 @@ type options struct {
 	repo     string
 	quiet    time.Duration
 	sweep    []segment
+	// managerShare is the fleets' share of lock-manager acquisitions.
+	managerShare float64
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -45,6 +47,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.dir, "dir", "/tmp/lockstep-robustness", "state dir: cluster/ and out/ (histories, logs) below it")
 	fs.StringVar(&o.repo, "repo", "", "repository root (default: found above the working directory)")
 	fs.DurationVar(&o.quiet, "quiet", 0, "quiet time after the last heal of a segment, for liveness (0: the liveness bound 2×TTL+5s, plus 5s)")
+	fs.Float64Var(&o.managerShare, "manager-share", 0.5, "share (0..1) of the fleets' acquisitions that take Shared locks, groups or hierarchical ids (rbworker --manager-share)")
 	sweep := fs.String("skew-sweep", "", "instead of fleets and controls, the skew/TTL sweep: TTL:skew,skew;TTL:… (\"default\": "+DefaultSweep+")")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -82,6 +85,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.workers < 2 || o.workers > 16 {
 		return o, fmt.Errorf("--workers %d: give 2..16", o.workers)
+	}
+	if o.managerShare < 0 || o.managerShare > 1 {
+		return o, fmt.Errorf("--manager-share %v: give a share from 0 to 1", o.managerShare)
 	}
 	if o.locks < 1 {
 		return o, fmt.Errorf("--locks %d: give at least 1", o.locks)

@@ -14,6 +14,8 @@ func TestOptionsRejectBadInput(t *testing.T) {
 		{"--kinds", "isolate,earthquake"},
 		{"--ttl", "1500ms"},
 		{"--workers", "1"},
+		{"--manager-share", "1.5"},
+		{"--manager-share", "-0.1"},
 		{"--skew-sweep", "3s"},
 		{"--skew-sweep", "3s:-1s"},
 		{"stray"},

@@ -73,7 +73,7 @@ func (r *runner) summary(res []result, cut error) bool {
 			mark = "FAIL"
 			pass = false
 		}
-		fmt.Fprintf(r.out, "  %s %-16s %3d nemesis events, %6d operations, %4d unknown: %s\n",
+		fmt.Fprintf(r.out, "  %s %-18s %3d nemesis events, %6d operations, %4d unknown: %s\n",
 			mark, s.seg.name, s.events, s.ops, s.unknown, s.verdict)
 		ops += s.ops
 		unknown += s.unknown
