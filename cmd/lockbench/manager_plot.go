@@ -45,28 +45,7 @@ func drawLinePanel(img *image.Paletted, frame image.Rectangle, p linePanel) {
 			maxX, maxY = math.Max(maxX, s.xs[i]), math.Max(maxY, s.ys[i])
 		}
 	}
-	xTicks, yTicks := niceTicks(maxX), niceTicks(maxY)
-	maxX, maxY = math.Max(maxX, xTicks[len(xTicks)-1]), math.Max(maxY, yTicks[len(yTicks)-1])
-	toPx := func(x, y float64) image.Point {
-		return image.Pt(plot.Min.X+int(math.Round(x/maxX*float64(plot.Dx()))),
-			plot.Max.Y-int(math.Round(y/maxY*float64(plot.Dy()))))
-	}
-	for _, t := range yTicks {
-		q := toPx(0, t)
-		line(img, q, image.Pt(plot.Max.X, q.Y), gridIndex)
-		s := tickLabel(t)
-		label(img, image.Pt(plot.Min.X-6-7*len(s), q.Y+4), s)
-	}
-	for _, t := range xTicks {
-		q := toPx(t, 0)
-		line(img, q, image.Pt(q.X, plot.Min.Y), gridIndex)
-		s := tickLabel(t)
-		label(img, image.Pt(q.X-7*len(s)/2, plot.Max.Y+15), s)
-	}
-	line(img, plot.Min, image.Pt(plot.Min.X, plot.Max.Y), inkIndex)
-	line(img, image.Pt(plot.Min.X, plot.Max.Y), plot.Max, inkIndex)
-	label(img, image.Pt(plot.Min.X+plot.Dx()/2-7*len(p.xLabel)/2, plot.Max.Y+32), p.xLabel)
-	label(img, image.Pt(frame.Min.X+4, plot.Min.Y-6), p.yLabel)
+	toPx := axes(img, frame, plot, maxX, maxY, p.xLabel, p.yLabel)
 	for li, s := range p.series {
 		ink := uint8(lineBase + li%(len(plotPalette)-lineBase))
 		for i := range s.xs {

@@ -87,8 +87,28 @@ func drawPanel(img *image.Paletted, frame image.Rectangle, r run) {
 			maxMS = max(maxMS, float64(p.At[len(p.At)-1])/float64(time.Millisecond))
 		}
 	}
-	xTicks, yTicks := niceTicks(float64(maxN)), niceTicks(maxMS)
-	maxX, maxY := math.Max(float64(maxN), xTicks[len(xTicks)-1]), math.Max(maxMS, yTicks[len(yTicks)-1])
+	toPx := axes(img, frame, plot, float64(maxN), maxMS, "attempt number", "ms")
+	for i, p := range r.procs {
+		ink := uint8(lineBase + i%(len(plotPalette)-lineBase))
+		prev := toPx(0, 0)
+		for k, at := range p.At {
+			next := toPx(float64(k+1), float64(at)/float64(time.Millisecond))
+			thick(img, prev, next, ink)
+			prev = next
+		}
+		// Legend, top left inside the plot.
+		lx, ly := plot.Min.X+8, plot.Min.Y+14+14*i
+		line(img, image.Pt(lx, ly-4), image.Pt(lx+14, ly-4), ink)
+		label(img, image.Pt(lx+18, ly), fmt.Sprintf("p%d", i))
+	}
+}
+
+// axes draws, into plot within frame, the grid, ticks, axes and axis labels
+// of data reaching maxX and maxY (rounded up to their last tick), and
+// returns the mapping of data to pixels.
+func axes(img *image.Paletted, frame, plot image.Rectangle, maxX, maxY float64, xLabel, yLabel string) func(x, y float64) image.Point {
+	xTicks, yTicks := niceTicks(maxX), niceTicks(maxY)
+	maxX, maxY = math.Max(maxX, xTicks[len(xTicks)-1]), math.Max(maxY, yTicks[len(yTicks)-1])
 	toPx := func(x, y float64) image.Point {
 		return image.Pt(plot.Min.X+int(math.Round(x/maxX*float64(plot.Dx()))),
 			plot.Max.Y-int(math.Round(y/maxY*float64(plot.Dy()))))
@@ -107,21 +127,9 @@ func drawPanel(img *image.Paletted, frame image.Rectangle, r run) {
 	}
 	line(img, plot.Min, image.Pt(plot.Min.X, plot.Max.Y), inkIndex)
 	line(img, image.Pt(plot.Min.X, plot.Max.Y), plot.Max, inkIndex)
-	label(img, image.Pt(plot.Min.X+plot.Dx()/2-49, plot.Max.Y+32), "attempt number")
-	label(img, image.Pt(frame.Min.X+4, plot.Min.Y-6), "ms")
-	for i, p := range r.procs {
-		ink := uint8(lineBase + i%(len(plotPalette)-lineBase))
-		prev := toPx(0, 0)
-		for k, at := range p.At {
-			next := toPx(float64(k+1), float64(at)/float64(time.Millisecond))
-			thick(img, prev, next, ink)
-			prev = next
-		}
-		// Legend, top left inside the plot.
-		lx, ly := plot.Min.X+8, plot.Min.Y+14+14*i
-		line(img, image.Pt(lx, ly-4), image.Pt(lx+14, ly-4), ink)
-		label(img, image.Pt(lx+18, ly), fmt.Sprintf("p%d", i))
-	}
+	label(img, image.Pt(plot.Min.X+plot.Dx()/2-7*len(xLabel)/2, plot.Max.Y+32), xLabel)
+	label(img, image.Pt(frame.Min.X+4, plot.Min.Y-6), yLabel)
+	return toPx
 }
 
 // niceTicks returns tick values 0, s, 2s, … up to the first at or above
