@@ -22,25 +22,33 @@ import (
 // column and its release deleted it.)
 func TestAccess_RetriedUnlockDeletesItsSlotColumnWhileAnotherSlotHolds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ctx := context.Background()
-		base := model.New(&clock.Local{})
-		var dels atomic.Int64
-		f := &failing{Store: base,
-			failPut:    func([]lockstep.Cell) bool { return false },
-			failDelete: func([]string) bool { return dels.Add(1) == 1 }, // h1's first Unlock
-		}
-		l, w := newLocker(t, f, nil), newLocker(t, base, nil)
-		h1, err := lockIn(ctx, l, "id", lockstep.Shared)
-		require.NoError(t, err)
-		h2, err := lockIn(ctx, l, "id", lockstep.Shared)
-		require.NoError(t, err)
-		f.on.Store(true)
-		require.Error(t, h1.Unlock(ctx), "the test needs h1's first Unlock to fail")
-		require.NoError(t, h1.Unlock(ctx), "h1's retry")
-		require.NoError(t, h2.Unlock(ctx))
-
-		hw, err := w.TryLock(ctx, "id")
-		require.NoError(t, err, "nobody holds id; live cells: %v", cells(t, base, "id"))
-		require.NoError(t, hw.Unlock(ctx))
+		hw, live, err := writerAfterRetriedReaderUnlock(t)
+		require.NoError(t, err, "nobody holds id; live cells: %v", live)
+		require.NoError(t, hw.Unlock(context.Background()))
 	})
+}
+
+// writerAfterRetriedReaderUnlock runs that story and returns the writer's
+// TryLock, and the id's live cells.
+func writerAfterRetriedReaderUnlock(t *testing.T) (lockstep.Lock, []string, error) {
+	t.Helper()
+	ctx := context.Background()
+	base := model.New(&clock.Local{})
+	var dels atomic.Int64
+	f := &failing{Store: base,
+		failPut:    func([]lockstep.Cell) bool { return false },
+		failDelete: func([]string) bool { return dels.Add(1) == 1 }, // h1's first Unlock
+	}
+	l, w := newLocker(t, f, nil), newLocker(t, base, nil)
+	h1, err := lockIn(ctx, l, "id", lockstep.Shared)
+	require.NoError(t, err)
+	h2, err := lockIn(ctx, l, "id", lockstep.Shared)
+	require.NoError(t, err)
+	f.on.Store(true)
+	require.Error(t, h1.Unlock(ctx), "the test needs h1's first Unlock to fail")
+	require.NoError(t, h1.Unlock(ctx), "h1's retry")
+	require.NoError(t, h2.Unlock(ctx))
+
+	hw, err := w.TryLock(ctx, "id")
+	return hw, cells(t, base, "id"), err
 }

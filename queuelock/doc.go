@@ -106,6 +106,13 @@
 // Locker's owner cell" holds per slot: the one acquisition holding a slot
 // writes its column, and an owner cell's tombstones number the slots a
 // Locker ever used at once, not its acquisitions.
+// An Unlock whose delete failed retries it holding its slot again
+// (turn.Reserve: only if no acquisition has taken the slot meanwhile, and
+// granting none while it holds), so the retry deletes its own owner cell
+// whatever other slots are held, and never one a newer acquisition wrote.
+// Requiring the whole id to be free instead (planted RetryNeedsFreeID)
+// leaves a reader's cell behind while another reader holds, and keeps
+// writers out for a TTL after both released (access_release_bugs_test.go).
 //
 // A Locker that predates accesses reads an owner cell's whole value as its
 // owner id and counts every owner cell as a holder: it treats readers as

@@ -71,8 +71,12 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 	// slot back only if no acquisition holds it (turn.Reserve), so its
 	// owner-cell delete cannot reach a newer acquisition's cell, whatever
 	// other slots are held meanwhile.
-	turn := p.turn
-	if !turn {
+	turn, slot := p.turn, p.slot
+	switch {
+	case turn:
+	case bugs.Planted(bugs.RetryNeedsFreeID):
+		slot, turn = p.l.turns.TryTake(p.id, lockstep.Exclusive)
+	default:
 		turn = p.l.turns.Reserve(p.id, p.slot)
 	}
 	p.turn = false
@@ -82,7 +86,7 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 	}
 	err := p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), append(cols, p.stale...)...)
 	if turn {
-		p.l.turns.Leave(p.id, p.slot)
+		p.l.turns.Leave(p.id, slot)
 	}
 	if err != nil {
 		return true, fmt.Errorf("queuelock: unlock %q: %w", p.id, err)

@@ -89,4 +89,11 @@ const (
 	// half, whose lock is not FIFO, and a reader can be starved there
 	// (combined/doc.go, "Accesses"; found by the combined+new/manager fleet).
 	CombinedSharedQueueHalf Defect = "combined-shared-queue-half"
+	// RetryNeedsFreeID makes a queue lock's retried Unlock delete its owner
+	// cell only when no goroutine of its Locker holds or awaits the id, as
+	// the first design with turn slots did: a reader whose first delete
+	// failed leaves its slot's owner cell while another slot holds, and a
+	// writer of another process is kept out for a TTL after both released
+	// (found by review, queuelock/access_release_test.go).
+	RetryNeedsFreeID Defect = "retry-needs-free-id"
 )

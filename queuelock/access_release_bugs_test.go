@@ -1,0 +1,26 @@
+//go:build lockstep_bugs
+
+package queuelock
+
+import (
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
+)
+
+// With RetryNeedsFreeID planted (the first design), the reader's retried
+// Unlock leaves its owner cell while the other reader holds, and the writer
+// is refused after both released: the check of
+// TestAccess_RetriedUnlockDeletesItsSlotColumnWhileAnotherSlotHolds fails.
+func TestAccess_RetryNeedsFreeIDIsCaught(t *testing.T) {
+	defer bugs.Plant(bugs.RetryNeedsFreeID)()
+	synctest.Test(t, func(t *testing.T) {
+		_, live, err := writerAfterRetriedReaderUnlock(t)
+		require.ErrorIs(t, err, lockstep.ErrLocked, "live cells: %v", live)
+		require.Len(t, live, 1, "the stale reader owner cell")
+	})
+}
