@@ -85,6 +85,7 @@ type harness struct {
 	procs  []*proc
 	trace  []string // recent events, for failure reports
 	traced bool
+	full   []string // every event of a traced run (trace keeps the last ones)
 
 	unplant func()   // undoes v.plant and its timings
 	wake    *wakeNet // the wake-up network, if a process uses it (wake_test.go)
@@ -140,6 +141,9 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	}()
 	h.s = sim.New(sim.Config{Cluster: model.ClusterConfig{NoReadRepair: v.noReadRepair}})
 	h.s.OnStore = h.onStore
+	if traced {
+		h.s.Trace = func(e string) { h.full = append(h.full, "sim "+e) }
+	}
 	if f.groups != nil {
 		h.grp = newGroupState(*f.groups)
 	}
@@ -390,13 +394,19 @@ func (h *harness) event(format string, args ...any) {
 	if !h.traced {
 		return
 	}
-	h.trace = append(h.trace, fmt.Sprintf("%8.3fs ", float64(h.s.Now()-model.DefaultStart)/1e6)+fmt.Sprintf(format, args...))
+	line := fmt.Sprintf("%8.3fs ", float64(h.s.Now()-model.DefaultStart)/1e6) + fmt.Sprintf(format, args...)
+	h.full = append(h.full, line)
+	h.trace = append(h.trace, line)
 	if len(h.trace) > 80 {
 		h.trace = h.trace[len(h.trace)-60:]
 	}
 }
 
 func (h *harness) report() string { return strings.Join(h.trace, "\n") }
+
+// fullReport is every event of a traced run, the simulator's own decisions
+// among them: what two runs of one seed are compared by.
+func (h *harness) fullReport() string { return strings.Join(h.full, "\n") }
 
 // checkSafety returns the first violation: one recorded by onStore or work,
 // or two holders valid at once (property 1).

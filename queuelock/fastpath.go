@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/lockstep-go/lockstep/internal/goroutine"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
@@ -110,11 +111,11 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 	var floorErr chan error
 	if l.floorStale(a.id) {
 		floorErr = make(chan error, 1)
-		go func() {
+		goroutine.Go(l.cfg.Clock, func() {
 			var n int
 			_, err := l.floor(ctx, a.id, &n)
 			floorErr <- err
-		}()
+		})
 		a.requests++
 	}
 	a.requests++

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/goroutine"
 )
 
 // What a Locker remembers per lock id — the read floors (floor.go) and the
@@ -145,7 +146,8 @@ func (l *Locker) remembered() {
 	}
 	j.running, j.done = true, make(chan struct{})
 	j.wg.Add(1)
-	go l.janitorRun(j.ctx, j.done)
+	ctx, done := j.ctx, j.done
+	goroutine.Go(l.cfg.Clock, func() { l.janitorRun(ctx, done) })
 }
 
 // janitorRun sweeps every TTL until the maps are empty, ctx ends, or the

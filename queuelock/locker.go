@@ -60,11 +60,12 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		owners: ident.NewOwners(cfg.Process), ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
 		leases: leases,
 	}
+	l.turns.Clock = cfg.Clock
 	var sep string
 	if opts != nil {
 		sep = opts.Separator
 	}
-	if l.groups, err = manager.New(sep, l.acquire); err != nil {
+	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock); err != nil {
 		return nil, err
 	}
 	if cfg.wake != nil { // last: it hands the transport to l

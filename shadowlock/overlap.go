@@ -7,6 +7,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/goroutine"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
 )
@@ -56,7 +57,7 @@ var _ held.Prepared = (*prepared)(nil)
 func (l *Locker) prepare(ctx context.Context, q held.Request) held.Prepared {
 	ctx, cancel := context.WithCancelCause(ctx)
 	p := &prepared{verdict: make(chan bool, 1), cancel: cancel, done: make(chan struct{})}
-	go func() {
+	goroutine.Go(l.cfg.Clock, func() {
 		defer close(p.done)
 		defer cancel(nil)
 		p.err = l.life.Do(ctx, "shadowlock", q.ID, func(ctx context.Context) error {
@@ -68,7 +69,7 @@ func (l *Locker) prepare(ctx context.Context, q held.Request) held.Prepared {
 			p.res = held.Result{Part: newPart(r, q.Mode, q.Loss), Owner: r.owner, Since: r.since, Attempts: rounds, Requests: r.requests}
 			return nil
 		})
-	}()
+	})
 	return p
 }
 
@@ -128,7 +129,11 @@ func (r *round) readRows(ctx context.Context) (shadow, main []lockstep.Cell, err
 	var mainErr error
 	var wg sync.WaitGroup
 	r.requests++
-	wg.Go(func() { main, mainErr = r.l.store.Read(ctx, r.l.cfg.main, r.id, layout.LegacyRow()) })
+	wg.Add(1)
+	goroutine.Go(r.l.cfg.Clock, func() {
+		defer wg.Done()
+		main, mainErr = r.l.store.Read(ctx, r.l.cfg.main, r.id, layout.LegacyRow())
+	})
 	shadow, err = r.read(ctx, r.l.cfg.shadow)
 	wg.Wait()
 	return shadow, main, errors.Join(err, mainErr)
@@ -152,8 +157,8 @@ func (r *round) deleteShadowLater(ctx context.Context) {
 	r.shadowDelete = d
 	l, id, owner, ts := r.l, r.id, r.owner, r.l.ts.Next()
 	ctx = context.WithoutCancel(ctx)
-	go func() {
+	goroutine.Go(l.cfg.Clock, func() {
 		defer close(d.done)
 		d.err = l.store.Delete(ctx, l.cfg.shadow, id, ts, layout.LegacyColumn(owner))
-	}()
+	})
 }

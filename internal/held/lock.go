@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/goroutine"
 	"github.com/lockstep-go/lockstep/internal/serial"
 )
 
@@ -96,7 +97,7 @@ func (l *Lock) Lost() <-chan struct{} { return l.s.Loss.C() }
 // call returns an error wrapping lockstep.ErrLost, joined with any delete
 // error.
 func (l *Lock) Unlock(ctx context.Context) error {
-	if err := l.mu.Lock(ctx); err != nil {
+	if err := l.mu.Lock(ctx, l.s.Clock); err != nil {
 		return fmt.Errorf("lockstep: unlock %q: waiting for another Unlock: %w", l.s.ID, err)
 	}
 	if l.released {
@@ -147,7 +148,11 @@ func (l *Lock) release(ctx context.Context) (int, error) {
 	var wg sync.WaitGroup
 	for i := last; i >= 0; i-- {
 		if l.s.ParallelRelease && i == last && last > 0 {
-			wg.Go(func() { out[i].sent, out[i].err = l.s.Parts[i].Release(ctx) })
+			wg.Add(1)
+			goroutine.Go(l.s.Clock, func() {
+				defer wg.Done()
+				out[i].sent, out[i].err = l.s.Parts[i].Release(ctx)
+			})
 			continue
 		}
 		out[i].sent, out[i].err = l.s.Parts[i].Release(ctx)
@@ -174,7 +179,7 @@ func (l *Lock) Loss() *Loss { return l.s.Loss }
 // if that Unlock has run already, f runs now. For a composing Locker that
 // hands out a Lock another Locker built (migration's census count).
 func (l *Lock) AddOnStop(f func()) {
-	_ = l.mu.Lock(context.Background()) // a Background context never ends: no error
+	_ = l.mu.Lock(context.Background(), l.s.Clock) // a Background context never ends: no error
 	defer l.mu.Unlock()
 	if l.stopped {
 		f()

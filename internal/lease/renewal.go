@@ -1,6 +1,10 @@
 package lease
 
-import "context"
+import (
+	"context"
+
+	"github.com/lockstep-go/lockstep/internal/goroutine"
+)
 
 // launch starts l's due renewal on a goroutine of its own, in a slot. Call
 // with s.mu held.
@@ -9,7 +13,7 @@ func (s *Scheduler) launch(l *Lease) {
 	l.inFlight = cancel
 	s.inFlight++
 	l.running.Add(1)
-	go s.renewal(ctx, l)
+	goroutine.Go(s.clock, func() { s.renewal(ctx, l) })
 }
 
 // renewal runs one renewal of l. It never sends at or past the deadline,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/goroutine"
 )
 
 // DefaultMaxInFlight is Options.MaxInFlight's default: how many renewals of
@@ -211,7 +212,7 @@ func (s *Scheduler) wakeFor(at int64) {
 	if !s.running {
 		s.running = true
 		s.loops.Add(1)
-		go s.run()
+		goroutine.Go(s.clock, s.run)
 		return
 	}
 	if s.wake != nil && at < s.wakeAt {

@@ -135,7 +135,7 @@ func (g *Lock) Loss() *held.Loss { return g.loss }
 // counted down; its lock is unlocked by the group that held the last
 // reference.
 func (g *Lock) Unlock(ctx context.Context) error {
-	if err := g.mu.Lock(ctx); err != nil {
+	if err := g.mu.Lock(ctx, g.m.clock); err != nil {
 		return fmt.Errorf("lockstep: unlock %q: waiting for another Unlock: %w", g.id, err)
 	}
 	defer g.mu.Unlock()

@@ -25,8 +25,9 @@ const MaxSeparatorLen = 8
 // ids and reentrant acquisition (the package doc says how). Safe for
 // concurrent use; a Locker has one Manager for its whole life.
 type Manager struct {
-	sep string
-	one One
+	sep   string
+	one   One
+	clock lockstep.Clock // for internal/goroutine.Resumed; may be nil
 
 	// mu guards reg, the reentrancy registry: the member each (holder, id)
 	// holds. Only acquisitions under lockstep.WithReentrancy touch it.
@@ -44,14 +45,16 @@ type regKey struct {
 // hierarchy separator: "" for flat ids (no ancestors), or 1 to
 // MaxSeparatorLen bytes of UTF-8 with no NUL and not only white space, such
 // as "/". A bad separator or a nil one returns a *lockstep.ConfigError.
-func New(separator string, one One) (*Manager, error) {
+// clock is the Locker's (nil for none): a call that waited for another of
+// the same holder resumes through it (internal/goroutine.Resumed).
+func New(separator string, one One, clock lockstep.Clock) (*Manager, error) {
 	if one == nil {
 		return nil, &lockstep.ConfigError{Field: "One", Reason: "nil: the manager needs the Locker's acquisition of one id"}
 	}
 	if err := validateSeparator(separator); err != nil {
 		return nil, err
 	}
-	return &Manager{sep: separator, one: one, reg: map[regKey]*member{}}, nil
+	return &Manager{sep: separator, one: one, clock: clock, reg: map[regKey]*member{}}, nil
 }
 
 func validateSeparator(sep string) error {

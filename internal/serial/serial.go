@@ -11,6 +11,9 @@ package serial
 import (
 	"context"
 	"sync"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/goroutine"
 )
 
 // Mutex is held by at most one goroutine at a time. The zero value is ready
@@ -25,8 +28,9 @@ func (m *Mutex) init() { m.once.Do(func() { m.slot = make(chan struct{}, 1) }) }
 // Lock takes m, waiting for its holder to Unlock. If ctx ends first, Lock
 // returns ctx.Err() and holds nothing. A free m is taken even if ctx is
 // already done, so that a caller with a spent ctx still learns what needs no
-// store request (such as "already released").
-func (m *Mutex) Lock(ctx context.Context) error {
+// store request (such as "already released"). A wait that another goroutine
+// ended goes on through c (internal/goroutine.Resumed); c may be nil.
+func (m *Mutex) Lock(ctx context.Context, c lockstep.Clock) error {
 	m.init()
 	select {
 	case m.slot <- struct{}{}:
@@ -35,8 +39,10 @@ func (m *Mutex) Lock(ctx context.Context) error {
 	}
 	select {
 	case m.slot <- struct{}{}:
+		goroutine.Resumed(ctx, c)
 		return nil
 	case <-ctx.Done():
+		goroutine.Resumed(ctx, c)
 		return ctx.Err()
 	}
 }

@@ -10,12 +10,12 @@ import (
 func TestMutex_SecondLockWaitsForUnlock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var m Mutex
-		if err := m.Lock(context.Background()); err != nil {
+		if err := m.Lock(context.Background(), nil); err != nil {
 			t.Fatal(err)
 		}
 		got := make(chan struct{})
 		go func() {
-			_ = m.Lock(context.Background())
+			_ = m.Lock(context.Background(), nil)
 			close(got)
 		}()
 		synctest.Wait() // the waiter is durably blocked, as the suite needs
@@ -32,14 +32,14 @@ func TestMutex_SecondLockWaitsForUnlock(t *testing.T) {
 
 func TestMutex_WaitEndsWithCtxHoldingNothing(t *testing.T) {
 	var m Mutex
-	_ = m.Lock(context.Background())
+	_ = m.Lock(context.Background(), nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := m.Lock(ctx); !errors.Is(err, context.Canceled) {
+	if err := m.Lock(ctx, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Lock with a done ctx on a held mutex = %v, want context.Canceled", err)
 	}
 	m.Unlock()
-	if err := m.Lock(ctx); err != nil {
+	if err := m.Lock(ctx, nil); err != nil {
 		t.Fatalf("Lock with a done ctx on a free mutex = %v, want nil", err)
 	}
 }

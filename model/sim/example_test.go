@@ -43,6 +43,9 @@ func oneHolder(t *testing.T) {
 				break
 			}
 		}
+		// The process's goroutines, the lock's lease scheduler among them,
+		// run only when granted: crash them all before closing the Locker.
+		require.True(t, s.Close(), "yields left after Close")
 		_ = l.Close(context.Background())
 		require.True(t, done, "the lock was not taken within 1000 steps (Lock: %v)", lockErr)
 		require.NoError(t, unlockErr)

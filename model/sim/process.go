@@ -2,7 +2,7 @@ package sim
 
 import (
 	"context"
-	"runtime"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -26,17 +26,18 @@ type Process struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	killed chan struct{}
+	dead   bool // run down after a crash: yields fail at once (guarded by s.mu)
 
 	// scheduler state
 	crashed     bool
 	pausedUntil int64
+	roots       int32 // goroutines started by the scheduler's Process.Go
 }
 
 // AddProcess adds a live process named name, coordinated by replica
 // index mod N.
 func (s *Sim) AddProcess(name string) *Process {
-	p := &Process{s: s, Index: len(s.procs), Name: name, killed: make(chan struct{})}
+	p := &Process{s: s, Index: len(s.procs), Name: name}
 	p.Coordinator = p.Index % s.cluster.Config().Replicas
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	s.procs = append(s.procs, p)
@@ -47,9 +48,29 @@ func (s *Sim) AddProcess(name string) *Process {
 // should derive their contexts from it.
 func (p *Process) Context() context.Context { return p.ctx }
 
-// Go starts a goroutine of the process. It does not run until the
-// scheduler settles; it should block only at the process's yield points.
-func (p *Process) Go(f func(ctx context.Context)) { go f(p.ctx) }
+// Go starts a goroutine of the process. Called by the scheduler's goroutine,
+// it starts the i-th root goroutine of the process and lets it run, alone,
+// until it blocks; called by a simulated goroutine, it starts a child of that
+// goroutine, as the clock's Go does (internal/goroutine). f should block
+// only at the process's yield points.
+func (p *Process) Go(f func(ctx context.Context)) {
+	s := p.s
+	s.mu.Lock()
+	_, simulated := s.threads[goid()]
+	l := label{p.roots}
+	p.roots++
+	s.mu.Unlock()
+	if simulated {
+		procClock{p}.Go(func() { f(p.ctx) })
+		return
+	}
+	go func() {
+		p.enter(l)
+		defer p.exit()
+		f(p.ctx)
+	}()
+	s.Settle()
+}
 
 // Crashed reports whether the process crashed.
 func (p *Process) Crashed() bool { return p.crashed }
@@ -81,10 +102,38 @@ func (p *Process) Now() int64 {
 	}
 }
 
+// maxRundown bounds the yields a crashed process's goroutines may still
+// reach: one that keeps going after ErrKilled never ends.
+const maxRundown = 100_000
+
+// crash stops p: its contexts are cancelled, and then its yields are
+// finished with ErrKilled one at a time, in the scheduler's order, each
+// followed by a settle, until none is left. So a crashed process runs down
+// as deterministically as it ran.
 func (p *Process) crash() {
+	s := p.s
 	p.crashed = true
 	p.cancel()
-	close(p.killed)
+	s.Settle()
+	for range maxRundown {
+		s.mu.Lock()
+		var mine []*Yield
+		for _, y := range s.yields {
+			if y.Proc == p {
+				mine = append(mine, y)
+			}
+		}
+		s.mu.Unlock()
+		if len(mine) == 0 {
+			break
+		}
+		sortYields(mine)
+		s.release(mine[0], result{err: ErrKilled})
+		s.Settle()
+	}
+	s.mu.Lock()
+	p.dead = true
+	s.mu.Unlock()
 }
 
 // Kind is what a yield point is waiting for.
@@ -95,11 +144,20 @@ const (
 	Read
 	Put
 	Delete
+	// Start is a new goroutine waiting to run its first instruction.
+	Start
+	// Resume is a goroutine that another one woke — by cancelling the
+	// context of its yield, or by a hand-off (internal/goroutine.Resumed) —
+	// waiting to go on.
+	Resume
 )
 
-var kindNames = [...]string{Sleep: "sleep", Read: "read", Put: "put", Delete: "delete"}
+var kindNames = [...]string{Sleep: "sleep", Read: "read", Put: "put", Delete: "delete", Start: "start", Resume: "resume"}
 
 func (k Kind) String() string { return kindNames[k] }
+
+// store reports whether k is a store request.
+func (k Kind) store() bool { return k == Read || k == Put || k == Delete }
 
 // Yield is a simulated goroutine waiting at a yield point for the scheduler.
 type Yield struct {
@@ -119,8 +177,8 @@ type Yield struct {
 	TS          int64           // Delete
 	Slice       lockstep.Slice  // Read
 
-	key      []uintptr // call stack, for a deterministic order
-	seq      uint64
+	label    label // the goroutine's, for a deterministic order
+	cause    error // a Resume's result: the context error that woke it
 	done     chan result
 	finished bool
 	pending  *pendingWrite // a write waiting for acknowledgements
@@ -167,44 +225,56 @@ func (st procStore) Read(ctx context.Context, table, row string, s lockstep.Slic
 	return r.cells, r.err
 }
 
-// block registers y and waits until the scheduler finishes it, ctx ends or
-// the process crashes.
+// block registers y and waits until the scheduler finishes it. When ctx
+// ends first, the goroutine does not go on at once: its yield becomes a
+// Resume, so that it runs only when granted and never side by side with the
+// goroutine that cancelled it. A crashed process's yields are finished, with
+// ErrKilled, one at a time by its run-down (Sim.Crash); once that is over,
+// block fails at once.
 func (p *Process) block(ctx context.Context, y *Yield) result {
 	if err := ctx.Err(); err != nil {
 		return result{err: err}
 	}
-	var pcs [12]uintptr
-	n := runtime.Callers(3, pcs[:])
-	y.Proc, y.key, y.done = p, pcs[:n], make(chan result, 1)
 	s := p.s
 	s.mu.Lock()
-	select {
-	case <-p.killed:
+	if p.dead {
 		s.mu.Unlock()
 		return result{err: ErrKilled}
-	default:
 	}
-	s.seq++
-	y.seq = s.seq
-	s.yields = append(s.yields, y)
+	y.Proc, y.label, y.done = p, s.selfLocked().label, make(chan result, 1)
+	s.addLocked(y)
 	s.mu.Unlock()
 
-	var err error
 	select {
 	case r := <-y.done:
 		return r
 	case <-ctx.Done():
-		err = ctx.Err()
-	case <-p.killed:
-		err = ErrKilled
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if y.finished {
+		s.mu.Unlock()
 		return <-y.done
 	}
 	s.removeLocked(y)
-	return result{err: err}
+	if p.dead {
+		s.mu.Unlock()
+		return result{err: ErrKilled}
+	}
+	r := &Yield{Proc: p, Kind: Resume, label: y.label, cause: ctx.Err(), done: make(chan result, 1)}
+	s.addLocked(r)
+	s.mu.Unlock()
+	return <-r.done
+}
+
+// addLocked registers y. A goroutine waits at one yield at a time, so its
+// label names the yield. Call with s.mu held.
+func (s *Sim) addLocked(y *Yield) {
+	for _, o := range s.yields {
+		if o.Proc == y.Proc && slices.Equal(o.label, y.label) {
+			panic(fmt.Sprintf("sim: goroutine %s of %s at two yields: %v and %v", y.label, y.Proc.Name, o, y))
+		}
+	}
+	s.yields = append(s.yields, y)
 }
 
 func (s *Sim) removeLocked(y *Yield) {
@@ -215,12 +285,18 @@ func (s *Sim) removeLocked(y *Yield) {
 
 // finish releases y's goroutine with r.
 func (s *Sim) finish(y *Yield, r result) {
+	s.release(y, r)
+	if s.OnStore != nil && y.Kind.store() {
+		s.OnStore(StoreEvent{Yield: y, Done: true, Err: r.err, Cells: r.cells})
+	}
+}
+
+// release releases y's goroutine with r, telling no one: a crashed
+// process's request never reached the cluster's answer.
+func (s *Sim) release(y *Yield, r result) {
 	s.mu.Lock()
 	y.finished = true
 	s.removeLocked(y)
 	s.mu.Unlock()
 	y.done <- r
-	if s.OnStore != nil && y.Kind != Sleep {
-		s.OnStore(StoreEvent{Yield: y, Done: true, Err: r.err, Cells: r.cells})
-	}
 }

@@ -17,9 +17,10 @@ type pendingWrite struct {
 }
 
 // Runnable returns the yields the scheduler may grant now, in a
-// deterministic order: sleeps whose deadline has passed, store requests not
-// served yet, and writes that enough replicas have acknowledged, of live
-// processes that are not paused.
+// deterministic order (by process, then by the goroutine's label): sleeps
+// whose deadline has passed, store requests not served yet, writes that
+// enough replicas have acknowledged, goroutines waiting to start or to go
+// on, of live processes that are not paused.
 func (s *Sim) Runnable() []*Yield {
 	now := s.now.Load()
 	w := s.cluster.Config().W
@@ -50,7 +51,7 @@ func (s *Sim) Requests() []*Yield {
 	s.mu.Lock()
 	var out []*Yield
 	for _, y := range s.yields {
-		if y.Kind != Sleep && !y.Proc.crashed && now >= y.Proc.pausedUntil {
+		if y.Kind.store() && !y.Proc.crashed && now >= y.Proc.pausedUntil {
 			out = append(out, y)
 		}
 	}
@@ -64,10 +65,7 @@ func sortYields(ys []*Yield) {
 		if c := cmp.Compare(a.Proc.Index, b.Proc.Index); c != 0 {
 			return c
 		}
-		if c := slices.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
+		return slices.Compare(a.label, b.label)
 	})
 }
 
@@ -91,9 +89,12 @@ func (s *Sim) Step(ch Chooser) bool {
 // W, its caller keeps waiting for deliveries of the rest); an acknowledged
 // write returns. Then Grant waits for the bubble to settle.
 func (s *Sim) Grant(y *Yield, ch Chooser) {
+	s.trace("grant %v (goroutine %s)", y, y.label)
 	switch {
-	case y.Kind == Sleep:
+	case y.Kind == Sleep || y.Kind == Start:
 		s.finish(y, result{})
+	case y.Kind == Resume:
+		s.finish(y, result{err: y.cause})
 	case y.Kind == Read:
 		sets := s.readSets()
 		s.sent(y)
@@ -123,6 +124,7 @@ func (s *Sim) Grant(y *Yield, ch Chooser) {
 // and the rest stay in flight; the caller gets an error wrapping ErrTimeout
 // and, for writes, lockstep.ErrUnknownOutcome.
 func (s *Sim) Timeout(y *Yield, ch Chooser) {
+	s.trace("time out %v (goroutine %s)", y, y.label)
 	err := fmt.Errorf("%w", ErrTimeout)
 	if y.Kind != Read {
 		err = fmt.Errorf("%w: %w", ErrTimeout, lockstep.ErrUnknownOutcome)
@@ -162,13 +164,17 @@ func (s *Sim) sent(y *Yield) {
 func (s *Sim) Messages() int { return len(s.cluster.Pending()) }
 
 // Deliver delivers message k (of Messages) to its replica.
-func (s *Sim) Deliver(k int) { s.cluster.Deliver(k) }
+func (s *Sim) Deliver(k int) {
+	s.trace("deliver message %d", k)
+	s.cluster.Deliver(k)
+}
 
 // Drop loses message k (of Messages): a hint that never arrives. A write
 // whose caller still waits and that can no longer reach W replicas times out
 // at once (as its coordinator's write timeout would), with an error wrapping
 // ErrTimeout and lockstep.ErrUnknownOutcome.
 func (s *Sim) Drop(k int) {
+	s.trace("drop message %d", k)
 	m := s.cluster.Drop(k).Mutation
 	reachable := m.Acks()
 	for _, msg := range s.cluster.Pending() {
@@ -192,13 +198,14 @@ func (s *Sim) Drop(k int) {
 // goroutines to run down.
 func (s *Sim) Crash(p *Process) {
 	if !p.crashed {
+		s.trace("crash %s", p.Name)
 		p.crash()
-		s.Settle()
 	}
 }
 
 // Pause stops granting p's yields for d of virtual time from now.
 func (s *Sim) Pause(p *Process, d time.Duration) {
+	s.trace("pause %s for %v", p.Name, d)
 	p.pausedUntil = s.now.Load() + d.Microseconds()
 }
 
@@ -220,6 +227,8 @@ func (y *Yield) String() string {
 	switch y.Kind {
 	case Sleep:
 		return fmt.Sprintf("%s sleep until %d", y.Proc.Name, y.Deadline)
+	case Start, Resume:
+		return fmt.Sprintf("%s %s goroutine %s", y.Proc.Name, y.Kind, y.label)
 	case Read:
 		return fmt.Sprintf("%s read %s/%s from %q", y.Proc.Name, y.Table, y.Row, y.Slice.From)
 	case Put:

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing/synctest"
@@ -46,10 +47,14 @@ type Sim struct {
 	// store request takes effect on the cluster and whenever its caller is
 	// released.
 	OnStore func(StoreEvent)
+	// Trace, when set, is called on the scheduler goroutine with a line for
+	// every decision the scheduler carries out (a grant names the goroutine
+	// by its label), so that two runs can be compared event for event.
+	Trace func(event string)
 
-	mu     sync.Mutex // guards yields and seq against the simulated goroutines
-	yields []*Yield
-	seq    uint64
+	mu      sync.Mutex // guards yields and threads against the simulated goroutines
+	yields  []*Yield
+	threads map[uint64]*thread // by runtime goroutine id
 
 	procs  []*Process
 	closed bool
@@ -70,7 +75,7 @@ type StoreEvent struct {
 // New returns a simulation with no processes. Call it inside a synctest
 // bubble.
 func New(cfg Config) *Sim {
-	s := &Sim{}
+	s := &Sim{threads: map[uint64]*thread{}}
 	start := cfg.Start
 	if start == 0 {
 		start = model.DefaultStart
@@ -145,13 +150,19 @@ func (s *Sim) Tick() bool {
 // registered afterwards (a goroutine that ignored its crash).
 func (s *Sim) Close() (clean bool) {
 	s.closed = true
-	for _, p := range s.procs {
+	for _, p := range s.procs { // one at a time, so that their run-downs never interleave
 		if !p.crashed {
 			p.crash()
 		}
 	}
-	s.Settle()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.yields) == 0
+}
+
+// trace reports a decision to Trace.
+func (s *Sim) trace(format string, args ...any) {
+	if s.Trace != nil {
+		s.Trace(fmt.Sprintf("%d ", s.now.Load()) + fmt.Sprintf(format, args...))
+	}
 }
