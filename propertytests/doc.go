@@ -17,7 +17,13 @@
 // assert the checker catches each and shrinks it to a short counterexample.
 //
 // Depth: go test runs a moderate number of checks; -short a few; CI raises
-// them with -rapid.checks=N (or RAPID_CHECKS) and -rapid.steps=N. Failure
-// files under testdata/rapid/ that found real bugs are kept as regression
-// seeds; rapid replays them first on every run.
+// them with -rapid.checks=N (or RAPID_CHECKS) and -rapid.steps=N.
+//
+// Replay: the simulator gives one run per seed (model/sim), which
+// TestSchedule_SameSeedSameRun checks for every fleet against the digests
+// in testdata/schedules.txt. Schedules that once exposed a real bug are kept
+// as scripts in testdata/regressions, each tied to the planted defect that
+// brings its bug back and replayed with and without it (regressions_test.go).
+// rapid's own failure files are not kept: they record draws, not the defect
+// they found, so they cannot tell a stale seed from a guarded one.
 package propertytests
