@@ -66,17 +66,19 @@ func (p *Process) exit() {
 	s.mu.Unlock()
 }
 
-// self returns the calling goroutine's record. A goroutine that was started
-// neither by Process.Go nor through the clock cannot be ordered: that is a
-// bug of the code under test, reported at once.
-func (s *Sim) selfLocked() *thread {
+// selfLocked returns the calling goroutine's label. A goroutine that was
+// started neither by Process.Go nor through the clock cannot be ordered:
+// that is a bug of the code under test, reported at once (after s.mu is
+// released). Call with s.mu held.
+func (s *Sim) selfLocked() label {
 	th, ok := s.threads[goid()]
 	if !ok {
+		s.mu.Unlock()
 		var buf [2048]byte
 		panic(fmt.Sprintf("sim: a goroutine that neither Process.Go nor internal/goroutine.Go started reached a yield point; start it through the process's clock:\n%s",
 			buf[:runtime.Stack(buf[:], false)]))
 	}
-	return th
+	return th.label
 }
 
 // Go starts f on a new goroutine of the process, named after the calling

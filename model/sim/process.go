@@ -241,7 +241,7 @@ func (p *Process) block(ctx context.Context, y *Yield) result {
 		s.mu.Unlock()
 		return result{err: ErrKilled}
 	}
-	y.Proc, y.label, y.done = p, s.selfLocked().label, make(chan result, 1)
+	y.Proc, y.label, y.done = p, s.selfLocked(), make(chan result, 1)
 	s.addLocked(y)
 	s.mu.Unlock()
 
