@@ -2,9 +2,9 @@ package propertytests
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"sync"
-	"math/rand/v2"
 	"testing"
 )
 
