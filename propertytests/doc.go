@@ -16,8 +16,23 @@
 // (negative_test.go) switch on deliberate defects through internal/bugs and
 // assert the checker catches each and shrinks it to a short counterexample.
 //
-// Depth: go test runs a moderate number of checks; -short a few; CI raises
-// them with -rapid.checks=N (or RAPID_CHECKS) and -rapid.steps=N. Failure
-// files under testdata/rapid/ that found real bugs are kept as regression
-// seeds; rapid replays them first on every run.
+// # Depth
+//
+// A plain go test is a quick run, so that the README's test command of
+// every module stays within a few minutes: each fleet and the drain check
+// run 20 rapid checks, the rollout 20. LOCKSTEP_DEEP=1 runs them at CI's
+// depth, 1,000 rapid checks per fleet and for the drain (the rollout 50):
+//
+//	LOCKSTEP_DEEP=1 go test ./propertytests/
+//
+// -rapid.checks=N (or RAPID_CHECKS) overrides both, and -rapid.steps=N
+// (RAPID_STEPS) the random phase's length, 100 actions on average. The
+// negative controls (go test -tags lockstep_bugs -run Negative) are not
+// affected by LOCKSTEP_DEEP: each runs until caught, up to its own budget
+// of 3,000 checks per search unless -rapid.checks says otherwise. Which
+// rapid flags the user chose is read once, before any test runs: a test
+// that sets one for itself restores it, and no later test mistakes it for
+// the user's. The seeded sweep (sweep_test.go) reads LOCKSTEP_SCHEDULES.
+// Failure files under testdata/rapid/ that found real bugs are kept as
+// regression seeds; rapid replays them first on every run.
 package propertytests

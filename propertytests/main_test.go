@@ -3,6 +3,7 @@ package propertytests
 import (
 	"flag"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -10,6 +11,22 @@ import (
 // defaultSteps is the average number of random-phase actions per check
 // unless -rapid.steps (or RAPID_STEPS) says otherwise.
 const defaultSteps = "100"
+
+// Depth of the rapid checks of the fleets and of the drain (doc.go, "Depth"):
+// quick keeps the package's share of the README's test command small;
+// LOCKSTEP_DEEP=1 is CI's depth. -rapid.checks (or RAPID_CHECKS) overrides
+// both.
+const (
+	quickFleetChecks   = 20
+	quickDrainChecks   = 20
+	quickRolloutChecks = 20
+	deepChecks         = 1000
+	// deepRolloutChecks: a rollout costs about fifty fleet checks.
+	deepRolloutChecks = 50
+)
+
+// deep is LOCKSTEP_DEEP=1, read once by TestMain.
+var deep bool
 
 // userRapid records which of rapid's flags the user chose, on the command
 // line or through rapid's RAPID_* environment variables, as TestMain found
@@ -34,6 +51,7 @@ func TestMain(m *testing.M) {
 			}
 		}
 	})
+	deep = os.Getenv("LOCKSTEP_DEEP") == "1"
 	if !userChose("rapid.steps") {
 		_ = flag.Lookup("rapid.steps").Value.Set(defaultSteps)
 	}
@@ -52,6 +70,17 @@ func rapidDefault(t *testing.T, name, value string) func() {
 		return func() {}
 	}
 	return setFlag(t, name, value)
+}
+
+// rapidChecks sets -rapid.checks for one test to quick, or to deepN under
+// LOCKSTEP_DEEP=1, unless the user chose it; it returns the function
+// restoring it.
+func rapidChecks(t *testing.T, quick, deepN int) func() {
+	n := quick
+	if deep {
+		n = deepN
+	}
+	return rapidDefault(t, "rapid.checks", strconv.Itoa(n))
 }
 
 // setFlag sets a flag for the test and returns a function restoring it.

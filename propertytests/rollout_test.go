@@ -310,7 +310,7 @@ func weightedDraw(w [numActs]int, n func(total int) int) func() int {
 // each happened, and how often a blocker had switched while still holding
 // a lock of the old mode.
 func TestRollout_RunbookDrivenByTheControllerKeepsExclusionAtEveryStep(t *testing.T) {
-	defer rapidDefault(t, "rapid.checks", "50")()
+	defer rapidChecks(t, quickRolloutChecks, deepRolloutChecks)()
 	var st rolloutStats
 	rapid.Check(t, func(rt *rapid.T) {
 		inBubble(t, func() {
