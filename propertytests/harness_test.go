@@ -333,13 +333,17 @@ func (h *harness) work(pr *proc, l lockstep.Lock) {
 	if h.v.noLeaseCheck {
 		return
 	}
-	// Every owner cell the lock stands on: a combined lock's legacy half
-	// has an owner id of its own, renewed by a lease of its own.
-	for _, owner := range ownersOf(l) {
-		if since := h.elapsed(h.lastOK[owner]); since >= cellLife() {
-			h.violate("lease: %s works as %s (%v) %v after the send of its last acknowledged write of %s's cells, but they surely live only %v (TTL %v − 1s − server skew %v): Lost() should have closed",
-				pr.sp.Name, l.Owner(), l.Mode(), since, owner, cellLife(), ttl, maxServerSkew)
-			return
+	// Every owner cell the lock stands on: every member's of a group, and
+	// a combined lock's legacy half, which has an owner id of its own,
+	// renewed by a lease of its own.
+	ms, _ := memberLocks(l)
+	for _, m := range ms {
+		for _, owner := range ownersOf(m) {
+			if since := h.elapsed(h.lastOK[owner]); since >= cellLife() {
+				h.violate("lease: %s works as %s (%v) %v after the send of its last acknowledged write of %s's cells (member %q), but they surely live only %v (TTL %v − 1s − server skew %v): Lost() should have closed",
+					pr.sp.Name, l.Owner(), l.Mode(), since, owner, m.ID(), cellLife(), ttl, maxServerSkew)
+				return
+			}
 		}
 	}
 }
@@ -348,8 +352,8 @@ func (h *harness) work(pr *proc, l lockstep.Lock) {
 // combined lock's legacy half's.
 func ownersOf(l lockstep.Lock) []string {
 	out := []string{l.Owner()}
-	if g, ok := l.(interface{ LegacyOwner() string }); ok && g.LegacyOwner() != "" && g.LegacyOwner() != l.Owner() {
-		out = append(out, g.LegacyOwner())
+	if lo := legacyOwner(l); lo != "" && lo != l.Owner() {
+		out = append(out, lo)
 	}
 	return out
 }
