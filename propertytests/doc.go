@@ -16,6 +16,22 @@
 // (negative_test.go) switch on deliberate defects through internal/bugs and
 // assert the checker catches each and shrinks it to a short counterexample.
 //
+// The random phase's faults: a process's clock skewed or stepped, a replica's
+// clock skewed, a process paused beyond its TTL or crashed, two clocks made
+// to collide, requests slowed, timed out or their hints lost — and a
+// process cut off the legacy lock's tables for a while (cut_test.go), as
+// when they live in a keyspace of their own whose replicas it cannot reach,
+// or its role's grant on them is revoked: every request it sends there
+// fails, while its queue-lock requests are served. A combined lock must
+// then notice its legacy lease lapse although its queue lease is healthy.
+//
+// A group holder of the lock-manager fleets is judged on every member it
+// holds (members_test.go): each member's cells must surely live while the
+// holder works (the lease property), each member's owner cell must be live
+// while its Lost() is open, and a member with a fencing token must hold it
+// in ownership order against the holders of that id in an incompatible
+// access.
+//
 // # Depth
 //
 // A plain go test is a quick run, so that the README's test command of

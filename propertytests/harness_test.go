@@ -51,6 +51,11 @@ type variant struct {
 	// seeds recorded before tokens were drawn in every mode were (a token
 	// draw adds store requests, which moves every later choice).
 	noFencing bool
+	// longHolds, when set, is how many steps of work a holding does
+	// instead of workSteps: for a control whose defect shows only in a
+	// holding longer than a lease window. The liveness bounds assume holds
+	// of workSteps, so such a run checks safety only.
+	longHolds int
 	// stepFirst steps the first process's wall clock by this much before
 	// anything runs, as the random phase's clock-step fault would: for a
 	// control whose defect needs a stepped clock and then time to pass.
@@ -125,13 +130,19 @@ type harness struct {
 	grp       *groupState
 	ch        sim.Chooser
 	drawPanic any
+	// sent holds the store requests sent and not yet answered, so that a
+	// cut fails only requests sent while it lasts (cut_test.go); cutUntil
+	// is when each cut process's cut ends, virtual µs (read and written by
+	// the test's goroutine only).
+	sent     map[*sim.Yield]bool
+	cutUntil map[*sim.Process]int64
 }
 
 // newHarness builds fleet f on a fresh simulation and starts one user
 // goroutine per process. Call inside a synctest bubble; call close at the end.
 func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	h := &harness{f: f, v: v, traced: traced, lastOK: map[string]int64{}, released: map[string]bool{},
-		queueOwnerCol: map[string]string{}, legacyOwners: map[string]bool{}}
+		queueOwnerCol: map[string]string{}, legacyOwners: map[string]bool{}, sent: map[*sim.Yield]bool{}}
 	h.unplant = plant(v.plant)
 	defer func() {
 		if err != nil {
@@ -225,7 +236,7 @@ func (h *harness) close() error {
 // (lock.go). It reports false if the process crashed while holding.
 func (h *harness) workAndRelease(ctx context.Context, pr *proc, l lockstep.Lock, releasing func()) bool {
 	clk := pr.sp.Clock()
-	for range workSteps {
+	for range h.workSteps() {
 		select {
 		case <-l.Lost():
 		default:
@@ -244,6 +255,14 @@ func (h *harness) workAndRelease(ctx context.Context, pr *proc, l lockstep.Lock,
 	}
 	h.releaseDone(l)
 	return true
+}
+
+// workSteps is how many steps of work a holding does.
+func (h *harness) workSteps() int {
+	if h.v.longHolds > 0 {
+		return h.v.longHolds
+	}
+	return workSteps
 }
 
 // user is a correct lock user: take the lock, check Lost() before each step
@@ -326,7 +345,7 @@ func (h *harness) work(pr *proc, l lockstep.Lock) {
 	switch pr.worked {
 	case 1:
 		pr.seen = h.counter
-	case workSteps:
+	case h.workSteps():
 		h.counter = pr.seen + 1
 		h.increments++
 	}
