@@ -150,10 +150,12 @@
 // process off the legacy tables alone (propertytests, cut_test.go), and a
 // holder whose legacy lease lapsed while its queue lease renews must stop
 // working; the planted defect LegacyLossUnwatched, a loss signal without
-// the legacy lease, is caught there by the lease property. Unlock stops both renewals, then deletes the legacy cell and
-// the queue cells side by side (see above); a part whose delete failed
-// is retried by the next Unlock or by Close, the other is not. One
-// AcquireEvent and one ReleaseEvent, with mode combined, report it.
+// the legacy lease, is caught there by the lease property.
+//
+// Unlock stops both renewals, then deletes the legacy cell and the queue
+// cells side by side (see above); a part whose delete failed is retried by
+// the next Unlock or by Close, the other is not. One AcquireEvent and one
+// ReleaseEvent, with mode combined, report it.
 //
 // # Composition
 //
