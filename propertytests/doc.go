@@ -6,8 +6,10 @@
 // Each check builds a fleet (fleet_test.go: adding a mode or a mixed fleet is
 // one line there), lets rapid drive a random phase of scheduler decisions and
 // faults (machine_test.go), checks the safety properties after every action
-// (checker_test.go), and then runs a fault-free, fair round-robin quiet phase
-// that checks liveness (liveness_test.go). One fleet runs honest users beside
+// (harness_test.go, and a file per property: ownership_test.go,
+// ownercell_test.go, lease_test.go, fencing_test.go), and then runs a
+// fault-free, fair round-robin quiet phase that checks liveness
+// (liveness_test.go). One fleet runs honest users beside
 // an arrival storm, processes whose Lock calls are cancelled one after
 // another, against the queue lock's fast path (storm_test.go). The
 // lock-manager fleets (groupfleet_test.go) take lock groups in the five
