@@ -144,10 +144,18 @@
 // part and the legacy part, each with its own lease, and one loss signal:
 // either lease declaring itself lost fires it, and Lost() checks both
 // deadlines itself whenever it is looked at, so nothing merges the two with
-// a goroutine. Unlock stops both renewals, then deletes the legacy cell and
-// the queue cells side by side (see above); a part whose delete failed
-// is retried by the next Unlock or by Close, the other is not. One
-// AcquireEvent and one ReleaseEvent, with mode combined, report it.
+// a goroutine. The halves can fail apart: the legacy tables may live in a
+// keyspace of their own, unreachable from a process that still reaches the
+// queue's, or a grant on them may be revoked. The model checks cut a
+// process off the legacy tables alone (propertytests, cut_test.go), and a
+// holder whose legacy lease lapsed while its queue lease renews must stop
+// working; the planted defect LegacyLossUnwatched, a loss signal without
+// the legacy lease, is caught there by the lease property.
+//
+// Unlock stops both renewals, then deletes the legacy cell and the queue
+// cells side by side (see above); a part whose delete failed is retried by
+// the next Unlock or by Close, the other is not. One AcquireEvent and one
+// ReleaseEvent, with mode combined, report it.
 //
 // # Composition
 //

@@ -6,8 +6,10 @@
 // Each check builds a fleet (fleet_test.go: adding a mode or a mixed fleet is
 // one line there), lets rapid drive a random phase of scheduler decisions and
 // faults (machine_test.go), checks the safety properties after every action
-// (checker_test.go), and then runs a fault-free, fair round-robin quiet phase
-// that checks liveness (liveness_test.go). One fleet runs honest users beside
+// (harness_test.go, and a file per property: ownership_test.go,
+// ownercell_test.go, lease_test.go, fencing_test.go), and then runs a
+// fault-free, fair round-robin quiet phase that checks liveness
+// (liveness_test.go). One fleet runs honest users beside
 // an arrival storm, processes whose Lock calls are cancelled one after
 // another, against the queue lock's fast path (storm_test.go). The
 // lock-manager fleets (groupfleet_test.go) take lock groups in the five
@@ -16,10 +18,43 @@
 // (negative_test.go) switch on deliberate defects through internal/bugs and
 // assert the checker catches each and shrinks it to a short counterexample.
 //
-// Depth: go test runs a moderate number of checks; -short a few; CI raises
-// them with -rapid.checks=N (or RAPID_CHECKS) and -rapid.steps=N.
+// The random phase's faults: a process's clock skewed or stepped, a replica's
+// clock skewed, a process paused beyond its TTL or crashed, two clocks made
+// to collide, requests slowed, timed out or their hints lost — and a
+// process cut off the legacy lock's tables for a while (cut_test.go), as
+// when they live in a keyspace of their own whose replicas it cannot reach,
+// or its role's grant on them is revoked: every request it sends there
+// fails, while its queue-lock requests are served. A combined lock must
+// then notice its legacy lease lapse although its queue lease is healthy.
 //
-// Replay: the simulator gives one run per seed (model/sim), which
+// A group holder of the lock-manager fleets is judged on every member it
+// holds (members_test.go): each member's cells must surely live while the
+// holder works (the lease property), each member's owner cell must be live
+// while its Lost() is open, and a member with a fencing token must hold it
+// in ownership order against the holders of that id in an incompatible
+// access.
+//
+// # Depth
+//
+// A plain go test is a quick run, so that the README's test command of
+// every module stays within a few minutes: each fleet and the drain check
+// run 20 rapid checks, the rollout 20. LOCKSTEP_DEEP=1 runs them at CI's
+// depth, 1,000 rapid checks per fleet and for the drain (the rollout 50):
+//
+//	LOCKSTEP_DEEP=1 go test ./propertytests/
+//
+// -rapid.checks=N (or RAPID_CHECKS) overrides both, and -rapid.steps=N
+// (RAPID_STEPS) the random phase's length, 100 actions on average. The
+// negative controls (go test -tags lockstep_bugs -run Negative) are not
+// affected by LOCKSTEP_DEEP: each runs until caught, up to its own budget
+// of 3,000 checks per search unless -rapid.checks says otherwise. Which
+// rapid flags the user chose is read once, before any test runs: a test
+// that sets one for itself restores it, and no later test mistakes it for
+// the user's. The seeded sweep (sweep_test.go) reads LOCKSTEP_SCHEDULES.
+//
+// # Replay
+//
+// The simulator gives one run per seed (model/sim), which
 // TestSchedule_SameSeedSameRun checks for every fleet against the digests
 // in testdata/schedules.txt. Schedules that once exposed a real bug are kept
 // as scripts in testdata/regressions, each tied to the planted defect that

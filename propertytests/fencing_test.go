@@ -24,20 +24,28 @@ import (
 
 // fenceLog is what the checker knows of the tokens handed out.
 type fenceLog struct {
-	claimSent map[string]int64 // process → virtual time its latest claim was sent
+	claimSent map[claimKey]int64 // virtual time of a process's latest claim of an id
 	handed    []handout
 }
 
-// handout is one lock returned to a caller.
+// claimKey names the claims of one process for one lock id.
+type claimKey struct{ proc, id string }
+
+// handout is one lock returned to a caller, or one member of a group.
 type handout struct {
-	id    string // tokens order the owners of one lock id
-	owner string
-	start int64 // virtual µs: its winning claim's send
-	token int64
+	id     string // tokens order the owners of one lock id
+	owner  string
+	access lockstep.Access // a flat lock's is Exclusive
+	start  int64           // virtual µs: its winning claim's send
+	token  int64
 }
 
-// noteClaim records the send time of a claim: a write of an owner cell by a
-// process that holds nothing (a holder's rewrites are renewals).
+// noteClaim records the send time of a claim: a write of an owner cell of
+// an id by a process that does not hold that id (a holder's rewrites are
+// renewals). A group's member taken earlier in the same acquisition is not
+// known to hold yet, so its renewals move its claim later; that cannot
+// invert the order against an incompatible holder, which owned either
+// before its true claim or after its release.
 func (h *harness) noteClaim(y *sim.Yield) {
 	claim := false
 	for _, c := range y.Cells {
@@ -47,13 +55,28 @@ func (h *harness) noteClaim(y *sim.Yield) {
 		return
 	}
 	for _, pr := range h.procs {
-		if pr.sp == y.Proc && pr.holding == nil {
+		if pr.sp == y.Proc && !h.holdsID(pr, y.Row) {
 			if h.fencing.claimSent == nil {
-				h.fencing.claimSent = map[string]int64{}
+				h.fencing.claimSent = map[claimKey]int64{}
 			}
-			h.fencing.claimSent[pr.sp.Name] = y.SentElapsed
+			h.fencing.claimSent[claimKey{pr.sp.Name, y.Row}] = y.SentElapsed
 		}
 	}
+}
+
+// holdsID reports whether pr holds id, flat or as a member of a group.
+func (h *harness) holdsID(pr *proc, id string) bool {
+	l := h.heldBy(pr)
+	if l == nil {
+		return false
+	}
+	ms, _ := memberLocks(l)
+	for _, m := range ms {
+		if m.ID() == id {
+			return true
+		}
+	}
+	return false
 }
 
 // checkToken checks property 4 for the lock l that pr just acquired; the
@@ -72,9 +95,30 @@ func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
 		h.violate("fencing: %s acquired %s in mode %v with token %d, no token although fencing is on", pr.sp.Name, l.Owner(), l.Mode(), t)
 		return
 	}
-	now := handout{id: l.ID(), owner: l.Owner(), start: h.fencing.claimSent[pr.sp.Name], token: t}
+	h.checkOrder(handout{id: l.ID(), owner: l.Owner(), access: lockstep.Exclusive, start: h.fencing.claimSent[claimKey{pr.sp.Name, l.ID()}], token: t})
+}
+
+// checkMemberTokens checks property 4 for every member of group l that pr
+// just acquired and that carries a token (a group of several members is not
+// Fenced itself: internal/manager); the caller holds h.mu.
+func (h *harness) checkMemberTokens(pr *proc, l lockstep.Lock) {
+	if h.v.noFencing {
+		return
+	}
+	ms, acc := memberLocks(l)
+	for i, m := range ms {
+		if f, ok := m.(lockstep.Fenced); ok && f.Token() > 0 {
+			h.checkOrder(handout{id: m.ID(), owner: m.Owner(), access: acc[i], start: h.fencing.claimSent[claimKey{pr.sp.Name, m.ID()}], token: f.Token()})
+		}
+	}
+}
+
+// checkOrder checks handout now against every earlier one of its id held
+// in an incompatible access (compatible holders may own at once, and their
+// tokens need no order), and records it; the caller holds h.mu.
+func (h *harness) checkOrder(now handout) {
 	for _, o := range h.fencing.handed {
-		if o.id != now.id {
+		if o.id != now.id || o.access.Compatible(now.access) {
 			continue
 		}
 		if (o.start < now.start && o.token >= now.token) || (o.start > now.start && o.token <= now.token) {

@@ -155,8 +155,10 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 	}
 }
 
-// checkFleet runs rapid over fleet f inside one synctest bubble.
+// checkFleet runs rapid over fleet f inside one synctest bubble, at the
+// package's depth (rapidChecks).
 func checkFleet(t *testing.T, name string) {
+	defer rapidChecks(t, quickFleetChecks, deepChecks)()
 	var st stats
 	var last script
 	rapid.Check(t, fleetProperty(t, fleetNamed(name), variant{}, &st, &last))

@@ -116,6 +116,7 @@ func (h *harness) groupAcquired(pr *proc, op groupOp, l lockstep.Lock) {
 	}
 	h.lastAcq = h.s.Now()
 	g.holds[pr], g.locks[pr] = op, l
+	h.checkMemberTokens(pr, l)
 	imp := implied(op.reqs, g.spec.sep)
 	for _, q := range h.procs {
 		if w := g.waits[q]; q != pr && w != nil && overtakes(w, imp, g.start[pr]) {

@@ -51,6 +51,11 @@ type variant struct {
 	// seeds recorded before tokens were drawn in every mode were (a token
 	// draw adds store requests, which moves every later choice).
 	noFencing bool
+	// longHolds, when set, is how many steps of work a holding does
+	// instead of workSteps: for a control whose defect shows only in a
+	// holding longer than a lease window. The liveness bounds assume holds
+	// of workSteps, so such a run checks safety only.
+	longHolds int
 	// stepFirst steps the first process's wall clock by this much before
 	// anything runs, as the random phase's clock-step fault would: for a
 	// control whose defect needs a stepped clock and then time to pass.
@@ -126,13 +131,19 @@ type harness struct {
 	grp       *groupState
 	ch        sim.Chooser
 	drawPanic any
+	// sent holds the store requests sent and not yet answered, so that a
+	// cut fails only requests sent while it lasts (cut_test.go); cutUntil
+	// is when each cut process's cut ends, virtual µs (read and written by
+	// the test's goroutine only).
+	sent     map[*sim.Yield]bool
+	cutUntil map[*sim.Process]int64
 }
 
 // newHarness builds fleet f on a fresh simulation and starts one user
 // goroutine per process. Call inside a synctest bubble; call close at the end.
 func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	h := &harness{f: f, v: v, traced: traced, lastOK: map[string]int64{}, released: map[string]bool{},
-		queueOwnerCol: map[string]string{}, legacyOwners: map[string]bool{}}
+		queueOwnerCol: map[string]string{}, legacyOwners: map[string]bool{}, sent: map[*sim.Yield]bool{}}
 	h.unplant = plant(v.plant)
 	defer func() {
 		if err != nil {
@@ -229,7 +240,7 @@ func (h *harness) close() error {
 // (lock.go). It reports false if the process crashed while holding.
 func (h *harness) workAndRelease(ctx context.Context, pr *proc, l lockstep.Lock, releasing func()) bool {
 	clk := pr.sp.Clock()
-	for range workSteps {
+	for range h.workSteps() {
 		select {
 		case <-l.Lost():
 		default:
@@ -248,6 +259,14 @@ func (h *harness) workAndRelease(ctx context.Context, pr *proc, l lockstep.Lock,
 	}
 	h.releaseDone(l)
 	return true
+}
+
+// workSteps is how many steps of work a holding does.
+func (h *harness) workSteps() int {
+	if h.v.longHolds > 0 {
+		return h.v.longHolds
+	}
+	return workSteps
 }
 
 // user is a correct lock user: take the lock, check Lost() before each step
@@ -314,48 +333,6 @@ func (h *harness) acquired(pr *proc, l lockstep.Lock) {
 	if h.onAcquired != nil {
 		h.onAcquired(pr, l)
 	}
-}
-
-// work is where a holder resumes its protected work, having seen Lost()
-// open. Property 3 judges that by the model's physics, not by the lease's
-// arithmetic: in true (virtual) time, less than cellLife may have passed
-// since the send of the holder's latest acknowledged write, or some replica
-// may already count its cells expired. A lease derived wrongly (a window
-// longer than a cell's life) or measured on a clock that can step fails it.
-func (h *harness) work(pr *proc, l lockstep.Lock) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	pr.lastWorked = pr.sp.Now()
-	pr.worked++
-	switch pr.worked {
-	case 1:
-		pr.seen = h.counter
-	case workSteps:
-		h.counter = pr.seen + 1
-		h.increments++
-	}
-	if h.v.noLeaseCheck {
-		return
-	}
-	// Every owner cell the lock stands on: a combined lock's legacy half
-	// has an owner id of its own, renewed by a lease of its own.
-	for _, owner := range ownersOf(l) {
-		if since := h.elapsed(h.lastOK[owner]); since >= cellLife() {
-			h.violate("lease: %s works as %s (%v) %v after the send of its last acknowledged write of %s's cells, but they surely live only %v (TTL %v − 1s − server skew %v): Lost() should have closed",
-				pr.sp.Name, l.Owner(), l.Mode(), since, owner, cellLife(), ttl, maxServerSkew)
-			return
-		}
-	}
-}
-
-// ownersOf returns the owner ids of the cells l holds: its own, and a
-// combined lock's legacy half's.
-func ownersOf(l lockstep.Lock) []string {
-	out := []string{l.Owner()}
-	if g, ok := l.(interface{ LegacyOwner() string }); ok && g.LegacyOwner() != "" && g.LegacyOwner() != l.Owner() {
-		out = append(out, g.LegacyOwner())
-	}
-	return out
 }
 
 func (h *harness) releasing(pr *proc) {

@@ -33,17 +33,20 @@ const (
 	actNet            // a message in flight reaches its replica, or is lost for good
 	actTimeout        // a request times out at the client; a write may have reached some replicas
 	actFault          // a clock skew, a pause, a crash or a timestamp collision
+	actCut            // one process cut off the legacy tables for a while (cut_test.go)
 	numActs
 )
 
-var actNames = [numActs]string{"step", "tick", "net", "timeout", "fault"}
+// actNames name the actions in scripts' printed form. A new action goes
+// last, before numActs: scripts store actions by number.
+var actNames = [numActs]string{"step", "tick", "net", "timeout", "fault", "cut"}
 
 // actWeights bias the random phase towards progress: the bugs worth finding
 // are interleavings of the processes' steps, which uniform choice among five
 // kinds of action would dilute (one planted bug went uncaught in 3,000
 // checks that way). Steps come first, so rapid shrinks any action towards a
-// plain step.
-var actWeights = [numActs]int{actStep: 12, actTick: 3, actNet: 2, actTimeout: 1, actFault: 1}
+// plain step. A cut is not applicable to a fleet without legacy tables.
+var actWeights = [numActs]int{actStep: 12, actTick: 3, actNet: 2, actTimeout: 1, actFault: 1, actCut: 1}
 
 // actionSlots lists each action as many times as its weight.
 var actionSlots = slotsOf(actWeights)
@@ -56,6 +59,11 @@ var faultyWeights = [numActs]int{actStep: 12, actTick: 3, actNet: 2, actTimeout:
 // open too long shows when a holder's renewals are not granted for a while
 // (ticks) and its work step is.
 var slowWeights = [numActs]int{actStep: 8, actTick: 6, actNet: 1, actTimeout: 1, actFault: 4}
+
+// cutWeights make the legacy-tables cut (cut_test.go) likely and let time
+// pass, for a control whose defect shows only when a combined lock's legacy
+// half fails alone for a lease window while its queue half renews.
+var cutWeights = [numActs]int{actStep: 12, actTick: 6, actNet: 1, actCut: 3}
 
 // netWeights make the net action three times as likely, for a control
 // whose defect shows only through the wake-up network (wake_test.go).
@@ -144,6 +152,8 @@ func (h *harness) act(ch sim.Chooser, a int) bool {
 		s.Timeout(y, ch)
 	case actFault:
 		return h.fault(ch)
+	case actCut:
+		return h.cutLegacy(ch)
 	}
 	return true
 }
@@ -157,7 +167,7 @@ func (h *harness) step(ch sim.Chooser) bool {
 	s := h.s
 	ys := s.Runnable()
 	if len(ys) == 0 {
-		return s.Step(ch)
+		return h.stepAny(ch)
 	}
 	pr := h.procs[ch.Choose("process", len(h.procs))]
 	var mine []*sim.Yield
@@ -172,7 +182,7 @@ func (h *harness) step(ch sim.Chooser) bool {
 	if h.traced {
 		h.event("runnable %v", mine)
 	}
-	s.Grant(mine[ch.Choose("yield", len(mine))], ch)
+	h.grant(mine[ch.Choose("yield", len(mine))], ch)
 	return true
 }
 

@@ -27,12 +27,8 @@ import (
 //	go test -tags lockstep_bugs ./propertytests/ -run TestNegative_DrainSkipsRecheck
 func TestNegative_DrainSkipsRecheckIsCaughtByThePhaseProperty(t *testing.T) {
 	defer setFlag(t, "rapid.nofailfile", "true")()
-	if !flagSet("rapid.checks") {
-		defer setFlag(t, "rapid.checks", strconv.Itoa(controlChecks))()
-	}
-	if !flagSet("rapid.shrinktime") {
-		defer setFlag(t, "rapid.shrinktime", controlShrinkTime)()
-	}
+	defer rapidDefault(t, "rapid.checks", strconv.Itoa(controlChecks))()
+	defer rapidDefault(t, "rapid.shrinktime", controlShrinkTime)()
 	defer bugs.Plant(bugs.DrainSkipsRecheck)()
 	rec := &recordingTB{T: t}
 	var st drainStats

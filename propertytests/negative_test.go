@@ -1,7 +1,6 @@
 package propertytests
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -115,16 +114,13 @@ var controls = []control{
 // fail the same way, so the reported counterexample is a real one.
 //
 // Unless -rapid.checks (or RAPID_CHECKS) says otherwise, controls run up to
-// controlChecks checks (rapid stops at the first failure); -short caps
-// rapid's shrinking at 2 s, which the minimizer makes up for.
+// controlChecks checks (rapid stops at the first failure), whatever
+// LOCKSTEP_DEEP says; unless -rapid.shrinktime does, rapid's shrinking is
+// capped at controlShrinkTime, which the minimizer makes up for.
 func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 	defer setFlag(t, "rapid.nofailfile", "true")()
-	if !flagSet("rapid.checks") && os.Getenv("RAPID_CHECKS") == "" {
-		defer setFlag(t, "rapid.checks", strconv.Itoa(controlChecks))()
-	}
-	if !flagSet("rapid.shrinktime") {
-		defer setFlag(t, "rapid.shrinktime", controlShrinkTime)()
-	}
+	defer rapidDefault(t, "rapid.checks", strconv.Itoa(controlChecks))()
+	defer rapidDefault(t, "rapid.shrinktime", controlShrinkTime)()
 	for _, c := range controls {
 		t.Run(c.name, func(t *testing.T) {
 			if c.pending != "" {
@@ -233,20 +229,4 @@ func catchControl(t *testing.T, c control, short bool) (small failure, shrunk sc
 		return failure{}, nil, fmt.Errorf("planted bug %s: %v", c.name, ferr)
 	}
 	return failure{sc, ferr}, shrunk, nil
-}
-
-// flagSet reports whether the named flag was given on the command line.
-func flagSet(name string) bool {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
-// setFlag sets a flag for the test and returns a function restoring it.
-func setFlag(t *testing.T, name, value string) func() {
-	old := flag.Lookup(name).Value.String()
-	if err := flag.Set(name, value); err != nil {
-		t.Fatal(err)
-	}
-	return func() { _ = flag.Set(name, old) }
 }

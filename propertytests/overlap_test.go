@@ -23,6 +23,7 @@ var legacyHeavyMix = fleet{name: "legacy+legacy+combined", kinds: []kind{legacy,
 func TestMixedFleets_InterleavingWeights(t *testing.T) {
 	for _, f := range []fleet{fleetNamed("legacy+combined"), legacyHeavyMix} {
 		t.Run(f.name, func(t *testing.T) {
+			defer rapidChecks(t, quickFleetChecks, deepChecks)()
 			var st stats
 			var last script
 			rapid.Check(t, fleetProperty(t, f, variant{weights: &interleavingWeights}, &st, &last))

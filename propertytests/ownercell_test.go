@@ -1,7 +1,6 @@
 package propertytests
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
@@ -12,58 +11,83 @@ import (
 )
 
 // Property 2b, the lock is its owner cell: while a holder's Lost() is open,
-// its owner cell — the queue lock's "~o/" column carrying its owner id, or
-// its legacy main cell — must be the winning, live version across the
-// replicas. Lemma 1 is about that cell: if anything deleted or overwrote it
+// its owner cells — the queue lock's "~o/" column carrying its owner id, or
+// its legacy main cell; both, for a combined lock; every member's, for a
+// group — must be the winning, live version across the replicas. Lemma 1 is about that cell: if anything deleted or overwrote it
 // (a goroutine of the same Locker releasing late, say), a contender's claim
 // could read no owner and succeed beside the holder. Property 1 sees that
 // only once a contender does succeed; this sees the cause at once. The
 // replicas are read without read repair, so the check changes nothing.
 func (h *harness) checkOwnerCells() error {
 	for _, pr := range h.procs {
-		l := pr.holding
+		l := h.heldBy(pr)
 		if l == nil || pr.sp.Crashed() || !h.validLocked(pr, l) {
 			continue
 		}
-		for table, col := range h.ownerColumns(l) {
-			if err := h.ownerCellLive(table, col, l); err != nil {
-				return fmt.Errorf("ownership: %s holds %s with Lost() open, but %w", pr.sp.Name, l.Owner(), err)
+		ms, _ := memberLocks(l)
+		for _, m := range ms {
+			for _, c := range h.ownerCells(m) {
+				if err := h.ownerCellLive(c, m.ID()); err != nil {
+					return fmt.Errorf("ownership: %s holds %s with Lost() open, but %w", pr.sp.Name, l.Owner(), err)
+				}
 			}
 		}
 	}
 	return nil
 }
 
-// ownerColumns returns the owner cells of l's acquisition that the store
-// events showed: its queue owner column (modes new and combined) or its
-// legacy main cell (mode legacy). A combined lock's legacy half has an owner
-// id of its own, which the lock does not expose, so only its queue half is
-// checked here (property 1 still covers the legacy half).
-func (h *harness) ownerColumns(l lockstep.Lock) map[string]string {
-	out := map[string]string{}
+// ownerCell is one owner cell of an acquisition: where it is, and whom it
+// must name.
+type ownerCell struct {
+	table, col, owner string
+}
+
+// ownerCells returns the owner cells of l's acquisition (a flat lock, or
+// one member of a group) that the store events showed: its queue owner
+// column (modes new and combined), its legacy main cell (mode legacy), and
+// a combined lock's legacy half's main cell, under the legacy half's own
+// owner id.
+func (h *harness) ownerCells(l lockstep.Lock) []ownerCell {
+	var out []ownerCell
 	switch l.Mode() {
 	case lockstep.ModeNew, lockstep.ModeCombined:
 		if col, ok := h.queueOwnerCol[l.Owner()]; ok {
-			out[queuelock.DefaultTable] = col
+			out = append(out, ownerCell{queuelock.DefaultTable, col, l.Owner()})
 		}
 	case lockstep.ModeLegacy:
 		if h.legacyOwners[l.Owner()] {
-			out[shadowlock.DefaultMainTable] = layout.LegacyColumn(l.Owner())
+			out = append(out, ownerCell{shadowlock.DefaultMainTable, layout.LegacyColumn(l.Owner()), l.Owner()})
+		}
+	}
+	if l.Mode() == lockstep.ModeCombined {
+		if lo := legacyOwner(l); lo != "" && h.legacyOwners[lo] {
+			out = append(out, ownerCell{shadowlock.DefaultMainTable, layout.LegacyColumn(lo), lo})
 		}
 	}
 	return out
 }
 
-// ownerCellLive reports an error unless column col of the lock's row in
-// table reconciles, over every replica, to a live cell naming l's owner.
-func (h *harness) ownerCellLive(table, col string, l lockstep.Lock) error {
-	c := h.s.Cluster()
+// legacyOwner returns the owner id of a combined lock's legacy half ("" for
+// any other lock).
+func legacyOwner(l lockstep.Lock) string {
+	if g, ok := l.(interface{ LegacyOwner() string }); ok {
+		return g.LegacyOwner()
+	}
+	return ""
+}
+
+// ownerCellLive reports an error unless owner cell c of lock id's row
+// reconciles, over every replica, to a live cell naming its owner. A queue
+// owner cell names it in its value (with the access held, which does not
+// matter here); a legacy main cell in its column.
+func (h *harness) ownerCellLive(c ownerCell, id string) error {
+	cl := h.s.Cluster()
 	var win model.StoredCell
 	found := false
 	nowSec := int64(0)
-	for i := range c.Config().Replicas {
-		nowSec = max(nowSec, c.ReplicaNow(i)/1_000_000)
-		for _, sc := range c.Replica(i).Scan(table, l.ID(), lockstep.Slice{From: col, To: col + "\x00"}) {
+	for i := range cl.Config().Replicas {
+		nowSec = max(nowSec, cl.ReplicaNow(i)/1_000_000)
+		for _, sc := range cl.Replica(i).Scan(c.table, id, lockstep.Slice{From: c.col, To: c.col + "\x00"}) {
 			if !found {
 				win, found = sc, true
 			} else {
@@ -71,17 +95,13 @@ func (h *harness) ownerCellLive(table, col string, l lockstep.Lock) error {
 			}
 		}
 	}
-	want := layout.OwnerCell(col, l.Owner(), lockstep.Exclusive, 0, 0).Value
-	if table == shadowlock.DefaultMainTable {
-		want = layout.LegacyCell(l.Owner(), 0, 0).Value // empty: the column names the owner
-	}
 	switch {
 	case !found:
-		return fmt.Errorf("no replica holds its owner cell %s/%s", table, col)
+		return fmt.Errorf("no replica holds its owner cell %s/%s", c.table, c.col)
 	case !win.IsLive(nowSec):
-		return fmt.Errorf("its owner cell %s/%s reconciles to a dead %v (timestamp %d)", table, col, win.Kind, win.Timestamp)
-	case !bytes.Equal(win.Value, want):
-		return fmt.Errorf("its owner cell %s/%s names %q", table, col, win.Value)
+		return fmt.Errorf("its owner cell %s/%s reconciles to a dead %v (timestamp %d)", c.table, c.col, win.Kind, win.Timestamp)
+	case c.table == queuelock.DefaultTable && ownerOf(c.table, c.col, win.Value) != c.owner:
+		return fmt.Errorf("its owner cell %s/%s names %q", c.table, c.col, win.Value)
 	}
 	return nil
 }

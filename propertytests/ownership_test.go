@@ -78,6 +78,7 @@ func (h *harness) onStore(e sim.StoreEvent) {
 		}
 	}
 	if !e.Done {
+		h.sent[y] = true
 		h.event("%v", y)
 		for _, c := range cells {
 			owner := ownerOf(y.Table, c.Column, c.Value)
@@ -91,6 +92,7 @@ func (h *harness) onStore(e sim.StoreEvent) {
 		}
 		return
 	}
+	delete(h.sent, y)
 	if y.Kind == sim.Put {
 		h.noteClaim(y)
 		for _, c := range y.Cells {

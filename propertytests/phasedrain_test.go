@@ -234,7 +234,7 @@ func drainProperty(outer *testing.T, st *drainStats) func(*rapid.T) {
 // legacy once a commit of new was acknowledged: the census read after the
 // intent saw every process that began using legacy after the drain.
 func TestController_DrainThenIntentNeverCommitsPastAForbiddenMode(t *testing.T) {
-	defer rapidChecks(t, 50)()
+	defer rapidChecks(t, quickDrainChecks, deepChecks)()
 	var st drainStats
 	rapid.Check(t, drainProperty(t, &st))
 	t.Log(st)

@@ -1,13 +1,8 @@
 package propertytests
 
 import (
-	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -315,7 +310,7 @@ func weightedDraw(w [numActs]int, n func(total int) int) func() int {
 // each happened, and how often a blocker had switched while still holding
 // a lock of the old mode.
 func TestRollout_RunbookDrivenByTheControllerKeepsExclusionAtEveryStep(t *testing.T) {
-	defer rapidChecks(t, 50)()
+	defer rapidChecks(t, quickRolloutChecks, deepRolloutChecks)()
 	var st rolloutStats
 	rapid.Check(t, func(rt *rapid.T) {
 		inBubble(t, func() {
@@ -371,23 +366,4 @@ func TestRollout_SeededRunbooksRefuseEarlyMovesAndRepeat(t *testing.T) {
 		}
 	}
 	t.Log(st)
-}
-
-// rapidChecks sets -rapid.checks to n for one test unless the command line
-// or RAPID_CHECKS chose it; it returns the function restoring it. (The
-// command line is read from os.Args: other tests set the flag for
-// themselves, which flag.Visit cannot tell from the user's choice.)
-func rapidChecks(t *testing.T, n int) func() {
-	_, env := os.LookupEnv("RAPID_CHECKS")
-	if env || slices.ContainsFunc(os.Args[1:], func(a string) bool {
-		return strings.HasPrefix(strings.TrimLeft(a, "-"), "rapid.checks")
-	}) {
-		return func() {}
-	}
-	f := flag.Lookup("rapid.checks")
-	old := f.Value.String()
-	if err := f.Value.Set(strconv.Itoa(n)); err != nil {
-		t.Fatal(err)
-	}
-	return func() { _ = f.Value.Set(old) }
 }

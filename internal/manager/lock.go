@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/serial"
 )
@@ -66,7 +67,11 @@ var (
 func newLock(m *Manager, id string, plan []lockstep.Request, members []*member) lockstep.Lock {
 	g := &Lock{m: m, id: id, plan: plan, members: members, loss: held.NewLoss(), state: make([]heldState, len(members))}
 	var watch []<-chan struct{}
-	for _, mb := range members {
+	firstOnly := bugs.Planted(bugs.GroupWatchesFirstMember)
+	for i, mb := range members {
+		if i > 0 && firstOnly {
+			continue
+		}
 		g.loss.Watch(mb.lostNow)
 		if mb.hasLoss {
 			mb.subscribe(g.loss)
@@ -113,6 +118,20 @@ func (g *Lock) Mode() lockstep.Mode { return g.members[0].real.Mode() }
 // Members returns the members held, in canonical order, intention locks
 // included; the slice is the caller's.
 func (g *Lock) Members() []lockstep.Request { return append([]lockstep.Request(nil), g.plan...) }
+
+// MemberLocks returns the locks of the members held, in the order of
+// Members: each member's own Lock, with its owner, mode and lease. The
+// model checks (propertytests) judge every member's lease and owner cell
+// by them, not only the first member's, which Owner and Mode show. The
+// slice is the caller's; the locks are the group's, to look at, never to
+// unlock.
+func (g *Lock) MemberLocks() []lockstep.Lock {
+	out := make([]lockstep.Lock, len(g.members))
+	for i, mb := range g.members {
+		out[i] = mb.real
+	}
+	return out
+}
 
 // Lost is closed once any member's lease is lost. It runs every member's
 // own deadline check first (each member's Lost, without blocking), so a

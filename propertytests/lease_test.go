@@ -1,0 +1,54 @@
+package propertytests
+
+import "github.com/lockstep-go/lockstep"
+
+// Property 3, the lease: a holder works only while every cell its lock
+// stands on surely lives — its own owner cell, a combined lock's legacy
+// half's, every member's of a group (members_test.go) — judged by the
+// model's physics, not by the lease's arithmetic.
+
+// work is where a holder resumes its protected work, having seen Lost()
+// open. Property 3 judges that by the model's physics, not by the lease's
+// arithmetic: in true (virtual) time, less than cellLife may have passed
+// since the send of the holder's latest acknowledged write, or some replica
+// may already count its cells expired. A lease derived wrongly (a window
+// longer than a cell's life) or measured on a clock that can step fails it.
+func (h *harness) work(pr *proc, l lockstep.Lock) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	pr.lastWorked = pr.sp.Now()
+	pr.worked++
+	switch pr.worked {
+	case 1:
+		pr.seen = h.counter
+	case h.workSteps():
+		h.counter = pr.seen + 1
+		h.increments++
+	}
+	if h.v.noLeaseCheck {
+		return
+	}
+	// Every owner cell the lock stands on: every member's of a group, and
+	// a combined lock's legacy half, which has an owner id of its own,
+	// renewed by a lease of its own.
+	ms, _ := memberLocks(l)
+	for _, m := range ms {
+		for _, owner := range ownersOf(m) {
+			if since := h.elapsed(h.lastOK[owner]); since >= cellLife() {
+				h.violate("lease: %s works as %s (%v) %v after the send of its last acknowledged write of %s's cells (member %q), but they surely live only %v (TTL %v − 1s − server skew %v): Lost() should have closed",
+					pr.sp.Name, l.Owner(), l.Mode(), since, owner, m.ID(), cellLife(), ttl, maxServerSkew)
+				return
+			}
+		}
+	}
+}
+
+// ownersOf returns the owner ids of the cells l holds: its own, and a
+// combined lock's legacy half's.
+func ownersOf(l lockstep.Lock) []string {
+	out := []string{l.Owner()}
+	if lo := legacyOwner(l); lo != "" && lo != l.Owner() {
+		out = append(out, lo)
+	}
+	return out
+}
