@@ -14,7 +14,7 @@ import (
 // default (-short: a tenth); deepSweep under LOCKSTEP_DEEP=1, the count CI
 // runs. LOCKSTEP_SCHEDULES overrides both.
 const (
-	defaultSweep = 100
+	defaultSweep = 30
 	deepSweep    = 10000
 )
 
