@@ -35,8 +35,12 @@ func randomRun(t *testing.T, f fleet, v variant, seed uint64, steps int, traced,
 		r := rand.New(rand.NewPCG(seed, 42))
 		var made []int
 		ch := recorder{randChooser{r}, &made}
+		slots := actionSlots
+		if v.weights != nil {
+			slots = slotsOf(*v.weights)
+		}
 		for range steps {
-			a := actionSlots[r.IntN(len(actionSlots))]
+			a := slots[r.IntN(len(slots))]
 			made = nil
 			if h.act(ch, a) {
 				sc = append(sc, action{a, made})

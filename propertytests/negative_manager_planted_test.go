@@ -27,16 +27,6 @@ func init() {
 		// implied, not by the members taken.
 		control{name: "SkipIntention", fleet: fleetNamed("new/manager"),
 			v: variant{plant: []bugs.Defect{bugs.SkipIntention}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
-		// A group's loss signal watching its first member only: a later
-		// member whose renewals fail (a slow or lost write) while the
-		// first's succeed lapses unwatched, and its holder works on. Caught
-		// by the lease property judging every member (members_test.go),
-		// which judged the first member only before; long holdings give a
-		// later member's lease time to lapse.
-		control{name: "GroupWatchesFirstMember", fleet: fleetNamed("new/manager"),
-			v: variant{plant: []bugs.Defect{bugs.GroupWatchesFirstMember}, noFencing: true, weights: &slowWeights, longHolds: 8}, want: "lease:",
-			attempts: 6, shortSteps: 30, maxActions: 20, keep: "group-watches-first-member",
-			found: "planted to show that the lease property judges every member of a group holder (it judged the first member only before): a group whose loss signal watched its first member only let a later member's lease lapse unwatched while the holder worked on; the random search finds it only now and then (per-message faults rarely fail one member's renewals alone for a lease window), so its counterexample is kept"},
 		// Combined takes its queue half in the access asked for, as it
 		// first did: readers (or intention locks on one ancestor) holding
 		// the queue lock together all contend on the legacy half, which is

@@ -121,6 +121,12 @@ func TestRegressions_Find(t *testing.T) {
 		k.fleet = name
 	}
 	f, v := fleetNamed(k.fleet), variant{bugs: k.bugs, plant: k.plant, noLeaseCheck: true}
+	// LOCKSTEP_FIND_WEIGHTS=faulty (or net, slow) draws the random phase
+	// with more faults, for a bug that needs several (a script stores its
+	// actions, so the weights it was found with do not matter on replay).
+	if w, ok := map[string]*[numActs]int{"faulty": &faultyWeights, "net": &netWeights, "slow": &slowWeights}[os.Getenv("LOCKSTEP_FIND_WEIGHTS")]; ok {
+		v.weights = w
+	}
 	steps := 3 * 30
 	if n, err := strconv.Atoi(os.Getenv("LOCKSTEP_FIND_STEPS")); err == nil && n > 0 {
 		steps = n

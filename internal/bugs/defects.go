@@ -79,13 +79,6 @@ const (
 	// groups naming the same ids in opposite orders can then each hold one
 	// and wait for the other for ever.
 	GroupUnordered Defect = "group-unordered"
-	// GroupWatchesFirstMember makes a lock group's loss signal watch its
-	// first member's lease only, as if the members, renewed by one Locker,
-	// lived and died together: a later member whose renewals fail while the
-	// first's succeed lapses unwatched, and the holder works on without it.
-	// Only the model checks' judging of every member (propertytests,
-	// members_test.go) sees it before another holder gets in.
-	GroupWatchesFirstMember Defect = "group-watches-first-member"
 	// SkipIntention makes internal/manager plan a hierarchical lock without
 	// the intention locks on its ancestors: a lock on "a/b" and one on "a"
 	// then share no id, and both hold at once.

@@ -7,7 +7,6 @@ import (
 	"reflect"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/serial"
 )
@@ -67,11 +66,7 @@ var (
 func newLock(m *Manager, id string, plan []lockstep.Request, members []*member) lockstep.Lock {
 	g := &Lock{m: m, id: id, plan: plan, members: members, loss: held.NewLoss(), state: make([]heldState, len(members))}
 	var watch []<-chan struct{}
-	firstOnly := bugs.Planted(bugs.GroupWatchesFirstMember)
-	for i, mb := range members {
-		if i > 0 && firstOnly {
-			continue
-		}
+	for _, mb := range members {
 		g.loss.Watch(mb.lostNow)
 		if mb.hasLoss {
 			mb.subscribe(g.loss)
