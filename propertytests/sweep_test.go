@@ -15,7 +15,7 @@ import (
 // runs. LOCKSTEP_SCHEDULES overrides both.
 const (
 	defaultSweep = 30
-	deepSweep    = 10000
+	deepSweep    = 4000
 )
 
 // sweepActions is the length of a swept schedule's random phase: 3
