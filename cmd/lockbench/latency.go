@@ -15,7 +15,7 @@ import (
 // backend: one per table, shared by every process. A combined lock sends
 // some requests side by side, each to its own table (combined/doc.go); with
 // one stream for all requests, which of the two drew first — the Go
-// runtime's choice under runVirtual, the call stack's under model/sim —
+// runtime's choice under runVirtual, the goroutines' labels under model/sim —
 // would change the latencies both got. Per table, requests of one process
 // sent side by side draw the same latencies whatever the order, while
 // processes still share each stream (so the order in which the scheduler

@@ -156,9 +156,10 @@ func (s *Scheduler) run() {
 // that wakes it early — or ok false when nothing is scheduled, and the
 // goroutine must end.
 //
-// One launch per pass keeps simulated runs deterministic: two renewal
-// goroutines started at once would reach the store in an order the Go
-// runtime picks. When more renewals are ready, the sleep is 1ns: no time at
+// One launch per pass gives a simulator (model/sim) a yield point between
+// two launches, so it can interleave renewals with other work; the
+// simulator orders the renewal goroutines themselves by the names it gives
+// them (internal/goroutine). When more renewals are ready, the sleep is 1ns: no time at
 // all on a real clock (a fraction of a microsecond), and on a simulated one
 // a yield point, after which the previous renewal waits at its own.
 func (s *Scheduler) pass() (ctx context.Context, d time.Duration, lost []*Lease, ok bool) {
