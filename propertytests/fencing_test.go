@@ -24,12 +24,15 @@ import (
 
 // fenceLog is what the checker knows of the tokens handed out.
 type fenceLog struct {
-	claimSent map[claimKey]int64 // virtual time of a process's latest claim of an id
+	claimSent map[claimKey]int64 // virtual time of an acquisition's latest claim of an id
 	handed    []handout
 }
 
-// claimKey names the claims of one process for one lock id.
-type claimKey struct{ proc, id string }
+// claimKey names the claims of one acquisition (its owner id, as its owner
+// cells name it) for one lock id. Not the process: two goroutines of one
+// process sharing a Locker claim one id under different owners, and one's
+// claim says nothing of when the other's ownership began.
+type claimKey struct{ owner, id string }
 
 // handout is one lock returned to a caller, or one member of a group.
 type handout struct {
@@ -41,42 +44,55 @@ type handout struct {
 }
 
 // noteClaim records the send time of a claim: a write of an owner cell of
-// an id by a process that does not hold that id (a holder's rewrites are
-// renewals). A group's member taken earlier in the same acquisition is not
-// known to hold yet, so its renewals move its claim later; that cannot
-// invert the order against an incompatible holder, which owned either
-// before its true claim or after its release.
+// an id by an acquisition that does not hold that id yet (a holder's
+// rewrites are renewals). A group's member taken earlier in the same
+// acquisition is not known to hold yet, so its renewals move its claim
+// later; that cannot invert the order against an incompatible holder,
+// which owned either before its true claim or after its release.
 func (h *harness) noteClaim(y *sim.Yield) {
-	claim := false
 	for _, c := range y.Cells {
-		claim = claim || isOwnerCell(y.Table, c.Column)
-	}
-	if !claim {
-		return
-	}
-	for _, pr := range h.procs {
-		if pr.sp == y.Proc && !h.holdsID(pr, y.Row) {
-			if h.fencing.claimSent == nil {
-				h.fencing.claimSent = map[claimKey]int64{}
-			}
-			h.fencing.claimSent[claimKey{pr.sp.Name, y.Row}] = y.SentElapsed
+		if !isOwnerCell(y.Table, c.Column) {
+			continue
 		}
+		owner := ownerOf(y.Table, c.Column, c.Value)
+		if owner == "" || h.ownerHolds(owner, y.Row) {
+			continue
+		}
+		if h.fencing.claimSent == nil {
+			h.fencing.claimSent = map[claimKey]int64{}
+		}
+		h.fencing.claimSent[claimKey{owner, y.Row}] = y.SentElapsed
 	}
 }
 
-// holdsID reports whether pr holds id, flat or as a member of a group.
-func (h *harness) holdsID(pr *proc, id string) bool {
-	l := h.heldBy(pr)
-	if l == nil {
-		return false
-	}
-	ms, _ := memberLocks(l)
-	for _, m := range ms {
-		if m.ID() == id {
-			return true
+// ownerHolds reports whether a lock the harness saw returned, or a member
+// of one, holds id under owner (its own, or a combined lock's legacy
+// half's).
+func (h *harness) ownerHolds(owner, id string) bool {
+	for _, pr := range h.procs {
+		l := h.heldBy(pr)
+		if l == nil {
+			continue
+		}
+		ms, _ := memberLocks(l)
+		for _, m := range ms {
+			if m.ID() == id && (m.Owner() == owner || legacyOwner(m) == owner) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// claimOf returns the send time of the winning claim of l (a flat lock or
+// a member): the later of its own owner's and, for a combined lock, its
+// legacy half's.
+func (h *harness) claimOf(l lockstep.Lock) int64 {
+	t := h.fencing.claimSent[claimKey{l.Owner(), l.ID()}]
+	if lo := legacyOwner(l); lo != "" {
+		t = max(t, h.fencing.claimSent[claimKey{lo, l.ID()}])
+	}
+	return t
 }
 
 // checkToken checks property 4 for the lock l that pr just acquired; the
@@ -95,7 +111,7 @@ func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
 		h.violate("fencing: %s acquired %s in mode %v with token %d, no token although fencing is on", pr.sp.Name, l.Owner(), l.Mode(), t)
 		return
 	}
-	h.checkOrder(handout{id: l.ID(), owner: l.Owner(), access: lockstep.Exclusive, start: h.fencing.claimSent[claimKey{pr.sp.Name, l.ID()}], token: t})
+	h.checkOrder(handout{id: l.ID(), owner: l.Owner(), access: lockstep.Exclusive, start: h.claimOf(l), token: t})
 }
 
 // checkMemberTokens checks property 4 for every member of group l that pr
@@ -108,7 +124,7 @@ func (h *harness) checkMemberTokens(pr *proc, l lockstep.Lock) {
 	ms, acc := memberLocks(l)
 	for i, m := range ms {
 		if f, ok := m.(lockstep.Fenced); ok && f.Token() > 0 {
-			h.checkOrder(handout{id: m.ID(), owner: m.Owner(), access: acc[i], start: h.fencing.claimSent[claimKey{pr.sp.Name, m.ID()}], token: f.Token()})
+			h.checkOrder(handout{id: m.ID(), owner: m.Owner(), access: acc[i], start: h.claimOf(m), token: f.Token()})
 		}
 	}
 }

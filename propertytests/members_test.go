@@ -1,6 +1,15 @@
 package propertytests
 
-import "github.com/lockstep-go/lockstep"
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
+)
 
 // The lease (harness.work), owner-cell (ownercell_test.go) and fencing
 // (fencing_test.go) properties judge a holding by the locks it stands on:
@@ -35,4 +44,66 @@ func (h *harness) heldBy(pr *proc) lockstep.Lock {
 		return pr.holding
 	}
 	return h.grp.locks[pr]
+}
+
+// TestMembers_OwnerCellCheckJudgesEveryMember is the per-member judging's
+// own control: drive the fleet new/manager until a process holds a group of
+// several members, then tombstone its last member's owner cell on every
+// replica, as a defect that deleted it would. The owner-cell property must
+// report that member — although the group's first member, all its Owner
+// and Mode show, is intact and its Lost() still open.
+func TestMembers_OwnerCellCheckJudgesEveryMember(t *testing.T) {
+	for seed := uint64(0); seed < 200; seed++ {
+		caught, tried := false, false
+		synctest.Test(t, func(t *testing.T) {
+			h, err := newHarness(fleetNamed("new/manager"), variant{}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = h.close() }()
+			r := rand.New(rand.NewPCG(seed, 7))
+			ch := randChooser{r}
+			for range 400 {
+				if !h.act(ch, actStep) { // no faults, time moves only when nothing can run: holdings come sooner
+					h.act(ch, actTick)
+				}
+				if err := h.checkSafety(); err != nil {
+					t.Log(err)
+					return
+				}
+				for _, pr := range h.procs {
+					l := h.heldBy(pr)
+					if l == nil || pr.sp.Crashed() || !h.validLocked(pr, l) {
+						continue
+					}
+					ms, _ := memberLocks(l)
+					if len(ms) < 2 || len(h.ownerCells(ms[len(ms)-1])) == 0 {
+						continue
+					}
+					tried = true
+					last := ms[len(ms)-1]
+					c := h.ownerCells(last)[0]
+					cl := h.s.Cluster()
+					dead := cl.PrepareDelete(0, math.MaxInt64/2, []string{c.col})
+					all := make([]int, cl.Config().Replicas)
+					for i := range all {
+						all[i] = i
+					}
+					cl.Write(c.table, last.ID(), dead, all)
+					require.NoError(t, h.ownerCellLive(h.ownerCells(ms[0])[0], ms[0].ID()), "the first member's cell is untouched")
+					err := h.checkOwnerCells()
+					require.Error(t, err, "the last member's owner cell is gone, yet the owner-cell property is silent")
+					require.Contains(t, err.Error(), c.col)
+					caught = true
+					return
+				}
+			}
+		})
+		if tried {
+			require.True(t, caught)
+			t.Logf("seed %d: a group of several members held; the last member's deleted owner cell was reported", seed)
+			return
+		}
+	}
+	t.Fatal("no seed of 200 reached a group of several members held")
 }
