@@ -208,3 +208,22 @@ func (h *harness) withChooser(ch sim.Chooser) {
 		panic(p)
 	}
 }
+
+// checkReturnedWhole is part of property 3 for groups: a group is held only
+// while every member is (internal/manager, "Losing a member";
+// docs/algorithms.md, Lemma 10), so one returned with Lost() already
+// closed has a member whose lease ended before the caller got it. Called
+// as the call returns, before the caller yields again: afterwards time may
+// pass and the lease may lapse, as it may for any holder.
+func (h *harness) checkReturnedWhole(pr *proc, op groupOp, l lockstep.Lock) {
+	if h.v.noLeaseCheck {
+		return
+	}
+	select {
+	case <-l.Lost():
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.violate("lease: %s's %v returned a group already lost (Lost() closed): a member's lease lapsed before the group was complete", pr.sp.Name, op)
+	default:
+	}
+}

@@ -158,6 +158,8 @@ func (h *harness) callOp(ctx context.Context, pr *proc, gl lockstep.GroupLocker,
 		l, err := gl.TryLockGroup(lockCtx, op.reqs...)
 		if err != nil {
 			h.groupCallFailed(pr, op, err)
+		} else {
+			h.checkReturnedWhole(pr, op, l)
 		}
 		return l, err
 	}
@@ -179,6 +181,9 @@ func (h *harness) callOp(ctx context.Context, pr *proc, gl lockstep.GroupLocker,
 		l, err = gl.Lock(cctx, op.reqs[0].ID)
 	} else {
 		l, err = gl.LockGroup(cctx, op.reqs...)
+	}
+	if err == nil {
+		h.checkReturnedWhole(pr, op, l)
 	}
 	cancel() // the lease does not depend on ctx; this ends the timer
 	if done != nil {

@@ -33,5 +33,13 @@ func init() {
 		// not FIFO, and one of them waits beyond its plan's bound (G2).
 		control{name: "CombinedSharedQueueHalf", fleet: fleetNamed("combined+new/manager"),
 			v: variant{plant: []bugs.Defect{bugs.CombinedSharedQueueHalf}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+		// A group returned although a member's lease lapsed while a later
+		// member was awaited (internal/manager, "Losing a member"): the
+		// lease property refuses a group returned with Lost() closed. Found
+		// by CI's rapid fleets before the check existed, through the
+		// fencing property (the lapsed member's token was older than that
+		// of the process which took its id in between).
+		control{name: "GroupReturnsLostMember", fleet: fleetNamed("new/manager"),
+			v: variant{plant: []bugs.Defect{bugs.GroupReturnsLostMember}, weights: &faultyWeights}, want: "lease:", attempts: 6, maxActions: 20},
 	)
 }

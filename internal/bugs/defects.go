@@ -96,4 +96,11 @@ const (
 	// writer of another process is kept out for a TTL after both released
 	// (found by review, queuelock/access_release_test.go).
 	RetryNeedsFreeID Defect = "retry-needs-free-id"
+	// GroupReturnsLostMember makes internal/manager return a group whose
+	// member was lost (its lease lapsed) while later members were being
+	// taken: the group comes back with Lost() already closed and that
+	// member's token from a lease that ended, as it first did (found by
+	// CI's rapid fleets, legacy+combined/manager and
+	// new/manager-two-goroutines).
+	GroupReturnsLostMember Defect = "group-returns-lost-member"
 )

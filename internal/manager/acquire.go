@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/goroutine"
 )
 
@@ -19,7 +20,10 @@ import (
 // cancellation, and returns an error naming the member that stopped it and
 // wrapping the cause (errors.Is sees ctx.Err(), lockstep.ErrLocked,
 // lockstep.ErrUpgrade, ...), joined with any release error. A release that
-// fails is left to the Locker's Close and the cells' TTL.
+// fails is left to the Locker's Close and the cells' TTL. A member lost
+// while the members after it were taken fails the call the same way, with
+// an error wrapping lockstep.ErrLost: a group is returned only whole
+// (doc.go, "Losing a member").
 //
 // Under lockstep.WithReentrancy(ctx, holder), a member the holder already
 // holds in an access that Covers the request is counted, with no store
@@ -50,7 +54,27 @@ func (m *Manager) Acquire(ctx context.Context, reqs []lockstep.Request, try bool
 		}
 		members = append(members, mb)
 	}
+	if i := firstLost(members); i >= 0 && !bugs.Planted(bugs.GroupReturnsLostMember) {
+		err := fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, was lost while the members after it were taken "+
+			"(its lease lapsed: the store or the network stalled its renewals); the group released what it took, so nothing is held: take the group again: %w",
+			joinRequests(plan), i+1, len(plan), plan[i], lockstep.ErrLost)
+		return nil, errors.Join(err, m.abandon(context.WithoutCancel(ctx), members))
+	}
 	return newLock(m, callerID(reqs), plan, members), nil
+}
+
+// firstLost returns the index of the first member whose lease is lost, or
+// -1. A group is held only while every member is (doc.go, "Losing a
+// member"): one whose member lapsed before the group was complete is never
+// returned, so a returned group's Lost() is open and each member's fencing
+// token comes from a lease still running when the group was returned.
+func firstLost(members []*member) int {
+	for i, mb := range members {
+		if mb.lostNow() {
+			return i
+		}
+	}
+	return -1
 }
 
 // take acquires r for one group, outside any registry.

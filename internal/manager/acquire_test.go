@@ -217,3 +217,36 @@ func TestAcquire_ConcurrentGroupsKeepMutualExclusion(t *testing.T) {
 	wg.Wait()
 	assert.Empty(t, tab.held())
 }
+
+// loseAfterTaking makes the fake lose the lock of lost once the member
+// after is taken: a member's lease lapsing while a later one is taken.
+func loseAfterTaking(tab *table, after, lost string) {
+	tab.afterTake = func(id string) {
+		if id != after {
+			return
+		}
+		tab.mu.Lock()
+		defer tab.mu.Unlock()
+		for h := range tab.row(lost).holders {
+			h.lose()
+		}
+	}
+}
+
+// A group whose member was lost before the group was complete is not
+// returned (doc.go, "Losing a member"): Acquire fails with ErrLost, naming
+// the member, and releases everything it took.
+func TestAcquire_MemberLostBeforeTheGroupIsCompleteFailsAndReleases(t *testing.T) {
+	m, tab := newManager(t, "")
+	loseAfterTaking(tab, "b", "a")
+	l, err := m.Acquire(context.Background(), reqs("a", "b"), false)
+	require.Nil(t, l)
+	require.ErrorIs(t, err, lockstep.ErrLost)
+	require.Contains(t, err.Error(), "member 1 of 2, a:X, was lost while the members after it were taken")
+	require.Contains(t, err.Error(), "take the group again")
+	require.Empty(t, tab.held(), "the group released what it took")
+	tab.afterTake = nil
+	l, err = m.Acquire(context.Background(), reqs("a", "b"), true)
+	require.NoError(t, err, "taken again once the loss is over")
+	require.NoError(t, l.Unlock(context.Background()))
+}

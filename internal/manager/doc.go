@@ -74,6 +74,27 @@
 // a passed deadline is seen at once. Unlock releases the members last first
 // and retries only those whose release failed.
 //
+// # Losing a member
+//
+// A group is held only while every member is. Members are taken one after
+// another, and a member taken early can lose its lease while a later one
+// is awaited (its renewals stalled by the store or the network, or by a
+// keyspace the process is cut off from). Such a group is never returned:
+// once the last member is taken, Acquire checks every member's lease
+// (Lost, without blocking, which runs its deadline check) and, if one is
+// lost, releases all of them and fails with an error naming that member
+// and wrapping lockstep.ErrLost. Nothing holds the lapsed member's id for
+// the caller any more: another process may have taken it in between, so
+// retrying the member in place would be a new acquisition out of canonical
+// order; the caller takes the group again. Two consequences matter to the
+// safety argument: a returned group's Lost() is open when it is returned,
+// and each member's fencing token was drawn (by its Locker, after its
+// claim) under a lease that was still running when the group was returned,
+// so the tokens' order is ownership order for every member (fence/doc.go).
+// The planted defect GroupReturnsLostMember (internal/bugs) returns such a
+// group; the model checks' lease property refuses any group returned with
+// Lost() closed, and their negative control catches the defect.
+//
 // # Reentrancy
 //
 // Under lockstep.WithReentrancy(ctx, holder) the Manager keeps a registry of

@@ -89,3 +89,20 @@ func TestBugs_SkipIntentionMissesTheAncestorConflict(t *testing.T) {
 	require.NoError(t, parent.Unlock(bg))
 	require.NoError(t, child.Unlock(bg))
 }
+
+// With GroupReturnsLostMember planted, the group comes back with a member
+// already lost, its Lost() closed: what
+// TestAcquire_MemberLostBeforeTheGroupIsCompleteFailsAndReleases rules out.
+func TestBugs_GroupReturnsLostMember(t *testing.T) {
+	plant(t, bugs.GroupReturnsLostMember)
+	m, tab := newManager(t, "")
+	loseAfterTaking(tab, "b", "a")
+	l, err := m.Acquire(context.Background(), reqs("a", "b"), false)
+	require.NoError(t, err)
+	select {
+	case <-l.Lost():
+	default:
+		t.Fatal("the returned group's Lost() is open, though member a was lost")
+	}
+	_ = l.Unlock(context.Background())
+}
