@@ -12,23 +12,24 @@ import (
 var storeErrors = cqlstore.Errors{Name: "cassandrav2", Hint: cqlstore.PermissionHint, Classify: cqlstore.Classify(
 	// Sent, and maybe applied: replicas may have applied a write that timed
 	// out or failed at the coordinator (CAS and CDC included); no answer
-	// came within the session's timeout, or the connection closed or timed
-	// out too often while the request was in flight.
+	// came within the session's timeout, or the connection closed while the
+	// request was in flight.
 	[]cqlstore.Match{
 		cqlstore.As[*gocql.RequestErrWriteTimeout](), cqlstore.As[*gocql.RequestErrWriteFailure](),
 		cqlstore.As[*gocql.RequestErrCASWriteUnknown](), cqlstore.As[*gocql.RequestErrCDCWriteFailure](),
-		cqlstore.Is(gocql.ErrTimeoutNoResponse), cqlstore.Is(gocql.ErrConnectionClosed), cqlstore.Is(gocql.ErrTooManyTimeouts),
+		cqlstore.Is(gocql.ErrTimeoutNoResponse), cqlstore.Is(gocql.ErrConnectionClosed),
 	},
 	// Not applied. The coordinator refused before forwarding: unavailable,
 	// overloaded, bootstrapping (typed here because this driver's typed
 	// errors built without a frame carry code 0, a server error). Or the
 	// driver refused before sending: a value that does not marshal, no
-	// hosts, session closed, wrong argument count, no free stream, too many
-	// statements, no keyspace.
+	// hosts, session closed, no free stream, too many
+	// statements, no keyspace. (The driver's ErrTooManyTimeouts and
+	// ErrQueryArgLength are deprecated: it never returns them.)
 	[]cqlstore.Match{
 		cqlstore.As[*gocql.RequestErrUnavailable](), cqlstore.As[*gocql.RequestErrOverloaded](),
 		cqlstore.As[*gocql.RequestErrBootstrapping](), cqlstore.As[gocql.MarshalError](),
-		cqlstore.Is(gocql.ErrNoConnections), cqlstore.Is(gocql.ErrSessionClosed), cqlstore.Is(gocql.ErrQueryArgLength),
+		cqlstore.Is(gocql.ErrNoConnections), cqlstore.Is(gocql.ErrSessionClosed),
 		cqlstore.Is(gocql.ErrNoStreams), cqlstore.Is(gocql.ErrTooManyStmts), cqlstore.Is(gocql.ErrUnavailable),
 		cqlstore.Is(gocql.ErrNoKeyspace), cqlstore.Is(gocql.ErrKeyspaceDoesNotExist),
 	},

@@ -41,7 +41,6 @@ func TestWriteError_ClassifiesV2DriverErrors(t *testing.T) {
 		{"read timeout during a write", &gocql.RequestErrReadTimeout{}, true},
 		{"no response in time", gocql.ErrTimeoutNoResponse, true},
 		{"connection closed mid-request", gocql.ErrConnectionClosed, true},
-		{"too many timeouts on the connection", gocql.ErrTooManyTimeouts, true},
 		{"request cancelled in flight", context.Canceled, true},
 		{"ctx deadline in flight", fmt.Errorf("gocql: %w", context.DeadlineExceeded), true},
 		{"server error frame", codeError(gocql.ErrCodeServer), true},
@@ -58,7 +57,6 @@ func TestWriteError_ClassifiesV2DriverErrors(t *testing.T) {
 		{"no hosts, wrapped", fmt.Errorf("query: %w", gocql.ErrNoConnections), false},
 		{"session closed", gocql.ErrSessionClosed, false},
 		{"no streams", gocql.ErrNoStreams, false},
-		{"argument count", gocql.ErrQueryArgLength, false},
 		{"marshal", gocql.MarshalError("bad value"), false},
 	}
 	for _, c := range cases {

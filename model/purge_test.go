@@ -95,7 +95,3 @@ func TestStore_ReadCostFlatAfterManyAcquisitions(t *testing.T) {
 		t.Fatalf("read stepped over %d tombstones, want at most ~gcGrace worth (30)", st.LastReadTombstones)
 	}
 }
-
-func lockstepColumn(i int) string {
-	return string(rune('a'+i%26)) + string(rune('0'+i/26%10)) + string(rune('0'+i/260))
-}

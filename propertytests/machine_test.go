@@ -60,11 +60,6 @@ var faultyWeights = [numActs]int{actStep: 12, actTick: 3, actNet: 2, actTimeout:
 // (ticks) and its work step is.
 var slowWeights = [numActs]int{actStep: 8, actTick: 6, actNet: 1, actTimeout: 1, actFault: 4}
 
-// cutWeights make the legacy-tables cut (cut_test.go) likely and let time
-// pass, for a control whose defect shows only when a combined lock's legacy
-// half fails alone for a lease window while its queue half renews.
-var cutWeights = [numActs]int{actStep: 12, actTick: 6, actNet: 1, actCut: 3}
-
 // netWeights make the net action three times as likely, for a control
 // whose defect shows only through the wake-up network (wake_test.go).
 var netWeights = [numActs]int{actStep: 12, actTick: 3, actNet: 6, actTimeout: 1, actFault: 1}

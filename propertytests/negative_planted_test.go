@@ -74,3 +74,8 @@ func init() {
 			found: "a planted defect a shared renewal scheduler invites (issue 13, item 3): with one goroutine per Locker watching every deadline, Lost()'s own check of the deadline looks redundant; without it, a holder paused beyond the TTL, or whose scheduler's wake-up was not granted in time, keeps Lost() open after its owner cell expired, and works on. Caught by the owner-cell property (a holder with Lost() open must have a live owner cell); internal/lease keeps the check in Lost and IsLost (doc.go: why the guarantees are unchanged)"},
 	)
 }
+
+// cutWeights make the legacy-tables cut (cut_test.go) likely and let time
+// pass, for a control whose defect shows only when a combined lock's legacy
+// half fails alone for a lease window while its queue half renews.
+var cutWeights = [numActs]int{actStep: 12, actTick: 6, actNet: 1, actCut: 3}

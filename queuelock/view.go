@@ -17,14 +17,6 @@ type view struct {
 	floor  int64          // the published floor (the floor cell), 0 if none
 }
 
-// head returns the first queue entry.
-func (v view) head() (layout.Entry, bool) {
-	if len(v.queue) == 0 {
-		return layout.Entry{}, false
-	}
-	return v.queue[0], true
-}
-
 // hides reports whether the published floor has passed the enqueue time t:
 // some process's reads start above a cell named t, so it does not see it.
 func (v view) hides(t int64) bool { return v.floor > t }

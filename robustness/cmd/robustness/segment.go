@@ -17,15 +17,14 @@ import (
 
 // result is one segment's outcome.
 type result struct {
-	seg       segment
-	events    int
-	ops       int
-	unknown   int
-	findings  []finding // violations, with the checker that found them
-	ok        bool      // as expected (clean fleet, or control caught)
-	verdict   string
-	elapsed   time.Duration
-	harnessOK bool
+	seg      segment
+	events   int
+	ops      int
+	unknown  int
+	findings []finding // violations, with the checker that found them
+	ok       bool      // as expected (clean fleet, or control caught)
+	verdict  string
+	elapsed  time.Duration
 }
 
 type finding struct{ checker, lock, detail string }
