@@ -126,7 +126,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		_ = q.Close(context.Background())
 		return nil, fmt.Errorf("combined: legacy lock: %w", err)
 	}
-	held.ShareOwners(q, g) // owner ids unique across the two Lockers
+	held.ShareOwners(q.Parts(held.Key{}), g.Parts(held.Key{})) // owner ids unique across the two Lockers
 	l, err := Compose(q, g, &ComposeOptions{Fencing: o.Fencing, Observer: o.Observer, Separator: o.Separator})
 	if err != nil {
 		_ = errors.Join(g.Close(context.Background()), q.Close(context.Background()))
@@ -148,14 +148,13 @@ func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 	if opts != nil {
 		o = *opts
 	}
-	q, ok := held.SourceOf(queue)
-	if !ok {
+	if queue == nil {
 		return nil, &lockstep.ConfigError{Field: "queue", Reason: "nil queue Locker: pass the process's queuelock.Locker"}
 	}
-	g, ok := held.SourceOf(legacy)
-	if !ok {
+	if legacy == nil {
 		return nil, &lockstep.ConfigError{Field: "legacy", Reason: "nil legacy Locker: pass the process's shadowlock.Locker"}
 	}
+	q, g := queue.Parts(held.Key{}), legacy.Parts(held.Key{})
 	if q.Process != g.Process {
 		return nil, &lockstep.ConfigError{Field: "queue/legacy",
 			Reason: fmt.Sprintf("the two Lockers stand for different processes (%q, %q): build both with the same ProcessID", q.Process, g.Process)}

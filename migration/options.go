@@ -244,7 +244,7 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if a.queue, err = queuelock.New(store, &qo); err != nil {
 		return a, err
 	}
-	held.ShareOwners(a.queue, a.legacy) // owner ids unique across the process's two Lockers
+	held.ShareOwners(a.queue.Parts(held.Key{}), a.legacy.Parts(held.Key{})) // owner ids unique across the process's two Lockers
 	a.fencing = fence
 	if a.combined, err = combined.Compose(a.queue, a.legacy, &combined.ComposeOptions{Fencing: fence, Observer: obs}); err != nil {
 		return a, err

@@ -122,11 +122,12 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 	return lk, nil
 }
 
-func init() {
-	held.Register(func(l *Locker) held.Source {
-		return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
-			Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }, Prepare: l.prepare}
-	})
+// Parts returns what this module's composing Lockers take parts through
+// (package combined, package migration): internal/held's Source. Its key
+// type is internal to the module, so nothing outside it can call Parts.
+func (l *Locker) Parts(held.Key) held.Source {
+	return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
+		Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }, Prepare: l.prepare}
 }
 
 // part takes a legacy lock as one part of a larger acquisition

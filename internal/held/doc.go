@@ -23,15 +23,18 @@
 //
 // # Composition
 //
-// The algorithm packages register an [Acquirer] for their Locker type
-// (RegisterKind, in init): a way to take just a part, with a Loss given by
-// the caller, no fencing token, no Observer event and no tracking for
-// Close. Package combined takes its two parts that way from the two Lockers
-// it is given and wraps them in one Lock; package migration takes parts from
-// the one queue and one legacy Locker it shares between modes, so a process
-// has one contender per id in the store whatever its flag says. Users never
-// see any of it: the registry lives in an internal package, and a Lock is
-// only ever handed out as a lockstep.Lock.
+// An algorithm's Locker hands its [Source] to whoever presents a [Key]
+// (its Parts method): an [Acquirer], a way to take just a part, with a Loss
+// given by the caller, no fencing token, no Observer event and no tracking
+// for Close. Package combined takes its two parts that way from the two
+// Lockers it is given and wraps them in one Lock; package migration takes
+// parts from the one queue and one legacy Locker it shares between modes,
+// so a process has one contender per id in the store whatever its flag
+// says. Nothing is registered and nothing is global: a composer asks the
+// Lockers it was given, and shares the queue Locker's owner-id issuer with
+// the legacy one explicitly (ShareOwners). Users never see any of it: Key
+// is internal, so only this module can call Parts, and a Lock is only ever
+// handed out as a lockstep.Lock.
 //
 // Two hooks let package combined overlap its halves' requests: a queue part
 // calls Request.Claiming as each claim's write is sent and tells it the

@@ -2,7 +2,6 @@ package held
 
 import (
 	"context"
-	"sync"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/ident"
@@ -69,61 +68,21 @@ type Prepared interface {
 	Wait()
 }
 
-// ShareOwners makes the Lockers b draw their owner ids from a's issuer, so
-// that one process's owner ids are unique across its queue and legacy
+// Key is what a composing Locker of this module presents to an algorithm's
+// Locker to take parts from it (queuelock.Locker.Parts,
+// shadowlock.Locker.Parts). Its type is internal to the module and has an
+// unexported field, so no caller outside the module can name or build one:
+// those methods are this module's business, though exported.
+type Key struct{ module struct{} }
+
+// ShareOwners makes the Lockers of bs draw their owner ids from a's issuer,
+// so that one process's owner ids are unique across its queue and legacy
 // Lockers: a new lock and a legacy lock of one process are then never both
 // "<process>.1", in logs, events, lockctl or the model checks' ownership
 // records. Call it only on Lockers that have taken no lock yet (just built),
-// with the same process id; it reports false if a Locker is not registered.
-func ShareOwners(a any, b ...any) bool {
-	sa, ok := SourceOf(a)
-	if !ok {
-		return false
+// with the same process id.
+func ShareOwners(a Source, bs ...Source) {
+	for _, b := range bs {
+		b.UseOwners(a.Owners)
 	}
-	for _, x := range b {
-		sb, ok := SourceOf(x)
-		if !ok {
-			return false
-		}
-		sb.UseOwners(sa.Owners)
-	}
-	return true
-}
-
-var (
-	kindsMu sync.RWMutex
-	kinds   []func(locker any) (Source, bool)
-)
-
-// RegisterKind registers how to take parts from one type of Locker; an
-// algorithm package calls it from init.
-func RegisterKind(of func(locker any) (Source, bool)) {
-	kindsMu.Lock()
-	kinds = append(kinds, of)
-	kindsMu.Unlock()
-}
-
-// SourceOf returns the Source of locker, if its package registered one.
-func SourceOf(locker any) (Source, bool) {
-	kindsMu.RLock()
-	defer kindsMu.RUnlock()
-	for _, of := range kinds {
-		if s, ok := of(locker); ok {
-			return s, true
-		}
-	}
-	return Source{}, false
-}
-
-// Register registers the Source of Locker type L (a pointer type): of is
-// called with a non-nil *L-typed locker.
-func Register[L comparable](of func(L) Source) {
-	RegisterKind(func(x any) (Source, bool) {
-		var zero L
-		l, ok := x.(L)
-		if !ok || l == zero {
-			return Source{}, false
-		}
-		return of(l), true
-	})
 }
