@@ -167,7 +167,7 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 			}
 			continue
 		}
-		if v.clearAhead(a.qcol, a.access, a.bugs) && !v.blockedBy(a.ocol, a.access) {
+		if a.mayClaim(v) {
 			ok, since, err := a.claim(ctx, false)
 			if err != nil {
 				if err := retry(err); err != nil {
@@ -226,7 +226,7 @@ func (a *attempt) tryLock(ctx context.Context) (*part, error) {
 		if err != nil {
 			return nil, a.storeErr("read", ctx, err)
 		}
-		if !v.clearAhead(a.qcol, a.access, a.bugs) || v.blockedBy(a.ocol, a.access) {
+		if !a.mayClaim(v) {
 			break
 		}
 		ok, since, err := a.claim(ctx, false)
@@ -315,49 +315,6 @@ func (a *attempt) retryStale(ctx context.Context) {
 	if err := a.l.store.Delete(context.WithoutCancel(ctx), a.l.cfg.table, a.id, a.l.ts.Next(), a.stale...); err == nil {
 		a.stale = nil
 	}
-}
-
-// claim writes our owner cell (refreshing the queue cell in the same request),
-// then reads the owner cells: alone means held (lemma 1). Otherwise it deletes
-// the owner cell again. since is when the write was sent (a lease.Stamp),
-// where a lease starts counting. With head set, the read must also show our
-// queue cell first in line, as the fast path's does: a claim made without a
-// read before it (after a wake-up, pace.go) must not bypass anyone.
-func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, err error) {
-	a.claims++
-	a.claimed = true
-	a.requests++
-	settled := a.claimStarts()
-	defer func() { settled(ok && err == nil) }()
-	since = lease.Stamp(a.l.cfg.Clock)
-	if err := a.l.putClaim(ctx, a.id, a.queueCell(), a.ownerCell()); err != nil {
-		return false, 0, err
-	}
-	if a.bugs.SkipOwnerReread {
-		return true, since, nil
-	}
-	v, err := a.l.read(ctx, a.id, &a.requests)
-	if err != nil {
-		return false, 0, err
-	}
-	if (!head || v.clearAhead(a.qcol, a.access, a.bugs)) && v.won(a.owner, a.ocol, a.access) && a.inTime(since) {
-		a.crowded = v.crowded(a.qcol, a.access)
-		a.next = v.after(a.qcol)
-		return true, since, nil
-	}
-	if err := a.withdraw(ctx); err != nil {
-		return false, 0, err
-	}
-	return false, 0, nil
-}
-
-// claimStarts tells a composing Locker (held.Request.Claiming) that a claim's
-// write is about to be sent; call the result with the claim's outcome.
-func (a *attempt) claimStarts() (settled func(won bool)) {
-	if a.claiming == nil {
-		return func(bool) {}
-	}
-	return a.claiming()
 }
 
 // inTime reports whether a claim whose write was sent at since completed

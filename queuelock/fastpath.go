@@ -136,9 +136,7 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 	if err != nil {
 		return false, 0, err
 	}
-	if v.clearAhead(a.qcol, a.access, a.bugs) && v.won(a.owner, a.ocol, a.access) && a.inTime(since) {
-		a.crowded = v.crowded(a.qcol, a.access)
-		a.next = v.after(a.qcol)
+	if a.claimWon(v, since, true) {
 		return true, since, nil
 	}
 	l.contended(a.id)
