@@ -70,10 +70,11 @@ type Prepared interface {
 
 // Key is what a composing Locker of this module presents to an algorithm's
 // Locker to take parts from it (queuelock.Locker.Parts,
-// shadowlock.Locker.Parts). Its type is internal to the module and has an
-// unexported field, so no caller outside the module can name or build one:
+// shadowlock.Locker.Parts). Its type is internal to the module and has a
+// blank field (no struct literal written elsewhere is of its type), so no
+// caller outside the module can name or build one:
 // those methods are this module's business, though exported.
-type Key struct{ module struct{} }
+type Key struct{ _ struct{} }
 
 // ShareOwners makes the Lockers of bs draw their owner ids from a's issuer,
 // so that one process's owner ids are unique across its queue and legacy
