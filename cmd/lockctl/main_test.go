@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -240,6 +241,7 @@ func TestRun_VersionNamesTheModuleAndGo(t *testing.T) {
 	code, stdout, stderr := runArgs(t, "version")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "lockctl ")
+	assert.Contains(t, stdout, "lockstep "+lockstep.Version+"\n", "the release, also in a devel build")
 	assert.Regexp(t, `(?m)^go1\.\d+`, stdout)
 }
 
@@ -274,7 +276,7 @@ func TestWriteVersion_NamesALocalReplacement(t *testing.T) {
 	var b bytes.Buffer
 	writeVersion(&b, &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/lockstep-go/lockstep/cmd/lockctl", Version: "v1.2.0"},
 		Deps: []*debug.Module{{Path: libraryModule, Version: "v0.0.0-00010101000000-000000000000", Replace: &debug.Module{Path: "../..", Version: "(devel)"}}}})
-	assert.Regexp(t, `^lockctl github.com/lockstep-go/lockstep/cmd/lockctl v1.2.0\nlibrary github.com/lockstep-go/lockstep from ../.. \(a local replacement\)\ngo1.26.8 \S+/\S+\n$`, b.String())
+	assert.Regexp(t, `^lockstep `+regexp.QuoteMeta(lockstep.Version)+`\nlockctl github.com/lockstep-go/lockstep/cmd/lockctl v1.2.0\nlibrary github.com/lockstep-go/lockstep from ../.. \(a local replacement\)\ngo1.26.8 \S+/\S+\n$`, b.String())
 	b.Reset()
 	writeVersion(&b, &debug.BuildInfo{GoVersion: "go1.27.0", Main: debug.Module{Path: "github.com/lockstep-go/lockstep/cmd/lockctl", Version: "v1.3.0"},
 		Deps: []*debug.Module{{Path: libraryModule, Version: "v1.3.0"}}})

@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/lockstep-go/lockstep"
 )
 
 const libraryModule = "github.com/lockstep-go/lockstep"
@@ -14,7 +16,7 @@ const libraryModule = "github.com/lockstep-go/lockstep"
 func (a *app) versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "print lockctl's module version, the lockstep library it was built with, and the Go version",
+		Short: "print lockstep's release, lockctl's module version, the library it was built with, and the Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			info, _ := debug.ReadBuildInfo()
@@ -24,10 +26,13 @@ func (a *app) versionCommand() *cobra.Command {
 	}
 }
 
-// writeVersion prints the build's module versions (from the binary's build
-// information; "(devel)" for a build inside the module's own checkout) and
-// the Go version and platform.
+// writeVersion prints the release of the library lockctl was built with
+// (lockstep.Version, which CHANGELOG.md's newest entry matches), the
+// build's module versions (from the binary's build information: a module
+// tag, or "(devel)" for a build inside the module's own checkout, with its
+// VCS revision) and the Go version and platform.
 func writeVersion(w io.Writer, info *debug.BuildInfo) {
+	fmt.Fprintf(w, "lockstep %s\n", lockstep.Version)
 	if info == nil {
 		fmt.Fprintf(w, "lockctl (no build information)\n%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return

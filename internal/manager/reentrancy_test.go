@@ -212,3 +212,23 @@ func TestReentrancy_HolderValueMustBeComparable(t *testing.T) {
 	assert.Contains(t, err.Error(), "not comparable")
 	assert.Empty(t, tab.held())
 }
+
+// A reentrant acquisition of an id whose lock was lost fails with ErrLost
+// instead of counting the lost lock (Acquire's check of every member, doc.go
+// "Losing a member"): the holder must release it and take the id afresh —
+// another process may hold it by now.
+func TestReentrancy_AfterALossFailsWithErrLost(t *testing.T) {
+	m, tab := newManager(t, "")
+	ctx := lockstep.WithReentrancy(context.Background(), "unit of work")
+	l1, err := m.Acquire(ctx, reqs("a"), false)
+	require.NoError(t, err)
+	fakeOf(t, l1, 0).lose()
+	l2, err := m.Acquire(ctx, reqs("a"), false)
+	require.Nil(t, l2)
+	require.ErrorIs(t, err, lockstep.ErrLost)
+	require.Equal(t, []string{"a:X"}, tab.held(), "the first acquisition's reference is untouched")
+	require.ErrorIs(t, l1.Unlock(context.Background()), lockstep.ErrLost)
+	l3, err := m.Acquire(ctx, reqs("a"), false)
+	require.NoError(t, err, "taken afresh once released")
+	require.NoError(t, l3.Unlock(context.Background()))
+}
