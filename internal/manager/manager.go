@@ -25,9 +25,10 @@ const MaxSeparatorLen = 8
 // ids and reentrant acquisition (the package doc says how). Safe for
 // concurrent use; a Locker has one Manager for its whole life.
 type Manager struct {
-	sep   string
-	one   One
-	clock lockstep.Clock // for internal/goroutine.Resumed; may be nil
+	sep      string
+	overlaps bool // sep can overlap itself: ids are then checked at their segments' edges (plan.go)
+	one      One
+	clock    lockstep.Clock // for internal/goroutine.Resumed; may be nil
 
 	// mu guards reg, the reentrancy registry: the member each (holder, id)
 	// holds. Only acquisitions under lockstep.WithReentrancy touch it.
@@ -54,7 +55,7 @@ func New(separator string, one One, clock lockstep.Clock) (*Manager, error) {
 	if err := validateSeparator(separator); err != nil {
 		return nil, err
 	}
-	return &Manager{sep: separator, one: one, clock: clock, reg: map[regKey]*member{}}, nil
+	return &Manager{sep: separator, overlaps: selfOverlaps(separator), one: one, clock: clock, reg: map[regKey]*member{}}, nil
 }
 
 func validateSeparator(sep string) error {

@@ -86,8 +86,46 @@ func (m *Manager) validate(r lockstep.Request) error {
 				"doubled %q, or use a Locker without a separator for flat ids",
 				lockstep.ErrInvalidID, r.ID, i+1, m.sep, m.sep)
 		}
+		if !m.overlaps {
+			continue
+		}
+		if p := edgeOverlap(seg, m.sep); p != "" {
+			return fmt.Errorf("%w: %q has a path segment %q that begins or ends with %q, a part of the separator %q, "+
+				"which can overlap itself: the id could then be read as the child of more than one parent "+
+				"(\"x:\" + \"::\" + \"y\" is \"x:::y\", read as a child of \"x\"), so a lock on one would not exclude the other; "+
+				"rename the segment, or use a separator that cannot overlap itself (such as \"/\")",
+				lockstep.ErrInvalidID, r.ID, seg, p, m.sep)
+		}
 	}
 	return nil
+}
+
+// selfOverlaps reports whether two occurrences of sep can overlap: some
+// proper non-empty prefix of sep is also its suffix ("::", "aba"). Only
+// then can an id split into path segments in more than one way.
+func selfOverlaps(sep string) bool {
+	for k := 1; k < len(sep); k++ {
+		if sep[:k] == sep[len(sep)-k:] {
+			return true
+		}
+	}
+	return false
+}
+
+// edgeOverlap returns the part of sep that seg begins with (a proper
+// suffix of sep) or ends with (a proper prefix), or "" if none: an
+// occurrence of a self-overlapping sep could then straddle the segment's
+// edge, and the id would have a second reading.
+func edgeOverlap(seg, sep string) string {
+	for k := len(sep) - 1; k >= 1; k-- {
+		if strings.HasPrefix(seg, sep[len(sep)-k:]) {
+			return sep[len(sep)-k:]
+		}
+		if strings.HasSuffix(seg, sep[:k]) {
+			return sep[:k]
+		}
+	}
+	return ""
 }
 
 // ancestors returns the proper ancestors of id, root first: "a" and "a/b"

@@ -159,3 +159,36 @@ func TestNew_RefusesBadSeparator(t *testing.T) {
 		assert.Equal(t, sep, m.Separator())
 	}
 }
+
+// A separator that can overlap itself ("::") would let an id split into
+// segments in two ways: "x:" + "::" + "y" is "x:::y", which the plan reads
+// as a child of "x", so an X lock on "x:" would not exclude one on "x:::y".
+// Such ids are refused, saying which segment and why; ids whose segments
+// keep clear of the separator's parts are planned as before, and a
+// separator that cannot overlap itself refuses nothing more.
+func TestPlan_SelfOverlappingSeparatorRefusesAmbiguousIDs(t *testing.T) {
+	m, _ := newManager(t, "::")
+	for id, seg := range map[string]string{"x:": `"x:"`, "x:::y": `":y"`, ":a::b": `":a"`, "a::b:": `"b:"`} {
+		before := []lockstep.Request{{ID: id, Access: lockstep.Exclusive}}
+		got, err := m.Plan(before)
+		require.Error(t, err, id)
+		assert.Nil(t, got)
+		assert.ErrorIs(t, err, lockstep.ErrInvalidID)
+		assert.Contains(t, err.Error(), "path segment "+seg, id)
+		assert.Contains(t, err.Error(), "use a separator that cannot overlap itself", id)
+		assert.Equal(t, []lockstep.Request{{ID: id, Access: lockstep.Exclusive}}, before, "the request is not modified")
+	}
+	_, err := m.Plan([]lockstep.Request{{ID: "x::y:z::w"}, {ID: "a::b"}})
+	require.NoError(t, err)
+
+	arrow, _ := newManager(t, "->")
+	got, err := arrow.Plan([]lockstep.Request{{ID: "a-->b", Access: lockstep.Exclusive}})
+	require.NoError(t, err, `"->" cannot overlap itself: "a-->b" has one reading`)
+	assert.Equal(t, []string{"a-:IX", "a-->b:X"}, strs(got))
+}
+
+func TestSelfOverlaps(t *testing.T) {
+	for sep, want := range map[string]bool{"/": false, "::": true, "aba": true, "->": false, "ab": false, "//": true, "a/a": true} {
+		assert.Equal(t, want, selfOverlaps(sep), sep)
+	}
+}
