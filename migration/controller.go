@@ -116,7 +116,8 @@ func (c *Controller) Get(ctx context.Context) (Phase, error) {
 }
 
 // Set moves the phase one step towards target, or returns a *MoveError naming
-// the processes that block the move.
+// the processes that block it. ctx bounds the move; a failure after the intent
+// reverts it or leaves it pending, which is safe.
 func (c *Controller) Set(ctx context.Context, target lockstep.Mode) error {
 	if !target.Valid() {
 		return fmt.Errorf("migration: set phase: %w: %v", lockstep.ErrInvalidMode, target)

@@ -18,14 +18,14 @@
 // # Use
 //
 // Build one Locker per process with New and a flag source ([Static], [Env],
-// [File], [PhaseFlag] to follow the phase, or a feature-flag SDK such as
-// module adapters/openfeature); call Ready at startup and Close on shutdown.
+// [File], [PhaseFlag], or an SDK's, as in module adapters/openfeature); call
+// Ready at startup and Close on shutdown.
 // Move the phase with [Controller.Set] or lockctl phase set. The rollout
 // runbook is docs/migrating.md.
 //
 // # Guarantees
 //
-// Mutual exclusion holds at every step, forwards or back, if every process
+// Mutual exclusion holds at every step, and back, if every process
 // locks through a Locker and one Controller runs at a time. Fairness is the
 // queue's among combined and new processes; where legacy processes contend,
 // only deadlock freedom. An acquisition in a mode the phase forbids fails

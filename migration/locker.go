@@ -36,7 +36,7 @@ func (e *ModeError) Error() string {
 func (e *ModeError) Unwrap() error { return lockstep.ErrIncompatibleMode }
 
 // Locker takes locks in the mode its flag gives, as the phase allows. One
-// Locker is one process. Safe for concurrent use.
+// Locker is one process; safe for concurrent use.
 type Locker struct {
 	store lockstep.Store
 	clock lockstep.Clock
@@ -116,7 +116,7 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	return l, nil
 }
 
-// Process returns the process id the Locker reports in the census.
+// Process returns the census's process id.
 func (l *Locker) Process() string { return l.hb.self.Process }
 
 // Entry returns this process's census entry now.
