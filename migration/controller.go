@@ -11,8 +11,8 @@ import (
 	"github.com/lockstep-go/lockstep/clock"
 )
 
-// MoveError is a phase move the Controller refused, for Blockers or for a
-// Reason. It wraps lockstep.ErrIncompatibleMode.
+// MoveError is a phase move the Controller refused. It wraps
+// lockstep.ErrIncompatibleMode.
 type MoveError struct {
 	From, To lockstep.Mode
 	Blockers []Entry

@@ -18,29 +18,31 @@
 // # Use
 //
 // Build one Locker per process with New and a flag source ([Static], [Env],
-// [File], [PhaseFlag], or an SDK's, as in module adapters/openfeature); call
-// Ready at startup and Close on shutdown.
+// [File], [PhaseFlag], or an SDK's); call Ready at startup and Close on
+// shutdown.
 // Move the phase with [Controller.Set] or lockctl phase set. The rollout
 // runbook is docs/migrating.md.
 //
 // # Guarantees
 //
-// Mutual exclusion holds at every step, and back, if every process
-// locks through a Locker and one Controller runs at a time. Fairness is the
-// queue's among combined and new processes; where legacy processes contend,
-// only deadlock freedom. An acquisition in a mode the phase forbids fails
-// with a *[ModeError] (lockstep.ErrIncompatibleMode), writing nothing; a
-// wrong flag costs availability, not exclusion. A
-// lock's Lost() closes when its lease lapses, and also when the census
-// heartbeat does (no write sent in the last (CensusTTL − 1s −
-// MaxServerSkew)/2 succeeded); acquisitions then fail with [ErrStaleCensus].
-// With Options.Fencing, tokens grow with ownership across all modes.
+// Mutual exclusion holds at every step, both ways, if every process locks
+// through a Locker and one Controller runs at a time. Fairness is the queue's
+// among combined and new processes; where legacy processes contend, only
+// deadlock freedom. An acquisition in a mode the phase forbids fails with a
+// *[ModeError] (lockstep.ErrIncompatibleMode), writing nothing; a wrong flag
+// costs availability, not exclusion. A lock's Lost() closes when its lease
+// lapses, and also when the census heartbeat does (no write sent in the last
+// census window, (CensusTTL − 1s − MaxServerSkew)/2, succeeded);
+// acquisitions then fail with [ErrStaleCensus]. With Options.Fencing, tokens
+// grow with ownership across all modes.
 //
 // # Pitfalls
 //
 //   - One Controller at a time; process ids unique in the fleet.
-//   - Binaries that take legacy locks without this package are invisible to
-//     the census: replace them before moving to new.
+//   - Keep the census window above the store's read timeout (5s on
+//     Cassandra); the default CensusTTL does.
+//   - Binaries locking without this package are invisible to the census:
+//     replace them before moving to new.
 //   - Give every Lock a deadline: a call keeps the mode it started in.
 //   - Outside mode new every lock is exclusive, whatever access it asks.
 //   - With [PhaseFlag], give the Controller a Drain longer than the flag's

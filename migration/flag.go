@@ -28,8 +28,7 @@ func (s static) Mode(context.Context) (lockstep.Mode, error) {
 	return lockstep.ModeUnknown, fmt.Errorf("migration: static flag: %w: %v", lockstep.ErrInvalidMode, lockstep.Mode(s))
 }
 
-// Env returns a FlagSource reading the environment variable name on every
-// call.
+// Env returns a FlagSource reading the environment variable name.
 func Env(name string) FlagSource { return env(name) }
 
 type env string
