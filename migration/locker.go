@@ -141,7 +141,7 @@ func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) 
 
 // acquire takes id in access with the algorithm of the flag's mode: in mode
 // new in access, in modes legacy and combined exclusively (the legacy format
-// has no other access; combined/doc.go, "Accesses").
+// has no other access; docs/algorithms.md, section 6.3).
 func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	if err := lockstep.ValidateID(id); err != nil {
 		return nil, err

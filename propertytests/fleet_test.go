@@ -66,7 +66,7 @@ var (
 		}
 		return l, l.Close, nil
 	}}
-	// combined takes the queue lock, then the legacy lock (combined/doc.go); both
+	// combined takes the queue lock, then the legacy lock (docs/algorithms.md, section 6); both
 	// halves use the process's name, as combined.Options asks.
 	combined = kind{name: "combined", mode: lockstep.ModeCombined, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := combinedlock.New(p.Store(), &combinedlock.Options{
