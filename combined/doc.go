@@ -44,7 +44,7 @@
 // errors.Is(err, ctx.Err()). If the queue half is lost while the legacy lock
 // is awaited, Lock gives both up and starts again from the queue (TryLock
 // returns an error wrapping lockstep.ErrLost); so it does, with fencing, when
-// the draw fails or arrives late. A failed Unlock retries only the half whose
+// the draw fails or the token arrives after a lease lapsed. A failed Unlock retries only the half whose
 // delete failed, at the next Unlock or Close.
 //
 // The arguments are in docs/algorithms.md, section 6 (6.1 steps and the
