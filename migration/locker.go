@@ -223,8 +223,8 @@ func (l *Locker) refused(ctx context.Context, id string, m lockstep.Mode, try bo
 }
 
 // guard admits an acquisition in mode m, already registered with the
-// heartbeat, following the Controller's protocol (see the package
-// documentation): the census must publish m before the phase is read, and
+// heartbeat, following the Controller's protocol (docs/algorithms.md,
+// section 7.2): the census must publish m before the phase is read, and
 // the phase must allow m. ctx bounds the census write and the phase reads.
 func (l *Locker) guard(ctx context.Context, id string, m lockstep.Mode) (ticket, error) {
 	t := l.hb.current(m)
