@@ -152,8 +152,8 @@ func (r Request) String() string { return r.ID + ":" + r.Access.String() }
 // adding the intention locks of every ancestor, which sort before their
 // descendants) — so two groups never wait for each other in a cycle: a
 // process only ever waits for an id above every id it holds, and FIFO order
-// among the waiters of one id does the rest (queuelock's doc.go has the
-// argument). The Lock returned is one handle: one Lost, closed when any
+// among the waiters of one id does the rest (docs/algorithms.md, Theorem 11,
+// has the argument). The Lock returned is one handle: one Lost, closed when any
 // member's lease is lost, and one Unlock, which releases the members in the
 // reverse order. When ctx ends, or TryLockGroup meets a busy member, the
 // members already taken are released before the call returns, and the

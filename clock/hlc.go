@@ -14,7 +14,7 @@ import (
 // The queue lock names its cells with HLC times and feeds every queue time it
 // reads to Observe. A process whose local clock lags therefore never names a
 // cell at or below one it has already seen: it cannot cut in front of a waiter
-// it knows about (queuelock/doc.go, § Progress, refinement 2). Bypass is thus bounded by the
+// it knows about (docs/algorithms.md, Lemma 5 and section 4.10, refinement 2). Bypass is thus bounded by the
 // skew between processes that have not yet read each other's cells. Safe for
 // concurrent use.
 type HLC struct {

@@ -22,27 +22,19 @@ import (
 // Options configure a combined Locker built by New. Nil means defaults.
 type Options struct {
 	// Queue and Legacy configure the two Lockers New builds. Their Clock and
-	// ProcessID, where set, must agree (one process); where only one sets
-	// them, the other follows. Their Fencing must be unset: see Fencing.
+	// ProcessID, where set, must agree; their Separator and Fencing must be
+	// unset.
 	Queue  *queuelock.Options
 	Legacy *shadowlock.Options
-	// Fencing, when set, gives every combined acquisition one fencing token
-	// (lockstep.Fenced), drawn after both halves are held, from the global
-	// time service. Use the same global time table as every other Locker of
-	// the fleet, so tokens increase across owners taken in any mode. The
-	// halves draw none. Default none: Token returns 0.
-	// A lock of several members (a group, or with Separator an id with
-	// ancestors) is not lockstep.Fenced: each member has its own token and
-	// they have no common order (internal/manager); lock the resource's own
-	// id alone to fence it.
+	// Fencing, when set, gives every combined acquisition one token
+	// (lockstep.Fenced); use the fleet's global time table. A lock of several
+	// members is not Fenced. Default none: Token returns 0.
 	Fencing *clock.Global
 	// Observer receives one AcquireEvent and one ReleaseEvent per combined
-	// acquisition, with mode combined. Default: the queue Locker's.
+	// acquisition. Default: the queue Locker's.
 	Observer lockstep.Observer
-	// Separator makes lock ids hierarchical, as queuelock.Options.Separator
-	// says; set it here, not on Queue or Legacy. The intention locks on
-	// ancestors are combined locks too, and like every combined lock
-	// exclusive (doc.go, "Accesses").
+	// Separator makes ids hierarchical, as queuelock.Options.Separator says;
+	// every member is exclusive. Default "": flat ids.
 	Separator string
 }
 
@@ -73,10 +65,8 @@ type Locker struct {
 
 var _ lockstep.GroupLocker = (*Locker)(nil)
 
-// New builds a queue Locker and a legacy Locker on store, as opts says, and
-// returns a combined Locker that owns them: its Close closes them too.
-// Invalid options return an error wrapping lockstep.ErrInvalidConfig,
-// having built nothing that runs.
+// New builds a queue Locker and a legacy Locker on store and returns a
+// combined Locker that owns them: its Close closes them too.
 func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	var o Options
 	if opts != nil {
@@ -137,12 +127,9 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 }
 
 // Compose returns a combined Locker taking its halves from queue and legacy,
-// which must stand for the same process (the same ProcessID and Clock). It
-// does not own them: they may keep taking locks of their own modes — a
-// process whose flag moves between new and combined then keeps one
-// contender per id in the store, the queue Locker's — and the caller closes
-// them after this Locker. Invalid arguments return an error wrapping
-// lockstep.ErrInvalidConfig.
+// which must stand for one process (the same ProcessID and Clock). It does not
+// own them: they may keep taking locks of their own modes, and the caller
+// closes them after this Locker.
 func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOptions) (*Locker, error) {
 	var o ComposeOptions
 	if opts != nil {
@@ -172,20 +159,13 @@ func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 
 // Lock takes the queue lock, then the legacy lock, waiting for each; when ctx
 // ends first it releases what it took and returns an error for which
-// errors.Is(err, ctx.Err()) holds. If the queue lock is lost while the legacy
-// lock is awaited, Lock gives both up and starts again from the queue; so it
-// does, with Options.Fencing, when the token draw failed (after a short
-// pause) or the token arrived after either lease lapsed.
+// errors.Is(err, ctx.Err()) holds.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.groups.Lock(ctx, id, false)
 }
 
-// TryLock tries the queue lock, then the legacy lock, each without waiting
-// for a holder (each retries a mere concurrent attempt a bounded number of
-// times, see lockstep.Locker); it fails with ErrLocked, holding nothing, if
-// either is taken (and with an error wrapping ErrLost if the queue lock was
-// lost in between, or, with Options.Fencing, the token arrived after either
-// lease lapsed; with the store's error if the draw failed).
+// TryLock takes both halves without waiting for a holder; it fails with
+// ErrLocked, holding nothing, if either is taken.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.groups.Lock(ctx, id, true)
 }
@@ -194,7 +174,7 @@ func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) 
 var errQueueLost = fmt.Errorf("queue lock lost while taking the legacy lock: %w", lockstep.ErrLost)
 
 // acquire takes id exclusively, both halves, whatever access is asked
-// (doc.go, "Accesses"); access is reported in the AcquireEvent.
+// (docs/algorithms.md, section 6.3, "Fairness"); access is reported in the AcquireEvent.
 func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	if err := lockstep.ValidateID(id); err != nil {
 		return nil, err
@@ -293,7 +273,7 @@ func (l *Locker) fence(ctx context.Context, loss *held.Loss, st *stats) (int64, 
 
 // takeLegacy takes the legacy lock while holding queue part q, by acquire,
 // which must use lctx. Only the queue's head may contend on the legacy
-// tables (doc.go, § Why it cannot deadlock), so the attempt ends with errQueueLost, holding
+// tables (docs/algorithms.md, section 6.3), so the attempt ends with errQueueLost, holding
 // nothing, as soon as q is lost (cancel cancels lctx) — a waiter that kept
 // contending after losing its place would compete with the legacy
 // algorithm's unfairness and starve. The goroutine watching for that lives
@@ -334,10 +314,8 @@ func (l *Locker) failed(ctx context.Context, id string, err error) error {
 }
 
 // Close makes further calls fail with lockstep.ErrClosed, ends the waits in
-// flight and releases every combined lock still held (legacy, then queue),
-// retrying the halves whose deletes failed before. A Locker from New then
-// closes the two Lockers it built; one from Compose leaves them to the
-// caller, who closes them after it. Errors are joined.
+// flight and releases every combined lock still held (both halves side by
+// side). A Locker from New then closes its two Lockers.
 func (l *Locker) Close(ctx context.Context) error {
 	errs := []error{l.life.Close(ctx)}
 	for _, o := range l.owned {

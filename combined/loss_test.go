@@ -135,7 +135,7 @@ func (c *cuttableStore) Read(ctx context.Context, table, row string, sl lockstep
 	return c.Store.Read(ctx, table, row, sl)
 }
 
-// Only the queue's head contends on the legacy tables (doc.go, § Why it cannot deadlock). A
+// Only the queue's head contends on the legacy tables (docs/algorithms.md, section 6.3). A
 // combined waiter whose queue lock is lost while it waits for the legacy
 // lock must stop contending and start again from the queue; it used to go on
 // contending with the legacy processes, unfairly (starving behind a combined

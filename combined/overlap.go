@@ -9,7 +9,7 @@ import (
 
 // takeBoth takes the queue half and then the legacy half of one try, the
 // legacy half's first round overlapped with the queue half's winning claim
-// (doc.go, "Overlapped requests"). On error it holds nothing, except that
+// (docs/algorithms.md, section 6.1). On error it holds nothing, except that
 // a queue half held when the legacy half failed is returned with the error
 // (q.Part set), for the caller to give up. A nil q.Part means nothing is
 // held.

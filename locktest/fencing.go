@@ -20,7 +20,7 @@ type FencingEnv struct {
 	NewLocker func(t *testing.T, store lockstep.Store, timing Timing, fencing *clock.Global) Locker
 }
 
-// RunFencing runs the fencing scenarios (queuelock/doc.go, § Fencing tokens), each in a
+// RunFencing runs the fencing scenarios (docs/algorithms.md, section 5.2), each in a
 // testing/synctest bubble on virtual time: tokens strictly increase across
 // successive owners; a holder whose draw outlives its lease returns no lock;
 // a failed draw fails the acquisition and leaves no cell behind.

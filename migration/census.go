@@ -10,42 +10,27 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// DefaultCensusTable holds the fleet census: one partition, CensusRow, with
-// one cell per live process (column = process id, value = the JSON of an
-// Entry, TTL = the census TTL). Each cell is written and deleted only by its
-// process, whatever its mode; the Controller and operators only read it.
+// DefaultCensusTable is the census table's default name.
 const DefaultCensusTable = "fleet_census"
 
 // censusRow is the partition of the census table that holds the entries.
 const censusRow = "census"
 
-// DefaultCensusTTL is the TTL of a census entry unless configured otherwise.
-// A process heartbeats every half lease window ((TTL − 1s − MaxServerSkew)/4)
-// and refuses to take locks once its last successful heartbeat was sent a
-// window ago or more, on elapsed time.
+// DefaultCensusTTL is Options.CensusTTL's default.
 const DefaultCensusTTL = 30 * time.Second
 
-// Entry is one process's census entry: what it is configured to run and which
-// modes its locks are in, as of Time.
+// Entry is one process's census entry: its flag's last mode (Configured) and
+// its locks by mode, as sent at Time.
 type Entry struct {
-	Process string `json:"process"`
-	Host    string `json:"host"`
-	// Configured is the mode the process's flag gave last; ModeUnknown
-	// until the flag was first read.
-	Configured lockstep.Mode `json:"-"`
-	// Held counts the locks the process holds, by the mode they were taken in.
-	Held map[lockstep.Mode]int `json:"-"`
-	// Acquiring counts Lock and TryLock calls in flight, by mode: they may
-	// hold a lock in that mode at any moment.
-	Acquiring map[lockstep.Mode]int `json:"-"`
-	// Version is the process's build, as it reports it.
-	Version string `json:"version"`
-	// Time is when the process sent this entry, by its own clock.
-	Time time.Time `json:"-"`
-	// TTL is the time the entry had left when read (whole seconds).
-	TTL time.Duration `json:"-"`
-	// Err is set when the cell could not be decoded; such an entry blocks
-	// every phase move, since nothing is known of the process.
+	Process    string                `json:"process"`
+	Host       string                `json:"host"`
+	Configured lockstep.Mode         `json:"-"`
+	Held       map[lockstep.Mode]int `json:"-"`
+	Acquiring  map[lockstep.Mode]int `json:"-"`
+	Version    string                `json:"version"`
+	Time       time.Time             `json:"-"`
+	TTL        time.Duration         `json:"-"`
+	// Err: the cell could not be decoded (this blocks every move).
 	Err error `json:"-"`
 }
 
@@ -116,9 +101,7 @@ func decodeEntry(c lockstep.Cell) Entry {
 	return e
 }
 
-// InUse returns the modes the entry's process may take or hold locks in: its
-// configured mode and the modes of its held locks and acquisitions in flight,
-// in order legacy, combined, new.
+// InUse returns the modes the process may take or hold locks in.
 func (e Entry) InUse() []lockstep.Mode {
 	var out []lockstep.Mode
 	for m := lockstep.ModeLegacy; m <= lockstep.ModeNew; m++ {
@@ -129,8 +112,7 @@ func (e Entry) InUse() []lockstep.Mode {
 	return out
 }
 
-// String summarizes the entry for operators, e.g.
-// "web-3 (host a, version 1.4): configured combined, holds legacy×1".
+// String summarizes the entry for operators.
 func (e Entry) String() string {
 	if e.Err != nil {
 		return e.Process + ": " + e.Err.Error()
@@ -149,9 +131,8 @@ func (e Entry) String() string {
 	return s
 }
 
-// CensusOptions name the census table. Nil means defaults.
+// CensusOptions name the census table; nil means DefaultCensusTable.
 type CensusOptions struct {
-	// Table is the census table. Default DefaultCensusTable.
 	Table string
 }
 
@@ -163,10 +144,7 @@ func (o *CensusOptions) table() (string, error) {
 	return t, lockstep.ValidateName("CensusTable", t)
 }
 
-// ReadCensus returns the live census entries, ordered by process id. Entries
-// whose cell cannot be decoded are returned with Err set rather than
-// dropped. ctx bounds the read; it writes nothing. An invalid table name
-// returns an error wrapping lockstep.ErrInvalidConfig.
+// ReadCensus returns the live census entries, writing nothing.
 func ReadCensus(ctx context.Context, store lockstep.Store, opts *CensusOptions) ([]Entry, error) {
 	table, err := opts.table()
 	if err != nil {

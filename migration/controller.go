@@ -12,15 +12,11 @@ import (
 )
 
 // MoveError is a phase move the Controller refused. It wraps
-// lockstep.ErrIncompatibleMode and names the processes that blocked it.
+// lockstep.ErrIncompatibleMode.
 type MoveError struct {
 	From, To lockstep.Mode
-	// Blockers are the live census entries that use a mode the target
-	// phase forbids (or that could not be decoded).
 	Blockers []Entry
-	// Reason is set when the move was refused for its shape rather than for
-	// blockers.
-	Reason string
+	Reason   string
 }
 
 func (e *MoveError) Error() string {
@@ -58,27 +54,19 @@ func (e *MoveError) Error() string {
 // Unwrap returns lockstep.ErrIncompatibleMode.
 func (e *MoveError) Unwrap() error { return lockstep.ErrIncompatibleMode }
 
-// ControllerOptions configure a Controller. Nil means defaults.
+// ControllerOptions configure a Controller; the tables must match the fleet's.
+// Nil means defaults.
 type ControllerOptions struct {
-	// PhaseTable and CensusTable name the tables; they must match the
-	// fleet's Options. Defaults DefaultPhaseTable and DefaultCensusTable.
 	PhaseTable, CensusTable string
-	// Clock is the controller's clock. Default a clock.Local.
-	Clock lockstep.Clock
-	// Drain is how long Set waits for blockers to disappear (processes
-	// switching their flag, releasing locks) before it refuses, re-reading
-	// the census every Poll. It waits before writing the intent, so the
-	// processes it waits for keep taking locks meanwhile. Default 0: the
-	// census is read once before the intent and once after.
+	Clock                   lockstep.Clock
+	// Drain is how long Set waits for blockers, re-reading the census every
+	// Poll (default 1s), before writing anything.
 	Drain time.Duration
-	// Poll is how often the census is re-read while draining. Default 1s.
-	Poll time.Duration
+	Poll  time.Duration
 }
 
-// Controller reads and moves the fleet phase. Run one at a time per fleet:
-// two controllers moving the phase concurrently can each pass their check
-// and commit conflicting phases. Safe for concurrent use (Set calls of one
-// Controller are serialized).
+// Controller reads and moves the fleet phase. Run one at a time per fleet.
+// Safe for concurrent use.
 type Controller struct {
 	store                   lockstep.Store
 	phaseTable, censusTable string
@@ -89,8 +77,7 @@ type Controller struct {
 	mu sync.Mutex // serializes Set
 }
 
-// NewController returns a Controller on store. Invalid options return an
-// error wrapping lockstep.ErrInvalidConfig.
+// NewController returns a Controller on store.
 func NewController(store lockstep.Store, opts *ControllerOptions) (*Controller, error) {
 	var o ControllerOptions
 	if opts != nil {
@@ -122,36 +109,15 @@ func NewController(store lockstep.Store, opts *ControllerOptions) (*Controller, 
 	return c, nil
 }
 
-// Get returns the current phase (Legacy if none was ever set). ctx bounds the
-// read.
+// Get returns the current phase.
 func (c *Controller) Get(ctx context.Context) (Phase, error) {
 	pc, err := readPhase(ctx, c.store, c.phaseTable)
 	return pc.phase, err
 }
 
-// Set moves the phase one step towards target. It first reads the census,
-// writing nothing, until no live process uses a mode the target forbids or
-// Drain has passed; then it writes the intent "pending:<from>-><to>", reads
-// the census again, and commits the target only if that read shows no
-// blocker either. A process that began using a forbidden mode between the
-// two reads makes Set revert the intent at once and drain again (at most
-// three intents, all within Drain). A refusal returns a *MoveError naming
-// the blockers; one decided before any intent was written leaves the phase
-// cell untouched. While blockers remain during a Drain, Set announces the
-// move (see PhaseFlag) so that a fleet following the phase can switch first;
-// the announcement is withdrawn when Set returns, and expires by itself.
-//
-// If the phase is already target, Set rewrites it, so that no earlier write
-// of this Controller whose outcome was unknown can override it later. A move
-// that skips combined, or another move pending towards a different target,
-// is refused without writing anything. A target that is not a valid mode
-// returns an error wrapping lockstep.ErrInvalidMode.
-//
-// ctx bounds the whole move; when it ends (or a store request fails) before
-// the intent, Set returns the error having written no phase; after it, Set
-// reverts the intent with a context.WithoutCancel(ctx) and returns the
-// error. If even the revert or the commit fails, the phase is left pending,
-// which is safe: a pending phase allows only the modes both ends allow.
+// Set moves the phase one step towards target, or returns a *MoveError naming
+// the processes that block it. ctx bounds the move; a failure after the intent
+// reverts it or leaves it pending, which is safe.
 func (c *Controller) Set(ctx context.Context, target lockstep.Mode) error {
 	if !target.Valid() {
 		return fmt.Errorf("migration: set phase: %w: %v", lockstep.ErrInvalidMode, target)
@@ -187,8 +153,7 @@ func (c *Controller) Set(ctx context.Context, target lockstep.Mode) error {
 	return c.move(ctx, from, target, last)
 }
 
-// Blocking returns the entries that forbid entering phase target: those that
-// use a mode target does not allow, and those that could not be decoded.
+// Blocking returns the entries that forbid entering phase target.
 func Blocking(entries []Entry, target lockstep.Mode) []Entry {
 	allowed := allowedIn(target)
 	var out []Entry

@@ -82,7 +82,7 @@ func (c *Controller) drainCensus(ctx context.Context, from, target lockstep.Mode
 
 // recheck is the census read after the intent: the lemma-1 check. Its read
 // starts after the intent's write completed, so it sees every process whose
-// phase read missed the intent (package documentation). It returns the
+// phase read missed the intent (docs/algorithms.md, Lemma 8). It returns the
 // entries that forbid committing target.
 func (c *Controller) recheck(ctx context.Context, target lockstep.Mode) ([]Entry, error) {
 	if bugs.Planted(bugs.DrainSkipsRecheck) {

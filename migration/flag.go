@@ -10,21 +10,13 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// FlagSource says which mode the next acquisition uses. A Locker asks it once
-// per Lock or TryLock call (and its census heartbeat asks it periodically), so
-// a source may change its answer at any time; a lock keeps the mode it was
-// taken in. Any feature-flag SDK fits behind it in a few lines (see the
-// package documentation).
-//
-// Mode returns a valid mode or an error; ctx bounds any I/O it does. An error
-// makes that acquisition fail and leaves nothing behind. Implementations must
-// be safe for concurrent use.
+// FlagSource gives the mode of the next acquisition, or an error that fails
+// it. It must be safe for concurrent use.
 type FlagSource interface {
 	Mode(ctx context.Context) (lockstep.Mode, error)
 }
 
-// Static returns a FlagSource that always answers m. If m is not a valid mode,
-// every call returns an error wrapping lockstep.ErrInvalidMode.
+// Static returns a FlagSource that always answers m.
 func Static(m lockstep.Mode) FlagSource { return static(m) }
 
 type static lockstep.Mode
@@ -36,9 +28,7 @@ func (s static) Mode(context.Context) (lockstep.Mode, error) {
 	return lockstep.ModeUnknown, fmt.Errorf("migration: static flag: %w: %v", lockstep.ErrInvalidMode, lockstep.Mode(s))
 }
 
-// Env returns a FlagSource that reads the environment variable name on every
-// call and parses it with lockstep.ParseMode. An unset, empty or unknown value
-// returns an error wrapping lockstep.ErrInvalidMode.
+// Env returns a FlagSource reading the environment variable name.
 func Env(name string) FlagSource { return env(name) }
 
 type env string
@@ -55,13 +45,8 @@ func (e env) Mode(context.Context) (lockstep.Mode, error) {
 	return m, nil
 }
 
-// File returns a FlagSource that reads a mode name from the file at path
-// (surrounding white space ignored). Every call stats the file; it is re-read
-// only when its modification time or size changed, so the flag can be flipped
-// by rewriting the file (a Kubernetes ConfigMap mount, a config-management
-// run) without restarting the process. A missing file or an unknown mode
-// returns an error (wrapping lockstep.ErrInvalidMode for the latter); the next
-// call tries again.
+// File returns a FlagSource reading a mode name from the file at path, again
+// whenever the file changes.
 func File(path string) FlagSource { return &file{path: path} }
 
 type file struct {
@@ -99,26 +84,16 @@ func (f *file) Mode(context.Context) (lockstep.Mode, error) {
 	return m, nil
 }
 
-// PhaseFlagOptions configure a PhaseFlag. Nil means defaults.
+// PhaseFlagOptions configure a PhaseFlag; Cache defaults to 1s. Nil means
+// defaults.
 type PhaseFlagOptions struct {
-	// Table is the phase table. Default DefaultPhaseTable.
 	Table string
-	// Cache is how long an answer is reused before the phase is read again.
-	// Default 1s. Staleness costs no safety: the Locker's guard reads the
-	// phase itself (see the package documentation).
 	Cache time.Duration
-	// Clock times the cache. Default a clock.Local.
 	Clock lockstep.Clock
 }
 
-// PhaseFlag is a FlagSource that follows the fleet-wide phase in the store:
-// the committed phase's mode, and Combined while a move is pending or a
-// Controller announces one from the committed phase (a cell beside the phase, see the package documentation) —
-// Combined is allowed in every phase and by every pending one. A fleet driven
-// by it moves when the operator moves the phase with a Controller: it
-// switches to Combined as soon as the Controller starts draining, before the
-// intent, so the drain can clear without any of its locks being refused.
-// Safe for concurrent use.
+// PhaseFlag is a FlagSource following the phase: its mode, or combined while a
+// move is pending or announced. Safe for concurrent use.
 type PhaseFlag struct {
 	store lockstep.Store
 	table string
@@ -132,8 +107,7 @@ type PhaseFlag struct {
 	announced Phase // the move a Controller announced, if any
 }
 
-// NewPhaseFlag returns a PhaseFlag reading store. Invalid options return an
-// error wrapping lockstep.ErrInvalidConfig.
+// NewPhaseFlag returns a PhaseFlag reading store.
 func NewPhaseFlag(store lockstep.Store, opts *PhaseFlagOptions) (*PhaseFlag, error) {
 	var o PhaseFlagOptions
 	if opts != nil {
@@ -157,9 +131,7 @@ func NewPhaseFlag(store lockstep.Store, opts *PhaseFlagOptions) (*PhaseFlag, err
 	return &PhaseFlag{store: store, table: o.Table, cache: o.Cache, clock: clockOr(o.Clock)}, nil
 }
 
-// Mode returns the mode the phase calls for, reading the phase cell unless an
-// answer younger than the cache period exists. ctx bounds the read; on error
-// nothing is cached.
+// Mode returns the mode the phase calls for.
 func (f *PhaseFlag) Mode(ctx context.Context) (lockstep.Mode, error) {
 	now := f.clock.Elapsed()
 	f.mu.Lock()

@@ -10,43 +10,19 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// DefaultFlagStaleFor is how long a Locker keeps answering its flag source's
-// last good mode while the source fails, unless Options.FlagStaleFor says
-// otherwise: long enough to ride out a ConfigMap remount, a config-management
-// run rewriting a file or a feature-flag service's restart, short enough that
-// an operator who broke the flag hears of it within a minute.
+// DefaultFlagStaleFor is Options.FlagStaleFor's default.
 const DefaultFlagStaleFor = 30 * time.Second
 
-// FlagOptions configure KeepLastGood. Nil means defaults.
+// FlagOptions configure KeepLastGood: StaleFor defaults to
+// DefaultFlagStaleFor, and a negative one turns it off. Nil means defaults.
 type FlagOptions struct {
-	// StaleFor is how long after its last good answer a failing source is
-	// still answered with that answer. Default DefaultFlagStaleFor; negative
-	// turns the stale answer off (every failure is returned).
 	StaleFor time.Duration
-	// Clock times StaleFor, on elapsed time. Default a clock.Local.
-	Clock lockstep.Clock
-	// Logger receives a Warn when the source starts failing and a stale
-	// answer is served, and another when StaleFor has run out. Default
-	// discards.
-	Logger *slog.Logger
+	Clock    lockstep.Clock
+	Logger   *slog.Logger
 }
 
-// KeepLastGood wraps src so that an error from it is answered with the last
-// mode it did return, as long as that answer is at most StaleFor old (on
-// elapsed time); past that, and before any good answer, the error is
-// returned, saying how long the source has failed and what to do. A call
-// whose ctx is done returns the source's error as it is. migration.New wraps
-// every flag source this way (Options.FlagStaleFor); use KeepLastGood
-// directly for a source read elsewhere.
-//
-// Serving a stale answer is safe for the reason every flag answer is: a
-// Locker never trusts its flag. The mode it returns goes through the census
-// and the phase guard like any other (see the package documentation), so a
-// stale mode is refused exactly when a live flag saying the same would be;
-// it admits nothing a flag that had not been flipped yet could not. What a
-// stale answer costs is time: a fleet keeps the old mode up to StaleFor
-// longer, so a Controller's Drain should allow for it. Invalid options
-// return an error wrapping lockstep.ErrInvalidConfig.
+// KeepLastGood wraps src so that its errors are answered with its last good
+// mode for up to StaleFor. New wraps every flag source this way.
 func KeepLastGood(src FlagSource, opts *FlagOptions) (FlagSource, error) {
 	var o FlagOptions
 	if opts != nil {

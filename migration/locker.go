@@ -14,14 +14,11 @@ import (
 	"github.com/lockstep-go/lockstep/internal/manager"
 )
 
-// ErrStaleCensus is wrapped by the error an acquisition returns when this
-// process's census heartbeat is not fresh (no successful write sent within
-// the census entry's lease window): the phase Controller might not see the process, so
-// taking a lock could break exclusion.
+// ErrStaleCensus is wrapped by an acquisition's error when this process's
+// census heartbeat is stale.
 var ErrStaleCensus = errors.New("migration: census heartbeat is stale")
 
-// ModeError is returned when the process's configured mode is not allowed in
-// the fleet's phase. It wraps lockstep.ErrIncompatibleMode.
+// ModeError is returned when the flag's mode is not allowed in the phase.
 type ModeError struct {
 	ID         string // the lock id asked for
 	Process    string
@@ -38,11 +35,8 @@ func (e *ModeError) Error() string {
 // Unwrap returns lockstep.ErrIncompatibleMode.
 func (e *ModeError) Unwrap() error { return lockstep.ErrIncompatibleMode }
 
-// Locker is the lock services use during a migration. Each Lock or TryLock
-// asks the FlagSource for a mode, checks that mode against the fleet phase,
-// and takes the lock with the legacy, combined or new algorithm; the lock
-// remembers its mode. The Locker keeps the process's census entry alive.
-// One Locker is one process. Safe for concurrent use.
+// Locker takes locks in the mode its flag gives, as the phase allows. One
+// Locker is one process; safe for concurrent use.
 type Locker struct {
 	store lockstep.Store
 	clock lockstep.Clock
@@ -74,10 +68,7 @@ type phaseCache struct {
 	written uint64 // heartbeat version published when the read started
 }
 
-// New returns a Locker on store; flag is the source of the mode, and opts
-// (nil: defaults) give the process's clock and id among the rest. It starts
-// the census heartbeat; Close stops it. Invalid arguments return an error
-// wrapping lockstep.ErrInvalidConfig, having started nothing.
+// New returns a Locker on store with flag as its mode source.
 func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) {
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
@@ -125,11 +116,10 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	return l, nil
 }
 
-// Process returns the process id the Locker reports in the census.
+// Process returns the census's process id.
 func (l *Locker) Process() string { return l.hb.self.Process }
 
-// Entry returns this process's census entry as it stands now (not as last
-// written).
+// Entry returns this process's census entry now.
 func (l *Locker) Entry() Entry {
 	l.hb.mu.Lock()
 	defer l.hb.mu.Unlock()
@@ -138,28 +128,20 @@ func (l *Locker) Entry() Entry {
 	return e
 }
 
-// Lock reads the mode from the flag source, checks it against the fleet
-// phase, and blocks until the lock named id is held in that mode or ctx is
-// done. A refused mode returns a *ModeError (wrapping
-// lockstep.ErrIncompatibleMode) and writes nothing to the lock tables; a
-// stale census returns an error wrapping ErrStaleCensus. When ctx ends first
-// the error satisfies errors.Is(err, ctx.Err()) and the algorithm has removed
-// its cells.
+// Lock blocks until id is held in the flag's mode, if the phase allows it, or
+// ctx is done (then errors.Is(err, ctx.Err()) holds).
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.groups.Lock(ctx, id, false)
 }
 
-// TryLock is Lock without waiting for a holder: it fails with
-// lockstep.ErrLocked, holding nothing, when the lock is taken or another
-// acquisition is ahead in line (a merely concurrent attempt is retried by the
-// algorithm, as lockstep.Locker says).
+// TryLock is Lock failing with lockstep.ErrLocked instead of waiting.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.groups.Lock(ctx, id, true)
 }
 
 // acquire takes id in access with the algorithm of the flag's mode: in mode
 // new in access, in modes legacy and combined exclusively (the legacy format
-// has no other access; combined/doc.go, "Accesses").
+// has no other access; docs/algorithms.md, section 6.3).
 func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	if err := lockstep.ValidateID(id); err != nil {
 		return nil, err
@@ -241,8 +223,8 @@ func (l *Locker) refused(ctx context.Context, id string, m lockstep.Mode, try bo
 }
 
 // guard admits an acquisition in mode m, already registered with the
-// heartbeat, following the Controller's protocol (see the package
-// documentation): the census must publish m before the phase is read, and
+// heartbeat, following the Controller's protocol (docs/algorithms.md,
+// section 7.2): the census must publish m before the phase is read, and
 // the phase must allow m. ctx bounds the census write and the phase reads.
 func (l *Locker) guard(ctx context.Context, id string, m lockstep.Mode) (ticket, error) {
 	t := l.hb.current(m)
@@ -311,10 +293,8 @@ func (l *Locker) enter() bool {
 	return true
 }
 
-// Close makes further calls fail with lockstep.ErrClosed, ends the waits in
-// flight, releases every lock still held, stops the census heartbeat and
-// deletes this process's census entry. Later calls return nil. ctx bounds the store requests; what
-// it cannot delete expires after its TTL. Errors are joined.
+// Close ends the waits in flight, releases every lock still held and deletes
+// the census entry.
 func (l *Locker) Close(ctx context.Context) error {
 	l.mu.Lock()
 	already := l.closed

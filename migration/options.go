@@ -19,82 +19,32 @@ import (
 )
 
 // Options configure a Locker. The zero value of every field means its
-// default; a nil *Options means all defaults.
+// default; a nil *Options means all defaults. New refuses invalid values.
 type Options struct {
-	// Clock is the process's clock. Default a clock.Local.
-	Clock lockstep.Clock
-	// ProcessID is the process's fleet-unique id, 1 to 255 bytes of
-	// [A-Za-z0-9._:-] (a pod's FQDN fits). Default the sanitized host name,
-	// '-' and 64 random bits in hex, so the census names the machine.
+	// Clock defaults to a clock.Local; ProcessID, unique in the fleet, to the
+	// host name and 64 random bits.
+	Clock     lockstep.Clock
 	ProcessID string
-	// Queue configures the queue algorithm used in modes new and combined.
-	// Its Clock and ProcessID, if set, must equal the ones above. Default
-	// nil (queuelock's defaults).
-	Queue *queuelock.Options
-	// Legacy configures the shadow-table algorithm used in modes legacy and
-	// combined; its tables and TTL must match the legacy fleet's. Its Clock
-	// and ProcessID, if set, must equal the ones above. Default nil
-	// (shadowlock's defaults).
+	// Queue and Legacy configure the algorithms; leave their Clock, ProcessID,
+	// Separator and Fencing unset. Legacy's tables and TTL must match the
+	// legacy fleet's.
+	Queue  *queuelock.Options
 	Legacy *shadowlock.Options
-	// Fencing, when set, gives every lock this Locker takes, in every mode, a
-	// fencing token (lockstep.Fenced) from the global time service: legacy
-	// and new locks draw one after their claim, combined locks one after
-	// both halves are held. Tokens strictly increase across successive
-	// owners of a lock id, whatever mode each took it in, as long as every
-	// process of the fleet draws from the same global time table. Legacy
-	// binaries not built on this library draw none, so a fenced resource
-	// shared with them is only protected against holders that draw one.
-	// Queue.Fencing and Legacy.Fencing must be left unset. Default none:
-	// Token returns 0.
-	// A lock of several members (a group, or with Separator an id with
-	// ancestors) is not lockstep.Fenced: each member has its own token and
-	// they have no common order (internal/manager); lock the resource's own
-	// id alone to fence it.
-	Fencing *clock.Global
-	// Separator makes lock ids hierarchical (seed 004), in every mode: with
-	// "/", a lock of "a/b/c" also takes "a" and "a/b" first, in the
-	// intention access of what it asks for (lockstep.Access.Intention). In
-	// mode new that is the queue lock's access; in modes combined and legacy
-	// every member is exclusive (the legacy format knows no other access:
-	// locks below one ancestor then exclude each other — safe, and slower). Set it
-	// here, not on Queue or Legacy; every process of the fleet must use the
-	// same one. Default "": flat ids.
+	// Fencing gives every lock a token; Separator makes ids hierarchical.
+	Fencing   *clock.Global
 	Separator string
-	// CensusTable is the census table. Default DefaultCensusTable.
-	CensusTable string
-	// PhaseTable is the phase table. Default DefaultPhaseTable.
-	PhaseTable string
-	// CensusTTL is the TTL of this process's census entry, a whole number
-	// of seconds no shorter than the smallest safe lease TTL (4s with the
-	// default MaxServerSkew of 1s; the larger of Queue.MaxServerSkew and
-	// Legacy.MaxServerSkew, when set, applies to the census too). Its lease window is (CensusTTL − 1s −
-	// MaxServerSkew)/2 on elapsed time: the entry is rewritten every half
-	// window, and locks are refused, and held ones signalled lost, once no
-	// write sent in the last window has succeeded. Default DefaultCensusTTL
-	// (30s).
-	CensusTTL time.Duration
-	// PhaseCache is how long the guard reuses a phase it read, as long as
-	// the mode asked for has stayed published in the census meanwhile.
-	// Default 1s.
-	PhaseCache time.Duration
-	// FlagStaleFor is how long the flag source's last good answer is still
-	// used while the source fails (a flag file briefly missing, a flag
-	// service restarting), with a Warn through Logger; past it, acquisitions
-	// fail with the source's error (KeepLastGood has the details and why
-	// this is safe). Default DefaultFlagStaleFor (30s); negative turns it
-	// off.
+	// CensusTTL is whole seconds, at least 4s. PhaseCache (default 1s) is how
+	// long admission reuses a phase read. FlagStaleFor: see KeepLastGood.
+	CensusTable  string
+	PhaseTable   string
+	CensusTTL    time.Duration
+	PhaseCache   time.Duration
 	FlagStaleFor time.Duration
-	// Host is reported in the census. Default os.Hostname().
-	Host string
-	// Version is reported in the census. Default the main module's version
-	// from the binary's build information.
+	// Host and Version are reported in the census.
+	Host    string
 	Version string
-	// Logger receives census trouble at Warn, and every algorithm's
-	// renewal trouble and loss unless Queue or Legacy set their own.
-	// Default discards.
-	Logger *slog.Logger
-	// Observer receives the events of every algorithm (unless Queue or
-	// Legacy set their own) and of refused acquisitions. Default none.
+	// Logger and Observer are inherited by Queue and Legacy.
+	Logger   *slog.Logger
 	Observer lockstep.Observer
 }
 

@@ -8,10 +8,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// DefaultPhaseTable holds the fleet-wide phase: one partition, phaseRow, with
-// one cell, phaseColumn, whose value is the phase's text (Phase.String).
-// Written only by the phase Controller; read by every migration.Locker (the
-// guard) and by PhaseFlag, whatever their mode.
+// DefaultPhaseTable is the phase table's default name.
 const DefaultPhaseTable = "fleet_phase"
 
 // phaseRow and phaseColumn locate the phase cell in the phase table.
@@ -23,22 +20,17 @@ const (
 // pendingPrefix marks an intent: "pending:<from>-><to>".
 const pendingPrefix = "pending:"
 
-// Phase is the fleet's migration phase: a committed mode, or an intent to move
-// from one mode to the next that the Controller has announced but not yet
-// committed. The zero Phase is invalid; a missing phase cell reads as Legacy.
+// Phase is the fleet's migration phase: a committed Mode, or, while Target is
+// set, a pending move from Mode to Target.
 type Phase struct {
-	// Mode is the committed phase, or the phase being left while Target is set.
-	Mode lockstep.Mode
-	// Target is the phase being entered, while the move is pending;
-	// ModeUnknown when the phase is committed.
+	Mode   lockstep.Mode
 	Target lockstep.Mode
 }
 
-// Pending reports whether p is an intent rather than a committed phase.
+// Pending reports whether p is a pending move.
 func (p Phase) Pending() bool { return p.Target != lockstep.ModeUnknown }
 
-// String returns "legacy", "combined", "new" or "pending:<from>-><to>", the
-// text stored in the phase cell.
+// String returns the text stored in the phase cell.
 func (p Phase) String() string {
 	if p.Pending() {
 		return pendingPrefix + p.Mode.String() + "->" + p.Target.String()
@@ -46,8 +38,7 @@ func (p Phase) String() string {
 	return p.Mode.String()
 }
 
-// ParsePhase parses the text Phase.String writes. Anything else returns an
-// error wrapping lockstep.ErrInvalidMode.
+// ParsePhase parses the text Phase.String writes.
 func ParsePhase(s string) (Phase, error) {
 	rest, pending := strings.CutPrefix(strings.TrimSpace(s), pendingPrefix)
 	if !pending {
@@ -121,8 +112,7 @@ func (p Phase) allowed() modeSet {
 	return a
 }
 
-// Allows reports whether a process configured in mode m may take locks in
-// phase p.
+// Allows reports whether locks may be taken in mode m during p.
 func (p Phase) Allows(m lockstep.Mode) bool { return p.allowed().has(m) }
 
 // phaseCell is the phase as read, with the timestamp of the winning write.

@@ -10,10 +10,7 @@ import (
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
-// ErrNotReady is wrapped by the error Ready returns when the Locker could
-// not take a lock now: a table does not answer, the flag gives no mode, or
-// the phase refuses the flag's mode.
-// It is the same value as queuelock.ErrNotReady and shadowlock.ErrNotReady.
+// ErrNotReady is wrapped by Ready's errors.
 var ErrNotReady = probe.ErrNotReady
 
 // lockTables are the lock tables of the Locker's algorithms, resolved as
@@ -34,14 +31,8 @@ func lockTables(o *Options) []string {
 	return []string{m, s, q}
 }
 
-// Ready is the Locker's startup check, to call once before serving: it
-// reads one row of every table the Locker uses (both algorithms' lock
-// tables, the census, the phase, and the global time table with Fencing), asks the flag for a mode, and checks
-// that mode against the fleet phase — so a missing keyspace or table, an
-// unreadable flag or a flag the phase refuses shows at startup, not at the
-// first Lock. It writes nothing. The error wraps ErrNotReady and the cause
-// (the store's error, the flag's, or a *ModeError), and says what to do.
-// With Cassandra, schema.Verify also checks the tables' layout.
+// Ready checks, writing nothing, that every table answers and the phase allows
+// the flag's mode.
 func (l *Locker) Ready(ctx context.Context) error {
 	if !l.enter() {
 		return lockstep.ErrClosed

@@ -66,7 +66,7 @@ var (
 		}
 		return l, l.Close, nil
 	}}
-	// combined takes the queue lock, then the legacy lock (combined/doc.go); both
+	// combined takes the queue lock, then the legacy lock (docs/algorithms.md, section 6); both
 	// halves use the process's name, as combined.Options asks.
 	combined = kind{name: "combined", mode: lockstep.ModeCombined, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := combinedlock.New(p.Store(), &combinedlock.Options{
@@ -103,7 +103,7 @@ type fleet struct {
 	sweepDivisor int
 	// shareFirst makes the second process a second user goroutine of the
 	// first, on the same Locker: goroutines of one process contending for
-	// one id (queuelock/doc.go, refinement 6), whose acquisitions share the Locker's
+	// one id (docs/algorithms.md, section 4.7), whose acquisitions share the Locker's
 	// owner cell.
 	shareFirst bool
 	// groups, when set, makes this a lock-manager fleet: its processes take
@@ -121,7 +121,7 @@ var fleets = append([]fleet{
 	// acquisition must never touch the owner cell its Locker's next
 	// acquisition holds.
 	{name: "new/two-goroutines", kinds: []kind{queue, queue, queue}, starvationFree: true, shareFirst: true},
-	// The rollout fleets (migration/doc.go): combined beside either other mode.
+	// The rollout fleets (docs/algorithms.md, section 7): combined beside either other mode.
 	{name: "legacy+combined", kinds: []kind{legacy, combined, combined}},
 	{name: "combined+new", kinds: []kind{combined, combined, queue}, starvationFree: true},
 	// Every process a migration.Locker whose flag the random phase flips

@@ -27,7 +27,7 @@ var managerFleets = []fleet{
 	{name: "new/manager-two-goroutines", kinds: []kind{managerQueue, managerQueue, managerQueue}, shareFirst: true, sweepDivisor: 4,
 		groups: &groupSpec{sep: groupSep, bounded: true, fifo: true}},
 	// The rollout fleets. Combined takes every member exclusively, both
-	// halves (combined/doc.go, "Accesses"). It once took the queue half in
+	// halves (docs/algorithms.md, section 6.3). It once took the queue half in
 	// the member's access: compatible queue holders of one id then all
 	// contended on the legacy half, whose lock is not FIFO, and this fleet
 	// found G2 broken (a combined process re-taking a/b:S, hence the legacy

@@ -9,8 +9,8 @@ import "github.com/lockstep-go/lockstep/internal/bugs"
 // are process-wide (bugs.Defect), are in negative_manager_planted_test.go.
 func init() {
 	controls = append(controls,
-		// A non-exclusive request that ignores the line (queuelock's
-		// "Lock accesses": compatible with every earlier live queue request)
+		// A non-exclusive request that ignores the line (docs/algorithms.md,
+		// section 4.2: compatible with every earlier live queue request)
 		// and claims as soon as the owner cells allow: readers that keep
 		// overlapping pass an earlier waiting writer again and again.
 		// Caught in the quiet phase by bounded bypass (G3: a wait overtaken

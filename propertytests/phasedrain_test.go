@@ -225,8 +225,8 @@ func drainProperty(outer *testing.T, st *drainStats) func(*rapid.T) {
 	}
 }
 
-// A Controller that drains before its intent (migration/doc.go, "Draining
-// before the intent") moves the phase to new and back while the fleet's
+// A Controller that drains before its intent (docs/algorithms.md,
+// section 7.3, "The drain changes nothing") moves the phase to new and back while the fleet's
 // flags drift into legacy at any moment — between the drain's census reads,
 // between the last of them and the intent, during the check after it — with
 // rapid choosing the schedule and the faults. Mutual exclusion, ownership

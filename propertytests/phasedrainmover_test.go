@@ -56,7 +56,7 @@ func (d *drainMover) noteWrite(y *sim.Yield) {
 
 // startDrainMover adds the Controller to h's simulation, and the phase
 // property to h's acquisitions: no lock is taken in legacy once the
-// Controller was told its commit of new succeeded (migration/doc.go: every
+// Controller was told its commit of new succeeded (docs/algorithms.md, section 7: every
 // mode a live process may take a lock in lies in the phase's allowed set).
 func startDrainMover(h *harness) (*drainMover, error) {
 	p := h.s.AddProcess(controllerName)

@@ -12,7 +12,7 @@ import (
 	"github.com/lockstep-go/lockstep/model/sim"
 )
 
-// The rollout fleets (migration/doc.go): combined beside legacy, combined beside
+// The rollout fleets (docs/algorithms.md, section 7): combined beside legacy, combined beside
 // new, and processes switching between the two through their flag. Each is
 // checked like the single-mode fleets: mutual exclusion, ownership and the
 // lease property after every action of a random phase with faults, then
@@ -238,7 +238,7 @@ func (st rolloutStats) String() string {
 		st.byMode[lockstep.ModeNew], st.refused, st.staleRefused, st.stale, st.heldAcross, st.early, st.late)
 }
 
-// runRollout runs the full rollout and rollback of migration/doc.go on
+// runRollout runs the full rollout and rollback of docs/migrating.md on
 // rolloutFleet, the controller driving the phase, with the scheduler's
 // choices from ch and its actions from draw, and returns the trace.
 func runRollout(ch sim.Chooser, draw func() int, st *rolloutStats) (trace string, err error) {

@@ -33,7 +33,7 @@ const (
 	retryLimit  = 200                    // Set attempts per step (store errors, late refusals)
 )
 
-// rollout is the operator of migration/doc.go's runbook, run as one more
+// rollout is the operator of the runbook (docs/migrating.md), run as one more
 // simulated process (controllerName) beside the fleet, so every census read
 // and phase write is a yield point the scheduler orders against the
 // processes' lock traffic, and can be delayed, lost or timed out like theirs.
@@ -96,7 +96,7 @@ func (r *rollout) done() bool {
 	return r.finished
 }
 
-// runbook is migration/doc.go's rollout and rollback, step by step, with the
+// runbook is docs/migrating.md's rollout and rollback, step by step, with the
 // unsafe moves an impatient operator would try on the way.
 func (r *rollout) runbook(ctx context.Context) error {
 	// Step 2: the fleet takes its locks through migration.Locker, flag at

@@ -28,7 +28,7 @@ type attempt struct {
 	try    bool
 	start  int64           // elapsed µs, when the call began
 	mode   lockstep.Mode   // the mode the caller asked for (lease events)
-	access lockstep.Access // what the acquisition asks of the id (doc.go, "Lock accesses")
+	access lockstep.Access // what the acquisition asks of the id (docs/algorithms.md, section 4.2)
 	slot   int             // our in-process turn's slot: names our owner cell (layout.SlotColumn)
 	loss   *held.Loss      // the acquisition's loss signal, fired by the lease
 	// claiming is held.Request.Claiming of a part's acquisition (package

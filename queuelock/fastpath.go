@@ -9,7 +9,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
-// The uncontended fast path (doc.go, § Progress, refinement 7). The documents' Lock takes
+// The uncontended fast path (docs/algorithms.md, section 4.10, refinement 7). The documents' Lock takes
 // six or seven sequential round trips when nobody else wants the lock:
 // enqueue, read, write the owner cell, read, release — plus floor upkeep.
 // Queue and owner cells share one partition, so one request can write both

@@ -10,8 +10,8 @@ import (
 )
 
 // floors caches, per lock id, the read floor: reads of the queue start at it,
-// so their cost does not grow with the lock's history of tombstones (doc.go,
-// § Progress, refinement 3).
+// so their cost does not grow with the lock's history of tombstones (docs/algorithms.md,
+// section 4.5, refinement 3).
 //
 // A read that started at clock time t raises the floor to
 //
@@ -49,7 +49,7 @@ import (
 // cell, so last-write-wins keeps the maximum. A floor from it is one some
 // process learned by reading, so it is as good as one's own. It carries a TTL
 // (floorCellTTL) that every claim renews, so an id no one claims any more
-// leaves no live cell; doc.go ("What a Locker keeps") says why the argument
+// leaves no live cell; docs/algorithms.md (sections 4.5 and 4.11) says why the argument
 // above survives the expiry, and why a floor entry may be dropped.
 type floors struct {
 	mu     sync.Mutex
@@ -155,8 +155,8 @@ func (l *Locker) learn(id string, learned, published int64) {
 
 // floorCell returns the floor cell to write along with a claim: the highest
 // floor this process knows of id — its own or one it read in the cell — with
-// the floor cell's TTL, so every claim renews the cell (doc.go, "What a
-// Locker keeps"). Rewriting the cell's own value carries its own timestamp;
+// the floor cell's TTL, so every claim renews the cell (docs/algorithms.md,
+// section 4.11). Rewriting the cell's own value carries its own timestamp;
 // on equal timestamps the later expiry wins, so the rewrite renews it.
 func (l *Locker) floorCell(id string) (lockstep.Cell, bool) {
 	l.floors.mu.Lock()
@@ -202,7 +202,7 @@ func (l *Locker) floorKeep() int64 {
 
 // floorCellTTL is the TTL of the published floor cell: 2×TTL + Poll, rounded
 // up to whole seconds. A published value must stay readable for longer than
-// a waiter's poll plus its read (doc.go says why); Cassandra keeps a cell of
+// a waiter's poll plus its read (docs/algorithms.md, section 4.5, says why); Cassandra keeps a cell of
 // TTL t for at least t − 1 s less the replica skew, and TTL is well above
 // both, so this leaves every waiter at least a TTL beyond its poll to read it.
 func (l *Locker) floorCellTTL() time.Duration {

@@ -25,8 +25,8 @@ import (
 // A floor entry expires a TTL after its last use, but is kept while the
 // id's in-process turn is held or awaited (internal/turn), so a claim always
 // publishes the floor its read started at. A hint expires at its own "until"
-// (a TTL after the contention was seen). doc.go says why dropping either is
-// safe.
+// (a TTL after the contention was seen). docs/algorithms.md, section 4.11, says
+// why dropping either is safe.
 
 // minSweepLen is the size below which inserting into a per-id map never
 // sweeps it.

@@ -74,26 +74,17 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	return l, nil
 }
 
-// Lock blocks until the lock named id is held or ctx is done. Waiting, it
-// keeps its place in line by renewing its queue cell, and re-reads the queue
-// every Poll. Store errors while waiting are retried until ctx ends. When ctx
-// ends first, Lock deletes its queue cell and returns an error for which
-// errors.Is(err, ctx.Err()) holds. After Close it returns ErrClosed. With
-// Options.Fencing, a failed token draw is retried like a store error, and a
-// token that arrived after the lease lapsed like a lost claim.
+// Lock blocks until the lock named id is held or ctx is done, keeping its
+// place in line and retrying store errors meanwhile. When ctx ends first it
+// deletes its cells and returns an error for which errors.Is(err,
+// ctx.Err()) holds.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.groups.Lock(ctx, id, false)
 }
 
-// TryLock makes one attempt (seed 000 listing 8): it fails with ErrLocked,
-// writing nothing, when the lock is held or anyone is in line; otherwise it
-// enqueues and claims, and if someone else turns out to be first it deletes
-// its cells and fails with ErrLocked. Another goroutine of this process
-// waiting for id, or holding it in a conflicting access, also makes it fail
-// at once. With
-// Options.Fencing, a failed token draw fails it with the store's error, and
-// a token that arrived after the lease lapsed with an error wrapping
-// lockstep.ErrLost; either way its cells are deleted.
+// TryLock makes one attempt: it fails with ErrLocked, having deleted
+// whatever it wrote, when the lock is held or awaited in a conflicting
+// access.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.groups.Lock(ctx, id, true)
 }
@@ -150,11 +141,9 @@ func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) 
 	return res, err
 }
 
-// Close makes further calls fail with ErrClosed, ends the waits in flight
-// (they clean up and return ErrClosed), releases every lock this Locker still
-// holds and waits for all of it, including the locks' renewal goroutines and
-// the janitor that forgets released ids (idstate.go). ctx bounds the
-// releases' store requests. Errors of the releases are joined.
+// Close makes further calls fail with ErrClosed, ends the waits in flight,
+// releases every lock still held and waits for its goroutines. ctx bounds
+// the releases.
 func (l *Locker) Close(ctx context.Context) error {
 	err := l.life.Close(ctx)
 	l.leases.Close()

@@ -30,7 +30,7 @@ func (v view) queued(column string) bool {
 	return false
 }
 
-// Accesses (doc.go, "Lock accesses"): a request in access a may claim when
+// Accesses (docs/algorithms.md, section 4.2): a request in access a may claim when
 // it is compatible with every live request before it in line and every live
 // owner cell but its own; a claim holds when, read after its write, its
 // owner cell is there and every other owner cell is compatible with a. For

@@ -10,8 +10,8 @@ import (
 	"github.com/lockstep-go/lockstep/wakeup"
 )
 
-// Wake-ups on release (Options.Wake; the package documentation has the
-// argument). A waiter registers its queue cell here for as long as it
+// Wake-ups on release (Options.Wake; docs/algorithms.md, section 4.9,
+// has the argument). A waiter registers its queue cell here for as long as it
 // waits; a wake-up naming that cell, authenticated and fresh, ends the
 // waiter's current sleep, or the next one if it is awake, so that it claims
 // at once (pace.go, onWake). Nothing else: the claim's read decides, as

@@ -1,90 +1,69 @@
-// Package shadowlock is the legacy lock algorithm of seed 000 §4 (listings 4
-// and 5), kept exactly as the fleet being migrated runs it: combined-mode
-// processes (package combined) read and write the same rows, so both its
-// behaviour and its storage format are frozen.
+// Package shadowlock is the legacy shadow-table lock, kept exactly as the
+// fleet being migrated runs it: processes not built on this library read and
+// write the same rows, so its behaviour and storage format are frozen.
 //
-// # Frozen storage format
+// Use it only beside legacy processes, or through package migration (mode
+// legacy, and one half of mode combined). It is safe but not fair; a fleet
+// that can move to the queue lock (package queuelock) should, with package
+// migration. The package needs only a lockstep.Store.
 //
-// Two tables of the generic cell shape (partition = row key, clustering =
-// column name, value), default names legacy_main and legacy_shadow:
+// # Storage
 //
-//	legacy_main   row = lock id   column = owner id   value = empty
-//	              the owner of the lock; one live cell while held
-//	legacy_shadow row = lock id   column = owner id   value = empty
-//	              contenders announce themselves here before claiming
+// Two tables, partitioned by lock id, one empty cell per owner id, each with
+// the TTL:
 //
-// Every cell carries the lease TTL; the holder rewrites its main cell every
-// Renew. Owner ids are unique per acquisition. Changing any of this breaks
-// mutual exclusion with processes still running the legacy code. The cells
-// are built and read through package internal/layout, the one owner of the
-// format. A legacy row has no foreign cells: any cell there is some owner's
-// (a legacy peer chooses its own owner ids), and blocks others until it is
-// deleted or expires, as listing 4 has it.
+//	legacy_main    row = lock id   column = owner id   the holder
+//	legacy_shadow  row = lock id   column = owner id   contenders announce themselves
 //
-// # Algorithm (listing 4, TryLock)
+// Any cell in a legacy row counts as some owner's and blocks others until it
+// is deleted or expires.
 //
-//  1. Read the main row. If it holds exactly one cell: Success if it is ours,
-//     else AnotherThreadIsOwner.
-//  2. Write our cell to the shadow row; read the shadow row.
-//  3. If ours is the only shadow cell and the main row (re-read) is empty:
-//     write our cell to main, delete our shadow cell: Success.
-//  4. Otherwise delete our shadow cell: ConcurrentAttempt.
+// # Use
 //
-// Lock (listing 5) repeats TryLock, sleeping uniformly in [0, 1000 ms] after
-// AnotherThreadIsOwner and in [0, 50·attempt ms] after ConcurrentAttempt
-// (attempt counting those). The package's TryLock fails at once on
-// AnotherThreadIsOwner but retries a ConcurrentAttempt the same way, up to
-// lockstep.MaxTryAttempts rounds, as the production legacy code's TryGetLock
-// does: a concurrent attempt means nobody holds the lock, and reporting it
-// as ErrLocked would let callers retrying in step livelock.
+// Build one Locker per process with New (nil options mean defaults), call
+// Ready at startup, Close on shutdown. Lock retries rounds, with random
+// backoff, until it holds the lock or ctx ends; TryLock fails with
+// lockstep.ErrLocked when someone holds it, and retries a merely concurrent
+// attempt up to lockstep.MaxTryAttempts rounds. Every goroutine contends in
+// the store on its own, as the legacy code does.
 //
-// # Safety and its limits
+// # Guarantees
 //
-// Two contenders that both reach step 3 both wrote a shadow cell and then
-// read the shadow row; by lemma 1 at least one saw the other's cell, so at
-// most one proceeds. A contender that proceeds re-reads main after its shadow
-// read; a holder's main cell written before that read is seen. The algorithm
-// makes no promise of fairness: a releasing process that immediately retries
-// tends to win again while others sleep, which is why the seed measured
-// worst-case waits of 502 s with five processes. That unfairness is the reason
-// for the migration and is deliberately left as it is.
+// Mutual exclusion. Two acquisitions of this package never both hold a lock
+// with Lost() open: each writes its shadow cell, reads the shadow row, and only alone there,
+// and with the main row empty, writes its main cell. Two local changes,
+// invisible in the store, keep this true under pauses and store errors: a
+// round older than the lease window gives up before writing main, and a
+// round retried after a store error uses a fresh owner id. Legacy processes
+// running other code lack both, and can overlap a holder after a pause
+// longer than the TTL.
 //
-// The argument needs every cell a round relies on to stay live until the
-// round ends. Listing 4 has no clock in it, so a round stalled for a TTL (a
-// pause, a slow read) can find its shadow cell expired under it while a
-// contender saw itself alone: two holders. The model checks found this, and a
-// retry after a store error under the same owner id (which could take its own
-// half-deleted main cell for a held lock). This implementation differs from
-// the listing in two local ways, invisible in the store and to legacy peers:
-// a round older than the lease window (internal/lease: (TTL − 1s −
-// MaxServerSkew)/2, on elapsed time) since its shadow write was sent gives up as a
-// concurrent attempt before writing main, and every retried round uses a
-// fresh owner id. Legacy processes running other code keep the listing's
-// weakness; the shorter the TTL against their pauses, the more it matters.
+// Fairness and progress. None beyond deadlock freedom: a releasing process
+// that asks again tends to win while others sleep, and one waiter's wait is
+// unbounded. This is the reason for the migration.
 //
-// For package combined, a prepared acquisition (overlap.go, through
-// internal/held's Source.Prepare) runs these rounds beside a queue claim:
-// each round waits before its main write until the caller holds the queue
-// lock, the first round leaves step 1 out (step 10's read classifies it),
-// and the acquisition returns while step 12 is in flight (Release waits for
-// it). Steps 7, 8, 10, 11 and 12 keep their order, each sent after the
-// previous one's reply; package combined's doc has the argument.
+// Leases and Lost. A holder rewrites its main cell every Options.Renew; when
+// no write sent within (TTL − 1s − MaxServerSkew)/2 on the monotonic clock
+// succeeded, Lost() closes, before any replica can count the cell expired.
+// Stop work then; Unlock reports lockstep.ErrLost.
 //
-// # Fencing tokens
+// Fencing. With Options.Fencing, each acquisition carries a token, ordered
+// with every other mode's if the fleet draws from one global time table. It
+// lives in that table, not in the legacy rows; legacy binaries draw none.
 //
-// With Options.Fencing set, an acquisition draws a token from the global
-// time service after its round succeeded, and keeps it only if the lease,
-// counted from the send of its main write, was still open when the token
-// arrived; otherwise, and when the draw fails, the round is undone (its main
-// cell deleted) and treated like a round that met a store error: Lock
-// retries it under a fresh owner id, TryLock returns the error (wrapping
-// lockstep.ErrLost for a lapse). internal/fencing has the argument that
-// tokens so drawn strictly increase across successive owners. The token
-// lives in the global time table, not in the legacy rows, so the frozen
-// format is unchanged; legacy binaries not built on this library draw no
-// token, and a fenced resource shared with them is only protected against
-// holders that draw one. Without fencing, Token returns 0.
+// # Pitfalls and failures
 //
-// This package depends only on the root package, clock and internal
-// packages; never on a driver.
+// MainTable, ShadowTable and TTL must match the legacy fleet's, and every
+// process's ProcessID must be unique. Every lock is exclusive, whatever
+// access it asks. Store errors end a round (its cells deleted) and Lock
+// retries; TryLock returns them. With fencing, a failed draw or a token that
+// arrived after the lease lapsed ends the round the same way (TryLock's
+// error then wraps lockstep.ErrLost for a lapse). When ctx ends first, the
+// error satisfies errors.Is(err, ctx.Err()) and the cells are deleted. A
+// failed Unlock is retried by the next Unlock or Close; otherwise the cell
+// expires after the TTL.
+//
+// The algorithm and its proofs are in docs/algorithms.md, section 3 (3.2
+// steps, 3.3 exclusion and the round deadline, 3.4 unfairness); section 6
+// covers its use by package combined.
 package shadowlock

@@ -59,29 +59,17 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	return l, nil
 }
 
-// Lock is listing 5: it repeats listing 4 until Success, sleeping a uniform
-// random time in [0, 1000 ms] after AnotherThreadIsOwner and in
-// [0, 50·attempt ms] after ConcurrentAttempt. A store error ends the round
-// (its cells are deleted) and is retried after the short backoff. When ctx
-// ends first, Lock returns an error for which errors.Is(err, ctx.Err()) holds,
-// having deleted its cells. With Options.Fencing, a failed token draw, or a
-// token that arrived after the lease lapsed, ends the round the same way
-// (its main cell deleted) and is retried.
+// Lock repeats rounds until it holds the lock or ctx is done, sleeping a
+// random time between rounds (up to 1s while someone holds the lock). A store
+// error ends a round, which is retried. When ctx ends first it returns an
+// error for which errors.Is(err, ctx.Err()) holds, having deleted its cells.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.groups.Lock(ctx, id, false)
 }
 
-// TryLock runs listing 4 and fails with ErrLocked when it returns
-// AnotherThreadIsOwner. A ConcurrentAttempt (nobody holds the lock, another
-// contender was in the shadow row at the same time) is retried as listing 5
-// retries it, after a sleep uniform in [0, 50·attempt ms], up to
-// lockstep.MaxTryAttempts rounds in all; only then does TryLock give up with
-// ErrLocked. Without the retry, processes calling TryLock in a loop in step
-// with each other would all see each other forever. A store error ends it
-// (its cells deleted, as far as the store lets), and so does, with
-// Options.Fencing, a failed token draw or a token that arrived after the
-// lease lapsed (then the error wraps lockstep.ErrLost). When ctx ends first
-// it returns an error for which errors.Is(err, ctx.Err()) holds.
+// TryLock fails with ErrLocked when someone holds the lock, or after
+// lockstep.MaxTryAttempts rounds that met a concurrent attempt. A store error
+// ends it, its cells deleted.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.groups.Lock(ctx, id, true)
 }
@@ -210,8 +198,7 @@ func (l *Locker) uniform(max time.Duration) time.Duration {
 }
 
 // Close makes further calls fail with ErrClosed, ends waits in flight,
-// releases every lock still held and ends the renewal scheduler, waiting for
-// its goroutines.
+// releases every lock still held and waits for its goroutines.
 func (l *Locker) Close(ctx context.Context) error {
 	err := l.life.Close(ctx)
 	l.leases.Close()

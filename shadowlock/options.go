@@ -17,63 +17,38 @@ const (
 )
 
 // Options configure a Locker. The zero value of every field means its
-// default; a nil *Options means all defaults.
+// default; a nil *Options means all defaults. New refuses invalid values.
 type Options struct {
-	// MainTable and ShadowTable name the legacy tables. Defaults
-	// DefaultMainTable and DefaultShadowTable; a fleet that already has them
-	// under other names sets these.
+	// MainTable and ShadowTable name the legacy tables; use the legacy
+	// fleet's. Defaults DefaultMainTable and DefaultShadowTable.
 	MainTable, ShadowTable string
-	// Separator, when set, makes lock ids hierarchical (seed 004): with "/",
-	// a lock of "a/b/c" also takes "a" and "a/b" first. The legacy format
-	// has exclusive locks only, so every member of a group, an ancestor's
-	// intention lock included, is taken exclusively: a lock then conflicts
-	// with its ancestors' and descendants' as it must, and also with its
-	// siblings' (they share an ancestor) — safe, and slower than in mode
-	// new. Lock, TryLock and the group calls all follow it; the lock
-	// returned is then a group (lockstep.Grouped). 1 to 8 bytes; an id with
-	// an empty segment ("a//b", "/a", "a/") is refused. Every process locking
-	// the same ids must use the same Separator. Default "": flat ids.
+	// Separator, when set, makes ids hierarchical, as
+	// queuelock.Options.Separator says; every member is exclusive. Default
+	// "": flat ids.
 	Separator string
-	// TTL is written on every cell; a whole number of seconds, at least
-	// the smallest TTL that leaves a safe lease given MaxServerSkew (4s with
-	// the default skew; see MaxServerSkew). Zero means the default, 30s; a
-	// negative TTL is refused.
+	// TTL is written on every cell: whole seconds, at least 4s with the
+	// default MaxServerSkew. Default 30s.
 	TTL time.Duration
-	// Renew is the renewal interval of holders; at most half the lease
-	// window, (TTL − 1s − MaxServerSkew)/4. Zero means the default: TTL/3 or
-	// that bound, whichever is shorter (7s with the defaults).
+	// Renew is the renewal period, at most (TTL − 1s − MaxServerSkew)/4.
+	// Default TTL/3 or that bound, whichever is shorter.
 	Renew time.Duration
-	// MaxServerSkew bounds how far apart the clocks of any two Cassandra
-	// nodes read. Cassandra expires a cell in whole seconds on each
-	// replica's own clock, so a cell written with TTL t lives only
-	// t − 1s − MaxServerSkew; a holder's lease (how long after a successful
-	// write it counts itself the holder, on its monotonic clock) is half of
-	// that (internal/lease has the derivation). Keep server clocks in sync
-	// (NTP) and this a safe bound on their difference. Default 1s.
+	// MaxServerSkew bounds the clock difference between Cassandra nodes.
+	// The lease window is derived from it, so it must not be below the real
+	// skew. Default 1s.
 	MaxServerSkew time.Duration
 	// Clock is this process's clock. Default a clock.Local.
 	Clock lockstep.Clock
-	// ProcessID prefixes owner ids; 1 to 255 bytes of [A-Za-z0-9._:-].
-	// Default the sanitized host name, '-' and 64 random bits in hex.
-	// It must be unique across the fleet: two lockers sharing one would issue
-	// the same owner ids and could both believe they hold a lock.
+	// ProcessID prefixes owner ids and must be unique in the fleet: 1 to 255
+	// bytes of [A-Za-z0-9._:-]. Default the host name and 64 random bits.
 	ProcessID string
 	// Logger receives renewal trouble and loss at Warn. Default discards.
 	Logger *slog.Logger
 	// Observer receives events. Default none.
 	Observer lockstep.Observer
-	// Fencing, when set, gives every acquisition a fencing token
-	// (lockstep.Fenced) from the global time service, strictly increasing
-	// across successive owners of a lock id — also across owners taken in
-	// another mode, if every Locker of the fleet draws from the same global
-	// time table (package fence's documentation has the argument). It lives
-	// in the global time table, not in the legacy rows: the frozen format is
-	// unchanged. Legacy binaries not built on this library draw no token, so
-	// a fenced resource shared with them is only protected against holders
-	// that draw one. Default none: Token returns 0.
+	// Fencing, when set, gives each acquisition a token drawn from this
+	// service (lockstep.Fenced). Default none: Token returns 0.
 	Fencing *clock.Global
-	// Rand draws the backoff of listing 5. Default a randomly seeded PCG.
-	// It is used under the locker's mutex.
+	// Rand draws the backoff. Default a randomly initialised PCG.
 	Rand *rand.Rand
 }
 

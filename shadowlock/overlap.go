@@ -12,8 +12,8 @@ import (
 	"github.com/lockstep-go/lockstep/internal/layout"
 )
 
-// Prepared acquisitions, for package combined (its doc.go has the
-// argument). A combined acquisition starts one as the queue half's claim is
+// Prepared acquisitions, for package combined (docs/algorithms.md,
+// section 6.1, has the argument). A combined acquisition starts one as the queue half's claim is
 // sent, so that the legacy round's requests travel beside the queue's:
 //
 //	7     put  our shadow cell              (beside the queue claim's write)

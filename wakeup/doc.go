@@ -8,7 +8,7 @@
 // claim's own read (first in line and alone: queuelock's lemma 1), exactly
 // as after a poll. So a wake-up that is lost, duplicated, delayed,
 // reordered or forged can cost latency or one claim that withdraws, never
-// safety or the bypass bound (queuelock/doc.go, "Wake-ups on release").
+// safety or the bypass bound (docs/algorithms.md, section 4.9).
 //
 // It depends on the standard library only. A Message is sealed with
 // HMAC-SHA256 under a key the whole fleet shares (Seal, Open); the

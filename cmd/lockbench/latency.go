@@ -13,7 +13,7 @@ import (
 
 // latencyStreams are the seed scenario's latency streams on the sim
 // backend: one per table, shared by every process. A combined lock sends
-// some requests side by side, each to its own table (combined/doc.go); with
+// some requests side by side, each to its own table (docs/algorithms.md, section 6.1); with
 // one stream for all requests, which of the two drew first — the Go
 // runtime's choice under runVirtual, the goroutines' labels under model/sim —
 // would change the latencies both got. Per table, requests of one process

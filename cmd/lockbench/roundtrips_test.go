@@ -32,7 +32,7 @@ func TestRunSimRoundtrips_CombinedOverlapsItsHalves(t *testing.T) {
 		t.Errorf("new pair took %d round trips, want 3", seq[algoNew])
 	}
 	// Combined sends both halves' requests but the legacy round's first
-	// read, and overlaps them (combined/doc.go): at most 7 round trips.
+	// read, and overlaps them (docs/algorithms.md, section 6.1): at most 7 round trips.
 	if total[algoCombined] != total[algoNew]+total[algoLegacy]-1 {
 		t.Errorf("combined %d requests, want new %d + legacy %d - 1", total[algoCombined], total[algoNew], total[algoLegacy])
 	}

@@ -69,7 +69,7 @@ const (
 	// CombinedOverlapUnsafe sends a combined acquisition's legacy shadow
 	// read and main re-read (listing 4, steps 8 and 10) together instead
 	// of one after the other's reply: the one pair of the overlapped round
-	// whose order the legacy argument needs (combined/doc.go). A read of
+	// whose order the legacy argument needs (docs/algorithms.md, section 6.1). A read of
 	// main that overtakes the shadow read can miss a holder's main cell
 	// whose shadow cell the shadow read no longer sees: two holders.
 	CombinedOverlapUnsafe Defect = "combined-overlap-unsafe"
@@ -87,7 +87,7 @@ const (
 	// half in the access asked for instead of exclusively, as it first did:
 	// every compatible holder of the queue lock then contends on the legacy
 	// half, whose lock is not FIFO, and a reader can be starved there
-	// (combined/doc.go, "Accesses"; found by the combined+new/manager fleet).
+	// (docs/algorithms.md, section 6.3; found by the combined+new/manager fleet).
 	CombinedSharedQueueHalf Defect = "combined-shared-queue-half"
 	// RetryNeedsFreeID makes a queue lock's retried Unlock delete its owner
 	// cell only when no goroutine of its Locker holds or awaits the id, as

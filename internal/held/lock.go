@@ -48,7 +48,7 @@ type Spec struct {
 	OnReleased func()
 	// ParallelRelease sends the parts' deletes at once instead of last
 	// taken first: for parts whose release order no safety argument needs
-	// (package combined's doc says why its two qualify).
+	// (docs/algorithms.md, section 6.1, says why a combined lock's two qualify).
 	ParallelRelease bool
 }
 

@@ -6,7 +6,7 @@
 // lockstep.WithReentrancy, Lock and TryLock go through Manager.Acquire. It
 // depends on the root package and on internal/held (loss signals) and
 // internal/serial, never on a store: what an access means in the store is
-// the Locker's business (queuelock's doc.go for the queue algorithm).
+// the Locker's business (docs/algorithms.md, section 4.2, for the queue algorithm).
 //
 // # The plan
 //

@@ -1,7 +1,7 @@
 // Package turn queues the goroutines of one process that contend for the same
 // lock id, first come first served, so that only the ones whose accesses are
 // compatible with each other talk to the store about that id at one time
-// (queuelock/doc.go, § Progress, refinement 6): for exclusive requests, one at
+// (docs/algorithms.md, section 4.7): for exclusive requests, one at
 // a time. The others wait in-process without reading or writing anything
 // remotely: a hot id then costs the cluster one contender per process instead
 // of one per goroutine, and in-process order is exactly arrival order.
