@@ -89,6 +89,13 @@
 // added to, never renamed. Times are RFC 3339 UTC, TTLs seconds (0: none),
 // empty lists [].
 //
+// A failure under --output json (or LOCKSTEP_OUTPUT=json), of any command,
+// a refused command line included, is also one JSON object on stdout, so a
+// pipeline into jq sees it; the exit code and the line on stderr are
+// unchanged:
+//
+//	{"error": {"message": the stderr line, "kind": "usage"|"failed"|"unreachable"|"refused", "exit_code": 1-4}}
+//
 // phase get:
 //
 //	{"phase": "legacy"|"combined"|"new"|"pending:<from>-><to>", "mode": committed or left,

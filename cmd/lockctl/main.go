@@ -50,10 +50,15 @@ type command interface {
 
 // run parses args, runs the command and returns the exit code. A failure
 // is reported on stderr: one line, or for a mistyped command the line and
-// cobra's suggestions.
+// cobra's suggestions; with --output json also as a JSON document on stdout
+// (jsonerror.go).
 func (a *app) run(ctx context.Context, args []string) int {
 	if passwordOnCommandLine(args) {
-		a.reportUsage(errors.New(passwordFlagRefused))
+		err := errors.New(passwordFlagRefused)
+		a.reportUsage(err)
+		if wantsJSON(args, a.getenv) {
+			a.reportJSON(err, exitUsage)
+		}
 		return exitUsage
 	}
 	root := a.rootCommand()
@@ -71,6 +76,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 		a.reportUsage(err)
 	} else {
 		fmt.Fprintf(a.stderr, "lockctl: %s\n", oneLine(err))
+	}
+	if wantsJSON(args, a.getenv) {
+		a.reportJSON(err, ee.code)
 	}
 	return ee.code
 }
