@@ -133,11 +133,34 @@ func withHint(err error, o *options) error {
 	case isReq && req.Code() == gocql.ErrCodeUnauthorized:
 		return fmt.Errorf("%w; the role %q lacks a permission on keyspace %s: grant it SELECT and MODIFY on the lock tables "+
 			"(schema apply needs CREATE as well)", err, o.username, o.keyspace)
-	case errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || strings.Contains(msg, "does not exist") &&
-		(strings.Contains(msg, "keyspace ") || strings.Contains(msg, "table ")):
+	case errors.As(err, new(*hinted)):
+		return err // says what to do already
+	case missingKeyspace(err) || missing(msg) && strings.Contains(strings.ToLower(msg), "table "):
 		return fmt.Errorf("%w; create the schema with: lockctl --keyspace %s schema apply (add --replication, e.g. "+
 			"class=NetworkTopologyStrategy,dc1=3, to create the keyspace too; schema print shows the CQL), "+
 			"or check --keyspace and --table", err, o.keyspace)
 	}
 	return err
 }
+
+// missing reports whether a server message says something does not exist,
+// in either of Cassandra's wordings ("does not exist" for a read of a
+// missing keyspace, "doesn't exist" for a CREATE TABLE in one).
+func missing(msg string) bool {
+	return strings.Contains(msg, "does not exist") || strings.Contains(msg, "doesn't exist")
+}
+
+// missingKeyspace reports whether err says the keyspace does not exist.
+func missingKeyspace(err error) bool {
+	msg := err.Error()
+	return errors.Is(err, gocql.ErrKeyspaceDoesNotExist) || missing(msg) && strings.Contains(strings.ToLower(msg), "keyspace ")
+}
+
+// hinted is an error that carries its own advice (withHint adds none).
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() + "; " + h.hint }
+func (h *hinted) Unwrap() error { return h.err }

@@ -71,6 +71,20 @@ func TestLockctl_AgainstCassandra(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// No keyspace yet: schema apply without --replication says to add it
+	// (Cassandra's own message alone, "Keyspace '...' doesn't exist", does
+	// not), and a read command under --output json fails as a JSON document.
+	code, _, stderr := lockctl(t, "", "schema", "apply")
+	if code != exitFailed || !strings.Contains(stderr, "doesn't exist") || !strings.Contains(stderr, "add --replication") {
+		t.Errorf("schema apply, keyspace missing: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, _ := lockctl(t, "", "--output", "json", "fleet")
+	var failed jsonError
+	if err := json.Unmarshal([]byte(stdout), &failed); err != nil || code != exitFailed || failed.Error.ExitCode != exitFailed ||
+		!strings.Contains(failed.Error.Message, "schema apply") {
+		t.Errorf("fleet --output json, keyspace missing: exit %d, stdout %q (%v)", code, stdout, err)
+	}
+
 	repl := fmt.Sprintf("class=SimpleStrategy,replication_factor=%d", min(len(hosts), 3))
 	for range 2 { // idempotent
 		if out := mustLockctl(t, "schema", "apply", "--replication", repl); !strings.Contains(out, "keyspace "+itKeyspace+": legacy_main") {

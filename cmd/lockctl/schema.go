@@ -116,6 +116,11 @@ func (c schemaApply) run(ctx context.Context, a *app, o *options) error {
 		return errors.New("schema apply needs a CQL session")
 	}
 	if err := schema.Apply(ctx, cn.session, o.keyspace, schemaCmd(c).options(o)...); err != nil {
+		if c.replication == nil && missingKeyspace(err) {
+			return &hinted{err: err, hint: fmt.Sprintf("schema apply creates the keyspace only when told its replication: "+
+				"add --replication, e.g. class=NetworkTopologyStrategy,dc1=3 (or class=SimpleStrategy,replication_factor=1 on one node), "+
+				"or create keyspace %s first; check --keyspace if it should exist", o.keyspace)}
+		}
 		return err
 	}
 	t := o.tableNames()
