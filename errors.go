@@ -41,6 +41,13 @@ var (
 	// table. The acquisition leaves nothing behind and does not touch the
 	// cell. The error is a *ForeignCellError, which says where the cell is.
 	ErrForeignCell = errors.New("lockstep: foreign cell in a lock row")
+	// ErrRefused is wrapped by a store's error when the store refused a
+	// request for a reason that retrying cannot change: a missing
+	// permission (grant it), keyspace or table (create the schema), or a
+	// request the server finds invalid. Nothing was applied. Lock and the
+	// other waiting calls fail at once on it, as TryLock does, instead of
+	// retrying until their ctx ends; the error names what is missing.
+	ErrRefused = errors.New("lockstep: refused by the store (retrying cannot help)")
 )
 
 // MaxIDLen is the longest lock id accepted, in bytes. Lock ids become

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/cassandra"
+	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/schema"
 	"github.com/lockstep-go/lockstep/storetest"
 )
@@ -163,4 +164,45 @@ func TestStore_UnavailableWriteIsNotAnUnknownOutcome(t *testing.T) {
 	if !errors.As(err, &unavailable) {
 		t.Fatalf("read: got %v, want Unavailable", err)
 	}
+}
+
+// A lock table dropped while a Locker runs (or a role without MODIFY) is a
+// refusal no retry can change: the store's error wraps lockstep.ErrRefused,
+// and Lock fails at once naming the table, not at its deadline.
+func TestStore_DroppedTableFailsLockAtOnce(t *testing.T) {
+	session, hosts := itSession(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	const ks = "lockstep_it_dropped"
+	if err := schema.Apply(ctx, session, ks, schema.WithCreateKeyspace(map[string]string{
+		"class": "SimpleStrategy", "replication_factor": strconv.Itoa(min(hosts, 3)),
+	})); err != nil {
+		t.Fatal(err)
+	}
+	store, err := cassandra.New(session, ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := queuelock.New(store, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(context.Background())
+	if err := session.Query("DROP TABLE " + ks + ".queue_lock").WithContext(ctx).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if err := session.AwaitSchemaAgreement(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lockCtx, cancelLock := context.WithTimeout(ctx, time.Minute)
+	defer cancelLock()
+	start := time.Now()
+	lk, err := l.Lock(lockCtx, "invoice/42")
+	if lk != nil || !errors.Is(err, lockstep.ErrRefused) || !strings.Contains(err.Error(), "queue_lock") {
+		t.Fatalf("Lock on a dropped table: %v, %v; want an error wrapping ErrRefused naming queue_lock", lk, err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Lock took %v to fail: it retried a refusal", d)
+	}
+	t.Logf("failed after %v: %v", time.Since(start).Round(time.Millisecond), err)
 }

@@ -196,18 +196,21 @@ func TestSecure_AppRole(t *testing.T) {
 	})
 
 	// Without MODIFY on the queue table a lock in mode new cannot be
-	// taken: the algorithm retries until ctx ends (it does not tell a
-	// missing permission from a transient failure), then returns the ctx
-	// error with the last store error, which names the permission, the
-	// table and where the grants are listed.
+	// taken: the store's refusal wraps lockstep.ErrRefused, so Lock fails
+	// at once (no retry can grant a permission) with the store's error,
+	// which names the permission, the table and where the grants are
+	// listed.
 	t.Run("RevokedModifyFailsLock", func(t *testing.T) {
 		g := securetest.Grant{Permission: "MODIFY", Table: f.tables.QueueLock}
 		execAll(t, f.adminS, g.RevokeCQL(f.ks, f.app))
-		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
+		start := time.Now()
 		_, err := f.lockOnce(ctx, lockstep.ModeNew, "secure/revoked")
 		require.Error(t, err)
-		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.ErrorIs(t, err, lockstep.ErrRefused)
+		assert.NotErrorIs(t, err, context.DeadlineExceeded)
+		assert.Less(t, time.Since(start), 10*time.Second, "failed at once, not at the deadline")
 		for _, want := range []string{"no MODIFY permission", f.ks + "." + f.tables.QueueLock, f.app, "docs/security.md"} {
 			assert.Contains(t, err.Error(), want)
 		}

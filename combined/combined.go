@@ -239,7 +239,7 @@ func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, tr
 			err = errors.Join(err, giveUp(ctx, g.Part))
 		}
 		err = errors.Join(err, giveUp(ctx, q.Part))
-		again := errors.Is(err, errQueueLost) || errors.Is(err, fencing.ErrLapsed) || drawFailed
+		again := (errors.Is(err, errQueueLost) || errors.Is(err, fencing.ErrLapsed) || drawFailed) && !errors.Is(err, lockstep.ErrRefused)
 		if try || !again || ctx.Err() != nil {
 			return nil, err
 		}

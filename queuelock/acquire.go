@@ -100,8 +100,8 @@ func (a *attempt) run(ctx context.Context) (*part, error) {
 func (a *attempt) lock(ctx context.Context) (*part, error) {
 	var lastErr error
 	retry := func(err error) error {
-		if errors.Is(err, lockstep.ErrForeignCell) {
-			return fmt.Errorf("queuelock: %q: %w", a.id, err) // no retry can help (view.go, parse)
+		if errors.Is(err, lockstep.ErrForeignCell) || errors.Is(err, lockstep.ErrRefused) {
+			return fmt.Errorf("queuelock: %q: %w", a.id, err) // no retry can help (view.go, parse; a permission, a table)
 		}
 		if ctx.Err() != nil {
 			return a.ctxErr(ctx, lastErr)

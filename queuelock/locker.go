@@ -75,9 +75,10 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 }
 
 // Lock blocks until the lock named id is held or ctx is done, keeping its
-// place in line and retrying store errors meanwhile. When ctx ends first it
-// deletes its cells and returns an error for which errors.Is(err,
-// ctx.Err()) holds.
+// place in line and retrying store errors meanwhile — except a refusal no
+// retry can change (lockstep.ErrRefused: a missing permission or table),
+// which it returns at once. When ctx ends first it deletes its cells and
+// returns an error for which errors.Is(err, ctx.Err()) holds.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.groups.Lock(ctx, id, false)
 }

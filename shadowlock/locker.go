@@ -2,6 +2,7 @@ package shadowlock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -61,7 +62,9 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 
 // Lock repeats rounds until it holds the lock or ctx is done, sleeping a
 // random time between rounds (up to 1s while someone holds the lock). A store
-// error ends a round, which is retried. When ctx ends first it returns an
+// error ends a round, which is retried, unless it is a refusal no retry can
+// change (lockstep.ErrRefused: a missing permission or table), which Lock
+// returns at once. When ctx ends first it returns an
 // error for which errors.Is(err, ctx.Err()) holds, having deleted its cells.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.groups.Lock(ctx, id, false)
@@ -155,7 +158,7 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 			if ctx.Err() != nil {
 				return rounds, fmt.Errorf("shadowlock: %q: %w (last store error: %v)", r.id, ctx.Err(), err)
 			}
-			if try {
+			if try || errors.Is(err, lockstep.ErrRefused) { // a refusal: no retry can help (a permission, a table)
 				return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, err)
 			}
 			l.cfg.Logger.Warn("shadowlock: round failed; retrying", "id", r.id, "err", err)

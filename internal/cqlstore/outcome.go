@@ -113,16 +113,39 @@ func (e Errors) Write(op, table string, err error) error {
 	if e.MaybeApplied(err) {
 		return fmt.Errorf("%s: %s %s: %w: %w", e.Name, op, table, lockstep.ErrUnknownOutcome, err)
 	}
+	if Permanent(err) {
+		return fmt.Errorf("%s: %s %s: %w: %w%s", e.Name, op, table, lockstep.ErrRefused, err, e.hint(err))
+	}
 	return fmt.Errorf("%s: %s %s: %w%s", e.Name, op, table, err, e.hint(err))
 }
 
 // Read wraps the error of a read. A failed read changes nothing, so it is
-// always a plain failure.
+// always a plain failure; a permanent refusal also wraps lockstep.ErrRefused.
 func (e Errors) Read(table string, err error) error {
 	if err == nil {
 		return nil
 	}
+	if Permanent(err) {
+		return fmt.Errorf("%s: read %s: %w: %w%s", e.Name, table, lockstep.ErrRefused, err, e.hint(err))
+	}
 	return fmt.Errorf("%s: read %s: %w%s", e.Name, table, err, e.hint(err))
+}
+
+// Permanent reports whether err is a server's refusal that no retry can
+// change: a missing permission (Unauthorized), a missing keyspace or table
+// or another invalid request (Invalid), a syntax or configuration error.
+// Such a request was refused before any replica got it. Overloaded,
+// unavailable and bootstrapping pass; timeouts may have been applied.
+func Permanent(err error) bool {
+	var frame interface{ Code() int }
+	if !errors.As(err, &frame) {
+		return false
+	}
+	switch frame.Code() {
+	case CodeUnauthorized, CodeInvalid, CodeSyntax, CodeConfig:
+		return true
+	}
+	return false
 }
 
 // MaybeApplied reports whether a write that failed with err may nevertheless

@@ -74,3 +74,20 @@ func TestClassify_MatchesTypesAndSentinelsMaybeFirst(t *testing.T) {
 	assert.Equal(t, MaybeApplied, c(errors.Join(sentinel, &typedErr{2})), "maybe applied wins")
 	assert.Equal(t, Undecided, c(io.ErrUnexpectedEOF))
 }
+
+// A server's refusal that no retry can change wraps lockstep.ErrRefused, on
+// writes and reads alike; a passing refusal (overloaded, unavailable) and a
+// timeout do not.
+func TestErrors_PermanentRefusalsWrapErrRefused(t *testing.T) {
+	e := Errors{Name: "cassandra", Hint: PermissionHint}
+	for code, want := range map[int]bool{CodeUnauthorized: true, CodeInvalid: true, CodeSyntax: true, CodeConfig: true,
+		CodeOverloaded: false, CodeUnavailable: false, CodeBootstrapping: false, CodeWriteTimeout: false, CodeReadTimeout: false} {
+		err := codeFrame(code)
+		assert.Equal(t, want, errors.Is(e.Read("queue_lock", err), lockstep.ErrRefused), "read, code %#x", code)
+		assert.Equal(t, want, errors.Is(e.Write("put", "queue_lock", err), lockstep.ErrRefused), "write, code %#x", code)
+	}
+	err := e.Write("put", "queue_lock", codeFrame(CodeUnauthorized))
+	assert.ErrorIs(t, err, codeFrame(CodeUnauthorized), "the driver's error is still in the chain")
+	assert.Contains(t, err.Error(), "grant that permission")
+	assert.False(t, errors.Is(e.Read("t", io.ErrUnexpectedEOF), lockstep.ErrRefused))
+}
