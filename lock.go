@@ -86,7 +86,9 @@ type Lock interface {
 
 // Fenced is implemented by locks that carry a fencing token: a number that
 // strictly increases across successive owners of the same lock id, so a
-// resource can reject writes from a holder whose lease lapsed.
+// resource can reject writes from a holder whose lease lapsed. Only locks of
+// a Locker built with fencing implement it (their token is never 0): a type
+// assertion tells whether fencing is on.
 type Fenced interface {
 	Token() int64
 }

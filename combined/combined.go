@@ -28,7 +28,7 @@ type Options struct {
 	Legacy *shadowlock.Options
 	// Fencing, when set, gives every combined acquisition one token
 	// (lockstep.Fenced); use the fleet's global time table. A lock of several
-	// members is not Fenced. Default none: Token returns 0.
+	// members is not Fenced. Default none: the locks are not lockstep.Fenced.
 	Fencing *clock.Global
 	// Observer receives one AcquireEvent and one ReleaseEvent per combined
 	// acquisition. Default: the queue Locker's.
@@ -199,7 +199,7 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 	if err != nil {
 		return nil, err
 	}
-	return lk, nil
+	return held.Public(lk), nil
 }
 
 // stats adds up the halves' attempts and requests for the AcquireEvent.

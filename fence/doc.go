@@ -47,8 +47,9 @@
 // t(B) > t(A), whatever mode each took the lock in, as long as all draw from
 // one global time table. Legacy binaries not built on this library draw no
 // token: a resource shared with them is protected only against this
-// library's holders. Without fencing configured, Token returns 0, which
-// Commit refuses.
+// library's holders. Without fencing configured, a lock does not implement
+// lockstep.Fenced at all, so it cannot be passed to Commit; a token of 0
+// (from any other Fenced) Commit refuses.
 //
 // Mutual exclusion of the writes follows: once a write of owner n+1 is
 // applied, the stored token is at least t(n+1) > t(n), so no write of owner

@@ -30,7 +30,7 @@ func RunFencing(t *testing.T, env FencingEnv) {
 		fn   func(t *testing.T, env FencingEnv)
 	}{
 		{"TokensIncreaseAcrossOwners", tokensIncrease},
-		{"WithoutFencingTokenIsZero", withoutFencingTokenIsZero},
+		{"WithoutFencingNotFenced", withoutFencingNotFenced},
 		{"LockWhoseDrawOutlivesTheLeaseWaitsAndDrawsAgain", func(t *testing.T, env FencingEnv) { delayedDrawRefused(t, env, false) }},
 		{"TryLockWhoseDrawOutlivesTheLeaseFails", func(t *testing.T, env FencingEnv) { delayedDrawRefused(t, env, true) }},
 		{"FailedDrawFailsTryLockLeavingNothing", failedDrawFailsTryLock},
@@ -95,12 +95,15 @@ func tokensIncrease(t *testing.T, env FencingEnv) {
 	}
 }
 
-func withoutFencingTokenIsZero(t *testing.T, env FencingEnv) {
+// withoutFencingNotFenced: a Locker without fencing hands out locks that do
+// not implement lockstep.Fenced, so a type assertion tells whether fencing
+// is on (no zero token to misread as a token).
+func withoutFencingNotFenced(t *testing.T, env FencingEnv) {
 	ctx := context.Background()
 	s := env.NewStore(t)
 	h := ok(t)(newFencedLocker(t, env, s, nil).Lock(ctx, fencedID))
-	if tok := token(t, h); tok != 0 {
-		t.Fatalf("token %d without fencing, want 0", tok)
+	if f, isFenced := h.(lockstep.Fenced); isFenced {
+		t.Fatalf("lock %T without fencing implements lockstep.Fenced (token %d)", h, f.Token())
 	}
 	_ = h.Unlock(ctx)
 }

@@ -194,7 +194,7 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 		return nil, errors.Join(l.hb.staleError(nil), uerr)
 	}
 	l.hb.finish(t, true)
-	l.bind(inner.(*held.Lock), t)
+	l.bind(held.Of(inner), t)
 	return inner, nil
 }
 

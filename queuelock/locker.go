@@ -113,7 +113,7 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 	if err != nil {
 		return nil, err
 	}
-	return lk, nil
+	return held.Public(lk), nil
 }
 
 // Parts returns what this module's composing Lockers take parts through

@@ -52,7 +52,7 @@ type Options struct {
 	Observer lockstep.Observer
 	// Fencing, when set, gives each acquisition a token drawn from this
 	// service (lockstep.Fenced); a lock of several members is not Fenced.
-	// Default none: Token returns 0.
+	// Default none: the locks are not lockstep.Fenced.
 	Fencing *clock.Global
 	// Rand draws the Locker's incarnation. Default crypto/rand; set it only
 	// to make a simulation repeat exactly.

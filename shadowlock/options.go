@@ -46,7 +46,7 @@ type Options struct {
 	// Observer receives events. Default none.
 	Observer lockstep.Observer
 	// Fencing, when set, gives each acquisition a token drawn from this
-	// service (lockstep.Fenced). Default none: Token returns 0.
+	// service (lockstep.Fenced). Default none: the locks are not lockstep.Fenced.
 	Fencing *clock.Global
 	// Rand draws the backoff. Default a randomly initialised PCG.
 	Rand *rand.Rand

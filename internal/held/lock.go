@@ -65,7 +65,7 @@ type Lock struct {
 
 var (
 	_ lockstep.Lock   = (*Lock)(nil)
-	_ lockstep.Fenced = (*Lock)(nil)
+	_ lockstep.Fenced = Fenced{}
 )
 
 // New returns the Lock of an acquisition whose parts are all held. Each
@@ -81,9 +81,35 @@ func (l *Lock) Mode() lockstep.Mode { return l.s.Mode }
 // lockctl's tests and the integration checks read it.
 func (l *Lock) LegacyOwner() string { return l.s.LegacyOwner }
 
-// Token is the fencing token drawn for this acquisition, or 0 without
-// fencing.
-func (l *Lock) Token() int64 { return l.s.Token }
+// Fenced is a Lock that carries a fencing token: what a Locker built with
+// fencing returns (Public). A Lock without one does not implement
+// lockstep.Fenced at all, so a caller learns whether fencing is on from a
+// type assertion, not from a zero token.
+type Fenced struct{ *Lock }
+
+// Token is the fencing token drawn for this acquisition: never 0.
+func (f Fenced) Token() int64 { return f.s.Token }
+
+// Public returns l as a Locker hands it out: a Fenced if it carries a token
+// (a Locker with fencing draws one for every acquisition), l itself if not.
+func Public(l *Lock) lockstep.Lock {
+	if l.s.Token != 0 {
+		return Fenced{l}
+	}
+	return l
+}
+
+// Of returns the *Lock inside a lock Public returned, or nil for any other
+// lock.
+func Of(l lockstep.Lock) *Lock {
+	switch h := l.(type) {
+	case *Lock:
+		return h
+	case Fenced:
+		return h.Lock
+	}
+	return nil
+}
 
 // Lost is closed once any lease of the acquisition is lost (or any other
 // source of its Loss fires). It checks every deadline itself first.
