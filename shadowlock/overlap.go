@@ -147,8 +147,8 @@ type pendingDelete struct {
 
 // deleteShadowLater sends step 12 once the main write has succeeded and
 // does not wait for it: the acquisition returns while it is in flight, and
-// the part's Release waits for it, reporting it if it failed (the next
-// Release sends it again). Until then, or if no Release comes, the cell
+// the part's Release waits for it and, if it failed, sends it again (an
+// error is reported only if that fails too; the next Release retries). Until then, or if no Release comes, the cell
 // expires after the TTL, as cleanup's would.
 func (r *round) deleteShadowLater(ctx context.Context) {
 	r.requests++

@@ -50,8 +50,9 @@ func (p *part) renew(ctx context.Context) error {
 // Release deletes our main cell. The owner id is this acquisition's alone,
 // so a retry after a failed delete can touch no one else's cell. Unretried,
 // the cell expires after the TTL. An overlapped round's shadow delete, left
-// in flight (overlap.go), is waited for here; if it failed, Release
-// reports that error too, and the next call sends it again.
+// in flight (overlap.go), is waited for here; if it failed, Release sends it
+// again at once (it failed before this call, which has not tried it), and
+// reports an error only if that fails too; the next call sends it again.
 func (p *part) Release(ctx context.Context) (bool, error) {
 	if p.released {
 		return false, nil
@@ -68,7 +69,8 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 		if d.done != nil {
 			<-d.done // no goroutine of the acquisition outlives its release
 			d.done = nil
-		} else if d.err != nil { // it failed, and that call reported it: send it again
+		}
+		if d.err != nil { // it failed in flight, or at the last call: send it again
 			d.err = p.l.store.Delete(ctx, p.l.cfg.shadow, p.id, p.l.ts.Next(), layout.LegacyColumn(p.owner))
 		}
 		if d.err != nil {
