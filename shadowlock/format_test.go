@@ -38,7 +38,8 @@ func TestGolden_LegacyFormat(t *testing.T) {
 		var lines []string
 		synctest.Test(t, func(t *testing.T) {
 			rec := &recorder{Store: model.New(&clock.Local{}), failPut: sc.failPut}
-			l, err := New(rec, &Options{TTL: 6 * time.Second, Renew: time.Second, ProcessID: "p1", Rand: rand.New(rand.NewPCG(1, 2))})
+			l, err := New(rec, &Options{TTL: 6 * time.Second, Renew: time.Second, ProcessID: "p1", Rand: rand.New(rand.NewPCG(1, 2)),
+				Separator: sc.separator})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +79,8 @@ const goldenHeader = `# Every request a shadowlock.Locker sends to the legacy ta
 # Each scenario runs in a fresh testing/synctest bubble: the clock starts at
 # 2000-01-01T00:00:00Z (946684800000000 µs) and moves only when every
 # goroutine waits. Locker options: ProcessID "p1", TTL 6s, Renew 1s,
-# Rand PCG(1, 2), default table names; lock id "invoice/42".
+# Rand PCG(1, 2), default table names, no Separator unless the scenario
+# says; lock id "invoice/42".
 #
 # Fields are named after the CQL columns and clauses of the statements
 # package cassandra sends (docs/legacy-format.md):
@@ -96,9 +98,10 @@ const goldenHeader = `# Every request a shadowlock.Locker sends to the legacy ta
 `
 
 type goldenScenario struct {
-	name    string
-	failPut int // the n-th Put fails (see recorder)
-	run     func(t *testing.T, l *Locker, rec *recorder)
+	name      string
+	failPut   int    // the n-th Put fails (see recorder)
+	separator string // Options.Separator
+	run       func(t *testing.T, l *Locker, rec *recorder)
 }
 
 const (
@@ -146,6 +149,9 @@ var goldenScenarios = []goldenScenario{
 		unlock(t, a.h, rec)
 	}},
 	{name: "store-error: Lock whose first shadow write fails with an unknown outcome", failPut: 1, run: func(t *testing.T, l *Locker, rec *recorder) {
+		unlock(t, mustLock(t, l.Lock, rec), rec)
+	}},
+	{name: `separator: Lock with Separator "/" takes the ancestor's row too`, separator: "/", run: func(t *testing.T, l *Locker, rec *recorder) {
 		unlock(t, mustLock(t, l.Lock, rec), rec)
 	}},
 }
