@@ -2,6 +2,7 @@ package schema
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,11 +15,12 @@ import (
 // requests shadowlock sends (shadowlock/testdata/legacy-format.golden,
 // written by TestGolden_LegacyFormat), the CQL statements package cassandra
 // turns them into (internal/cqlstore), and the tables this package creates
-// (cql/legacy_main.cql, cql/legacy_shadow.cql). These tests read the
-// golden file and check that every table it names is a legacy table of the
-// schema, that every CQL column its requests name is a column of that table
-// with the role and type the statements need, and that each operation
-// names exactly the columns and clauses of its statement.
+// (cql/legacy_main.cql, cql/legacy_shadow.cql). docs/legacy-format.md
+// quotes all three. These tests read the golden file and check that every
+// table it names is a legacy table of the schema, that every CQL column
+// its requests name is a column of that table with the role and type the
+// statements need, that each operation names exactly the columns and
+// clauses of its statement, and that the document quotes the statements.
 
 const legacyGolden = "../shadowlock/testdata/legacy-format.golden"
 
@@ -142,9 +144,13 @@ func TestLegacyGolden_NamesTheSchemasTablesAndColumns(t *testing.T) {
 // clause names the golden fields that are statement clauses, not columns.
 var clause = map[string]bool{"ttl": true, "timestamp": true, "limit": true}
 
-func TestLegacyGolden_MatchesTheStatementsSent(t *testing.T) {
+func TestLegacyGolden_MatchesTheStatementsSentAndTheDoc(t *testing.T) {
 	reqs := readLegacyGolden(t)
 	store, err := cqlstore.NewStore(nil, cqlstore.Errors{}, "locks", cqlstore.Quorum, cqlstore.Quorum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "legacy-format.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +187,14 @@ func TestLegacyGolden_MatchesTheStatementsSent(t *testing.T) {
 			got := slices.Sorted(slices.Values(slices.DeleteFunc(slices.Clone(r.keys), func(k string) bool { return k == "batch=" })))
 			if !slices.Equal(got, w) {
 				t.Errorf("%s: a %s on %s has fields %v; its statement binds %v", legacyGolden, r.op, table, got, w)
+			}
+		}
+		if table != DefaultTables().LegacyMain {
+			continue
+		}
+		for _, s := range []string{st.Put, st.Delete, st.Read[0]} {
+			if !strings.Contains(string(doc), s) {
+				t.Errorf("docs/legacy-format.md does not quote the statement sent:\n%s", s)
 			}
 		}
 	}

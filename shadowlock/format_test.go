@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -68,6 +69,28 @@ func TestGolden_LegacyFormat(t *testing.T) {
 	if got != string(want) {
 		t.Errorf("the legacy wire format changed (- %s, + now); if intended, rerun with -update and update docs/legacy-format.md:\n%s",
 			goldenPath, lineDiff(string(want), got))
+	}
+}
+
+// docs/legacy-format.md quotes the golden file's first scenario, whole, as
+// its worked example: it must quote what the code sends.
+func TestGolden_DocQuotesTheLockScenario(t *testing.T) {
+	golden, err := os.ReadFile(goldenPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "legacy-format.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(golden), "\n== "+goldenScenarios[0].name+"\n")
+	if !ok {
+		t.Fatalf("%s has no scenario %q", goldenPath, goldenScenarios[0].name)
+	}
+	section, _, _ := strings.Cut(rest, "\n== ")
+	block := "```\n" + strings.TrimSpace(section) + "\n```\n"
+	if !strings.Contains(string(doc), block) {
+		t.Errorf("docs/legacy-format.md does not quote %s's %q scenario; its section 5 should hold:\n%s", goldenPath, goldenScenarios[0].name, block)
 	}
 }
 
