@@ -16,7 +16,9 @@
 //	legacy_shadow  row = lock id   column = owner id   contenders announce themselves
 //
 // Any cell in a legacy row counts as some owner's and blocks others until it
-// is deleted or expires.
+// is deleted or expires. docs/legacy-format.md gives the format byte for
+// byte — statements, timestamps, TTLs, consistency levels — and what a
+// legacy binary must do to share it.
 //
 // # Use
 //
