@@ -13,11 +13,40 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifySignals(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := newApp(os.Stdin, os.Stdout, os.Stderr).run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
 }
+
+// notifySignals returns a copy of parent cancelled when one of sigs
+// arrives, with a signalReceived cause naming it (lock forwards that signal
+// to its command), and a stop function that unregisters the signals and
+// waits for the goroutine it started. Later signals are ignored until stop.
+func notifySignals(parent context.Context, sigs ...os.Signal) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case s := <-ch:
+			cancel(signalReceived{s})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
+		<-done
+	}
+}
+
+// signalReceived is the cause of main's context ending on a signal.
+type signalReceived struct{ sig os.Signal }
+
+func (s signalReceived) Error() string { return s.sig.String() + " signal received" }
 
 // app is one invocation's world: where it reads and writes, how it reaches
 // the cluster, what time it is and what the environment says. Tests replace
