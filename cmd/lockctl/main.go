@@ -10,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
 )
 
 func main() {
@@ -50,13 +53,19 @@ func (s signalReceived) Error() string { return s.sig.String() + " signal receiv
 
 // app is one invocation's world: where it reads and writes, how it reaches
 // the cluster, what time it is and what the environment says. Tests replace
-// connect (with the model store), now, getenv and exec.
+// connect (with the model store), now, clock, getenv, environ and exec.
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	connect        func(ctx context.Context, o *options) (*conn, error)
 	now            func() time.Time
-	getenv         func(string) string
+	// clock times the leases of the locks lockctl takes (lock) and the
+	// local part of their fencing tokens.
+	clock  lockstep.Clock
+	getenv func(string) string
+	// environ is the environment lock passes to its command, before the
+	// lock's own variables.
+	environ func() []string
 	// exec runs a parsed, validated command; tests capture it instead.
 	exec func(ctx context.Context, c command, o *options) error
 	// progressEvery is how often a long wait (phase set --drain) reports
@@ -65,7 +74,8 @@ type app struct {
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now, getenv: os.Getenv, progressEvery: 5 * time.Second}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now, clock: &clock.Local{}, getenv: os.Getenv,
+		environ: os.Environ, progressEvery: 5 * time.Second}
 	a.connect = a.dial
 	a.exec = func(ctx context.Context, c command, o *options) error { return c.run(ctx, a, o) }
 	return a
@@ -95,6 +105,10 @@ func (a *app) run(ctx context.Context, args []string) int {
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
+	}
+	var status exitStatus
+	if errors.As(err, &status) {
+		return int(status) // lock's command spoke for itself
 	}
 	var ee *exitError
 	if !errors.As(err, &ee) {

@@ -46,6 +46,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.fleetCommand(o),
 		group("phase", "show or move the fleet's migration phase", a.phaseGetCommand(o), a.phaseSetCommand(o)),
 		a.releaseCommand(o),
+		a.lockCommand(o),
 		a.versionCommand(),
 	)
 	root.InitDefaultCompletionCmd()

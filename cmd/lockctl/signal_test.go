@@ -24,5 +24,6 @@ func TestNotifySignals_CauseNamesTheSignal(t *testing.T) {
 	<-ctx.Done()
 	assert.ErrorIs(t, ctx.Err(), context.Canceled)
 	assert.Equal(t, signalReceived{syscall.SIGHUP}, context.Cause(ctx))
+	assert.Equal(t, syscall.SIGHUP, interruption(ctx), "lock forwards it")
 	assert.EqualError(t, context.Cause(ctx), "hangup signal received")
 }
