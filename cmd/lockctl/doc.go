@@ -1,7 +1,7 @@
 // Command lockctl is the operator's tool for lockstep on Cassandra: it
 // creates the schema, shows what the store holds for a lock, shows the fleet
-// census and the migration phase, moves the phase, and, as a last resort,
-// deletes a dead owner's cells.
+// census and the migration phase, moves the phase, runs a command while
+// holding a lock, and, as a last resort, deletes a dead owner's cells.
 //
 // Usage:
 //
@@ -14,6 +14,8 @@
 //	phase get                             the fleet's migration phase
 //	phase set [--drain D] <mode>          move the phase one step towards legacy, combined or new
 //	release --force [--yes] <id>          delete every cell of a lock (break-glass)
+//	lock [--mode M] [--wait D] [--grace D] <id> -- <command> [args...]
+//	                                      run a command while holding a lock (see below)
 //	version                               lockctl's module version, the library's, and Go's
 //	completion bash|zsh|fish|powershell   a shell completion script
 //
@@ -74,7 +76,13 @@
 //	2  usage error: unknown command or flag, bad value, bad arguments; nothing was done
 //	3  the cluster cannot be reached, or refused the login or the TLS handshake
 //	4  refused: a phase move the census forbids, release without --force,
-//	   or a release not confirmed; nothing was changed
+//	   or a release not confirmed; lock: the lock is held (--wait 0) or
+//	   --wait ran out, or the phase forbids --mode; nothing was changed
+//	5  lock: the lock was lost while the command ran, and lockctl stopped it
+//
+// lock exits with its command's status when the command ran (128+N if
+// signal N ended it), and with 128+N when signal N interrupted its wait for
+// the lock; see lock below.
 //
 // Errors are one line on stderr saying what to check (for code 3: the hosts
 // and port tried and --hosts/--port/--tls, or --username and
@@ -94,7 +102,11 @@
 // pipeline into jq sees it; the exit code and the line on stderr are
 // unchanged:
 //
-//	{"error": {"message": the stderr line, "kind": "usage"|"failed"|"unreachable"|"refused", "exit_code": 1-4}}
+//	{"error": {"message": the stderr line, "kind": "usage"|"failed"|"unreachable"|"refused"|"lost"|"interrupted",
+//	           "exit_code": 1-5, or 128+N for interrupted}}
+//
+// (lock's command writes to the same stdout; its own exit status is not a
+// failure of lockctl and prints nothing.)
 //
 // phase get:
 //
@@ -127,6 +139,80 @@
 // every 5 s it prints on stderr how long it has waited and which processes
 // (with host and the modes they use) it still waits for.
 //
+// # lock
+//
+// lock <id> -- <command> [args...] runs the command while holding the lock
+// <id>, as flock(1) and etcdctl lock do: no shell runs it, stdin, stdout and
+// stderr are passed through, and the lock is released when the command
+// exits. lockctl then exits with the command's status (128+N if signal N
+// ended it). The -- is required, so that the command's own flags are never
+// read as lockctl's; a command that cannot be found is refused (exit 2)
+// before anything connects.
+//
+// The lock is taken through a migration.Locker, as every process of a
+// migrating fleet takes its locks: the phase admits its mode, the census
+// lists it while it waits and holds (its process id starts with
+// "lockctl-"), and its fencing token is drawn from the global time table.
+// Its mode:
+//
+//	--mode M   legacy, combined or new; refused (exit 4, nothing left
+//	           behind) if the phase forbids M
+//	(default)  the mode the phase calls for, as migration.PhaseFlag reads it:
+//	           the phase's mode, combined while a move is pending or announced
+//
+// Following the phase is the default because that mode is always one the
+// phase allows and the one a phase-following fleet uses, so a script that
+// names no mode keeps working across every phase move; had --mode been
+// required, every script would name a mode and fail (exit 4) at the next
+// move that forbids it. --mode is for contending in one mode on purpose.
+// The mode is chosen once, when lockctl starts waiting; the census shows
+// it, so phase set waits for (or refuses beside) a lockctl lock as for any
+// process.
+//
+//	--wait D   give up after D (exit 4); --wait 0 does not wait for a
+//	           holder (TryLock): exit 4 at once if the lock is held;
+//	           default: wait until interrupted
+//	--grace D  how long the command has to exit after SIGTERM (or the
+//	           forwarded signal) before SIGKILL (default 10s)
+//
+// The command's environment is lockctl's (LOCKSTEP_PASSWORD included, if
+// set) plus:
+//
+//	LOCKSTEP_LOCK_ID        the lock id
+//	LOCKSTEP_FENCING_TOKEN  the lock's fencing token, a decimal int64 that
+//	                        grows from one owner of the lock to the next: hand
+//	                        it to the resource the lock guards
+//	LOCKSTEP_LOCK_OWNER     the owner id the lock's cells carry (inspect shows it)
+//
+// If the lock is lost while the command runs (no renewal succeeded within
+// the lease window, or the census heartbeat lapsed), lockctl sends the
+// command SIGTERM, and SIGKILL if it still runs after --grace, prints one
+// line on stderr saying the lock was lost and how the command was stopped,
+// and exits 5.
+//
+// On SIGINT or SIGTERM, lockctl forwards the signal to the command, waits
+// for it to exit (SIGKILL after --grace), releases the lock and exits with
+// the command's status. The command shares lockctl's process group, so that
+// it may read the terminal; a Ctrl-C at the terminal therefore reaches it
+// directly as well, and it may see SIGINT twice. Signals go to the
+// command's process, not to processes it started. A signal that arrives
+// while lockctl still waits for the lock ends the wait: exit 128+N, the
+// command does not run.
+//
+// A release that fails after the command exited is a warning on stderr;
+// the exit code stays the command's, and the cells expire within their TTL.
+//
+// The command's exit status may be 1 to 5 as well: lockctl's own codes
+// always come with a "lockctl:" line on stderr (and, under --output json,
+// a JSON error on stdout), the command's status with nothing from lockctl.
+//
+// lock uses the library's defaults where it has no flag: cells with a TTL
+// of 30 s, and flat ids. In phases that allow legacy the legacy fleet's TTL
+// must be the same, as shadowlock requires (and schema apply --legacy-ttl,
+// if given, at least 30s); in a fleet whose Lockers set Options.Separator,
+// a lock here on "a/b" takes no intention lock on "a", so it excludes only
+// other locks on "a/b".
+//
 // # release --force
 //
 // The lock algorithms never delete another owner's cell; release --force
@@ -142,7 +228,8 @@
 // on an owner that may be alive.
 //
 // lockctl sits at the top of the dependency graph: it composes package
-// cassandra (the Store), schema, migration (census and phase) and the
-// storage formats of queuelock and shadowlock. It is one of the few packages
+// cassandra (the Store), schema, migration (census, phase, and the Locker
+// lock takes its lock with), clock (the global time table that fences it)
+// and the storage formats of queuelock and shadowlock. It is one of the few packages
 // allowed to import gocql.
 package main

@@ -18,7 +18,14 @@ const (
 	exitUsage       = 2
 	exitUnreachable = 3
 	exitRefused     = 4
+	exitLost        = 5 // lock: the lock was lost while its command ran
 )
+
+// exitStatus is the exit status of the command lock ran under the lock:
+// lockctl exits with it and reports nothing of its own.
+type exitStatus int
+
+func (s exitStatus) Error() string { return fmt.Sprintf("the command exited with status %d", int(s)) }
 
 // exitError carries the exit code of an error that is not a plain failure.
 type exitError struct {
@@ -45,9 +52,12 @@ func refusedError(err error) error { return &exitError{code: exitRefused, err: e
 func exitCode(err error) int {
 	var ee *exitError
 	var me *migration.MoveError
+	var status exitStatus
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &status):
+		return int(status)
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &me):

@@ -12,8 +12,10 @@ import (
 //
 //	{"error": {"message": "...", "kind": "unreachable", "exit_code": 3}}
 //
-// kind is usage, failed, unreachable or refused, as the exit code says; the
-// exit code and the one line on stderr are what they are without it.
+// kind is usage, failed, unreachable, refused, lost (lock: exit 5) or
+// interrupted (lock: 128 + the signal's number), as the exit code says; the
+// exit code and the one line on stderr are what they are without it. The
+// exit status of lock's command is its own: lockctl reports nothing for it.
 
 // jsonError is the document printed for a failure.
 type jsonError struct {
@@ -27,7 +29,17 @@ type jsonErrorBody struct {
 }
 
 // exitKinds names each exit code's kind of failure.
-var exitKinds = map[int]string{exitFailed: "failed", exitUsage: "usage", exitUnreachable: "unreachable", exitRefused: "refused"}
+var exitKinds = map[int]string{exitFailed: "failed", exitUsage: "usage", exitUnreachable: "unreachable", exitRefused: "refused",
+	exitLost: "lost"}
+
+// exitKind names code's kind of failure: 128 + n is lock interrupted by
+// signal n while it waited.
+func exitKind(code int) string {
+	if code > 128 {
+		return "interrupted"
+	}
+	return exitKinds[code]
+}
 
 // wantsJSON reports whether the invocation asked for JSON output: by
 // --output (the last one given before "--" wins, as the flag parser does) or,
@@ -56,7 +68,7 @@ func wantsJSON(args []string, getenv func(string) string) bool {
 
 // reportJSON prints err's document on stdout.
 func (a *app) reportJSON(err error, code int) {
-	b, merr := json.Marshal(jsonError{jsonErrorBody{Message: oneLine(err), Kind: exitKinds[code], ExitCode: code}})
+	b, merr := json.Marshal(jsonError{jsonErrorBody{Message: oneLine(err), Kind: exitKind(code), ExitCode: code}})
 	if merr != nil { // a string and an int always marshal
 		return
 	}

@@ -224,7 +224,7 @@ func TestRun_HelpGoesToStdoutAndExitsZero(t *testing.T) {
 	assert.Contains(t, stdout, "--force")
 	assert.Contains(t, stdout, "--hosts")
 	_, stdout, _ = runArgs(t, "--help")
-	for _, cmd := range []string{"schema", "inspect", "fleet", "phase", "release", "version", "completion"} {
+	for _, cmd := range []string{"schema", "inspect", "fleet", "phase", "release", "lock", "version", "completion"} {
 		assert.Contains(t, stdout, "\n  "+cmd+" ", "the overview lacks %s", cmd)
 	}
 }

@@ -10,15 +10,16 @@ import (
 
 const rootLong = `lockctl is the operator's tool for lockstep on Cassandra: it creates the
 schema, shows what the store holds for a lock, shows the fleet census and the
-migration phase, moves the phase, and, as a last resort, deletes a dead
-owner's cells.
+migration phase, moves the phase, runs a command while holding a lock, and, as
+a last resort, deletes a dead owner's cells.
 
 Every connection flag may also come from its LOCKSTEP_* environment variable
 (the flag wins). The password is never a flag: set LOCKSTEP_PASSWORD or name
 a file with --password-file.
 
 Exit codes: 0 success, 1 failure, 2 usage error, 3 cluster unreachable or
-login/TLS refused, 4 phase move or release refused.`
+login/TLS refused, 4 phase move, release or lock refused, 5 lock lost while
+its command ran. lock otherwise exits with its command's status.`
 
 // rootCommand builds the command tree of one invocation, its global flags
 // bound to a fresh options value.
@@ -28,7 +29,7 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:           "lockctl",
 		Short:         "operate lockstep's locks, census and migration phase on Cassandra",
 		Long:          rootLong,
-		Example:       "  lockctl --hosts 10.0.0.1,10.0.0.2 --local-dc dc1 --tls-ca ca.pem --username ops fleet\n  lockctl inspect --output json invoice/42\n  lockctl phase set --drain 2m combined",
+		Example:       "  lockctl --hosts 10.0.0.1,10.0.0.2 --local-dc dc1 --tls-ca ca.pem --username ops fleet\n  lockctl inspect --output json invoice/42\n  lockctl phase set --drain 2m combined\n  lockctl lock --wait 0 nightly/report -- ./report.sh",
 		SilenceErrors: true, // run reports them, with the exit code
 		SilenceUsage:  true,
 		RunE: func(*cobra.Command, []string) error {
@@ -46,6 +47,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.fleetCommand(o),
 		group("phase", "show or move the fleet's migration phase", a.phaseGetCommand(o), a.phaseSetCommand(o)),
 		a.releaseCommand(o),
+		a.lockCommand(o),
 		a.versionCommand(),
 	)
 	root.InitDefaultCompletionCmd()
