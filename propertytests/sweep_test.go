@@ -15,7 +15,7 @@ import (
 // runs. LOCKSTEP_SCHEDULES overrides both.
 const (
 	defaultSweep = 30
-	deepSweep    = 4000
+	deepSweep    = 2000
 )
 
 // sweepActions is the length of a swept schedule's random phase: 3
