@@ -47,16 +47,26 @@ type lastGood struct {
 	logger   *slog.Logger
 
 	mu       sync.Mutex
+	seq      uint64 // counts calls' starts and failures' ends, under mu
 	good     bool
 	mode     lockstep.Mode
 	at       int64 // elapsed µs of the last good answer's call
 	failing  bool  // in an outage: the last call failed
 	expired  bool  // warned that StaleFor ran out
 	failedAt int64 // elapsed µs of the outage's first failure
+	// failedSeq is seq when the latest failure returned: an answer from a
+	// call that started before it (concurrent calls: a heartbeat's read
+	// beside a Lock's) may predate that failure, so it does not end the
+	// outage — else each such overlap logged a recovery and a new outage.
+	failedSeq uint64
 }
 
 func (f *lastGood) Mode(ctx context.Context) (lockstep.Mode, error) {
 	start := f.clock.Elapsed()
+	f.mu.Lock()
+	f.seq++
+	startSeq := f.seq
+	f.mu.Unlock()
 	m, err := f.src.Mode(ctx)
 	if err == nil && !m.Valid() {
 		err = fmt.Errorf("%w: flag source returned %v", lockstep.ErrInvalidMode, m)
@@ -64,12 +74,23 @@ func (f *lastGood) Mode(ctx context.Context) (lockstep.Mode, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err == nil {
+		if f.failing && startSeq < f.failedSeq {
+			// Began before the latest failure returned: its answer may be
+			// older than that failure, so the outage goes on (the answer is
+			// still a good one, and the freshest if none came later).
+			if start >= f.at {
+				f.good, f.mode, f.at = true, m, start
+			}
+			return m, nil
+		}
 		if f.failing {
 			f.logger.Info("migration: mode flag answers again", "mode", m.String())
 		}
 		f.good, f.mode, f.at, f.failing, f.expired = true, m, start, false, false
 		return m, nil
 	}
+	f.seq++
+	f.failedSeq = f.seq
 	if ctx.Err() != nil || f.staleFor < 0 {
 		return lockstep.ModeUnknown, err
 	}
