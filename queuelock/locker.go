@@ -65,7 +65,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if opts != nil {
 		sep = opts.Separator
 	}
-	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock); err != nil {
+	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, cfg.knobs.Manager); err != nil {
 		return nil, err
 	}
 	if cfg.wake != nil { // last: it hands the transport to l

@@ -9,7 +9,6 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lease"
@@ -54,7 +53,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if opts != nil {
 		sep = opts.Separator
 	}
-	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock); err != nil {
+	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, cfg.knobs.Manager); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -166,7 +165,7 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 			// still be in flight: retrying under the same owner id could take
 			// that cell for a held lock (listing 4, step 3) just before the
 			// delete lands. The next round therefore uses a fresh owner id.
-			if !bugs.From(ctx).ReuseOwnerAfterStoreError {
+			if !l.cfg.knobs.ReuseOwnerAfterStoreError {
 				r.owner = l.owners.Next()
 			}
 			out = concurrentAttempt
