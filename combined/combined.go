@@ -164,6 +164,13 @@ func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 	return l, nil
 }
 
+// One returns this Locker's acquisition of one flat id, for a composing
+// Locker of this module that applies the lock manager (groups, hierarchy,
+// reentrancy) itself (package migration): it calls down into the
+// algorithm, not through this Locker's own manager. Its key type is
+// internal to the module, so nothing outside it can call One.
+func (l *Locker) One(held.Key) manager.One { return l.acquire }
+
 // Lock takes the queue lock, then the legacy lock, waiting for each; when ctx
 // ends first it releases what it took and returns an error for which
 // errors.Is(err, ctx.Err()) holds.

@@ -164,23 +164,10 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 		l.hb.finish(ticket{mode: m}, false)
 		return nil, l.refused(ctx, id, m, try, start, err)
 	}
-	var in lockstep.GroupLocker = l.algs.queue
-	switch m {
-	case lockstep.ModeLegacy:
-		in = l.algs.legacy
-	case lockstep.ModeCombined:
-		in = l.algs.combined
-	}
-	var inner lockstep.Lock
-	// One request on flat ids: the inner Locker's own lock (a *held.Lock).
-	// Reentrancy, if any, is counted by this Locker's groups, not again by
-	// the inner one's.
-	req, ictx := lockstep.Request{ID: id, Access: access}, manager.WithoutHolder(ctx)
-	if try {
-		inner, err = in.TryLockGroup(ictx, req)
-	} else {
-		inner, err = in.LockGroup(ictx, req)
-	}
+	// One flat id, taken by the mode's algorithm itself (a *held.Lock):
+	// groups, hierarchy and reentrancy are this Locker's manager's alone,
+	// applied once, above this call.
+	inner, err := l.algs.one(m)(ctx, id, access, try)
 	if err != nil {
 		l.hb.finish(t, false)
 		return nil, err

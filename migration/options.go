@@ -3,6 +3,7 @@ package migration
 import (
 	"errors"
 	"fmt"
+	"github.com/lockstep-go/lockstep/internal/manager"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -141,6 +142,18 @@ type algorithms struct {
 	combined *combined.Locker
 	queue    *queuelock.Locker
 	fencing  *clock.Global // Options.Fencing; nil without fencing
+}
+
+// one returns the acquisition of one flat id in mode m: the algorithm's
+// own, below its Locker's lock manager.
+func (a algorithms) one(m lockstep.Mode) manager.One {
+	switch m {
+	case lockstep.ModeLegacy:
+		return a.legacy.One(held.Key{})
+	case lockstep.ModeCombined:
+		return a.combined.One(held.Key{})
+	}
+	return a.queue.One(held.Key{})
 }
 
 // newAlgorithms builds one queue Locker and one legacy Locker for the
