@@ -35,7 +35,9 @@ type Locker struct {
 	life   lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
 	leases *lease.Scheduler              // renews every held lock and waiting queue cell
 	wake   *waker                        // nil: wake-ups off (wake.go)
-	groups *manager.Manager              // groups, hierarchy and reentrancy (group.go)
+	// wakeHealth is whether wake-ups arrive (wakehealth.go).
+	wakeHealth wakeHealth
+	groups     *manager.Manager // groups, hierarchy and reentrancy (group.go)
 }
 
 var _ lockstep.GroupLocker = (*Locker)(nil)
