@@ -4,8 +4,7 @@ package propertytests
 
 import "github.com/lockstep-go/lockstep/internal/bugs"
 
-// The controls of the lock manager's planted defects (internal/manager,
-// issue 15). Their defects are process-wide and compiled only under the
+// The controls of the lock manager's planted defects (internal/manager). Their defects are process-wide and compiled only under the
 // lockstep_bugs build tag (internal/bugs.Plant), as those of
 // negative_planted_test.go are, so these controls run only with it:
 //

@@ -50,7 +50,7 @@ func init() {
 			v: variant{plant: []bugs.Defect{bugs.LegacyLossUnwatched}, weights: &cutWeights, longHolds: 8}, want: "lease:",
 			attempts: 6, shortSteps: 30, maxActions: 20},
 		// A combined acquisition's overlapped legacy round sending its
-		// shadow read and its main re-read together (issue 17, item 3): the
+		// shadow read and its main re-read together (docs/algorithms.md, 6.1): the
 		// one pair of the overlap whose order the legacy argument needs. A
 		// main read that overtakes the shadow read misses the main cell of a
 		// legacy holder whose shadow cell the shadow read no longer sees.
@@ -71,7 +71,7 @@ func init() {
 		control{name: "LostTrustsScheduler", fleet: fleetNamed("new"),
 			v: variant{plant: []bugs.Defect{bugs.LostTrustsScheduler}, weights: &slowWeights, noLeaseCheck: true}, want: "ownership:",
 			keep: "lost-trusts-the-scheduler", attempts: 8,
-			found: "a planted defect a shared renewal scheduler invites (issue 13, item 3): with one goroutine per Locker watching every deadline, Lost()'s own check of the deadline looks redundant; without it, a holder paused beyond the TTL, or whose scheduler's wake-up was not granted in time, keeps Lost() open after its owner cell expired, and works on. Caught by the owner-cell property (a holder with Lost() open must have a live owner cell); internal/lease keeps the check in Lost and IsLost (doc.go: why the guarantees are unchanged)"},
+			found: "a planted defect a shared renewal scheduler invites: with one goroutine per Locker watching every deadline, Lost()'s own check of the deadline looks redundant; without it, a holder paused beyond the TTL, or whose scheduler's wake-up was not granted in time, keeps Lost() open after its owner cell expired, and works on. Caught by the owner-cell property (a holder with Lost() open must have a live owner cell); internal/lease keeps the check in Lost and IsLost (doc.go: why the guarantees are unchanged)"},
 	)
 }
 
