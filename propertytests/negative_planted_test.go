@@ -4,12 +4,13 @@ package propertytests
 
 import "github.com/lockstep-go/lockstep/internal/bugs"
 
-// The controls of the safety issue's defects. Their defects are compiled
-// only under the lockstep_bugs build tag (internal/bugs.Plant), so these
-// controls run only with it: go test -tags lockstep_bugs ./propertytests/
-// -run Negative. Each restores what users found in released code, which the
-// model checks of that time did not find; the widened checks must now catch
-// each one by the intended property and shrink it.
+// The controls of the defects black-box tests found (CHANGELOG.md, Earlier
+// development). Their defects are compiled only under the lockstep_bugs
+// build tag (internal/bugs.Plant), so these controls run only with it:
+// go test -tags lockstep_bugs ./propertytests/ -run Negative. Each restores
+// what users found in released code, which the model checks of that time did
+// not find; the widened checks must now catch each one by the intended
+// property and shrink it.
 func init() {
 	controls = append(controls,
 		// A lease of TTL/2 at the TTL of 1s the old options accepted: the
@@ -19,26 +20,26 @@ func init() {
 		control{name: "HalfTTLLease", fleet: fleetNamed("new"),
 			v: variant{plant: []bugs.Defect{bugs.HalfTTLLease}}, want: "lease:",
 			keep:  "lease-outlives-whole-second-ttl",
-			found: "found from outside (the safety issue, defect 1): with TTL 1s a healthy holder's cells expired ~100 ms after its claim and another process acquired while its Lost() was open (49–62 double grants in 10 s on a real node); the model checks of the time judged leases by the lease's own TTL/2 and ran at TTL 6s. Re-found by the negative control HalfTTLLease once the harness judged by the model's whole-second expiry at the smallest accepted TTL; fixed in internal/lease by deriving the window from a cell's sure life, (TTL − 1s − MaxServerSkew)/2, and refusing TTLs that leave less than a second"},
+			found: "found from outside (by black-box tests of the public API): with TTL 1s a healthy holder's cells expired ~100 ms after its claim and another process acquired while its Lost() was open (49–62 double grants in 10 s on a real node); the model checks of the time judged leases by the lease's own TTL/2 and ran at TTL 6s. Re-found by the negative control HalfTTLLease once the harness judged by the model's whole-second expiry at the smallest accepted TTL; fixed in internal/lease by deriving the window from a cell's sure life, (TTL − 1s − MaxServerSkew)/2, and refusing TTLs that leave less than a second"},
 		// Lease deadlines on the wall clock: a holder whose wall clock is
 		// stepped back keeps Lost() open while its cells expire.
 		control{name: "WallClockLease", fleet: fleetNamed("new"),
 			v: variant{plant: []bugs.Defect{bugs.WallClockLease}, weights: &slowWeights, stepFirst: -2 * ttl, noOwnerCellCheck: true}, want: "lease:",
 			keep: "lease-on-stepped-wall-clock", attempts: 8, shortSteps: 20, maxActions: 16,
-			found: "found from outside (the safety issue, defect 2): a holder whose wall clock stepped back by 2×TTL, followed by a store outage, kept Lost() open for ~2×TTL while its cells expired and another process acquired; the simulator of the time could not step a wall clock apart from elapsed time. Re-found by the negative control WallClockLease with the wall-clock step fault; fixed by measuring every deadline on Clock.Elapsed (internal/lease.Stamp)"},
+			found: "found from outside (by black-box tests of the public API): a holder whose wall clock stepped back by 2×TTL, followed by a store outage, kept Lost() open for ~2×TTL while its cells expired and another process acquired; the simulator of the time could not step a wall clock apart from elapsed time. Re-found by the negative control WallClockLease with the wall-clock step fault; fixed by measuring every deadline on Clock.Elapsed (internal/lease.Stamp)"},
 		// The token drawn after the claim with no re-check: a holder whose
 		// draw is answered after its lease lapsed returns a lock whose token
 		// is above its successor's.
 		control{name: "UncheckedToken", fleet: fleetNamed("new"),
 			v: variant{plant: []bugs.Defect{bugs.UncheckedToken}, noLeaseCheck: true, weights: &faultyWeights}, want: "fencing:",
 			keep: "token-drawn-after-lease-lapsed", attempts: 8,
-			found: "found from outside (the safety issue, defect 3): the token was drawn after the claim with no re-check, so a holder that stalled between claim and draw returned with nil error and a token above its successor's; the model checks of the time had no fencing property. Re-found by the negative control UncheckedToken with the fencing property (token order = ownership order, ownership beginning at the winning claim's send); fixed by re-checking the lease after the draw in every mode (internal/fencing)"},
+			found: "found from outside (by black-box tests of the public API): the token was drawn after the claim with no re-check, so a holder that stalled between claim and draw returned with nil error and a token above its successor's; the model checks of the time had no fencing property. Re-found by the negative control UncheckedToken with the fencing property (token order = ownership order, ownership beginning at the winning claim's send); fixed by re-checking the lease after the draw in every mode (internal/fencing)"},
 		// A Locker that never forgets an id, and a floor cell without TTL:
 		// the lock's partition keeps a live cell forever.
 		control{name: "KeepIDState", fleet: fleetNamed("new"),
 			v: variant{plant: []bugs.Defect{bugs.KeepIDState}, noLeaseCheck: true}, want: "state:",
 			keep:  "floor-cell-lives-forever",
-			found: "found from outside (the safety issue, defect 4): a Locker kept ~79 bytes per id ever locked and the published floor cell had no TTL, so queue_lock kept a live partition per id forever. Re-found by the negative control KeepIDState with the end-of-run state check; fixed in queuelock (idstate.go: per-id state expires on elapsed time, a janitor sweeps, the floor cell carries a TTL)"},
+			found: "found from outside (by black-box tests of the public API): a Locker kept ~79 bytes per id ever locked and the published floor cell had no TTL, so queue_lock kept a live partition per id forever. Re-found by the negative control KeepIDState with the end-of-run state check; fixed in queuelock (idstate.go: per-id state expires on elapsed time, a janitor sweeps, the floor cell carries a TTL)"},
 		// A combined lock whose loss signal forgets its legacy lease: the
 		// composition redesign replaced the goroutine merging the two
 		// halves' signals with one signal both leases fire; dropping one
