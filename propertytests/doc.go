@@ -15,7 +15,8 @@
 // lock-manager fleets (groupfleet_test.go) take lock groups in the five
 // accesses over hierarchical ids, and are judged by what each holder asked
 // for, ancestors implied (accesscheck_test.go). Negative controls
-// (negative_test.go) switch on deliberate defects through internal/bugs and
+// (negative_test.go) switch on deliberate defects through each package's
+// TestingKnobs, set when a process's Lockers are built (knobs_test.go), and
 // assert the checker catches each and shrinks it to a short counterexample.
 //
 // The random phase's faults: a process's clock skewed or stepped, a replica's

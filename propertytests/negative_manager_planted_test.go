@@ -2,11 +2,9 @@
 
 package propertytests
 
-import "github.com/lockstep-go/lockstep/internal/bugs"
-
-// The controls of the lock manager's planted defects (internal/manager). Their defects are process-wide and compiled only under the
-// lockstep_bugs build tag (internal/bugs.Plant), as those of
-// negative_planted_test.go are, so these controls run only with it:
+// The controls of the lock manager's planted defects (internal/manager's
+// TestingKnobs). As those of negative_planted_test.go, these controls run
+// only in the lockstep_bugs test build:
 //
 //	go test -tags lockstep_bugs ./propertytests/ -run Negative/ -v
 func init() {
@@ -19,19 +17,19 @@ func init() {
 		// stuck beyond its plan's bound (G2), or no acquisition at all
 		// (deadlock freedom).
 		control{name: "GroupUnordered", fleet: fleetNamed("new/manager"),
-			v: variant{plant: []bugs.Defect{bugs.GroupUnordered}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+			v: variant{plant: []defect{groupUnordered}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
 		// No intention locks on ancestors: a holder of "a/b" and one of
 		// "a" share no member and both hold. Caught by access exclusion
 		// (G1), which judges a holding by what was asked for, ancestors
 		// implied, not by the members taken.
 		control{name: "SkipIntention", fleet: fleetNamed("new/manager"),
-			v: variant{plant: []bugs.Defect{bugs.SkipIntention}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
+			v: variant{plant: []defect{skipIntention}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
 		// Combined takes its queue half in the access asked for, as it
 		// first did: readers (or intention locks on one ancestor) holding
 		// the queue lock together all contend on the legacy half, which is
 		// not FIFO, and one of them waits beyond its plan's bound (G2).
 		control{name: "CombinedSharedQueueHalf", fleet: fleetNamed("combined+new/manager"),
-			v: variant{plant: []bugs.Defect{bugs.CombinedSharedQueueHalf}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+			v: variant{plant: []defect{combinedSharedQueueHalf}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
 		// A group returned although a member's lease lapsed while a later
 		// member was awaited (internal/manager, "Losing a member"): the
 		// lease property refuses a group returned with Lost() closed. Found
@@ -39,6 +37,6 @@ func init() {
 		// fencing property (the lapsed member's token was older than that
 		// of the process which took its id in between).
 		control{name: "GroupReturnsLostMember", fleet: fleetNamed("new/manager"),
-			v: variant{plant: []bugs.Defect{bugs.GroupReturnsLostMember}, weights: &faultyWeights}, want: "lease:", attempts: 6, maxActions: 20},
+			v: variant{plant: []defect{groupReturnsLostMember}, weights: &faultyWeights}, want: "lease:", attempts: 6, maxActions: 20},
 	)
 }

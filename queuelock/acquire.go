@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
@@ -54,12 +53,12 @@ type attempt struct {
 	pace  pacer        // how fast the line moves (pace.go)
 	woken bool         // the last pause ended by a wake-up
 
-	bugs         bugs.Set // planted defects, for the model checks' negative controls only
-	lastDeleteTS int64    // timestamp of our last owner-cell delete (for bugs.ReuseTombstonedTimestamp)
+	knobs        *TestingKnobs // planted defects; zero in production
+	lastDeleteTS int64         // timestamp of our last owner-cell delete (for TestingKnobs.ReuseTombstonedTimestamp)
 }
 
 func (a *attempt) run(ctx context.Context) (*part, error) {
-	a.bugs = bugs.From(ctx)
+	a.knobs = &a.l.cfg.knobs
 	if a.try {
 		slot, ok := a.l.turns.TryTake(a.id, a.access)
 		if !ok {
@@ -117,7 +116,7 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 	// The planted SkipOwnerReread defect lives in claim; the fast path's one
 	// read also checks the queue, so skipping it there would plant a
 	// different bug (bypass), not the one the control names.
-	if !a.bugs.SkipOwnerReread && (a.l.fastPathOK(a.id) || a.bugs.IgnoreContentionHint && !a.l.cfg.noFast) {
+	if !a.knobs.SkipOwnerReread && (a.l.fastPathOK(a.id) || a.knobs.IgnoreContentionHint && !a.l.cfg.noFast) {
 		ok, since, err := a.fastClaim(ctx)
 		switch {
 		case err != nil:
@@ -350,7 +349,7 @@ func (a *attempt) queueCell() lockstep.Cell {
 		wake = w.Transport.Addr()
 	}
 	c := layout.WakeQueueCell(a.qcol, a.owner, a.access, wake, a.l.ts.Next(), a.l.cfg.Lease.TTL)
-	if a.bugs.QueueCellsWithoutTTL {
+	if a.knobs.QueueCellsWithoutTTL {
 		c.TTL = 0
 	}
 	return c
@@ -358,7 +357,7 @@ func (a *attempt) queueCell() lockstep.Cell {
 
 func (a *attempt) ownerCell() lockstep.Cell {
 	c := layout.OwnerCell(a.ocol, a.owner, a.access, a.l.ts.Next(), a.l.cfg.Lease.TTL)
-	if a.bugs.ReuseTombstonedTimestamp && a.lastDeleteTS != 0 {
+	if a.knobs.ReuseTombstonedTimestamp && a.lastDeleteTS != 0 {
 		c.Timestamp = a.lastDeleteTS
 	}
 	return c

@@ -81,7 +81,7 @@ func (l *Locker) contended(id string) {
 	}
 	_, existed := l.hints.m[id]
 	l.hints.m[id] = now + l.cfg.Lease.TTL.Microseconds()
-	if !existed && l.hints.growth.inserted(len(l.hints.m)) {
+	if !existed && l.hints.growth.inserted(len(l.hints.m)) && !l.cfg.knobs.KeepIDState {
 		l.sweepHintsLocked(now)
 	}
 	l.hints.mu.Unlock()

@@ -65,7 +65,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if opts != nil {
 		sep = opts.Separator
 	}
-	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock); err != nil {
+	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, cfg.knobs.Manager); err != nil {
 		return nil, err
 	}
 	if cfg.wake != nil { // last: it hands the transport to l
@@ -115,6 +115,13 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 	}
 	return held.Public(lk), nil
 }
+
+// One returns this Locker's acquisition of one flat id, for a composing
+// Locker of this module that applies the lock manager (groups, hierarchy,
+// reentrancy) itself (package migration): it calls down into the
+// algorithm, not through this Locker's own manager. Its key type is
+// internal to the module, so nothing outside it can call One.
+func (l *Locker) One(held.Key) manager.One { return l.acquire }
 
 // Parts returns what this module's composing Lockers take parts through
 // (package combined, package migration): internal/held's Source. Its key

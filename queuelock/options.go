@@ -54,6 +54,9 @@ type Options struct {
 	// service (lockstep.Fenced); a lock of several members is not Fenced.
 	// Default none: the locks are not lockstep.Fenced.
 	Fencing *clock.Global
+	// TestingKnobs switch on planted defects for this module's negative
+	// controls (knobs.go). Leave nil.
+	TestingKnobs *TestingKnobs
 	// Rand draws the Locker's incarnation. Default crypto/rand; set it only
 	// to make a simulation repeat exactly.
 	Rand *rand.Rand
@@ -92,6 +95,7 @@ type config struct {
 	rand    *rand.Rand
 	slow    time.Duration // Options.SlowPoll, resolved
 	wake    *Wake         // nil: wake-ups off
+	knobs   TestingKnobs  // planted defects; zero in production
 }
 
 func (o *Options) resolve() (config, error) {
@@ -105,6 +109,10 @@ func (o *Options) resolve() (config, error) {
 	}.Resolve()
 	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand,
 		slow: in.SlowPoll, wake: in.Wake}
+	if in.TestingKnobs != nil {
+		c.knobs = *in.TestingKnobs
+		c.Lease.Knobs = c.knobs.Lease
+	}
 	if err != nil {
 		return c, err
 	}

@@ -132,7 +132,7 @@ func (a *attempt) pause(ctx context.Context, v view) error {
 		est := time.Duration(a.pace.interval*int64(pos-1)/2) * time.Microsecond
 		wait = min(l.cfg.slow, max(l.cfg.poll, est))
 	}
-	if a.bugs.WakeOnly && l.wake != nil {
+	if a.knobs.WakeOnly && l.wake != nil {
 		wait = 24 * time.Hour // planted: rely on wake-ups alone
 	}
 	return a.sleep(ctx, wait)
@@ -167,7 +167,7 @@ func (a *attempt) grabOnWake(ctx context.Context) (since int64, err error) {
 // claim that withdraws, and a handoff costs release, claim write and claim
 // read: three round trips. nil, nil: not held, look again.
 func (a *attempt) onWake(ctx context.Context, retry func(error) error) (*part, error) {
-	if a.bugs.WakeGrants {
+	if a.knobs.WakeGrants {
 		// Planted: a wake-up taken for a grant, the claim's read skipped.
 		since, err := a.grabOnWake(ctx)
 		if err != nil {

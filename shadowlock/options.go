@@ -50,6 +50,9 @@ type Options struct {
 	Fencing *clock.Global
 	// Rand draws the backoff. Default a randomly initialised PCG.
 	Rand *rand.Rand
+	// TestingKnobs switch on planted defects for this module's negative
+	// controls (knobs.go). Leave nil.
+	TestingKnobs *TestingKnobs
 }
 
 type config struct {
@@ -57,6 +60,7 @@ type config struct {
 	main, shadow string
 	fencing      *clock.Global
 	rand         *rand.Rand
+	knobs        TestingKnobs // planted defects; zero in production
 }
 
 func (o *Options) resolve() (config, error) {
@@ -69,6 +73,10 @@ func (o *Options) resolve() (config, error) {
 		Logger: in.Logger, Observer: in.Observer,
 	}.Resolve()
 	c := config{Resolved: common, main: in.MainTable, shadow: in.ShadowTable, fencing: in.Fencing, rand: in.Rand}
+	if in.TestingKnobs != nil {
+		c.knobs = *in.TestingKnobs
+		c.Lease.Knobs = c.knobs.Lease
+	}
 	if err != nil {
 		return c, err
 	}

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/goroutine"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
@@ -119,7 +118,7 @@ func (r *round) await(ctx context.Context) error {
 // cell was deleted. The planted CombinedOverlapUnsafe defect sends the two
 // reads of a prepared acquisition together.
 func (r *round) readRows(ctx context.Context) (shadow, main []lockstep.Cell, err error) {
-	if r.gate == nil || !bugs.Planted(bugs.CombinedOverlapUnsafe) {
+	if r.gate == nil || !r.l.cfg.knobs.CombinedOverlapUnsafe {
 		if shadow, err = r.read(ctx, r.l.cfg.shadow); err != nil || !layout.LegacyOnly(shadow, r.owner) {
 			return shadow, nil, err
 		}

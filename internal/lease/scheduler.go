@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/goroutine"
 )
 
@@ -89,7 +88,7 @@ func (s *Scheduler) Start(cfg Config, since int64, renew func(context.Context) e
 	s.seq++
 	l.seq = s.seq
 	l.renewAt = since + micros(cfg.Renew)
-	if bugs.Planted(bugs.RenewFromStart) {
+	if cfg.knobs().RenewFromStart {
 		l.renewAt = Stamp(s.clock) + micros(cfg.Renew)
 	}
 	s.due.place(l, min(l.renewAt, l.deadline()))

@@ -51,8 +51,8 @@
 // Locker's in-process turns to be FIFO per id, as queuelock's are. A
 // process that holds a group and then starts another acquisition outside
 // it (nested Lock calls in an order of its own) is outside the argument,
-// as with any lock. The planted defect GroupUnordered (internal/bugs, build
-// tag lockstep_bugs) takes the members in the caller's order instead; the
+// as with any lock. The planted defect TestingKnobs.GroupUnordered takes
+// the members in the caller's order instead; the
 // test manager_bugs_test.go shows two opposite groups then deadlock, and
 // the model checks' negative control catches it.
 //
@@ -91,7 +91,7 @@
 // and each member's fencing token was drawn (by its Locker, after its
 // claim) under a lease that was still running when the group was returned,
 // so the tokens' order is ownership order for every member (fence/doc.go).
-// The planted defect GroupReturnsLostMember (internal/bugs) returns such a
+// The planted defect TestingKnobs.GroupReturnsLostMember returns such a
 // group; the model checks' lease property refuses any group returned with
 // Lost() closed, and their negative control catches the defect.
 //

@@ -29,6 +29,7 @@ type Manager struct {
 	overlaps bool // sep can overlap itself: ids are then checked at their segments' edges (plan.go)
 	one      One
 	clock    lockstep.Clock // for internal/goroutine.Resumed; may be nil
+	knobs    TestingKnobs   // planted defects; zero in production
 
 	// mu guards reg, the reentrancy registry: the member each (holder, id)
 	// holds. Only acquisitions under lockstep.WithReentrancy touch it.
@@ -47,15 +48,20 @@ type regKey struct {
 // MaxSeparatorLen bytes of UTF-8 with no NUL and not only white space, such
 // as "/". A bad separator or a nil one returns a *lockstep.ConfigError.
 // clock is the Locker's (nil for none): a call that waited for another of
-// the same holder resumes through it (internal/goroutine.Resumed).
-func New(separator string, one One, clock lockstep.Clock) (*Manager, error) {
+// the same holder resumes through it (internal/goroutine.Resumed). knobs
+// switch on planted defects; nil in production.
+func New(separator string, one One, clock lockstep.Clock, knobs *TestingKnobs) (*Manager, error) {
 	if one == nil {
 		return nil, &lockstep.ConfigError{Field: "One", Reason: "nil: the manager needs the Locker's acquisition of one id"}
 	}
 	if err := validateSeparator(separator); err != nil {
 		return nil, err
 	}
-	return &Manager{sep: separator, overlaps: selfOverlaps(separator), one: one, clock: clock, reg: map[regKey]*member{}}, nil
+	m := &Manager{sep: separator, overlaps: selfOverlaps(separator), one: one, clock: clock, reg: map[regKey]*member{}}
+	if knobs != nil {
+		m.knobs = *knobs
+	}
+	return m, nil
 }
 
 func validateSeparator(sep string) error {
