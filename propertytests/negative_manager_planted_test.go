@@ -2,10 +2,9 @@
 
 package propertytests
 
-// The controls of the lock manager's planted defects (internal/manager,
-// issue 15). Their defects are process-wide and compiled only under the
-// lockstep_bugs build tag (internal/plant), as those of
-// negative_planted_test.go are, so these controls run only with it:
+// The controls of the lock manager's planted defects (internal/manager's
+// TestingKnobs). As those of negative_planted_test.go, these controls run
+// only in the lockstep_bugs test build:
 //
 //	go test -tags lockstep_bugs ./propertytests/ -run Negative/ -v
 func init() {

@@ -1,6 +1,6 @@
 // Package manager is the lock manager every Locker of this module puts on
 // top of its own acquisition of one id: lock groups, hierarchical ids and
-// opt-in reentrancy (issue 15; seeds 003 and 004). A Locker gives New its
+// opt-in reentrancy (after seeds 003 and 004). A Locker gives New its
 // acquisition of one id in one access (One) and its hierarchy separator;
 // its LockGroup, TryLockGroup and, with a separator or under
 // lockstep.WithReentrancy, Lock and TryLock go through Manager.Acquire. It
