@@ -33,13 +33,11 @@ type Leader struct {
 
 // New returns the election of lock id, campaigning through lk, whose locks
 // must be lockstep.Fenced (build it with fencing), and keeping the leader
-// record in store, the store lk runs on. opts may be nil. Invalid arguments
+// record in store, the store lk runs on. A process that only watches (Leader,
+// Observe) passes a nil lk; its Campaign fails. opts may be nil. Invalid arguments
 // return an error wrapping lockstep.ErrInvalidConfig or
 // lockstep.ErrInvalidID that says what to change.
 func New(lk lockstep.Locker, store lockstep.Store, id string, opts *Options) (*Election, error) {
-	if lk == nil {
-		return nil, &lockstep.ConfigError{Field: "Locker", Reason: "nil: pass a fenced Locker, e.g. queuelock.New with Options.Fencing"}
-	}
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil: pass the store the Locker runs on (cassandra.New, or model.New in tests)"}
 	}
@@ -69,6 +67,9 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, err
 	if len(value) > MaxValueLen {
 		return nil, &lockstep.ConfigError{Field: "value", Reason: fmt.Sprintf("%d bytes, above MaxValueLen (%d): publish a reference (an address, a key) instead", len(value), MaxValueLen)}
 	}
+	if e.lk == nil {
+		return nil, &lockstep.ConfigError{Field: "Locker", Reason: "nil: this Election only observes; to campaign, pass New a fenced Locker (queuelock.New with Options.Fencing)"}
+	}
 	l, err := e.lk.Lock(ctx, e.id)
 	if err != nil {
 		return nil, fmt.Errorf("election %q: campaign: %w", e.id, err)
@@ -81,6 +82,11 @@ func (e *Election) Campaign(ctx context.Context, value string) (*Leadership, err
 	ld := newLeadership(e, l, f.Token(), value)
 	if err := ld.publish(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("election %q: campaign: writing the leader record: %w", e.id, err), ld.Resign(context.WithoutCancel(ctx)))
+	}
+	if lost(l) {
+		// The lease lapsed while the record was written: a successor may
+		// lead already, so this caller must not start.
+		return nil, errors.Join(fmt.Errorf("election %q: campaign: %w before the leader record was written", e.id, lockstep.ErrLost), ld.Resign(context.WithoutCancel(ctx)))
 	}
 	ld.startRefresh()
 	return ld, nil

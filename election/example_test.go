@@ -41,8 +41,11 @@ func Example() {
 	defer lka.Close(ctx)
 	lkb, b := candidate(store, "b")
 	defer lkb.Close(ctx)
-	lko, observer := candidate(store, "observer")
-	defer lko.Close(ctx)
+	// A process that only watches needs no Locker.
+	observer, err := election.New(nil, store, "scheduler", &election.Options{Poll: 10 * time.Millisecond})
+	if err != nil {
+		panic(err)
+	}
 
 	la, err := a.Campaign(ctx, "10.0.0.1:8080")
 	if err != nil {
