@@ -53,8 +53,8 @@
 //
 // The lock's cells say who holds the lock, not what the holder wants the
 // others to know, and the lock algorithms are left as they are. So the
-// winner writes a record of its own: one cell holding the candidate's value
-// (an address, say), written with the term as its write timestamp and with
+// winner writes a record of its own: one cell holding a format byte and the
+// candidate's value (an address, say), written with the term as its write timestamp and with
 // Options.TTL, and rewritten every Options.Refresh while the leader's lease
 // holds. Because the store keeps the write with the highest timestamp, a
 // deposed leader's late rewrite can never replace its successor's record,

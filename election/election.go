@@ -11,6 +11,11 @@ import (
 // recordColumn is the one column of a leader record's partition.
 const recordColumn = "leader"
 
+// recordFormat is the first byte of a record's value, before the
+// candidate's value: the format's version, and a value that is never empty
+// (a store may keep an empty value as null, which has no write timestamp).
+const recordFormat = 1
+
 // Election is one election: the candidates of one lock id. Build one per
 // process and id with New. Safe for concurrent use; it holds no goroutine of
 // its own (a Leadership and Observe start theirs).
@@ -105,12 +110,18 @@ func (e *Election) Leader(ctx context.Context) (ld Leader, ok bool, err error) {
 	if len(cells) == 0 {
 		return Leader{}, false, nil
 	}
-	return Leader{Value: string(cells[0].Value), Term: cells[0].Timestamp}, true, nil
+	v := cells[0].Value
+	if len(v) == 0 || v[0] != recordFormat {
+		return Leader{}, false, fmt.Errorf("election %q: the leader record in table %s is not one this package writes (format byte %v): "+
+			"another writer shares its partition; give the election a table of its own (Options.Table)", e.id, e.cfg.table, v[:min(len(v), 1)])
+	}
+	return Leader{Value: string(v[1:]), Term: cells[0].Timestamp}, true, nil
 }
 
 // putRecord writes the leader record of term with value.
 func (e *Election) putRecord(ctx context.Context, term int64, value string) error {
-	return e.store.Put(ctx, e.cfg.table, e.row, lockstep.Cell{Column: recordColumn, Value: []byte(value), Timestamp: term, TTL: e.cfg.ttl})
+	v := append([]byte{recordFormat}, value...)
+	return e.store.Put(ctx, e.cfg.table, e.row, lockstep.Cell{Column: recordColumn, Value: v, Timestamp: term, TTL: e.cfg.ttl})
 }
 
 // deleteRecord deletes the leader record of term and nothing newer: the

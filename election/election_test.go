@@ -182,6 +182,18 @@ func TestLeader_OldTermCannotReplaceNewerRecord(t *testing.T) {
 	}
 }
 
+// A record the package did not write is an error that says what to do, not
+// a leader.
+func TestLeader_ForeignRecordIsAnError(t *testing.T) {
+	ctx := context.Background()
+	store := model.New(&clock.Local{})
+	e := newElection(t, nil, store)
+	_ = store.Put(ctx, queuelock.DefaultTable, e.row, lockstep.Cell{Column: recordColumn, Value: []byte("x"), Timestamp: 5, TTL: time.Minute})
+	if _, ok, err := e.Leader(ctx); ok || err == nil || !strings.Contains(err.Error(), "Options.Table") {
+		t.Fatalf("Leader over a foreign record = %v, %v; want an error naming Options.Table", ok, err)
+	}
+}
+
 // Observe reports the current leader, then each change, never a term below
 // one it reported (a replica behind, a deposed leader's record), and closes
 // its channel when ctx ends.
@@ -189,10 +201,10 @@ func TestObserve_ReportsChangesNeverGoesBackAndCloses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		reads := &scriptedReads{cells: [][]lockstep.Cell{
-			{{Column: recordColumn, Value: []byte("b"), Timestamp: 200}},
-			{{Column: recordColumn, Value: []byte("old"), Timestamp: 100}},
+			{{Column: recordColumn, Value: []byte("\x01b"), Timestamp: 200}},
+			{{Column: recordColumn, Value: []byte("\x01old"), Timestamp: 100}},
 			nil,
-			{{Column: recordColumn, Value: []byte("c"), Timestamp: 300}},
+			{{Column: recordColumn, Value: []byte("\x01c"), Timestamp: 300}},
 		}}
 		e := newElection(t, nil, reads)
 		ch := e.Observe(ctx)

@@ -41,7 +41,8 @@ func (l *Leadership) Value() string { return l.value }
 // Resign, Done returns a closed channel). Like lockstep.Lock's Lost, it
 // checks the lease's deadline itself on every call, so a leader that looks
 // at Done before each step never works past its tenure. The leader must
-// stop acting as leader once it is closed.
+// stop acting as leader once it is closed, and then call Resign, which
+// cleans up and reports the loss.
 func (l *Leadership) Done() <-chan struct{} {
 	select {
 	case <-l.resigned:
