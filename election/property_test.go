@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -300,8 +301,15 @@ func rapidDefault(t *testing.T, name, value string) func() {
 	return func() { _ = f.Value.Set(old) }
 }
 
+// deepChecks is the number under LOCKSTEP_DEEP=1, CI's depth.
+const deepChecks = 400
+
 func TestElection_TermsIncreaseAndTenuresNeverOverlap(t *testing.T) {
-	defer checks(t, quickChecks)()
+	n := quickChecks
+	if os.Getenv("LOCKSTEP_DEEP") == "1" {
+		n = deepChecks
+	}
+	defer checks(t, n)()
 	wins := 0
 	rapid.Check(t, electionProperty(t, testingKnobs{}, &wins))
 	if wins == 0 {

@@ -148,3 +148,44 @@ func TestSemaphore_ClosedLockerFailsAtOnce(t *testing.T) {
 		t.Fatalf("Acquire on a closed Locker = %v, want ErrClosed", err)
 	}
 }
+
+// A waiter in one slot's line still takes another slot that frees up: it
+// tries every slot again after Options.Wait.
+func TestSemaphore_WaiterTakesWhicheverSlotFrees(t *testing.T) {
+	for _, which := range []int{0, 1} {
+		synctest.Test(t, func(t *testing.T) {
+			ctx := context.Background()
+			store := model.New(&clock.Local{})
+			a, _ := New(newLocker(t, store, "a"), "sem", 2, nil)
+			b, _ := New(newLocker(t, store, "b"), "sem", 2, &Options{Wait: 500 * time.Millisecond})
+			var ps [2]*Permit
+			for range 2 {
+				p, err := a.Acquire(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ps[p.Slot()] = p
+			}
+			got := make(chan *Permit, 1)
+			go func() {
+				p, err := b.Acquire(ctx)
+				if err != nil {
+					t.Error(err)
+				}
+				got <- p
+			}()
+			time.Sleep(100 * time.Millisecond)
+			_ = ps[which].Release(ctx)
+			select {
+			case p := <-got:
+				if p.Slot() != which {
+					t.Fatalf("b holds slot %d, want the freed slot %d", p.Slot(), which)
+				}
+				_ = p.Release(ctx)
+			case <-time.After(2 * time.Second):
+				t.Fatalf("b did not take slot %d within 4×Wait of its release", which)
+			}
+			_ = ps[1-which].Release(ctx)
+		})
+	}
+}
