@@ -39,11 +39,13 @@
 // another candidate's claim can succeed. Done checks the deadline itself on
 // every call. So two leaders never both see Done open at one instant: the
 // tenure of a leader, from Campaign's return to Done closing or Resign, never
-// overlaps another's. The argument is the lease's (docs/algorithms.md,
-// section 2, Theorem 1) combined with the lock's mutual exclusion (section
-// 4.4 for the queue lock); the model check in this package
-// (property_test.go) tests both properties under crashes, pauses, clock
-// skew and lost messages.
+// overlaps another's. This is docs/algorithms.md, section 4.4, Corollary 1
+// ("Lost() before takeover": once a successor's claim has won, every look
+// at the predecessor's Lost finds it closed), which rests on the lease
+// (section 2, Theorem 1) and the claim's check (Theorem 3). The model check
+// in this package (property_test.go) tests it, and that terms increase,
+// under crashes, pauses, clock skew and lost messages, with a planted
+// control (property_bugs_test.go) that it must catch.
 //
 // Fairness. Campaign is the Locker's Lock: with the queue lock, candidates
 // lead in the order they began to campaign (docs/algorithms.md, section 4.5).
