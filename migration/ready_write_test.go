@@ -61,7 +61,7 @@ func (s *writeFault) Delete(ctx context.Context, table, row string, ts int64, co
 	return s.Store.Delete(ctx, table, row, ts, columns...)
 }
 
-var refused = fmt.Errorf("%w: %w", lockstep.ErrRefused, errNoModify)
+var errRefusedModify = fmt.Errorf("%w: %w", lockstep.ErrRefused, errNoModify)
 
 // Ready writes to every table the Locker writes, in a partition of its own,
 // and leaves nothing live there; a table the role may not modify fails
@@ -99,7 +99,7 @@ func TestReady_WriteProbe(t *testing.T) {
 	for _, table := range written {
 		t.Run("refused on "+table, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				err := ready(t, &writeFault{Store: newStore(), table: table, err: refused}, true)
+				err := ready(t, &writeFault{Store: newStore(), table: table, err: errRefusedModify}, true)
 				require.ErrorIs(t, err, ErrNotReady)
 				require.ErrorIs(t, err, lockstep.ErrRefused)
 				require.ErrorIs(t, err, errNoModify)
@@ -111,18 +111,18 @@ func TestReady_WriteProbe(t *testing.T) {
 	}
 	t.Run("a phase the role may not write is fine", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			assert.NoError(t, ready(t, &writeFault{Store: newStore(), table: DefaultPhaseTable, err: refused}, false))
+			assert.NoError(t, ready(t, &writeFault{Store: newStore(), table: DefaultPhaseTable, err: errRefusedModify}, false))
 		})
 	})
 	t.Run("without fencing the global time table is not probed", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			assert.NoError(t, ready(t, &writeFault{Store: newStore(), table: "my_time", err: refused}, false))
+			assert.NoError(t, ready(t, &writeFault{Store: newStore(), table: "my_time", err: errRefusedModify}, false))
 		})
 	})
 	t.Run("refused delete leaves the cell to its TTL", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			m := newStore()
-			err := ready(t, &writeFault{Store: m, table: "my_queue", err: refused, deleteOnly: true}, false)
+			err := ready(t, &writeFault{Store: m, table: "my_queue", err: errRefusedModify, deleteOnly: true}, false)
 			require.ErrorIs(t, err, lockstep.ErrRefused)
 			assert.Contains(t, err.Error(), "table my_queue refuses a write: fault: delete my_queue: ")
 			cells, rerr := m.Read(context.Background(), "my_queue", probe.WriteRow, lockstep.Slice{})
