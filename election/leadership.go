@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // Leadership is one tenure: what Campaign returns to the winner. Safe for
@@ -103,7 +103,7 @@ func (l *Leadership) publish(ctx context.Context) error {
 // tombstone. Resign stops it and waits for it.
 func (l *Leadership) startRefresh() {
 	l.refresh.Add(1)
-	goroutine.Go(l.e.cfg.clock, func() {
+	lifecycle.Go(l.e.cfg.clock, func() {
 		defer l.refresh.Done()
 		for {
 			if l.e.cfg.clock.Sleep(l.ctx, l.e.cfg.refresh) != nil || lost(l.lock) {

@@ -3,7 +3,7 @@ package election
 import (
 	"context"
 
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // Observe reports leader changes: it reads the leader record at once and
@@ -20,7 +20,7 @@ import (
 // for the close to know it has stopped.
 func (e *Election) Observe(ctx context.Context) <-chan Leader {
 	ch := make(chan Leader, 1)
-	goroutine.Go(e.cfg.clock, func() {
+	lifecycle.Go(e.cfg.clock, func() {
 		defer close(ch)
 		var last Leader
 		var high int64 // the highest term reported

@@ -17,7 +17,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
@@ -149,7 +149,7 @@ func (h *elHarness) candidate(ctx context.Context, c *cand) {
 // observer follows the leader with Observe until its process crashes.
 func (h *elHarness) observer(ctx context.Context, e *Election) {
 	for ld := range e.Observe(ctx) {
-		goroutine.Resumed(ctx, h.obs.Clock()) // woken by Observe's goroutine
+		lifecycle.Resumed(ctx, h.obs.Clock()) // woken by Observe's goroutine
 		h.mu.Lock()
 		h.event("observer sees %q term %d", ld.Value, ld.Term)
 		if ld.Term != 0 && ld.Term < h.observed {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // MaxSize bounds N: an Acquire that finds every slot busy tries each.
@@ -154,7 +154,7 @@ func (s *Semaphore) tryAll(ctx context.Context, start int) (*Permit, error) {
 func (s *Semaphore) waitIn(ctx context.Context, slot int) (lockstep.Lock, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	timer := make(chan struct{})
-	goroutine.Go(s.clock, func() {
+	lifecycle.Go(s.clock, func() {
 		defer close(timer)
 		if s.clock.Sleep(wctx, s.wait) == nil {
 			cancel()

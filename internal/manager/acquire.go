@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // Acquire takes the members of m.Plan(reqs) one by one, in that order,
@@ -108,10 +108,10 @@ func (m *Manager) takeReentrant(ctx context.Context, holder any, r lockstep.Requ
 			}
 			select {
 			case <-ready:
-				goroutine.Resumed(ctx, m.clock)
+				lifecycle.Resumed(ctx, m.clock)
 				continue
 			case <-ctx.Done():
-				goroutine.Resumed(ctx, m.clock)
+				lifecycle.Resumed(ctx, m.clock)
 				return nil, ctx.Err()
 			}
 		}

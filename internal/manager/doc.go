@@ -5,7 +5,7 @@
 // its LockGroup, TryLockGroup and, with a separator or under
 // lockstep.WithReentrancy, Lock and TryLock go through Manager.Acquire. It
 // depends on the root package and on internal/held (loss signals) and
-// internal/serial, never on a store: what an access means in the store is
+// internal/lifecycle, never on a store: what an access means in the store is
 // the Locker's business (docs/algorithms.md, section 4.2, for the queue algorithm).
 //
 // # The plan

@@ -28,7 +28,7 @@ type Manager struct {
 	sep      string
 	overlaps bool // sep can overlap itself: ids are then checked at their segments' edges (plan.go)
 	one      One
-	clock    lockstep.Clock // for internal/goroutine.Resumed; may be nil
+	clock    lockstep.Clock // for internal/lifecycle.Resumed; may be nil
 	knobs    TestingKnobs   // planted defects; zero in production
 
 	// mu guards reg, the reentrancy registry: the member each (holder, id)
@@ -48,7 +48,7 @@ type regKey struct {
 // MaxSeparatorLen bytes of UTF-8 with no NUL and not only white space, such
 // as "/". A bad separator or a nil one returns a *lockstep.ConfigError.
 // clock is the Locker's (nil for none): a call that waited for another of
-// the same holder resumes through it (internal/goroutine.Resumed). knobs
+// the same holder resumes through it (internal/lifecycle.Resumed). knobs
 // switch on planted defects; nil in production.
 func New(separator string, one One, clock lockstep.Clock, knobs *TestingKnobs) (*Manager, error) {
 	if one == nil {
