@@ -6,6 +6,7 @@ import (
 
 	"github.com/gocql/gocql"
 
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/cqlstore"
 )
 
@@ -19,6 +20,7 @@ import (
 type FenceStore struct {
 	serial gocql.SerialConsistency
 	commit gocql.Consistency // the consistency of the Paxos commit phase
+	scope  lockstep.Scope
 	core   *cqlstore.Fence
 }
 
@@ -30,15 +32,26 @@ type FenceOption func(*FenceStore)
 // quorum of all replicas, so commits from every data centre are ordered.
 // LOCAL_SERIAL runs it in the coordinator's data centre only (and commits at
 // LOCAL_QUORUM): cheaper, but two writers in different data centres are not
-// ordered against each other, so a stale token can win there. Use it only if
-// every writer of a key lives in one data centre.
+// ordered against each other, so a stale token can win there.
+// NewFenceStore therefore takes LOCAL_SERIAL only with WithFenceLocalDC,
+// for resources every writer of which lives in that one data centre (the
+// resources of DC-local locks).
 func WithSerialConsistency(c gocql.SerialConsistency) FenceOption {
 	return func(s *FenceStore) { s.serial = c }
 }
 
+// WithFenceLocalDC says that every writer of the store's keys lives in data
+// centre dc, so NewFenceStore takes LOCAL_SERIAL (WithSerialConsistency).
+// Default: global, SERIAL only. The session must route to dc, as
+// WithLocalDC's comment says.
+func WithFenceLocalDC(dc string) FenceOption {
+	return func(s *FenceStore) { s.scope = lockstep.LocalTo(dc) }
+}
+
 // NewFenceStore returns a FenceStore for the tables of keyspace. A nil
-// session, an unsafe keyspace name or a serial consistency other than SERIAL
-// and LOCAL_SERIAL gives an error wrapping lockstep.ErrInvalidConfig. It
+// session, an unsafe keyspace name, a serial consistency other than SERIAL
+// and LOCAL_SERIAL, or LOCAL_SERIAL without WithFenceLocalDC gives an error
+// wrapping lockstep.ErrInvalidConfig. It
 // does not contact the cluster.
 func NewFenceStore(session *gocql.Session, keyspace string, opts ...FenceOption) (*FenceStore, error) {
 	if session == nil {
@@ -47,6 +60,9 @@ func NewFenceStore(session *gocql.Session, keyspace string, opts ...FenceOption)
 	s := &FenceStore{serial: gocql.Serial}
 	for _, o := range opts {
 		o(s)
+	}
+	if err := cqlstore.ValidateSerialScope(s.scope, cqlstore.Level(s.serial)); err != nil {
+		return nil, err
 	}
 	core, err := cqlstore.NewFence(func(serial, commit cqlstore.Level) cqlstore.FenceDriver {
 		s.commit = gocql.Consistency(commit)

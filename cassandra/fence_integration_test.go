@@ -37,7 +37,12 @@ var _ fence.Store = (*cassandra.FenceStore)(nil)
 func TestFenceConformance(t *testing.T) {
 	for _, serial := range []gocql.SerialConsistency{gocql.Serial, gocql.LocalSerial} {
 		t.Run(serial.String(), func(t *testing.T) {
-			store := newFenceStore(t, cassandra.WithSerialConsistency(serial))
+			opts := []cassandra.FenceOption{cassandra.WithSerialConsistency(serial)}
+			if serial == gocql.LocalSerial {
+				// The test cluster's one data centre, Cassandra's default name.
+				opts = append(opts, cassandra.WithFenceLocalDC("datacenter1"))
+			}
+			store := newFenceStore(t, opts...)
 			fencetest.Run(t, func(t *testing.T) fencetest.Harness {
 				return fencetest.Harness{Store: store, Table: fence.DefaultTable}
 			})

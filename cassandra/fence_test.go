@@ -24,7 +24,10 @@ func TestNewFenceStore_RefusesBadConfig(t *testing.T) {
 			t.Errorf("%s: got %v, want ErrInvalidConfig", name, err)
 		}
 	}
-	s, err := NewFenceStore(new(gocql.Session), "ks", WithSerialConsistency(gocql.LocalSerial))
+	if _, err := NewFenceStore(new(gocql.Session), "ks", WithSerialConsistency(gocql.LocalSerial)); !errors.Is(err, lockstep.ErrInvalidConfig) {
+		t.Fatalf("LOCAL_SERIAL for a global resource: got %v, want ErrInvalidConfig", err)
+	}
+	s, err := NewFenceStore(new(gocql.Session), "ks", WithSerialConsistency(gocql.LocalSerial), WithFenceLocalDC("dc1"))
 	if err != nil || s.commit != gocql.LocalQuorum {
 		t.Fatalf("LOCAL_SERIAL: %v, commit at %v; want LOCAL_QUORUM", err, s.commit)
 	}

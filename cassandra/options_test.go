@@ -55,7 +55,6 @@ func TestWithConsistency_AcceptsOnlyOverlappingPairs(t *testing.T) {
 	ok := [][2]string{
 		{"QUORUM", "QUORUM"},
 		{"QUORUM", "EACH_QUORUM"},
-		{"LOCAL_QUORUM", "LOCAL_QUORUM"},
 		{"LOCAL_QUORUM", "EACH_QUORUM"},
 		{"ALL", "ONE"},
 		{"ONE", "ALL"},
@@ -63,6 +62,7 @@ func TestWithConsistency_AcceptsOnlyOverlappingPairs(t *testing.T) {
 		{"ALL", "ALL"},
 	}
 	bad := [][2]string{
+		{"LOCAL_QUORUM", "LOCAL_QUORUM"}, // global by default: refused
 		{"ONE", "ONE"},
 		{"ONE", "QUORUM"},
 		{"QUORUM", "ONE"},
@@ -88,4 +88,37 @@ func TestWithConsistency_AcceptsOnlyOverlappingPairs(t *testing.T) {
 	if _, err := New(session, "locks", WithConsistency(serial, serial)); !errors.Is(err, lockstep.ErrInvalidConfig) {
 		t.Errorf("SERIAL: got %v, want ErrInvalidConfig", err)
 	}
+}
+
+func TestNew_GlobalStoreRefusesLocalQuorumAndSaysWhatToUse(t *testing.T) {
+	_, err := New(session, "locks", WithConsistency(gocql.LocalQuorum, gocql.LocalQuorum))
+	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+	assert.ErrorContains(t, err, "read LOCAL_QUORUM, write LOCAL_QUORUM cannot keep a global lock global")
+	assert.ErrorContains(t, err, "use QUORUM reads and writes, or EACH_QUORUM writes with LOCAL_QUORUM reads")
+	assert.ErrorContains(t, err, "WithLocalDC")
+}
+
+func TestWithLocalDC_IsADCLocalStoreAtLocalQuorum(t *testing.T) {
+	for _, opts := range [][]Option{
+		{WithLocalDC("dc1")},
+		{WithLocalDC("dc1"), WithConsistency(gocql.LocalQuorum, gocql.LocalQuorum)},
+		{WithConsistency(gocql.LocalQuorum, gocql.LocalQuorum), WithLocalDC("dc1")},
+	} {
+		s, err := New(session, "locks", opts...)
+		require.NoError(t, err)
+		assert.Equal(t, lockstep.LocalTo("dc1"), s.Scope())
+		assert.Equal(t, lockstep.LocalTo("dc1"), lockstep.ScopeOf(s))
+		assert.Equal(t, gocql.LocalQuorum, s.driver.read)
+		assert.Equal(t, gocql.LocalQuorum, s.driver.write)
+	}
+	s, err := New(session, "locks", WithLocalDC("dc1"), WithConsistency(gocql.Quorum, gocql.Quorum))
+	require.NoError(t, err)
+	assert.Equal(t, gocql.Quorum, s.driver.read)
+	_, err = New(session, "locks", WithLocalDC(""))
+	assert.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+	_, err = New(session, "locks", WithLocalDC("dc1"), WithConsistency(gocql.LocalOne, gocql.LocalOne))
+	assert.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+	g, err := New(session, "locks")
+	require.NoError(t, err)
+	assert.True(t, g.Scope().IsGlobal())
 }

@@ -6,6 +6,7 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/cqlstore"
 )
 
@@ -18,6 +19,7 @@ import (
 // session.
 type FenceStore struct {
 	serial, commit gocql.Consistency
+	scope          lockstep.Scope
 	core           *cqlstore.Fence
 }
 
@@ -26,15 +28,23 @@ type FenceOption func(*FenceStore)
 
 // WithSerialConsistency sets the serial consistency of commits and loads:
 // gocql.Serial (the default) or gocql.LocalSerial, which orders writers of
-// one data centre only (see package cassandra's WithSerialConsistency).
+// one data centre only (see package cassandra's WithSerialConsistency), and
+// is therefore taken only with WithFenceLocalDC.
 func WithSerialConsistency(c gocql.Consistency) FenceOption {
 	return func(s *FenceStore) { s.serial = c }
 }
 
+// WithFenceLocalDC says that every writer of the store's keys lives in data
+// centre dc, so NewFenceStore takes LOCAL_SERIAL, as package cassandra's
+// WithFenceLocalDC does. Default: global, SERIAL only.
+func WithFenceLocalDC(dc string) FenceOption {
+	return func(s *FenceStore) { s.scope = lockstep.LocalTo(dc) }
+}
+
 // NewFenceStore returns a FenceStore for the tables of keyspace. A nil
-// session, an unsafe keyspace name or a serial consistency other than SERIAL
-// and LOCAL_SERIAL gives an error wrapping lockstep.ErrInvalidConfig. It
-// does not contact the cluster.
+// session, an unsafe keyspace name, a serial consistency other than SERIAL
+// and LOCAL_SERIAL, or LOCAL_SERIAL without WithFenceLocalDC gives an error
+// wrapping lockstep.ErrInvalidConfig. It does not contact the cluster.
 func NewFenceStore(session *gocql.Session, keyspace string, opts ...FenceOption) (*FenceStore, error) {
 	if session == nil {
 		return nil, cqlstore.NilSession("*gocql.Session of github.com/apache/cassandra-gocql-driver/v2")
@@ -42,6 +52,9 @@ func NewFenceStore(session *gocql.Session, keyspace string, opts ...FenceOption)
 	s := &FenceStore{serial: gocql.Serial}
 	for _, o := range opts {
 		o(s)
+	}
+	if err := cqlstore.ValidateSerialScope(s.scope, cqlstore.Level(s.serial)); err != nil {
+		return nil, err
 	}
 	core, err := cqlstore.NewFence(func(serial, commit cqlstore.Level) cqlstore.FenceDriver {
 		s.commit = gocql.Consistency(commit)

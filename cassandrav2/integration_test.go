@@ -148,7 +148,12 @@ func TestFenceConformance(t *testing.T) {
 	session, _ := itSession(t)
 	for _, serial := range []gocql.Consistency{gocql.Serial, gocql.LocalSerial} {
 		t.Run(serial.String(), func(t *testing.T) {
-			store, err := cassandrav2.NewFenceStore(session, itKeyspace, cassandrav2.WithSerialConsistency(serial))
+			opts := []cassandrav2.FenceOption{cassandrav2.WithSerialConsistency(serial)}
+			if serial == gocql.LocalSerial {
+				// The test cluster's one data centre, Cassandra's default name.
+				opts = append(opts, cassandrav2.WithFenceLocalDC("datacenter1"))
+			}
+			store, err := cassandrav2.NewFenceStore(session, itKeyspace, opts...)
 			require.NoError(t, err)
 			fencetest.Run(t, func(t *testing.T) fencetest.Harness {
 				return fencetest.Harness{Store: store, Table: fence.DefaultTable}

@@ -18,7 +18,10 @@ type Store struct {
 	core   *cqlstore.Store
 }
 
-var _ lockstep.Store = (*Store)(nil)
+var (
+	_ lockstep.Store  = (*Store)(nil)
+	_ lockstep.Scoped = (*Store)(nil)
+)
 
 // New returns a Store that reads and writes the tables of keyspace through
 // session. Tables are named per call and must have the cell shape package
@@ -34,12 +37,16 @@ func New(session *gocql.Session, keyspace string, opts ...Option) (*Store, error
 		o(&c)
 	}
 	d := driver{session: session, read: c.read, write: c.write}
-	core, err := cqlstore.NewStore(d, storeErrors, keyspace, cqlstore.Level(c.read), cqlstore.Level(c.write))
+	core, err := cqlstore.NewStore(d, storeErrors, keyspace, c.scope, cqlstore.Level(c.read), cqlstore.Level(c.write))
 	if err != nil {
 		return nil, err
 	}
 	return &Store{driver: d, core: core}, nil
 }
+
+// Scope returns the store's scope: global, or lockstep.LocalTo the data
+// centre WithLocalDC named. It implements lockstep.Scoped.
+func (s *Store) Scope() lockstep.Scope { return s.core.Scope() }
 
 // Put writes cells into partition row of table in one request, as package
 // cassandra's Store.Put does. If the request may have been applied, the

@@ -25,14 +25,26 @@ func TestNew_RefusesNilSessionUnsafeKeyspaceAndBadLevels(t *testing.T) {
 		_, err := New(session, ks)
 		assert.ErrorIs(t, err, lockstep.ErrInvalidConfig, "%q", ks)
 	}
-	for _, p := range [][2]gocql.Consistency{{gocql.One, gocql.One}, {gocql.Quorum, gocql.LocalQuorum}, {gocql.Serial, gocql.Serial}, {gocql.Quorum, gocql.Any}} {
+	for _, p := range [][2]gocql.Consistency{{gocql.One, gocql.One}, {gocql.Quorum, gocql.LocalQuorum}, {gocql.Serial, gocql.Serial}, {gocql.Quorum, gocql.Any}, {gocql.LocalQuorum, gocql.LocalQuorum}} {
 		_, err := New(session, "locks", WithConsistency(p[0], p[1]))
 		assert.ErrorIs(t, err, lockstep.ErrInvalidConfig, "read %v write %v", p[0], p[1])
 	}
-	for _, p := range [][2]gocql.Consistency{{gocql.Quorum, gocql.EachQuorum}, {gocql.LocalQuorum, gocql.LocalQuorum}, {gocql.One, gocql.All}} {
+	for _, p := range [][2]gocql.Consistency{{gocql.Quorum, gocql.EachQuorum}, {gocql.LocalQuorum, gocql.EachQuorum}, {gocql.One, gocql.All}} {
 		_, err := New(session, "locks", WithConsistency(p[0], p[1]))
 		assert.NoError(t, err, "read %v write %v", p[0], p[1])
 	}
+}
+
+func TestWithLocalDC_IsADCLocalStoreAtLocalQuorum(t *testing.T) {
+	s, err := New(session, "locks", WithLocalDC("dc1"))
+	require.NoError(t, err)
+	assert.Equal(t, lockstep.LocalTo("dc1"), lockstep.ScopeOf(s))
+	assert.Equal(t, gocql.LocalQuorum, s.driver.read)
+	assert.Equal(t, gocql.LocalQuorum, s.driver.write)
+	_, err = New(session, "locks", WithConsistency(gocql.LocalQuorum, gocql.LocalQuorum))
+	assert.ErrorContains(t, err, "cannot keep a global lock global")
+	_, err = New(session, "locks", WithLocalDC("dc\x00"))
+	assert.ErrorIs(t, err, lockstep.ErrInvalidConfig)
 }
 
 func TestNew_DefaultsToQuorum(t *testing.T) {
@@ -65,7 +77,9 @@ func TestNewFenceStore_RefusesBadConfigAndInput(t *testing.T) {
 	assert.ErrorIs(t, err, lockstep.ErrInvalidConfig)
 	_, err = NewFenceStore(session, "ks", WithSerialConsistency(gocql.Quorum))
 	assert.ErrorIs(t, err, lockstep.ErrInvalidConfig)
-	s, err := NewFenceStore(session, "ks", WithSerialConsistency(gocql.LocalSerial))
+	_, err = NewFenceStore(session, "ks", WithSerialConsistency(gocql.LocalSerial))
+	assert.ErrorContains(t, err, "LOCAL_SERIAL cannot order fenced writers in two data centres")
+	s, err := NewFenceStore(session, "ks", WithSerialConsistency(gocql.LocalSerial), WithFenceLocalDC("dc1"))
 	require.NoError(t, err)
 	assert.Equal(t, gocql.LocalQuorum, s.commit)
 	_, _, err = s.CommitIfNewer(t.Context(), "t", "k", 0, nil)

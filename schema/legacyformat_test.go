@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/cqlstore"
 )
 
@@ -146,7 +147,7 @@ var clause = map[string]bool{"ttl": true, "timestamp": true, "limit": true}
 
 func TestLegacyGolden_MatchesTheStatementsSentAndTheDoc(t *testing.T) {
 	reqs := readLegacyGolden(t)
-	store, err := cqlstore.NewStore(nil, cqlstore.Errors{}, "locks", cqlstore.Quorum, cqlstore.Quorum)
+	store, err := cqlstore.NewStore(nil, cqlstore.Errors{}, "locks", lockstep.Scope{}, cqlstore.Quorum, cqlstore.Quorum)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func TestClusterConfig_FromEnvironment(t *testing.T) {
 	ca, cert, key := certFiles(t)
 	env := map[string]string{
 		"LOCKSTEP_HOSTS": "10.0.0.1,10.0.0.2:9343", "CASSANDRA_HOSTS": "ignored", "LOCKSTEP_PORT": "9142",
-		"LOCKSTEP_KEYSPACE": "ks", "LOCKSTEP_CONSISTENCY": "local_quorum", "LOCKSTEP_LOCAL_DC": "dc2",
+		"LOCKSTEP_KEYSPACE": "ks", "LOCKSTEP_CONSISTENCY": "all", "LOCKSTEP_LOCAL_DC": "dc2",
 		"LOCKSTEP_TIMEOUT": "4s", "LOCKSTEP_USERNAME": "ops", "LOCKSTEP_PASSWORD": "pw from env",
 		"LOCKSTEP_TLS_CA": ca, "LOCKSTEP_TLS_CERT": cert, "LOCKSTEP_TLS_KEY": key,
 		"LOCKSTEP_TLS_SERVER_NAME": "cassandra.internal", "LOCKSTEP_OUTPUT": "json",
@@ -95,7 +95,7 @@ func TestClusterConfig_FromEnvironment(t *testing.T) {
 	assert.Equal(t, []string{"10.0.0.1", "10.0.0.2:9343"}, cfg.Hosts)
 	assert.Equal(t, 9142, cfg.Port)
 	assert.Equal(t, 4*time.Second, cfg.Timeout)
-	assert.Equal(t, gocql.LocalQuorum, cfg.Consistency)
+	assert.Equal(t, gocql.All, cfg.Consistency)
 	assert.Equal(t, "dc2", localDC(cfg.PoolConfig.HostSelectionPolicy), "%T", cfg.PoolConfig.HostSelectionPolicy)
 	assert.Equal(t, gocql.PasswordAuthenticator{Username: "ops", Password: "pw from env"}, cfg.Authenticator)
 	require.NotNil(t, cfg.SslOpts)

@@ -43,7 +43,7 @@
 //	--hosts h1,h2              LOCKSTEP_HOSTS, then CASSANDRA_HOSTS   contact points, host or host:port (default 127.0.0.1)
 //	--port N                   LOCKSTEP_PORT                 native port for hosts given without one (default 9042)
 //	--keyspace K               LOCKSTEP_KEYSPACE             the lock keyspace (default "locks")
-//	--consistency C            LOCKSTEP_CONSISTENCY          read and write consistency (default QUORUM; see cassandra.WithConsistency)
+//	--consistency C            LOCKSTEP_CONSISTENCY          read and write consistency (default QUORUM; ALL; LOCAL_QUORUM is refused, see cassandra.WithConsistency)
 //	--local-dc DC              LOCKSTEP_LOCAL_DC             token-aware routing over DC-aware round robin in DC
 //	--timeout D                LOCKSTEP_TIMEOUT              connect and per-request timeout (default 10s)
 //	--username U               LOCKSTEP_USERNAME             PasswordAuthenticator user

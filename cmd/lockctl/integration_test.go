@@ -104,7 +104,7 @@ func TestLockctl_AgainstCassandra(t *testing.T) {
 // routing (scripts/cassandra's SimpleSnitch names the DC datacenter1) and
 // decodes the JSON of the read commands.
 func connectionFlagsAndJSON(t *testing.T, hosts []string) {
-	conn := []string{"--hosts", strings.Join(hosts, ","), "--port", "9042", "--local-dc", "datacenter1", "--consistency", "local_quorum", "--output", "json"}
+	conn := []string{"--hosts", strings.Join(hosts, ","), "--port", "9042", "--local-dc", "datacenter1", "--consistency", "quorum", "--output", "json"}
 	var phase struct {
 		Phase  string   `json:"phase"`
 		Allows []string `json:"allows"`

@@ -90,6 +90,8 @@ func TestRun_BadUsageExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"inspect", "--nope", "res"}, "unknown flag: --nope"},
 		{[]string{"--consistency", "MOSTLY", "fleet"}, `unknown consistency level "MOSTLY" (want QUORUM, LOCAL_QUORUM or ALL)`},
 		{[]string{"--consistency", "ONE", "fleet"}, "reads and writes do not overlap"},
+		// The fleet's state (census, phase) and its locks are global.
+		{[]string{"--consistency", "LOCAL_QUORUM", "fleet"}, "cannot keep a global lock global"},
 		{[]string{"--keyspace", "Locks; DROP", "fleet"}, "not a safe identifier"},
 		{[]string{"--table", "queue=q", "fleet"}, `unknown table "queue"`},
 		{[]string{"--table", "queue_lock=legacy_main", "fleet"}, "is used for both"},
@@ -150,15 +152,15 @@ func TestRun_PasswordFlagIsRefusedWithoutEchoingIt(t *testing.T) {
 
 func TestParse_GlobalFlagsBeforeOrAfterTheCommand(t *testing.T) {
 	for _, args := range [][]string{
-		{"--hosts", "10.0.0.1,10.0.0.2:9142", "--keyspace", "ks", "--consistency", "local_quorum", "--timeout", "3s", "inspect", "res"},
-		{"inspect", "res", "--hosts=10.0.0.1, 10.0.0.2:9142", "--keyspace", "ks", "--consistency", "LOCAL_QUORUM", "--timeout", "3s"},
-		{"--keyspace", "ks", "inspect", "--hosts", "10.0.0.1,10.0.0.2:9142", "res", "--consistency=LOCAL_QUORUM", "--timeout=3s"},
+		{"--hosts", "10.0.0.1,10.0.0.2:9142", "--keyspace", "ks", "--consistency", "all", "--timeout", "3s", "inspect", "res"},
+		{"inspect", "res", "--hosts=10.0.0.1, 10.0.0.2:9142", "--keyspace", "ks", "--consistency", "ALL", "--timeout", "3s"},
+		{"--keyspace", "ks", "inspect", "--hosts", "10.0.0.1,10.0.0.2:9142", "res", "--consistency=ALL", "--timeout=3s"},
 	} {
 		inv := parse(t, nil, args...)
 		o := inv.opts
 		assert.Equal(t, []string{"10.0.0.1", "10.0.0.2:9142"}, o.hosts, "%q", args)
 		assert.Equal(t, "ks", o.keyspace)
-		assert.Equal(t, gocql.LocalQuorum, o.consistency)
+		assert.Equal(t, gocql.All, o.consistency)
 		assert.Equal(t, 3*time.Second, o.timeout)
 		assert.Equal(t, inspectCmd{id: "res"}, inv.cmd, "%q", args)
 	}

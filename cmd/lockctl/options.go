@@ -48,7 +48,7 @@ func (o *options) register(fs *pflag.FlagSet) {
 	fs.Var(listValue{&o.hosts}, "hosts", "comma-separated contact points, host or host:port ($LOCKSTEP_HOSTS, then $CASSANDRA_HOSTS)")
 	fs.Var(portValue{&o.port}, "port", "native transport port for hosts given without one ($LOCKSTEP_PORT)")
 	fs.StringVar(&o.keyspace, "keyspace", o.keyspace, "the lock keyspace ($LOCKSTEP_KEYSPACE)")
-	fs.Var(consistencyValue{&o.consistency}, "consistency", "read and write consistency, e.g. LOCAL_QUORUM ($LOCKSTEP_CONSISTENCY)")
+	fs.Var(consistencyValue{&o.consistency}, "consistency", "read and write consistency: QUORUM or ALL; LOCAL_QUORUM cannot keep the fleet's global locks global and is refused ($LOCKSTEP_CONSISTENCY)")
 	fs.StringVar(&o.localDC, "local-dc", "", "route to this data centre first: token-aware over DC-aware round robin ($LOCKSTEP_LOCAL_DC)")
 	fs.DurationVar(&o.timeout, "timeout", o.timeout, "connect and per-request timeout ($LOCKSTEP_TIMEOUT)")
 	fs.StringVar(&o.username, "username", "", "PasswordAuthenticator user; the password comes from $LOCKSTEP_PASSWORD or --password-file ($LOCKSTEP_USERNAME)")

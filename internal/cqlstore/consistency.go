@@ -82,3 +82,51 @@ func CommitLevel(serial Level) (Level, error) {
 	}
 	return 0, &lockstep.ConfigError{Field: "serial consistency", Reason: fmt.Sprintf("%v: want SERIAL or LOCAL_SERIAL", serial)}
 }
+
+// ValidateScope accepts the read and write levels that keep a lock of scope
+// exclusive, on top of ValidatePair (docs/multi-dc.md gives the argument):
+//
+//   - global: the read and write replica sets must intersect whatever data
+//     centre each coordinator is in: QUORUM with QUORUM, EACH_QUORUM writes
+//     with QUORUM or LOCAL_QUORUM reads (the write holds a quorum of every
+//     data centre, the reader's among them), or ALL on either side.
+//     LOCAL_QUORUM writes are refused: they may reach one data centre only.
+//   - local to a data centre: any pair ValidatePair accepts, since each
+//     intersects within one data centre; the data centre must be named
+//     (lockstep.ValidateDC).
+//
+// A refusal is a ConfigError on the field "consistency" that says what to
+// use instead.
+func ValidateScope(scope lockstep.Scope, read, write Level) error {
+	if !scope.IsGlobal() {
+		if err := lockstep.ValidateDC(scope.DC()); err != nil {
+			return err
+		}
+	}
+	if err := ValidatePair(read, write); err != nil {
+		return err
+	}
+	if !scope.IsGlobal() || read == All || write == All || write == EachQuorum || (read == Quorum && write == Quorum) {
+		return nil
+	}
+	return &lockstep.ConfigError{Field: "consistency", Reason: fmt.Sprintf(
+		"read %v, write %v cannot keep a global lock global: a write acknowledged by one data centre's quorum "+
+			"is not seen by a read in another, so two processes in two data centres can both hold one lock; "+
+			"use QUORUM reads and writes, or EACH_QUORUM writes with LOCAL_QUORUM reads (a data centre down then blocks writes), "+
+			"or make the lock DC-local (WithLocalDC) if every contender for an id lives in one data centre", read, write)}
+}
+
+// ValidateSerialScope refuses LOCAL_SERIAL for a global scope: Paxos among
+// one data centre's replicas does not order writers in two. A DC-local
+// scope takes either serial level.
+func ValidateSerialScope(scope lockstep.Scope, serial Level) error {
+	if scope.IsGlobal() && serial == LocalSerial {
+		return &lockstep.ConfigError{Field: "serial consistency", Reason: "LOCAL_SERIAL cannot order fenced writers " +
+			"in two data centres, so a stale token can win in one: use SERIAL (the default), or name the one data centre " +
+			"every writer of these keys lives in (WithFenceLocalDC)"}
+	}
+	if !scope.IsGlobal() {
+		return lockstep.ValidateDC(scope.DC())
+	}
+	return nil
+}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
 )
 
 // call is one request a fake driver received.
@@ -88,7 +90,7 @@ var (
 
 func newTestStore(t *testing.T, d Driver) *Store {
 	t.Helper()
-	s, err := NewStore(d, testErrors, "locks", Quorum, Quorum)
+	s, err := NewStore(d, testErrors, "locks", lockstep.Scope{}, Quorum, Quorum)
 	require.NoError(t, err)
 	return s
 }

@@ -35,23 +35,27 @@ type Store struct {
 	driver Driver
 	errs   Errors
 	stmts  cache[Statements]
+	scope  lockstep.Scope
 }
 
 var _ lockstep.Store = (*Store)(nil)
 
-// NewStore returns a Store on the tables of keyspace, reading at read and
-// writing at write, which d applies. An unsafe keyspace name (see
-// lockstep.ValidateName) or a pair ValidatePair refuses gives an error
-// wrapping lockstep.ErrInvalidConfig.
-func NewStore(d Driver, errs Errors, keyspace string, read, write Level) (*Store, error) {
+// NewStore returns a Store of scope on the tables of keyspace, reading at
+// read and writing at write, which d applies. An unsafe keyspace name (see
+// lockstep.ValidateName) or levels ValidateScope refuses for scope give an
+// error wrapping lockstep.ErrInvalidConfig.
+func NewStore(d Driver, errs Errors, keyspace string, scope lockstep.Scope, read, write Level) (*Store, error) {
 	if err := lockstep.ValidateName("keyspace", keyspace); err != nil {
 		return nil, err
 	}
-	if err := ValidatePair(read, write); err != nil {
+	if err := ValidateScope(scope, read, write); err != nil {
 		return nil, err
 	}
-	return &Store{driver: d, errs: errs, stmts: cache[Statements]{keyspace: keyspace, build: newStatements}}, nil
+	return &Store{driver: d, errs: errs, scope: scope, stmts: cache[Statements]{keyspace: keyspace, build: newStatements}}, nil
 }
+
+// Scope returns the scope the store was built for (lockstep.Scoped).
+func (s *Store) Scope() lockstep.Scope { return s.scope }
 
 // NilSession is the error of a constructor given a nil session of driver
 // (the session type, e.g. "*gocql.Session of github.com/gocql/gocql"). It

@@ -131,10 +131,10 @@ func TestStore_ReadErrorsArePlainFailures(t *testing.T) {
 
 func TestNewStore_RefusesUnsafeKeyspaceAndPairs(t *testing.T) {
 	for _, ks := range []string{"", "Locks", "locks.x", "locks; DROP KEYSPACE x", `"locks"`, "9locks"} {
-		_, err := NewStore(&fakeDriver{}, testErrors, ks, Quorum, Quorum)
+		_, err := NewStore(&fakeDriver{}, testErrors, ks, lockstep.Scope{}, Quorum, Quorum)
 		assert.ErrorIs(t, err, lockstep.ErrInvalidConfig, "%q", ks)
 	}
-	_, err := NewStore(&fakeDriver{}, testErrors, "locks", One, One)
+	_, err := NewStore(&fakeDriver{}, testErrors, "locks", lockstep.Scope{}, One, One)
 	assert.ErrorIs(t, err, lockstep.ErrInvalidConfig)
 	assert.ErrorIs(t, NilSession("*x.Session"), lockstep.ErrInvalidConfig)
 	assert.EqualError(t, NilSession("*x.Session"), "lockstep: invalid configuration: session: nil *x.Session: "+
