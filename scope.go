@@ -13,25 +13,26 @@ import (
 // cassandra refuses consistency levels that cannot (docs/multi-dc.md).
 //
 // A DC-local lock's identity carries its data centre: the queue lock keeps
-// the lock id of a store local to dc in the partition Row(id), dc + "\x00" +
-// id, so it can neither collide with a global lock of the same id nor with
-// another data centre's. Two processes in two data centres both hold
+// the lock id of a store local to dc in the partition Row(id), "\x00" + dc +
+// "\x00" + id, so it can neither collide with a global lock of the same id
+// nor with another data centre's. Two processes in two data centres both hold
 // LocalTo("dc1") and LocalTo("dc2") locks of one id at once: that is what
 // DC-local means.
 //
 // A Scope is a small value, safe to copy and compare with ==.
 type Scope struct {
-	dc string
+	dc    string
+	local bool
 }
 
 // LocalTo returns the scope of locks that exclude each other only within
 // data centre dc, named as the cluster names it (nodetool status, the
 // system.local table's data_center). A store refuses an invalid name (see
 // ValidateDC).
-func LocalTo(dc string) Scope { return Scope{dc: dc} }
+func LocalTo(dc string) Scope { return Scope{dc: dc, local: true} }
 
 // IsGlobal reports whether s is the global scope.
-func (s Scope) IsGlobal() bool { return s.dc == "" }
+func (s Scope) IsGlobal() bool { return !s.local }
 
 // DC returns the data centre of a DC-local scope, and "" for the global one.
 func (s Scope) DC() string { return s.dc }
@@ -45,19 +46,24 @@ func (s Scope) String() string {
 }
 
 // Row returns the partition key a lock of id is kept under in scope s: id
-// itself for the global scope, DC() + "\x00" + id for a DC-local one. A
-// valid id has no NUL byte (ValidateID), so no two (scope, id) pairs share a
-// row.
+// itself for the global scope, "\x00" + DC() + "\x00" + id for a DC-local
+// one. Neither a valid id nor a data centre name has a NUL byte (ValidateID,
+// ValidateDC), so no two (scope, id) pairs share a row; and the leading NUL
+// keeps DC-local rows apart from every row the module derives from an id
+// by appending to it (an election's record, id + "\x00" + "leader"; the
+// ready probe's), whose first byte is the id's.
 func (s Scope) Row(id string) string {
 	if s.IsGlobal() {
 		return id
 	}
-	return s.dc + "\x00" + id
+	return "\x00" + s.dc + "\x00" + id
 }
 
 // Scoped is the optional interface of a Store that serves one scope (package
 // cassandra's, built WithLocalDC). A Store that does not implement it is
-// global.
+// global, so a wrapper of a Store must implement Scoped too, returning
+// ScopeOf the store it wraps (as model.Faulty does): otherwise the Lockers
+// on it take a DC-local store for a global one.
 type Scoped interface {
 	Scope() Scope
 }

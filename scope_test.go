@@ -17,7 +17,7 @@ func TestScope_RowsOfScopesNeverCollide(t *testing.T) {
 	}
 	rows := map[string]string{}
 	for _, s := range []lockstep.Scope{global, dc1, dc2} {
-		for _, id := range []string{"a", "dc1", "dc1/a", "a\u00e9"} {
+		for _, id := range []string{"a", "dc1", "dc1/a", "a\u00e9", "leader", "dc2"} {
 			if err := lockstep.ValidateID(id); err != nil {
 				t.Fatal(err)
 			}
@@ -26,9 +26,14 @@ func TestScope_RowsOfScopesNeverCollide(t *testing.T) {
 				t.Fatalf("row %q of %v/%q also %s's", r, s, id, prev)
 			}
 			rows[r] = s.String() + "/" + id
+			// An election's record row of id in scope s.
+			rows[r+"\x00leader"] = "election " + s.String() + "/" + id
 		}
 	}
-	if global.Row("x") != "x" || dc1.Row("x") != "dc1\x00x" {
+	if len(rows) != 3*6*2 {
+		t.Fatalf("%d distinct rows, want %d: %q", len(rows), 3*6*2, rows)
+	}
+	if global.Row("x") != "x" || dc1.Row("x") != "\x00dc1\x00x" {
 		t.Fatalf("rows: %q %q", global.Row("x"), dc1.Row("x"))
 	}
 }
@@ -52,6 +57,16 @@ func TestScopeOf_StoresWithoutScopeAreGlobal(t *testing.T) {
 	}
 	if s := lockstep.ScopeOf(scopedStore{s: lockstep.LocalTo("eu")}); s != lockstep.LocalTo("eu") {
 		t.Fatalf("scoped store: %v", s)
+	}
+}
+
+func TestLocalTo_EmptyNameIsNotGlobal(t *testing.T) {
+	s := lockstep.LocalTo("")
+	if s.IsGlobal() || s == (lockstep.Scope{}) {
+		t.Fatalf("LocalTo(\"\") = %v, global", s)
+	}
+	if err := lockstep.ValidateDC(s.DC()); err == nil {
+		t.Fatal("an empty data centre name accepted")
 	}
 }
 

@@ -49,7 +49,7 @@ func WithConsistency(read, write gocql.Consistency) Option {
 
 // WithLocalDC makes the store DC-local (lockstep.LocalTo(dc)): the queue
 // lock on it excludes only processes whose stores name the same data centre,
-// and keeps its locks in rows of their own (dc + "\x00" + id), apart from
+// and keeps its locks in rows of their own ("\x00" + dc + "\x00" + id), apart from
 // the global locks and from other data centres' locks of the same ids. It
 // reads and writes at LOCAL_QUORUM unless WithConsistency says otherwise
 // (the option order does not matter). The default is a global store.

@@ -70,8 +70,15 @@ type Locker struct {
 var _ lockstep.GroupLocker = (*Locker)(nil)
 
 // New builds a queue Locker and a legacy Locker on store and returns a
-// combined Locker that owns them: its Close closes them too.
+// combined Locker that owns them: its Close closes them too. A DC-local
+// store (lockstep.ScopeOf) is refused with an error wrapping
+// lockstep.ErrInvalidConfig: the legacy half's format is global.
 func New(store lockstep.Store, opts *Options) (*Locker, error) {
+	if s := lockstep.ScopeOf(store); !s.IsGlobal() {
+		return nil, &lockstep.ScopeError{Locker: "combined", Scope: s, Reason: "a combined lock takes the legacy lock too, whose frozen " +
+			"format keeps a lock in the row named by its id, global: build it on a global store (cassandra.New without " +
+			"WithLocalDC); DC-local locks are queuelock's"}
+	}
 	var o Options
 	if opts != nil {
 		o = *opts

@@ -76,6 +76,11 @@
 // needed. Options.Table moves it to a table of its own, created as the
 // queue lock's is (schema/cql/queue_lock.cql, same columns).
 //
+// On a DC-local store (cassandra.WithLocalDC) the election is DC-local too:
+// one leader per data centre, its record in the lock's row (which carries
+// the data centre, lockstep.Scope.Row) and a NUL byte. New refuses a store
+// whose scope is not the Locker's.
+//
 // # Failures
 //
 // Campaign returns the Locker's error when ctx ends or the store refuses;

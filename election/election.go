@@ -53,7 +53,15 @@ func New(lk lockstep.Locker, store lockstep.Store, id string, opts *Options) (*E
 	if err != nil {
 		return nil, err
 	}
-	return &Election{lk: lk, store: store, id: id, row: id + "\x00" + recordColumn, cfg: cfg}, nil
+	scope := lockstep.ScopeOf(store)
+	if sl, ok := lk.(lockstep.Scoped); ok && sl.Scope() != scope {
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: fmt.Sprintf("the store is %v but the Locker's locks are %v: "+
+			"pass the store the Locker runs on", scope, sl.Scope())}
+	}
+	// The record's row is the lock's row and a NUL: a DC-local election
+	// keeps one record per data centre, as its lock has one holder per
+	// data centre (lockstep.Scope.Row).
+	return &Election{lk: lk, store: store, id: id, row: scope.Row(id) + "\x00" + recordColumn, cfg: cfg}, nil
 }
 
 // ID returns the election's lock id.

@@ -81,7 +81,8 @@ type Controller struct {
 	mu sync.Mutex // serializes Set
 }
 
-// NewController returns a Controller on store.
+// NewController returns a Controller on store, which must be global
+// (lockstep.ScopeOf): the phase row and the census are fleet-wide.
 func NewController(store lockstep.Store, opts *ControllerOptions) (*Controller, error) {
 	var o ControllerOptions
 	if opts != nil {
@@ -89,6 +90,11 @@ func NewController(store lockstep.Store, opts *ControllerOptions) (*Controller, 
 	}
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
+	}
+	if s := lockstep.ScopeOf(store); !s.IsGlobal() {
+		return nil, &lockstep.ScopeError{Locker: "migration", Scope: s, Reason: "the census and the phase row are the whole fleet's, " +
+			"and the migration moves global locks (the legacy format has no room for a data centre): build it on a global " +
+			"store (cassandra.New without WithLocalDC); DC-local locks are queuelock's, on a store of their own"}
 	}
 	c := &Controller{store: store, phaseTable: o.PhaseTable, censusTable: o.CensusTable, clock: clockOr(o.Clock), drain: o.Drain, poll: o.Poll}
 	if o.TestingKnobs != nil {

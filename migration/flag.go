@@ -107,7 +107,8 @@ type PhaseFlag struct {
 	announced Phase // the move a Controller announced, if any
 }
 
-// NewPhaseFlag returns a PhaseFlag reading store.
+// NewPhaseFlag returns a PhaseFlag reading store, which must be global
+// (lockstep.ScopeOf): the phase row is fleet-wide.
 func NewPhaseFlag(store lockstep.Store, opts *PhaseFlagOptions) (*PhaseFlag, error) {
 	var o PhaseFlagOptions
 	if opts != nil {
@@ -115,6 +116,11 @@ func NewPhaseFlag(store lockstep.Store, opts *PhaseFlagOptions) (*PhaseFlag, err
 	}
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
+	}
+	if s := lockstep.ScopeOf(store); !s.IsGlobal() {
+		return nil, &lockstep.ScopeError{Locker: "migration", Scope: s, Reason: "the census and the phase row are the whole fleet's, " +
+			"and the migration moves global locks (the legacy format has no room for a data centre): build it on a global " +
+			"store (cassandra.New without WithLocalDC); DC-local locks are queuelock's, on a store of their own"}
 	}
 	if o.Table == "" {
 		o.Table = DefaultPhaseTable

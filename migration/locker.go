@@ -67,13 +67,20 @@ type phaseCache struct {
 	written uint64 // heartbeat version published when the read started
 }
 
-// New returns a Locker on store with flag as its mode source.
+// New returns a Locker on store with flag as its mode source. A DC-local
+// store (lockstep.ScopeOf) is refused with an error wrapping
+// lockstep.ErrInvalidConfig: the census and the phase are fleet-wide.
 func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) {
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}
 	if flag == nil {
 		return nil, &lockstep.ConfigError{Field: "FlagSource", Reason: "nil flag source: pass Static, Env, File, a PhaseFlag or your own"}
+	}
+	if s := lockstep.ScopeOf(store); !s.IsGlobal() {
+		return nil, &lockstep.ScopeError{Locker: "migration", Scope: s, Reason: "the census and the phase row are the whole fleet's, " +
+			"and the migration moves global locks (the legacy format has no room for a data centre): build it on a global " +
+			"store (cassandra.New without WithLocalDC); DC-local locks are queuelock's, on a store of their own"}
 	}
 	var clk lockstep.Clock
 	var process string

@@ -131,6 +131,10 @@ func (f *Faulty) Stats() FaultStats {
 	return FaultStats{Before: f.before.Load(), After: f.after.Load()}
 }
 
+// Scope returns the scope of the store f wraps (lockstep.ScopeOf), so a
+// Locker on f keeps its locks in the same rows as one on the store itself.
+func (f *Faulty) Scope() lockstep.Scope { return lockstep.ScopeOf(f.inner) }
+
 // Put writes through to the inner store, possibly disturbed.
 func (f *Faulty) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
 	return f.do(ctx, OpPut, func() error { return f.inner.Put(ctx, table, row, cells...) })

@@ -159,3 +159,25 @@ func TestOp_String(t *testing.T) {
 		}
 	}
 }
+
+type dcLocal struct{ lockstep.Store }
+
+func (dcLocal) Scope() lockstep.Scope { return lockstep.LocalTo("dc1") }
+
+func TestFaulty_KeepsTheScopeOfTheStoreItWraps(t *testing.T) {
+	inner, _ := newTestStore()
+	f, err := NewFaulty(dcLocal{inner}, FaultConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := lockstep.ScopeOf(f); s != lockstep.LocalTo("dc1") {
+		t.Fatalf("scope %v, want the wrapped store's", s)
+	}
+	g, err := NewFaulty(inner, FaultConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := lockstep.ScopeOf(g); !s.IsGlobal() {
+		t.Fatalf("scope %v, want global", s)
+	}
+}

@@ -22,7 +22,8 @@ const maxTryClaims = lockstep.MaxTryAttempts
 // attempt is one Lock or TryLock call.
 type attempt struct {
 	l      *Locker
-	id     string
+	id     string // the row the lock is kept in (Locker.row): the caller's id in the store's scope
+	name   string // the caller's id, for the Observer
 	owner  string
 	try    bool
 	start  int64           // elapsed µs, when the call began
@@ -389,7 +390,7 @@ func (a *attempt) storeErr(step string, ctx context.Context, err error) error {
 
 func (a *attempt) observe(ctx context.Context, lk *held.Lock, err error) {
 	e := lockstep.AcquireEvent{
-		ID: a.id, Mode: lockstep.ModeNew, Access: a.access, Try: a.try, Acquired: lk != nil, Err: err,
+		ID: a.name, Mode: lockstep.ModeNew, Access: a.access, Try: a.try, Acquired: lk != nil, Err: err,
 		Attempts: a.claims, Requests: a.requests,
 		Wait: time.Duration(a.l.cfg.Clock.Elapsed()-a.start) * time.Microsecond,
 	}

@@ -18,8 +18,12 @@ import (
 // goroutines contending for the same id queue in-process, and only one of them
 // at a time contends in the store. Safe for concurrent use.
 type Locker struct {
-	store  lockstep.Store
-	cfg    config
+	store lockstep.Store
+	cfg   config
+	// scope is the store's (lockstep.ScopeOf), read once at New: every id
+	// is kept in the row scope.Row(id), so a DC-local lock's identity
+	// carries its data centre (row).
+	scope  lockstep.Scope
 	hlc    *clock.HLC
 	ts     *clock.Timestamps
 	owners *ident.Owners
@@ -43,7 +47,10 @@ type Locker struct {
 var _ lockstep.GroupLocker = (*Locker)(nil)
 
 // New returns a Locker on store. A nil opts means all defaults. Invalid
-// options return an error wrapping lockstep.ErrInvalidConfig.
+// options, or a store whose scope names an invalid data centre, return an
+// error wrapping lockstep.ErrInvalidConfig. The Locker's locks have the
+// store's scope (lockstep.ScopeOf): global, or local to one data centre,
+// whose name then prefixes every lock's row.
 func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
@@ -56,8 +63,14 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, err
 	}
+	scope := lockstep.ScopeOf(store)
+	if !scope.IsGlobal() {
+		if err := lockstep.ValidateDC(scope.DC()); err != nil {
+			return nil, err
+		}
+	}
 	l := &Locker{
-		store: store, cfg: cfg,
+		store: store, cfg: cfg, scope: scope,
 		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
 		owners: ident.NewOwners(cfg.Process), ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
 		leases: leases,
@@ -97,7 +110,7 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 	var lk *held.Lock
 	err := l.life.Do(ctx, "queuelock", id, func(ctx context.Context) error {
 		loss := held.NewLoss()
-		a = &attempt{l: l, id: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Elapsed(),
+		a = &attempt{l: l, id: l.row(id), name: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Elapsed(),
 			mode: lockstep.ModeNew, access: access, loss: loss, fence: true}
 		p, err := a.run(ctx)
 		if err != nil {
@@ -117,6 +130,16 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 	}
 	return held.Public(lk), nil
 }
+
+// row returns the partition the lock of id is kept in: the one place where
+// the store's scope maps ids to rows. A global store's row is id itself,
+// the frozen format; a DC-local store's is "\x00" + dc + "\x00" + id, which
+// no valid id or other data centre's row can equal (lockstep.Scope.Row).
+func (l *Locker) row(id string) string { return l.scope.Row(id) }
+
+// Scope returns the scope of this Locker's locks: its store's, read at New
+// (lockstep.ScopeOf).
+func (l *Locker) Scope() lockstep.Scope { return l.scope }
 
 // One returns this Locker's acquisition of one flat id, for a composing
 // Locker of this module that applies the lock manager (groups, hierarchy,
@@ -139,7 +162,7 @@ func (l *Locker) Parts(held.Key) held.Source {
 func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) {
 	var res held.Result
 	err := l.life.Do(ctx, "queuelock", r.ID, func(ctx context.Context) error {
-		a := &attempt{l: l, id: r.ID, owner: l.owners.Next(), try: r.Try, start: l.cfg.Clock.Elapsed(), mode: r.Mode,
+		a := &attempt{l: l, id: l.row(r.ID), name: r.ID, owner: l.owners.Next(), try: r.Try, start: l.cfg.Clock.Elapsed(), mode: r.Mode,
 			access: r.Access, loss: r.Loss, claiming: r.Claiming}
 		p, err := a.run(ctx)
 		if err != nil {

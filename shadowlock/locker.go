@@ -35,10 +35,17 @@ type Locker struct {
 var _ lockstep.GroupLocker = (*Locker)(nil)
 
 // New returns a Locker on store. A nil opts means all defaults. Invalid
-// options return an error wrapping lockstep.ErrInvalidConfig.
+// options, and a DC-local store (lockstep.ScopeOf; the legacy format has
+// no room for a data centre), return an error wrapping
+// lockstep.ErrInvalidConfig.
 func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
+	}
+	if s := lockstep.ScopeOf(store); !s.IsGlobal() {
+		return nil, &lockstep.ScopeError{Locker: "shadowlock", Scope: s, Reason: "the legacy lock's frozen format keeps a lock in the row " +
+			"named by its id, with no room for a data centre, and legacy processes read that row from every data centre: " +
+			"build the legacy lock on a global store (cassandra.New without WithLocalDC); DC-local locks are queuelock's"}
 	}
 	cfg, err := opts.resolve()
 	if err != nil {

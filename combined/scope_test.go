@@ -1,0 +1,24 @@
+package combined_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/model"
+	combinedlock "github.com/lockstep-go/lockstep/combined"
+)
+
+type dcLocal struct{ lockstep.Store }
+
+func (dcLocal) Scope() lockstep.Scope { return lockstep.LocalTo("dc1") }
+
+func TestNew_RefusesADCLocalStore(t *testing.T) {
+	_, err := combinedlock.New(dcLocal{model.New(&clock.Local{})}, nil)
+	var se *lockstep.ScopeError
+	if !errors.As(err, &se) || !errors.Is(err, lockstep.ErrInvalidConfig) || !strings.Contains(err.Error(), "global store") {
+		t.Fatalf("got %v, want a ScopeError saying to use a global store", err)
+	}
+}
