@@ -7,8 +7,8 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/model"
 	combinedlock "github.com/lockstep-go/lockstep/combined"
+	"github.com/lockstep-go/lockstep/model"
 )
 
 type dcLocal struct{ lockstep.Store }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/election"
+	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/model"
 )
 
 type dcLocal struct{ lockstep.Store }
