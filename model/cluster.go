@@ -24,6 +24,11 @@ type ClusterConfig struct {
 	NoReadRepair bool
 	// GCGrace is each replica's gc_grace_seconds. Default DefaultGCGrace.
 	GCGrace time.Duration
+	// DCs, when set, names each replica's data centre (0, 1, ...), one
+	// entry per replica: requests then count their replicas by Level
+	// (dc.go), and Read leaves the bound R to its caller. Default: one data
+	// centre.
+	DCs []int
 }
 
 func (c ClusterConfig) withDefaults() ClusterConfig {
@@ -65,6 +70,7 @@ type Cluster struct {
 	replicas []*Store
 	pending  []Message
 	nextID   uint64
+	cut      map[[2]int]bool // links cut between data centres (dc.go)
 }
 
 // Mutation is one coordinator write: the same cells sent to every replica.
@@ -75,6 +81,9 @@ type Mutation struct {
 	Cells []StoredCell
 	// Applied records which replicas applied it so far.
 	Applied []bool
+	// Coord is the replica that coordinates it: a message to a replica it
+	// cannot reach across a DC partition waits (dc.go).
+	Coord int
 }
 
 // Acks is how many replicas have applied m.
@@ -98,7 +107,8 @@ type Message struct {
 // skew (initially zero). It panics on an invalid configuration.
 func NewCluster(base lockstep.Clock, cfg ClusterConfig) *Cluster {
 	cfg = cfg.withDefaults()
-	if cfg.Replicas < 1 || cfg.W < 1 || cfg.W > cfg.Replicas || cfg.R < 1 || cfg.R > cfg.Replicas {
+	if cfg.Replicas < 1 || cfg.W < 1 || cfg.W > cfg.Replicas || cfg.R < 1 || cfg.R > cfg.Replicas ||
+		len(cfg.DCs) != 0 && len(cfg.DCs) != cfg.Replicas {
 		panic(fmt.Sprintf("model: invalid cluster %+v", cfg))
 	}
 	c := &Cluster{cfg: cfg, base: base, skews: make([]time.Duration, cfg.Replicas)}
@@ -197,9 +207,14 @@ func (c *Cluster) apply(m *Mutation, i int) {
 // The slice is the cluster's own; do not modify it.
 func (c *Cluster) Pending() []Message { return c.pending }
 
-// Deliver applies pending message k at its replica and returns it.
+// Deliver applies pending message k at its replica and returns it. A
+// message its coordinator cannot reach across a DC partition stays pending,
+// unapplied.
 func (c *Cluster) Deliver(k int) Message {
 	msg := c.pending[k]
+	if !c.Reachable(msg.Mutation.Coord, msg.Replica) {
+		return msg
+	}
 	c.pending = append(c.pending[:k], c.pending[k+1:]...)
 	c.apply(msg.Mutation, msg.Replica)
 	return msg
@@ -213,9 +228,14 @@ func (c *Cluster) Drop(k int) Message {
 	return msg
 }
 
-// DeliverAll delivers every pending message, oldest first.
+// DeliverAll delivers every pending message, oldest first, but those that
+// wait across a DC partition.
 func (c *Cluster) DeliverAll() {
-	for len(c.pending) > 0 {
-		c.Deliver(0)
+	for k := 0; k < len(c.pending); {
+		if c.Reachable(c.pending[k].Mutation.Coord, c.pending[k].Replica) {
+			c.Deliver(k)
+		} else {
+			k++
+		}
 	}
 }

@@ -53,7 +53,7 @@ func (c *Cluster) checkReadSet(replicas []int) error {
 		}
 		seen[i] = true
 	}
-	if len(seen) < c.cfg.R {
+	if len(c.cfg.DCs) == 0 && len(seen) < c.cfg.R {
 		return fmt.Errorf("model: read set %v smaller than R=%d", replicas, c.cfg.R)
 	}
 	return nil

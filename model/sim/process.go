@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/model"
 )
 
 // Process is one simulated process: a clock with its own skew, a store
@@ -20,6 +21,9 @@ type Process struct {
 	Name  string
 	// Coordinator is the replica that coordinates this process's requests.
 	Coordinator int
+	// read and write are the levels of its requests (ScopedStore; dc.go):
+	// model.Count unless set.
+	read, write model.Level
 
 	skew atomic.Int64 // µs
 	last atomic.Int64 // µs, the clock's last reading

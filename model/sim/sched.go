@@ -23,7 +23,6 @@ type pendingWrite struct {
 // on, of live processes that are not paused.
 func (s *Sim) Runnable() []*Yield {
 	now := s.now.Load()
-	w := s.cluster.Config().W
 	s.mu.Lock()
 	var out []*Yield
 	for _, y := range s.yields {
@@ -34,7 +33,7 @@ func (s *Sim) Runnable() []*Yield {
 		if y.Kind == Sleep && y.Deadline > now {
 			continue
 		}
-		if y.pending != nil && !y.pending.failed && y.pending.m.Acks() < w {
+		if y.pending != nil && !y.pending.failed && !s.acked(p, y.pending.m) {
 			continue
 		}
 		out = append(out, y)
@@ -96,7 +95,11 @@ func (s *Sim) Grant(y *Yield, ch Chooser) {
 	case y.Kind == Resume:
 		s.finish(y, result{err: y.cause})
 	case y.Kind == Read:
-		sets := s.readSets()
+		sets, ok := s.readSets(y.Proc)
+		if !ok {
+			s.finish(y, result{err: fmt.Errorf("%w: read at %v", ErrUnavailable, y.Proc.read)})
+			break
+		}
 		s.sent(y)
 		cells, err := s.cluster.Read(y.Proc.Coordinator, sets[ch.Choose("read replicas", len(sets))], y.Table, y.Row, y.Slice)
 		s.finish(y, result{cells: cells, err: err})
@@ -105,12 +108,16 @@ func (s *Sim) Grant(y *Yield, ch Chooser) {
 	case y.pending != nil:
 		s.finish(y, result{})
 	default:
-		sets := s.writeSets()
+		sets, ok := s.writeSets(y.Proc)
+		if !ok {
+			s.finish(y, result{err: fmt.Errorf("%w: write at %v", ErrUnavailable, y.Proc.write)})
+			break
+		}
 		m, err := s.write(y, sets[ch.Choose("write replicas", len(sets))])
 		switch {
 		case err != nil:
 			s.finish(y, result{err: err})
-		case m.Acks() >= s.cluster.Config().W:
+		case s.acked(y.Proc, m):
 			s.finish(y, result{})
 		default:
 			y.pending = &pendingWrite{m: m}
@@ -129,7 +136,7 @@ func (s *Sim) Timeout(y *Yield, ch Chooser) {
 	if y.Kind != Read {
 		err = fmt.Errorf("%w: %w", ErrTimeout, lockstep.ErrUnknownOutcome)
 		if y.pending == nil {
-			sets := s.allSets()
+			sets := s.allSets(y.Proc)
 			if _, werr := s.write(y, sets[ch.Choose("timed-out write replicas", len(sets))]); werr != nil {
 				err = werr
 			}
@@ -151,7 +158,9 @@ func (s *Sim) write(y *Yield, now []int) (*model.Mutation, error) {
 		cells = s.cluster.PrepareDelete(y.Proc.Coordinator, y.TS, y.Columns)
 	}
 	s.sent(y)
-	return s.cluster.Write(y.Table, y.Row, cells, now), nil
+	m := s.cluster.Write(y.Table, y.Row, cells, now)
+	m.Coord = y.Proc.Coordinator
+	return m, nil
 }
 
 func (s *Sim) sent(y *Yield) {
@@ -176,19 +185,16 @@ func (s *Sim) Deliver(k int) {
 func (s *Sim) Drop(k int) {
 	s.trace("drop message %d", k)
 	m := s.cluster.Drop(k).Mutation
-	reachable := m.Acks()
+	reachable := append([]bool{}, m.Applied...)
 	for _, msg := range s.cluster.Pending() {
 		if msg.Mutation == m {
-			reachable++
+			reachable[msg.Replica] = true
 		}
-	}
-	if reachable >= s.cluster.Config().W {
-		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, y := range s.yields {
-		if y.pending != nil && y.pending.m == m {
+		if y.pending != nil && y.pending.m == m && !s.acked(y.Proc, &model.Mutation{Applied: reachable}) {
 			y.pending.failed = true // Grant returns the timeout
 		}
 	}

@@ -33,6 +33,8 @@ type Config struct {
 	// Start is the virtual time at the start, in µs. Default
 	// model.DefaultStart.
 	Start int64
+	// TestingKnobs plant defects in the simulated stores (dc.go). Leave nil.
+	TestingKnobs *TestingKnobs
 }
 
 // Sim is one simulated run: a cluster, processes and virtual time. Its
@@ -58,6 +60,7 @@ type Sim struct {
 
 	procs  []*Process
 	closed bool
+	knobs  TestingKnobs
 }
 
 // StoreEvent reports a store request of a process to OnStore.
@@ -82,6 +85,9 @@ func New(cfg Config) *Sim {
 	}
 	s.now.Store(start)
 	s.cluster = model.NewCluster(baseClock{s}, cfg.Cluster)
+	if cfg.TestingKnobs != nil {
+		s.knobs = *cfg.TestingKnobs
+	}
 	return s
 }
 

@@ -1,6 +1,10 @@
 package sim
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/lockstep-go/lockstep/model"
+)
 
 // subsets returns the subsets of {0..n-1} as index lists, ordered by size
 // (smallest first, or largest first if desc) and then lexicographically by
@@ -31,22 +35,47 @@ func subsets(n int, keep func(size int) bool, desc bool) [][]int {
 	return out
 }
 
-// readSets are the R-replica read sets.
-func (s *Sim) readSets() [][]int {
+// readSets are the read sets of p: the R-replica sets, or at p's read
+// level the minimal sets its coordinator reaches that satisfy it (ok false
+// if none does).
+func (s *Sim) readSets(p *Process) (sets [][]int, ok bool) {
+	if p.read != model.Count {
+		return s.levelSets(p, p.read, true)
+	}
 	cfg := s.cluster.Config()
-	return subsets(cfg.Replicas, func(k int) bool { return k == cfg.R }, false)
+	return subsets(cfg.Replicas, func(k int) bool { return k == cfg.R }, false), true
 }
 
-// writeSets are the sets of replicas that apply a write at once: every
+// writeSets are the sets of replicas that apply a write of p at once: every
 // replica first (the benign choice), then the sets of W or more, then the
-// smaller ones, which leave the writer waiting for deliveries.
-func (s *Sim) writeSets() [][]int {
+// smaller ones, which leave the writer waiting for deliveries. At p's write
+// level, the sets are those its coordinator reaches, those that satisfy
+// the level first (ok false if none does).
+func (s *Sim) writeSets(p *Process) (sets [][]int, ok bool) {
+	if p.write != model.Count {
+		return s.levelSets(p, p.write, false)
+	}
 	cfg := s.cluster.Config()
 	out := subsets(cfg.Replicas, func(k int) bool { return k >= cfg.W }, true)
-	return append(out, subsets(cfg.Replicas, func(k int) bool { return k < cfg.W }, true)...)
+	return append(out, subsets(cfg.Replicas, func(k int) bool { return k < cfg.W }, true)...), true
 }
 
-// allSets are the sets of replicas a timed-out write reached: none first.
-func (s *Sim) allSets() [][]int {
-	return subsets(s.cluster.Config().Replicas, func(int) bool { return true }, false)
+// allSets are the sets of replicas a timed-out write of p reached: none
+// first. At p's write level, only replicas its coordinator reaches.
+func (s *Sim) allSets(p *Process) [][]int {
+	all := subsets(s.cluster.Config().Replicas, func(int) bool { return true }, false)
+	if p.write == model.Count {
+		return all
+	}
+	var out [][]int
+	for _, set := range all {
+		ok := true
+		for _, i := range set {
+			ok = ok && s.cluster.Reachable(p.Coordinator, i)
+		}
+		if ok {
+			out = append(out, set)
+		}
+	}
+	return out
 }
