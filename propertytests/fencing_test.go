@@ -76,7 +76,7 @@ func (h *harness) ownerHolds(owner, id string) bool {
 		}
 		ms, _ := memberLocks(l)
 		for _, m := range ms {
-			if m.ID() == id && (m.Owner() == owner || legacyOwner(m) == owner) {
+			if h.row(pr, m.ID()) == id && (m.Owner() == owner || legacyOwner(m) == owner) {
 				return true
 			}
 		}
@@ -87,10 +87,11 @@ func (h *harness) ownerHolds(owner, id string) bool {
 // claimOf returns the send time of the winning claim of l (a flat lock or
 // a member): the later of its own owner's and, for a combined lock, its
 // legacy half's.
-func (h *harness) claimOf(l lockstep.Lock) int64 {
-	t := h.fencing.claimSent[claimKey{l.Owner(), l.ID()}]
+func (h *harness) claimOf(pr *proc, l lockstep.Lock) int64 {
+	row := h.row(pr, l.ID())
+	t := h.fencing.claimSent[claimKey{l.Owner(), row}]
 	if lo := legacyOwner(l); lo != "" {
-		t = max(t, h.fencing.claimSent[claimKey{lo, l.ID()}])
+		t = max(t, h.fencing.claimSent[claimKey{lo, row}])
 	}
 	return t
 }
@@ -111,7 +112,7 @@ func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
 		h.violate("fencing: %s acquired %s in mode %v with token %d, no token although fencing is on", pr.sp.Name, l.Owner(), l.Mode(), t)
 		return
 	}
-	h.checkOrder(handout{id: l.ID(), owner: l.Owner(), access: lockstep.Exclusive, start: h.claimOf(l), token: t})
+	h.checkOrder(handout{id: h.row(pr, l.ID()), owner: l.Owner(), access: lockstep.Exclusive, start: h.claimOf(pr, l), token: t})
 }
 
 // checkMemberTokens checks property 4 for every member of group l that pr
@@ -124,7 +125,7 @@ func (h *harness) checkMemberTokens(pr *proc, l lockstep.Lock) {
 	ms, acc := memberLocks(l)
 	for i, m := range ms {
 		if f, ok := m.(lockstep.Fenced); ok && f.Token() > 0 {
-			h.checkOrder(handout{id: m.ID(), owner: m.Owner(), access: acc[i], start: h.claimOf(m), token: f.Token()})
+			h.checkOrder(handout{id: h.row(pr, m.ID()), owner: m.Owner(), access: acc[i], start: h.claimOf(pr, m), token: f.Token()})
 		}
 	}
 }

@@ -113,6 +113,9 @@ type fleet struct {
 	// groups, when set, makes this a lock-manager fleet: its processes take
 	// lock groups over a hierarchical id space (groupfleet_test.go).
 	groups *groupSpec
+	// dc, when set, runs the fleet on a cluster of two data centres, its
+	// processes in both, at the levels and in the scope it says (dc_test.go).
+	dc *dcSpec
 }
 
 // fleets are the fleets the property tests check. A mixed fleet is one more
@@ -140,7 +143,7 @@ var fleets = append([]fleet{
 	// by the net action (wake_test.go), beside a process without them (an
 	// old binary, or one whose port is unreachable).
 	{name: "new/wake", kinds: []kind{queueWake, queueWake, queue}, starvationFree: true},
-}, managerFleets...)
+}, append(dcFleets, managerFleets...)...)
 
 func fleetNamed(name string) fleet {
 	for _, f := range fleets {

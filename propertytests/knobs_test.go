@@ -9,6 +9,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -76,6 +77,7 @@ const (
 	combinedSharedQueueHalf defect = "combined-shared-queue-half"
 	retryNeedsFreeID        defect = "retry-needs-free-id"
 	groupReturnsLostMember  defect = "group-returns-lost-member"
+	acceptAnyLevels         defect = "accept-any-levels"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -85,6 +87,9 @@ type knobs struct {
 	legacy    *shadowlock.TestingKnobs
 	combined  *combinedlock.TestingKnobs
 	migration *migration.TestingKnobs
+	// sim plants defects in the simulated stores (model/sim's
+	// TestingKnobs): the defect accept-any-levels.
+	sim *sim.TestingKnobs
 	// wallClock measures the Lockers' leases on the wall clock
 	// (lease.WallClock): the defect wall-clock-lease.
 	wallClock bool
@@ -150,6 +155,8 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			mg.SkipIntention = true
 		case groupReturnsLostMember:
 			mg.GroupReturnsLostMember = true
+		case acceptAnyLevels:
+			k.sim = &sim.TestingKnobs{AcceptAnyLevels: true}
 		default:
 			return knobs{}, fmt.Errorf("unknown planted defect %q: the names are the defect constants of propertytests/knobs_test.go", d)
 		}

@@ -40,6 +40,7 @@ func (h *harness) quietPhase() error {
 	for _, pr := range h.procs {
 		s.Pause(pr.sp, 0)
 	}
+	s.HealDCs() // a DC partition heals, as the quiet phase's outages end (dc_test.go)
 	s.Cluster().DeliverAll()
 	if h.wake != nil && !h.wake.arriveInQuiet {
 		h.wake.loseAll() // progress by polls alone (wake_test.go)

@@ -27,7 +27,7 @@ func (h *harness) checkOwnerCells() error {
 		ms, _ := memberLocks(l)
 		for _, m := range ms {
 			for _, c := range h.ownerCells(m) {
-				if err := h.ownerCellLive(c, m.ID()); err != nil {
+				if err := h.ownerCellLive(c, h.row(pr, m.ID())); err != nil {
 					return fmt.Errorf("ownership: %s holds %s with Lost() open, but %w", pr.sp.Name, l.Owner(), err)
 				}
 			}

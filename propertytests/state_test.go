@@ -35,7 +35,7 @@ func (h *harness) checkStateFreed() error {
 	h.s.Close()
 	h.s.Advance(stateGrace())
 	c := h.s.Cluster()
-	ids := []string{lockID}
+	ids := h.rows(lockID)
 	if h.grp != nil {
 		ids = groupIDs
 	}
