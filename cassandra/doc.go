@@ -40,6 +40,15 @@
 // only storage fact the safety arguments need. See WithConsistency for the
 // other accepted levels and what LOCAL_QUORUM does not guarantee.
 //
+// # Scopes
+//
+// A Store is global (one holder of a lock across every data centre) unless
+// built WithLocalDC (one holder per data centre, at LOCAL_QUORUM). New
+// refuses levels that cannot keep the scope — a global store at
+// LOCAL_QUORUM writes — with an error that says what to use; Store.Scope
+// reports it (lockstep.Scoped). The repository's docs/multi-dc.md gives the
+// argument of each pair, the scope of every part and the failure table.
+//
 // # Errors
 //
 // Driver errors are classified once, in internal/cqlstore, from the list of

@@ -11,7 +11,9 @@
 // fault-free, fair round-robin quiet phase that checks liveness
 // (liveness_test.go). One fleet runs honest users beside
 // an arrival storm, processes whose Lock calls are cancelled one after
-// another, against the queue lock's fast path (storm_test.go). The
+// another, against the queue lock's fast path (storm_test.go). Two run
+// in two data centres (dc_test.go), global and DC-local, with a DC
+// partition and heal among the faults, judged per row. The
 // lock-manager fleets (groupfleet_test.go) take lock groups in the five
 // accesses over hierarchical ids, and are judged by what each holder asked
 // for, ancestors implied (accesscheck_test.go). Negative controls

@@ -50,6 +50,11 @@
 // must check Lost() before each step of the work the lock protects, and stop
 // once it is closed; Unlock then reports lockstep.ErrLost.
 //
+// Scope. The locks have the store's scope (lockstep.ScopeOf): global, or,
+// on a DC-local store (cassandra.WithLocalDC), one holder per data centre,
+// each data centre's lock of an id in a row of its own
+// (lockstep.Scope.Row), so it never meets the global lock of that id.
+//
 // Fencing. With Options.Fencing, each acquisition carries a token
 // (lockstep.Fenced) larger than every earlier incompatible owner's, in any
 // mode, if the whole fleet draws from one global time table. A resource that
