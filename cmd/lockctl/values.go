@@ -68,7 +68,9 @@ func (v portValue) Set(s string) error {
 
 func (portValue) Type() string { return "port" }
 
-// consistencyValue is a gocql consistency level by name, e.g. LOCAL_QUORUM.
+// consistencyValue is a gocql consistency level by name, e.g. QUORUM. Any
+// level parses; options.validate refuses those the store refuses
+// (LOCAL_QUORUM: the fleet's locks and state are global).
 type consistencyValue struct{ p *gocql.Consistency }
 
 func (v consistencyValue) String() string {
