@@ -147,7 +147,7 @@ func TestRun_BadEnvironmentValueNamesTheVariable(t *testing.T) {
 		"LOCKSTEP_PORT":        `LOCKSTEP_PORT="x" (for --port): want a port number from 1 to 65535`,
 		"LOCKSTEP_TIMEOUT":     `LOCKSTEP_TIMEOUT="x" (for --timeout): time: invalid duration "x"`,
 		"LOCKSTEP_TLS":         `LOCKSTEP_TLS="x" (for --tls): strconv.ParseBool: parsing "x": invalid syntax`,
-		"LOCKSTEP_CONSISTENCY": `LOCKSTEP_CONSISTENCY="x" (for --consistency): unknown consistency level "x" (want QUORUM, LOCAL_QUORUM or ALL)`,
+		"LOCKSTEP_CONSISTENCY": `LOCKSTEP_CONSISTENCY="x" (for --consistency): unknown consistency level "x" (want QUORUM or ALL)`,
 		"LOCKSTEP_OUTPUT":      `LOCKSTEP_OUTPUT="x" (for --output): unknown output "x"`,
 	} {
 		a, out, errOut := testApp(t, map[string]string{env: "x"})

@@ -88,7 +88,7 @@ func TestRun_BadUsageExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"phase", "get", "now"}, "unexpected arguments"},
 		{[]string{"fleet", "all"}, "unexpected arguments"},
 		{[]string{"inspect", "--nope", "res"}, "unknown flag: --nope"},
-		{[]string{"--consistency", "MOSTLY", "fleet"}, `unknown consistency level "MOSTLY" (want QUORUM, LOCAL_QUORUM or ALL)`},
+		{[]string{"--consistency", "MOSTLY", "fleet"}, `unknown consistency level "MOSTLY" (want QUORUM or ALL)`},
 		{[]string{"--consistency", "ONE", "fleet"}, "reads and writes do not overlap"},
 		// The fleet's state (census, phase) and its locks are global.
 		{[]string{"--consistency", "LOCAL_QUORUM", "fleet"}, "cannot keep a global lock global"},

@@ -83,7 +83,7 @@ func (v consistencyValue) String() string {
 func (v consistencyValue) Set(s string) error {
 	c, err := gocql.ParseConsistencyWrapper(strings.ToUpper(strings.TrimSpace(s)))
 	if err != nil {
-		return fmt.Errorf("unknown consistency level %q (want QUORUM, LOCAL_QUORUM or ALL)", s)
+		return fmt.Errorf("unknown consistency level %q (want QUORUM or ALL)", s)
 	}
 	*v.p = c
 	return nil
