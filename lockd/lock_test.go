@@ -1,0 +1,154 @@
+package lockd_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/stretchr/testify/require"
+
+	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
+)
+
+// Two clients, one on gRPC and one on Connect's JSON, contend for one id: the
+// second waits in Lock and gets it once the first unlocks.
+func TestLock_SecondClientWaitsThenGetsItAfterUnlock(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	a, b := f.client("grpc", "", nil), f.client("json", "", nil)
+	sa, sb := open(t, a, 0), open(t, b, 0)
+	ctx := context.Background()
+
+	la, err := a.Lock(ctx, lockReq(sa, item("invoice-42", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	_, err = b.TryLock(ctx, lockReq(sb, item("invoice-42", pb.Access_ACCESS_EXCLUSIVE)))
+	requireRefusal(t, err, connect.CodeFailedPrecondition, pb.LockError_REASON_LOCKED)
+
+	got := make(chan *pb.HeldLock, 1)
+	go func() {
+		res, err := b.Lock(ctx, lockReq(sb, item("invoice-42", pb.Access_ACCESS_EXCLUSIVE)))
+		if err != nil {
+			t.Error(err)
+			close(got)
+			return
+		}
+		got <- res.Msg.Lock
+	}()
+	select {
+	case <-got:
+		t.Fatal("the second client got the lock while the first held it")
+	case <-time.After(50 * time.Millisecond): // not a sleep for correctness: only a chance to fail early
+	}
+	_, err = a.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: sa, LockId: la.Msg.Lock.LockId}))
+	require.NoError(t, err)
+	lb := <-got
+	require.NotNil(t, lb)
+	require.NotZero(t, la.Msg.Lock.Token, "a flat id's lock carries a fencing token")
+	require.Greater(t, lb.Token, la.Msg.Lock.Token, "fencing tokens grow across owners")
+}
+
+// Lock honours the call's deadline: DeadlineExceeded, nothing held.
+func TestLock_DeadlineExceededLeavesNothingHeld(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	c := f.client("connect", "", nil)
+	sa, sb := open(t, c, 0), open(t, c, 0)
+	ctx := context.Background()
+	_, err := c.Lock(ctx, lockReq(sa, item("a", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	_, err = c.Lock(dctx, lockReq(sb, item("a", pb.Access_ACCESS_EXCLUSIVE)))
+	require.Equal(t, connect.CodeDeadlineExceeded, connect.CodeOf(err), "%v", err)
+	d, err := c.DescribeSession(ctx, connect.NewRequest(&pb.DescribeSessionRequest{SessionId: sb}))
+	require.NoError(t, err)
+	require.Empty(t, d.Msg.Locks)
+}
+
+// A group of (id, access) on hierarchical ids: members of one group, and
+// the intention locks on their ancestors, conflict as the matrix says.
+func TestLock_GroupAndHierarchy(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	c := f.client("connect", "", nil)
+	sa, sb := open(t, c, 0), open(t, c, 0)
+	ctx := context.Background()
+	_, err := c.Lock(ctx, lockReq(sa, item("a/b", pb.Access_ACCESS_SHARED), item("a/c", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+
+	for _, tc := range []struct {
+		it   *pb.LockItem
+		free bool
+	}{
+		{item("a", pb.Access_ACCESS_EXCLUSIVE), false},     // an ancestor of held ids
+		{item("a", pb.Access_ACCESS_SHARED), false},        // S on a conflicts with IX from a/c
+		{item("a/c/d", pb.Access_ACCESS_SHARED), false},    // a descendant of an X-held id
+		{item("a/b", pb.Access_ACCESS_SHARED), true},       // readers share
+		{item("a", pb.Access_ACCESS_INTENT_SHARED), true},  // intentions are compatible
+		{item("a/b/e", pb.Access_ACCESS_SHARED), true},     // below a reader, reading
+		{item("a/b/e", pb.Access_ACCESS_EXCLUSIVE), false}, // below a reader, writing
+	} {
+		res, err := c.TryLock(ctx, lockReq(sb, tc.it))
+		if !tc.free {
+			requireRefusal(t, err, connect.CodeFailedPrecondition, pb.LockError_REASON_LOCKED)
+			continue
+		}
+		require.NoError(t, err, "%v", tc.it)
+		_, err = c.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: sb, LockId: res.Msg.Lock.LockId}))
+		require.NoError(t, err)
+	}
+}
+
+// Locks are reentrant per session: a second Lock of a held id is granted at
+// once, and the id is free only after both are unlocked; asking more than is
+// held is refused instead of waiting for itself.
+func TestLock_ReentrantPerSession(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	c := f.client("connect", "", nil)
+	sa, sb := open(t, c, 0), open(t, c, 0)
+	ctx := context.Background()
+	first, err := c.Lock(ctx, lockReq(sa, item("job/7", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	second, err := c.Lock(ctx, lockReq(sa, item("job/7", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	require.True(t, second.Msg.Lock.Reentrant)
+	require.False(t, first.Msg.Lock.Reentrant)
+	require.Equal(t, first.Msg.Lock.Token, second.Msg.Lock.Token)
+
+	unlock := func(s, id string) {
+		_, err := c.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: s, LockId: id}))
+		require.NoError(t, err)
+	}
+	unlock(sa, second.Msg.Lock.LockId)
+	_, err = c.TryLock(ctx, lockReq(sb, item("job/7", pb.Access_ACCESS_EXCLUSIVE)))
+	requireRefusal(t, err, connect.CodeFailedPrecondition, pb.LockError_REASON_LOCKED)
+	unlock(sa, first.Msg.Lock.LockId)
+	other, err := c.TryLock(ctx, lockReq(sb, item("job/7", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	unlock(sb, other.Msg.Lock.LockId)
+
+	_, err = c.Lock(ctx, lockReq(sa, item("job/8", pb.Access_ACCESS_SHARED)))
+	require.NoError(t, err)
+	_, err = c.Lock(ctx, lockReq(sa, item("job/8", pb.Access_ACCESS_EXCLUSIVE)))
+	requireRefusal(t, err, connect.CodeFailedPrecondition, pb.LockError_REASON_UPGRADE)
+}
+
+// Bad input is InvalidArgument with a reason; an unknown handle NotFound.
+func TestLock_BadInputIsInvalidArgument(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	c := f.client("connect", "", nil)
+	s := open(t, c, 0)
+	ctx := context.Background()
+	_, err := c.Lock(ctx, lockReq(s))
+	requireRefusal(t, err, connect.CodeInvalidArgument, pb.LockError_REASON_INVALID_ARGUMENT)
+	_, err = c.Lock(ctx, lockReq(s, item("", pb.Access_ACCESS_EXCLUSIVE)))
+	requireRefusal(t, err, connect.CodeInvalidArgument, pb.LockError_REASON_INVALID_ID)
+	_, err = c.Lock(ctx, lockReq(s, item("x", pb.Access(9))))
+	requireRefusal(t, err, connect.CodeInvalidArgument, pb.LockError_REASON_INVALID_ACCESS)
+	_, err = c.Lock(ctx, lockReq("", item("x", pb.Access_ACCESS_EXCLUSIVE)))
+	requireRefusal(t, err, connect.CodeInvalidArgument, pb.LockError_REASON_INVALID_ARGUMENT)
+	_, err = c.Lock(ctx, lockReq("s-nope", item("x", pb.Access_ACCESS_EXCLUSIVE)))
+	requireRefusal(t, err, connect.CodeNotFound, pb.LockError_REASON_UNKNOWN_SESSION)
+	_, err = c.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: s, LockId: "l-99"}))
+	requireRefusal(t, err, connect.CodeNotFound, pb.LockError_REASON_UNKNOWN_LOCK)
+	_, err = c.OpenSession(ctx, connect.NewRequest(&pb.OpenSessionRequest{Ttl: durpb(time.Hour)}))
+	requireRefusal(t, err, connect.CodeInvalidArgument, pb.LockError_REASON_INVALID_ARGUMENT)
+}
