@@ -12,14 +12,6 @@ import (
 	"github.com/lockstep-go/lockstep/model"
 )
 
-// member is this lockd's place in the fleet: the store, and the
-// migration.Locker every session's locks go through.
-type member struct {
-	store  lockstep.Store
-	locker *migration.Locker
-	where  string // "embedded model store" or the cluster
-}
-
 // embeddedStore returns the in-memory model store, with the phase moved to
 // phase (a fresh embedded fleet has no legacy process to wait for).
 func embeddedStore(ctx context.Context, phase lockstep.Mode) (lockstep.Store, error) {
