@@ -142,7 +142,11 @@ func TestSecurity_MTLSRequiredRefusesAClientWithoutCertificate(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := f.client("grpc", "tok-reports", pki.clientConfig()).OpenSession(ctx, connect.NewRequest(&pb.OpenSessionRequest{}))
-	require.ErrorContains(t, err, "certificate required", "no client certificate: refused in the handshake, even with a valid token")
+	// TLS 1.3 lets the client finish its side of the handshake before the
+	// server refuses, so the client's error text varies ("certificate
+	// required", "client conn could not be established"); the server's log
+	// says why.
+	require.Error(t, err, "no client certificate: refused in the handshake, even with a valid token")
 	require.Eventually(t, func() bool { return strings.Contains(f.logs.String(), "didn't provide a certificate") },
 		5*time.Second, 10*time.Millisecond, "the refused handshake is logged: %s", f.logs.String())
 
