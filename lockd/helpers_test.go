@@ -39,6 +39,9 @@ type fixture struct {
 type fixtureOptions struct {
 	opts lockd.Options
 	tls  *tls.Config
+	// wrap, when set, wraps the Locker the Server is given (fault
+	// injection).
+	wrap func(lockstep.GroupLocker) lockstep.GroupLocker
 }
 
 // newFixture starts a lockd; the test's cleanup stops it and checks that
@@ -60,7 +63,11 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	f := &fixture{t: t, logs: &syncBuffer{}, tls: fo.tls, stopped: make(chan struct{})}
 	opts := fo.opts
 	opts.Logger = slog.New(slog.NewTextHandler(f.logs, nil))
-	f.server, err = lockd.New(locker, &opts)
+	var served lockstep.GroupLocker = locker
+	if fo.wrap != nil {
+		served = fo.wrap(locker)
+	}
+	f.server, err = lockd.New(served, &opts)
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

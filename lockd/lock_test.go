@@ -8,19 +8,22 @@ import (
 	"connectrpc.com/connect"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lockstep-go/lockstep"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 )
 
 // Two clients, one on gRPC and one on Connect's JSON, contend for one id: the
 // second waits in Lock and gets it once the first unlocks.
 func TestLock_SecondClientWaitsThenGetsItAfterUnlock(t *testing.T) {
-	f := newFixture(t, fixtureOptions{})
+	w := &losable{entered: make(chan string, 1)}
+	f := newFixture(t, fixtureOptions{wrap: func(l lockstep.GroupLocker) lockstep.GroupLocker { w.GroupLocker = l; return w }})
 	a, b := f.client("grpc", "", nil), f.client("json", "", nil)
 	sa, sb := open(t, a, 0), open(t, b, 0)
 	ctx := context.Background()
 
 	la, err := a.Lock(ctx, lockReq(sa, item("invoice-42", pb.Access_ACCESS_EXCLUSIVE)))
 	require.NoError(t, err)
+	<-w.entered
 	_, err = b.TryLock(ctx, lockReq(sb, item("invoice-42", pb.Access_ACCESS_EXCLUSIVE)))
 	requireRefusal(t, err, connect.CodeFailedPrecondition, pb.LockError_REASON_LOCKED)
 
@@ -34,10 +37,11 @@ func TestLock_SecondClientWaitsThenGetsItAfterUnlock(t *testing.T) {
 		}
 		got <- res.Msg.Lock
 	}()
+	<-w.entered // the second client's Lock is in the library, waiting
 	select {
 	case <-got:
 		t.Fatal("the second client got the lock while the first held it")
-	case <-time.After(50 * time.Millisecond): // not a sleep for correctness: only a chance to fail early
+	default:
 	}
 	_, err = a.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: sa, LockId: la.Msg.Lock.LockId}))
 	require.NoError(t, err)
@@ -151,4 +155,40 @@ func TestLock_BadInputIsInvalidArgument(t *testing.T) {
 	requireRefusal(t, err, connect.CodeNotFound, pb.LockError_REASON_UNKNOWN_LOCK)
 	_, err = c.OpenSession(ctx, connect.NewRequest(&pb.OpenSessionRequest{Ttl: durpb(time.Hour)}))
 	requireRefusal(t, err, connect.CodeInvalidArgument, pb.LockError_REASON_INVALID_ARGUMENT)
+}
+
+// A client that gives up a waiting Lock (cancels the call) leaves no place
+// in line behind: once the holder unlocks, a third session's TryLock gets
+// the id.
+func TestLock_CancelledByTheClientLeavesNothingBehind(t *testing.T) {
+	w := &losable{entered: make(chan string, 1)}
+	f := newFixture(t, fixtureOptions{wrap: func(l lockstep.GroupLocker) lockstep.GroupLocker { w.GroupLocker = l; return w }})
+	c := f.client("grpc", "", nil)
+	sa, sb, sc := open(t, c, 0), open(t, c, 0), open(t, c, 0)
+	ctx := context.Background()
+	held, err := c.Lock(ctx, lockReq(sa, item("c", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	<-w.entered
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Lock(wctx, lockReq(sb, item("c", pb.Access_ACCESS_EXCLUSIVE)))
+		done <- err
+	}()
+	<-w.entered // the waiter's Lock reached the library
+	cancel()
+	require.Equal(t, connect.CodeCanceled, connect.CodeOf(<-done))
+	_, err = c.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: sa, LockId: held.Msg.Lock.LockId}))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		res, err := c.TryLock(ctx, lockReq(sc, item("c", pb.Access_ACCESS_EXCLUSIVE)))
+		if err != nil {
+			return false
+		}
+		_, err = c.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: sc, LockId: res.Msg.Lock.LockId}))
+		return err == nil
+	}, 5*time.Second, 10*time.Millisecond, "the cancelled waiter left its place in line behind")
+	d, err := c.DescribeSession(ctx, connect.NewRequest(&pb.DescribeSessionRequest{SessionId: sb}))
+	require.NoError(t, err)
+	require.Empty(t, d.Msg.Locks)
 }

@@ -8,6 +8,7 @@ import (
 	"connectrpc.com/connect"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/lockd"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 	"github.com/lockstep-go/lockstep/model"
@@ -103,4 +104,31 @@ func TestSession_CloseReleasesAndTellsWatchers(t *testing.T) {
 	require.Contains(t, watchB.Msg().Reason, "shutting down")
 	_, err = c.OpenSession(ctx, connect.NewRequest(&pb.OpenSessionRequest{}))
 	requireRefusal(t, err, connect.CodeUnavailable, pb.LockError_REASON_SHUTTING_DOWN)
+}
+
+// A lock whose lease is lost is reported on the session's stream
+// (LOCK_LOST, its handle), and its Unlock is Aborted (LOST) but releases it.
+func TestSession_LostLeaseIsReportedOnTheStreamAndByUnlock(t *testing.T) {
+	w := &losable{}
+	f := newFixture(t, fixtureOptions{wrap: func(l lockstep.GroupLocker) lockstep.GroupLocker { w.GroupLocker = l; return w }})
+	c := f.client("grpc", "", nil)
+	s := open(t, c, 0)
+	ctx := context.Background()
+	held, err := c.Lock(ctx, lockReq(s, item("x", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	watch, err := c.WatchSession(ctx, connect.NewRequest(&pb.WatchSessionRequest{SessionId: s}))
+	require.NoError(t, err)
+	require.True(t, watch.Receive())
+
+	w.loseAll()
+	require.True(t, watch.Receive(), "%v", watch.Err())
+	require.Equal(t, pb.SessionEvent_KIND_LOCK_LOST, watch.Msg().Kind)
+	require.Equal(t, []string{held.Msg.Lock.LockId}, watch.Msg().LockIds)
+
+	_, err = c.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: s, LockId: held.Msg.Lock.LockId}))
+	requireRefusal(t, err, connect.CodeAborted, pb.LockError_REASON_LOST)
+	d, err := c.DescribeSession(ctx, connect.NewRequest(&pb.DescribeSessionRequest{SessionId: s}))
+	require.NoError(t, err)
+	require.Empty(t, d.Msg.Locks, "the lost lock was released all the same")
+	require.Contains(t, f.logs.String(), "lock lost")
 }
