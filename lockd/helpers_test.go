@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -48,6 +49,7 @@ type fixtureOptions struct {
 // it released everything.
 func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	t.Helper()
+	before := runtime.NumGoroutine()
 	ctx := context.Background()
 	store := model.New(&clock.Local{})
 	ctl, err := migration.NewController(store, nil)
@@ -96,6 +98,17 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 		require.NoError(t, hs.Shutdown(ctx))
 		<-f.stopped
 		require.NoError(t, locker.Close(ctx))
+		// Every goroutine the fixture started (the Server's session and
+		// lease watchers, the Locker's, the HTTP server's) has ended.
+		// (A loop, not require.Eventually, which runs its condition on a
+		// goroutine of its own.)
+		for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				t.Fatalf("goroutines leaked: %d before the fixture, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	})
 	return f
 }

@@ -32,6 +32,7 @@ func TestSession_LapseHandsTheLockToTheWaiter(t *testing.T) {
 	defer cancel()
 	watch, err := a.WatchSession(wctx, connect.NewRequest(&pb.WatchSessionRequest{SessionId: sa}))
 	require.NoError(t, err)
+	defer watch.Close()
 	require.True(t, watch.Receive(), "%v", watch.Err())
 	require.Equal(t, pb.SessionEvent_KIND_WATCHING, watch.Msg().Kind)
 
@@ -85,6 +86,7 @@ func TestSession_CloseReleasesAndTellsWatchers(t *testing.T) {
 	require.NoError(t, err)
 	watch, err := c.WatchSession(ctx, connect.NewRequest(&pb.WatchSessionRequest{SessionId: sa}))
 	require.NoError(t, err)
+	defer watch.Close()
 	require.True(t, watch.Receive())
 	_, err = c.CloseSession(ctx, connect.NewRequest(&pb.CloseSessionRequest{SessionId: sa}))
 	require.NoError(t, err)
@@ -97,6 +99,7 @@ func TestSession_CloseReleasesAndTellsWatchers(t *testing.T) {
 
 	watchB, err := c.WatchSession(ctx, connect.NewRequest(&pb.WatchSessionRequest{SessionId: sb}))
 	require.NoError(t, err)
+	defer watchB.Close()
 	require.True(t, watchB.Receive())
 	require.NoError(t, f.server.Close(ctx))
 	require.True(t, watchB.Receive(), "%v", watchB.Err())
@@ -118,6 +121,7 @@ func TestSession_LostLeaseIsReportedOnTheStreamAndByUnlock(t *testing.T) {
 	require.NoError(t, err)
 	watch, err := c.WatchSession(ctx, connect.NewRequest(&pb.WatchSessionRequest{SessionId: s}))
 	require.NoError(t, err)
+	defer watch.Close()
 	require.True(t, watch.Receive())
 
 	w.loseAll()
