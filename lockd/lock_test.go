@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/lockd"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 )
 
@@ -191,4 +192,17 @@ func TestLock_CancelledByTheClientLeavesNothingBehind(t *testing.T) {
 	d, err := c.DescribeSession(ctx, connect.NewRequest(&pb.DescribeSessionRequest{SessionId: sb}))
 	require.NoError(t, err)
 	require.Empty(t, d.Msg.Locks)
+}
+
+// A Lock without a deadline waits at most the server's MaxWait: a call keeps
+// the mode it started in, so an endless one would hold a phase move back.
+func TestLock_WithoutDeadlineWaitsAtMostMaxWait(t *testing.T) {
+	f := newFixture(t, fixtureOptions{opts: lockd.Options{MaxWait: 100 * time.Millisecond}})
+	c := f.client("connect", "", nil)
+	sa, sb := open(t, c, 0), open(t, c, 0)
+	ctx := context.Background()
+	_, err := c.Lock(ctx, lockReq(sa, item("m", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	_, err = c.Lock(ctx, lockReq(sb, item("m", pb.Access_ACCESS_EXCLUSIVE)))
+	requireRefusal(t, err, connect.CodeDeadlineExceeded, pb.LockError_REASON_DEADLINE)
 }
