@@ -11,7 +11,9 @@
 //   FailedPrecondition  LOCKED (TryLock met a holder), UPGRADE,
 //                       INCOMPATIBLE_MODE
 //   Aborted             LOST, SESSION_EXPIRED
-//   DeadlineExceeded    the call's deadline passed while it waited
+//   DeadlineExceeded    DEADLINE: the call's deadline (or the server's
+//                       longest wait) passed while it waited
+//   Canceled            the client cancelled the call
 //   InvalidArgument     INVALID_ID, INVALID_ACCESS, INVALID_ARGUMENT
 //   PermissionDenied    NO_PREFIX, NOT_YOUR_SESSION, STORE_REFUSED
 //   Unauthenticated     UNAUTHENTICATED
