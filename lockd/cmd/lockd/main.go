@@ -36,9 +36,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
-	if err := o.refuseCluster(getenv); err != nil {
-		return err
-	}
 	tlsCfg, err := serverTLS(o)
 	if err != nil {
 		return err
@@ -57,7 +54,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if principals == nil && !isLoopback(ln.Addr()) {
 		return fmt.Errorf("--listen %s is not a loopback address and no --principals file is given: anyone who reaches it could take and release every lock; give --principals (and TLS), or listen on 127.0.0.1", o.listen)
 	}
-	store, err := embeddedStore(ctx, lockstep.ModeNew)
+	store, where, err := openStore(ctx, o, getenv)
 	if err != nil {
 		return err
 	}
@@ -70,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		_ = locker.Close(context.Background())
 		return err
 	}
-	return serve(ctx, ln, tlsCfg != nil, o, srv, locker, tlsCfg, stdout, log, ready, principals != nil)
+	return serve(ctx, ln, tlsCfg != nil, o, srv, locker, tlsCfg, stdout, log, ready, principals != nil, where)
 }
 
 // serve runs the HTTP server (HTTP/1.1, HTTP/2 over TLS, or cleartext h2c)
@@ -78,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 // told CLOSED), the HTTP server drains, and the Locker releases what is
 // left and leaves the census.
 func serve(ctx context.Context, ln net.Listener, useTLS bool, o *options, srv *lockd.Server, locker lockstep.Locker,
-	tlsCfg *tls.Config, stdout io.Writer, log *slog.Logger, ready chan<- string, secured bool) error {
+	tlsCfg *tls.Config, stdout io.Writer, log *slog.Logger, ready chan<- string, secured bool, where string) error {
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)
 	protocols.SetHTTP2(true)
@@ -92,7 +89,7 @@ func serve(ctx context.Context, ln net.Listener, useTLS bool, o *options, srv *l
 	if secured {
 		mode = "principals from " + o.principals
 	}
-	fmt.Fprintf(stdout, "lockd: serving lockstep.v1 on %s://%s (store: embedded model; %s)\n", scheme, ln.Addr(), mode)
+	fmt.Fprintf(stdout, "lockd: serving lockstep.v1 on %s://%s (store: %s; %s)\n", scheme, ln.Addr(), where, mode)
 	if ready != nil {
 		ready <- scheme + "://" + ln.Addr().String()
 	}

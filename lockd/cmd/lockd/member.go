@@ -12,6 +12,18 @@ import (
 	"github.com/lockstep-go/lockstep/model"
 )
 
+// openStore returns the store lockd serves and a description of it for the
+// first line it prints. This build serves the embedded model only, and
+// refuses to start when the environment names a cluster (refuseCluster);
+// connecting to one goes here once lockctl's connection options are shared.
+func openStore(ctx context.Context, o *options, getenv func(string) string) (lockstep.Store, string, error) {
+	if err := o.refuseCluster(getenv); err != nil {
+		return nil, "", err
+	}
+	store, err := embeddedStore(ctx, lockstep.ModeNew)
+	return store, "embedded model", err
+}
+
 // embeddedStore returns the in-memory model store, with the phase moved to
 // phase (a fresh embedded fleet has no legacy process to wait for).
 func embeddedStore(ctx context.Context, phase lockstep.Mode) (lockstep.Store, error) {
