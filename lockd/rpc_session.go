@@ -100,7 +100,7 @@ func (s *Server) WatchSession(ctx context.Context, req *connect.Request[pb.Watch
 					drained = true
 				}
 			}
-			ss.watch.Wait() // lost events of handles still being let go
+			<-ss.released // the final event says the locks were released
 			return stream.Send(ss.finalEvent())
 		case <-ctx.Done():
 			return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -100,7 +101,7 @@ func (s *Server) openSession(pr *Principal, ttl time.Duration, name string) (*se
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	ctx, end := context.WithCancel(context.Background())
 	ss := &session{id: "s-" + hex.EncodeToString(b[:]), name: name, principal: pr, ttl: ttl, clock: s.cfg.Clock,
-		ctx: ctx, end: end, locks: map[string]*handle{}, watchers: map[chan *pb.SessionEvent]struct{}{}}
+		ctx: ctx, end: end, released: make(chan struct{}), locks: map[string]*handle{}, watchers: map[chan *pb.SessionEvent]struct{}{}}
 	ss.deadline = s.cfg.Clock.Elapsed() + ttl.Microseconds()
 	s.mu.Lock()
 	if s.closing {
@@ -121,7 +122,6 @@ func (s *Server) expireWhenIdle(ss *session) {
 	for {
 		left := ss.remaining()
 		if left <= 0 {
-			s.log.Warn("lockd: session expired", "session", ss.id, "principal", ss.principal.Name, "ttl", ss.ttl)
 			ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Release)
 			s.endSession(ctx, ss, expired, "no call named it for its TTL of "+ss.ttl.String())
 			cancel()
@@ -140,14 +140,18 @@ func (s *Server) endSession(ctx context.Context, ss *session, state sessionState
 	if !ok {
 		return
 	}
+	if state == expired {
+		s.log.Warn("lockd: session expired; releasing its locks, lost to it", "session", ss.id, "principal", ss.principal.Name, "ttl", ss.ttl, "locks", len(hs))
+	}
 	ss.end()
 	for _, h := range hs {
 		h.release()
-		if err := h.lock.Unlock(ctx); err != nil && state != expired {
+		if err := h.lock.Unlock(ctx); err != nil && !errors.Is(err, lockstep.ErrLost) {
 			s.log.Warn("lockd: release at session end failed; the cells expire with their TTL", "session", ss.id, "lock", h.id, "error", err)
 		}
 	}
 	ss.watch.Wait()
+	close(ss.released)
 	s.mu.Lock()
 	delete(s.live, ss.id)
 	s.ended[ss.id] = ss

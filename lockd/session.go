@@ -36,8 +36,9 @@ type session struct {
 	ttl       time.Duration
 	clock     lockstep.Clock
 
-	ctx context.Context // done when the session ends
-	end context.CancelFunc
+	ctx      context.Context // done when the session ends
+	end      context.CancelFunc
+	released chan struct{} // closed once its locks are released, after ctx is done
 
 	mu       sync.Mutex
 	deadline int64 // elapsed µs after which the session lapses
