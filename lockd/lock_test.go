@@ -206,3 +206,29 @@ func TestLock_WithoutDeadlineWaitsAtMostMaxWait(t *testing.T) {
 	_, err = c.Lock(ctx, lockReq(sb, item("m", pb.Access_ACCESS_EXCLUSIVE)))
 	requireRefusal(t, err, connect.CodeDeadlineExceeded, pb.LockError_REASON_DEADLINE)
 }
+
+// An Unlock the store fails is Unavailable and leaves the lock held by the
+// session, so that the client retries it; the retry releases it.
+func TestUnlock_StoreFailureIsUnavailableAndRetryable(t *testing.T) {
+	w := &losable{}
+	f := newFixture(t, fixtureOptions{wrap: func(l lockstep.GroupLocker) lockstep.GroupLocker { w.GroupLocker = l; return w }})
+	c := f.client("grpc", "", nil)
+	s := open(t, c, 0)
+	ctx := context.Background()
+	held, err := c.Lock(ctx, lockReq(s, item("u", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	unlock := connect.NewRequest(&pb.UnlockRequest{SessionId: s, LockId: held.Msg.Lock.LockId})
+
+	w.failUnlock.Store(1)
+	_, err = c.Unlock(ctx, unlock)
+	requireRefusal(t, err, connect.CodeUnavailable, pb.LockError_REASON_STORE_UNAVAILABLE)
+	d, err := c.DescribeSession(ctx, connect.NewRequest(&pb.DescribeSessionRequest{SessionId: s}))
+	require.NoError(t, err)
+	require.Len(t, d.Msg.Locks, 1, "still held, to retry")
+
+	_, err = c.Unlock(ctx, unlock)
+	require.NoError(t, err)
+	d, err = c.DescribeSession(ctx, connect.NewRequest(&pb.DescribeSessionRequest{SessionId: s}))
+	require.NoError(t, err)
+	require.Empty(t, d.Msg.Locks)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lockstep-go/lockstep"
 )
@@ -15,13 +16,15 @@ import (
 // reaches the library.
 type losable struct {
 	lockstep.GroupLocker
-	entered chan string
-	mu      sync.Mutex
-	locks   []*losableLock
+	entered    chan string
+	failUnlock atomic.Int32 // the next Unlocks that fail with a store error, before touching the lock
+	mu         sync.Mutex
+	locks      []*losableLock
 }
 
 type losableLock struct {
 	lockstep.Lock
+	w        *losable
 	lost     chan struct{}
 	once     sync.Once
 	reported bool
@@ -31,6 +34,10 @@ type losableLock struct {
 func (l *losableLock) Lost() <-chan struct{} { return l.lost }
 
 func (l *losableLock) Unlock(ctx context.Context) error {
+	if l.w.failUnlock.Add(-1) >= 0 {
+		return errStoreDown
+	}
+	l.w.failUnlock.Store(0)
 	err := l.Lock.Unlock(ctx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -49,12 +56,15 @@ func (w *losable) wrap(l lockstep.Lock, err error) (lockstep.Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	ll := &losableLock{Lock: l, lost: make(chan struct{})}
+	ll := &losableLock{Lock: l, w: w, lost: make(chan struct{})}
 	w.mu.Lock()
 	w.locks = append(w.locks, ll)
 	w.mu.Unlock()
 	return ll, nil
 }
+
+// errStoreDown is the store error of an injected Unlock failure.
+var errStoreDown = errors.New("cassandra: delete queue_lock: no hosts available")
 
 // loseAll closes the Lost channel of every lock returned so far.
 func (w *losable) loseAll() {
