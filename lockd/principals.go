@@ -1,6 +1,7 @@
 package lockd
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
@@ -64,7 +65,7 @@ func LoadPrincipals(path string) (*Principals, error) {
 // or certificate name belongs to two principals.
 func ParsePrincipals(doc []byte) (*Principals, error) {
 	var p Principals
-	dec := json.NewDecoder(strings.NewReader(string(doc)))
+	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("%w (want {\"principals\": [{\"name\", \"token_sha256\" or \"client_cert_names\", \"prefixes\"}]})", err)
