@@ -151,7 +151,7 @@ func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 	}
 	l := &Locker{queue: q, legacy: g, fencing: o.Fencing, observer: o.Observer, clock: q.Clock}
 	var err error
-	if l.groups, err = manager.New(o.Separator, l.acquire, q.Clock); err != nil {
+	if l.groups, err = manager.New(o.Separator, l.acquire, q.Clock, nil); err != nil {
 		return nil, err
 	}
 	return l, nil

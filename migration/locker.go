@@ -106,7 +106,7 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	if opts != nil {
 		sep = opts.Separator
 	}
-	if l.groups, err = manager.New(sep, l.acquire, clk); err != nil {
+	if l.groups, err = manager.New(sep, l.acquire, clk, nil); err != nil {
 		_ = algs.close(context.Background())
 		return nil, err
 	}

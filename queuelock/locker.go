@@ -5,6 +5,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/layout"
@@ -62,10 +63,17 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	}
 	l.turns.Clock = cfg.Clock
 	var sep string
+	var det *deadlock.Detector
 	if opts != nil {
 		sep = opts.Separator
+		if opts.Deadlock != nil {
+			if det, err = deadlock.New(deadlock.Config{Store: store, Clock: cfg.Clock, Process: cfg.Process,
+				Detection: *opts.Deadlock, MaxServerSkew: cfg.Lease.MaxServerSkew}); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock); err != nil {
+	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, det); err != nil {
 		return nil, err
 	}
 	if cfg.wake != nil { // last: it hands the transport to l

@@ -54,7 +54,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if opts != nil {
 		sep = opts.Separator
 	}
-	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock); err != nil {
+	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, nil); err != nil {
 		return nil, err
 	}
 	return l, nil

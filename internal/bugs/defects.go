@@ -103,4 +103,12 @@ const (
 	// CI's rapid fleets, legacy+combined/manager and
 	// new/manager-two-goroutines).
 	GroupReturnsLostMember Defect = "group-returns-lost-member"
+	// DeadlockUndetected makes the deadlock detector (internal/deadlock)
+	// publish its waits but never fail one: a cycle of waits lasts until
+	// its members' contexts end.
+	DeadlockUndetected Defect = "deadlock-undetected"
+	// DeadlockVictimUnshared makes every process that sees a cycle of waits
+	// through itself take itself for the cycle's victim, instead of the
+	// member every process ranks highest: each member of the cycle fails.
+	DeadlockVictimUnshared Defect = "deadlock-victim-unshared"
 )

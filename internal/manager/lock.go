@@ -200,7 +200,7 @@ func (g *Lock) release(ctx context.Context, i int) error {
 	if g.state[i] != unlockDue {
 		return nil
 	}
-	if err := mb.real.Unlock(ctx); err != nil {
+	if err := g.m.unlockMember(ctx, mb); err != nil {
 		return err
 	}
 	g.state[i] = refDone
