@@ -107,8 +107,9 @@ const (
 	// publish its waits but never fail one: a cycle of waits lasts until
 	// its members' contexts end.
 	DeadlockUndetected Defect = "deadlock-undetected"
-	// DeadlockVictimUnshared makes every process that sees a cycle of waits
-	// through itself take itself for the cycle's victim, instead of the
-	// member every process ranks highest: each member of the cycle fails.
+	// DeadlockVictimUnshared makes every process rank its own wait below
+	// every other (as a rule that compares by the reader's own view would),
+	// instead of by the (start, name) every process reads alike: each member
+	// of a cycle takes another for its victim, and none fails.
 	DeadlockVictimUnshared Defect = "deadlock-victim-unshared"
 )

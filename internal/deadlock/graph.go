@@ -71,9 +71,9 @@ func VictimCycle(recs []Record, self string) []Record {
 	me := &recs[at]
 	below := func(r *Record) bool { return r.ranksBelow(me) }
 	if bugs.Planted(bugs.DeadlockVictimUnshared) {
-		// Planted defect: every process takes itself for the highest
-		// ranked, so each member of a cycle fails.
-		below = func(*Record) bool { return true }
+		// Planted defect: every process ranks itself lowest, so each
+		// member of a cycle expects another to fail.
+		below = func(*Record) bool { return false }
 	}
 	// Depth-first search from self over records ranked below it, back to
 	// self. path holds indexes; seen marks records already explored (a
