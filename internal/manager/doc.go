@@ -113,4 +113,23 @@
 // reentrancy promises is only this bookkeeping: the holder is the caller's
 // name for one unit of work, and two goroutines sharing a holder share its
 // locks, so they must not need exclusion from each other.
+//
+// # Deadlock detection
+//
+// Units of work that take their locks in calls of their own, in orders of
+// their own, are outside the canonical order and can wait in a cycle. A
+// Locker built with a lockstep.DeadlockDetection gives New a
+// *deadlock.Detector, and every blocking take of a member then runs as a
+// wait of the detector (wait.go): the waiting identity is the reentrancy
+// holder, or the call without one; its holdings are the registry's granted
+// members of the holder, or the members the call took. A wait longer than
+// After is published, and if it is the victim of a cycle (internal/deadlock,
+// docs/algorithms.md section 8.5) the take fails with a
+// *lockstep.DeadlockError and Acquire releases what the call took, as for
+// any failed member. Two orders make a visible record true: a wait's record
+// is deleted before Acquire's abandon runs (the detector does it before its
+// Run returns), and a reentrant member whose last reference drops is
+// withdrawn from every record of its holder before its lock is unlocked
+// (unlockMember). TryLock and TryLockGroup never wait, so they publish
+// nothing, and a reentrant request is counted or refused without a wait.
 package manager
