@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/manager"
@@ -103,10 +104,23 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	}
 	l := &Locker{store: store, clock: clk, flag: flag, cfg: cfg, algs: algs, tables: lockTables(opts)}
 	var sep string
+	var dl *lockstep.DeadlockDetection
+	var skew time.Duration
 	if opts != nil {
-		sep = opts.Separator
+		sep, dl = opts.Separator, opts.Deadlock
+		if opts.Queue != nil {
+			skew = opts.Queue.MaxServerSkew
+		}
+		if opts.Legacy != nil {
+			skew = max(skew, opts.Legacy.MaxServerSkew)
+		}
 	}
-	if l.groups, err = manager.New(sep, l.acquire, clk, nil); err != nil {
+	det, err := deadlock.ForLocker(store, clk, process, dl, skew)
+	if err != nil {
+		_ = algs.close(context.Background())
+		return nil, err
+	}
+	if l.groups, err = manager.New(sep, l.acquire, clk, det); err != nil {
 		_ = algs.close(context.Background())
 		return nil, err
 	}

@@ -63,15 +63,13 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	}
 	l.turns.Clock = cfg.Clock
 	var sep string
-	var det *deadlock.Detector
+	var dl *lockstep.DeadlockDetection
 	if opts != nil {
-		sep = opts.Separator
-		if opts.Deadlock != nil {
-			if det, err = deadlock.New(deadlock.Config{Store: store, Clock: cfg.Clock, Process: cfg.Process,
-				Detection: *opts.Deadlock, MaxServerSkew: cfg.Lease.MaxServerSkew}); err != nil {
-				return nil, err
-			}
-		}
+		sep, dl = opts.Separator, opts.Deadlock
+	}
+	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew)
+	if err != nil {
+		return nil, err
 	}
 	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, det); err != nil {
 		return nil, err

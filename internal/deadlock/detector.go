@@ -144,3 +144,12 @@ func (d *Detector) Retract(ctx context.Context, identity any, id string) {
 // errWithdrawn is the cause a wait's inner call is cancelled with when it
 // is the victim of a cycle.
 var errWithdrawn = errors.New("lockstep: withdrawn as the victim of a deadlock")
+
+// ForLocker returns the Detector a Locker's Options.Deadlock asks for: nil,
+// with no error, when d is nil (detection off).
+func ForLocker(store lockstep.Store, clock lockstep.Clock, process string, d *lockstep.DeadlockDetection, maxServerSkew time.Duration) (*Detector, error) {
+	if d == nil {
+		return nil, nil
+	}
+	return New(Config{Store: store, Clock: clock, Process: process, Detection: *d, MaxServerSkew: maxServerSkew})
+}

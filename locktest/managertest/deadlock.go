@@ -40,7 +40,14 @@ func deadlockPair(t *testing.T, env Env) {
 // deadlockTriangle: three clients on hierarchical ids take dir/a, dir/b and
 // dir/c, then each the next one's: a cycle of three waits, all below one
 // ancestor whose intention locks are compatible. Exactly one client fails.
+// A Locker that takes every access exclusively (Env.ExclusiveOnly) would
+// make the intention locks on dir exclude each other, so there the three
+// ids are flat.
 func deadlockTriangle(t *testing.T, env Env) {
+	if env.ExclusiveOnly {
+		cycleOf(t, env, "", []string{"a", "b", "c"})
+		return
+	}
 	cycleOf(t, env, "/", []string{"dir/a", "dir/b", "dir/c"})
 }
 
