@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -127,7 +128,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	}
 	held.ShareOwners(q.Parts(held.Key{}), g.Parts(held.Key{})) // owner ids unique across the two Lockers
 	l, err := compose(q, g, &ComposeOptions{Fencing: o.Fencing, Observer: o.Observer, Separator: o.Separator},
-		detecting{store, o.Deadlock, max(qo.MaxServerSkew, so.MaxServerSkew)})
+		detecting{store, o.Deadlock, max(qo.MaxServerSkew, so.MaxServerSkew), qo.Rand})
 	if err != nil {
 		_ = errors.Join(g.Close(context.Background()), q.Close(context.Background()))
 		return nil, err
@@ -149,6 +150,7 @@ type detecting struct {
 	store lockstep.Store
 	d     *lockstep.DeadlockDetection // nil: off
 	skew  time.Duration
+	rand  *rand.Rand // the queue half's Options.Rand; may be nil
 }
 
 // compose is Compose with New's deadlock detection.
@@ -172,7 +174,7 @@ func compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 		o.Observer = q.Observer
 	}
 	l := &Locker{queue: q, legacy: g, fencing: o.Fencing, observer: o.Observer, clock: q.Clock}
-	det, err := deadlock.ForLocker(dl.store, q.Clock, q.Process, dl.d, dl.skew)
+	det, err := deadlock.ForLocker(dl.store, q.Clock, q.Process, dl.d, dl.skew, dl.rand)
 	if err != nil {
 		return nil, err
 	}

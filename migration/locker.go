@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -106,16 +107,17 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	var sep string
 	var dl *lockstep.DeadlockDetection
 	var skew time.Duration
+	var r *rand.Rand
 	if opts != nil {
 		sep, dl = opts.Separator, opts.Deadlock
 		if opts.Queue != nil {
-			skew = opts.Queue.MaxServerSkew
+			skew, r = opts.Queue.MaxServerSkew, opts.Queue.Rand
 		}
 		if opts.Legacy != nil {
 			skew = max(skew, opts.Legacy.MaxServerSkew)
 		}
 	}
-	det, err := deadlock.ForLocker(store, clk, process, dl, skew)
+	det, err := deadlock.ForLocker(store, clk, process, dl, skew, r)
 	if err != nil {
 		_ = algs.close(context.Background())
 		return nil, err

@@ -41,5 +41,16 @@ func init() {
 		// of the process which took its id in between).
 		control{name: "GroupReturnsLostMember", fleet: fleetNamed("new/manager"),
 			v: variant{plant: []bugs.Defect{bugs.GroupReturnsLostMember}, weights: &faultyWeights}, want: "lease:", attempts: 6, maxActions: 20},
+		// Deadlock detection that publishes its waits but never fails one
+		// (internal/deadlock): units of the deadlock fleet that took their
+		// ids in opposite orders wait for each other until the quiet
+		// phase's deadlock-freedom bound.
+		control{name: "DeadlockUndetected", fleet: fleetNamed("new/deadlock"),
+			v: variant{plant: []bugs.Defect{bugs.DeadlockUndetected}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+		// A victim rule each process computes from its own view (it ranks
+		// itself lowest): every member of a cycle takes another for the
+		// victim, none fails, and the cycle lasts.
+		control{name: "DeadlockVictimUnshared", fleet: fleetNamed("new/deadlock"),
+			v: variant{plant: []bugs.Defect{bugs.DeadlockVictimUnshared}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
 	)
 }

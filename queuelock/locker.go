@@ -67,7 +67,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if opts != nil {
 		sep, dl = opts.Separator, opts.Deadlock
 	}
-	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew)
+	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew, cfg.rand)
 	if err != nil {
 		return nil, err
 	}

@@ -3,10 +3,12 @@ package deadlock
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +25,9 @@ type Config struct {
 	Process string
 	// Detection is the caller's option, not yet resolved.
 	Detection lockstep.DeadlockDetection
+	// Rand draws the Detector's name; nil: crypto/rand. A simulation sets it
+	// (the Locker's Options.Rand) so that one seed gives one run.
+	Rand *mrand.Rand
 	// MaxServerSkew bounds the Cassandra nodes' clock difference: a record
 	// that cannot be deleted has surely expired TTL + 1s + MaxServerSkew
 	// after its last write returned. 0 means 1s.
@@ -64,7 +69,9 @@ func New(cfg Config) (*Detector, error) {
 	ttl := max(3*opt.Every, 3*time.Second)
 	ttl = (ttl + time.Second - 1).Truncate(time.Second)
 	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	if cfg.Rand != nil {
+		binary.BigEndian.PutUint64(b[:], cfg.Rand.Uint64())
+	} else if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("lockstep: deadlock detector: drawing its name: %w", err)
 	}
 	return &Detector{store: cfg.Store, clock: cfg.Clock, opt: opt, proc: cfg.Process, ttl: ttl,
@@ -146,10 +153,10 @@ func (d *Detector) Retract(ctx context.Context, identity any, id string) {
 var errWithdrawn = errors.New("lockstep: withdrawn as the victim of a deadlock")
 
 // ForLocker returns the Detector a Locker's Options.Deadlock asks for: nil,
-// with no error, when d is nil (detection off).
-func ForLocker(store lockstep.Store, clock lockstep.Clock, process string, d *lockstep.DeadlockDetection, maxServerSkew time.Duration) (*Detector, error) {
+// with no error, when d is nil (detection off). r may be nil.
+func ForLocker(store lockstep.Store, clock lockstep.Clock, process string, d *lockstep.DeadlockDetection, maxServerSkew time.Duration, r *mrand.Rand) (*Detector, error) {
 	if d == nil {
 		return nil, nil
 	}
-	return New(Config{Store: store, Clock: clock, Process: process, Detection: *d, MaxServerSkew: maxServerSkew})
+	return New(Config{Store: store, Clock: clock, Process: process, Detection: *d, MaxServerSkew: maxServerSkew, Rand: r})
 }
