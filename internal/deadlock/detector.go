@@ -134,9 +134,10 @@ func (d *Detector) untrack(w *Wait) {
 // Retract is called before identity releases its hold of id while it may
 // still wait elsewhere (R2, doc.go): every published record of identity
 // listing id is deleted (R1) and will be published again, with what is
-// held then, under a new name. ctx should not be cancelled by the caller's
-// cancellation.
+// held then, under a new name. The caller's cancellation of ctx does not
+// cut the delete short: the release must not come first.
 func (d *Detector) Retract(ctx context.Context, identity any, id string) {
+	ctx = context.WithoutCancel(ctx)
 	d.mu.Lock()
 	var ws []*Wait
 	for w := range d.waits[identity] {

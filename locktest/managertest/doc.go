@@ -29,6 +29,16 @@
 //     held until the balancing release and is free after it (another
 //     Locker's TryLock succeeds); asking Exclusive while holding Shared fails
 //     with lockstep.ErrUpgrade.
+//   - DeadlockPair, DeadlockTriangle and ReentrantDetecting (issue 24), on
+//     Lockers with deadlock detection (Env.NewDetecting; skipped without):
+//     two clients take a then b and b then a, each as one unit of work
+//     (a reentrancy holder) with a comment; exactly one gets
+//     lockstep.ErrDeadlock, whose cycle names both waits, owners and
+//     comments, releases what it holds, and the other proceeds. The
+//     triangle does the same with three clients on dir/a, dir/b and dir/c
+//     (flat a, b, c where every access is exclusive). ReentrantDetecting is
+//     scenario 3 with detection on while another unit waits for the id:
+//     nothing is reported.
 //
 // Which ids a Locker's Lock and groups take is the Locker's business; the
 // suite checks only what a user sees: exclusion where the accesses
