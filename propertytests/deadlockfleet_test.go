@@ -129,8 +129,8 @@ func nestedUser(h *harness, ctx context.Context, pr *proc) {
 	clk := pr.sp.Clock()
 	for clk.Sleep(ctx, think) == nil {
 		op := h.nextNested(pr)
-		type unit struct{ n int }
-		uctx := lockstep.WithComment(lockstep.WithReentrancy(ctx, &unit{}), fmt.Sprintf("%s %v", pr.sp.Name, op.ids))
+		type unit struct{ op nestedOp } // a fresh pointer per unit: its reentrancy holder
+		uctx := lockstep.WithComment(lockstep.WithReentrancy(ctx, &unit{op}), fmt.Sprintf("%s %v", pr.sp.Name, op.ids))
 		first, err := h.nestedLock(uctx, pr, op.ids[0])
 		if err != nil {
 			if ctx.Err() != nil {
