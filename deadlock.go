@@ -68,6 +68,13 @@ func (e *DeadlockError) Unwrap() error { return ErrDeadlock }
 // ErrDeadlock if it is the chosen victim of a cycle of such waits
 // (docs/algorithms.md, section 8.5). Every process of the fleet that should
 // see the others' waits must use the same Table and Partition.
+//
+// A wait's holdings are those of its unit of work: the WithReentrancy
+// holder's locks, or, without a holder, what the same LockGroup call took
+// before. Nested Lock calls made without a holder are unrelated calls to
+// the Locker, so a cycle through them is not seen: name the unit of work
+// with WithReentrancy. TryLock and TryLockGroup never wait and are never
+// part of a cycle.
 type DeadlockDetection struct {
 	// After is how long a wait lasts before it is published. Default 1s.
 	After time.Duration
