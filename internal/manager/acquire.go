@@ -65,7 +65,10 @@ func (m *Manager) Acquire(ctx context.Context, reqs []lockstep.Request, try bool
 			joinRequests(plan), i+1, len(plan), plan[i], lockstep.ErrLost)
 		return nil, errors.Join(err, m.abandon(context.WithoutCancel(ctx), members))
 	}
-	return newLock(m, callerID(reqs), plan, members), nil
+	if !reentrant {
+		holder = nil
+	}
+	return newLock(m, callerID(reqs), plan, members, holder), nil
 }
 
 // firstLost returns the index of the first member whose lease is lost, or

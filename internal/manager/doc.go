@@ -132,4 +132,12 @@
 // withdrawn from every record of its holder before its lock is unlocked
 // (unlockMember). TryLock and TryLockGroup never wait, so they publish
 // nothing, and a reentrant request is counted or refused without a wait.
+//
+// # Unlock-all
+//
+// The Manager also keeps, per reentrancy holder, the group Locks it
+// returned and that are not yet released; UnlockAll (seed 003's unlockAll)
+// unlocks each of them as its own Unlock would, so everything the holder
+// holds through this Manager is released and the handles' later Unlock
+// returns nil. Acquisitions without a holder are not tracked.
 package manager

@@ -36,6 +36,9 @@ type Manager struct {
 	// holds. Only acquisitions under lockstep.WithReentrancy touch it.
 	mu  sync.Mutex
 	reg map[regKey]*member
+	// handles are the group Locks each holder has not released yet
+	// (UnlockAll), guarded by mu too.
+	handles map[any]map[*Lock]struct{}
 }
 
 // regKey names one holder's acquisition of one id.
@@ -59,7 +62,7 @@ func New(separator string, one One, clock lockstep.Clock, det *deadlock.Detector
 	if err := validateSeparator(separator); err != nil {
 		return nil, err
 	}
-	return &Manager{sep: separator, overlaps: selfOverlaps(separator), one: one, clock: clock, det: det, reg: map[regKey]*member{}}, nil
+	return &Manager{sep: separator, overlaps: selfOverlaps(separator), one: one, clock: clock, det: det, reg: map[regKey]*member{}, handles: map[any]map[*Lock]struct{}{}}, nil
 }
 
 func validateSeparator(sep string) error {

@@ -39,6 +39,10 @@
 //     (flat a, b, c where every access is exclusive). ReentrantDetecting is
 //     scenario 3 with detection on while another unit waits for the id:
 //     nothing is reported.
+//   - UnlockAll (seed 003, Appendix A): a holder's locks taken by Lock (one
+//     reentrantly) and by a group, on hierarchical ids, are all released by
+//     one lockstep.UnlockAller call, another holder's are not, and the
+//     handles' own Unlock then returns nil.
 //
 // Which ids a Locker's Lock and groups take is the Locker's business; the
 // suite checks only what a user sees: exclusion where the accesses

@@ -84,6 +84,7 @@ func Run(t *testing.T, env Env) {
 		{"DeadlockPair", single(deadlockPair)},
 		{"DeadlockTriangle", single(deadlockTriangle)},
 		{"ReentrantDetecting", single(reentrantDetecting)},
+		{"UnlockAll", single(unlockAll)},
 	}
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) {
