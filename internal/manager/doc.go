@@ -17,7 +17,10 @@
 // what was asked of it (S and IX on "a" become SIX); ids ascending bytewise.
 // Under a separator every path segment must be non-empty ("a//b", "/a" and
 // "a/" are refused), so each ancestor is a well-formed id of its own and
-// "a/" cannot quietly name a second child of "a".
+// "a/" cannot quietly name a second child of "a". A last segment of
+// exactly "*" makes a mask (seed 003's MASK): "a/b/*" names every child of
+// "a/b" and is planned as "a/b" in the same access, which covers them all
+// (docs/algorithms.md, section 8.6); "*" anywhere else is refused.
 //
 // Ancestors sort before their descendants: an ancestor is a proper prefix
 // of its descendant's id, and in bytewise order a proper prefix sorts

@@ -43,6 +43,9 @@
 //     reentrantly) and by a group, on hierarchical ids, are all released by
 //     one lockstep.UnlockAller call, another holder's are not, and the
 //     handles' own Unlock then returns nil.
+//   - Mask (seed 003's MASK query): "dir/*" held Exclusive excludes
+//     children, grandchildren, a child named for the first time and dir
+//     itself, and nothing outside dir; held Shared it shares.
 //
 // Which ids a Locker's Lock and groups take is the Locker's business; the
 // suite checks only what a user sees: exclusion where the accesses

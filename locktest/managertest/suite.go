@@ -85,6 +85,7 @@ func Run(t *testing.T, env Env) {
 		{"DeadlockTriangle", single(deadlockTriangle)},
 		{"ReentrantDetecting", single(reentrantDetecting)},
 		{"UnlockAll", single(unlockAll)},
+		{"Mask", single(mask)},
 	}
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) {
