@@ -20,7 +20,8 @@ import (
 // A unit that gets lockstep.ErrDeadlock releases what it holds, as the
 // error asks, and goes on. The properties, besides the harness's own:
 //
-//   - access exclusion: no two held locks of one id with Lost() open;
+//   - access exclusion: no two held locks of one id with Lost() open; the
+//     lease, owner-cell and fencing properties judge both of a unit's locks;
 //   - no permanent deadlock: in the quiet phase some waiter acquires within
 //     livenessBound of the last acquisition (the harness's deadlock
 //     freedom, liveness_test.go);
@@ -150,6 +151,10 @@ func nestedUser(h *harness, ctx context.Context, pr *proc) {
 			if lostNow(first) || lostNow(second) {
 				break
 			}
+			h.mu.Lock()
+			h.checkLease(pr, first) // property 3, for both locks the unit works under
+			h.checkLease(pr, second)
+			h.mu.Unlock()
 			if clk.Sleep(ctx, workStep) != nil {
 				return // crashed while holding
 			}
@@ -200,6 +205,7 @@ func (h *harness) nestedLock(ctx context.Context, pr *proc, id string) (lockstep
 	hs := &span{pr: pr, hold: true, id: id, start: now, end: -1}
 	h.dl.spans = append(h.dl.spans, hs)
 	h.dl.held[pr] = append(h.dl.held[pr], &heldLock{l: l, span: hs})
+	h.checkMemberTokens(pr, l)
 	pr.acquired++
 	h.acqs++
 	h.lastAcq = now
