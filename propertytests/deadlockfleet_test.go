@@ -31,6 +31,10 @@ import (
 //     itself. A wait lasts from the call to its return; a holding from the
 //     return of the call that took it to the return of its Unlock.
 //
+// The controls (negative_manager_planted_test.go): DeadlockUndetected and
+// DeadlockVictimUnshared are caught by deadlock freedom, DeadlockBystander
+// by the oracle.
+//
 // Flat ids and exclusive locks only: a cycle that needs a FIFO edge is
 // not detected (docs/algorithms.md, section 8.5), and with exclusive locks
 // every lasting cycle contains one of hold edges.

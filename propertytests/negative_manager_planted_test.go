@@ -52,5 +52,10 @@ func init() {
 		// victim, none fails, and the cycle lasts.
 		control{name: "DeadlockVictimUnshared", fleet: fleetNamed("new/deadlock"),
 			v: variant{plant: []bugs.Defect{bugs.DeadlockVictimUnshared}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+		// A waiter that fails when it sees a cycle among waits ranked below
+		// its own, without being in it: caught by the oracle of true
+		// reports, which finds no cycle through it in the history.
+		control{name: "DeadlockBystander", fleet: fleetNamed("new/deadlock"),
+			v: variant{plant: []bugs.Defect{bugs.DeadlockBystander}, noLeaseCheck: true, noFencing: true}, want: "deadlock:"},
 	)
 }

@@ -112,4 +112,9 @@ const (
 	// instead of by the (start, name) every process reads alike: each member
 	// of a cycle takes another for its victim, and none fails.
 	DeadlockVictimUnshared Defect = "deadlock-victim-unshared"
+	// DeadlockBystander makes a waiter fail as a cycle's victim when it
+	// sees a cycle among waits ranked below its own, whether or not its own
+	// wait is part of it: a bystander that merely waits last reports a
+	// deadlock it is not in.
+	DeadlockBystander Defect = "deadlock-bystander"
 )

@@ -103,6 +103,9 @@ func VictimCycle(recs []Record, self string) []Record {
 	}
 	seen[at] = true
 	if !dfs(at) {
+		if bugs.Planted(bugs.DeadlockBystander) {
+			return bystander(recs, at)
+		}
 		return nil
 	}
 	out := make([]Record, len(path))
@@ -110,6 +113,28 @@ func VictimCycle(recs []Record, self string) []Record {
 		out[k] = recs[i]
 	}
 	return out
+}
+
+// bystander is the planted defect DeadlockBystander: a cycle among the
+// records ranked below recs[at], not through it, reported with recs[at]
+// first as if it were a member.
+func bystander(recs []Record, at int) []Record {
+	me := &recs[at]
+	for i := range recs {
+		if i == at || !recs[i].ranksBelow(me) {
+			continue
+		}
+		var below []Record
+		for j := range recs {
+			if j != at && recs[j].ranksBelow(me) {
+				below = append(below, recs[j])
+			}
+		}
+		if c := VictimCycle(below, recs[i].Name); c != nil {
+			return append([]Record{*me}, c...)
+		}
+	}
+	return nil
 }
 
 // Members renders a cycle (as VictimCycle returns it) as the members of a
