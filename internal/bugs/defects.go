@@ -103,6 +103,10 @@ const (
 	// CI's rapid fleets, legacy+combined/manager and
 	// new/manager-two-goroutines).
 	GroupReturnsLostMember Defect = "group-returns-lost-member"
+	// The three Deadlock defects are read once, by internal/deadlock's
+	// Knobs.planted, into that package's Knobs, which a Locker could pass
+	// in directly.
+	//
 	// DeadlockUndetected makes the deadlock detector (internal/deadlock)
 	// publish its waits but never fail one: a cycle of waits lasts until
 	// its members' contexts end.

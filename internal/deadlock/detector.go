@@ -28,6 +28,9 @@ type Config struct {
 	// Rand draws the Detector's name; nil: crypto/rand. A simulation sets it
 	// (the Locker's Options.Rand) so that one seed gives one run.
 	Rand *mrand.Rand
+	// Knobs plant this package's defects, for the negative controls; zero
+	// in production.
+	Knobs Knobs
 	// MaxServerSkew bounds the Cassandra nodes' clock difference: a record
 	// that cannot be deleted has surely expired TTL + 1s + MaxServerSkew
 	// after its last write returned. 0 means 1s.
@@ -44,6 +47,7 @@ type Detector struct {
 	ttl   time.Duration // of a record: whole seconds, at least 3 × Every
 	grace time.Duration // after the last write's return until a record has surely expired
 	nonce string        // drawn per Detector, so that names never repeat across restarts
+	knobs Knobs
 	seq   atomic.Uint64
 
 	tsMu   sync.Mutex
@@ -75,7 +79,7 @@ func New(cfg Config) (*Detector, error) {
 		return nil, fmt.Errorf("lockstep: deadlock detector: drawing its name: %w", err)
 	}
 	return &Detector{store: cfg.Store, clock: cfg.Clock, opt: opt, proc: cfg.Process, ttl: ttl,
-		grace: ttl + time.Second + skew, nonce: hex.EncodeToString(b[:]), waits: map[any]map[*Wait]struct{}{}}, nil
+		grace: ttl + time.Second + skew, nonce: hex.EncodeToString(b[:]), knobs: cfg.Knobs.planted(), waits: map[any]map[*Wait]struct{}{}}, nil
 }
 
 // name returns a record name no wait has had.

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // Hold is one id a waiting identity holds.
@@ -70,11 +69,6 @@ func VictimCycle(recs []Record, self string) []Record {
 	}
 	me := &recs[at]
 	below := func(r *Record) bool { return r.ranksBelow(me) }
-	if bugs.Planted(bugs.DeadlockVictimUnshared) {
-		// Planted defect: every process ranks itself lowest, so each
-		// member of a cycle expects another to fail.
-		below = func(*Record) bool { return false }
-	}
 	// Depth-first search from self over records ranked below it, back to
 	// self. path holds indexes; seen marks records already explored (a
 	// record from which self was not reached cannot reach it later).
@@ -103,9 +97,6 @@ func VictimCycle(recs []Record, self string) []Record {
 	}
 	seen[at] = true
 	if !dfs(at) {
-		if bugs.Planted(bugs.DeadlockBystander) {
-			return bystander(recs, at)
-		}
 		return nil
 	}
 	out := make([]Record, len(path))
@@ -115,10 +106,14 @@ func VictimCycle(recs []Record, self string) []Record {
 	return out
 }
 
-// bystander is the planted defect DeadlockBystander: a cycle among the
-// records ranked below recs[at], not through it, reported with recs[at]
-// first as if it were a member.
-func bystander(recs []Record, at int) []Record {
+// bystander is the planted defect Knobs.Bystander: a cycle among the
+// records ranked below self's, not through it, reported with self first as
+// if it were a member.
+func bystander(recs []Record, self string) []Record {
+	at := slices.IndexFunc(recs, func(r Record) bool { return r.Name == self })
+	if at < 0 {
+		return nil
+	}
 	me := &recs[at]
 	for i := range recs {
 		if i == at || !recs[i].ranksBelow(me) {

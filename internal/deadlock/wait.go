@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/goroutine"
 )
 
@@ -88,7 +87,7 @@ func (w *Wait) round(ctx context.Context) []Record {
 		return nil
 	}
 	first, err := w.d.read(ctx)
-	if err != nil || VictimCycle(first, w.rec.Name) == nil || bugs.Planted(bugs.DeadlockUndetected) {
+	if err != nil || w.d.victimCycle(first, w.rec.Name) == nil {
 		return nil
 	}
 	second, err := w.d.read(ctx)
@@ -100,7 +99,7 @@ func (w *Wait) round(ctx context.Context) []Record {
 		again[r.Name] = true
 	}
 	both := slices.DeleteFunc(first, func(r Record) bool { return !again[r.Name] })
-	return VictimCycle(both, w.rec.Name)
+	return w.d.victimCycle(both, w.rec.Name)
 }
 
 // publish writes the record with what identity holds now. Under w.mu.
