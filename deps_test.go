@@ -33,3 +33,33 @@ func TestDependencyDirection(t *testing.T) {
 		}
 	}
 }
+
+// Planted defects reach the algorithms only through each package's
+// TestingKnobs, given to a Locker when it is built: no package of a normal
+// build exists to hold defects, and no production file is compiled only
+// under the negative controls' tag, so what a user builds is what the model
+// checks judged, with every knob nil.
+func TestNoDefectPackageInTheBuild(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go command not available")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}} {{join .GoFiles " "}} {{join .IgnoredGoFiles " "}}`, "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	const mod = "github.com/lockstep-go/lockstep"
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, files, _ := strings.Cut(line, " ")
+		if !strings.HasPrefix(pkg, mod) {
+			continue
+		}
+		if strings.Contains(pkg, "bugs") || strings.Contains(pkg, "defect") || strings.Contains(pkg, "plant") {
+			t.Errorf("%s is in the build: planted defects belong in TestingKnobs, not in a package of their own", pkg)
+		}
+		for _, f := range strings.Fields(files) {
+			if strings.Contains(f, "bugs") && !strings.HasSuffix(f, "_test.go") {
+				t.Errorf("%s has the file %s, named for planted defects: a production file compiled only under a tag", pkg, f)
+			}
+		}
+	}
+}

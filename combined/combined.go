@@ -10,7 +10,6 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/held"
@@ -42,14 +41,18 @@ type Options struct {
 	// locks, as queuelock.Options.Deadlock says; leave the halves' unset.
 	// Default nil: off.
 	Deadlock *lockstep.DeadlockDetection
+	// TestingKnobs switch on planted defects for this module's negative
+	// controls (knobs.go). Leave nil.
+	TestingKnobs *TestingKnobs
 }
 
 // ComposeOptions configure a combined Locker built by Compose. Nil means
 // defaults; the fields mean what Options' fields of the same name mean.
 type ComposeOptions struct {
-	Fencing   *clock.Global
-	Observer  lockstep.Observer
-	Separator string
+	Fencing      *clock.Global
+	Observer     lockstep.Observer
+	Separator    string
+	TestingKnobs *TestingKnobs
 }
 
 // drawRetry is how long Lock pauses after a failed token draw before it
@@ -67,6 +70,7 @@ type Locker struct {
 	life          lifecycle.Tracker[*held.Lock] // calls in flight and combined locks held, for Close
 	owned         []lockstep.Locker             // built by New: closed by Close
 	groups        *manager.Manager              // groups, hierarchy and reentrancy (group.go)
+	knobs         TestingKnobs                  // planted defects; zero in production
 }
 
 var _ lockstep.GroupLocker = (*Locker)(nil)
@@ -127,7 +131,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		return nil, fmt.Errorf("combined: legacy lock: %w", err)
 	}
 	held.ShareOwners(q.Parts(held.Key{}), g.Parts(held.Key{})) // owner ids unique across the two Lockers
-	l, err := compose(q, g, &ComposeOptions{Fencing: o.Fencing, Observer: o.Observer, Separator: o.Separator},
+	l, err := compose(q, g, &ComposeOptions{Fencing: o.Fencing, Observer: o.Observer, Separator: o.Separator, TestingKnobs: o.TestingKnobs},
 		detecting{store, o.Deadlock, max(qo.MaxServerSkew, so.MaxServerSkew), qo.Rand})
 	if err != nil {
 		_ = errors.Join(g.Close(context.Background()), q.Close(context.Background()))
@@ -174,15 +178,25 @@ func compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 		o.Observer = q.Observer
 	}
 	l := &Locker{queue: q, legacy: g, fencing: o.Fencing, observer: o.Observer, clock: q.Clock}
-	det, err := deadlock.ForLocker(dl.store, q.Clock, q.Process, dl.d, dl.skew, dl.rand)
+	if o.TestingKnobs != nil {
+		l.knobs = *o.TestingKnobs
+	}
+	det, err := deadlock.ForLocker(dl.store, q.Clock, q.Process, dl.d, dl.skew, dl.rand, l.knobs.Manager.DeadlockKnobs())
 	if err != nil {
 		return nil, err
 	}
-	if l.groups, err = manager.New(o.Separator, l.acquire, q.Clock, det); err != nil {
+	if l.groups, err = manager.New(o.Separator, l.acquire, q.Clock, det, l.knobs.Manager); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
+
+// One returns this Locker's acquisition of one flat id, for a composing
+// Locker of this module that applies the lock manager (groups, hierarchy,
+// reentrancy) itself (package migration): it calls down into the
+// algorithm, not through this Locker's own manager. Its key type is
+// internal to the module, so nothing outside it can call One.
+func (l *Locker) One(held.Key) manager.One { return l.acquire }
 
 // Lock takes the queue lock, then the legacy lock, waiting for each; when ctx
 // ends first it releases what it took and returns an error for which
@@ -242,7 +256,7 @@ func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, tr
 	for {
 		loss := held.NewLoss() // one per try: a loss of an abandoned one must not reach the next
 		req := held.Request{ID: id, Try: try, Mode: lockstep.ModeCombined, Access: lockstep.Exclusive, Loss: loss}
-		if bugs.Planted(bugs.CombinedSharedQueueHalf) {
+		if l.knobs.CombinedSharedQueueHalf {
 			req.Access = access // the legacy half ignores it: exclusive anyway
 		}
 		q, g, err := l.takeBoth(ctx, req)
@@ -295,7 +309,7 @@ func (l *Locker) fence(ctx context.Context, loss *held.Loss, st *stats) (int64, 
 		return 0, nil
 	}
 	st.requests += 2
-	return fencing.Draw(ctx, l.fencing, func() bool { return !loss.Fired() })
+	return fencing.Drawer{Global: l.fencing, Knobs: l.knobs.Fencing}.Draw(ctx, func() bool { return !loss.Fired() })
 }
 
 // takeLegacy takes the legacy lock while holding queue part q, by acquire,

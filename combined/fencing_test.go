@@ -12,7 +12,10 @@ import (
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
-func fencingEnv() locktest.FencingEnv {
+func fencingEnv() locktest.FencingEnv { return fencingEnvWith(nil) }
+
+// fencingEnvWith builds its Lockers with planted defects k (nil for none).
+func fencingEnvWith(k *TestingKnobs) locktest.FencingEnv {
 	var seed uint64
 	return locktest.FencingEnv{
 		NewStore: func(t *testing.T) lockstep.Store { return model.New(&clock.Local{}) },
@@ -20,6 +23,7 @@ func fencingEnv() locktest.FencingEnv {
 			seed++
 			o := opts(tm, seed)
 			o.Fencing = g
+			o.TestingKnobs = k
 			l, err := New(s, o)
 			if err != nil {
 				t.Fatal(err)

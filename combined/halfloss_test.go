@@ -31,12 +31,14 @@ func (c *legacyCut) Put(ctx context.Context, table, row string, cells ...lockste
 // legacyHalfLostCloses reports whether a combined lock whose legacy
 // renewals all fail is signalled lost within its legacy lease window, while
 // its queue lease is renewed fine: one loss signal carries both leases.
-func legacyHalfLostCloses(t *testing.T) bool {
+func legacyHalfLostCloses(t *testing.T, k *shadowlock.TestingKnobs) bool {
 	closed := false
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := &legacyCut{Store: model.New(&clock.Local{})}
-		c, err := New(s, opts(tm, 1))
+		o := opts(tm, 1)
+		o.Legacy.TestingKnobs = k
+		c, err := New(s, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +60,7 @@ func legacyHalfLostCloses(t *testing.T) bool {
 }
 
 func TestCombined_LostClosesWhenOnlyTheLegacyLeaseIsLost(t *testing.T) {
-	if !legacyHalfLostCloses(t) {
+	if !legacyHalfLostCloses(t, nil) {
 		t.Fatal("the legacy half's lease lapsed (its renewals failed for a TTL) but Lost() stayed open")
 	}
 }

@@ -70,7 +70,7 @@ func (c *choreo) Read(ctx context.Context, table, row string, sl lockstep.Slice)
 // returned, sees H's main cell, and C waits; with the two reads sent
 // together (the planted CombinedOverlapUnsafe), C's main read missed H's
 // cell and both hold.
-func overlapRace(t *testing.T) (bothHeld bool) {
+func overlapRace(t *testing.T, k *shadowlock.TestingKnobs) (bothHeld bool) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		shared := model.New(&clock.Local{})
@@ -101,7 +101,9 @@ func overlapRace(t *testing.T) (bothHeld bool) {
 		legacy, err := shadowlock.New(h, &shadowlock.Options{TTL: tm.TTL, Renew: tm.Renew, ProcessID: "H", Rand: rand.New(rand.NewPCG(1, 2))})
 		require.NoError(t, err)
 		defer legacy.Close(ctx)
-		comb, err := New(c, opts(tm, 7))
+		o := opts(tm, 7)
+		o.Legacy.TestingKnobs = k
+		comb, err := New(c, o)
 		require.NoError(t, err)
 		defer comb.Close(ctx)
 
@@ -127,5 +129,5 @@ func overlapRace(t *testing.T) (bothHeld bool) {
 }
 
 func TestCombined_OverlappedRoundKeepsShadowReadBeforeMainRead(t *testing.T) {
-	require.False(t, overlapRace(t), "the combined process acquired while the legacy process held the lock")
+	require.False(t, overlapRace(t, nil), "the combined process acquired while the legacy process held the lock")
 }

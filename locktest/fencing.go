@@ -130,7 +130,7 @@ type drawOutcome struct {
 // claims the lock, its write of the global time stalls (and its renewals
 // fail) until its lease has lapsed and its cells expired, B takes the lock
 // meanwhile, then A's draw completes. try picks TryLock for A, else Lock.
-// The lead's negative control runs it with bugs.UncheckedToken planted.
+// ExpectUncheckedTokenCaught runs it with the UncheckedToken knob on.
 func delayedDraw(t *testing.T, env FencingEnv, try bool) drawOutcome {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

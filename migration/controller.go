@@ -63,6 +63,9 @@ type ControllerOptions struct {
 	// Poll (default 1s), before writing anything.
 	Drain time.Duration
 	Poll  time.Duration
+	// TestingKnobs switch on planted defects for this module's negative
+	// controls (knobs.go). Leave nil.
+	TestingKnobs *TestingKnobs
 }
 
 // Controller reads and moves the fleet phase. Run one at a time per fleet.
@@ -73,6 +76,7 @@ type Controller struct {
 	clock                   lockstep.Clock
 	ts                      *clock.Timestamps
 	drain, poll             time.Duration
+	knobs                   TestingKnobs // planted defects; zero in production
 
 	mu sync.Mutex // serializes Set
 }
@@ -87,6 +91,9 @@ func NewController(store lockstep.Store, opts *ControllerOptions) (*Controller, 
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}
 	c := &Controller{store: store, phaseTable: o.PhaseTable, censusTable: o.CensusTable, clock: clockOr(o.Clock), drain: o.Drain, poll: o.Poll}
+	if o.TestingKnobs != nil {
+		c.knobs = *o.TestingKnobs
+	}
 	if c.phaseTable == "" {
 		c.phaseTable = DefaultPhaseTable
 	}

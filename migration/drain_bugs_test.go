@@ -8,7 +8,6 @@ import (
 	"testing/synctest"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // With DrainSkipsRecheck planted the Controller trusts the drain's last
@@ -17,11 +16,10 @@ import (
 // with Lost() open — what the census read after the intent prevents
 // (TestController_AProcessEnteringAForbiddenModeDuringTheDrainMakesTheMoveRevert).
 func TestController_DrainSkipsRecheckCommitsPastALegacyHolder(t *testing.T) {
-	defer bugs.Plant(bugs.DrainSkipsRecheck)()
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		held := make(chan lockstep.Lock, 1)
-		_, c, _, _ := forbiddenEntry(t, 0, held)
+		_, c, _, _ := forbiddenEntry(t, 0, held, &TestingKnobs{DrainSkipsRecheck: true})
 		err := c.Set(ctx, lockstep.ModeNew)
 		h := <-held
 		p, _ := c.Get(ctx)

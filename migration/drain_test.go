@@ -175,11 +175,11 @@ func TestController_DrainRefusesNoLockOfTheOutgoingModeBeforeTheIntent(t *testin
 // after the drain's census read and before the intent. It returns the
 // store wrapper, the Controller, late's flag and late's Locker; the lock late
 // takes is sent on held.
-func forbiddenEntry(t *testing.T, drain time.Duration, held chan<- lockstep.Lock) (*intentStore, *Controller, *switchFlag, *Locker) {
+func forbiddenEntry(t *testing.T, drain time.Duration, held chan<- lockstep.Lock, k *TestingKnobs) (*intentStore, *Controller, *switchFlag, *Locker) {
 	t.Helper()
 	s := newStore()
 	cs := &intentStore{Store: s}
-	c := newController(t, cs, drain)
+	c := newPlantedController(t, cs, drain, k)
 	setPhase(t, c, lockstep.ModeCombined)
 	flag := flagOf(lockstep.ModeCombined)
 	late := newProcess(t, s, "late", flag)
@@ -207,7 +207,7 @@ func TestController_AProcessEnteringAForbiddenModeDuringTheDrainMakesTheMoveReve
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		held := make(chan lockstep.Lock, 1)
-		cs, c, _, _ := forbiddenEntry(t, 0, held)
+		cs, c, _, _ := forbiddenEntry(t, 0, held, nil)
 		err := c.Set(ctx, lockstep.ModeNew)
 		h := <-held
 		var me *MoveError
@@ -240,7 +240,7 @@ func TestController_ARevertedIntentDrainsAgainAndCommitsOnceClear(t *testing.T) 
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		held := make(chan lockstep.Lock, 1)
-		cs, c, flag, _ := forbiddenEntry(t, 10*time.Second, held)
+		cs, c, flag, _ := forbiddenEntry(t, 10*time.Second, held, nil)
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			h, ok := <-held

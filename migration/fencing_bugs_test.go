@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/locktest"
 )
 
@@ -14,12 +14,12 @@ import (
 // draw outlived its lease returns a lock, beside its successor, with a
 // token below the successor's, in every mode: TestMigration_Fencing fails.
 func TestMigration_UncheckedTokenIsCaught(t *testing.T) {
-	defer bugs.Plant(bugs.UncheckedToken)()
-	t.Run("legacy", func(t *testing.T) { locktest.ExpectUncheckedTokenCaught(t, fencingEnv(lockstep.ModeLegacy)) })
+	k := &TestingKnobs{Fencing: &fencing.TestingKnobs{UncheckedToken: true}}
+	t.Run("legacy", func(t *testing.T) { locktest.ExpectUncheckedTokenCaught(t, fencingEnvWith(k, lockstep.ModeLegacy)) })
 	t.Run("combined", func(t *testing.T) {
-		locktest.ExpectUncheckedTokenCaught(t, fencingEnv(lockstep.ModeCombined, lockstep.ModeCombined))
+		locktest.ExpectUncheckedTokenCaught(t, fencingEnvWith(k, lockstep.ModeCombined, lockstep.ModeCombined))
 	})
 	t.Run("new", func(t *testing.T) {
-		locktest.ExpectUncheckedTokenCaught(t, fencingEnv(lockstep.ModeNew, lockstep.ModeCombined, lockstep.ModeNew))
+		locktest.ExpectUncheckedTokenCaught(t, fencingEnvWith(k, lockstep.ModeNew, lockstep.ModeCombined, lockstep.ModeNew))
 	})
 }

@@ -15,6 +15,11 @@ import (
 
 // fencingEnv runs the fencing scenarios through a migration.Locker in mode.
 func fencingEnv(mode lockstep.Mode, phase ...lockstep.Mode) locktest.FencingEnv {
+	return fencingEnvWith(nil, mode, phase...)
+}
+
+// fencingEnvWith builds its Lockers with planted defects k (nil for none).
+func fencingEnvWith(k *TestingKnobs, mode lockstep.Mode, phase ...lockstep.Mode) locktest.FencingEnv {
 	var n uint64
 	return locktest.FencingEnv{
 		NewStore: func(t *testing.T) lockstep.Store {
@@ -25,13 +30,14 @@ func fencingEnv(mode lockstep.Mode, phase ...lockstep.Mode) locktest.FencingEnv 
 		NewLocker: func(t *testing.T, s lockstep.Store, tm locktest.Timing, g *clock.Global) locktest.Locker {
 			n++
 			l, err := New(s, flagOf(mode), &Options{Clock: tm.Clock, ProcessID: fmt.Sprintf("p%d", n),
-				Queue:      &queuelock.Options{TTL: tm.TTL, Renew: tm.Renew, Poll: 10e6},
-				Legacy:     &shadowlock.Options{TTL: tm.TTL, Renew: tm.Renew, Rand: rand.New(rand.NewPCG(n, 7))},
-				Fencing:    g,
-				CensusTTL:  testCensusTTL,
-				Host:       "testhost",
-				Version:    "v-test",
-				PhaseCache: 100e6,
+				Queue:        &queuelock.Options{TTL: tm.TTL, Renew: tm.Renew, Poll: 10e6},
+				Legacy:       &shadowlock.Options{TTL: tm.TTL, Renew: tm.Renew, Rand: rand.New(rand.NewPCG(n, 7))},
+				Fencing:      g,
+				CensusTTL:    testCensusTTL,
+				Host:         "testhost",
+				Version:      "v-test",
+				PhaseCache:   100e6,
+				TestingKnobs: k,
 			})
 			if err != nil {
 				t.Fatal(err)

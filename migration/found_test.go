@@ -56,7 +56,7 @@ func TestLocker_LostChecksTheLeaseAndCensusDeadlinesItself(t *testing.T) {
 		{"CensusHeartbeat", 30 * time.Second, 6 * time.Second, 2 * time.Second, lockstep.ModeCombined},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			early, late := lostAround(t, c.mode, c.lockTTL, c.censusTTL, c.expiresAfter)
+			early, late := lostAround(t, nil, c.mode, c.lockTTL, c.censusTTL, c.expiresAfter)
 			if early {
 				t.Fatal("lost before the deadline")
 			}
@@ -70,7 +70,7 @@ func TestLocker_LostChecksTheLeaseAndCensusDeadlinesItself(t *testing.T) {
 // lostAround takes a lock in mode on a frozen clock and reports whether
 // Lost() was closed 1 ms before expiresAfter and 1 ms after it; a lock lost
 // in time must then report ErrLost from Unlock.
-func lostAround(t *testing.T, mode lockstep.Mode, lockTTL, censusTTL, expiresAfter time.Duration) (early, late bool) {
+func lostAround(t *testing.T, k *TestingKnobs, mode lockstep.Mode, lockTTL, censusTTL, expiresAfter time.Duration) (early, late bool) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		clk := &frozenClock{}
@@ -79,7 +79,7 @@ func lostAround(t *testing.T, mode lockstep.Mode, lockTTL, censusTTL, expiresAft
 		l, err := New(s, flagOf(mode), &Options{Clock: clk, ProcessID: "p",
 			Queue:     &queuelock.Options{TTL: lockTTL},
 			Legacy:    &shadowlock.Options{TTL: lockTTL},
-			CensusTTL: censusTTL, Host: "h", Version: "v",
+			CensusTTL: censusTTL, Host: "h", Version: "v", TestingKnobs: k,
 		})
 		if err != nil {
 			t.Fatal(err)

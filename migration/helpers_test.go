@@ -61,7 +61,14 @@ func newProcess(t *testing.T, store lockstep.Store, process string, flag FlagSou
 
 func newController(t *testing.T, store lockstep.Store, drain time.Duration) *Controller {
 	t.Helper()
-	c, err := NewController(store, &ControllerOptions{Drain: drain, Poll: 100 * time.Millisecond})
+	return newPlantedController(t, store, drain, nil)
+}
+
+// newPlantedController is newController with planted defects k (nil for
+// none).
+func newPlantedController(t *testing.T, store lockstep.Store, drain time.Duration, k *TestingKnobs) *Controller {
+	t.Helper()
+	c, err := NewController(store, &ControllerOptions{Drain: drain, Poll: 100 * time.Millisecond, TestingKnobs: k})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
@@ -98,7 +97,7 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	if flag, err = KeepLastGood(flag, &FlagOptions{StaleFor: staleFor, Clock: clk, Logger: cfg.logger}); err != nil {
 		return nil, err
 	}
-	algs, err := newAlgorithms(store, clk, process, opts, cfg.observer, cfg.logger)
+	algs, err := newAlgorithms(store, clk, process, opts, cfg.observer, cfg.logger, cfg.knobs)
 	if err != nil {
 		algs.close(context.Background())
 		return nil, err
@@ -117,12 +116,12 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 			skew = max(skew, opts.Legacy.MaxServerSkew)
 		}
 	}
-	det, err := deadlock.ForLocker(store, clk, process, dl, skew, r)
+	det, err := deadlock.ForLocker(store, clk, process, dl, skew, r, cfg.knobs.Manager.DeadlockKnobs())
 	if err != nil {
 		_ = algs.close(context.Background())
 		return nil, err
 	}
-	if l.groups, err = manager.New(sep, l.acquire, clk, det); err != nil {
+	if l.groups, err = manager.New(sep, l.acquire, clk, det, cfg.knobs.Manager); err != nil {
 		_ = algs.close(context.Background())
 		return nil, err
 	}
@@ -181,23 +180,10 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 		l.hb.finish(ticket{mode: m}, false)
 		return nil, l.refused(ctx, id, m, try, start, err)
 	}
-	var in lockstep.GroupLocker = l.algs.queue
-	switch m {
-	case lockstep.ModeLegacy:
-		in = l.algs.legacy
-	case lockstep.ModeCombined:
-		in = l.algs.combined
-	}
-	var inner lockstep.Lock
-	// One request on flat ids: the inner Locker's own lock (a *held.Lock).
-	// Reentrancy, if any, is counted by this Locker's groups, not again by
-	// the inner one's.
-	req, ictx := lockstep.Request{ID: id, Access: access}, manager.WithoutHolder(ctx)
-	if try {
-		inner, err = in.TryLockGroup(ictx, req)
-	} else {
-		inner, err = in.LockGroup(ictx, req)
-	}
+	// One flat id, taken by the mode's algorithm itself (a *held.Lock):
+	// groups, hierarchy and reentrancy are this Locker's manager's alone,
+	// applied once, above this call.
+	inner, err := l.algs.one(m)(ctx, id, access, try)
 	if err != nil {
 		l.hb.finish(t, false)
 		return nil, err
@@ -222,7 +208,7 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 // mode that could contend for them.)
 func (l *Locker) bind(lk *held.Lock, t ticket) {
 	loss := lk.Loss()
-	if !bugs.Planted(bugs.CensusUnbound) {
+	if !l.cfg.knobs.CensusUnbound {
 		l.hb.bind(t, loss)
 	}
 	lk.AddOnStop(func() {

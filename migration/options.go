@@ -3,6 +3,7 @@ package migration
 import (
 	"errors"
 	"fmt"
+	"github.com/lockstep-go/lockstep/internal/manager"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -50,6 +51,9 @@ type Options struct {
 	// Logger and Observer are inherited by Queue and Legacy.
 	Logger   *slog.Logger
 	Observer lockstep.Observer
+	// TestingKnobs switch on planted defects for this module's negative
+	// controls (knobs.go). Leave nil.
+	TestingKnobs *TestingKnobs
 }
 
 // config is Options resolved and validated.
@@ -60,6 +64,7 @@ type config struct {
 	host, version           string
 	logger                  *slog.Logger
 	observer                lockstep.Observer
+	knobs                   TestingKnobs // planted defects; zero in production
 }
 
 func (o *Options) resolve(process string) (config, error) {
@@ -69,6 +74,9 @@ func (o *Options) resolve(process string) (config, error) {
 	}
 	c := config{censusTable: in.CensusTable, phaseTable: in.PhaseTable, censusTTL: in.CensusTTL,
 		phaseCache: in.PhaseCache, host: in.Host, version: in.Version, logger: in.Logger, observer: in.Observer}
+	if in.TestingKnobs != nil {
+		c.knobs = *in.TestingKnobs
+	}
 	if err := ident.ValidateProcessID(process); err != nil {
 		return c, err
 	}
@@ -140,6 +148,18 @@ type algorithms struct {
 	fencing  *clock.Global // Options.Fencing; nil without fencing
 }
 
+// one returns the acquisition of one flat id in mode m: the algorithm's
+// own, below its Locker's lock manager.
+func (a algorithms) one(m lockstep.Mode) manager.One {
+	switch m {
+	case lockstep.ModeLegacy:
+		return a.legacy.One(held.Key{})
+	case lockstep.ModeCombined:
+		return a.combined.One(held.Key{})
+	}
+	return a.queue.One(held.Key{})
+}
+
 // newAlgorithms builds one queue Locker and one legacy Locker for the
 // process, and the combined Locker composing the two. Modes share them: a
 // lock taken in mode new and the queue half of one taken in mode combined
@@ -147,7 +167,7 @@ type algorithms struct {
 // flips between the two still contend for an id one at a time in the store
 // (internal/turn), and owner ids, numbered by one Locker per table, never
 // repeat within a table.
-func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *Options, obs lockstep.Observer, logger *slog.Logger) (algorithms, error) {
+func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *Options, obs lockstep.Observer, logger *slog.Logger, k TestingKnobs) (algorithms, error) {
 	var qo queuelock.Options
 	var so shadowlock.Options
 	if o != nil && o.Queue != nil {
@@ -194,6 +214,16 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if so.Logger == nil {
 		so.Logger = logger
 	}
+	var ck combined.TestingKnobs
+	if k.Combined != nil {
+		ck = *k.Combined
+	}
+	if k.Fencing != nil { // every mode draws its tokens through its own Locker
+		ck.Fencing = k.Fencing
+		qk, sk := knobsOf(qo.TestingKnobs), knobsOf(so.TestingKnobs)
+		qk.Fencing, sk.Fencing = k.Fencing, k.Fencing
+		qo.TestingKnobs, so.TestingKnobs = &qk, &sk
+	}
 	var a algorithms
 	var err error
 	if a.legacy, err = shadowlock.New(store, &so); err != nil {
@@ -204,10 +234,19 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	}
 	held.ShareOwners(a.queue.Parts(held.Key{}), a.legacy.Parts(held.Key{})) // owner ids unique across the process's two Lockers
 	a.fencing = fence
-	if a.combined, err = combined.Compose(a.queue, a.legacy, &combined.ComposeOptions{Fencing: fence, Observer: obs}); err != nil {
+	if a.combined, err = combined.Compose(a.queue, a.legacy, &combined.ComposeOptions{Fencing: fence, Observer: obs, TestingKnobs: &ck}); err != nil {
 		return a, err
 	}
 	return a, nil
+}
+
+// knobsOf returns a copy of *k, or no knobs for nil.
+func knobsOf[K any](k *K) K {
+	var c K
+	if k != nil {
+		c = *k
+	}
+	return c
 }
 
 // sameClock reports whether a and b are the same clock (false if their type

@@ -44,10 +44,10 @@ var deadlockIDs = []string{"a", "b", "c"}
 const deadlockTable = "lock_waits"
 
 var managerDetecting = kind{name: "new/deadlock", mode: lockstep.ModeNew, user: nestedUser,
-	new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
+	new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
-			Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing,
-			Deadlock: &lockstep.DeadlockDetection{}})
+			Clock: k.clock(p.Clock()), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing,
+			Deadlock: &lockstep.DeadlockDetection{}, TestingKnobs: k.queue})
 		if err != nil {
 			return nil, nil, err
 		}

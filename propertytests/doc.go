@@ -20,7 +20,8 @@
 // freedom, every lockstep.ErrDeadlock must come with an instant of its
 // wait at which the recorded history shows a cycle through its process.
 // Negative controls
-// (negative_test.go) switch on deliberate defects through internal/bugs and
+// (negative_test.go) switch on deliberate defects through each package's
+// TestingKnobs, set when a process's Lockers are built (knobs_test.go), and
 // assert the checker catches each and shrinks it to a short counterexample.
 //
 // The random phase's faults: a process's clock skewed or stepped, a replica's

@@ -5,14 +5,14 @@ package propertytests
 import (
 	"testing"
 
-	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/queuelock"
 )
 
 // With RenewFromStart planted (the code before the fix), the same scenario
 // loses the lease.
 func TestSim_RenewFromStartIsCaught(t *testing.T) {
-	defer bugs.Plant(bugs.RenewFromStart)()
-	if !slowAcquisitionLosesLease(t) {
+	if !slowAcquisitionLosesLease(t, &queuelock.TestingKnobs{Lease: &lease.TestingKnobs{RenewFromStart: true}}) {
 		t.Fatal("planted RenewFromStart not caught: the slow acquisition kept its lease")
 	}
 }

@@ -17,7 +17,7 @@ import (
 // options accept for the servers' skew (timing.go): there the lease window
 // is tightest against the true life of a cell, which the checks measure on
 // their own (harness.go), so a lease that outlives its cells is caught.
-var ttl, renew = smallestTimings()
+var ttl, renew = smallestTimings(knobs{})
 
 const (
 	poll        = 500 * time.Millisecond
@@ -39,28 +39,31 @@ const (
 type kind struct {
 	name string
 	mode lockstep.Mode
-	new  func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error)
+	new  func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error)
 	// user, when set, is what the process does with its locker instead of
 	// harness.user (a correct lock user), e.g. an arrival storm
 	// (storm_test.go). It returns when ctx ends (the process crashed).
 	user func(h *harness, ctx context.Context, pr *proc)
+	// storm marks an arrival storm's process: its Lockers get
+	// variant.stormBugs besides variant.bugs.
+	storm bool
 	// newWake, when set, builds the locker instead of new, with the
 	// harness's wake-up network (wake_test.go).
-	newWake func(p *sim.Process, seed uint64, fencing *clock.Global, n *wakeNet) (lockstep.Locker, func(context.Context) error, error)
+	newWake func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs, n *wakeNet) (lockstep.Locker, func(context.Context) error, error)
 }
 
 var (
-	legacy = kind{name: "legacy", mode: lockstep.ModeLegacy, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
-		l, err := shadowlock.New(p.Store(), &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: p.Clock(),
-			ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing})
+	legacy = kind{name: "legacy", mode: lockstep.ModeLegacy, new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
+		l, err := shadowlock.New(p.Store(), &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: k.clock(p.Clock()),
+			ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, TestingKnobs: k.legacy})
 		if err != nil {
 			return nil, nil, err
 		}
 		return l, l.Close, nil
 	}}
-	queue = kind{name: "new", mode: lockstep.ModeNew, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
+	queue = kind{name: "new", mode: lockstep.ModeNew, new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
-			Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing})
+			Clock: k.clock(p.Clock()), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, TestingKnobs: k.queue})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -68,13 +71,14 @@ var (
 	}}
 	// combined takes the queue lock, then the legacy lock (docs/algorithms.md, section 6); both
 	// halves use the process's name, as combined.Options asks.
-	combined = kind{name: "combined", mode: lockstep.ModeCombined, new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
+	combined = kind{name: "combined", mode: lockstep.ModeCombined, new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := combinedlock.New(p.Store(), &combinedlock.Options{
 			Queue: &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
-				Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
-			Legacy: &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: p.Clock(),
-				ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
-			Fencing: fencing,
+				Clock: k.clock(p.Clock()), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), TestingKnobs: k.queue},
+			Legacy: &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: k.clock(p.Clock()),
+				ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), TestingKnobs: k.legacy},
+			Fencing:      fencing,
+			TestingKnobs: k.combined,
 		})
 		if err != nil {
 			return nil, nil, err

@@ -20,18 +20,18 @@ import (
 // the member's access and the legacy half exclusively.
 var (
 	managerQueue = kind{name: "new/manager", mode: lockstep.ModeNew, user: groupUser,
-		new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
+		new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
 			l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
-				Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, Separator: groupSep})
+				Clock: k.clock(p.Clock()), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, Separator: groupSep, TestingKnobs: k.queue})
 			if err != nil {
 				return nil, nil, err
 			}
 			return l, l.Close, nil
 		}}
 	managerLegacy = kind{name: "legacy/manager", mode: lockstep.ModeLegacy, user: groupUser,
-		new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
-			l, err := shadowlock.New(p.Store(), &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: p.Clock(),
-				ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, Separator: groupSep})
+		new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
+			l, err := shadowlock.New(p.Store(), &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: k.clock(p.Clock()),
+				ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, Separator: groupSep, TestingKnobs: k.legacy})
 			if err != nil {
 				return nil, nil, err
 			}
@@ -41,14 +41,15 @@ var (
 	// halves (combined.Options.Separator): the ancestors are taken once,
 	// for both halves.
 	managerCombined = kind{name: "combined/manager", mode: lockstep.ModeCombined, user: groupUser,
-		new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
+		new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
 			l, err := combinedlock.New(p.Store(), &combinedlock.Options{
 				Queue: &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
-					Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
-				Legacy: &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: p.Clock(),
-					ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
-				Fencing:   fencing,
-				Separator: groupSep,
+					Clock: k.clock(p.Clock()), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), TestingKnobs: k.queue},
+				Legacy: &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: k.clock(p.Clock()),
+					ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), TestingKnobs: k.legacy},
+				Fencing:      fencing,
+				Separator:    groupSep,
+				TestingKnobs: k.combined,
 			})
 			if err != nil {
 				return nil, nil, err

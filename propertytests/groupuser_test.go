@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/model/sim"
 )
 
@@ -152,7 +151,7 @@ func groupUser(h *harness, ctx context.Context, pr *proc) {
 // whose op cancels has its ctx cancelled by a goroutine of the process
 // after op.cancel, which callOp waits for before it returns.
 func (h *harness) callOp(ctx context.Context, pr *proc, gl lockstep.GroupLocker, op groupOp) (lockstep.Lock, error) {
-	lockCtx := bugs.With(ctx, h.v.bugs)
+	lockCtx := ctx
 	h.groupCalling(pr, op)
 	if op.call == callTryLockGroup {
 		l, err := gl.TryLockGroup(lockCtx, op.reqs...)

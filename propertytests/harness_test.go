@@ -10,15 +10,14 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/model/sim"
 )
 
 // variant says what one run plants or leaves out, for negative controls.
 type variant struct {
-	bugs         bugs.Set // defects planted in every acquisition of the lock users
-	stormBugs    bugs.Set // defects planted in every Lock of the storm processes (storm_test.go)
+	bugs         switches // defects planted in every process's Lockers (knobs_test.go)
+	stormBugs    switches // defects planted in the storm processes' Lockers too (storm_test.go)
 	noReadRepair bool     // the cluster does not repair on read
 	noCrash      bool     // the random phase never crashes a process
 	// noLeaseCheck leaves property 3 (a holder works only while its cells
@@ -40,11 +39,12 @@ type variant struct {
 	// that must be caught by bounded bypass (G3), which the others would
 	// otherwise often report first (groupstate_test.go).
 	onlyBypass bool
-	// plant switches on defects compiled only under the lockstep_bugs build
-	// tag (internal/bugs.Plant) for the run: process-wide, so the harness
-	// plants them when it is built and undoes them when it is closed, and
-	// the fleets run at the smallest TTL the options then accept.
-	plant []bugs.Defect
+	// plant switches on the defects of the shared lease, fencing and
+	// lock-manager code and of the layers above (knobs_test.go) in every
+	// process's Lockers, and runs the fleets at the smallest TTL the options
+	// then accept: the harness sets the timings when it is built and
+	// restores them when it is closed.
+	plant []defect
 	// weights, when set, replace actWeights in the random phase.
 	weights *[numActs]int
 	// noFencing runs the fleet without fencing tokens, as the regression
@@ -92,8 +92,10 @@ type harness struct {
 	traced bool
 	full   []string // every event of a traced run (trace keeps the last ones)
 
-	unplant func()   // undoes v.plant and its timings
-	wake    *wakeNet // the wake-up network, if a process uses it (wake_test.go)
+	unplant    func()   // undoes v.plant's timings
+	knobs      knobs    // the defects v plants, for every process's Lockers
+	stormKnobs knobs    // and for the storm processes' (kind.storm)
+	wake       *wakeNet // the wake-up network, if a process uses it (wake_test.go)
 
 	mu         sync.Mutex
 	lastOK     map[string]int64 // owner → virtual time of the send of its latest acknowledged write
@@ -145,7 +147,13 @@ type harness struct {
 func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	h := &harness{f: f, v: v, traced: traced, lastOK: map[string]int64{}, released: map[string]bool{},
 		queueOwnerCol: map[string]string{}, legacyOwners: map[string]bool{}, sent: map[*sim.Yield]bool{}}
-	h.unplant = plant(v.plant)
+	if h.knobs, err = knobsFor(v.bugs, v.plant); err != nil {
+		return nil, err
+	}
+	if h.stormKnobs, err = knobsFor(v.bugs.union(v.stormBugs), v.plant); err != nil {
+		return nil, err
+	}
+	h.unplant = plant(v.plant, h.knobs)
 	defer func() {
 		if err != nil {
 			h.unplant() // close will not be called
@@ -193,9 +201,13 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 			if h.wake == nil {
 				h.wake = newWakeNet()
 			}
-			l, closer, err = k.newWake(sp, 1, fencing, h.wake)
+			l, closer, err = k.newWake(sp, 1, fencing, h.knobs, h.wake)
 		} else {
-			l, closer, err = k.new(sp, 1, fencing)
+			kn := h.knobs
+			if k.storm {
+				kn = h.stormKnobs
+			}
+			l, closer, err = k.new(sp, 1, fencing, kn)
 		}
 		if err != nil {
 			return nil, err
@@ -277,10 +289,9 @@ func (h *harness) workSteps() int {
 // of work, release, think, repeat.
 func (h *harness) user(ctx context.Context, pr *proc) {
 	clk := pr.sp.Clock()
-	lockCtx := bugs.With(ctx, h.v.bugs)
 	for ctx.Err() == nil {
 		h.waiting(pr)
-		l, err := pr.locker.Lock(lockCtx, lockID)
+		l, err := pr.locker.Lock(ctx, lockID)
 		if err != nil {
 			h.stopWaiting(pr)
 			if clk.Sleep(ctx, think) != nil {

@@ -84,15 +84,16 @@ func (l *switchLocker) flip() (from, to lockstep.Mode) { return l.flag.toggle(l.
 // flag at every acquisition — with the fleet's timing. Its flag starts at
 // start(process index); flips move it between the modes of pair.
 func migrationKind(name string, pair [2]lockstep.Mode, start func(int) lockstep.Mode, flipOnAcquire bool) kind {
-	return kind{name: name, mode: pair[0], new: func(p *sim.Process, seed uint64, fencing *clock.Global) (lockstep.Locker, func(context.Context) error, error) {
+	return kind{name: name, mode: pair[0], new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
 		flag := &switchFlag{mode: start(p.Index)}
-		l, err := migration.New(p.Store(), flag, &migration.Options{Clock: p.Clock(), ProcessID: p.Name,
-			Queue:     &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
-			Legacy:    &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index)))},
-			CensusTTL: censusTTL,
-			Fencing:   fencing,
-			Host:      "sim",
-			Version:   "test",
+		l, err := migration.New(p.Store(), flag, &migration.Options{Clock: k.clock(p.Clock()), ProcessID: p.Name,
+			Queue:        &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), TestingKnobs: k.queue},
+			Legacy:       &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), TestingKnobs: k.legacy},
+			CensusTTL:    censusTTL,
+			Fencing:      fencing,
+			Host:         "sim",
+			Version:      "test",
+			TestingKnobs: k.migration,
 		})
 		if err != nil {
 			return nil, nil, err

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
-
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // The control of the drain's defect: with DrainSkipsRecheck planted, a
@@ -29,10 +27,9 @@ func TestNegative_DrainSkipsRecheckIsCaughtByThePhaseProperty(t *testing.T) {
 	defer setFlag(t, "rapid.nofailfile", "true")()
 	defer rapidDefault(t, "rapid.checks", strconv.Itoa(controlChecks))()
 	defer rapidDefault(t, "rapid.shrinktime", controlShrinkTime)()
-	defer bugs.Plant(bugs.DrainSkipsRecheck)()
 	rec := &recordingTB{T: t}
 	var st drainStats
-	rapid.Check(rec, drainProperty(t, &st))
+	rapid.Check(rec, drainProperty(t, &st, variant{plant: []defect{drainSkipsRecheck}}))
 	if !rec.Failed() {
 		t.Fatalf("DrainSkipsRecheck not caught in %s checks (%v)", flag.Lookup("rapid.checks").Value, st)
 	}

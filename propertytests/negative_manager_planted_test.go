@@ -2,12 +2,9 @@
 
 package propertytests
 
-import "github.com/lockstep-go/lockstep/internal/bugs"
-
-// The controls of the lock manager's planted defects (internal/manager,
-// issue 15). Their defects are process-wide and compiled only under the
-// lockstep_bugs build tag (internal/bugs.Plant), as those of
-// negative_planted_test.go are, so these controls run only with it:
+// The controls of the lock manager's planted defects (internal/manager's
+// TestingKnobs). As those of negative_planted_test.go, these controls run
+// only in the lockstep_bugs test build:
 //
 //	go test -tags lockstep_bugs ./propertytests/ -run Negative/ -v
 func init() {
@@ -20,19 +17,19 @@ func init() {
 		// stuck beyond its plan's bound (G2), or no acquisition at all
 		// (deadlock freedom).
 		control{name: "GroupUnordered", fleet: fleetNamed("new/manager"),
-			v: variant{plant: []bugs.Defect{bugs.GroupUnordered}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+			v: variant{plant: []defect{groupUnordered}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
 		// No intention locks on ancestors: a holder of "a/b" and one of
 		// "a" share no member and both hold. Caught by access exclusion
 		// (G1), which judges a holding by what was asked for, ancestors
 		// implied, not by the members taken.
 		control{name: "SkipIntention", fleet: fleetNamed("new/manager"),
-			v: variant{plant: []bugs.Defect{bugs.SkipIntention}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
+			v: variant{plant: []defect{skipIntention}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
 		// Combined takes its queue half in the access asked for, as it
 		// first did: readers (or intention locks on one ancestor) holding
 		// the queue lock together all contend on the legacy half, which is
 		// not FIFO, and one of them waits beyond its plan's bound (G2).
 		control{name: "CombinedSharedQueueHalf", fleet: fleetNamed("combined+new/manager"),
-			v: variant{plant: []bugs.Defect{bugs.CombinedSharedQueueHalf}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+			v: variant{plant: []defect{combinedSharedQueueHalf}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
 		// A group returned although a member's lease lapsed while a later
 		// member was awaited (internal/manager, "Losing a member"): the
 		// lease property refuses a group returned with Lost() closed. Found
@@ -40,22 +37,22 @@ func init() {
 		// fencing property (the lapsed member's token was older than that
 		// of the process which took its id in between).
 		control{name: "GroupReturnsLostMember", fleet: fleetNamed("new/manager"),
-			v: variant{plant: []bugs.Defect{bugs.GroupReturnsLostMember}, weights: &faultyWeights}, want: "lease:", attempts: 6, maxActions: 20},
+			v: variant{plant: []defect{groupReturnsLostMember}, weights: &faultyWeights}, want: "lease:", attempts: 6, maxActions: 20},
 		// Deadlock detection that publishes its waits but never fails one
 		// (internal/deadlock): units of the deadlock fleet that took their
 		// ids in opposite orders wait for each other until the quiet
 		// phase's deadlock-freedom bound.
 		control{name: "DeadlockUndetected", fleet: fleetNamed("new/deadlock"),
-			v: variant{plant: []bugs.Defect{bugs.DeadlockUndetected}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+			v: variant{plant: []defect{deadlockUndetected}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
 		// A victim rule each process computes from its own view (it ranks
 		// itself lowest): every member of a cycle takes another for the
 		// victim, none fails, and the cycle lasts.
 		control{name: "DeadlockVictimUnshared", fleet: fleetNamed("new/deadlock"),
-			v: variant{plant: []bugs.Defect{bugs.DeadlockVictimUnshared}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+			v: variant{plant: []defect{deadlockVictimUnshared}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
 		// A waiter that fails when it sees a cycle among waits ranked below
 		// its own, without being in it: caught by the oracle of true
 		// reports, which finds no cycle through it in the history.
 		control{name: "DeadlockBystander", fleet: fleetNamed("new/deadlock"),
-			v: variant{plant: []bugs.Defect{bugs.DeadlockBystander}, noLeaseCheck: true, noFencing: true}, want: "deadlock:"},
+			v: variant{plant: []defect{deadlockBystander}, noLeaseCheck: true, noFencing: true}, want: "deadlock:"},
 	)
 }

@@ -1,12 +1,10 @@
 package propertytests
 
-import "github.com/lockstep-go/lockstep/internal/bugs"
-
-// The negative control of the queue lock's accesses whose defect is a
-// per-acquisition switch (bugs.Set): like the controls of negative_test.go
-// it is listed in every build and skipped, visibly, in one without
-// -tags lockstep_bugs. The controls of the lock manager's defects, which
-// are process-wide (bugs.Defect), are in negative_manager_planted_test.go.
+// The negative control of the queue lock's accesses whose defect is one of
+// the queue lock's switches: like the controls of negative_test.go it is
+// listed in every build and skipped, visibly, in one without -tags
+// lockstep_bugs. The controls of the lock manager's defects (defect) are in
+// negative_manager_planted_test.go.
 func init() {
 	controls = append(controls,
 		// A non-exclusive request that ignores the line (docs/algorithms.md,
@@ -25,6 +23,6 @@ func init() {
 		// failing each other: no acquisition for 12 s (measured: 4 searches
 		// of 4 at 1,000 checks shrank to that, with only G2 left out).
 		control{name: "ReaderBypass", fleet: fleetNamed("new/manager"),
-			v: variant{bugs: bugs.Set{ReaderBypass: true}, noLeaseCheck: true, noFencing: true, onlyBypass: true}, want: "liveness: bypass:"},
+			v: variant{bugs: switches{ReaderBypass: true}, noLeaseCheck: true, noFencing: true, onlyBypass: true}, want: "liveness: bypass:"},
 	)
 }

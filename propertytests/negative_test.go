@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
-
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // maxShrunkActions bounds the random-phase actions of a negative control's
@@ -83,27 +81,27 @@ type control struct {
 
 var controls = []control{
 	{name: "SkipOwnerReread", fleet: fleetNamed("new"),
-		v: variant{bugs: bugs.Set{SkipOwnerReread: true}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
+		v: variant{bugs: switches{SkipOwnerReread: true}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
 	{name: "ReuseTombstonedTimestamp", fleet: fleetNamed("new"),
-		v: variant{bugs: bugs.Set{ReuseTombstonedTimestamp: true}, noLeaseCheck: true}, want: "liveness:"},
+		v: variant{bugs: switches{ReuseTombstonedTimestamp: true}, noLeaseCheck: true}, want: "liveness:"},
 	{name: "QueueCellsWithoutTTLAndCrashedWaiter", fleet: fleetNamed("new"),
-		v: variant{bugs: bugs.Set{QueueCellsWithoutTTL: true}, noLeaseCheck: true, noStateCheck: true}, want: "liveness:"},
+		v: variant{bugs: switches{QueueCellsWithoutTTL: true}, noLeaseCheck: true, noStateCheck: true}, want: "liveness:"},
 	{name: "LegacyAndNewFleet", fleet: fleet{name: "legacy+new", kinds: []kind{legacy, queue, queue}, starvationFree: true},
 		v: variant{noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
 	// The storm processes' fast claims, no longer held back by the
 	// contention hint, fail the queue head's claims until it has waited
 	// beyond the bound (storm_test.go).
 	{name: "IgnoreContentionHint", fleet: fleetNamed("new+storm"),
-		v: variant{stormBugs: bugs.Set{IgnoreContentionHint: true}, noLeaseCheck: true}, want: "liveness:"},
+		v: variant{stormBugs: switches{IgnoreContentionHint: true}, noLeaseCheck: true}, want: "liveness:"},
 	// A wake-up taken for a grant: a signed forged (or late) wake-up lets a
 	// waiter hold beside the holder (wake_test.go).
 	{name: "WakeGrants", fleet: fleetNamed("new/wake"),
-		v: variant{bugs: bugs.Set{WakeGrants: true}, noLeaseCheck: true, noFencing: true, weights: &netWeights}, want: "mutual exclusion:",
+		v: variant{bugs: switches{WakeGrants: true}, noLeaseCheck: true, noFencing: true, weights: &netWeights}, want: "mutual exclusion:",
 		attempts: 6},
 	// Waiters that stop polling when wake-ups are on: the quiet phase loses
 	// every wake-up, and the line stalls.
 	{name: "WakeOnly", fleet: fleetNamed("new/wake"),
-		v: variant{bugs: bugs.Set{WakeOnly: true}, noLeaseCheck: true}, want: "liveness:"},
+		v: variant{bugs: switches{WakeOnly: true}, noLeaseCheck: true}, want: "liveness:"},
 }
 
 // TestNegative_ControlsAreCaughtAndShrunk runs rapid on each planted bug with
@@ -126,8 +124,8 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 			if c.pending != "" {
 				t.Skip("not yet asserted: " + c.pending)
 			}
-			if !bugs.Compiled && (c.v.bugs != (bugs.Set{}) || c.v.stormBugs != (bugs.Set{})) {
-				t.Skip("its defect is compiled only with -tags lockstep_bugs")
+			if !plantedBuild && (c.v.bugs != (switches{}) || c.v.stormBugs != (switches{}) || len(c.v.plant) > 0) {
+				t.Skip("planted-defect controls run in the -tags lockstep_bugs build (CI's model-negative stage)")
 			}
 			// rapid's shrinking and minimize are both local searches; a
 			// counterexample can settle in a long local minimum (24 actions

@@ -108,9 +108,10 @@ func (st drainStats) String() string {
 
 // runDrain runs drainFleet with the drain Controller for up to drainActions
 // actions drawn with draw (choices from ch), checking safety and the phase
-// property after each, and returns the trace on failure.
-func runDrain(ch sim.Chooser, draw func() int, st *drainStats) (trace string, err error) {
-	h, err := newHarness(drainFleet, variant{}, true)
+// property after each, and returns the trace on failure. v plants defects,
+// for the negative control.
+func runDrain(ch sim.Chooser, draw func() int, st *drainStats, v variant) (trace string, err error) {
+	h, err := newHarness(drainFleet, v, true)
 	if err != nil {
 		return "", err
 	}
@@ -213,12 +214,12 @@ func drainDraw(n func(total int) int) func() int {
 }
 
 // drainProperty is the rapid property of a drain run.
-func drainProperty(outer *testing.T, st *drainStats) func(*rapid.T) {
+func drainProperty(outer *testing.T, st *drainStats, v variant) func(*rapid.T) {
 	return func(rt *rapid.T) {
 		inBubble(outer, func() {
 			slot := rapid.IntRange(0, 1<<20)
 			draw := drainDraw(func(total int) int { return slot.Draw(rt, "action") % total })
-			if trace, err := runDrain(chooser{rt}, draw, st); err != nil {
+			if trace, err := runDrain(chooser{rt}, draw, st, v); err != nil {
 				rt.Fatalf("%v\ntrace:\n%s", err, trace)
 			}
 		})
@@ -236,7 +237,7 @@ func drainProperty(outer *testing.T, st *drainStats) func(*rapid.T) {
 func TestController_DrainThenIntentNeverCommitsPastAForbiddenMode(t *testing.T) {
 	defer rapidChecks(t, quickDrainChecks, deepChecks)()
 	var st drainStats
-	rapid.Check(t, drainProperty(t, &st))
+	rapid.Check(t, drainProperty(t, &st, variant{}))
 	t.Log(st)
 	if st.commits == 0 || st.legacyAcqs == 0 {
 		t.Errorf("the runs never committed a move (%d) or never took a legacy lock (%d): the property was not exercised", st.commits, st.legacyAcqs)
@@ -256,7 +257,7 @@ func TestController_SeededDrainRunsKeepThePhaseProperty(t *testing.T) {
 		var err error
 		synctestRun(t, func() {
 			rnd := rand.New(rand.NewPCG(seed, 13))
-			trace, err = runDrain(randChooser{rnd}, drainDraw(rnd.IntN), &st)
+			trace, err = runDrain(randChooser{rnd}, drainDraw(rnd.IntN), &st, variant{})
 		})
 		if err != nil {
 			t.Fatalf("seed %d: %v\ntrace:\n%s", seed, err, trace)

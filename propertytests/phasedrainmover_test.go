@@ -60,7 +60,7 @@ func (d *drainMover) noteWrite(y *sim.Yield) {
 // mode a live process may take a lock in lies in the phase's allowed set).
 func startDrainMover(h *harness) (*drainMover, error) {
 	p := h.s.AddProcess(controllerName)
-	ctl, err := migration.NewController(p.Store(), &migration.ControllerOptions{Clock: p.Clock(), Drain: drainFor, Poll: drainPoll})
+	ctl, err := migration.NewController(p.Store(), &migration.ControllerOptions{Clock: p.Clock(), Drain: drainFor, Poll: drainPoll, TestingKnobs: h.knobs.migration})
 	if err != nil {
 		return nil, err
 	}

@@ -9,14 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // A regression is a schedule that once exposed a real bug in the algorithms,
 // kept in testdata/regressions as JSON. Replayed against the code that
-// ships, it must pass. Where the bug can be planted again (a switch in
-// internal/bugs), it is replayed with the switch on too and must still fail
+// ships, it must pass. Where the bug can be planted again (a defect of
+// knobs_test.go), it is replayed with the switch on too and must still fail
 // by the property that caught it — otherwise the schedule no longer reaches
 // the code it guards, and the regression has gone stale without anyone
 // noticing.
@@ -24,12 +22,12 @@ type regression struct {
 	Name  string   `json:"name"`
 	Found string   `json:"found"` // how and when it was found, the fix
 	Fleet string   `json:"fleet"`
-	Bugs  bugs.Set `json:"bugs"` // the switch that brings the bug back
+	Bugs  switches `json:"bugs"` // the switch that brings the bug back
 	// Plant names defects compiled only under the lockstep_bugs build tag
 	// that bring the bug back; without the tag only the shipped half of
 	// the regression runs.
-	Plant []bugs.Defect `json:"plant,omitempty"`
-	Want  string        `json:"want"` // the property that caught it, e.g. "ownership:"
+	Plant []defect `json:"plant,omitempty"`
+	Want  string   `json:"want"` // the property that caught it, e.g. "ownership:"
 	// StepFirst is variant.stepFirst of the run, in milliseconds.
 	StepFirst int64  `json:"step_first_ms,omitempty"`
 	Script    script `json:"script"`
@@ -67,10 +65,10 @@ func TestRegressions(t *testing.T) {
 			if _, err := replay(t, f, variant{stepFirst: time.Duration(r.StepFirst) * time.Millisecond}, r.Script); err != nil {
 				t.Fatalf("regression: the shipped code fails %v:\n%v", r.Script, err)
 			}
-			if r.Bugs == (bugs.Set{}) && len(r.Plant) == 0 {
+			if r.Bugs == (switches{}) && len(r.Plant) == 0 {
 				return
 			}
-			if !bugs.Compiled {
+			if !plantedBuild {
 				t.Logf("the planted half needs -tags lockstep_bugs (defects %v %+v)", r.Plant, r.Bugs)
 				return
 			}
@@ -96,22 +94,22 @@ func TestRegressions_Find(t *testing.T) {
 	known := map[string]struct {
 		file, found string
 		fleet       string
-		bugs        bugs.Set
+		bugs        switches
 		want        string // "" = whichever property fails first
-		plant       []bugs.Defect
+		plant       []defect
 	}{
 		"ReuseOwnerAfterStoreError": {"legacy-retry-reuses-owner",
 			"first found by the legacy fleet checks at seed 458 (4 of 3,000 schedules): a round retried after a store error under the same owner id took its own half-deleted main cell for a held lock; fixed in shadowlock by a fresh owner id per retried round",
-			"legacy", bugs.Set{ReuseOwnerAfterStoreError: true}, "", nil},
+			"legacy", switches{ReuseOwnerAfterStoreError: true}, "", nil},
 		"NoRoundDeadline": {"legacy-round-outlives-shadow-ttl",
 			"found by TestSweep (legacy fleet, seed 9058; 3 of 6 seeds sampled around it): a legacy round stalled a TTL between reading the shadow row and writing the main row, its shadow cell expired, a contender saw itself alone, two holders; fixed in shadowlock by giving up a round older than TTL/2 (round.overdue)",
-			"legacy", bugs.Set{NoRoundDeadline: true}, "mutual exclusion:", nil},
+			"legacy", switches{NoRoundDeadline: true}, "mutual exclusion:", nil},
 		"StaleOwnerColumn": {file: "retried-unlock-deletes-newer-owner-cell",
-			found: "found by review, then by the fleet new/two-goroutines (two user goroutines on one queue Locker, users retrying a failed Unlock) with the owner-cell property, after 18,609 rapid checks with the fix reverted, and by the seeded driver at seed 1471 (minimized from 69 actions to 24; to 23 once the Locker's renewal scheduler, issue 13, changed the schedules): an attempt whose cleanup delete failed kept its Locker's owner column among its leftover cells, the handle inherited them, and its retried Unlock deleted the column while a newer acquisition of the same Locker held the id; fixed in queuelock (newHandle drops the owner column from the inherited cells: only an Unlock holding the turn deletes it)",
-			fleet: "new/two-goroutines", want: "ownership:", plant: []bugs.Defect{bugs.StaleOwnerColumn}},
+			found: "found by review, then by the fleet new/two-goroutines (two user goroutines on one queue Locker, users retrying a failed Unlock) with the owner-cell property, after 18,609 rapid checks with the fix reverted, and by the seeded driver at seed 1471 (minimized from 69 actions to 24; to 23 once the Locker's renewal scheduler changed the schedules): an attempt whose cleanup delete failed kept its Locker's owner column among its leftover cells, the handle inherited them, and its retried Unlock deleted the column while a newer acquisition of the same Locker held the id; fixed in queuelock (newHandle drops the owner column from the inherited cells: only an Unlock holding the turn deletes it)",
+			fleet: "new/two-goroutines", want: "ownership:", plant: []defect{staleOwnerColumn}},
 		"IgnorePublishedFloor": {"queue-waiter-hidden-below-racing-floor",
 			"found by TestSweep in CI (combined+new/switching, seeds 3420 and 16832): two arrivals raced, the later-named one landed first, a reader learned a floor above the earlier name and never saw that waiter again, which lost its place only at its next floor refresh a TTL later (bypassed 5 times, bound 4); fixed in queuelock by returning the published floor with every read and giving a waiter whose name it passed a new place (floor.go). The floor's later lag behind the clock also keeps such a race from hiding a waiter, so the bug is planted with NoFloorLag; the script was seed 3420, minimized from 79 actions to 43, until the queue Locker's janitor (a sleeper of its own) changed the schedules; it is now seed 16832, minimized from 70 actions to 12",
-			"combined+new/switching", bugs.Set{IgnorePublishedFloor: true, NoFloorLag: true}, "liveness:", nil},
+			"combined+new/switching", switches{IgnorePublishedFloor: true, NoFloorLag: true}, "liveness:", nil},
 	}
 	k, ok := known[name]
 	if !ok {

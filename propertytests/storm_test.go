@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // The arrival storm (queuelock/fastpath.go). A fast claim writes the
@@ -57,8 +56,8 @@ const (
 var varyingDelays = []time.Duration{3 * poll / 4, 9 * poll / 4, 5 * poll / 4, 19 * poll / 4, 15 * poll / 4}
 
 var (
-	storm        = kind{name: "storm", mode: lockstep.ModeNew, new: queue.new, user: stormUser(stormCadence)}
-	varyingStorm = kind{name: "storm/varying", mode: lockstep.ModeNew, new: queue.new, user: stormUser(varyingDelays...)}
+	storm        = kind{name: "storm", mode: lockstep.ModeNew, new: queue.new, user: stormUser(stormCadence), storm: true}
+	varyingStorm = kind{name: "storm/varying", mode: lockstep.ModeNew, new: queue.new, user: stormUser(varyingDelays...), storm: true}
 )
 
 // stormUser returns the behaviour of a storm process: call Lock on lockID
@@ -82,10 +81,10 @@ func stormUser(delays ...time.Duration) func(h *harness, ctx context.Context, pr
 
 // arrive calls Lock with a context that a goroutine of the process cancels
 // after d (a yield point, like every sleep), and waits for that goroutine
-// before it returns. The storm processes' Locks carry h.v.bugs and
+// before it returns. The storm processes' Lockers carry h.v.bugs and
 // h.v.stormBugs.
 func (h *harness) arrive(ctx context.Context, pr *proc, d time.Duration) (lockstep.Lock, error) {
-	lockCtx, cancel := context.WithCancel(bugs.With(ctx, h.v.bugs.Union(h.v.stormBugs)))
+	lockCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})
 	pr.sp.Go(func(context.Context) {

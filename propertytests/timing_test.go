@@ -3,7 +3,6 @@ package propertytests
 import (
 	"time"
 
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"
@@ -14,15 +13,18 @@ import (
 // queue and legacy options accept with the fleets' MaxServerSkew and
 // MaxClockSkew, and the default Renew for it. It asks the options' own
 // validation rather than repeating their rule, so a planted defect that lets
-// shorter TTLs through (bugs.HalfTTLLease) makes the fleets run at the
+// shorter TTLs through (half-ttl-lease, in k) makes the fleets run at the
 // shorter TTL it accepts, as a user's would.
-func smallestTimings() (ttl, renew time.Duration) {
+func smallestTimings(k knobs) (ttl, renew time.Duration) {
 	s := model.New(model.NewManualClock(0))
 	for ttl = time.Second; ; ttl += time.Second {
-		_, qerr := queuelock.New(s, &queuelock.Options{TTL: ttl, MaxServerSkew: maxServerSkew, MaxClockSkew: maxClockSkew})
-		_, lerr := shadowlock.New(s, &shadowlock.Options{TTL: ttl, MaxServerSkew: maxServerSkew})
+		_, qerr := queuelock.New(s, &queuelock.Options{TTL: ttl, MaxServerSkew: maxServerSkew, MaxClockSkew: maxClockSkew, TestingKnobs: k.queue})
+		_, lerr := shadowlock.New(s, &shadowlock.Options{TTL: ttl, MaxServerSkew: maxServerSkew, TestingKnobs: k.legacy})
 		if qerr == nil && lerr == nil {
 			c := lease.Config{TTL: ttl, MaxServerSkew: maxServerSkew}
+			if k.queue != nil {
+				c.Knobs = k.queue.Lease
+			}
 			return ttl, c.DefaultRenew()
 		}
 	}
@@ -44,23 +46,14 @@ func setTimings(t, r time.Duration) {
 	censusTTL = 2 * ttl
 }
 
-// plant switches on the defects ds (internal/bugs.Plant: only in a build
-// with the lockstep_bugs tag) and moves the fleets to the smallest TTL the
-// options then accept. The returned function undoes both.
-func plant(ds []bugs.Defect) (undo func()) {
+// plant moves the fleets to the smallest TTL the options accept with the
+// defects ds switched on (k: knobsFor of ds), when ds names any. The
+// returned function restores the timings.
+func plant(ds []defect, k knobs) (undo func()) {
 	if len(ds) == 0 {
 		return func() {}
 	}
-	undos := make([]func(), 0, len(ds))
-	for _, d := range ds {
-		undos = append(undos, bugs.Plant(d))
-	}
 	oldTTL, oldRenew := ttl, renew
-	setTimings(smallestTimings())
-	return func() {
-		setTimings(oldTTL, oldRenew)
-		for _, u := range undos {
-			u()
-		}
-	}
+	setTimings(smallestTimings(k))
+	return func() { setTimings(oldTTL, oldRenew) }
 }

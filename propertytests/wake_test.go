@@ -114,10 +114,10 @@ func (n *wakeNet) loseAll() {
 
 // queueWake is the queue lock with wake-ups on release over the harness's
 // wake-up network; SlowPoll is left at its default (TTL/4 here).
-var queueWake = kind{name: "new+wake", mode: lockstep.ModeNew, newWake: func(p *sim.Process, seed uint64, fencing *clock.Global, n *wakeNet) (lockstep.Locker, func(context.Context) error, error) {
+var queueWake = kind{name: "new+wake", mode: lockstep.ModeNew, newWake: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs, n *wakeNet) (lockstep.Locker, func(context.Context) error, error) {
 	l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
-		Clock: p.Clock(), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing,
-		Wake: &queuelock.Wake{Transport: n.transport(p.Name), Key: wakeKey}})
+		Clock: k.clock(p.Clock()), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing,
+		Wake: &queuelock.Wake{Transport: n.transport(p.Name), Key: wakeKey}, TestingKnobs: k.queue})
 	if err != nil {
 		return nil, nil, err
 	}

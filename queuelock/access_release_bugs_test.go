@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // With RetryNeedsFreeID planted (the first design), the reader's retried
@@ -17,9 +16,8 @@ import (
 // is refused after both released: the check of
 // TestAccess_RetriedUnlockDeletesItsSlotColumnWhileAnotherSlotHolds fails.
 func TestAccess_RetryNeedsFreeIDIsCaught(t *testing.T) {
-	defer bugs.Plant(bugs.RetryNeedsFreeID)()
 	synctest.Test(t, func(t *testing.T) {
-		_, live, err := writerAfterRetriedReaderUnlock(t)
+		_, live, err := writerAfterRetriedReaderUnlock(t, &TestingKnobs{RetryNeedsFreeID: true})
 		require.ErrorIs(t, err, lockstep.ErrLocked, "live cells: %v", live)
 		require.Len(t, live, 1, "the stale reader owner cell")
 	})

@@ -22,7 +22,7 @@ import (
 // column and its release deleted it.)
 func TestAccess_RetriedUnlockDeletesItsSlotColumnWhileAnotherSlotHolds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		hw, live, err := writerAfterRetriedReaderUnlock(t)
+		hw, live, err := writerAfterRetriedReaderUnlock(t, nil)
 		require.NoError(t, err, "nobody holds id; live cells: %v", live)
 		require.NoError(t, hw.Unlock(context.Background()))
 	})
@@ -30,7 +30,7 @@ func TestAccess_RetriedUnlockDeletesItsSlotColumnWhileAnotherSlotHolds(t *testin
 
 // writerAfterRetriedReaderUnlock runs that story and returns the writer's
 // TryLock, and the id's live cells.
-func writerAfterRetriedReaderUnlock(t *testing.T) (lockstep.Lock, []string, error) {
+func writerAfterRetriedReaderUnlock(t *testing.T, k *TestingKnobs) (lockstep.Lock, []string, error) {
 	t.Helper()
 	ctx := context.Background()
 	base := model.New(&clock.Local{})
@@ -39,7 +39,7 @@ func writerAfterRetriedReaderUnlock(t *testing.T) (lockstep.Lock, []string, erro
 		failPut:    func([]lockstep.Cell) bool { return false },
 		failDelete: func([]string) bool { return dels.Add(1) == 1 }, // h1's first Unlock
 	}
-	l, w := newLocker(t, f, nil), newLocker(t, base, nil)
+	l, w := newPlanted(t, f, nil, k), newPlanted(t, base, nil, k)
 	h1, err := lockIn(ctx, l, "id", lockstep.Shared)
 	require.NoError(t, err)
 	h2, err := lockIn(ctx, l, "id", lockstep.Shared)

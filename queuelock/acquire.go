@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
@@ -53,13 +52,19 @@ type attempt struct {
 	next  layout.Entry // the waiter behind us at our winning claim's read: whom Unlock wakes
 	pace  pacer        // how fast the line moves (pace.go)
 	woken bool         // the last pause ended by a wake-up
+	// ahead is the queue column of the last entry we saw right in front of
+	// us before it held: its claim's read saw us behind it, so its release
+	// wakes us. expect: at our last read that entry headed the line and we
+	// were next (wakehealth.go).
+	ahead  string
+	expect bool
 
-	bugs         bugs.Set // planted defects, for the model checks' negative controls only
-	lastDeleteTS int64    // timestamp of our last owner-cell delete (for bugs.ReuseTombstonedTimestamp)
+	knobs        *TestingKnobs // planted defects; zero in production
+	lastDeleteTS int64         // timestamp of our last owner-cell delete (for TestingKnobs.ReuseTombstonedTimestamp)
 }
 
 func (a *attempt) run(ctx context.Context) (*part, error) {
-	a.bugs = bugs.From(ctx)
+	a.knobs = &a.l.cfg.knobs
 	if a.try {
 		slot, ok := a.l.turns.TryTake(a.id, a.access)
 		if !ok {
@@ -117,7 +122,7 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 	// The planted SkipOwnerReread defect lives in claim; the fast path's one
 	// read also checks the queue, so skipping it there would plant a
 	// different bug (bypass), not the one the control names.
-	if !a.bugs.SkipOwnerReread && (a.l.fastPathOK(a.id) || a.bugs.IgnoreContentionHint && !a.l.cfg.noFast) {
+	if !a.knobs.SkipOwnerReread && (a.l.fastPathOK(a.id) || a.knobs.IgnoreContentionHint && !a.l.cfg.noFast) {
 		ok, since, err := a.fastClaim(ctx)
 		switch {
 		case err != nil:
@@ -167,6 +172,9 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 			}
 			continue
 		}
+		if a.handoffMissed(v) {
+			a.l.wakeMissed(a.id)
+		}
 		if a.mayClaim(v) {
 			ok, since, err := a.claim(ctx, false)
 			if err != nil {
@@ -196,6 +204,7 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 			return nil, a.ctxErr(ctx, lastErr)
 		}
 		if a.woken {
+			a.ahead, a.expect = "", false // the handoff came with its wake-up
 			if h, err := a.onWake(ctx, retry); h != nil || err != nil {
 				return h, err
 			}
@@ -350,7 +359,7 @@ func (a *attempt) queueCell() lockstep.Cell {
 		wake = w.Transport.Addr()
 	}
 	c := layout.WakeQueueCell(a.qcol, a.owner, a.access, wake, a.l.ts.Next(), a.l.cfg.Lease.TTL)
-	if a.bugs.QueueCellsWithoutTTL {
+	if a.knobs.QueueCellsWithoutTTL {
 		c.TTL = 0
 	}
 	return c
@@ -358,7 +367,7 @@ func (a *attempt) queueCell() lockstep.Cell {
 
 func (a *attempt) ownerCell() lockstep.Cell {
 	c := layout.OwnerCell(a.ocol, a.owner, a.access, a.l.ts.Next(), a.l.cfg.Lease.TTL)
-	if a.bugs.ReuseTombstonedTimestamp && a.lastDeleteTS != 0 {
+	if a.knobs.ReuseTombstonedTimestamp && a.lastDeleteTS != 0 {
 		c.Timestamp = a.lastDeleteTS
 	}
 	return c

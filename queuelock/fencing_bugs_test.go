@@ -5,7 +5,7 @@ package queuelock
 import (
 	"testing"
 
-	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/locktest"
 )
 
@@ -13,6 +13,5 @@ import (
 // draw outlived its lease returns a lock, beside its successor, with a
 // token below the successor's: TestQueueLock_Fencing fails.
 func TestQueueLock_UncheckedTokenIsCaught(t *testing.T) {
-	defer bugs.Plant(bugs.UncheckedToken)()
-	locktest.ExpectUncheckedTokenCaught(t, fencingEnv)
+	locktest.ExpectUncheckedTokenCaught(t, fencingEnvWith(&TestingKnobs{Fencing: &fencing.TestingKnobs{UncheckedToken: true}}))
 }

@@ -117,7 +117,7 @@ func (l *Locker) floorRead(id string, v, now int64) int64 {
 	e.value, e.stored, e.readAt = max(e.value, v), max(e.stored, v), now
 	e.expires = now + l.floorKeep()
 	l.floors.m[id] = e
-	if !existed && l.floors.growth.inserted(len(l.floors.m)) {
+	if !existed && l.floors.growth.inserted(len(l.floors.m)) && !l.cfg.knobs.KeepIDState {
 		l.sweepFloorsLocked(now)
 	}
 	l.floors.mu.Unlock()
@@ -162,7 +162,7 @@ func (l *Locker) floorCell(id string) (lockstep.Cell, bool) {
 	l.floors.mu.Lock()
 	defer l.floors.mu.Unlock()
 	e, ok := l.floors.m[id]
-	if keepIDState() {
+	if l.cfg.knobs.KeepIDState {
 		// As before the fix: only a raised floor, and for ever.
 		if !ok || e.value <= e.stored {
 			return lockstep.Cell{}, false
@@ -194,7 +194,7 @@ func (l *Locker) floorRefresh() time.Duration { return l.cfg.Lease.TTL }
 // last use while its id is neither held nor awaited: a TTL, after which its
 // next read would re-read the floor cell anyway (floorRefresh).
 func (l *Locker) floorKeep() int64 {
-	if keepIDState() {
+	if l.cfg.knobs.KeepIDState {
 		return 1 << 62 // never
 	}
 	return l.cfg.Lease.TTL.Microseconds()

@@ -10,7 +10,6 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/model"
 )
@@ -183,22 +182,19 @@ func TestOwnerCells_LockersSharingAProcessIDExcludeEachOther(t *testing.T) {
 func TestFloor_WaiterBelowThePublishedFloorTakesAVisiblePlace(t *testing.T) {
 	for _, c := range []struct {
 		name    string
-		bugs    bugs.Set
+		knobs   *TestingKnobs
 		visible bool
-	}{{"shipped", bugs.Set{}, true}, {"IgnorePublishedFloor", bugs.Set{IgnorePublishedFloor: true}, false}} {
+	}{{"shipped", nil, true}, {"IgnorePublishedFloor", &TestingKnobs{IgnorePublishedFloor: true}, false}} {
 		t.Run(c.name, func(t *testing.T) {
-			if c.bugs != (bugs.Set{}) && !bugs.Compiled {
-				t.Skip("the defect is compiled only with -tags lockstep_bugs")
-			}
 			synctest.Test(t, func(t *testing.T) {
 				ctx := context.Background()
 				s := model.New(&clock.Local{})
-				a, b := newLocker(t, s, nil), newLocker(t, s, nil)
+				a, b := newLocker(t, s, nil), newPlanted(t, s, nil, c.knobs)
 				ha, err := a.Lock(ctx, "id")
 				if err != nil {
 					t.Fatal(err)
 				}
-				wctx, cancel := context.WithCancel(bugs.With(ctx, c.bugs))
+				wctx, cancel := context.WithCancel(ctx)
 				defer cancel()
 				go func() { _, _ = b.Lock(wctx, "id") }()
 				time.Sleep(time.Second)

@@ -4,8 +4,6 @@ package queuelock
 
 import (
 	"testing"
-
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // The negative control of TestQueueLock_ForeignCellIsAnErrorTheCallerSees:
@@ -13,8 +11,7 @@ import (
 // errors) every scenario fails its check — the acquisition goes through
 // beside the foreign cell, including beside an owner cell naming no owner.
 func TestQueueLock_SkippedForeignCellIsCaught(t *testing.T) {
-	defer bugs.Plant(bugs.SkipForeignCells)()
-	errs := foreignScenarios(t)
+	errs := foreignScenarios(t, &TestingKnobs{SkipForeignCells: true})
 	if want := 4 * len(foreignCells); len(errs) != want {
 		t.Fatalf("planted: %d of %d scenarios caught, want all: %v", len(errs), want, errs)
 	}

@@ -92,7 +92,7 @@ func refusesForeign(ctx context.Context, s lockstep.Store, l *Locker, try bool, 
 // foreignScenarios runs refusesForeign for every foreign cell, with Lock and
 // TryLock, on a free lock and on one held by another Locker, and returns
 // every failure.
-func foreignScenarios(t *testing.T) []error {
+func foreignScenarios(t *testing.T, k *TestingKnobs) []error {
 	var errs []error
 	for _, foreign := range foreignCells {
 		for _, held := range []bool{false, true} {
@@ -101,13 +101,13 @@ func foreignScenarios(t *testing.T) []error {
 					ctx := context.Background()
 					s := model.New(&clock.Local{})
 					if held {
-						h, err := newLocker(t, s, nil).Lock(ctx, "invoice/42")
+						h, err := newPlanted(t, s, nil, k).Lock(ctx, "invoice/42")
 						if err != nil {
 							t.Fatal(err)
 						}
 						defer h.Unlock(ctx)
 					}
-					if err := refusesForeign(ctx, s, newLocker(t, s, nil), try, foreign); err != nil {
+					if err := refusesForeign(ctx, s, newPlanted(t, s, nil, k), try, foreign); err != nil {
 						errs = append(errs, fmt.Errorf("%q=%x, held %v, try %v: %w", foreign.Column, foreign.Value, held, try, err))
 					}
 				})
@@ -118,7 +118,7 @@ func foreignScenarios(t *testing.T) []error {
 }
 
 func TestQueueLock_ForeignCellIsAnErrorTheCallerSees(t *testing.T) {
-	for _, err := range foreignScenarios(t) {
+	for _, err := range foreignScenarios(t, nil) {
 		t.Error(err)
 	}
 }

@@ -5,8 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lockstep-go/lockstep/internal/bugs"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // What a Locker remembers per lock id — the read floors (floor.go) and the
@@ -32,10 +31,6 @@ import (
 // sweeps it.
 const minSweepLen = 64
 
-// keepIDState reports whether the planted KeepIDState defect is on: nothing
-// expires and the floor cell is written without a TTL, as before the fix.
-func keepIDState() bool { return bugs.Planted(bugs.KeepIDState) }
-
 // growth tracks one per-id map's size for amortized sweeping and shrinking.
 type growth struct {
 	swept int // entries left by the last sweep
@@ -46,7 +41,7 @@ type growth struct {
 // to sweep it now.
 func (g *growth) inserted(n int) bool {
 	g.peak = max(g.peak, n)
-	return n >= minSweepLen && n >= 2*g.swept && !keepIDState()
+	return n >= minSweepLen && n >= 2*g.swept
 }
 
 // shrink returns m after a sweep: nil when empty, a fresh copy when it holds
@@ -71,7 +66,7 @@ func shrink[V any](m map[string]V, g *growth) map[string]V {
 
 // sweep drops every expired floor and hint entry.
 func (l *Locker) sweep() {
-	if keepIDState() {
+	if l.cfg.knobs.KeepIDState {
 		return
 	}
 	now := l.cfg.Clock.Elapsed()
@@ -132,7 +127,7 @@ type janitor struct {
 // remembered starts the janitor, unless one runs: a new entry was just put
 // in a per-id map. Call it without holding floors.mu or hints.mu.
 func (l *Locker) remembered() {
-	if keepIDState() {
+	if l.cfg.knobs.KeepIDState {
 		return
 	}
 	j := &l.janitor
@@ -147,7 +142,7 @@ func (l *Locker) remembered() {
 	j.running, j.done = true, make(chan struct{})
 	j.wg.Add(1)
 	ctx, done := j.ctx, j.done
-	goroutine.Go(l.cfg.Clock, func() { l.janitorRun(ctx, done) })
+	lifecycle.Go(l.cfg.Clock, func() { l.janitorRun(ctx, done) })
 }
 
 // janitorRun sweeps every TTL until the maps are empty, ctx ends, or the

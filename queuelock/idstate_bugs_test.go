@@ -4,8 +4,6 @@ package queuelock
 
 import (
 	"testing"
-
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // The negative control of TestLocker_ReleasedIDsLeaveNoStateAfterTheTTL:
@@ -13,8 +11,7 @@ import (
 // leaves a floor entry in the Locker and a live floor cell in the table for
 // every id, so each of that test's checks fails.
 func TestLocker_KeepIDStateKeepsEveryReleasedID(t *testing.T) {
-	defer bugs.Plant(bugs.KeepIDState)()
-	f := lockManyIDs(t, manyIDs())
+	f := lockManyIDs(t, manyIDs(), &TestingKnobs{KeepIDState: true})
 	t.Logf("KeepIDState planted, %d ids: after the TTL %d floors, %d hints, %d live cells, %d B retained above an empty Locker (%d B/id); the Locker itself held %d B (%d B/id)",
 		f.n, f.floors, f.hints, f.liveCells, f.retained, f.retained/int64(f.n), f.lockerBytes, f.lockerBytes/int64(f.n))
 	if f.floors < f.n {

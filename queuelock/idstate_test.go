@@ -27,12 +27,12 @@ type forgetting struct {
 
 // lockManyIDs runs the scenario on the model store with a ManualClock; no
 // wall-clock sleeps. It must run without t.Parallel: it measures the heap.
-func lockManyIDs(t *testing.T, n int) forgetting {
+func lockManyIDs(t *testing.T, n int, k *TestingKnobs) forgetting {
 	t.Helper()
 	ctx := context.Background()
 	clk := model.NewManualClock(0)
 	s := model.New(clk, model.WithGCGrace(0))
-	opts := &Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, Clock: clk}
+	opts := &Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, Clock: clk, TestingKnobs: k}
 	l, err := New(s, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func manyIDs() int {
 // once released and a TTL has passed: no floor or hint in the Locker, no
 // live cell in the table, and the heap back to an empty Locker's.
 func TestLocker_ReleasedIDsLeaveNoStateAfterTheTTL(t *testing.T) {
-	f := lockManyIDs(t, manyIDs())
+	f := lockManyIDs(t, manyIDs(), nil)
 	t.Logf("%d ids: peak %d B/id while remembered; after the TTL %d floors, %d hints, %d live cells, %d B retained above an empty Locker (Locker itself %d B, an empty one %d B)",
 		f.n, f.peakFloorBytes/int64(f.n), f.floors, f.hints, f.liveCells, f.retained, f.lockerBytes, f.emptyBytes)
 	if f.floors != 0 || f.hints != 0 {

@@ -36,7 +36,9 @@ type Locker struct {
 	life   lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
 	leases *lease.Scheduler              // renews every held lock and waiting queue cell
 	wake   *waker                        // nil: wake-ups off (wake.go)
-	groups *manager.Manager              // groups, hierarchy and reentrancy (group.go)
+	// wakeHealth is whether wake-ups arrive (wakehealth.go).
+	wakeHealth wakeHealth
+	groups     *manager.Manager // groups, hierarchy and reentrancy (group.go)
 }
 
 var _ lockstep.GroupLocker = (*Locker)(nil)
@@ -67,11 +69,11 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if opts != nil {
 		sep, dl = opts.Separator, opts.Deadlock
 	}
-	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew, cfg.rand)
+	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew, cfg.rand, cfg.knobs.Manager.DeadlockKnobs())
 	if err != nil {
 		return nil, err
 	}
-	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, det); err != nil {
+	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, det, cfg.knobs.Manager); err != nil {
 		return nil, err
 	}
 	if cfg.wake != nil { // last: it hands the transport to l
@@ -121,6 +123,13 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 	}
 	return held.Public(lk), nil
 }
+
+// One returns this Locker's acquisition of one flat id, for a composing
+// Locker of this module that applies the lock manager (groups, hierarchy,
+// reentrancy) itself (package migration): it calls down into the
+// algorithm, not through this Locker's own manager. Its key type is
+// internal to the module, so nothing outside it can call One.
+func (l *Locker) One(held.Key) manager.One { return l.acquire }
 
 // Parts returns what this module's composing Lockers take parts through
 // (package combined, package migration): internal/held's Source. Its key

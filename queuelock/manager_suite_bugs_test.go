@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/locktest/managertest"
 )
 
@@ -20,13 +20,12 @@ import (
 // a failing suite cannot be observed from inside the same test.
 func TestQueueLock_ManagerSuite_SkipIntentionIsCaught(t *testing.T) {
 	if os.Getenv("QUEUELOCK_PLANT_SKIP_INTENTION") != "" {
-		defer bugs.Plant(bugs.SkipIntention)()
 		managertest.Run(t, managertest.Env{
 			Virtual:  true,
 			Depths:   []int{2, 3},
 			NewStore: newModel,
 			NewLocker: func(t *testing.T, s lockstep.Store, sep string) lockstep.GroupLocker {
-				l, err := New(s, &Options{Poll: 10e6, Separator: sep})
+				l, err := New(s, &Options{Poll: 10e6, Separator: sep, TestingKnobs: &TestingKnobs{Manager: &manager.TestingKnobs{SkipIntention: true}}})
 				require.NoError(t, err)
 				return l
 			},

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
 )
@@ -37,7 +36,7 @@ func newPart(a *attempt, since int64) *part {
 	// The owner column is the Locker's, not this acquisition's: Release
 	// deletes it only while it holds the turn, so it must not also come
 	// back through the cells a failed delete of the attempt left behind.
-	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol && !bugs.Planted(bugs.StaleOwnerColumn) })
+	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol && !a.l.cfg.knobs.StaleOwnerColumn })
 	p := &part{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, access: a.access, slot: a.slot,
 		stale: stale, since: since, turn: true, next: a.next}
 	l, mode, loss := a.l, a.mode, a.loss
@@ -74,7 +73,7 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 	turn, slot := p.turn, p.slot
 	switch {
 	case turn:
-	case bugs.Planted(bugs.RetryNeedsFreeID):
+	case p.l.cfg.knobs.RetryNeedsFreeID:
 		slot, turn = p.l.turns.TryTake(p.id, lockstep.Exclusive)
 	default:
 		turn = p.l.turns.Reserve(p.id, p.slot)

@@ -19,7 +19,13 @@ const ttl = 6 * time.Second // window (6s − 1s − 1s)/2 = 2s with the default
 
 func newLocker(t *testing.T, s lockstep.Store, c lockstep.Clock) *Locker {
 	t.Helper()
-	l, err := New(s, &Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, Clock: c})
+	return newPlanted(t, s, c, nil)
+}
+
+// newPlanted is newLocker with planted defects k (nil for none).
+func newPlanted(t *testing.T, s lockstep.Store, c lockstep.Clock, k *TestingKnobs) *Locker {
+	t.Helper()
+	l, err := New(s, &Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, Clock: c, TestingKnobs: k})
 	if err != nil {
 		t.Fatal(err)
 	}

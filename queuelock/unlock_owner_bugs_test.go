@@ -5,8 +5,6 @@ package queuelock
 import (
 	"testing"
 	"testing/synctest"
-
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // With StaleOwnerColumn planted (the defect review found), the handle
@@ -17,9 +15,8 @@ import (
 // (propertytests, retried-unlock-deletes-newer-owner-cell) replays on the
 // shipped code only.
 func TestQueueLock_StaleOwnerColumnIsCaught(t *testing.T) {
-	defer bugs.Plant(bugs.StaleOwnerColumn)()
 	synctest.Test(t, func(t *testing.T) {
-		if ok, cells, col := retriedUnlockBesideNewerHolder(t); ok {
+		if ok, cells, col := retriedUnlockBesideNewerHolder(t, &TestingKnobs{StaleOwnerColumn: true}); ok {
 			t.Fatalf("StaleOwnerColumn planted, yet h2's owner cell %s survived h1's retried Unlock: %v", col, cells)
 		}
 	})

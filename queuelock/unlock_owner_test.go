@@ -19,7 +19,7 @@ import (
 // with no owner cell, so a waiter could claim beside it.
 func TestQueueLock_RetriedUnlockLeavesANewerHoldersOwnerCell(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		if ok, cells, col := retriedUnlockBesideNewerHolder(t); !ok {
+		if ok, cells, col := retriedUnlockBesideNewerHolder(t, nil); !ok {
 			t.Fatalf("h2 holds the lock, but its owner cell %s is gone after h1's retried Unlock: %v", col, cells)
 		}
 	})
@@ -29,7 +29,7 @@ func TestQueueLock_RetriedUnlockLeavesANewerHoldersOwnerCell(t *testing.T) {
 // attempt leaves a failed cleanup behind, h1's first Unlock fails, h2 takes
 // the id, and h1's Unlock is retried. It reports whether h2's owner cell is
 // still there, with the row's cells and the owner column.
-func retriedUnlockBesideNewerHolder(t *testing.T) (ok bool, cells []lockstep.Cell, col string) {
+func retriedUnlockBesideNewerHolder(t *testing.T, k *TestingKnobs) (ok bool, cells []lockstep.Cell, col string) {
 	ctx := context.Background()
 	base := model.New(&clock.Local{})
 	var puts, dels atomic.Int64
@@ -38,7 +38,7 @@ func retriedUnlockBesideNewerHolder(t *testing.T) (ok bool, cells []lockstep.Cel
 		failDelete: func([]string) bool { return dels.Add(1) <= 2 },        // the cleanup, then h1's first Unlock
 	}
 	f.on.Store(true)
-	l := newLocker(t, f, nil)
+	l := newPlanted(t, f, nil, k)
 	h1, err := l.Lock(ctx, "id")
 	if err != nil {
 		t.Fatal(err)

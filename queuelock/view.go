@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/layout"
 )
 
@@ -40,16 +39,23 @@ func (v view) queued(column string) bool {
 // clearAhead reports whether every queue cell in front of column is
 // compatible with a: for Exclusive, that column is first in line. A column
 // not in the view has everyone in front of it.
-func (v view) clearAhead(column string, a lockstep.Access, b bugs.Set) bool {
-	if b.ReaderBypass && a != lockstep.Exclusive {
-		return true // planted: only owner cells are checked
-	}
+func (v view) clearAhead(column string, a lockstep.Access) bool {
 	for _, e := range v.queue {
 		if e.Column == column {
 			return true
 		}
 		if !a.Compatible(e.Access) {
 			return false
+		}
+	}
+	return false
+}
+
+// holding reports whether an owner cell of the acquisition owner is in v.
+func (v view) holding(owner string) bool {
+	for _, e := range v.owners {
+		if e.Owner == owner {
+			return true
 		}
 	}
 	return false
@@ -153,11 +159,10 @@ func (l *Locker) read(ctx context.Context, id string, requests *int) (view, erro
 		}
 	}
 	learned := l.nextFloor(start, v.oldest)
-	b := bugs.From(ctx)
-	if b.NoFloorLag {
+	if l.cfg.knobs.NoFloorLag {
 		learned = v.oldest
 	}
-	if b.IgnorePublishedFloor {
+	if l.cfg.knobs.IgnorePublishedFloor {
 		v.floor = 0
 	}
 	l.hlc.Observe(v.floor)
@@ -178,7 +183,7 @@ func (l *Locker) parse(id string, cells []lockstep.Cell) ([]layout.Entry, error)
 	for _, c := range cells {
 		e, err := layout.Parse(c.Column, c.Value)
 		if err != nil {
-			if bugs.Planted(bugs.SkipForeignCells) {
+			if l.cfg.knobs.SkipForeignCells {
 				l.cfg.Logger.Error("queuelock: ignoring foreign cell", slog.String("id", id), slog.Any("err", err))
 				continue
 			}

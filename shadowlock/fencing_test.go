@@ -10,13 +10,16 @@ import (
 	"github.com/lockstep-go/lockstep/model"
 )
 
-func fencingEnv() locktest.FencingEnv {
+func fencingEnv() locktest.FencingEnv { return fencingEnvWith(nil) }
+
+// fencingEnvWith builds its Lockers with planted defects k (nil for none).
+func fencingEnvWith(k *TestingKnobs) locktest.FencingEnv {
 	var seed uint64
 	return locktest.FencingEnv{
 		NewStore: func(t *testing.T) lockstep.Store { return model.New(&clock.Local{}) },
 		NewLocker: func(t *testing.T, s lockstep.Store, tm locktest.Timing, g *clock.Global) locktest.Locker {
 			seed++
-			l, err := New(s, &Options{TTL: tm.TTL, Renew: tm.Renew, Clock: tm.Clock, Fencing: g, Rand: rand.New(rand.NewPCG(seed, 11))})
+			l, err := New(s, &Options{TTL: tm.TTL, Renew: tm.Renew, Clock: tm.Clock, Fencing: g, Rand: rand.New(rand.NewPCG(seed, 11)), TestingKnobs: k})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
@@ -56,11 +55,11 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if opts != nil {
 		sep, dl = opts.Separator, opts.Deadlock
 	}
-	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew, cfg.rand)
+	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew, cfg.rand, cfg.knobs.Manager.DeadlockKnobs())
 	if err != nil {
 		return nil, err
 	}
-	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, det); err != nil {
+	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, det, cfg.knobs.Manager); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -119,6 +118,13 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 	return held.Public(lk), nil
 }
 
+// One returns this Locker's acquisition of one flat id, for a composing
+// Locker of this module that applies the lock manager (groups, hierarchy,
+// reentrancy) itself (package migration): it calls down into the
+// algorithm, not through this Locker's own manager. Its key type is
+// internal to the module, so nothing outside it can call One.
+func (l *Locker) One(held.Key) manager.One { return l.acquire }
+
 // Parts returns what this module's composing Lockers take parts through
 // (package combined, package migration): internal/held's Source. Its key
 // type is internal to the module, so nothing outside it can call Parts.
@@ -172,7 +178,7 @@ func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
 			// still be in flight: retrying under the same owner id could take
 			// that cell for a held lock (listing 4, step 3) just before the
 			// delete lands. The next round therefore uses a fresh owner id.
-			if !bugs.From(ctx).ReuseOwnerAfterStoreError {
+			if !l.cfg.knobs.ReuseOwnerAfterStoreError {
 				r.owner = l.owners.Next()
 			}
 			out = concurrentAttempt

@@ -1,6 +1,7 @@
 package shadowlock
 
 import (
+	"github.com/lockstep-go/lockstep/internal/lease"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -53,6 +54,9 @@ type Options struct {
 	Fencing *clock.Global
 	// Rand draws the backoff. Default a randomly initialised PCG.
 	Rand *rand.Rand
+	// TestingKnobs switch on planted defects for this module's negative
+	// controls (knobs.go). Leave nil.
+	TestingKnobs *TestingKnobs
 }
 
 type config struct {
@@ -60,6 +64,7 @@ type config struct {
 	main, shadow string
 	fencing      *clock.Global
 	rand         *rand.Rand
+	knobs        TestingKnobs // planted defects; zero in production
 }
 
 func (o *Options) resolve() (config, error) {
@@ -69,9 +74,12 @@ func (o *Options) resolve() (config, error) {
 	}
 	common, err := settings.Common{
 		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
-		Logger: in.Logger, Observer: in.Observer,
+		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
 	}.Resolve()
 	c := config{Resolved: common, main: in.MainTable, shadow: in.ShadowTable, fencing: in.Fencing, rand: in.Rand}
+	if in.TestingKnobs != nil {
+		c.knobs = *in.TestingKnobs
+	}
 	if err != nil {
 		return c, err
 	}
@@ -94,4 +102,12 @@ func (o *Options) resolve() (config, error) {
 		c.rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	return c, nil
+}
+
+// leaseKnobs returns the lease's planted defects among k; nil for none.
+func leaseKnobs(k *TestingKnobs) *lease.TestingKnobs {
+	if k == nil {
+		return nil
+	}
+	return k.Lease
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
 )
@@ -31,7 +30,7 @@ var _ held.Part = (*part)(nil)
 
 func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
 	l := r.l
-	watched := !(mode == lockstep.ModeCombined && bugs.Planted(bugs.LegacyLossUnwatched))
+	watched := !(mode == lockstep.ModeCombined && l.cfg.knobs.LegacyLossUnwatched)
 	p := &part{l: l, id: r.id, owner: r.owner, since: r.since, shadow: r.shadowDelete}
 	rep := held.Reporting{Algorithm: "shadowlock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
 	p.Lease = l.leases.Start(l.cfg.Lease, r.since, p.renew, rep.Hooks(loss, watched))

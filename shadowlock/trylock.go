@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
@@ -96,7 +95,7 @@ func (r *round) try(ctx context.Context) (outcome, error) {
 		if err := r.await(ctx); err != nil { // a prepared acquisition's gate (overlap.go)
 			return 0, err
 		}
-		if !r.overdue(ctx) {
+		if !r.overdue() {
 			r.mainMaybe = true // 11
 			r.requests++
 			r.since = lease.Stamp(l.cfg.Clock)
@@ -129,8 +128,8 @@ func (r *round) try(ctx context.Context) (outcome, error) {
 // legacy process stalled a TTL between steps 8 and 10. Such a round gives up
 // as a concurrent attempt and retries; the check is local, so the frozen
 // format and every legacy peer are unaffected.
-func (r *round) overdue(ctx context.Context) bool {
-	if bugs.From(ctx).NoRoundDeadline {
+func (r *round) overdue() bool {
+	if r.l.cfg.knobs.NoRoundDeadline {
 		return false
 	}
 	return !r.l.cfg.Lease.InTime(r.l.cfg.Clock, r.shadowSent)
@@ -166,7 +165,7 @@ func (r *round) fence(ctx context.Context) error {
 		return nil
 	}
 	r.requests += 2
-	t, err := fencing.Draw(ctx, r.l.cfg.fencing, func() bool { return r.l.cfg.Lease.InTime(r.l.cfg.Clock, r.since) })
+	t, err := fencing.Drawer{Global: r.l.cfg.fencing, Knobs: r.l.cfg.knobs.Fencing}.Draw(ctx, func() bool { return r.l.cfg.Lease.InTime(r.l.cfg.Clock, r.since) })
 	if err != nil {
 		return err
 	}

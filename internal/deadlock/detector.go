@@ -79,7 +79,7 @@ func New(cfg Config) (*Detector, error) {
 		return nil, fmt.Errorf("lockstep: deadlock detector: drawing its name: %w", err)
 	}
 	return &Detector{store: cfg.Store, clock: cfg.Clock, opt: opt, proc: cfg.Process, ttl: ttl,
-		grace: ttl + time.Second + skew, nonce: hex.EncodeToString(b[:]), knobs: cfg.Knobs.planted(), waits: map[any]map[*Wait]struct{}{}}, nil
+		grace: ttl + time.Second + skew, nonce: hex.EncodeToString(b[:]), knobs: cfg.Knobs, waits: map[any]map[*Wait]struct{}{}}, nil
 }
 
 // name returns a record name no wait has had.
@@ -158,10 +158,15 @@ func (d *Detector) Retract(ctx context.Context, identity any, id string) {
 var errWithdrawn = errors.New("lockstep: withdrawn as the victim of a deadlock")
 
 // ForLocker returns the Detector a Locker's Options.Deadlock asks for: nil,
-// with no error, when d is nil (detection off). r may be nil.
-func ForLocker(store lockstep.Store, clock lockstep.Clock, process string, d *lockstep.DeadlockDetection, maxServerSkew time.Duration, r *mrand.Rand) (*Detector, error) {
+// with no error, when d is nil (detection off). r and knobs may be nil.
+func ForLocker(store lockstep.Store, clock lockstep.Clock, process string, d *lockstep.DeadlockDetection, maxServerSkew time.Duration,
+	r *mrand.Rand, knobs *Knobs) (*Detector, error) {
 	if d == nil {
 		return nil, nil
 	}
-	return New(Config{Store: store, Clock: clock, Process: process, Detection: *d, MaxServerSkew: maxServerSkew, Rand: r})
+	cfg := Config{Store: store, Clock: clock, Process: process, Detection: *d, MaxServerSkew: maxServerSkew, Rand: r}
+	if knobs != nil {
+		cfg.Knobs = *knobs
+	}
+	return New(cfg)
 }

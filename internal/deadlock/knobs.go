@@ -1,9 +1,8 @@
 package deadlock
 
-import "github.com/lockstep-go/lockstep/internal/bugs"
-
 // Knobs switch on this package's planted defects, for the negative
-// controls (propertytests/doc.go). Each is checked at one point, in
+// controls (propertytests/doc.go); a Locker passes them in from its
+// TestingKnobs' Manager field. Each is checked at one point, in
 // victimCycle. Production code leaves them zero.
 type Knobs struct {
 	// Undetected publishes the waits but never fails one: a cycle lasts
@@ -16,16 +15,6 @@ type Knobs struct {
 	// Bystander fails a wait that sees a cycle among waits ranked below its
 	// own, whether or not it is part of it.
 	Bystander bool
-}
-
-// planted returns k with the process-wide defects of internal/bugs (build
-// tag lockstep_bugs) switched on as well: the one place this package reads
-// them, until its knobs are passed in by the Lockers.
-func (k Knobs) planted() Knobs {
-	k.Undetected = k.Undetected || bugs.Planted(bugs.DeadlockUndetected)
-	k.VictimUnshared = k.VictimUnshared || bugs.Planted(bugs.DeadlockVictimUnshared)
-	k.Bystander = k.Bystander || bugs.Planted(bugs.DeadlockBystander)
-	return k
 }
 
 // victimCycle is VictimCycle with the planted defects.

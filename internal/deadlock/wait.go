@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // Wait is one blocking call's wait for one member, published once it has
@@ -42,7 +42,7 @@ func (d *Detector) Run(ctx context.Context, identity any, req lockstep.Request, 
 	inner, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	var cycle []Record
-	goroutine.Go(d.clock, func() {
+	lifecycle.Go(d.clock, func() {
 		defer close(done)
 		if cycle = w.watch(inner); cycle != nil {
 			cancel(errWithdrawn)
@@ -51,7 +51,7 @@ func (d *Detector) Run(ctx context.Context, identity any, req lockstep.Request, 
 	l, err := fn(inner)
 	cancel(nil)
 	<-done
-	goroutine.Resumed(ctx, d.clock)
+	lifecycle.Resumed(ctx, d.clock)
 	w.end(context.WithoutCancel(ctx))
 	d.untrack(w)
 	if err == nil || cycle == nil || ctx.Err() != nil {

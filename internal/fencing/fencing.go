@@ -36,30 +36,42 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // ErrLapsed is wrapped by Draw's error when a lease lapsed before the token
 // arrived. It wraps lockstep.ErrLost.
 var ErrLapsed = fmt.Errorf("lease lapsed before the fencing token arrived: %w", lockstep.ErrLost)
 
-// Draw returns a fencing token from g for an acquisition that holds its
-// lock now. open is asked after the draw returned and must report whether
-// every lease the acquisition depends on is still open (for a lease started
-// at the claim's send: lease.Config.InTime, or the lease's own IsLost).
+// TestingKnobs switch on this package's planted defect, for the model
+// checks' negative controls; production code leaves them nil.
+type TestingKnobs struct {
+	// UncheckedToken restores the behaviour before the fix: Draw returns
+	// the token without asking open, and token 0 with a nil error when the
+	// draw failed, so a holder that stalled between its claim and the draw
+	// returns with a token above its successor's.
+	UncheckedToken bool
+}
+
+// Drawer draws the fencing tokens of one Locker from its global time cell.
+type Drawer struct {
+	Global *clock.Global
+	Knobs  *TestingKnobs // nil in production
+}
+
+// Draw returns a fencing token from d.Global for an acquisition that holds
+// its lock now. open is asked after the draw returned and must report
+// whether every lease the acquisition depends on is still open (for a lease
+// started at the claim's send: lease.Config.InTime, or the lease's own
+// IsLost).
 //
 // It returns an error wrapping ErrLapsed (and so lockstep.ErrLost) when open
 // reports false, and one wrapping the store's error when the draw failed —
 // with errors.Is(err, ctx.Err()) when ctx ended. ctx bounds the draw's two
 // requests. Draw writes nothing but the global time cell; on error the
 // caller must give the lock up.
-//
-// With the planted defect bugs.UncheckedToken (build tag lockstep_bugs) it
-// restores the old behaviour: no check, and token 0 with a nil error when
-// the draw failed.
-func Draw(ctx context.Context, g *clock.Global, open func() bool) (int64, error) {
-	t, err := g.Next(ctx)
-	if bugs.Planted(bugs.UncheckedToken) {
+func (d Drawer) Draw(ctx context.Context, open func() bool) (int64, error) {
+	t, err := d.Global.Next(ctx)
+	if d.Knobs != nil && d.Knobs.UncheckedToken {
 		if err != nil {
 			return 0, nil
 		}

@@ -109,7 +109,7 @@
 //
 // This package is shared by all lock algorithms and sits below them; it uses
 // only the injected clock, never the wall clock. The planted defect
-// bugs.LostTrustsScheduler (build tag lockstep_bugs) removes Lost's own
+// TestingKnobs.LostTrustsScheduler removes Lost's own
 // check, trusting the Scheduler to close Lost on time; the model checks'
 // control of that name (propertytests) catches it by the lease property.
 package lease

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // Hooks are told about renewals; nil fields are skipped. They are called
@@ -67,7 +66,7 @@ func (l *Lease) IsLost() bool {
 // its deadline entry, so a caller that merely looked at Lost never wakes the
 // Scheduler's goroutines behind a simulator's back.
 func (l *Lease) check() {
-	if bugs.Planted(bugs.LostTrustsScheduler) {
+	if l.cfg.knobs().LostTrustsScheduler {
 		return // the planted defect: only the Scheduler's deadline entry closes Lost
 	}
 	if l.expired(Stamp(l.clock)) {

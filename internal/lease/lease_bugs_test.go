@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/model"
 )
 
@@ -16,9 +15,9 @@ import (
 // checks of lease_test.go fail with them.
 
 func TestPlantedWallClockLease_StepBackKeepsLostOpen(t *testing.T) {
-	defer bugs.Plant(bugs.WallClockLease)()
 	c := model.NewManualClock(0)
-	l := startLease(t, c, Stamp(c), func(context.Context) error { return errors.New("store down") }, Hooks{})
+	w := WallClock(c)
+	l := startLease(t, w, Stamp(w), func(context.Context) error { return errors.New("store down") }, Hooks{})
 	defer l.Stop()
 	c.StepWall(-2 * cfg.TTL)
 	c.Advance(cfg.Window())
@@ -30,8 +29,7 @@ func TestPlantedWallClockLease_StepBackKeepsLostOpen(t *testing.T) {
 }
 
 func TestPlantedHalfTTLLease_AcceptsTTL1s(t *testing.T) {
-	defer bugs.Plant(bugs.HalfTTLLease)()
-	c := Config{TTL: time.Second, Renew: 300 * time.Millisecond, MaxServerSkew: time.Second}
+	c := Config{TTL: time.Second, Renew: 300 * time.Millisecond, MaxServerSkew: time.Second, Knobs: &TestingKnobs{HalfTTLLease: true}}
 	if err := c.Validate(); err != nil {
 		t.Fatalf("Validate() = %v: the planted defect should accept TTL 1s", err)
 	}
@@ -41,11 +39,12 @@ func TestPlantedHalfTTLLease_AcceptsTTL1s(t *testing.T) {
 }
 
 func TestPlantedLostTrustsScheduler_LostOpenPastTheDeadline(t *testing.T) {
-	defer bugs.Plant(bugs.LostTrustsScheduler)()
 	c := &frozenClock{}
-	l := newScheduler(t, c, nil).Start(cfg, 0, ok, Hooks{})
+	planted := cfg
+	planted.Knobs = &TestingKnobs{LostTrustsScheduler: true}
+	l := newScheduler(t, c, nil).Start(planted, 0, ok, Hooks{})
 	defer l.Stop()
-	c.now.Store(cfg.Window().Microseconds())
+	c.now.Store(planted.Window().Microseconds())
 	select {
 	case <-l.Lost():
 		t.Fatal("Lost() closed: the planted defect did not leave the deadline to the sleeping scheduler")

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // DefaultMaxServerSkew is Config.MaxServerSkew's default: how far apart the
@@ -31,6 +30,8 @@ type Config struct {
 	// nodes read (a coordinator's and a replica's). Zero is taken as is:
 	// callers apply DefaultMaxServerSkew.
 	MaxServerSkew time.Duration
+	// Knobs switch on planted defects (knobs.go); nil in production.
+	Knobs *TestingKnobs
 }
 
 // Window is how long after sending a successful write a holder may count its
@@ -65,7 +66,7 @@ type Config struct {
 // leaves no life at all (its cells may expire the instant they are written),
 // and 2s less than a second: such TTLs are refused (Validate, MinTTL).
 func (c Config) Window() time.Duration {
-	if bugs.Planted(bugs.HalfTTLLease) {
+	if c.knobs().HalfTTLLease {
 		return c.TTL / 2
 	}
 	return (c.TTL - time.Second - c.MaxServerSkew) / 2
@@ -93,7 +94,7 @@ func (c Config) DefaultRenew() time.Duration {
 // (the minimum is whole seconds) before the whole-seconds rule, whose advice
 // (round up) could still fall below the minimum, is applied.
 func (c Config) Validate() error {
-	if bugs.Planted(bugs.HalfTTLLease) {
+	if c.knobs().HalfTTLLease {
 		if err := lockstep.ValidateTTL("TTL", c.TTL); err != nil {
 			return err
 		}
@@ -126,7 +127,7 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// validateHalfTTL is the old rule, planted by bugs.HalfTTLLease: any whole
+// validateHalfTTL is the old rule, planted by TestingKnobs.HalfTTLLease: any whole
 // second TTL, 0 < Renew <= TTL/3.
 func (c Config) validateHalfTTL() error {
 	if c.Renew <= 0 || 3*c.Renew > c.TTL {
@@ -138,9 +139,6 @@ func (c Config) validateHalfTTL() error {
 // Stamp returns the instant, on c, from which a lease or an in-time check
 // counts: elapsed time, which no wall-clock step moves.
 func Stamp(c lockstep.Clock) int64 {
-	if bugs.Planted(bugs.WallClockLease) {
-		return c.Now()
-	}
 	return c.Elapsed()
 }
 

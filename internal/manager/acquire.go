@@ -8,8 +8,7 @@ import (
 	"strings"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // Acquire takes the members of m.Plan(reqs) one by one, in that order,
@@ -59,7 +58,7 @@ func (m *Manager) Acquire(ctx context.Context, reqs []lockstep.Request, try bool
 		}
 		members = append(members, mb)
 	}
-	if i := firstLost(members); i >= 0 && !bugs.Planted(bugs.GroupReturnsLostMember) {
+	if i := firstLost(members); i >= 0 && !m.knobs.GroupReturnsLostMember {
 		err := fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, was lost while the members after it were taken "+
 			"(its lease lapsed: the store or the network stalled its renewals); the group released what it took, so nothing is held: take the group again: %w",
 			joinRequests(plan), i+1, len(plan), plan[i], lockstep.ErrLost)
@@ -118,10 +117,10 @@ func (m *Manager) takeReentrant(ctx context.Context, w waiter, r lockstep.Reques
 			}
 			select {
 			case <-ready:
-				goroutine.Resumed(ctx, m.clock)
+				lifecycle.Resumed(ctx, m.clock)
 				continue
 			case <-ctx.Done():
-				goroutine.Resumed(ctx, m.clock)
+				lifecycle.Resumed(ctx, m.clock)
 				return nil, ctx.Err()
 			}
 		}

@@ -26,13 +26,3 @@ func (m *Manager) Group(ctx context.Context, reqs []lockstep.Request, try bool) 
 	}
 	return m.Acquire(ctx, reqs, try)
 }
-
-// WithoutHolder returns ctx with no reentrancy holder: a Locker whose
-// members are taken from inner Lockers (package migration) counts
-// reentrancy itself, and its inner Lockers must not count it again.
-func WithoutHolder(ctx context.Context) context.Context {
-	if _, ok := lockstep.ReentrancyHolder(ctx); !ok {
-		return ctx
-	}
-	return lockstep.WithReentrancy(ctx, nil)
-}

@@ -1,11 +1,11 @@
 // Package manager is the lock manager every Locker of this module puts on
 // top of its own acquisition of one id: lock groups, hierarchical ids and
-// opt-in reentrancy (issue 15; seeds 003 and 004). A Locker gives New its
+// opt-in reentrancy (after seeds 003 and 004). A Locker gives New its
 // acquisition of one id in one access (One) and its hierarchy separator;
 // its LockGroup, TryLockGroup and, with a separator or under
 // lockstep.WithReentrancy, Lock and TryLock go through Manager.Acquire. It
 // depends on the root package and on internal/held (loss signals) and
-// internal/serial, never on a store: what an access means in the store is
+// internal/lifecycle, never on a store: what an access means in the store is
 // the Locker's business (docs/algorithms.md, section 4.2, for the queue algorithm).
 //
 // # The plan
@@ -54,8 +54,8 @@
 // Locker's in-process turns to be FIFO per id, as queuelock's are. A
 // process that holds a group and then starts another acquisition outside
 // it (nested Lock calls in an order of its own) is outside the argument,
-// as with any lock. The planted defect GroupUnordered (internal/bugs, build
-// tag lockstep_bugs) takes the members in the caller's order instead; the
+// as with any lock. The planted defect TestingKnobs.GroupUnordered takes
+// the members in the caller's order instead; the
 // test manager_bugs_test.go shows two opposite groups then deadlock, and
 // the model checks' negative control catches it.
 //
@@ -94,7 +94,7 @@
 // and each member's fencing token was drawn (by its Locker, after its
 // claim) under a lease that was still running when the group was returned,
 // so the tokens' order is ownership order for every member (fence/doc.go).
-// The planted defect GroupReturnsLostMember (internal/bugs) returns such a
+// The planted defect TestingKnobs.GroupReturnsLostMember returns such a
 // group; the model checks' lease property refuses any group returned with
 // Lost() closed, and their negative control catches the defect.
 //

@@ -8,7 +8,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/held"
-	"github.com/lockstep-go/lockstep/internal/serial"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // Lock is what Acquire returns: the members of one plan held as one
@@ -35,7 +35,7 @@ type Lock struct {
 	stop, done chan struct{}
 
 	// mu is held for a whole Unlock, so concurrent calls serialize.
-	mu       serial.Mutex
+	mu       lifecycle.Mutex
 	stopped  bool        // the first Unlock ran: the loss forwarding is undone
 	state    []heldState // per member, under mu
 	released bool        // every member released: later calls return nil

@@ -11,14 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
-func plant(t *testing.T, d bugs.Defect) { t.Cleanup(bugs.Plant(d)) }
+// planted returns a manager with knobs k, as newManager does.
+func planted(t *testing.T, sep string, k TestingKnobs) (*Manager, *table) {
+	t.Helper()
+	tab := newTable()
+	m, err := New(sep, tab.one, nil, nil, &k)
+	require.NoError(t, err)
+	return m, tab
+}
 
 func TestBugs_GroupUnorderedPlansInTheCallersOrder(t *testing.T) {
-	plant(t, bugs.GroupUnordered)
-	m, _ := newManager(t, "/")
+	m, _ := planted(t, "/", TestingKnobs{GroupUnordered: true})
 	got, err := m.Plan(reqs("z", "a/b:S", "z:S"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"z:X", "a/b:S", "a:IS"}, strs(got))
@@ -28,8 +33,7 @@ func TestBugs_GroupUnorderedPlansInTheCallersOrder(t *testing.T) {
 // and b in opposite orders each hold one and wait for the other: the
 // deadlock TestAcquire_OppositeOrderGroupsDoNotDeadlock rules out.
 func TestBugs_GroupUnorderedDeadlocks(t *testing.T) {
-	plant(t, bugs.GroupUnordered)
-	m, tab := newManager(t, "")
+	m, tab := planted(t, "", TestingKnobs{GroupUnordered: true})
 	// Each group's first take waits for the other's, so both hold one.
 	var takes sync.WaitGroup
 	takes.Add(2)
@@ -75,8 +79,7 @@ func TestBugs_GroupUnorderedDeadlocks(t *testing.T) {
 // Without the intention lock on "a", an X holder of "a/b" and one of "a"
 // share no id, and both hold.
 func TestBugs_SkipIntentionMissesTheAncestorConflict(t *testing.T) {
-	plant(t, bugs.SkipIntention)
-	m, tab := newManager(t, "/")
+	m, tab := planted(t, "/", TestingKnobs{SkipIntention: true})
 	got, err := m.Plan(reqs("a/b/c:S"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a/b/c:S"}, strs(got))
@@ -94,8 +97,7 @@ func TestBugs_SkipIntentionMissesTheAncestorConflict(t *testing.T) {
 // already lost, its Lost() closed: what
 // TestAcquire_MemberLostBeforeTheGroupIsCompleteFailsAndReleases rules out.
 func TestBugs_GroupReturnsLostMember(t *testing.T) {
-	plant(t, bugs.GroupReturnsLostMember)
-	m, tab := newManager(t, "")
+	m, tab := planted(t, "", TestingKnobs{GroupReturnsLostMember: true})
 	loseAfterTaking(tab, "b", "a")
 	l, err := m.Acquire(context.Background(), reqs("a", "b"), false)
 	require.NoError(t, err)

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 )
 
 // Plan validates reqs and returns the members an acquisition of them takes,
@@ -32,7 +31,7 @@ func (m *Manager) Plan(reqs []lockstep.Request) ([]lockstep.Request, error) {
 			return nil, fmt.Errorf("lockstep: request %d of %d: %w", i+1, len(reqs), err)
 		}
 	}
-	unordered := bugs.Planted(bugs.GroupUnordered)
+	unordered := m.knobs.GroupUnordered
 	var plan []lockstep.Request
 	at := map[string]int{} // id → index in plan
 	add := func(id string, a lockstep.Access) {
@@ -160,7 +159,7 @@ func edgeOverlap(seg, sep string) string {
 // for "a/b/c" with separator "/"; none without a separator or under the
 // planted defect SkipIntention.
 func (m *Manager) ancestors(id string) []string {
-	if m.sep == "" || bugs.Planted(bugs.SkipIntention) {
+	if m.sep == "" || m.knobs.SkipIntention {
 		return nil
 	}
 	var out []string

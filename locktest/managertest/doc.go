@@ -1,5 +1,5 @@
-// Package managertest is the functional suite of the lock manager (issue
-// 15): seed 003's functional scenarios (§4.2) run against any
+// Package managertest is the functional suite of the lock manager: seed
+// 003's functional scenarios (§4.2) run against any
 // lockstep.GroupLocker. It is test support, imported only by tests, built as
 // package locktest is: queuelock, combined, shadowlock and migration run it
 // on the model inside a testing/synctest bubble (virtual time), and package

@@ -1,5 +1,5 @@
-// Command rbworker is one worker process of the robustness suite (issue 14;
-// package robustness). It takes locks through the library's public entry
+// Command rbworker is one worker process of the robustness suite
+// (package robustness). It takes locks through the library's public entry
 // point, migration.Locker, in a loop until --duration ends: pick one of
 // --locks ids at random, Lock with a timeout, and in the critical section
 // read the harness's fenced register (with the lock's fencing token) and its
@@ -43,9 +43,9 @@
 //
 // # Negative controls
 //
-// --plant NAME switches on a planted defect of internal/bugs for the whole
-// process; it needs a binary built with -tags lockstep_bugs (the worker
-// refuses the flag otherwise). --fencing=false takes locks without fencing
+// --plant NAME switches on a planted defect in every Locker the worker
+// builds (the library's TestingKnobs); it needs a binary built with -tags
+// lockstep_bugs (the worker refuses the flag otherwise). --fencing=false takes locks without fencing
 // tokens (all tokens 0, which the fenced register then cannot tell apart).
 // --bypass-migration takes locks with the algorithm of the flag's mode
 // directly, as an old binary that never went through migration.Locker would:

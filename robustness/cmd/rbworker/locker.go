@@ -52,14 +52,17 @@ func dial(c config) (*gocql.Session, lockstep.Store, error) {
 // window is the lease window the library under test computes for the
 // configured TTL and skew (a planted lease defect changes it), in ns.
 func window(c config) int64 {
-	return int64(lease.Config{TTL: c.ttl, MaxServerSkew: c.maxServerSkew}.Window())
+	return int64(lease.Config{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, Knobs: c.planted.lease}.Window())
 }
 
 // newLocker builds the worker's locker: migration.New, the public entry
 // point, unless --bypass-migration asks for the algorithms directly. All
 // construction of library lockers is in this function.
 func newLocker(c config, store lockstep.Store, obs lockstep.Observer) (locker, error) {
-	clk := &clock.Local{}
+	var clk lockstep.Clock = &clock.Local{}
+	if c.planted.wallClock {
+		clk = lease.WallClock(clk)
+	}
 	var fence *clock.Global
 	if c.fencing {
 		g, err := clock.NewGlobal(store, "", clk)
@@ -77,10 +80,11 @@ func newLocker(c config, store lockstep.Store, obs lockstep.Observer) (locker, e
 		sep = separator
 	}
 	return migration.New(store, flag, &migration.Options{Clock: clk, ProcessID: c.process, Separator: sep,
-		Queue:    &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew},
-		Legacy:   &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew},
-		Fencing:  fence,
-		Observer: obs,
+		Queue:        &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, TestingKnobs: c.planted.queue},
+		Legacy:       &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, TestingKnobs: c.planted.legacy},
+		Fencing:      fence,
+		Observer:     obs,
+		TestingKnobs: c.planted.migration,
 	})
 }
 
@@ -97,19 +101,20 @@ func newDirect(c config, store lockstep.Store, clk lockstep.Clock, fence *clock.
 	d := &direct{flag: flag}
 	var err error
 	if d.legacy, err = shadowlock.New(store, &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew,
-		Clock: clk, ProcessID: c.process + ":legacy", Fencing: fence, Observer: obs}); err != nil {
+		Clock: clk, ProcessID: c.process + ":legacy", Fencing: fence, Observer: obs, TestingKnobs: c.planted.legacy}); err != nil {
 		return nil, err
 	}
 	if d.queue, err = queuelock.New(store, &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew,
-		Clock: clk, ProcessID: c.process + ":new", Fencing: fence, Observer: obs}); err != nil {
+		Clock: clk, ProcessID: c.process + ":new", Fencing: fence, Observer: obs, TestingKnobs: c.planted.queue}); err != nil {
 		return nil, errors.Join(err, d.Close(context.Background()))
 	}
 	if d.combined, err = combined.New(store, &combined.Options{
 		Queue: &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, Clock: clk,
-			ProcessID: c.process + ":combined", Observer: obs},
+			ProcessID: c.process + ":combined", Observer: obs, TestingKnobs: c.planted.queue},
 		Legacy: &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, Clock: clk,
-			ProcessID: c.process + ":combined", Observer: obs},
-		Fencing: fence}); err != nil {
+			ProcessID: c.process + ":combined", Observer: obs, TestingKnobs: c.planted.legacy},
+		Fencing:      fence,
+		TestingKnobs: c.planted.combined}); err != nil {
 		return nil, errors.Join(err, d.Close(context.Background()))
 	}
 	return d, nil

@@ -33,6 +33,7 @@ type config struct {
 	requestTimeout  time.Duration
 	fencing         bool
 	plant           string
+	planted         planted // what plant switches on (plant.go), set by run
 	bypassMigration bool
 	managerShare    float64
 	epochUnixNS     int64
@@ -57,7 +58,7 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&c.lockTimeout, "lock-timeout", 0, "bound on one Lock call (0: 4×TTL)")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 2*time.Second, "Cassandra request timeout")
 	fs.BoolVar(&c.fencing, "fencing", true, "take fencing tokens (global time service)")
-	fs.StringVar(&c.plant, "plant", "", "planted defect of internal/bugs to switch on (needs -tags lockstep_bugs)")
+	fs.StringVar(&c.plant, "plant", "", "planted defect to switch on, one of "+strings.Join(plantable, ", ")+" (needs a worker built with -tags lockstep_bugs)")
 	fs.BoolVar(&c.bypassMigration, "bypass-migration", false, "take locks with the flag's algorithm directly, not through migration.Locker (negative control)")
 	fs.Float64Var(&c.managerShare, "manager-share", 0, "share of acquisitions (0..1) that are the lock manager's: Shared locks, groups and hierarchical ids over lock-0, lock-1 and their children (ids use the separator \"/\")")
 	fs.Int64Var(&c.epochUnixNS, "epoch-unix-ns", 0, "the run's shared epoch, Unix ns (0: now)")
@@ -118,11 +119,9 @@ func main() {
 // run sets everything up, works until the duration ends or ctx is
 // cancelled, and closes everything.
 func run(ctx context.Context, c config) (err error) {
-	undo, err := plant(c.plant)
-	if err != nil {
+	if c.planted, err = plant(c.plant); err != nil {
 		return err
 	}
-	defer undo()
 	clk := history.NewClock(c.epochUnixNS)
 	hw, err := history.Create(c.historyPath)
 	if err != nil {

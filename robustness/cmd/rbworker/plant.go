@@ -2,28 +2,66 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
-	"github.com/lockstep-go/lockstep/internal/bugs"
+	"github.com/lockstep-go/lockstep/combined"
+	"github.com/lockstep-go/lockstep/internal/fencing"
+	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/manager"
+	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
-// plantable lists the process-wide defects --plant accepts.
-var plantable = []bugs.Defect{bugs.HalfTTLLease, bugs.WallClockLease, bugs.UncheckedToken, bugs.StaleOwnerColumn, bugs.KeepIDState, bugs.SkipIntention}
+// plantable lists the defects --plant accepts, by the names the model
+// checks' regression files use.
+var plantable = []string{"half-ttl-lease", "wall-clock-lease", "unchecked-token", "stale-owner-column", "keep-id-state", "skip-intention"}
 
-// plant switches on the named defect for the whole process ("" plants
-// nothing). The robustness module sits inside the library's import path, so
-// it may import internal/bugs; a binary built without -tags lockstep_bugs
-// refuses, changing nothing.
-func plant(name string) (undo func(), err error) {
+// planted is what --plant switches on: the TestingKnobs the worker's
+// Lockers are built with (newLocker), and whether they measure leases on
+// the wall clock (lease.WallClock). The zero value plants nothing.
+type planted struct {
+	queue     *queuelock.TestingKnobs
+	legacy    *shadowlock.TestingKnobs
+	combined  *combined.TestingKnobs
+	migration *migration.TestingKnobs
+	lease     *lease.TestingKnobs // for the worker's own lease window
+	wallClock bool
+}
+
+// plant returns the knobs of the named defect ("" plants nothing). A worker
+// built without -tags lockstep_bugs refuses every defect: the robustness
+// suite's controls build theirs with the tag, and no other build of the
+// worker can run with a defect by mistake.
+func plant(name string) (planted, error) {
+	var p planted
 	if name == "" {
-		return func() {}, nil
+		return p, nil
 	}
-	for _, d := range plantable {
-		if string(d) == name {
-			if !bugs.Compiled {
-				return nil, fmt.Errorf("--plant %s needs a worker built with -tags lockstep_bugs", name)
-			}
-			return bugs.Plant(d), nil
-		}
+	if !defectsBuild {
+		return p, fmt.Errorf("--plant %s needs a worker built with -tags lockstep_bugs", name)
 	}
-	return nil, fmt.Errorf("--plant %q: unknown defect; want one of %v", name, plantable)
+	q, g := &queuelock.TestingKnobs{}, &shadowlock.TestingKnobs{}
+	c, m := &combined.TestingKnobs{}, &migration.TestingKnobs{}
+	switch name {
+	case "half-ttl-lease":
+		p.lease = &lease.TestingKnobs{HalfTTLLease: true}
+		q.Lease, g.Lease = p.lease, p.lease
+	case "wall-clock-lease":
+		p.wallClock = true
+	case "unchecked-token":
+		f := &fencing.TestingKnobs{UncheckedToken: true}
+		q.Fencing, g.Fencing, c.Fencing, m.Fencing = f, f, f, f
+	case "stale-owner-column":
+		q.StaleOwnerColumn = true
+	case "keep-id-state":
+		q.KeepIDState = true
+	case "skip-intention":
+		mg := &manager.TestingKnobs{SkipIntention: true}
+		q.Manager, g.Manager, c.Manager, m.Manager = mg, mg, mg, mg
+	default:
+		return p, fmt.Errorf("--plant %q: unknown defect; want one of %s", name, strings.Join(plantable, ", "))
+	}
+	p.queue, p.legacy, p.combined, p.migration = q, g, c, m
+	return p, nil
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/bugs"
 	"github.com/lockstep-go/lockstep/robustness/history"
 )
 
@@ -35,16 +34,22 @@ func TestParseFlags_RefusesMissingAndBadInput(t *testing.T) {
 }
 
 func TestPlant_NeedsTheBuildTag(t *testing.T) {
-	if _, err := plant("no-such-defect"); err == nil || !strings.Contains(err.Error(), "half-ttl-lease") {
-		t.Fatalf("unknown defect: %v", err)
-	}
-	undo, err := plant(string(bugs.HalfTTLLease))
-	if bugs.Compiled {
-		if err != nil || !bugs.Planted(bugs.HalfTTLLease) {
-			t.Fatalf("planting in a lockstep_bugs build: %v", err)
+	if defectsBuild {
+		if _, err := plant("no-such-defect"); err == nil || !strings.Contains(err.Error(), "half-ttl-lease") {
+			t.Fatalf("unknown defect: %v", err)
 		}
-		undo()
+		p, err := plant("half-ttl-lease")
+		if err != nil || p.queue.Lease == nil || !p.queue.Lease.HalfTTLLease {
+			t.Fatalf("planting in a lockstep_bugs build: %+v, %v", p, err)
+		}
+		if w := window(config{ttl: time.Second, maxServerSkew: time.Second, planted: p}); w != int64(500*time.Millisecond) {
+			t.Fatalf("planted window %v, want the old TTL/2", time.Duration(w))
+		}
 		return
+	}
+	p, err := plant("half-ttl-lease")
+	if p != (planted{}) {
+		t.Fatalf("planting without the tag switched %+v on", p)
 	}
 	if err == nil || !strings.Contains(err.Error(), "-tags lockstep_bugs") {
 		t.Fatalf("planting without the tag: %v", err)

@@ -1,5 +1,3 @@
-//go:build lockstep_bugs
-
 package locktest
 
 import (
@@ -8,7 +6,8 @@ import (
 )
 
 // ExpectUncheckedTokenCaught is the negative control of the delayed-draw
-// scenarios: run with bugs.UncheckedToken planted (build tag lockstep_bugs),
+// scenarios: run with env building its Lockers with the UncheckedToken knob
+// (internal/fencing.TestingKnobs) switched on,
 // it fails unless A returns a lock while B holds it, with a token below B's —
 // the defect the scenarios exist to catch.
 func ExpectUncheckedTokenCaught(t *testing.T, env FencingEnv) {

@@ -1,0 +1,34 @@
+package manager
+
+import "github.com/lockstep-go/lockstep/internal/deadlock"
+
+// TestingKnobs switch on this package's planted defects, for the model
+// checks' negative controls (propertytests/doc.go): each restores a defect
+// that was found and fixed. A Locker passes its Options.TestingKnobs'
+// Manager field to New; production code leaves it nil.
+type TestingKnobs struct {
+	// GroupUnordered takes a group's members in the caller's order, each
+	// request before its ancestors' intention locks, instead of the
+	// canonical order: two groups naming the same ids in opposite orders can
+	// each hold one and wait for the other for ever.
+	GroupUnordered bool
+	// SkipIntention plans a hierarchical lock without the intention locks on
+	// its ancestors: a lock on "a/b" and one on "a" then share no id, and
+	// both hold at once.
+	SkipIntention bool
+	// GroupReturnsLostMember returns a group whose member was lost while
+	// later members were being taken, with Lost() already closed and that
+	// member's token from a lease that ended.
+	GroupReturnsLostMember bool
+	// Deadlock plants the deadlock detector's defects (internal/deadlock):
+	// a Locker passes them to the detector it builds.
+	Deadlock deadlock.Knobs
+}
+
+// DeadlockKnobs returns the deadlock detector's knobs of k, nil for a nil k.
+func (k *TestingKnobs) DeadlockKnobs() *deadlock.Knobs {
+	if k == nil {
+		return nil
+	}
+	return &k.Deadlock
+}
