@@ -13,7 +13,7 @@ import (
 	"github.com/lockstep-go/lockstep/queuelock"
 )
 
-// The deadlock fleet (issue 24; docs/algorithms.md, section 8.5): three
+// The deadlock fleet (docs/algorithms.md, section 8.5): three
 // queue-lock processes with deadlock detection, each a unit of work (a
 // reentrancy holder) that takes two of deadlockIDs, exclusively, one Lock
 // call after the other, in an order it draws, so that cycles of waits form.

@@ -1,5 +1,5 @@
-// Package deadlock is the lock manager's deadlock detector (issue 24;
-// seed 003, §3.2 and Appendix A): waiters that have waited long publish
+// Package deadlock is the lock manager's deadlock detector (the
+// deadlock-detection module of seed 003, §3.2 and Appendix A): waiters that have waited long publish
 // wait records in the store, and the victim of a cycle among them fails
 // itself with lockstep.ErrDeadlock. internal/manager calls it; it depends on
 // the root package and a lockstep.Store, never on a Locker. The full

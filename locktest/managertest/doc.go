@@ -29,7 +29,7 @@
 //     held until the balancing release and is free after it (another
 //     Locker's TryLock succeeds); asking Exclusive while holding Shared fails
 //     with lockstep.ErrUpgrade.
-//   - DeadlockPair, DeadlockTriangle and ReentrantDetecting (issue 24), on
+//   - DeadlockPair, DeadlockTriangle and ReentrantDetecting, on
 //     Lockers with deadlock detection (Env.NewDetecting; skipped without):
 //     two clients take a then b and b then a, each as one unit of work
 //     (a reentrancy holder) with a comment; exactly one gets
