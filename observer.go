@@ -56,3 +56,24 @@ type NopObserver struct{}
 func (NopObserver) ObserveAcquire(context.Context, AcquireEvent) {}
 func (NopObserver) ObserveRelease(context.Context, ReleaseEvent) {}
 func (NopObserver) ObserveLease(context.Context, LeaseEvent)     {}
+
+// WakeObserver is an optional interface of an Observer: a queue Locker with
+// wake-ups on release (queuelock.Options.Wake) tells an Observer that also
+// implements it when wake-ups stop arriving and when they arrive again.
+// Being a separate interface, it leaves existing Observers unchanged.
+type WakeObserver interface {
+	ObserveWake(ctx context.Context, e WakeEvent)
+}
+
+// WakeEvent describes a change in whether a Locker's wake-ups arrive.
+type WakeEvent struct {
+	// Blocked is true when the Locker stopped expecting wake-ups: Missed
+	// handoffs in a row, each one a release whose claim had seen the
+	// waiter, were noticed by the waiter's own read with no wake-up
+	// (datagrams lost or a port blocked, or releasers that send none). Its
+	// waiters then read at the cadence they use without wake-ups. False
+	// when a wake-up arrived again and the Locker went back to relying on
+	// them.
+	Blocked bool
+	Missed  int
+}

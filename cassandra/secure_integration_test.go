@@ -222,6 +222,48 @@ func TestSecure_AppRole(t *testing.T) {
 		_, err = f.lockOnce(ctx, lockstep.ModeNew, "secure/revoked")
 		require.NoError(t, err, "after granting MODIFY again")
 	})
+
+	// Ready finds a role without MODIFY at startup, before any Lock: its
+	// write probe (one cell with a short TTL in a partition no lock uses,
+	// then deleted) is refused, and the error names the table and the GRANT
+	// that is missing.
+	t.Run("RevokedModifyFailsReady", func(t *testing.T) {
+		ready := func() error {
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			ctrl, err := migration.NewController(f.opStore, nil)
+			require.NoError(t, err)
+			p, err := ctrl.Get(ctx) // whichever phase the subtests before left
+			require.NoError(t, err)
+			clk := &clock.Local{}
+			global, err := clock.NewGlobal(f.appStore, f.tables.GlobalTime, clk)
+			require.NoError(t, err)
+			lk, err := migration.New(f.appStore, migration.Static(p.Mode), &migration.Options{Clock: clk, Fencing: global})
+			require.NoError(t, err)
+			defer lk.Close(context.WithoutCancel(ctx))
+			return lk.Ready(ctx)
+		}
+		require.NoError(t, ready(), "with every grant docs/security.md lists")
+		for _, table := range []string{f.tables.QueueLock, f.tables.FleetCensus} {
+			g := securetest.Grant{Permission: "MODIFY", Table: table}
+			execAll(t, f.adminS, g.RevokeCQL(f.ks, f.app))
+			err := ready()
+			execAll(t, f.adminS, g.CQL(f.ks, f.app))
+			require.Error(t, err, "MODIFY on %s revoked", table)
+			assert.ErrorIs(t, err, migration.ErrNotReady)
+			assert.ErrorIs(t, err, lockstep.ErrRefused)
+			assert.NotErrorIs(t, err, context.DeadlineExceeded)
+			for _, want := range []string{
+				"migration: not ready: table " + table + " refuses a write: ",
+				"no MODIFY permission", f.ks + "." + table,
+				"GRANT MODIFY ON TABLE <keyspace>." + table + " TO <role>",
+			} {
+				assert.Contains(t, err.Error(), want)
+			}
+			t.Logf("the error a user sees: %v", err)
+		}
+		require.NoError(t, ready(), "after granting MODIFY again")
+	})
 }
 
 func requireUnauthorized(t *testing.T, err error, what string) {

@@ -56,6 +56,9 @@ func NewGlobal(store lockstep.Store, table string, local lockstep.Clock) (*Globa
 	return &Global{store: store, table: table, local: local}, nil
 }
 
+// Table returns the table holding the global time cell.
+func (g *Global) Table() string { return g.table }
+
 // Read returns the current value of the global time cell, 0 when it was
 // never written.
 func (g *Global) Read(ctx context.Context) (int64, error) {

@@ -19,7 +19,10 @@
 //
 // Build one Locker per process with New and a flag source ([Static], [Env],
 // [File], [PhaseFlag], or an SDK's); call Ready at startup and Close on
-// shutdown.
+// shutdown. Ready checks that every table answers a read, that every table
+// the Locker writes takes a write (one short-lived cell in a partition no
+// lock uses, then deleted: a role without MODIFY fails here, naming the
+// GRANT it lacks), and that the phase allows the flag's mode.
 // Move the phase with [Controller.Set] or lockctl phase set. The rollout
 // runbook is docs/migrating.md.
 //

@@ -9,9 +9,9 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // heartbeat keeps one process's census entry: the process's state (configured
@@ -285,8 +285,8 @@ func (h *heartbeat) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.stop = cancel
 	h.wg.Add(2)
-	goroutine.Go(h.clock, func() { h.loop(ctx) })
-	goroutine.Go(h.clock, func() { h.watch(ctx) })
+	lifecycle.Go(h.clock, func() { h.loop(ctx) })
+	lifecycle.Go(h.clock, func() { h.watch(ctx) })
 }
 
 // shutdown stops both goroutines and waits for them.

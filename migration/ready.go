@@ -31,8 +31,22 @@ func lockTables(o *Options) []string {
 	return []string{m, s, q}
 }
 
-// Ready checks, writing nothing, that every table answers and the phase allows
-// the flag's mode.
+// Ready checks that the Locker can work, in this order:
+//
+//   - every table it uses answers a read (the lock tables of both
+//     algorithms, the census, the phase and, with fencing, the global time
+//     table);
+//   - every table it writes takes a write: it puts one cell with a
+//     10-second TTL in a partition no lock uses, and deletes it (every
+//     table above but the phase, which only the operator writes). A role
+//     without MODIFY fails here, with the GRANT that is missing, instead of
+//     at its first Lock;
+//   - the flag gives a mode, and the fleet phase allows it.
+//
+// It returns nil, or an error wrapping ErrNotReady and the cause that says
+// what failed and what to do. When ctx ends first it returns the store's
+// error as it is, not ErrNotReady: the check did not finish. A failed write probe leaves at most its one cell, until
+// its TTL.
 func (l *Locker) Ready(ctx context.Context) error {
 	if !l.enter() {
 		return lockstep.ErrClosed
@@ -45,6 +59,13 @@ func (l *Locker) Ready(ctx context.Context) error {
 		if _, err := f.Read(ctx); err != nil {
 			return notReady(ctx, fmt.Sprintf("the global time table (fencing tokens) does not answer a read: %v", err), err, probe.Fix)
 		}
+	}
+	writes := append(append([]string(nil), l.tables...), l.cfg.censusTable)
+	if f := l.algs.fencing; f != nil {
+		writes = append(writes, f.Table())
+	}
+	if err := probe.Writes(ctx, l.store, l.clock, "migration: ", writes...); err != nil {
+		return err
 	}
 	phase, _, err := readPhaseRow(ctx, l.store, l.cfg.phaseTable)
 	if err != nil {

@@ -113,6 +113,9 @@ type fleet struct {
 	// groups, when set, makes this a lock-manager fleet: its processes take
 	// lock groups over a hierarchical id space (groupfleet_test.go).
 	groups *groupSpec
+	// deadlock makes this the deadlock fleet (deadlockfleet_test.go): its
+	// processes take nested locks in random orders, with detection on.
+	deadlock bool
 }
 
 // fleets are the fleets the property tests check. A mixed fleet is one more
@@ -140,7 +143,7 @@ var fleets = append([]fleet{
 	// by the net action (wake_test.go), beside a process without them (an
 	// old binary, or one whose port is unreachable).
 	{name: "new/wake", kinds: []kind{queueWake, queueWake, queue}, starvationFree: true},
-}, managerFleets...)
+}, append(managerFleets, deadlockFleet)...)
 
 func fleetNamed(name string) fleet {
 	for _, f := range fleets {

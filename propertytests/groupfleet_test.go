@@ -2,7 +2,7 @@ package propertytests
 
 import "testing"
 
-// The lock-manager fleets (issue 15): processes take lock groups of 1–3
+// The lock-manager fleets: processes take lock groups of 1–3
 // requests over the hierarchical id space groupIDs, in weighted accesses,
 // by LockGroup, TryLockGroup or Lock, some cancelled while they wait
 // (groupuser_test.go), under the random phase's faults. After every action

@@ -76,6 +76,9 @@ const (
 	combinedSharedQueueHalf defect = "combined-shared-queue-half"
 	retryNeedsFreeID        defect = "retry-needs-free-id"
 	groupReturnsLostMember  defect = "group-returns-lost-member"
+	deadlockUndetected      defect = "deadlock-undetected"
+	deadlockVictimUnshared  defect = "deadlock-victim-unshared"
+	deadlockBystander       defect = "deadlock-bystander"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -150,6 +153,12 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			mg.SkipIntention = true
 		case groupReturnsLostMember:
 			mg.GroupReturnsLostMember = true
+		case deadlockUndetected:
+			mg.Deadlock.Undetected = true
+		case deadlockVictimUnshared:
+			mg.Deadlock.VictimUnshared = true
+		case deadlockBystander:
+			mg.Deadlock.Bystander = true
 		default:
 			return knobs{}, fmt.Errorf("unknown planted defect %q: the names are the defect constants of propertytests/knobs_test.go", d)
 		}

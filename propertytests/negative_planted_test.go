@@ -2,12 +2,13 @@
 
 package propertytests
 
-// The controls of the safety issue's defects. Their defects are compiled
-// only under the lockstep_bugs build tag (internal/plant), so these
-// controls run only with it: go test -tags lockstep_bugs ./propertytests/
-// -run Negative. Each restores what users found in released code, which the
-// model checks of that time did not find; the widened checks must now catch
-// each one by the intended property and shrink it.
+// The controls of the defects black-box tests found (CHANGELOG.md, Earlier
+// development). Their defects are switched on through the packages'
+// TestingKnobs; these controls run only in the lockstep_bugs test build:
+// go test -tags lockstep_bugs ./propertytests/ -run Negative. Each restores
+// what users found in released code, which the model checks of that time did
+// not find; the widened checks must now catch each one by the intended
+// property and shrink it.
 func init() {
 	controls = append(controls,
 		// A lease of TTL/2 at the TTL of 1s the old options accepted: the
@@ -17,26 +18,26 @@ func init() {
 		control{name: "HalfTTLLease", fleet: fleetNamed("new"),
 			v: variant{plant: []defect{halfTTLLease}}, want: "lease:",
 			keep:  "lease-outlives-whole-second-ttl",
-			found: "found from outside (the safety issue, defect 1): with TTL 1s a healthy holder's cells expired ~100 ms after its claim and another process acquired while its Lost() was open (49–62 double grants in 10 s on a real node); the model checks of the time judged leases by the lease's own TTL/2 and ran at TTL 6s. Re-found by the negative control HalfTTLLease once the harness judged by the model's whole-second expiry at the smallest accepted TTL; fixed in internal/lease by deriving the window from a cell's sure life, (TTL − 1s − MaxServerSkew)/2, and refusing TTLs that leave less than a second"},
+			found: "found from outside (by black-box tests of the public API): with TTL 1s a healthy holder's cells expired ~100 ms after its claim and another process acquired while its Lost() was open (49–62 double grants in 10 s on a real node); the model checks of the time judged leases by the lease's own TTL/2 and ran at TTL 6s. Re-found by the negative control HalfTTLLease once the harness judged by the model's whole-second expiry at the smallest accepted TTL; fixed in internal/lease by deriving the window from a cell's sure life, (TTL − 1s − MaxServerSkew)/2, and refusing TTLs that leave less than a second"},
 		// Lease deadlines on the wall clock: a holder whose wall clock is
 		// stepped back keeps Lost() open while its cells expire.
 		control{name: "WallClockLease", fleet: fleetNamed("new"),
 			v: variant{plant: []defect{wallClockLease}, weights: &slowWeights, stepFirst: -2 * ttl, noOwnerCellCheck: true}, want: "lease:",
 			keep: "lease-on-stepped-wall-clock", attempts: 8, shortSteps: 20, maxActions: 16,
-			found: "found from outside (the safety issue, defect 2): a holder whose wall clock stepped back by 2×TTL, followed by a store outage, kept Lost() open for ~2×TTL while its cells expired and another process acquired; the simulator of the time could not step a wall clock apart from elapsed time. Re-found by the negative control WallClockLease with the wall-clock step fault; fixed by measuring every deadline on Clock.Elapsed (internal/lease.Stamp)"},
+			found: "found from outside (by black-box tests of the public API): a holder whose wall clock stepped back by 2×TTL, followed by a store outage, kept Lost() open for ~2×TTL while its cells expired and another process acquired; the simulator of the time could not step a wall clock apart from elapsed time. Re-found by the negative control WallClockLease with the wall-clock step fault; fixed by measuring every deadline on Clock.Elapsed (internal/lease.Stamp)"},
 		// The token drawn after the claim with no re-check: a holder whose
 		// draw is answered after its lease lapsed returns a lock whose token
 		// is above its successor's.
 		control{name: "UncheckedToken", fleet: fleetNamed("new"),
 			v: variant{plant: []defect{uncheckedToken}, noLeaseCheck: true, weights: &faultyWeights}, want: "fencing:",
 			keep: "token-drawn-after-lease-lapsed", attempts: 8,
-			found: "found from outside (the safety issue, defect 3): the token was drawn after the claim with no re-check, so a holder that stalled between claim and draw returned with nil error and a token above its successor's; the model checks of the time had no fencing property. Re-found by the negative control UncheckedToken with the fencing property (token order = ownership order, ownership beginning at the winning claim's send); fixed by re-checking the lease after the draw in every mode (internal/fencing)"},
+			found: "found from outside (by black-box tests of the public API): the token was drawn after the claim with no re-check, so a holder that stalled between claim and draw returned with nil error and a token above its successor's; the model checks of the time had no fencing property. Re-found by the negative control UncheckedToken with the fencing property (token order = ownership order, ownership beginning at the winning claim's send); fixed by re-checking the lease after the draw in every mode (internal/fencing)"},
 		// A Locker that never forgets an id, and a floor cell without TTL:
 		// the lock's partition keeps a live cell forever.
 		control{name: "KeepIDState", fleet: fleetNamed("new"),
 			v: variant{plant: []defect{keepIDState}, noLeaseCheck: true}, want: "state:",
 			keep:  "floor-cell-lives-forever",
-			found: "found from outside (the safety issue, defect 4): a Locker kept ~79 bytes per id ever locked and the published floor cell had no TTL, so queue_lock kept a live partition per id forever. Re-found by the negative control KeepIDState with the end-of-run state check; fixed in queuelock (idstate.go: per-id state expires on elapsed time, a janitor sweeps, the floor cell carries a TTL)"},
+			found: "found from outside (by black-box tests of the public API): a Locker kept ~79 bytes per id ever locked and the published floor cell had no TTL, so queue_lock kept a live partition per id forever. Re-found by the negative control KeepIDState with the end-of-run state check; fixed in queuelock (idstate.go: per-id state expires on elapsed time, a janitor sweeps, the floor cell carries a TTL)"},
 		// A combined lock whose loss signal forgets its legacy lease: the
 		// composition redesign replaced the goroutine merging the two
 		// halves' signals with one signal both leases fire; dropping one
@@ -48,7 +49,7 @@ func init() {
 			v: variant{plant: []defect{legacyLossUnwatched}, weights: &cutWeights, longHolds: 8}, want: "lease:",
 			attempts: 6, shortSteps: 30, maxActions: 20},
 		// A combined acquisition's overlapped legacy round sending its
-		// shadow read and its main re-read together (issue 17, item 3): the
+		// shadow read and its main re-read together (docs/algorithms.md, 6.1): the
 		// one pair of the overlap whose order the legacy argument needs. A
 		// main read that overtakes the shadow read misses the main cell of a
 		// legacy holder whose shadow cell the shadow read no longer sees.
@@ -69,7 +70,7 @@ func init() {
 		control{name: "LostTrustsScheduler", fleet: fleetNamed("new"),
 			v: variant{plant: []defect{lostTrustsScheduler}, weights: &slowWeights, noLeaseCheck: true}, want: "ownership:",
 			keep: "lost-trusts-the-scheduler", attempts: 8,
-			found: "a planted defect a shared renewal scheduler invites (issue 13, item 3): with one goroutine per Locker watching every deadline, Lost()'s own check of the deadline looks redundant; without it, a holder paused beyond the TTL, or whose scheduler's wake-up was not granted in time, keeps Lost() open after its owner cell expired, and works on. Caught by the owner-cell property (a holder with Lost() open must have a live owner cell); internal/lease keeps the check in Lost and IsLost (doc.go: why the guarantees are unchanged)"},
+			found: "a planted defect a shared renewal scheduler invites: with one goroutine per Locker watching every deadline, Lost()'s own check of the deadline looks redundant; without it, a holder paused beyond the TTL, or whose scheduler's wake-up was not granted in time, keeps Lost() open after its owner cell expired, and works on. Caught by the owner-cell property (a holder with Lost() open must have a live owner cell); internal/lease keeps the check in Lost and IsLost (doc.go: why the guarantees are unchanged)"},
 	)
 }
 

@@ -37,7 +37,7 @@ type sweepPlan struct {
 
 // sweepPlanFromEnv reads
 //
-//	LOCKSTEP_SCHEDULES=N         schedules per fleet (default 300, -short 30,
+//	LOCKSTEP_SCHEDULES=N         schedules per fleet (default 30, -short 3,
 //	                             LOCKSTEP_DEEP=1: deepSweep)
 //	LOCKSTEP_SWEEP_OFFSET=X      fresh seeds from X on: a decimal seed, a hex
 //	                             commit id (its first 16 hex digits; CI passes

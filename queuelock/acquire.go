@@ -52,6 +52,12 @@ type attempt struct {
 	next  layout.Entry // the waiter behind us at our winning claim's read: whom Unlock wakes
 	pace  pacer        // how fast the line moves (pace.go)
 	woken bool         // the last pause ended by a wake-up
+	// ahead is the queue column of the last entry we saw right in front of
+	// us before it held: its claim's read saw us behind it, so its release
+	// wakes us. expect: at our last read that entry headed the line and we
+	// were next (wakehealth.go).
+	ahead  string
+	expect bool
 
 	knobs        *TestingKnobs // planted defects; zero in production
 	lastDeleteTS int64         // timestamp of our last owner-cell delete (for TestingKnobs.ReuseTombstonedTimestamp)
@@ -166,6 +172,9 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 			}
 			continue
 		}
+		if a.handoffMissed(v) {
+			a.l.wakeMissed(a.id)
+		}
 		if a.mayClaim(v) {
 			ok, since, err := a.claim(ctx, false)
 			if err != nil {
@@ -195,6 +204,7 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 			return nil, a.ctxErr(ctx, lastErr)
 		}
 		if a.woken {
+			a.ahead, a.expect = "", false // the handoff came with its wake-up
 			if h, err := a.onWake(ctx, retry); h != nil || err != nil {
 				return h, err
 			}

@@ -66,7 +66,12 @@
 //     Separator.
 //   - Wake-ups (Options.Wake) need a UDP port per process, reachable by the
 //     fleet at the address it publishes, and one key shared by the fleet; a
-//     process with a wrong key only loses wake-ups and polls.
+//     process with a wrong key only loses wake-ups and polls. A Locker relies
+//     on wake-ups (reads less often) only once one has arrived, and stops
+//     after two handoffs in a row came without theirs, saying so to the
+//     Logger and to an Observer that implements lockstep.WakeObserver: lost
+//     wake-ups cost about what having none costs. A replayed datagram wakes
+//     no one twice.
 //   - An id idle for longer than 2×TTL + Poll loses its published read floor,
 //     so its next read steps over the tombstones compaction has not purged yet.
 //

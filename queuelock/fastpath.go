@@ -4,9 +4,9 @@ import (
 	"context"
 	"sync"
 
-	"github.com/lockstep-go/lockstep/internal/goroutine"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // The uncontended fast path (docs/algorithms.md, section 4.10, refinement 7). The documents' Lock takes
@@ -111,7 +111,7 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 	var floorErr chan error
 	if l.floorStale(a.id) {
 		floorErr = make(chan error, 1)
-		goroutine.Go(l.cfg.Clock, func() {
+		lifecycle.Go(l.cfg.Clock, func() {
 			var n int
 			_, err := l.floor(ctx, a.id, &n)
 			floorErr <- err

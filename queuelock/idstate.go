@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // What a Locker remembers per lock id — the read floors (floor.go) and the
@@ -142,7 +142,7 @@ func (l *Locker) remembered() {
 	j.running, j.done = true, make(chan struct{})
 	j.wg.Add(1)
 	ctx, done := j.ctx, j.done
-	goroutine.Go(l.cfg.Clock, func() { l.janitorRun(ctx, done) })
+	lifecycle.Go(l.cfg.Clock, func() { l.janitorRun(ctx, done) })
 }
 
 // janitorRun sweeps every TTL until the maps are empty, ctx ends, or the

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/layout"
@@ -35,7 +36,9 @@ type Locker struct {
 	life   lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
 	leases *lease.Scheduler              // renews every held lock and waiting queue cell
 	wake   *waker                        // nil: wake-ups off (wake.go)
-	groups *manager.Manager              // groups, hierarchy and reentrancy (group.go)
+	// wakeHealth is whether wake-ups arrive (wakehealth.go).
+	wakeHealth wakeHealth
+	groups     *manager.Manager // groups, hierarchy and reentrancy (group.go)
 }
 
 var _ lockstep.GroupLocker = (*Locker)(nil)
@@ -62,10 +65,15 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	}
 	l.turns.Clock = cfg.Clock
 	var sep string
+	var dl *lockstep.DeadlockDetection
 	if opts != nil {
-		sep = opts.Separator
+		sep, dl = opts.Separator, opts.Deadlock
 	}
-	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, cfg.knobs.Manager); err != nil {
+	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew, cfg.rand, cfg.knobs.Manager.DeadlockKnobs())
+	if err != nil {
+		return nil, err
+	}
+	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, det, cfg.knobs.Manager); err != nil {
 		return nil, err
 	}
 	if cfg.wake != nil { // last: it hands the transport to l

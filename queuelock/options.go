@@ -2,6 +2,7 @@ package queuelock
 
 import (
 	"fmt"
+	"github.com/lockstep-go/lockstep/internal/lease"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -72,6 +73,11 @@ type Options struct {
 	// first takes an intention lock on "a". 1 to 8 bytes, the same in every
 	// process. Default "": flat ids.
 	Separator string
+	// Deadlock, when set, turns on deadlock detection: a blocking
+	// acquisition that waits in a cycle with others of the fleet's detecting
+	// Lockers may fail with lockstep.ErrDeadlock (lockstep.DeadlockDetection
+	// says how; its table must exist). Default nil: off.
+	Deadlock *lockstep.DeadlockDetection
 }
 
 // Wake configures wake-ups on release.
@@ -94,8 +100,11 @@ type config struct {
 	noFast  bool
 	rand    *rand.Rand
 	slow    time.Duration // Options.SlowPoll, resolved
-	wake    *Wake         // nil: wake-ups off
-	knobs   TestingKnobs  // planted defects; zero in production
+	// slowPlain is SlowPoll without wake-ups: the default for a Locker
+	// without them, also used by one whose wake-ups stopped arriving.
+	slowPlain time.Duration
+	wake      *Wake        // nil: wake-ups off
+	knobs     TestingKnobs // planted defects; zero in production
 }
 
 func (o *Options) resolve() (config, error) {
@@ -105,13 +114,12 @@ func (o *Options) resolve() (config, error) {
 	}
 	common, err := settings.Common{
 		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
-		Logger: in.Logger, Observer: in.Observer,
+		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
 	}.Resolve()
 	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand,
 		slow: in.SlowPoll, wake: in.Wake}
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
-		c.Lease.Knobs = c.knobs.Lease
 	}
 	if err != nil {
 		return c, err
@@ -135,13 +143,15 @@ func (o *Options) resolve() (config, error) {
 		// Without wake-ups a waiter that sleeps past its turn stalls the
 		// line (nobody else may claim for it), so the pacing's reach is
 		// short; with them the releaser wakes the next in line.
-		n := time.Duration(4)
+		c.slowPlain = max(c.poll, min(4*c.poll, c.Lease.TTL/4))
+		c.slow = c.slowPlain
 		if c.wake != nil {
-			n = 20
+			c.slow = max(c.poll, min(20*c.poll, c.Lease.TTL/4))
 		}
-		c.slow = max(c.poll, min(n*c.poll, c.Lease.TTL/4))
 	} else if c.slow < c.poll || c.slow > c.Lease.TTL/2 {
 		return c, &lockstep.ConfigError{Field: "SlowPoll", Reason: fmt.Sprintf("%v must be at least Poll (%v) and at most TTL/2 (%v)", c.slow, c.poll, c.Lease.TTL/2)}
+	} else {
+		c.slowPlain = c.slow
 	}
 	if w := c.wake; w != nil {
 		if w.Transport == nil {
@@ -158,4 +168,12 @@ func (o *Options) resolve() (config, error) {
 		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v): keep the processes' clocks in sync (NTP) and set a bound below that, or raise TTL", c.skew, c.Lease.TTL/2)}
 	}
 	return c, nil
+}
+
+// leaseKnobs returns the lease's planted defects among k; nil for none.
+func leaseKnobs(k *TestingKnobs) *lease.TestingKnobs {
+	if k == nil {
+		return nil
+	}
+	return k.Lease
 }

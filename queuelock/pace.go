@@ -117,20 +117,23 @@ func (a *attempt) pause(ctx context.Context, v view) error {
 	l := a.l
 	pos, now := v.turns(a.qcol), l.cfg.Clock.Elapsed()
 	a.pace.observe(pos, now)
+	// Rely on wake-ups only while they arrive (wakehealth.go), and next in
+	// line only when the holder's claim saw us (a.expect).
+	relied := l.wake != nil && l.wakeHealth.reliedOn()
 	wait := l.cfg.poll
 	switch {
-	case pos <= 1 && l.wake == nil:
+	case pos <= 1 && !(relied && a.expect):
 		wait = l.nextPoll()
 	case pos <= 1:
-		// wake-ups on: the poll is only the fallback
-	case l.wake != nil:
+		// a wake-up is due: the poll is only the fallback
+	case relied:
 		wait = l.cfg.slow
 	case a.pace.interval > 0:
 		// Half the estimate: the sample over-estimates when we slept
 		// past moves (pace.observe), and sleeping past our turn costs a
 		// handoff, while reading early costs one read.
 		est := time.Duration(a.pace.interval*int64(pos-1)/2) * time.Microsecond
-		wait = min(l.cfg.slow, max(l.cfg.poll, est))
+		wait = min(l.cfg.slowPlain, max(l.cfg.poll, est))
 	}
 	if a.knobs.WakeOnly && l.wake != nil {
 		wait = 24 * time.Hour // planted: rely on wake-ups alone

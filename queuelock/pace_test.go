@@ -31,23 +31,18 @@ func (s *readCounter) Read(ctx context.Context, table, row string, sl lockstep.S
 // it 20ms (on a store answering after 1ms), and returns the store's reads
 // per acquisition.
 func readsPerAcquisition(t *testing.T, n int, opts Options) float64 {
-	return readsPer(t, n, opts, nil)
+	return readsPer(t, n, 5, opts, nil)
 }
 
-// readsPerAcquisitionWith is readsPerAcquisition with wake-ups, wake(i)
-// being Locker i's.
-func readsPerAcquisitionWith(t *testing.T, n int, wake func(i int) *Wake) float64 {
-	return readsPer(t, n, Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, SlowPoll: time.Second}, wake)
-}
-
-func readsPer(t *testing.T, n int, opts Options, wake func(i int) *Wake) float64 {
+// readsPer runs n Lockers, each taking "hot" k times, and returns the store
+// reads per acquisition.
+func readsPer(t *testing.T, n, k int, opts Options, wake func(i int) *Wake) float64 {
 	var perAcq float64
 	synctest.Test(t, func(t *testing.T) {
 		c := &clock.Local{}
 		f, err := model.NewFaulty(model.New(c), model.FaultConfig{MinLatency: time.Millisecond, MaxLatency: time.Millisecond, Clock: c})
 		require.NoError(t, err)
 		s := &readCounter{Store: f}
-		const k = 5
 		var wg sync.WaitGroup
 		for i := range n {
 			o := opts
@@ -91,14 +86,18 @@ func TestQueueLock_ReadsPerAcquisitionGrowLessWithTheCrowd(t *testing.T) {
 // With wake-ups on, the waiter next in line reads every Poll and the others
 // every SlowPoll (here 1s, the default with the default Poll): reads per
 // acquisition stay flat and low while the line's turnover is well inside
-// SlowPoll.
+// SlowPoll. A Locker relies on wake-ups only once one has arrived
+// (wakehealth.go), so its first lap of the line is read at the cadence
+// without them: over 5 acquisitions per Locker that shows, over 20 much
+// less; the bound is on the second.
 func TestQueueLock_WithWakeUpsReadsPerAcquisitionStayLow(t *testing.T) {
 	n := &memNet{handlers: map[string]func([]byte){}}
 	opts := func(i int) *Wake { return &Wake{Transport: memTransport{n, fmt.Sprint(i)}, Key: wakeKey} }
-	r5 := readsPerAcquisitionWith(t, 5, opts)
-	r20 := readsPerAcquisitionWith(t, 20, opts)
-	t.Logf("reads per acquisition with wake-ups: 5 → %.2f, 20 → %.2f", r5, r20)
-	require.LessOrEqual(t, r5, 4.0)
-	require.LessOrEqual(t, r20, 4.0)
+	o := Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, SlowPoll: time.Second}
+	first5, first20 := readsPer(t, 5, 5, o, opts), readsPer(t, 20, 5, o, opts)
+	r5, r20 := readsPer(t, 5, 20, o, opts), readsPer(t, 20, 20, o, opts)
+	t.Logf("reads per acquisition with wake-ups, 20 acquisitions per Locker: 5 → %.2f, 20 → %.2f (5 per Locker: %.2f, %.2f)", r5, r20, first5, first20)
+	require.LessOrEqual(t, r5, 3.0)
+	require.LessOrEqual(t, r20, 3.0)
 	require.Less(t, r20, r5+1, "flat in the number of contenders")
 }

@@ -51,6 +51,16 @@ func (v view) clearAhead(column string, a lockstep.Access) bool {
 	return false
 }
 
+// holding reports whether an owner cell of the acquisition owner is in v.
+func (v view) holding(owner string) bool {
+	for _, e := range v.owners {
+		if e.Owner == owner {
+			return true
+		}
+	}
+	return false
+}
+
 // blockedBy reports whether an owner cell other than the one in column col
 // conflicts with a. A cell in col left by an earlier acquisition of ours
 // (a delete that failed) is no obstacle: our claim rewrites it.

@@ -48,7 +48,21 @@ type wakeSlot struct {
 type bucket struct {
 	tokens float64
 	at     int64 // elapsed µs of the last refill
+	// seen is the replay window: the wake-ups accepted from this sender,
+	// by nonce and waiter, with the elapsed µs each was accepted at.
+	seen map[replayKey]int64
 }
+
+// replayKey names one wake-up of a sender: a releaser draws each one's
+// nonce from its Locker's strictly increasing timestamps.
+type replayKey struct {
+	nonce uint64
+	to    string
+}
+
+// maxSeen bounds a sender's replay window; beyond it the entries older than
+// replayKeep are dropped, and if that is not enough, all of them.
+const maxSeen = 4096
 
 func newWaker(l *Locker) *waker {
 	w := &waker{l: l, key: l.cfg.wake.Key, slots: map[string]*wakeSlot{}, senders: map[string]*bucket{}}
@@ -73,20 +87,29 @@ func (w *waker) handle(b []byte) {
 	if d := cfg.Clock.Now() - m.Sent; d > cfg.Lease.TTL.Microseconds() || d < -cfg.Lease.TTL.Microseconds() {
 		return
 	}
-	now := cfg.Clock.Elapsed()
+	if w.wake(m, cfg.Clock.Elapsed()) {
+		w.l.wakeArrived() // without mu held: it may call the Observer
+	}
+}
+
+// wake marks the waiter m names woken, unless m is over its sender's rate,
+// names no waiter of ours, or was seen before (a replay). It reports
+// whether it did.
+func (w *waker) wake(m wakeup.Message, now int64) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.allow(m.Sender, now) {
-		return
+		return false
 	}
 	s, ok := w.slots[m.To]
-	if !ok || s.id != m.ID {
-		return
+	if !ok || s.id != m.ID || !w.firstSight(m, now) {
+		return false
 	}
 	s.woken = true
 	if s.cancel != nil {
 		s.cancel()
 	}
+	return true
 }
 
 // allow spends one token of sender's bucket. Called with mu held.
@@ -105,6 +128,36 @@ func (w *waker) allow(sender string, now int64) bool {
 		return false
 	}
 	b.tokens--
+	return true
+}
+
+// firstSight reports whether m was not accepted before from its sender,
+// and remembers it: a replayed datagram, sealed and fresh as it is, wakes
+// no one twice. A wake-up is refused as stale once its Sent is a TTL behind
+// our clock, and a sender's clock may lead ours by up to a TTL (handle), so
+// remembering one for three TTLs covers its whole fresh life. Called with
+// mu held, after allow (which made the sender's bucket).
+func (w *waker) firstSight(m wakeup.Message, now int64) bool {
+	b := w.senders[m.Sender]
+	k := replayKey{nonce: m.Nonce, to: m.To}
+	if _, ok := b.seen[k]; ok {
+		return false
+	}
+	if b.seen == nil {
+		b.seen = map[replayKey]int64{}
+	}
+	if len(b.seen) >= maxSeen {
+		keep := 3 * w.l.cfg.Lease.TTL.Microseconds()
+		for k, at := range b.seen {
+			if now-at > keep {
+				delete(b.seen, k)
+			}
+		}
+		if len(b.seen) >= maxSeen {
+			clear(b.seen) // a flood: the rate limit still bounds what replays cost
+		}
+	}
+	b.seen[k] = now
 	return true
 }
 

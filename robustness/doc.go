@@ -2,7 +2,7 @@
 // Cassandra cluster under faults: partitions, pauses, crashes, server clock
 // skew, packet loss and slow nodes (the nemeses), with workers that are
 // separate OS processes taking locks through the public API, and checkers
-// that read the workers' histories afterwards (issue 14; ROBUSTNESS.md).
+// that read the workers' histories afterwards (ROBUSTNESS.md).
 //
 // It is a module of its own, so that its dependencies stay out of the
 // library's go.mod.

@@ -1,6 +1,7 @@
 package shadowlock
 
 import (
+	"github.com/lockstep-go/lockstep/internal/lease"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -26,6 +27,9 @@ type Options struct {
 	// queuelock.Options.Separator says; every member is exclusive. Default
 	// "": flat ids.
 	Separator string
+	// Deadlock, when set, turns on deadlock detection, as
+	// queuelock.Options.Deadlock says. Default nil: off.
+	Deadlock *lockstep.DeadlockDetection
 	// TTL is written on every cell: whole seconds, at least 4s with the
 	// default MaxServerSkew. Default 30s.
 	TTL time.Duration
@@ -70,12 +74,11 @@ func (o *Options) resolve() (config, error) {
 	}
 	common, err := settings.Common{
 		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
-		Logger: in.Logger, Observer: in.Observer,
+		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
 	}.Resolve()
 	c := config{Resolved: common, main: in.MainTable, shadow: in.ShadowTable, fencing: in.Fencing, rand: in.Rand}
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
-		c.Lease.Knobs = c.knobs.Lease
 	}
 	if err != nil {
 		return c, err
@@ -99,4 +102,12 @@ func (o *Options) resolve() (config, error) {
 		c.rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	return c, nil
+}
+
+// leaseKnobs returns the lease's planted defects among k; nil for none.
+func leaseKnobs(k *TestingKnobs) *lease.TestingKnobs {
+	if k == nil {
+		return nil
+	}
+	return k.Lease
 }

@@ -6,9 +6,9 @@ import (
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // Prepared acquisitions, for package combined (docs/algorithms.md,
@@ -56,7 +56,7 @@ var _ held.Prepared = (*prepared)(nil)
 func (l *Locker) prepare(ctx context.Context, q held.Request) held.Prepared {
 	ctx, cancel := context.WithCancelCause(ctx)
 	p := &prepared{verdict: make(chan bool, 1), cancel: cancel, done: make(chan struct{})}
-	goroutine.Go(l.cfg.Clock, func() {
+	lifecycle.Go(l.cfg.Clock, func() {
 		defer close(p.done)
 		defer cancel(nil)
 		p.err = l.life.Do(ctx, "shadowlock", q.ID, func(ctx context.Context) error {
@@ -129,7 +129,7 @@ func (r *round) readRows(ctx context.Context) (shadow, main []lockstep.Cell, err
 	var wg sync.WaitGroup
 	r.requests++
 	wg.Add(1)
-	goroutine.Go(r.l.cfg.Clock, func() {
+	lifecycle.Go(r.l.cfg.Clock, func() {
 		defer wg.Done()
 		main, mainErr = r.l.store.Read(ctx, r.l.cfg.main, r.id, layout.LegacyRow())
 	})
@@ -156,7 +156,7 @@ func (r *round) deleteShadowLater(ctx context.Context) {
 	r.shadowDelete = d
 	l, id, owner, ts := r.l, r.id, r.owner, r.l.ts.Next()
 	ctx = context.WithoutCancel(ctx)
-	goroutine.Go(l.cfg.Clock, func() {
+	lifecycle.Go(l.cfg.Clock, func() {
 		defer close(d.done)
 		d.err = l.store.Delete(ctx, l.cfg.shadow, id, ts, layout.LegacyColumn(owner))
 	})

@@ -27,6 +27,7 @@
 //	lockstep_hold_seconds{mode}                      time from acquisition to release
 //	lockstep_lease_renewals_total{mode,result}       renewal attempts
 //	lockstep_leases_lost_total{mode}                 leases declared lost
+//	lockstep_wakeup_changes_total{state}             wake-ups stopped (blocked) or resumed (arriving)
 //
 // Label values:
 //

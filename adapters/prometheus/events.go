@@ -64,6 +64,17 @@ func (o *Observer) ObserveLease(_ context.Context, e lockstep.LeaseEvent) {
 	}
 }
 
+// ObserveWake counts a change in whether a queue Locker's wake-ups arrive
+// (wakeup_changes_total, state blocked or arriving). It is rare, so the
+// child is looked up each time.
+func (o *Observer) ObserveWake(_ context.Context, e lockstep.WakeEvent) {
+	state := "arriving"
+	if e.Blocked {
+		state = "blocked"
+	}
+	o.wake.WithLabelValues(state).Inc()
+}
+
 // counter returns the child of vec in slot, resolving it with the mode's name
 // and the rest of the label values on first use. The label values are only
 // used on that first call; after it, no allocation happens.

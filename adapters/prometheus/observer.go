@@ -63,6 +63,7 @@ type Observer struct {
 	hold         *prom.HistogramVec
 	renewals     *prom.CounterVec
 	lost         *prom.CounterVec
+	wake         *prom.CounterVec
 
 	// Children resolved on first use; each slot holds a prom.Counter or a
 	// prom.Observer.
@@ -78,8 +79,9 @@ type Observer struct {
 }
 
 var (
-	_ lockstep.Observer = (*Observer)(nil)
-	_ prom.Collector    = (*Observer)(nil)
+	_ lockstep.Observer     = (*Observer)(nil)
+	_ lockstep.WakeObserver = (*Observer)(nil)
+	_ prom.Collector        = (*Observer)(nil)
 )
 
 // New returns an Observer; register it (prometheus.Registerer.Register) to
@@ -125,8 +127,9 @@ func New(opts *Options) (*Observer, error) {
 		hold:         histogram("hold_seconds", "Time from acquisition to release, by mode.", o.HoldBuckets, "mode"),
 		renewals:     counter("lease_renewals_total", "Lease renewal attempts, by mode and result.", "mode", "result"),
 		lost:         counter("leases_lost_total", "Leases declared lost, by mode.", "mode"),
+		wake:         counter("wakeup_changes_total", "Times a queue Locker with wake-ups stopped relying on them (state=blocked: handoffs in a row came without theirs) or relied on them again (state=arriving).", "state"),
 	}
-	obs.children = []prom.Collector{obs.acquisitions, obs.wait, obs.requests, obs.refusals, obs.releases, obs.hold, obs.renewals, obs.lost}
+	obs.children = []prom.Collector{obs.acquisitions, obs.wait, obs.requests, obs.refusals, obs.releases, obs.hold, obs.renewals, obs.lost, obs.wake}
 	// Building one child of each checks ConstLabels against the label
 	// names now, rather than panicking on the first event; then drop it.
 	for _, c := range obs.children {

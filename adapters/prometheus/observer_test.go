@@ -48,6 +48,8 @@ func TestObserver_EventsBecomeTheDocumentedSeries(t *testing.T) {
 	obs.ObserveLease(ctx, lockstep.LeaseEvent{ID: "a", Mode: lockstep.ModeCombined, Renewed: true})
 	obs.ObserveLease(ctx, lockstep.LeaseEvent{ID: "a", Mode: lockstep.ModeCombined, Err: errors.New("timeout")})
 	obs.ObserveLease(ctx, lockstep.LeaseEvent{ID: "a", Mode: lockstep.ModeCombined, Lost: true})
+	obs.ObserveWake(ctx, lockstep.WakeEvent{Blocked: true, Missed: 2})
+	obs.ObserveWake(ctx, lockstep.WakeEvent{})
 
 	const want = `
 # HELP lockstep_acquisitions_total Lock and TryLock calls that finished, by mode, call and result.
@@ -106,6 +108,10 @@ lockstep_lease_renewals_total{mode="combined",result="renewed"} 2
 # HELP lockstep_leases_lost_total Leases declared lost, by mode.
 # TYPE lockstep_leases_lost_total counter
 lockstep_leases_lost_total{mode="combined"} 1
+# HELP lockstep_wakeup_changes_total Times a queue Locker with wake-ups stopped relying on them (state=blocked: handoffs in a row came without theirs) or relied on them again (state=arriving).
+# TYPE lockstep_wakeup_changes_total counter
+lockstep_wakeup_changes_total{state="arriving"} 1
+lockstep_wakeup_changes_total{state="blocked"} 1
 `
 	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want)))
 }

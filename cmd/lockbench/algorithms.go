@@ -25,6 +25,9 @@ const (
 	algoLegacy   algorithm = "legacy"
 	algoCombined algorithm = "combined"
 	algoLWT      algorithm = "lwt"
+	// algoLWTNaive is the LWT baseline that retries its INSERT every poll,
+	// without reading first or jitter (lwt.go); algoLWT is the strong one.
+	algoLWTNaive algorithm = "lwt-naive"
 	algoEtcd     algorithm = "etcd"
 	// algoNewWake is the new algorithm with wake-ups on release over UDP
 	// (queuelock.Options.Wake); real backend only (peerswake.go).
@@ -35,7 +38,7 @@ const (
 var lockstepAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined}
 
 // realAlgorithms are every algorithm the real backend runs.
-var realAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT, algoEtcd, algoNewWake}
+var realAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT, algoLWTNaive, algoEtcd, algoNewWake}
 
 // joinAlgorithms is the comma-separated list of as.
 func joinAlgorithms(as []algorithm) string {

@@ -1,4 +1,4 @@
-// Command lockbench runs the lock benchmarks of issue 6.
+// Command lockbench runs the lock benchmarks of BENCHMARKS.md.
 //
 // With no arguments it runs seed 000's experiment (§6, tables 1–2) on the
 // embedded backend: P = 1, 3 and 5 processes each take one lock id K times

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,7 +23,14 @@ const lwtMaxFailures = 10
 
 // lwtLocker is the Cassandra lock a user would write with lightweight
 // transactions, the baseline of the peers scenario: one row per lock id
-// holding its owner,
+// holding its owner. It comes in two forms. The strong one (algorithm lwt)
+// is what a competent user writes: while the row is held it only reads it
+// (a plain QUORUM SELECT, no Paxos round), sends the INSERT only when the
+// row looks free, and sleeps a jittered poll (uniform in [poll/2, 3poll/2))
+// between tries, so contenders do not send colliding Paxos rounds in step —
+// colliding LWTs are what Cassandra delays by up to ~100 ms. The naive one
+// (algorithm lwt-naive) retries the INSERT every poll, with no read and no
+// jitter. Both use
 //
 //	INSERT INTO lwt_lock (id, owner) VALUES (?, ?) IF NOT EXISTS USING TTL 30
 //	UPDATE lwt_lock USING TTL 30 SET owner = ? WHERE id = ? IF owner = ?   (renewal, every TTL/3)
@@ -41,21 +50,70 @@ type lwtLocker struct {
 	process    string
 	poll       time.Duration
 	clock      clock.Local
+	strong     bool         // read while held, insert when it looks free, jittered polls
 	next       atomic.Int64 // owner counter
 	background atomic.Int64 // renewal statements
 }
 
-func newLWTLocker(s *gocql.Session, keyspace, process string, poll time.Duration) *lwtLocker {
-	return &lwtLocker{session: s, keyspace: keyspace, process: process, poll: poll}
+// newLWTLocker returns the LWT baseline a names: algoLWT (strong) or
+// algoLWTNaive.
+func newLWTLocker(a algorithm, s *gocql.Session, keyspace, process string, poll time.Duration) *lwtLocker {
+	return &lwtLocker{session: s, keyspace: keyspace, process: process, poll: poll, strong: a == algoLWT}
+}
+
+// isLWT reports whether a is one of the LWT baselines.
+func isLWT(a algorithm) bool { return a == algoLWT || a == algoLWTNaive }
+
+// pause is the wait between tries: poll, or with the strong form a uniform
+// draw from [poll/2, 3poll/2).
+func (l *lwtLocker) pause() time.Duration {
+	if !l.strong || l.poll <= 0 {
+		return l.poll
+	}
+	return l.poll/2 + rand.N(l.poll)
+}
+
+// looksHeld reads id's row, as the strong form does before each INSERT: it
+// reports the owner written there, "" when the row is absent.
+func (l *lwtLocker) looksHeld(ctx context.Context, id string) (string, error) {
+	if t := tallyOf(ctx); t != nil {
+		t.reads.Add(1)
+	}
+	var owner string
+	err := l.session.Query(fmt.Sprintf("SELECT owner FROM %s.%s WHERE id = ?", l.keyspace, lwtTable), id).WithContext(ctx).Scan(&owner)
+	if errors.Is(err, gocql.ErrNotFound) {
+		return "", nil
+	}
+	return owner, err
 }
 
 // Lock inserts the row if absent, retrying every poll until it succeeds or
-// ctx ends (then it returns an error wrapping ctx.Err()).
+// ctx ends (then it returns an error wrapping ctx.Err()). The strong form
+// reads first and inserts only when the row looks free.
 func (l *lwtLocker) Lock(ctx context.Context, id string) (unlocker, error) {
 	owner := fmt.Sprintf("%s.%d", l.process, l.next.Add(1))
 	stmt := fmt.Sprintf("INSERT INTO %s.%s (id, owner) VALUES (?, ?) IF NOT EXISTS USING TTL %d", l.keyspace, lwtTable, int(lwtTTL/time.Second))
 	failures := 0
 	for {
+		if l.strong {
+			held, err := l.looksHeld(ctx, id)
+			switch {
+			case err == nil && held == owner: // an INSERT whose reply was lost had applied
+				return l.hold(id, owner), nil
+			case ctx.Err() != nil:
+				return nil, fmt.Errorf("lwt lock %q: %w", id, ctx.Err())
+			case err != nil:
+				if failures++; failures >= lwtMaxFailures {
+					return nil, fmt.Errorf("lwt lock %q: %d failures in a row, the last: %w", id, failures, err)
+				}
+			}
+			if err != nil || held != "" {
+				if err := l.clock.Sleep(ctx, l.pause()); err != nil {
+					return nil, fmt.Errorf("lwt lock %q: %w", id, err)
+				}
+				continue
+			}
+		}
 		if t := tallyOf(ctx); t != nil {
 			t.puts.Add(1)
 		}
@@ -73,7 +131,7 @@ func (l *lwtLocker) Lock(ctx context.Context, id string) (unlocker, error) {
 		default:
 			failures = 0
 		}
-		if err := l.clock.Sleep(ctx, l.poll); err != nil {
+		if err := l.clock.Sleep(ctx, l.pause()); err != nil {
 			return nil, fmt.Errorf("lwt lock %q: %w", id, err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// The manager scenario (issue 15): seed 003's performance scenarios (§4.3)
+// The manager scenario: seed 003's performance scenarios (§4.3)
 // on the lock manager — lock groups of hierarchical ids.
 //
 //   - perf 1, disjoint groups: N clients each take a group of M locks of

@@ -100,7 +100,7 @@ func runManagerCommand(o *options) error {
 
 	allowed, list := lockstepAlgorithms, joinAlgorithms(lockstepAlgorithms)
 	if o.backend == "cassandra" {
-		allowed = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT}
+		allowed = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT, algoLWTNaive}
 		list = joinAlgorithms([]algorithm{algoNew, algoLWT})
 	}
 	if o.algorithms != "" {

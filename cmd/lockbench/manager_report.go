@@ -21,7 +21,7 @@ func printManager(w io.Writer, cells []mgrCell) {
 		if !containsAlgo(algos, c.algorithm) {
 			algos = append(algos, c.algorithm)
 		}
-		lwt = lwt || c.algorithm == algoLWT
+		lwt = lwt || isLWT(c.algorithm)
 	}
 	find := func(perf int, a algorithm, n, d int) (mgrCell, bool) {
 		for _, c := range cells {

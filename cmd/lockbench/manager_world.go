@@ -98,8 +98,8 @@ func (w *realWorld) lockers(a algorithm, n int) ([]groupLocker, error) {
 	out := make([]groupLocker, n)
 	for i := range out {
 		process := fmt.Sprintf("%s-mgr%d-%s-c%d", w.tag, w.cell, a, i)
-		if a == algoLWT {
-			out[i] = lwtGroup{newLWTLocker(w.session, w.keyspace, process, w.poll)}
+		if isLWT(a) {
+			out[i] = lwtGroup{newLWTLocker(a, w.session, w.keyspace, process, w.poll)}
 			continue
 		}
 		l, err := newManagerLocker(a, lockerParams{store: w.store, process: process, poll: w.poll})

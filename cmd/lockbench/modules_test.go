@@ -8,7 +8,7 @@ import (
 )
 
 // lockbench is a module of its own so that the library's go.mod carries
-// only what the library needs (issue 13): the plot's font (golang.org/x/image)
+// only what the library needs: the plot's font (golang.org/x/image)
 // is lockbench's alone, and the etcd client and what it pulls in belong to
 // the etcd peer's module (etcdpeer/), which lockbench builds and runs as a
 // separate program, so they are in neither graph.

@@ -145,7 +145,7 @@ func runPeersCommand(o *options) error {
 	}
 	list := o.algorithms
 	if list == "" {
-		list = joinAlgorithms([]algorithm{algoNew, algoLegacy, algoLWT, algoEtcd})
+		list = joinAlgorithms([]algorithm{algoNew, algoLegacy, algoLWT, algoLWTNaive, algoEtcd})
 	}
 	algos, err := parseAlgorithms(list, realAlgorithms)
 	if err != nil {

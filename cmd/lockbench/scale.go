@@ -12,7 +12,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// The scale scenario (issue 17 item 5): a fleet of processes, each with one
+// The scale scenario: a fleet of processes, each with one
 // Locker, takes many lock ids at once with mixed hold times, as a service
 // guarding per-entity work would. Each process runs scaleLoops acquisition
 // loops concurrently on its one Locker; each loop picks an id and a hold time

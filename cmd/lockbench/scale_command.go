@@ -40,7 +40,7 @@ func runScaleCommand(o *options) error {
 	}
 	allowed, list := lockstepAlgorithms, joinAlgorithms(lockstepAlgorithms)
 	if o.backend == "cassandra" {
-		allowed = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT}
+		allowed = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT, algoLWTNaive}
 		list = joinAlgorithms([]algorithm{algoNew, algoLegacy, algoLWT})
 	}
 	if o.algorithms != "" {

@@ -59,8 +59,8 @@ func runScaleWorker(jobJSON string, in io.Reader, out io.Writer) error {
 		c      contender
 		counts *kindStore // nil for LWT: its statements are counted by the tallies
 	)
-	if job.Algorithm == algoLWT {
-		c = newLWTLocker(s, job.Keyspace, job.Process, job.Poll)
+	if isLWT(job.Algorithm) {
+		c = newLWTLocker(job.Algorithm, s, job.Keyspace, job.Process, job.Poll)
 	} else {
 		store, err := newCassandraStore(s, job.Keyspace)
 		if err != nil {

@@ -29,7 +29,7 @@ func TestRunSimTombstones_FloorReadStaysFlatWhileTheNaiveReadGrows(t *testing.T)
 		t.Errorf("naive read stepped over %d tombstones after 750 and %d after 3000: not growing with history", quarter.naive, last.naive)
 	}
 	// The algorithm's reads start at the floor: at the end they cost at most
-	// 1.2 times what they did in the first window (issue 6's target), and no
+	// 1.2 times what they did in the first window (BENCHMARKS.md's target), and no
 	// more than the acquisitions of the floor's lag behind the clock
 	// (2×MaxClockSkew), one more at its edge, and the owner tombstone.
 	bound := float64(2*queuelock.DefaultMaxClockSkew/cfg.period) + 2

@@ -55,7 +55,7 @@ type pendingSleep struct {
 }
 
 // Go and Resumed pass the lock code's goroutines on to the process's clock,
-// which names and orders them (model/sim; internal/goroutine).
+// which names and orders them (model/sim; internal/lifecycle).
 func (c schedClock) Go(f func()) { c.Clock.(interface{ Go(func()) }).Go(f) }
 
 func (c schedClock) Resumed(ctx context.Context) {

@@ -131,12 +131,12 @@ func newRealContender(job workerJob) (contender, error) {
 	switch job.Algorithm {
 	case algoEtcd:
 		return nil, fmt.Errorf("the etcd algorithm runs in the etcd peer (%s), not in lockbench", etcdPeerRepoDir)
-	case algoLWT:
+	case algoLWT, algoLWTNaive:
 		s, err := connect(job.Hosts)
 		if err != nil {
 			return nil, err
 		}
-		return sessionContender{contender: newLWTLocker(s, job.Keyspace, job.Process, job.Poll), close: s.Close}, nil
+		return sessionContender{contender: newLWTLocker(job.Algorithm, s, job.Keyspace, job.Process, job.Poll), close: s.Close}, nil
 	}
 	if job.Algorithm == algoNewWake {
 		return newWakeContender(job)

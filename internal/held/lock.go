@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
-	"github.com/lockstep-go/lockstep/internal/serial"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // Part is one algorithm's share of an acquisition: its cells and the lease
@@ -58,7 +57,7 @@ type Lock struct {
 
 	// mu is held for a whole Unlock, so concurrent calls serialize and none
 	// returns while another's delete is in flight.
-	mu       serial.Mutex
+	mu       lifecycle.Mutex
 	stopped  bool // the parts stopped: an Unlock ran
 	released bool // every part released: later calls return nil
 }
@@ -175,7 +174,7 @@ func (l *Lock) release(ctx context.Context) (int, error) {
 	for i := last; i >= 0; i-- {
 		if l.s.ParallelRelease && i == last && last > 0 {
 			wg.Add(1)
-			goroutine.Go(l.s.Clock, func() {
+			lifecycle.Go(l.s.Clock, func() {
 				defer wg.Done()
 				out[i].sent, out[i].err = l.s.Parts[i].Release(ctx)
 			})

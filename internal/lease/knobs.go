@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // TestingKnobs switch on this package's planted defects: deliberate bugs
@@ -48,5 +48,5 @@ func WallClock(c lockstep.Clock) lockstep.Clock { return wallClock{c} }
 type wallClock struct{ lockstep.Clock }
 
 func (w wallClock) Elapsed() int64              { return w.Now() }
-func (w wallClock) Go(f func())                 { goroutine.Go(w.Clock, f) }
-func (w wallClock) Resumed(ctx context.Context) { goroutine.Resumed(ctx, w.Clock) }
+func (w wallClock) Go(f func())                 { lifecycle.Go(w.Clock, f) }
+func (w wallClock) Resumed(ctx context.Context) { lifecycle.Resumed(ctx, w.Clock) }

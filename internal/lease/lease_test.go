@@ -268,3 +268,23 @@ func TestLease_OneFailedRenewalDoesNotLoseTheLease(t *testing.T) {
 		l.Stop()
 	})
 }
+
+// The table of docs/algorithms.md, section 2.1: for each TTL, with the
+// default MaxServerSkew of 1 s, the lease window and the default renewal
+// period; a crashed holder blocks an id for at most TTL + MaxServerSkew.
+func TestDefaultRenew_TheTableOfTheLeasesDoc(t *testing.T) {
+	for _, c := range []struct{ ttl, window, renew time.Duration }{
+		{4 * time.Second, time.Second, 500 * time.Millisecond},
+		{10 * time.Second, 4 * time.Second, 2 * time.Second},
+		{30 * time.Second, 14 * time.Second, 7 * time.Second},
+		{60 * time.Second, 29 * time.Second, 14500 * time.Millisecond},
+	} {
+		cfg := Config{TTL: c.ttl, MaxServerSkew: DefaultMaxServerSkew}
+		if w, r := cfg.Window(), cfg.DefaultRenew(); w != c.window || r != c.renew {
+			t.Errorf("TTL %v: window %v, renew %v; the doc says %v and %v", c.ttl, w, r, c.window, c.renew)
+		}
+	}
+	if m := MinTTL(DefaultMaxServerSkew); m != 4*time.Second {
+		t.Errorf("MinTTL = %v; the doc says 4s", m)
+	}
+}

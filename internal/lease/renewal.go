@@ -3,7 +3,7 @@ package lease
 import (
 	"context"
 
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // launch starts l's due renewal on a goroutine of its own, in a slot. Call
@@ -13,7 +13,7 @@ func (s *Scheduler) launch(l *Lease) {
 	l.inFlight = cancel
 	s.inFlight++
 	l.running.Add(1)
-	goroutine.Go(s.clock, func() { s.renewal(ctx, l) })
+	lifecycle.Go(s.clock, func() { s.renewal(ctx, l) })
 }
 
 // renewal runs one renewal of l. It never sends at or past the deadline,

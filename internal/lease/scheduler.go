@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // DefaultMaxInFlight is Options.MaxInFlight's default: how many renewals of
@@ -158,7 +158,7 @@ func (s *Scheduler) run() {
 // One launch per pass gives a simulator (model/sim) a yield point between
 // two launches, so it can interleave renewals with other work; the
 // simulator orders the renewal goroutines themselves by the names it gives
-// them (internal/goroutine). When more renewals are ready, the sleep is 1ns: no time at
+// them (internal/lifecycle). When more renewals are ready, the sleep is 1ns: no time at
 // all on a real clock (a fraction of a microsecond), and on a simulated one
 // a yield point, after which the previous renewal waits at its own.
 func (s *Scheduler) pass() (ctx context.Context, d time.Duration, lost []*Lease, ok bool) {
@@ -212,7 +212,7 @@ func (s *Scheduler) wakeFor(at int64) {
 	if !s.running {
 		s.running = true
 		s.loops.Add(1)
-		goroutine.Go(s.clock, s.run)
+		lifecycle.Go(s.clock, s.run)
 		return
 	}
 	if s.wake != nil && at < s.wakeAt {

@@ -1,7 +1,10 @@
-// Package lifecycle is the part of a Locker that Close needs: the calls in
-// flight, which Close ends and waits for, and the locks held, which Close
-// releases. Every algorithm's Locker embeds one, so "Close releases what it
-// holds and joins its goroutines" is written once.
+// Package lifecycle is how a Locker runs, apart from any algorithm: the
+// calls in flight and the locks held, which Close ends, releases and waits
+// for (Tracker: every algorithm's Locker embeds one, so "Close releases what
+// it holds and joins its goroutines" is written once); the goroutines it
+// starts and the waits another goroutine ends, through which a simulator
+// orders them (Go, Resumed: goroutine.go); and Unlocks of one lock one at a
+// time (Mutex: serial.go).
 package lifecycle
 
 import (

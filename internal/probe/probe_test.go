@@ -62,3 +62,8 @@ func TestReady_SingleAlgorithmLockers(t *testing.T) {
 	require.ErrorIs(t, err, errNoTable)
 	assert.NotErrorIs(t, err, probe.ErrNotReady, "a done ctx did not finish the check")
 }
+
+// The write probe's partition is one no lock can use: it is not a valid id.
+func TestWriteRow_IsNoLockID(t *testing.T) {
+	require.ErrorIs(t, lockstep.ValidateID(probe.WriteRow), lockstep.ErrInvalidID)
+}

@@ -26,6 +26,9 @@ type Common struct {
 	ProcessID     string
 	Logger        *slog.Logger
 	Observer      lockstep.Observer
+	// LeaseKnobs switch on the lease's planted defects (lease.TestingKnobs),
+	// which change what Resolve accepts; nil in production.
+	LeaseKnobs *lease.TestingKnobs
 }
 
 // Resolved is Common with defaults applied, validated.
@@ -43,7 +46,8 @@ type Resolved struct {
 // result, returning an error wrapping lockstep.ErrInvalidConfig. A negative
 // TTL or Renew is refused, not defaulted.
 func (c Common) Resolve() (Resolved, error) {
-	r := Resolved{Lease: lease.Config{TTL: c.TTL, Renew: c.Renew, MaxServerSkew: c.MaxServerSkew}, Clock: c.Clock, Process: c.ProcessID, Logger: c.Logger, Observer: c.Observer}
+	r := Resolved{Lease: lease.Config{TTL: c.TTL, Renew: c.Renew, MaxServerSkew: c.MaxServerSkew, Knobs: c.LeaseKnobs},
+		Clock: c.Clock, Process: c.ProcessID, Logger: c.Logger, Observer: c.Observer}
 	if r.Lease.TTL == 0 {
 		r.Lease.TTL = DefaultTTL
 	}

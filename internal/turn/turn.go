@@ -18,7 +18,7 @@ import (
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // Turns hands out, per key, turns in FIFO order: a request is granted when
@@ -34,7 +34,7 @@ import (
 // ready to use; it is safe for concurrent use.
 type Turns struct {
 	// Clock, when set, is what a Take that waited resumes through
-	// (internal/goroutine.Resumed), so that a simulator runs it alone.
+	// (internal/lifecycle.Resumed), so that a simulator runs it alone.
 	Clock lockstep.Clock
 
 	mu   sync.Mutex
@@ -92,10 +92,10 @@ func (t *Turns) Take(ctx context.Context, key string, a lockstep.Access) (int, e
 
 	select {
 	case <-w.ready:
-		goroutine.Resumed(ctx, t.Clock)
+		lifecycle.Resumed(ctx, t.Clock)
 		return w.slot, nil
 	case <-ctx.Done():
-		goroutine.Resumed(ctx, t.Clock)
+		lifecycle.Resumed(ctx, t.Clock)
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		select {

@@ -23,10 +23,10 @@
 // whatever the layout of the code. Three rules make it so:
 //
 //   - Only one simulated goroutine runs at a time. A goroutine the lock code
-//     starts goes through the process's clock (internal/goroutine.Go) and
+//     starts goes through the process's clock (internal/lifecycle.Go) and
 //     waits at a [Start] yield until granted; a goroutine whose wait another
 //     goroutine ended — the context of its yield cancelled, or a hand-off
-//     inside the process (internal/goroutine.Resumed) — waits at a [Resume]
+//     inside the process (internal/lifecycle.Resumed) — waits at a [Resume]
 //     yield until granted. So a grant wakes one goroutine, and it runs alone
 //     until it blocks again.
 //   - Every goroutine has a name the program gives it, not the runtime: its

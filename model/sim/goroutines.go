@@ -12,7 +12,7 @@ import (
 // A label names a simulated goroutine by its place in its process's tree of
 // goroutines: [i] is the i-th goroutine the test started with Process.Go,
 // and label+[j] the j-th goroutine that one started through the clock
-// (internal/goroutine.Go). The program's own order of events makes it, not
+// (internal/lifecycle.Go). The program's own order of events makes it, not
 // the Go runtime, so the scheduler orders yields by label.
 type label []int32
 
@@ -75,14 +75,14 @@ func (s *Sim) selfLocked() label {
 	if !ok {
 		s.mu.Unlock()
 		var buf [2048]byte
-		panic(fmt.Sprintf("sim: a goroutine that neither Process.Go nor internal/goroutine.Go started reached a yield point; start it through the process's clock:\n%s",
+		panic(fmt.Sprintf("sim: a goroutine that neither Process.Go nor internal/lifecycle.Go started reached a yield point; start it through the process's clock:\n%s",
 			buf[:runtime.Stack(buf[:], false)]))
 	}
 	return th.label
 }
 
 // Go starts f on a new goroutine of the process, named after the calling
-// goroutine (internal/goroutine.Go), or as a new root goroutine when the
+// goroutine (internal/lifecycle.Go), or as a new root goroutine when the
 // scheduler's goroutine calls it (closing a Locker at the end of a run).
 // The goroutine first waits at a Start yield, so it runs only when the
 // scheduler grants it, alone. If the process crashed, f still runs, and its
@@ -109,7 +109,7 @@ func (c procClock) Go(f func()) {
 }
 
 // Resumed is a yield point for a goroutine that another goroutine of the
-// process woke (internal/goroutine.Resumed): it goes on when the scheduler
+// process woke (internal/lifecycle.Resumed): it goes on when the scheduler
 // grants it, so the two never run side by side.
 func (c procClock) Resumed(ctx context.Context) {
 	c.p.block(context.WithoutCancel(ctx), &Yield{Kind: Resume})

@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/lockstep-go/lockstep/internal/goroutine"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/model/sim"
 )
 
@@ -36,7 +36,7 @@ func runSpawning(t *testing.T, seed uint64) string {
 			p.Go(func(ctx context.Context) {
 				cctx, cancel := context.WithCancel(ctx)
 				for j := range 2 {
-					goroutine.Go(clk, func() {
+					lifecycle.Go(clk, func() {
 						for k := range 3 {
 							jitter()
 							if clk.Sleep(cctx, time.Duration(1+(i+j+k)%2)*time.Millisecond) != nil {

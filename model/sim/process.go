@@ -51,7 +51,7 @@ func (p *Process) Context() context.Context { return p.ctx }
 // Go starts a goroutine of the process. Called by the scheduler's goroutine,
 // it starts the i-th root goroutine of the process and lets it run, alone,
 // until it blocks; called by a simulated goroutine, it starts a child of that
-// goroutine, as the clock's Go does (internal/goroutine). f should block
+// goroutine, as the clock's Go does (internal/lifecycle). f should block
 // only at the process's yield points.
 func (p *Process) Go(f func(ctx context.Context)) {
 	s := p.s
@@ -147,7 +147,7 @@ const (
 	// Start is a new goroutine waiting to run its first instruction.
 	Start
 	// Resume is a goroutine that another one woke — by cancelling the
-	// context of its yield, or by a hand-off (internal/goroutine.Resumed) —
+	// context of its yield, or by a hand-off (internal/lifecycle.Resumed) —
 	// waiting to go on.
 	Resume
 )

@@ -1,5 +1,5 @@
-// Command rbworker is one worker process of the robustness suite (issue 14;
-// package robustness). It takes locks through the library's public entry
+// Command rbworker is one worker process of the robustness suite
+// (package robustness). It takes locks through the library's public entry
 // point, migration.Locker, in a loop until --duration ends: pick one of
 // --locks ids at random, Lock with a timeout, and in the critical section
 // read the harness's fenced register (with the lock's fencing token) and its

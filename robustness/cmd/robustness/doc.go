@@ -1,5 +1,5 @@
-// Command robustness is the runner of the robustness suite (issue 14;
-// ROBUSTNESS.md): it starts its own 3-node Cassandra cluster (package
+// Command robustness is the runner of the robustness suite
+// (ROBUSTNESS.md): it starts its own 3-node Cassandra cluster (package
 // cluster: RF 3, QUORUM, its own IP offset and state dir, every node in a
 // cgroup of its own, clocks skewable at run time), and runs a sequence of
 // segments, each with its own keyspace, register server and history
@@ -34,9 +34,9 @@
 // started: workers, nftables tables, stopped or skewed or throttled nodes,
 // the cluster and its cgroups; the last lines say what was checked.
 //
-// With --skew-sweep the run is the skew/TTL table instead (issue 14, item
-// 7): per TTL and skew, a legacy fleet with node 2's clock ahead by the skew
-// for the whole segment, under faults that stall renewals (isolate, one-way,
+// With --skew-sweep the run is the skew/TTL table of ROBUSTNESS.md
+// instead: per TTL and skew, a legacy fleet with node 2's clock ahead by
+// the skew for the whole segment, under faults that stall renewals (isolate, one-way,
 // loss, pause-node); the findings are recorded, not judged, and printed as a
 // table next to the prediction (TTL − 1 s + MaxServerSkew)/2.
 //

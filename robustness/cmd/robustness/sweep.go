@@ -8,7 +8,7 @@ import (
 	"github.com/lockstep-go/lockstep/robustness/nemesis"
 )
 
-// The skew sweep (issue 14, item 7): for each TTL and each server skew, a
+// The skew sweep: for each TTL and each server skew, a
 // legacy fleet runs with node 2's clock ahead by the skew for the whole
 // segment, while faults that stall renewals (isolate, one-way, loss,
 // pause-node) let leases run to their end. Node 2 then expires the holders'

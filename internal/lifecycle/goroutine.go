@@ -1,4 +1,4 @@
-// Package goroutine is how the algorithms start their background goroutines
+// Go and Resumed are how the algorithms start their background goroutines
 // and resume after an in-process hand-off, so that a simulator can order
 // them.
 //
@@ -15,7 +15,8 @@
 // or the clock is started with Go, and a goroutine that waited on a channel
 // closed by another goroutine of the process calls Resumed before it touches
 // anything shared.
-package goroutine
+
+package lifecycle
 
 import (
 	"context"

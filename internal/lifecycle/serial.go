@@ -1,4 +1,4 @@
-// Package serial is the mutual exclusion every lock handle's Unlock uses so
+// Mutex is the mutual exclusion every lock handle's Unlock uses so
 // that concurrent calls serialize (lockstep.Lock's contract): a call waits
 // for the one in flight, bounded by its own ctx.
 //
@@ -6,14 +6,14 @@
 // can end with ctx, and a goroutine waiting on a channel is durably blocked
 // in a testing/synctest bubble, so virtual time and synctest.Wait still work
 // while one Unlock waits for another's store request.
-package serial
+
+package lifecycle
 
 import (
 	"context"
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/goroutine"
 )
 
 // Mutex is held by at most one goroutine at a time. The zero value is ready
@@ -29,7 +29,7 @@ func (m *Mutex) init() { m.once.Do(func() { m.slot = make(chan struct{}, 1) }) }
 // returns ctx.Err() and holds nothing. A free m is taken even if ctx is
 // already done, so that a caller with a spent ctx still learns what needs no
 // store request (such as "already released"). A wait that another goroutine
-// ended goes on through c (internal/goroutine.Resumed); c may be nil.
+// ended goes on through c (Resumed); c may be nil.
 func (m *Mutex) Lock(ctx context.Context, c lockstep.Clock) error {
 	m.init()
 	select {
@@ -39,10 +39,10 @@ func (m *Mutex) Lock(ctx context.Context, c lockstep.Clock) error {
 	}
 	select {
 	case m.slot <- struct{}{}:
-		goroutine.Resumed(ctx, c)
+		Resumed(ctx, c)
 		return nil
 	case <-ctx.Done():
-		goroutine.Resumed(ctx, c)
+		Resumed(ctx, c)
 		return ctx.Err()
 	}
 }
@@ -53,6 +53,6 @@ func (m *Mutex) Unlock() {
 	select {
 	case <-m.slot:
 	default:
-		panic("serial: Unlock of an unlocked Mutex")
+		panic("lifecycle: Unlock of an unlocked Mutex")
 	}
 }
