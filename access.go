@@ -170,6 +170,18 @@ type GroupLocker interface {
 	TryLockGroup(ctx context.Context, reqs ...Request) (Lock, error)
 }
 
+// UnlockAller is implemented by every Locker of this module: UnlockAll
+// releases everything holder holds through the Locker (seed 003's
+// unlockAll), where holder is what WithReentrancy named the unit of work
+// with. Each Lock returned under that holder and not yet released is
+// unlocked as its Unlock would, so a later Unlock of it returns nil; an
+// acquisition still in progress is not waited for. The error joins the
+// locks' release errors (ErrLost for a lease already lost); a nil or
+// non-comparable holder returns an error wrapping ErrInvalidConfig.
+type UnlockAller interface {
+	UnlockAll(ctx context.Context, holder any) error
+}
+
 // Grouped is implemented by the Lock a GroupLocker returns: the members it
 // holds, in canonical order (intention locks of a Hierarchy included). ID
 // returns the requests the caller made, joined by ", ".

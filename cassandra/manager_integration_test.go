@@ -18,7 +18,7 @@ import (
 
 // TestManagerScenarios runs seed 003's functional scenarios
 // (locktest/managertest) — counter, readers beside writers, nested
-// directories, reentrancy — on real Cassandra, in real time, with the
+// directories, reentrancy, deadlock detection — on real Cassandra, in real time, with the
 // Lockers of every algorithm. Each case gets its own row-key prefix. The
 // counter's clients are N = 1, 8 and 40 with K = 2 for the new algorithm;
 // the legacy one (randomized backoff, every member exclusive) and combined
@@ -26,7 +26,7 @@ import (
 func TestManagerScenarios(t *testing.T) {
 	run := time.Now().UnixNano()
 	scenario := 0
-	env := func(clients []int, exclusiveOnly bool, newLocker func(s lockstep.Store, sep string, seed uint64) (lockstep.GroupLocker, error)) managertest.Env {
+	env := func(clients []int, exclusiveOnly bool, newLocker func(s lockstep.Store, sep string, seed uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error)) managertest.Env {
 		var seed uint64
 		return managertest.Env{
 			Clients:       clients,
@@ -38,7 +38,15 @@ func TestManagerScenarios(t *testing.T) {
 			},
 			NewLocker: func(t *testing.T, s lockstep.Store, sep string) lockstep.GroupLocker {
 				seed++
-				l, err := newLocker(s, sep, seed)
+				l, err := newLocker(s, sep, seed, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return l
+			},
+			NewDetecting: func(t *testing.T, s lockstep.Store, sep string, d lockstep.DeadlockDetection) lockstep.GroupLocker {
+				seed++
+				l, err := newLocker(s, sep, seed, &d)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -47,21 +55,22 @@ func TestManagerScenarios(t *testing.T) {
 		}
 	}
 	t.Run("new", func(t *testing.T) {
-		managertest.Run(t, env([]int{1, 8, 40}, false, func(s lockstep.Store, sep string, _ uint64) (lockstep.GroupLocker, error) {
-			return queuelock.New(s, &queuelock.Options{Poll: 10 * time.Millisecond, Separator: sep})
+		managertest.Run(t, env([]int{1, 8, 40}, false, func(s lockstep.Store, sep string, _ uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error) {
+			return queuelock.New(s, &queuelock.Options{Poll: 10 * time.Millisecond, Separator: sep, Deadlock: d})
 		}))
 	})
 	t.Run("legacy", func(t *testing.T) {
-		managertest.Run(t, env([]int{1, 8}, true, func(s lockstep.Store, sep string, seed uint64) (lockstep.GroupLocker, error) {
-			return shadowlock.New(s, &shadowlock.Options{Rand: rand.New(rand.NewPCG(seed, 1)), Separator: sep})
+		managertest.Run(t, env([]int{1, 8}, true, func(s lockstep.Store, sep string, seed uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error) {
+			return shadowlock.New(s, &shadowlock.Options{Rand: rand.New(rand.NewPCG(seed, 1)), Separator: sep, Deadlock: d})
 		}))
 	})
 	t.Run("combined", func(t *testing.T) {
-		managertest.Run(t, env([]int{1, 8}, true, func(s lockstep.Store, sep string, seed uint64) (lockstep.GroupLocker, error) {
+		managertest.Run(t, env([]int{1, 8}, true, func(s lockstep.Store, sep string, seed uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error) {
 			return combined.New(s, &combined.Options{
 				Queue:     &queuelock.Options{Poll: 10 * time.Millisecond},
 				Legacy:    &shadowlock.Options{Rand: rand.New(rand.NewPCG(seed, 2))},
 				Separator: sep,
+				Deadlock:  d,
 			})
 		}))
 	})

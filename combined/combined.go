@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
@@ -35,6 +37,10 @@ type Options struct {
 	// Separator makes ids hierarchical, as queuelock.Options.Separator says;
 	// every member is exclusive. Default "": flat ids.
 	Separator string
+	// Deadlock, when set, turns on deadlock detection for the combined
+	// locks, as queuelock.Options.Deadlock says; leave the halves' unset.
+	// Default nil: off.
+	Deadlock *lockstep.DeadlockDetection
 	// TestingKnobs switch on planted defects for this module's negative
 	// controls (knobs.go). Leave nil.
 	TestingKnobs *TestingKnobs
@@ -99,6 +105,10 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		return nil, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",
 			Reason: "a combined lock draws one token for both halves: set combined Options.Fencing and leave the halves' Fencing unset"}
 	}
+	if qo.Deadlock != nil || so.Deadlock != nil {
+		return nil, &lockstep.ConfigError{Field: "Queue.Deadlock/Legacy.Deadlock",
+			Reason: "a combined lock waits as one: set combined Options.Deadlock and leave the halves' unset"}
+	}
 	switch {
 	case qo.ProcessID == "":
 		qo.ProcessID = so.ProcessID
@@ -128,7 +138,8 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		return nil, fmt.Errorf("combined: legacy lock: %w", err)
 	}
 	held.ShareOwners(q.Parts(held.Key{}), g.Parts(held.Key{})) // owner ids unique across the two Lockers
-	l, err := Compose(q, g, &ComposeOptions{Fencing: o.Fencing, Observer: o.Observer, Separator: o.Separator, TestingKnobs: o.TestingKnobs})
+	l, err := compose(q, g, &ComposeOptions{Fencing: o.Fencing, Observer: o.Observer, Separator: o.Separator, TestingKnobs: o.TestingKnobs},
+		detecting{store, o.Deadlock, max(qo.MaxServerSkew, so.MaxServerSkew), qo.Rand})
 	if err != nil {
 		_ = errors.Join(g.Close(context.Background()), q.Close(context.Background()))
 		return nil, err
@@ -142,6 +153,19 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // own them: they may keep taking locks of their own modes, and the caller
 // closes them after this Locker.
 func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOptions) (*Locker, error) {
+	return compose(queue, legacy, opts, detecting{})
+}
+
+// detecting is what New's Options.Deadlock asks of compose.
+type detecting struct {
+	store lockstep.Store
+	d     *lockstep.DeadlockDetection // nil: off
+	skew  time.Duration
+	rand  *rand.Rand // the queue half's Options.Rand; may be nil
+}
+
+// compose is Compose with New's deadlock detection.
+func compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOptions, dl detecting) (*Locker, error) {
 	var o ComposeOptions
 	if opts != nil {
 		o = *opts
@@ -164,8 +188,11 @@ func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 	if o.TestingKnobs != nil {
 		l.knobs = *o.TestingKnobs
 	}
-	var err error
-	if l.groups, err = manager.New(o.Separator, l.acquire, q.Clock, l.knobs.Manager); err != nil {
+	det, err := deadlock.ForLocker(dl.store, q.Clock, q.Process, dl.d, dl.skew, dl.rand, l.knobs.Manager.DeadlockKnobs())
+	if err != nil {
+		return nil, err
+	}
+	if l.groups, err = manager.New(o.Separator, l.acquire, q.Clock, det, l.knobs.Manager); err != nil {
 		return nil, err
 	}
 	return l, nil

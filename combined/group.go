@@ -17,3 +17,11 @@ func (l *Locker) LockGroup(ctx context.Context, reqs ...lockstep.Request) (locks
 func (l *Locker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
 	return l.groups.Group(ctx, reqs, true)
 }
+
+// UnlockAll releases everything holder's acquisitions through this Locker
+// hold, as lockstep.UnlockAller says.
+func (l *Locker) UnlockAll(ctx context.Context, holder any) error {
+	return l.groups.UnlockAll(ctx, holder)
+}
+
+var _ lockstep.UnlockAller = (*Locker)(nil)

@@ -33,5 +33,18 @@ func TestCombined_ManagerSuite(t *testing.T) {
 			}
 			return l
 		},
+		NewDetecting: func(t *testing.T, s lockstep.Store, sep string, d lockstep.DeadlockDetection) lockstep.GroupLocker {
+			seed++
+			l, err := New(s, &Options{
+				Queue:     &queuelock.Options{Poll: 10 * time.Millisecond},
+				Legacy:    &shadowlock.Options{Rand: rand.New(rand.NewPCG(seed, 13))},
+				Separator: sep,
+				Deadlock:  &d,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		},
 	})
 }

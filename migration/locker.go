@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/manager"
@@ -109,10 +111,24 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	}
 	l := &Locker{store: store, clock: clk, flag: flag, cfg: cfg, algs: algs, tables: lockTables(opts)}
 	var sep string
+	var dl *lockstep.DeadlockDetection
+	var skew time.Duration
+	var r *rand.Rand
 	if opts != nil {
-		sep = opts.Separator
+		sep, dl = opts.Separator, opts.Deadlock
+		if opts.Queue != nil {
+			skew, r = opts.Queue.MaxServerSkew, opts.Queue.Rand
+		}
+		if opts.Legacy != nil {
+			skew = max(skew, opts.Legacy.MaxServerSkew)
+		}
 	}
-	if l.groups, err = manager.New(sep, l.acquire, clk, cfg.knobs.Manager); err != nil {
+	det, err := deadlock.ForLocker(store, clk, process, dl, skew, r, cfg.knobs.Manager.DeadlockKnobs())
+	if err != nil {
+		_ = algs.close(context.Background())
+		return nil, err
+	}
+	if l.groups, err = manager.New(sep, l.acquire, clk, det, cfg.knobs.Manager); err != nil {
 		_ = algs.close(context.Background())
 		return nil, err
 	}

@@ -26,6 +26,15 @@ func TestMigration_ManagerSuite(t *testing.T) {
 				}
 				return l
 			},
+			NewDetecting: func(t *testing.T, s lockstep.Store, sep string, d lockstep.DeadlockDetection) lockstep.GroupLocker {
+				o := options(nil, 0, 0, sep)
+				o.Deadlock = &d
+				l, err := New(s, flagOf(mode), o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return l
+			},
 		})
 	})
 }

@@ -34,6 +34,10 @@ type Options struct {
 	// Fencing gives every lock a token; Separator makes ids hierarchical.
 	Fencing   *clock.Global
 	Separator string
+	// Deadlock, when set, turns on deadlock detection in every mode, as
+	// queuelock.Options.Deadlock says; leave Queue's and Legacy's unset.
+	// Default nil: off.
+	Deadlock *lockstep.DeadlockDetection
 	// CensusTTL is whole seconds, at least 4s. PhaseCache (default 1s) is how
 	// long admission reuses a phase read. FlagStaleFor: see KeepLastGood.
 	CensusTable  string
@@ -186,6 +190,10 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if qo.Fencing != nil || so.Fencing != nil {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",
 			Reason: "set migration Options.Fencing instead: it applies to every mode (combined locks draw one token for both halves)"}
+	}
+	if qo.Deadlock != nil || so.Deadlock != nil {
+		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Deadlock/Legacy.Deadlock",
+			Reason: "set migration Options.Deadlock instead: the migration Locker's waits are what is published, in every mode"}
 	}
 	var fence *clock.Global
 	if o != nil {

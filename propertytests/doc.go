@@ -16,7 +16,12 @@
 // partition and heal among the faults, judged per row. The
 // lock-manager fleets (groupfleet_test.go) take lock groups in the five
 // accesses over hierarchical ids, and are judged by what each holder asked
-// for, ancestors implied (accesscheck_test.go). Negative controls
+// for, ancestors implied (accesscheck_test.go). The deadlock fleet
+// (deadlockfleet_test.go) runs units of work that take two ids in random
+// orders with deadlock detection on: besides exclusion and deadlock
+// freedom, every lockstep.ErrDeadlock must come with an instant of its
+// wait at which the recorded history shows a cycle through its process.
+// Negative controls
 // (negative_test.go) switch on deliberate defects through each package's
 // TestingKnobs, set when a process's Lockers are built (knobs_test.go), and
 // assert the checker catches each and shrinks it to a short counterexample.

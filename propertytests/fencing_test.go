@@ -70,14 +70,12 @@ func (h *harness) noteClaim(y *sim.Yield) {
 // half's).
 func (h *harness) ownerHolds(owner, id string) bool {
 	for _, pr := range h.procs {
-		l := h.heldBy(pr)
-		if l == nil {
-			continue
-		}
-		ms, _ := memberLocks(l)
-		for _, m := range ms {
-			if h.row(pr, m.ID()) == id && (m.Owner() == owner || legacyOwner(m) == owner) {
-				return true
+		for _, l := range h.heldAll(pr) {
+			ms, _ := memberLocks(l)
+			for _, m := range ms {
+				if h.row(pr, m.ID()) == id && (m.Owner() == owner || legacyOwner(m) == owner) {
+					return true
+				}
 			}
 		}
 	}

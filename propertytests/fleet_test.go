@@ -116,6 +116,9 @@ type fleet struct {
 	// dc, when set, runs the fleet on a cluster of two data centres, its
 	// processes in both, at the levels and in the scope it says (dc_test.go).
 	dc *dcSpec
+	// deadlock makes this the deadlock fleet (deadlockfleet_test.go): its
+	// processes take nested locks in random orders, with detection on.
+	deadlock bool
 }
 
 // fleets are the fleets the property tests check. A mixed fleet is one more
@@ -143,7 +146,7 @@ var fleets = append([]fleet{
 	// by the net action (wake_test.go), beside a process without them (an
 	// old binary, or one whose port is unreachable).
 	{name: "new/wake", kinds: []kind{queueWake, queueWake, queue}, starvationFree: true},
-}, append(dcFleets, managerFleets...)...)
+}, append(dcFleets, append(managerFleets, deadlockFleet)...)...)
 
 func fleetNamed(name string) fleet {
 	for _, f := range fleets {

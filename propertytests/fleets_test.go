@@ -24,6 +24,9 @@ type stats struct {
 	wake wakeStats
 	// groups counts the lock-manager fleets' calls (groupstate_test.go).
 	groups groupStats
+	// deadlocks counts the deadlock fleet's ErrDeadlock reports
+	// (deadlockfleet_test.go).
+	deadlocks int
 }
 
 // fleetProperty is one check: build fleet f with variant v, run the random
@@ -145,6 +148,9 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 			if h.grp != nil {
 				st.groups.add(h.grp.stats)
 			}
+			if h.dl != nil {
+				st.deadlocks += h.dl.reports
+			}
 			for _, pr := range h.procs {
 				if pr.kind.user != nil {
 					st.stormArrivals += pr.arrivals
@@ -168,6 +174,9 @@ func checkFleet(t *testing.T, name string) {
 		g := st.groups
 		t.Logf("group calls: %d (%d tries, %d of them busy; %d cancelled); largest plan %d members; most overtakes of one quiet-phase wait %d; longest quiet-phase wait that acquired %v",
 			g.calls, g.tries, g.triesBusy, g.cancelled, g.maxMembers, g.maxOvertakes, g.maxWait)
+	}
+	if fleetNamed(name).deadlock {
+		t.Logf("ErrDeadlock reports, each with a cycle in the history: %d", st.deadlocks)
 	}
 	if st.wake.sent > 0 {
 		t.Logf("wake-ups: %+v", st.wake)

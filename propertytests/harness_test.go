@@ -131,6 +131,7 @@ type harness struct {
 	// they draw their operations, and drawPanic a panic of such a draw, to
 	// be raised again on the test's goroutine (groupuser_test.go).
 	grp       *groupState
+	dl        *deadlockState // the deadlock fleet's history (deadlockfleet_test.go)
 	ch        sim.Chooser
 	drawPanic any
 	// sent holds the store requests sent and not yet answered, so that a
@@ -169,6 +170,9 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	}
 	if f.groups != nil {
 		h.grp = newGroupState(*f.groups)
+	}
+	if f.deadlock {
+		h.dl = newDeadlockState()
 	}
 	if f.setup != nil {
 		if err := f.setup(h.s); err != nil {
@@ -410,6 +414,11 @@ func (h *harness) checkSafety() error {
 	}
 	if h.grp != nil {
 		if err := h.checkGroupSafety(); err != nil {
+			return err
+		}
+	}
+	if h.dl != nil {
+		if err := h.checkDeadlockSafety(); err != nil {
 			return err
 		}
 	}

@@ -77,6 +77,9 @@ const (
 	combinedSharedQueueHalf defect = "combined-shared-queue-half"
 	retryNeedsFreeID        defect = "retry-needs-free-id"
 	groupReturnsLostMember  defect = "group-returns-lost-member"
+	deadlockUndetected      defect = "deadlock-undetected"
+	deadlockVictimUnshared  defect = "deadlock-victim-unshared"
+	deadlockBystander       defect = "deadlock-bystander"
 	acceptAnyLevels         defect = "accept-any-levels"
 )
 
@@ -155,6 +158,12 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			mg.SkipIntention = true
 		case groupReturnsLostMember:
 			mg.GroupReturnsLostMember = true
+		case deadlockUndetected:
+			mg.Deadlock.Undetected = true
+		case deadlockVictimUnshared:
+			mg.Deadlock.VictimUnshared = true
+		case deadlockBystander:
+			mg.Deadlock.Bystander = true
 		case acceptAnyLevels:
 			k.sim = &sim.TestingKnobs{AcceptAnyLevels: true}
 		default:

@@ -25,6 +25,12 @@ func (h *harness) work(pr *proc, l lockstep.Lock) {
 		h.counter = pr.seen + 1
 		h.increments++
 	}
+	h.checkLease(pr, l)
+}
+
+// checkLease is property 3 for pr about to work on l; the caller holds
+// h.mu.
+func (h *harness) checkLease(pr *proc, l lockstep.Lock) {
 	if h.v.noLeaseCheck {
 		return
 	}

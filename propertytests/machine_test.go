@@ -106,7 +106,7 @@ func (h *harness) randomPhase(t *rapid.T, sc *script) {
 // act performs action a with choices from ch; it reports false, having done
 // nothing, when a is not applicable in the current state.
 func (h *harness) act(ch sim.Chooser, a int) bool {
-	if h.grp != nil {
+	if h.grp != nil || h.dl != nil {
 		h.withChooser(ch)
 		defer h.withChooser(nil)
 	}

@@ -37,6 +37,22 @@ func memberLocks(l lockstep.Lock) ([]lockstep.Lock, []lockstep.Access) {
 	return ms, acc
 }
 
+// heldAll returns every lock pr holds: heldBy's, or a deadlock-fleet
+// unit's one or two (deadlockfleet_test.go); the caller holds h.mu.
+func (h *harness) heldAll(pr *proc) []lockstep.Lock {
+	if h.dl != nil {
+		var out []lockstep.Lock
+		for _, hl := range h.dl.held[pr] {
+			out = append(out, hl.l)
+		}
+		return out
+	}
+	if l := h.heldBy(pr); l != nil {
+		return []lockstep.Lock{l}
+	}
+	return nil
+}
+
 // heldBy returns the lock pr holds, if any: a flat lock, or a group of a
 // lock-manager fleet's user; the caller holds h.mu.
 func (h *harness) heldBy(pr *proc) lockstep.Lock {

@@ -38,5 +38,21 @@ func init() {
 		// of the process which took its id in between).
 		control{name: "GroupReturnsLostMember", fleet: fleetNamed("new/manager"),
 			v: variant{plant: []defect{groupReturnsLostMember}, weights: &faultyWeights}, want: "lease:", attempts: 6, maxActions: 20},
+		// Deadlock detection that publishes its waits but never fails one
+		// (internal/deadlock): units of the deadlock fleet that took their
+		// ids in opposite orders wait for each other until the quiet
+		// phase's deadlock-freedom bound.
+		control{name: "DeadlockUndetected", fleet: fleetNamed("new/deadlock"),
+			v: variant{plant: []defect{deadlockUndetected}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+		// A victim rule each process computes from its own view (it ranks
+		// itself lowest): every member of a cycle takes another for the
+		// victim, none fails, and the cycle lasts.
+		control{name: "DeadlockVictimUnshared", fleet: fleetNamed("new/deadlock"),
+			v: variant{plant: []defect{deadlockVictimUnshared}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+		// A waiter that fails when it sees a cycle among waits ranked below
+		// its own, without being in it: caught by the oracle of true
+		// reports, which finds no cycle through it in the history.
+		control{name: "DeadlockBystander", fleet: fleetNamed("new/deadlock"),
+			v: variant{plant: []defect{deadlockBystander}, noLeaseCheck: true, noFencing: true}, want: "deadlock:"},
 	)
 }

@@ -20,15 +20,16 @@ import (
 // replicas are read without read repair, so the check changes nothing.
 func (h *harness) checkOwnerCells() error {
 	for _, pr := range h.procs {
-		l := h.heldBy(pr)
-		if l == nil || pr.sp.Crashed() || !h.validLocked(pr, l) {
-			continue
-		}
-		ms, _ := memberLocks(l)
-		for _, m := range ms {
-			for _, c := range h.ownerCells(m) {
-				if err := h.ownerCellLive(c, h.row(pr, m.ID())); err != nil {
-					return fmt.Errorf("ownership: %s holds %s with Lost() open, but %w", pr.sp.Name, l.Owner(), err)
+		for _, l := range h.heldAll(pr) {
+			if pr.sp.Crashed() || !h.validLocked(pr, l) {
+				continue
+			}
+			ms, _ := memberLocks(l)
+			for _, m := range ms {
+				for _, c := range h.ownerCells(m) {
+					if err := h.ownerCellLive(c, h.row(pr, m.ID())); err != nil {
+						return fmt.Errorf("ownership: %s holds %s with Lost() open, but %w", pr.sp.Name, l.Owner(), err)
+					}
 				}
 			}
 		}

@@ -41,13 +41,16 @@ func ownerOf(table, col string, value []byte) string {
 // table: the cells of its own acquisitions ("<proc>.<n>"; a migration.Locker's
 // queue and legacy Lockers draw from one sequence), the
 // owner cells of its own queue Lockers, its own census entry (column
-// "<proc>"), and — for the phase controller only — the phase cell.
+// "<proc>"), its own wait records (deadlock detection), and — for the phase
+// controller only — the phase cell.
 func ownsColumn(proc, table, col string) bool {
 	switch table {
 	case clock.DefaultGlobalTable:
 		return true // the global time service: every process raises the one cell (value = timestamp, so LWW keeps the maximum)
 	case migration.DefaultCensusTable:
 		return col == proc
+	case deadlockTable:
+		return strings.HasPrefix(col, proc+"/") // a wait record is named by its process first (internal/deadlock)
 	case migration.DefaultPhaseTable:
 		return proc == controllerName
 	case queuelock.DefaultTable:

@@ -39,6 +39,9 @@ func (h *harness) checkStateFreed() error {
 	if h.grp != nil {
 		ids = groupIDs
 	}
+	if h.dl != nil {
+		ids = deadlockIDs
+	}
 	for i := range c.Config().Replicas {
 		for _, table := range lockTables {
 			for _, id := range ids {

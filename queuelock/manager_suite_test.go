@@ -19,5 +19,12 @@ func TestQueueLock_ManagerSuite(t *testing.T) {
 			}
 			return l
 		},
+		NewDetecting: func(t *testing.T, s lockstep.Store, sep string, d lockstep.DeadlockDetection) lockstep.GroupLocker {
+			l, err := New(s, &Options{Poll: 10e6, Separator: sep, Deadlock: &d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		},
 	})
 }

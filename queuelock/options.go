@@ -73,6 +73,11 @@ type Options struct {
 	// first takes an intention lock on "a". 1 to 8 bytes, the same in every
 	// process. Default "": flat ids.
 	Separator string
+	// Deadlock, when set, turns on deadlock detection: a blocking
+	// acquisition that waits in a cycle with others of the fleet's detecting
+	// Lockers may fail with lockstep.ErrDeadlock (lockstep.DeadlockDetection
+	// says how; its table must exist). Default nil: off.
+	Deadlock *lockstep.DeadlockDetection
 }
 
 // Wake configures wake-ups on release.

@@ -30,5 +30,6 @@ func ExampleStatements() {
 	// CREATE TABLE IF NOT EXISTS locks.fleet_census
 	// CREATE TABLE IF NOT EXISTS locks.fleet_phase
 	// CREATE TABLE IF NOT EXISTS locks.fenced_resource
+	// CREATE TABLE IF NOT EXISTS locks.lock_waits
 	// true
 }

@@ -109,7 +109,7 @@ func TestApply_CreatesEveryTableAndIsIdempotent(t *testing.T) {
 	}
 	got := tables(t, ctx, session, itKeyspace)
 	d := schema.DefaultTables()
-	want := []string{d.LegacyMain, d.LegacyShadow, d.QueueLock, d.GlobalTime, d.FleetCensus, d.FleetPhase, d.FencedResource}
+	want := []string{d.LegacyMain, d.LegacyShadow, d.QueueLock, d.GlobalTime, d.FleetCensus, d.FleetPhase, d.FencedResource, d.LockWaits}
 	names := make([]string, 0, len(got))
 	for n := range got {
 		names = append(names, n)

@@ -47,6 +47,9 @@ type Tables struct {
 	// tokens (applications, any mode); it has its own shape (row_key,
 	// fence_token, value), not the cell shape. Default "fenced_resource".
 	FencedResource string
+	// LockWaits holds the wait records of deadlock detection (any mode,
+	// Lockers with Options.Deadlock). Default "lock_waits".
+	LockWaits string
 }
 
 // DefaultTables returns the default table names.
@@ -59,6 +62,7 @@ func DefaultTables() Tables {
 		FleetCensus:    "fleet_census",
 		FleetPhase:     "fleet_phase",
 		FencedResource: "fenced_resource",
+		LockWaits:      "lock_waits",
 	}
 }
 
@@ -86,6 +90,7 @@ func (t Tables) list() []table {
 		pick(t.FleetCensus, d.FleetCensus),
 		pick(t.FleetPhase, d.FleetPhase),
 		pick(t.FencedResource, d.FencedResource),
+		pick(t.LockWaits, d.LockWaits),
 	}
 }
 

@@ -25,7 +25,7 @@ func TestStatements_RenderEveryTableInKeyspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"legacy_main", "legacy_shadow", "queue_lock", "global_time", "fleet_census", "fleet_phase", "fenced_resource"}
+	want := []string{"legacy_main", "legacy_shadow", "queue_lock", "global_time", "fleet_census", "fleet_phase", "fenced_resource", "lock_waits"}
 	if len(stmts) != len(want) {
 		t.Fatalf("got %d statements, want %d", len(stmts), len(want))
 	}
@@ -79,13 +79,14 @@ func TestStatements_EveryTableCommentNamesItsModes(t *testing.T) {
 		"fleet_census":    {"legacy", "combined", "new"},
 		"fleet_phase":     {"legacy", "combined", "new"},
 		"fenced_resource": {"legacy", "combined", "new"},
+		"lock_waits":      {"legacy", "combined", "new"},
 	}
 	stmts, err := Statements("locks")
 	if err != nil {
 		t.Fatal(err)
 	}
 	commentRE := regexp.MustCompile(`comment = '([^']*)'`)
-	for i, name := range []string{"legacy_main", "legacy_shadow", "queue_lock", "global_time", "fleet_census", "fleet_phase", "fenced_resource"} {
+	for i, name := range []string{"legacy_main", "legacy_shadow", "queue_lock", "global_time", "fleet_census", "fleet_phase", "fenced_resource", "lock_waits"} {
 		m := commentRE.FindStringSubmatch(stmts[i])
 		if m == nil || !strings.Contains(m[1], "modes:") {
 			t.Errorf("%s: no comment option naming modes", name)
@@ -168,8 +169,8 @@ func TestStatements_CreateKeyspaceRendersReplicationSafely(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", c.repl, err)
 		}
-		if len(stmts) != 8 {
-			t.Fatalf("got %d statements, want keyspace + 7 tables", len(stmts))
+		if len(stmts) != 9 {
+			t.Fatalf("got %d statements, want keyspace + 8 tables", len(stmts))
 		}
 		want := "CREATE KEYSPACE IF NOT EXISTS locks\n  WITH replication = " + c.want + "\n  AND durable_writes = true"
 		if stmts[0] != want {

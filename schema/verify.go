@@ -21,11 +21,12 @@ type Uses struct {
 	Migration  bool // fleet_census and fleet_phase: migration.Locker and Controller
 	GlobalTime bool // global_time: fencing tokens, the global clock
 	Fence      bool // fenced_resource: package fence on Cassandra
+	Deadlock   bool // lock_waits: Lockers with deadlock detection
 }
 
 // AllUses checks every table Apply creates.
 func AllUses() Uses {
-	return Uses{Legacy: true, Queue: true, Migration: true, GlobalTime: true, Fence: true}
+	return Uses{Legacy: true, Queue: true, Migration: true, GlobalTime: true, Fence: true, Deadlock: true}
 }
 
 // MigrationUses is what a migration.Locker needs: both algorithms' tables and
@@ -50,6 +51,8 @@ func (u Uses) wants(t table) bool {
 		return u.GlobalTime
 	case "fenced_resource.cql":
 		return u.Fence
+	case "lock_waits.cql":
+		return u.Deadlock
 	}
 	return false
 }

@@ -31,7 +31,7 @@ func plan(t *testing.T, opts ...Option) ([]table, string) {
 
 func TestCheck_AcceptsWhatApplyCreates(t *testing.T) {
 	wanted, fix := plan(t)
-	require.Len(t, wanted, 7)
+	require.Len(t, wanted, 8)
 	assert.NoError(t, check("locks", wanted, goodCatalog(Tables{}), fix))
 	// Extra regular columns are lockstep's no concern.
 	cat := goodCatalog(Tables{})

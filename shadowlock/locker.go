@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lease"
@@ -57,10 +58,15 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	}
 	l := &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: ident.NewOwners(cfg.Process), leases: leases}
 	var sep string
+	var dl *lockstep.DeadlockDetection
 	if opts != nil {
-		sep = opts.Separator
+		sep, dl = opts.Separator, opts.Deadlock
 	}
-	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, cfg.knobs.Manager); err != nil {
+	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew, cfg.rand, cfg.knobs.Manager.DeadlockKnobs())
+	if err != nil {
+		return nil, err
+	}
+	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, det, cfg.knobs.Manager); err != nil {
 		return nil, err
 	}
 	return l, nil

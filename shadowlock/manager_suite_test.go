@@ -26,5 +26,13 @@ func TestShadowLock_ManagerSuite(t *testing.T) {
 			}
 			return l
 		},
+		NewDetecting: func(t *testing.T, s lockstep.Store, sep string, d lockstep.DeadlockDetection) lockstep.GroupLocker {
+			seed++
+			l, err := New(s, &Options{Rand: rand.New(rand.NewPCG(seed, 11)), Separator: sep, Deadlock: &d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		},
 	})
 }

@@ -27,6 +27,9 @@ type Options struct {
 	// queuelock.Options.Separator says; every member is exclusive. Default
 	// "": flat ids.
 	Separator string
+	// Deadlock, when set, turns on deadlock detection, as
+	// queuelock.Options.Deadlock says. Default nil: off.
+	Deadlock *lockstep.DeadlockDetection
 	// TTL is written on every cell: whole seconds, at least 4s with the
 	// default MaxServerSkew. Default 30s.
 	TTL time.Duration

@@ -22,6 +22,7 @@
 //	lockstep.hold.duration            Float64Histogram  s              lockstep.mode
 //	lockstep.lease.renewals           Int64Counter      {renewal}      lockstep.mode, lockstep.renewal.result
 //	lockstep.lease.losses             Int64Counter      {lease}        lockstep.mode
+//	lockstep.wakeup.changes           Int64Counter      {change}       lockstep.wakeup.state
 //
 // The attribute values are those of package adapters/prometheus (see its
 // documentation): lockstep.mode is legacy, combined, new or unknown (a flag

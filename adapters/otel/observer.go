@@ -51,6 +51,7 @@ const (
 	keyPhase         = attribute.Key("lockstep.phase")
 	keyReleaseResult = attribute.Key("lockstep.release.result")
 	keyRenewalResult = attribute.Key("lockstep.renewal.result")
+	keyWakeState     = attribute.Key("lockstep.wakeup.state")
 )
 
 const (
@@ -75,6 +76,7 @@ type Observer struct {
 	hold         metric.Float64Histogram
 	renewals     metric.Int64Counter
 	lost         metric.Int64Counter
+	wake         metric.Int64Counter
 
 	// Prebuilt measurement options, one slice per attribute combination.
 	acqOpt   [nm][2][outcome.NumResults][]metric.AddOption
@@ -84,9 +86,13 @@ type Observer struct {
 	refOpt   [nm][nm][nm][]metric.AddOption // [configured][phase.Mode][phase.Target]
 	relOpt   [nm][outcome.NumReleases][]metric.AddOption
 	renewOpt [nm][2][]metric.AddOption // [mode][renewed]
+	wakeOpt  [2][]metric.AddOption     // [blocked]
 }
 
-var _ lockstep.Observer = (*Observer)(nil)
+var (
+	_ lockstep.Observer     = (*Observer)(nil)
+	_ lockstep.WakeObserver = (*Observer)(nil)
+)
 
 // New returns an Observer whose instruments come from a Meter of mp, with
 // scope ScopeName. A nil mp, unsorted buckets or an instrument the provider
@@ -133,6 +139,7 @@ func (obs *Observer) instruments(m metric.Meter, o *Options) error {
 	obs.releases = counter("lockstep.releases", "{release}", "Unlock calls that released cells or tried to.")
 	obs.renewals = counter("lockstep.lease.renewals", "{renewal}", "Lease renewal attempts.")
 	obs.lost = counter("lockstep.lease.losses", "{lease}", "Leases declared lost.")
+	obs.wake = counter("lockstep.wakeup.changes", "{change}", "Times a queue Locker with wake-ups stopped relying on them (blocked) or relied on them again (arriving).")
 	var err error
 	obs.wait, err = m.Float64Histogram("lockstep.acquire.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time from a Lock or TryLock call to its return."), metric.WithExplicitBucketBoundaries(o.WaitBuckets...))
@@ -186,6 +193,8 @@ func (obs *Observer) prebuild(extra []attribute.KeyValue) {
 		obs.renewOpt[m][0] = add(mode, keyRenewalResult.String("failed"))
 		obs.renewOpt[m][1] = add(mode, keyRenewalResult.String("renewed"))
 	}
+	obs.wakeOpt[0] = add(keyWakeState.String("arriving"))
+	obs.wakeOpt[1] = add(keyWakeState.String("blocked"))
 }
 
 func modeName(m lockstep.Mode) string {
@@ -246,4 +255,14 @@ func (obs *Observer) ObserveLease(ctx context.Context, e lockstep.LeaseEvent) {
 	default:
 		obs.renewals.Add(ctx, 1, obs.renewOpt[m][0]...)
 	}
+}
+
+// ObserveWake records a change in whether a queue Locker's wake-ups arrive
+// (lockstep.wakeup.changes, lockstep.wakeup.state blocked or arriving).
+func (obs *Observer) ObserveWake(ctx context.Context, e lockstep.WakeEvent) {
+	b := 0
+	if e.Blocked {
+		b = 1
+	}
+	obs.wake.Add(ctx, 1, obs.wakeOpt[b]...)
 }

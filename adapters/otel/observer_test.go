@@ -87,9 +87,11 @@ func TestObserver_EventsBecomeTheDocumentedInstruments(t *testing.T) {
 	obs.ObserveLease(ctx, lockstep.LeaseEvent{ID: "a", Mode: lockstep.ModeCombined, Renewed: true})
 	obs.ObserveLease(ctx, lockstep.LeaseEvent{ID: "a", Mode: lockstep.ModeCombined, Err: errors.New("timeout")})
 	obs.ObserveLease(ctx, lockstep.LeaseEvent{ID: "a", Mode: lockstep.ModeCombined, Lost: true})
+	obs.ObserveWake(ctx, lockstep.WakeEvent{Blocked: true, Missed: 2})
+	obs.ObserveWake(ctx, lockstep.WakeEvent{})
 
 	got := collect(t, reader)
-	require.Len(t, got, 8)
+	require.Len(t, got, 9)
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
 	metricdatatest.AssertEqual(t, sum("{acquisition}", "Lock and TryLock calls that finished.", "lockstep.acquisitions",
 		point(2, modeNew, callLock, result("acquired")),
@@ -111,6 +113,10 @@ func TestObserver_EventsBecomeTheDocumentedInstruments(t *testing.T) {
 	metricdatatest.AssertEqual(t, sum("{lease}", "Leases declared lost.", "lockstep.lease.losses",
 		point(1, modeCombined),
 	), got["lockstep.lease.losses"], opts...)
+	metricdatatest.AssertEqual(t, sum("{change}", "Times a queue Locker with wake-ups stopped relying on them (blocked) or relied on them again (arriving).", "lockstep.wakeup.changes",
+		point(1, attribute.String("lockstep.wakeup.state", "blocked")),
+		point(1, attribute.String("lockstep.wakeup.state", "arriving")),
+	), got["lockstep.wakeup.changes"], opts...)
 
 	outcome := func(s string) attribute.KeyValue { return attribute.String("lockstep.acquire.outcome", s) }
 	fhist := func(count uint64, buckets []uint64, sum, lo, hi float64, kv ...attribute.KeyValue) metricdata.HistogramDataPoint[float64] {
@@ -154,8 +160,9 @@ func TestObserver_AttributesAreBoundedAndCarryNoIDs(t *testing.T) {
 		obs.ObserveLease(ctx, lockstep.LeaseEvent{ID: id, Owner: "owner-1", Mode: m, Err: errors.New("cassandra says timeout")})
 		obs.ObserveLease(ctx, lockstep.LeaseEvent{ID: id, Owner: "owner-1", Mode: m, Lost: true})
 	}
+	obs.ObserveWake(ctx, lockstep.WakeEvent{Blocked: true, Missed: 2})
 	got := collect(t, reader)
-	require.Len(t, got, 8)
+	require.Len(t, got, 9)
 	check := func(name string, attrs attribute.Set) {
 		v, ok := attrs.Value("service.component")
 		assert.True(t, ok && v.AsString() == "billing", "%s lacks the extra attribute", name)

@@ -44,7 +44,7 @@ func AdminGrantCQL(role string) string {
 // global_time and fenced_resource lines.
 func AppGrants(t schema.Tables) []Grant {
 	var g []Grant
-	for _, table := range []string{t.QueueLock, t.LegacyMain, t.LegacyShadow, t.FleetCensus, t.GlobalTime, t.FencedResource} {
+	for _, table := range []string{t.QueueLock, t.LegacyMain, t.LegacyShadow, t.FleetCensus, t.GlobalTime, t.FencedResource, t.LockWaits} {
 		g = append(g, Grant{"SELECT", table}, Grant{"MODIFY", table})
 	}
 	return append(g, Grant{"SELECT", t.FleetPhase})

@@ -67,7 +67,7 @@ func (o *options) processCounts() ([]int, error) {
 func parseFlags(args []string) (*options, error) {
 	fs := flag.NewFlagSet("lockbench", flag.ContinueOnError)
 	o := &options{fs: fs}
-	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers, scale, rollout or manager")
+	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers, scale, rollout, manager or deadlock")
 	fs.StringVar(&o.backend, "backend", "sim", "backend: sim (embedded model on virtual time) or cassandra (-hosts)")
 	fs.StringVar(&o.procs, "processes", "1,3,5", "comma-separated process counts")
 	fs.IntVar(&o.k, "k", 1000, "seed: acquisitions per process (the seed used 5000)")
@@ -151,11 +151,13 @@ func run1(args []string) error {
 		return runScaleCommand(o)
 	case "manager":
 		return runManagerCommand(o)
+	case "deadlock":
+		return runDeadlockCommand(o)
 	case "rollout":
 		if o.backend != "sim" {
 			return fmt.Errorf("-scenario rollout runs on the sim backend only")
 		}
 		return runRolloutCommand(o.fs, o.procs, o.hold, o.minLat, o.maxLat, o.seed, o.phaseHold)
 	}
-	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers, scale, rollout or manager)", o.scenario)
+	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers, scale, rollout, manager or deadlock)", o.scenario)
 }

@@ -177,7 +177,7 @@ func (o *options) tableNames() schema.Tables {
 	}{
 		{&t.LegacyMain, d.LegacyMain}, {&t.LegacyShadow, d.LegacyShadow}, {&t.QueueLock, d.QueueLock},
 		{&t.GlobalTime, d.GlobalTime}, {&t.FleetCensus, d.FleetCensus}, {&t.FleetPhase, d.FleetPhase},
-		{&t.FencedResource, d.FencedResource},
+		{&t.FencedResource, d.FencedResource}, {&t.LockWaits, d.LockWaits},
 	} {
 		if *f.v == "" {
 			*f.v = f.def

@@ -129,6 +129,6 @@ func (c schemaApply) run(ctx context.Context, a *app, o *options) error {
 		what = "keyspace and tables"
 	}
 	fmt.Fprintf(a.stdout, "schema applied (%s, schema agreement reached): keyspace %s: %s\n", what, o.keyspace,
-		strings.Join([]string{t.LegacyMain, t.LegacyShadow, t.QueueLock, t.GlobalTime, t.FleetCensus, t.FleetPhase, t.FencedResource}, ", "))
+		strings.Join([]string{t.LegacyMain, t.LegacyShadow, t.QueueLock, t.GlobalTime, t.FleetCensus, t.FleetPhase, t.FencedResource, t.LockWaits}, ", "))
 	return nil
 }

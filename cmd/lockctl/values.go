@@ -129,7 +129,7 @@ func (v tablesValue) Set(s string) error {
 	fields := map[string]*string{
 		d.LegacyMain: &v.p.LegacyMain, d.LegacyShadow: &v.p.LegacyShadow, d.QueueLock: &v.p.QueueLock,
 		d.GlobalTime: &v.p.GlobalTime, d.FleetCensus: &v.p.FleetCensus, d.FleetPhase: &v.p.FleetPhase,
-		d.FencedResource: &v.p.FencedResource,
+		d.FencedResource: &v.p.FencedResource, d.LockWaits: &v.p.LockWaits,
 	}
 	f, ok := fields[kind]
 	if !ok {

@@ -39,12 +39,17 @@ func (m *Manager) Acquire(ctx context.Context, reqs []lockstep.Request, try bool
 			lockstep.ErrInvalidConfig, holder)
 	}
 	members := make([]*member, 0, len(plan))
+	w := waiter{identity: holder, reentrant: reentrant, try: try}
+	if !reentrant {
+		w.identity = &call{}
+		w.taken = func() []*member { return members }
+	}
 	for i, r := range plan {
 		var mb *member
 		if reentrant {
-			mb, err = m.takeReentrant(ctx, holder, r, try)
+			mb, err = m.takeReentrant(ctx, w, r)
 		} else {
-			mb, err = m.take(ctx, r, try)
+			mb, err = m.take(ctx, w, r)
 		}
 		if err != nil {
 			err = fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, not taken (%d taken before it released): %w",
@@ -59,7 +64,10 @@ func (m *Manager) Acquire(ctx context.Context, reqs []lockstep.Request, try bool
 			joinRequests(plan), i+1, len(plan), plan[i], lockstep.ErrLost)
 		return nil, errors.Join(err, m.abandon(context.WithoutCancel(ctx), members))
 	}
-	return newLock(m, callerID(reqs), plan, members), nil
+	if !reentrant {
+		holder = nil
+	}
+	return newLock(m, callerID(reqs), plan, members, holder), nil
 }
 
 // firstLost returns the index of the first member whose lease is lost, or
@@ -77,8 +85,8 @@ func firstLost(members []*member) int {
 }
 
 // take acquires r for one group, outside any registry.
-func (m *Manager) take(ctx context.Context, r lockstep.Request, try bool) (*member, error) {
-	l, err := m.one(ctx, r.ID, r.Access, try)
+func (m *Manager) take(ctx context.Context, w waiter, r lockstep.Request) (*member, error) {
+	l, err := m.wait(ctx, w, r)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +100,8 @@ func (m *Manager) take(ctx context.Context, r lockstep.Request, try bool) (*memb
 // takes the id through One and registers it. A second acquisition by the
 // same holder while the first is still waiting for the id waits for its
 // outcome, as it would in the id's queue.
-func (m *Manager) takeReentrant(ctx context.Context, holder any, r lockstep.Request, try bool) (*member, error) {
+func (m *Manager) takeReentrant(ctx context.Context, w waiter, r lockstep.Request) (*member, error) {
+	holder, try := w.identity, w.try
 	key := regKey{holder: holder, id: r.ID}
 	for {
 		m.mu.Lock()
@@ -129,7 +138,7 @@ func (m *Manager) takeReentrant(ctx context.Context, holder any, r lockstep.Requ
 	m.reg[key] = mb
 	m.mu.Unlock()
 
-	l, err := m.one(ctx, r.ID, r.Access, try)
+	l, err := m.wait(ctx, w, r)
 	if err == nil {
 		// A lock released other than by its groups (the Locker's Close
 		// releases every lock it holds) must not be counted again: its
@@ -189,7 +198,7 @@ func (m *Manager) abandon(ctx context.Context, members []*member) error {
 	var errs []error
 	for i := len(members) - 1; i >= 0; i-- {
 		if m.drop(members[i]) {
-			if err := members[i].real.Unlock(ctx); err != nil {
+			if err := m.unlockMember(ctx, members[i]); err != nil {
 				errs = append(errs, fmt.Errorf("lockstep: releasing %q after the failed group: %w", members[i].real.ID(), err))
 			}
 		}

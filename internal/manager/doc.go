@@ -17,7 +17,10 @@
 // what was asked of it (S and IX on "a" become SIX); ids ascending bytewise.
 // Under a separator every path segment must be non-empty ("a//b", "/a" and
 // "a/" are refused), so each ancestor is a well-formed id of its own and
-// "a/" cannot quietly name a second child of "a".
+// "a/" cannot quietly name a second child of "a". A last segment of
+// exactly "*" makes a mask (seed 003's MASK): "a/b/*" names every child of
+// "a/b" and is planned as "a/b" in the same access, which covers them all
+// (docs/algorithms.md, section 8.6); "*" anywhere else is refused.
 //
 // Ancestors sort before their descendants: an ancestor is a proper prefix
 // of its descendant's id, and in bytewise order a proper prefix sorts
@@ -113,4 +116,31 @@
 // reentrancy promises is only this bookkeeping: the holder is the caller's
 // name for one unit of work, and two goroutines sharing a holder share its
 // locks, so they must not need exclusion from each other.
+//
+// # Deadlock detection
+//
+// Units of work that take their locks in calls of their own, in orders of
+// their own, are outside the canonical order and can wait in a cycle. A
+// Locker built with a lockstep.DeadlockDetection gives New a
+// *deadlock.Detector, and every blocking take of a member then runs as a
+// wait of the detector (wait.go): the waiting identity is the reentrancy
+// holder, or the call without one; its holdings are the registry's granted
+// members of the holder, or the members the call took. A wait longer than
+// After is published, and if it is the victim of a cycle (internal/deadlock,
+// docs/algorithms.md section 8.5) the take fails with a
+// *lockstep.DeadlockError and Acquire releases what the call took, as for
+// any failed member. Two orders make a visible record true: a wait's record
+// is deleted before Acquire's abandon runs (the detector does it before its
+// Run returns), and a reentrant member whose last reference drops is
+// withdrawn from every record of its holder before its lock is unlocked
+// (unlockMember). TryLock and TryLockGroup never wait, so they publish
+// nothing, and a reentrant request is counted or refused without a wait.
+//
+// # Unlock-all
+//
+// The Manager also keeps, per reentrancy holder, the group Locks it
+// returned and that are not yet released; UnlockAll (seed 003's unlockAll)
+// unlocks each of them as its own Unlock would, so everything the holder
+// holds through this Manager is released and the handles' later Unlock
+// returns nil. Acquisitions without a holder are not tracked.
 package manager

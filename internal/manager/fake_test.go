@@ -296,7 +296,7 @@ func groupOf(tb testing.TB, l lockstep.Lock) *Lock {
 func newManager(tb testing.TB, sep string) (*Manager, *table) {
 	tb.Helper()
 	t := newTable()
-	m, err := New(sep, t.one, nil, nil)
+	m, err := New(sep, t.one, nil, nil, nil)
 	require.NoError(tb, err)
 	return m, t
 }

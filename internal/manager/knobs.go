@@ -1,5 +1,7 @@
 package manager
 
+import "github.com/lockstep-go/lockstep/internal/deadlock"
+
 // TestingKnobs switch on this package's planted defects, for the model
 // checks' negative controls (propertytests/doc.go): each restores a defect
 // that was found and fixed. A Locker passes its Options.TestingKnobs'
@@ -18,4 +20,15 @@ type TestingKnobs struct {
 	// later members were being taken, with Lost() already closed and that
 	// member's token from a lease that ended.
 	GroupReturnsLostMember bool
+	// Deadlock plants the deadlock detector's defects (internal/deadlock):
+	// a Locker passes them to the detector it builds.
+	Deadlock deadlock.Knobs
+}
+
+// DeadlockKnobs returns the deadlock detector's knobs of k, nil for a nil k.
+func (k *TestingKnobs) DeadlockKnobs() *deadlock.Knobs {
+	if k == nil {
+		return nil
+	}
+	return &k.Deadlock
 }

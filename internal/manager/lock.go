@@ -24,6 +24,7 @@ import (
 // needs fencing takes a flat lock of its own id.
 type Lock struct {
 	m       *Manager
+	holder  any // the reentrancy holder, or nil (UnlockAll)
 	id      string
 	plan    []lockstep.Request
 	members []*member
@@ -63,8 +64,11 @@ var (
 
 // newLock wraps members, all held, into a group Lock and starts forwarding
 // their losses.
-func newLock(m *Manager, id string, plan []lockstep.Request, members []*member) lockstep.Lock {
-	g := &Lock{m: m, id: id, plan: plan, members: members, loss: held.NewLoss(), state: make([]heldState, len(members))}
+func newLock(m *Manager, id string, plan []lockstep.Request, members []*member, holder any) lockstep.Lock {
+	g := &Lock{m: m, holder: holder, id: id, plan: plan, members: members, loss: held.NewLoss(), state: make([]heldState, len(members))}
+	if holder != nil {
+		m.track(g)
+	}
 	var watch []<-chan struct{}
 	for _, mb := range members {
 		g.loss.Watch(mb.lostNow)
@@ -179,6 +183,9 @@ func (g *Lock) Unlock(ctx context.Context) error {
 	err := errors.Join(errs...)
 	if err == nil {
 		g.released = true
+		if g.holder != nil {
+			g.m.untrack(g)
+		}
 	}
 	if lost && !errors.Is(err, lockstep.ErrLost) {
 		err = errors.Join(fmt.Errorf("lockstep: unlock %q: a member's lease was lost: %w", g.id, lockstep.ErrLost), err)
@@ -200,7 +207,7 @@ func (g *Lock) release(ctx context.Context, i int) error {
 	if g.state[i] != unlockDue {
 		return nil
 	}
-	if err := mb.real.Unlock(ctx); err != nil {
+	if err := g.m.unlockMember(ctx, mb); err != nil {
 		return err
 	}
 	g.state[i] = refDone

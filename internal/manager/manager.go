@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deadlock"
 )
 
 // One takes one member of a group: the Locker's own acquisition of id in
@@ -28,13 +29,17 @@ type Manager struct {
 	sep      string
 	overlaps bool // sep can overlap itself: ids are then checked at their segments' edges (plan.go)
 	one      One
-	clock    lockstep.Clock // for internal/lifecycle.Resumed; may be nil
-	knobs    TestingKnobs   // planted defects; zero in production
+	clock    lockstep.Clock     // for internal/lifecycle.Resumed; may be nil
+	det      *deadlock.Detector // nil: deadlock detection off (wait.go)
+	knobs    TestingKnobs       // planted defects; zero in production
 
 	// mu guards reg, the reentrancy registry: the member each (holder, id)
 	// holds. Only acquisitions under lockstep.WithReentrancy touch it.
 	mu  sync.Mutex
 	reg map[regKey]*member
+	// handles are the group Locks each holder has not released yet
+	// (UnlockAll), guarded by mu too.
+	handles map[any]map[*Lock]struct{}
 }
 
 // regKey names one holder's acquisition of one id.
@@ -48,16 +53,19 @@ type regKey struct {
 // MaxSeparatorLen bytes of UTF-8 with no NUL and not only white space, such
 // as "/". A bad separator or a nil one returns a *lockstep.ConfigError.
 // clock is the Locker's (nil for none): a call that waited for another of
-// the same holder resumes through it (internal/lifecycle.Resumed). knobs
+// the same holder resumes through it (internal/lifecycle.Resumed). det,
+// if not nil, publishes the blocking waits and fails the victims of cycles
+// among them with lockstep.ErrDeadlock (wait.go; nil: detection off). knobs
 // switch on planted defects; nil in production.
-func New(separator string, one One, clock lockstep.Clock, knobs *TestingKnobs) (*Manager, error) {
+func New(separator string, one One, clock lockstep.Clock, det *deadlock.Detector, knobs *TestingKnobs) (*Manager, error) {
 	if one == nil {
 		return nil, &lockstep.ConfigError{Field: "One", Reason: "nil: the manager needs the Locker's acquisition of one id"}
 	}
 	if err := validateSeparator(separator); err != nil {
 		return nil, err
 	}
-	m := &Manager{sep: separator, overlaps: selfOverlaps(separator), one: one, clock: clock, reg: map[regKey]*member{}}
+	m := &Manager{sep: separator, overlaps: selfOverlaps(separator), one: one, clock: clock, det: det,
+		reg: map[regKey]*member{}, handles: map[any]map[*Lock]struct{}{}}
 	if knobs != nil {
 		m.knobs = *knobs
 	}

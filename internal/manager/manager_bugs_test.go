@@ -17,7 +17,7 @@ import (
 func planted(t *testing.T, sep string, k TestingKnobs) (*Manager, *table) {
 	t.Helper()
 	tab := newTable()
-	m, err := New(sep, tab.one, nil, &k)
+	m, err := New(sep, tab.one, nil, nil, &k)
 	require.NoError(t, err)
 	return m, tab
 }

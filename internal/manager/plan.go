@@ -43,19 +43,20 @@ func (m *Manager) Plan(reqs []lockstep.Request) ([]lockstep.Request, error) {
 		plan = append(plan, lockstep.Request{ID: id, Access: a})
 	}
 	for _, r := range reqs {
+		id := m.unmask(r.ID)
 		if !unordered {
 			// Ancestors first, though the sort below would put them there
 			// anyway: the order of additions does not matter to Join.
-			for _, anc := range m.ancestors(r.ID) {
+			for _, anc := range m.ancestors(id) {
 				add(anc, r.Access.Intention())
 			}
-			add(r.ID, r.Access)
+			add(id, r.Access)
 			continue
 		}
 		// Planted defect: the request, then its ancestors, deepest first,
 		// and no sort: the caller's order.
-		add(r.ID, r.Access)
-		anc := m.ancestors(r.ID)
+		add(id, r.Access)
+		anc := m.ancestors(id)
 		for i := len(anc) - 1; i >= 0; i-- {
 			add(anc[i], r.Access.Intention())
 		}
@@ -78,7 +79,17 @@ func (m *Manager) validate(r lockstep.Request) error {
 	if m.sep == "" {
 		return nil
 	}
-	for i, seg := range strings.Split(r.ID, m.sep) {
+	segs := strings.Split(r.ID, m.sep)
+	for i, seg := range segs {
+		if seg == Mask && (i != len(segs)-1 || i == 0) {
+			where := "before other segments"
+			if len(segs) == 1 {
+				where = "alone"
+			}
+			return fmt.Errorf("%w: %q has the mask segment %q %s: a mask names every child of the id before it, "+
+				"so it may only be the last segment, after at least one other (\"a%s%s\")",
+				lockstep.ErrInvalidID, r.ID, Mask, where, m.sep, Mask)
+		}
 		if seg == "" {
 			return fmt.Errorf("%w: %q has an empty path segment (number %d): with separator %q an id is non-empty "+
 				"segments joined by it, so that each ancestor is an id of its own; drop the leading, trailing or "+
@@ -97,6 +108,23 @@ func (m *Manager) validate(r lockstep.Request) error {
 		}
 	}
 	return nil
+}
+
+// Mask is the last path segment of a mask request (seed 003's MASK flag):
+// under a separator, "a/b/*" names every child of "a/b", present or future,
+// and is taken as a request of "a/b" itself in the same access, which
+// covers every descendant (docs/algorithms.md, section 8.6).
+const Mask = "*"
+
+// unmask returns the id a request of id takes: the parent of a mask, or id.
+func (m *Manager) unmask(id string) string {
+	if m.sep == "" {
+		return id
+	}
+	if p, ok := strings.CutSuffix(id, m.sep+Mask); ok && p != "" {
+		return p
+	}
+	return id
 }
 
 // selfOverlaps reports whether two occurrences of sep can overlap: some

@@ -29,6 +29,23 @@
 //     held until the balancing release and is free after it (another
 //     Locker's TryLock succeeds); asking Exclusive while holding Shared fails
 //     with lockstep.ErrUpgrade.
+//   - DeadlockPair, DeadlockTriangle and ReentrantDetecting, on
+//     Lockers with deadlock detection (Env.NewDetecting; skipped without):
+//     two clients take a then b and b then a, each as one unit of work
+//     (a reentrancy holder) with a comment; exactly one gets
+//     lockstep.ErrDeadlock, whose cycle names both waits, owners and
+//     comments, releases what it holds, and the other proceeds. The
+//     triangle does the same with three clients on dir/a, dir/b and dir/c
+//     (flat a, b, c where every access is exclusive). ReentrantDetecting is
+//     scenario 3 with detection on while another unit waits for the id:
+//     nothing is reported.
+//   - UnlockAll (seed 003, Appendix A): a holder's locks taken by Lock (one
+//     reentrantly) and by a group, on hierarchical ids, are all released by
+//     one lockstep.UnlockAller call, another holder's are not, and the
+//     handles' own Unlock then returns nil.
+//   - Mask (seed 003's MASK query): "dir/*" held Exclusive excludes
+//     children, grandchildren, a child named for the first time and dir
+//     itself, and nothing outside dir; held Shared it shares.
 //
 // Which ids a Locker's Lock and groups take is the Locker's business; the
 // suite checks only what a user sees: exclusion where the accesses

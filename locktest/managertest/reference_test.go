@@ -17,7 +17,8 @@ import (
 type memTable struct {
 	mu      sync.Mutex
 	grants  map[string][]*memGrant
-	changed chan struct{} // closed and replaced on every release
+	changed chan struct{}      // closed and replaced on every release
+	handles map[any][]*memLock // each reentrancy holder's groups (UnlockAll)
 	// broken plants a defect: "no-intention" takes no locks on ancestors,
 	// "shared-ignores-writers" lets Shared in beside Exclusive.
 	broken string
@@ -30,7 +31,7 @@ type memGrant struct {
 }
 
 func newMemTable(broken string) *memTable {
-	return &memTable{grants: map[string][]*memGrant{}, changed: make(chan struct{}), broken: broken}
+	return &memTable{grants: map[string][]*memGrant{}, changed: make(chan struct{}), handles: map[any][]*memLock{}, broken: broken}
 }
 
 func (m *memTable) compatible(a, b lockstep.Access) bool {
@@ -63,6 +64,9 @@ func (l *memLocker) members(reqs []lockstep.Request) ([]lockstep.Request, error)
 	for _, r := range reqs {
 		if r.ID == "" || !r.Access.Valid() {
 			return nil, fmt.Errorf("%w: %v", lockstep.ErrInvalidID, r)
+		}
+		if p, ok := strings.CutSuffix(r.ID, l.sep+"*"); ok && l.sep != "" && p != "" {
+			r.ID = p // a mask: every child of p, taken as p
 		}
 		add(r.ID, r.Access)
 		if l.sep == "" || l.m.broken == "no-intention" {
@@ -123,8 +127,12 @@ func (l *memLocker) take(ctx context.Context, try bool, reqs []lockstep.Request)
 				g.count++
 				taken, ids = append(taken, g), append(ids, r.ID)
 			}
+			h := &memLock{m: m, ids: ids, grants: taken, lost: make(chan struct{})}
+			if reentrant {
+				m.handles[holder] = append(m.handles[holder], h)
+			}
 			m.mu.Unlock()
-			return &memLock{m: m, ids: ids, grants: taken, lost: make(chan struct{})}, nil
+			return h, nil
 		}
 		changed := m.changed
 		m.mu.Unlock()
@@ -165,6 +173,21 @@ func (l *memLocker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) 
 }
 
 func (l *memLocker) Close(context.Context) error { return nil }
+
+// UnlockAll unlocks every group taken under holder.
+func (l *memLocker) UnlockAll(ctx context.Context, holder any) error {
+	if holder == nil {
+		return fmt.Errorf("%w: a nil holder", lockstep.ErrInvalidConfig)
+	}
+	l.m.mu.Lock()
+	hs := l.m.handles[holder]
+	delete(l.m.handles, holder)
+	l.m.mu.Unlock()
+	for _, h := range hs {
+		_ = h.Unlock(ctx)
+	}
+	return nil
+}
 
 // memLock is a held group.
 type memLock struct {

@@ -31,6 +31,9 @@ type Env struct {
 	// legacy algorithm: its wire format has only exclusive locks), so two
 	// Shared holders exclude each other instead of sharing.
 	ExclusiveOnly bool
+	// NewDetecting returns a Locker like NewLocker's with deadlock
+	// detection d switched on; nil skips the deadlock scenarios.
+	NewDetecting func(t *testing.T, store lockstep.Store, separator string, d lockstep.DeadlockDetection) lockstep.GroupLocker
 }
 
 func (e Env) clients() []int {
@@ -78,6 +81,11 @@ func Run(t *testing.T, env Env) {
 		{"Directories", directories},
 		{"Reentrant", single(reentrant)},
 		{"ReentrantHierarchy", single(reentrantHierarchy)},
+		{"DeadlockPair", single(deadlockPair)},
+		{"DeadlockTriangle", single(deadlockTriangle)},
+		{"ReentrantDetecting", single(reentrantDetecting)},
+		{"UnlockAll", single(unlockAll)},
+		{"Mask", single(mask)},
 	}
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) {

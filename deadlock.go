@@ -1,0 +1,135 @@
+package lockstep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrDeadlock is returned by a blocking acquisition of a Locker with
+// deadlock detection (DeadlockDetection) that was chosen to break a cycle of
+// waits: it and other callers each waited for an id another of them held.
+// The acquisition released whatever the call took, so the others proceed;
+// the error is a *DeadlockError, which lists the cycle. Retry the unit of
+// work after releasing what it still holds, or take its ids in one group
+// (LockGroup), whose canonical order cannot deadlock.
+var ErrDeadlock = errors.New("lockstep: deadlock")
+
+// DeadlockMember is one member of a cycle a DeadlockError reports: a wait
+// of one caller, what it waited for, and who held it.
+type DeadlockMember struct {
+	// Process is the waiting Locker's process id.
+	Process string
+	// Waits is the id and access the member waited for.
+	Waits Request
+	// HeldBy is the owner id of the next member's lock on Waits.ID, in the
+	// access that excluded this member.
+	HeldBy string
+	// HeldIn is the access in which the next member held Waits.ID.
+	HeldIn Access
+	// Comment is what the member's caller passed with WithComment.
+	Comment string
+}
+
+// DeadlockError is the error of an acquisition chosen as the victim of a
+// cycle of waits (ErrDeadlock). Cycle starts with the victim; each member
+// waits for an id the next one holds, the last for one the first holds.
+type DeadlockError struct {
+	Cycle []DeadlockMember
+}
+
+func (e *DeadlockError) Error() string {
+	var b strings.Builder
+	b.WriteString("lockstep: deadlock: this call waited in a cycle of ")
+	fmt.Fprintf(&b, "%d waits and was chosen to break it (it released what it took): ", len(e.Cycle))
+	for i, m := range e.Cycle {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s waits for %s held in %v by %s", m.Process, m.Waits, m.HeldIn, m.HeldBy)
+		if m.Comment != "" {
+			fmt.Fprintf(&b, " (%q)", m.Comment)
+		}
+	}
+	b.WriteString(": release what the unit of work holds and retry it, or take its ids in one LockGroup")
+	return b.String()
+}
+
+// Unwrap returns ErrDeadlock.
+func (e *DeadlockError) Unwrap() error { return ErrDeadlock }
+
+// DeadlockDetection switches on deadlock detection for a Locker (the
+// Options.Deadlock of queuelock, shadowlock, combined and migration). A
+// blocking acquisition that has waited longer than After publishes what it
+// waits for and what its unit of work holds (the WithReentrancy holder, or
+// the call) in Table, renews it every Every while it waits, and fails with
+// ErrDeadlock if it is the chosen victim of a cycle of such waits
+// (docs/algorithms.md, section 8.5). Every process of the fleet that should
+// see the others' waits must use the same Table and Partition.
+//
+// A wait's holdings are those of its unit of work: the WithReentrancy
+// holder's locks, or, without a holder, what the same LockGroup call took
+// before. Nested Lock calls made without a holder are unrelated calls to
+// the Locker, so a cycle through them is not seen: name the unit of work
+// with WithReentrancy. TryLock and TryLockGroup never wait and are never
+// part of a cycle.
+type DeadlockDetection struct {
+	// After is how long a wait lasts before it is published. Default 1s.
+	After time.Duration
+	// Every is how often a published wait is renewed and the cycle looked
+	// for. Default 1s; at least 100ms.
+	Every time.Duration
+	// Table holds the wait records (schema creates it). Default
+	// "lock_waits".
+	Table string
+	// Partition is the row every wait record of the fleet is written to.
+	// Default "waits".
+	Partition string
+}
+
+// Resolve returns d with defaults filled in, or a *ConfigError.
+func (d DeadlockDetection) Resolve() (DeadlockDetection, error) {
+	if d.After == 0 {
+		d.After = time.Second
+	}
+	if d.Every == 0 {
+		d.Every = time.Second
+	}
+	if d.Table == "" {
+		d.Table = "lock_waits"
+	}
+	if d.Partition == "" {
+		d.Partition = "waits"
+	}
+	switch {
+	case d.After < 0:
+		return d, &ConfigError{Field: "Deadlock.After", Reason: fmt.Sprintf("%v is negative: use 0 for the default 1s", d.After)}
+	case d.Every < 100*time.Millisecond:
+		return d, &ConfigError{Field: "Deadlock.Every", Reason: fmt.Sprintf("%v is below 100ms: each round writes and reads the store; use 0 for the default 1s", d.Every)}
+	}
+	if err := ValidateName("Deadlock.Table", d.Table); err != nil {
+		return d, err
+	}
+	if err := ValidateID(d.Partition); err != nil {
+		return d, &ConfigError{Field: "Deadlock.Partition", Reason: err.Error()}
+	}
+	return d, nil
+}
+
+type commentKey struct{}
+
+// WithComment returns ctx carrying comment for the acquisitions made with
+// it: a Locker with deadlock detection shows it in the DeadlockError of any
+// cycle the acquisition's wait is part of (seed 003's lock($comment)). It
+// changes nothing else.
+func WithComment(ctx context.Context, comment string) context.Context {
+	return context.WithValue(ctx, commentKey{}, comment)
+}
+
+// CommentOf returns the comment WithComment put in ctx, or "".
+func CommentOf(ctx context.Context) string {
+	c, _ := ctx.Value(commentKey{}).(string)
+	return c
+}

@@ -1,0 +1,165 @@
+package deadlock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
+)
+
+// Wait is one blocking call's wait for one member, published once it has
+// lasted After.
+type Wait struct {
+	d        *Detector
+	identity any
+	holds    func() []Hold
+
+	// mu serializes a round (write, reads) with Retract and with the end.
+	mu        sync.Mutex
+	rec       Record // rec.Name changes on a retraction
+	published bool   // a write of rec.Name may have been applied, and no delete was acknowledged
+	listed    []Hold // the holdings last written
+	lastPut   int64  // clock.Elapsed when the last write returned
+	ended     bool
+}
+
+// Run runs fn, the Locker's wait for req, as identity's wait. holds returns
+// what identity holds; it is called at each write. After After, the wait
+// is published and looked at every Every; if it is found the victim of a
+// cycle (doc.go), fn's ctx is cancelled and, unless fn was granted anyway,
+// Run returns a *lockstep.DeadlockError. Whatever happens, the record is
+// deleted before Run returns (R1). A ctx that ends returns fn's error.
+func (d *Detector) Run(ctx context.Context, identity any, req lockstep.Request, holds func() []Hold,
+	fn func(context.Context) (lockstep.Lock, error)) (lockstep.Lock, error) {
+	w := &Wait{d: d, identity: identity, holds: holds,
+		rec: Record{Name: d.name(), Process: d.proc, Waits: req, Comment: lockstep.CommentOf(ctx), Start: d.clock.Now()}}
+	d.track(w)
+	inner, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	var cycle []Record
+	lifecycle.Go(d.clock, func() {
+		defer close(done)
+		if cycle = w.watch(inner); cycle != nil {
+			cancel(errWithdrawn)
+		}
+	})
+	l, err := fn(inner)
+	cancel(nil)
+	<-done
+	lifecycle.Resumed(ctx, d.clock)
+	w.end(context.WithoutCancel(ctx))
+	d.untrack(w)
+	if err == nil || cycle == nil || ctx.Err() != nil {
+		return l, err
+	}
+	return nil, &lockstep.DeadlockError{Cycle: Members(cycle)}
+}
+
+// watch waits After, then runs a round every Every until ctx ends or a
+// round finds the wait the victim of a cycle, which it returns.
+func (w *Wait) watch(ctx context.Context) []Record {
+	if w.d.clock.Sleep(ctx, w.d.opt.After) != nil {
+		return nil
+	}
+	for {
+		if c := w.round(ctx); c != nil {
+			return c
+		}
+		if w.d.clock.Sleep(ctx, w.d.opt.Every) != nil {
+			return nil
+		}
+	}
+}
+
+// round writes the record, reads the partition, and if it shows a cycle of
+// which this wait is the victim, reads again: the cycle counts only among
+// records both reads returned, as the first read returned them (Lemma 11).
+// A store error skips the round.
+func (w *Wait) round(ctx context.Context) []Record {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended || w.publish(ctx) != nil {
+		return nil
+	}
+	first, err := w.d.read(ctx)
+	if err != nil || w.d.victimCycle(first, w.rec.Name) == nil {
+		return nil
+	}
+	second, err := w.d.read(ctx)
+	if err != nil {
+		return nil
+	}
+	again := map[string]bool{}
+	for _, r := range second {
+		again[r.Name] = true
+	}
+	both := slices.DeleteFunc(first, func(r Record) bool { return !again[r.Name] })
+	return w.d.victimCycle(both, w.rec.Name)
+}
+
+// publish writes the record with what identity holds now. Under w.mu.
+func (w *Wait) publish(ctx context.Context) error {
+	w.rec.Holds = w.holds()
+	v, err := json.Marshal(&w.rec)
+	if err != nil {
+		return err
+	}
+	err = w.d.store.Put(ctx, w.d.opt.Table, w.d.opt.Partition,
+		lockstep.Cell{Column: w.rec.Name, Value: v, Timestamp: w.d.stamp(), TTL: w.d.ttl})
+	w.lastPut = w.d.clock.Elapsed()
+	if err == nil || !refused(err) { // an unknown outcome may have been applied
+		w.published, w.listed = true, w.rec.Holds
+	}
+	return err
+}
+
+// end stops the wait for good and deletes its record (R1). Called once, by
+// Run, after the watch goroutine returned.
+func (w *Wait) end(ctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ended = true
+	w.remove(ctx)
+}
+
+// retract deletes the record if it lists id, and names the wait afresh for
+// its next write (R2).
+func (w *Wait) retract(ctx context.Context, id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended || !w.published || !slices.ContainsFunc(w.listed, func(h Hold) bool { return h.ID == id }) {
+		return
+	}
+	w.remove(ctx)
+	w.rec.Name = w.d.name()
+}
+
+// remove deletes the published record, stamped above its writes, retrying
+// until a delete is acknowledged or the last write has surely expired.
+// Under w.mu.
+func (w *Wait) remove(ctx context.Context) {
+	if !w.published {
+		return
+	}
+	ts := w.d.stamp()
+	deadline := w.lastPut + w.d.grace.Microseconds()
+	for {
+		err := w.d.store.Delete(ctx, w.d.opt.Table, w.d.opt.Partition, ts, w.rec.Name)
+		if err == nil || w.d.clock.Elapsed() >= deadline {
+			break
+		}
+		pause := min(w.d.opt.Every, time.Duration(deadline-w.d.clock.Elapsed())*time.Microsecond)
+		if w.d.clock.Sleep(ctx, pause) != nil {
+			break
+		}
+	}
+	w.published, w.listed = false, nil
+}
+
+// refused reports whether err says the store applied nothing.
+func refused(err error) bool { return errors.Is(err, lockstep.ErrRefused) }

@@ -1,0 +1,67 @@
+package manager
+
+import (
+	"context"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deadlock"
+)
+
+// waiter is who an Acquire call waits as, for deadlock detection
+// (docs/algorithms.md, section 8.5): the reentrancy holder, or, without
+// one, the call itself, which then holds only the members it took.
+type waiter struct {
+	identity  any
+	reentrant bool
+	try       bool
+	taken     func() []*member // without a holder: the call's members so far
+}
+
+// call is the identity of an Acquire call without a reentrancy holder: a
+// pointer no other call shares.
+type call struct{ _ byte }
+
+// wait takes r through One as w. With deadlock detection on, a blocking
+// take runs as a published wait (internal/deadlock): it may fail with a
+// *lockstep.DeadlockError, having withdrawn its request and deleted its
+// record; the caller then releases what the call took, as for any error.
+func (m *Manager) wait(ctx context.Context, w waiter, r lockstep.Request) (lockstep.Lock, error) {
+	if m.det == nil || w.try {
+		return m.one(ctx, r.ID, r.Access, w.try)
+	}
+	return m.det.Run(ctx, w.identity, r, func() []deadlock.Hold { return m.holds(w) },
+		func(ctx context.Context) (lockstep.Lock, error) { return m.one(ctx, r.ID, r.Access, false) })
+}
+
+// holds returns what w holds now: with a holder, every member the registry
+// shows granted to it; without, the members its call took.
+func (m *Manager) holds(w waiter) []deadlock.Hold {
+	var out []deadlock.Hold
+	add := func(mb *member) {
+		out = append(out, deadlock.Hold{ID: mb.real.ID(), Access: mb.access, Owner: mb.real.Owner()})
+	}
+	if !w.reentrant {
+		for _, mb := range w.taken() {
+			add(mb)
+		}
+		return out
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, mb := range m.reg {
+		if k.holder == w.identity && mb.real != nil {
+			add(mb)
+		}
+	}
+	return out
+}
+
+// unlockMember releases a member whose last reference was dropped. Under
+// deadlock detection a holder's record that lists it is withdrawn first
+// (rule R2): a visible record's holdings must still be held.
+func (m *Manager) unlockMember(ctx context.Context, mb *member) error {
+	if m.det != nil && mb.key != nil {
+		m.det.Retract(ctx, mb.key.holder, mb.key.id)
+	}
+	return mb.real.Unlock(ctx)
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/lockd"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "lockd:", err)
+		os.Exit(1)
+	}
+}
+
+// run parses args, joins the fleet, serves until ctx ends, then shuts down
+// gracefully. It prints the address it serves on to stdout, one line, and
+// sends the address to ready when it is non-nil (for tests).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, ready chan<- string) error {
+	o, err := parseOptions(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
+	tlsCfg, err := serverTLS(o)
+	if err != nil {
+		return err
+	}
+	var principals *lockd.Principals
+	if o.principals != "" {
+		if principals, err = lockd.LoadPrincipals(o.principals); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", o.listen, err)
+	}
+	defer ln.Close()
+	if principals == nil && !isLoopback(ln.Addr()) {
+		return fmt.Errorf("--listen %s is not a loopback address and no --principals file is given: anyone who reaches it could take and release every lock; give --principals (and TLS), or listen on 127.0.0.1", o.listen)
+	}
+	store, where, err := openStore(ctx, o, getenv)
+	if err != nil {
+		return err
+	}
+	locker, err := join(store, o, log)
+	if err != nil {
+		return err
+	}
+	srv, err := lockd.New(locker, &lockd.Options{Principals: principals, SessionTTL: o.sessionTTL, MaxWait: o.maxWait, Logger: log})
+	if err != nil {
+		_ = locker.Close(context.Background())
+		return err
+	}
+	return serve(ctx, ln, tlsCfg != nil, o, srv, locker, tlsCfg, stdout, log, ready, principals != nil, where)
+}
+
+// serve runs the HTTP server (HTTP/1.1, HTTP/2 over TLS, or cleartext h2c)
+// until ctx ends, then: the lock server closes its sessions (watchers are
+// told CLOSED), the HTTP server drains, and the Locker releases what is
+// left and leaves the census.
+func serve(ctx context.Context, ln net.Listener, useTLS bool, o *options, srv *lockd.Server, locker lockstep.Locker,
+	tlsCfg *tls.Config, stdout io.Writer, log *slog.Logger, ready chan<- string, secured bool, where string) error {
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(true)
+	protocols.SetUnencryptedHTTP2(true)
+	hs := &http.Server{Handler: srv.Handler(), Protocols: protocols, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn), TLSConfig: tlsCfg}
+	scheme, mode := "http", "open mode: every caller may take every id (loopback only)"
+	if useTLS {
+		scheme = "https"
+	}
+	if secured {
+		mode = "principals from " + o.principals
+	}
+	fmt.Fprintf(stdout, "lockd: serving lockstep.v1 on %s://%s (store: %s; %s)\n", scheme, ln.Addr(), where, mode)
+	if ready != nil {
+		ready <- scheme + "://" + ln.Addr().String()
+	}
+	errc := make(chan error, 1)
+	go func() {
+		if useTLS {
+			errc <- hs.ServeTLS(ln, "", "")
+		} else {
+			errc <- hs.Serve(ln)
+		}
+	}()
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), o.shutdown)
+	defer cancel()
+	closeErr := srv.Close(sctx)
+	shutErr := hs.Shutdown(sctx)
+	if serveErr == nil {
+		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+			serveErr = err
+		}
+	}
+	lockErr := locker.Close(sctx)
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	return errors.Join(serveErr, closeErr, shutErr, lockErr)
+}
+
+// isLoopback reports whether addr is a loopback address.
+func isLoopback(addr net.Addr) bool {
+	ta, ok := addr.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+)
+
+// serverTLS builds the listener's TLS configuration from --server-cert,
+// --server-key, --client-ca and --require-client-cert; nil for plain
+// (cleartext h2c) serving.
+func serverTLS(o *options) (*tls.Config, error) {
+	if o.serverCert == "" && o.serverKey == "" {
+		if o.clientCA != "" || o.requireClientCert {
+			return nil, errors.New("--client-ca and --require-client-cert need TLS: give --server-cert and --server-key too")
+		}
+		return nil, nil
+	}
+	if o.serverCert == "" || o.serverKey == "" {
+		return nil, errors.New("--server-cert and --server-key go together: give both or neither")
+	}
+	pair, err := tls.LoadX509KeyPair(o.serverCert, o.serverKey)
+	if err != nil {
+		return nil, fmt.Errorf("--server-cert %s / --server-key %s: %w", o.serverCert, o.serverKey, err)
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{pair}, NextProtos: []string{"h2", "http/1.1"}}
+	if o.clientCA != "" {
+		pem, err := os.ReadFile(o.clientCA)
+		if err != nil {
+			return nil, fmt.Errorf("--client-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--client-ca %s: no PEM certificate in it (want the CA that signs the clients' certificates)", o.clientCA)
+		}
+		cfg.ClientCAs = pool
+		cfg.ClientAuth = tls.VerifyClientCertIfGiven
+		if o.requireClientCert {
+			cfg.ClientAuth = tls.RequireAndVerifyClientCert
+		}
+	} else if o.requireClientCert {
+		return nil, errors.New("--require-client-cert needs --client-ca: the CA that signs the clients' certificates")
+	}
+	return cfg, nil
+}

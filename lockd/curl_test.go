@@ -1,0 +1,45 @@
+package lockd_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestCurl_READMESession runs the README's curl session, as written, against
+// a lockd on a loopback port: Connect's HTTP/JSON face answers plain curl.
+// It skips, saying so, where curl or bash is missing.
+func TestCurl_READMESession(t *testing.T) {
+	for _, tool := range []string{"curl", "bash"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not found: the README's curl session needs it", tool)
+		}
+	}
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	_, rest, ok := strings.Cut(string(readme), "<!-- lockd curl session")
+	require.True(t, ok, "README.md lost the curl session's marker")
+	_, rest, ok = strings.Cut(rest, "```sh\n")
+	require.True(t, ok)
+	script, _, ok := strings.Cut(rest, "```")
+	require.True(t, ok)
+	require.Contains(t, script, "http://127.0.0.1:7420")
+
+	f := newFixture(t, fixtureOptions{})
+	script = strings.ReplaceAll(script, "http://127.0.0.1:7420", f.url)
+	out, err := exec.Command("bash", "-euo", "pipefail", "-c", script).CombinedOutput()
+	t.Logf("%s", out)
+	require.NoError(t, err, "%s", out)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Len(t, lines, 5, "%s", out)
+	require.Contains(t, lines[0], `"lockId":"l-1"`)
+	require.Contains(t, lines[0], `"token":"`)
+	require.Contains(t, lines[1], `"code":"failed_precondition"`)
+	require.Contains(t, lines[1], `REASON_LOCKED`)
+	require.Contains(t, lines[2], `"lockId":"l-2"`)
+	require.Equal(t, "{}", lines[3])
+	require.Equal(t, "{}", lines[4])
+}

@@ -1,0 +1,130 @@
+package lockd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"connectrpc.com/connect"
+
+	"github.com/lockstep-go/lockstep"
+	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
+)
+
+// rpcError is an error on its way to the client: a status code and the
+// LockError detail a client can act on.
+type rpcError struct {
+	code    connect.Code
+	reason  pb.LockError_Reason
+	msg     string
+	id      string   // the lock id it is about
+	session string   // the session it is about
+	lost    []string // lock handles the session lost
+	hint    string   // what to do, when the message does not end with it
+	cause   error    // the library's error, if any
+}
+
+func (e *rpcError) Error() string { return e.msg }
+
+// Unwrap returns the library's error the rpcError maps, if any.
+func (e *rpcError) Unwrap() error { return e.cause }
+
+// connectError renders e as the Connect error the client receives.
+func (e *rpcError) connectError() *connect.Error {
+	ce := connect.NewError(e.code, errors.New(e.msg))
+	d, err := connect.NewErrorDetail(&pb.LockError{Reason: e.reason, SessionId: e.session, Id: e.id, LostLockIds: e.lost, Hint: e.hint})
+	if err == nil { // marshalling a well-formed message does not fail
+		ce.AddDetail(d)
+	}
+	return ce
+}
+
+// wire converts any error a handler returns into a Connect error; a bare
+// library error is mapped first (mapError).
+func wire(err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *rpcError
+	if !errors.As(err, &re) {
+		re = mapError(err, "", "")
+	}
+	return re.connectError()
+}
+
+// mapError maps an error of the library (or of ctx) to a status code and a
+// reason:
+//
+//	ctx deadline                 DeadlineExceeded  DEADLINE
+//	ctx cancelled by the client  Canceled
+//	ErrLocked                    FailedPrecondition LOCKED
+//	ErrUpgrade                   FailedPrecondition UPGRADE
+//	ErrIncompatibleMode          FailedPrecondition INCOMPATIBLE_MODE
+//	ErrLost                      Aborted           LOST
+//	ErrInvalidID / Access        InvalidArgument   INVALID_ID / INVALID_ACCESS
+//	ErrRefused                   PermissionDenied  STORE_REFUSED
+//	ErrClosed                    Unavailable       SHUTTING_DOWN
+//	anything else (the store)    Unavailable       STORE_UNAVAILABLE
+//
+// Locked is FailedPrecondition, not Aborted, so that a client tells "someone
+// else holds it, try later" from "you lost it, stop the work" by the code
+// alone; Aborted is kept for loss (and the deadlock error to come).
+func mapError(err error, session, id string) *rpcError {
+	e := &rpcError{msg: err.Error(), session: session, id: id, cause: err}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		e.code, e.reason = connect.CodeDeadlineExceeded, pb.LockError_REASON_DEADLINE
+		e.advise("the call's deadline passed while it waited; nothing is held (give Lock a longer deadline, or retry)")
+	case errors.Is(err, context.Canceled):
+		e.code = connect.CodeCanceled
+	case errors.Is(err, lockstep.ErrLocked):
+		e.code, e.reason = connect.CodeFailedPrecondition, pb.LockError_REASON_LOCKED
+		e.advise("another session holds it or is ahead in line; nothing is held (retry later, or call Lock to wait)")
+	case errors.Is(err, lockstep.ErrUpgrade):
+		e.code, e.reason = connect.CodeFailedPrecondition, pb.LockError_REASON_UPGRADE
+	case errors.Is(err, lockstep.ErrIncompatibleMode):
+		e.code, e.reason = connect.CodeFailedPrecondition, pb.LockError_REASON_INCOMPATIBLE_MODE
+	case errors.Is(err, lockstep.ErrLost):
+		e.code, e.reason = connect.CodeAborted, pb.LockError_REASON_LOST
+		e.advise("the lease was lost before this Unlock, so the work it guarded may not have been exclusive; the lock is released")
+	case errors.Is(err, lockstep.ErrInvalidID):
+		e.code, e.reason = connect.CodeInvalidArgument, pb.LockError_REASON_INVALID_ID
+	case errors.Is(err, lockstep.ErrInvalidAccess):
+		e.code, e.reason = connect.CodeInvalidArgument, pb.LockError_REASON_INVALID_ACCESS
+	case errors.Is(err, lockstep.ErrRefused):
+		e.code, e.reason = connect.CodePermissionDenied, pb.LockError_REASON_STORE_REFUSED
+	case errors.Is(err, lockstep.ErrClosed):
+		e.code, e.reason = connect.CodeUnavailable, pb.LockError_REASON_SHUTTING_DOWN
+		e.advise("this lockd is shutting down; open a session on another")
+	default:
+		e.code, e.reason = connect.CodeUnavailable, pb.LockError_REASON_STORE_UNAVAILABLE
+	}
+	return e
+}
+
+// advise appends what to do to the message, and keeps it as the hint.
+func (e *rpcError) advise(hint string) {
+	e.msg += ": " + hint
+	e.hint = hint
+}
+
+// invalid is an InvalidArgument error for a malformed request.
+func invalid(format string, args ...any) *rpcError {
+	return &rpcError{code: connect.CodeInvalidArgument, reason: pb.LockError_REASON_INVALID_ARGUMENT, msg: fmt.Sprintf(format, args...)}
+}
+
+// unauthenticated is an Unauthenticated error.
+func unauthenticated(format string, args ...any) *rpcError {
+	return &rpcError{code: connect.CodeUnauthenticated, reason: pb.LockError_REASON_UNAUTHENTICATED, msg: fmt.Sprintf(format, args...)}
+}
+
+func quote(s string) string { return strconv.Quote(s) }
+
+func quoteAll(ss []string) []string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = quote(s)
+	}
+	return q
+}

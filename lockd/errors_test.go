@@ -1,0 +1,53 @@
+package lockd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"connectrpc.com/connect"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
+	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
+	"github.com/lockstep-go/lockstep/migration"
+)
+
+// Every error of the library maps to its documented code and reason, wrapped
+// as the library wraps it, and the wire error carries the LockError detail.
+func TestMapError_EveryLibraryErrorHasItsCodeAndReason(t *testing.T) {
+	for _, tc := range []struct {
+		err    error
+		code   connect.Code
+		reason pb.LockError_Reason
+	}{
+		{context.DeadlineExceeded, connect.CodeDeadlineExceeded, pb.LockError_REASON_DEADLINE},
+		{context.Canceled, connect.CodeCanceled, pb.LockError_REASON_UNSPECIFIED},
+		{lockstep.ErrLocked, connect.CodeFailedPrecondition, pb.LockError_REASON_LOCKED},
+		{lockstep.ErrUpgrade, connect.CodeFailedPrecondition, pb.LockError_REASON_UPGRADE},
+		{&migration.ModeError{ID: "x", Configured: lockstep.ModeLegacy}, connect.CodeFailedPrecondition, pb.LockError_REASON_INCOMPATIBLE_MODE},
+		{lockstep.ErrLost, connect.CodeAborted, pb.LockError_REASON_LOST},
+		{lockstep.ErrInvalidID, connect.CodeInvalidArgument, pb.LockError_REASON_INVALID_ID},
+		{lockstep.ErrInvalidAccess, connect.CodeInvalidArgument, pb.LockError_REASON_INVALID_ACCESS},
+		{lockstep.ErrRefused, connect.CodePermissionDenied, pb.LockError_REASON_STORE_REFUSED},
+		{lockstep.ErrClosed, connect.CodeUnavailable, pb.LockError_REASON_SHUTTING_DOWN},
+		{migration.ErrStaleCensus, connect.CodeUnavailable, pb.LockError_REASON_STORE_UNAVAILABLE},
+		{lockstep.ErrUnknownOutcome, connect.CodeUnavailable, pb.LockError_REASON_STORE_UNAVAILABLE},
+		{errors.New("cassandra: no hosts available"), connect.CodeUnavailable, pb.LockError_REASON_STORE_UNAVAILABLE},
+	} {
+		wrapped := fmt.Errorf("queuelock: %q: %w", "x", tc.err)
+		e := mapError(wrapped, "s-1", "x")
+		require.Equal(t, tc.code, e.code, "%v", tc.err)
+		require.Equal(t, tc.reason, e.reason, "%v", tc.err)
+		require.ErrorIs(t, e, tc.err, "the library's error stays reachable")
+
+		var ce *connect.Error
+		require.ErrorAs(t, wire(wrapped), &ce)
+		require.Equal(t, tc.code, ce.Code())
+		require.Len(t, ce.Details(), 1)
+		v, err := ce.Details()[0].Value()
+		require.NoError(t, err)
+		require.Equal(t, tc.reason, v.(*pb.LockError).Reason)
+	}
+}

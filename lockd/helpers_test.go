@@ -1,0 +1,221 @@
+package lockd_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/lockd"
+	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
+	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
+	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/model"
+)
+
+// fixture is a lockd on a loopback port: a migration.Locker on the model
+// store in phase new, the Server, and its log.
+type fixture struct {
+	t       *testing.T
+	url     string
+	server  *lockd.Server
+	logs    *syncBuffer
+	tls     *tls.Config // the server's, nil for cleartext
+	stopped chan struct{}
+}
+
+type fixtureOptions struct {
+	opts lockd.Options
+	tls  *tls.Config
+	// wrap, when set, wraps the Locker the Server is given (fault
+	// injection).
+	wrap func(lockstep.GroupLocker) lockstep.GroupLocker
+}
+
+// newFixture starts a lockd; the test's cleanup stops it and checks that
+// it released everything.
+func newFixture(t *testing.T, fo fixtureOptions) *fixture {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	ctx := context.Background()
+	store := model.New(&clock.Local{})
+	ctl, err := migration.NewController(store, nil)
+	require.NoError(t, err)
+	require.NoError(t, ctl.Set(ctx, lockstep.ModeCombined))
+	require.NoError(t, ctl.Set(ctx, lockstep.ModeNew))
+	flag, err := migration.NewPhaseFlag(store, nil)
+	require.NoError(t, err)
+	fencing, err := clock.NewGlobal(store, "", &clock.Local{})
+	require.NoError(t, err)
+	locker, err := migration.New(store, flag, &migration.Options{Separator: "/", Fencing: fencing})
+	require.NoError(t, err)
+	f := &fixture{t: t, logs: &syncBuffer{}, tls: fo.tls, stopped: make(chan struct{})}
+	opts := fo.opts
+	opts.Logger = slog.New(slog.NewTextHandler(f.logs, nil))
+	var served lockstep.GroupLocker = locker
+	if fo.wrap != nil {
+		served = fo.wrap(locker)
+	}
+	f.server, err = lockd.New(served, &opts)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(true)
+	protocols.SetUnencryptedHTTP2(true)
+	hs := &http.Server{Handler: f.server.Handler(), Protocols: protocols, TLSConfig: fo.tls,
+		ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn)}
+	f.url = "http://" + ln.Addr().String()
+	go func() {
+		defer close(f.stopped)
+		if fo.tls != nil {
+			_ = hs.ServeTLS(ln, "", "")
+		} else {
+			_ = hs.Serve(ln)
+		}
+	}()
+	if fo.tls != nil {
+		f.url = "https://" + ln.Addr().String()
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, f.server.Close(ctx))
+		require.NoError(t, hs.Shutdown(ctx))
+		<-f.stopped
+		require.NoError(t, locker.Close(ctx))
+		// Every goroutine the fixture started (the Server's session and
+		// lease watchers, the Locker's, the HTTP server's) has ended.
+		// (A loop, not require.Eventually, which runs its condition on a
+		// goroutine of its own.)
+		for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; {
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				t.Fatalf("goroutines leaked: %d before the fixture, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+	return f
+}
+
+// client returns a generated Connect client of the fixture speaking proto,
+// with the bearer token (if any) and the TLS client configuration (if the
+// server serves TLS).
+func (f *fixture) client(proto string, bearer string, tlsCfg *tls.Config) lockstepv1connect.LockServiceClient {
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(true)
+	protocols.SetUnencryptedHTTP2(proto == "grpc" && tlsCfg == nil)
+	if proto == "grpc" && tlsCfg == nil {
+		protocols.SetHTTP1(false)
+		protocols.SetHTTP2(false)
+	}
+	tr := &http.Transport{Protocols: protocols, TLSClientConfig: tlsCfg, ForceAttemptHTTP2: true}
+	f.t.Cleanup(tr.CloseIdleConnections)
+	var opts []connect.ClientOption
+	switch proto {
+	case "grpc":
+		opts = append(opts, connect.WithGRPC())
+	case "json":
+		opts = append(opts, connect.WithProtoJSON())
+	}
+	if bearer != "" {
+		opts = append(opts, connect.WithInterceptors(bearerToken(bearer)))
+	}
+	return lockstepv1connect.NewLockServiceClient(&http.Client{Transport: tr}, f.url, opts...)
+}
+
+// bearerToken adds Authorization: Bearer <token> to every call.
+type bearerToken string
+
+func (b bearerToken) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		req.Header().Set("Authorization", "Bearer "+string(b))
+		return next(ctx, req)
+	}
+}
+
+func (b bearerToken) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return func(ctx context.Context, spec connect.Spec) connect.StreamingClientConn {
+		conn := next(ctx, spec)
+		conn.RequestHeader().Set("Authorization", "Bearer "+string(b))
+		return conn
+	}
+}
+
+func (b bearerToken) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return next
+}
+
+// open opens a session with ttl (0: the default).
+func open(t *testing.T, c lockstepv1connect.LockServiceClient, ttl time.Duration) string {
+	t.Helper()
+	req := &pb.OpenSessionRequest{}
+	if ttl != 0 {
+		req.Ttl = durpb(ttl)
+	}
+	res, err := c.OpenSession(context.Background(), connect.NewRequest(req))
+	require.NoError(t, err)
+	return res.Msg.SessionId
+}
+
+// lockReq builds a LockRequest of items "id" or "id:ACCESS" pairs.
+func lockReq(session string, items ...*pb.LockItem) *connect.Request[pb.LockRequest] {
+	return connect.NewRequest(&pb.LockRequest{SessionId: session, Items: items})
+}
+
+func item(id string, a pb.Access) *pb.LockItem { return &pb.LockItem{Id: id, Access: a} }
+
+// requireRefusal checks err's code and its LockError reason.
+func requireRefusal(t *testing.T, err error, code connect.Code, reason pb.LockError_Reason) *pb.LockError {
+	t.Helper()
+	require.Error(t, err)
+	var ce *connect.Error
+	require.True(t, errors.As(err, &ce), "not a connect error: %v", err)
+	require.Equal(t, code, ce.Code(), "%v", err)
+	for _, d := range ce.Details() {
+		v, derr := d.Value()
+		require.NoError(t, derr)
+		if le, ok := v.(*pb.LockError); ok {
+			require.Equal(t, reason, le.Reason, "%v", err)
+			return le
+		}
+	}
+	t.Fatalf("no LockError detail in %v", err)
+	return nil
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's concurrent logging.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func durpb(d time.Duration) *durationpb.Duration { return durationpb.New(d) }

@@ -1,0 +1,151 @@
+package lockd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/lockstep-go/lockstep"
+	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
+)
+
+// Lock waits until every item of the request is held by the session, its
+// deadline passes, the client cancels, or the session ends. A call that
+// does not succeed leaves nothing held.
+func (s *Server) Lock(ctx context.Context, req *connect.Request[pb.LockRequest]) (*connect.Response[pb.LockResponse], error) {
+	return s.lock(ctx, "Lock", req.Msg, false)
+}
+
+// TryLock is Lock failing at once with FailedPrecondition (LOCKED) instead
+// of waiting.
+func (s *Server) TryLock(ctx context.Context, req *connect.Request[pb.LockRequest]) (*connect.Response[pb.LockResponse], error) {
+	return s.lock(ctx, "TryLock", req.Msg, true)
+}
+
+// lock authenticates, checks the session and the grants, and calls the
+// library: reentrant per session, bounded by MaxWait and by the session's
+// life.
+func (s *Server) lock(ctx context.Context, rpc string, req *pb.LockRequest, try bool) (*connect.Response[pb.LockResponse], error) {
+	pr, err := s.authenticate(ctx, rpc)
+	if err != nil {
+		return nil, wire(err)
+	}
+	ss, err := s.session(ctx, rpc, pr, req.GetSessionId())
+	if err != nil {
+		return nil, wire(err)
+	}
+	reqs, err := requests(req.GetItems())
+	if err != nil {
+		return nil, wire(err)
+	}
+	ids := make([]string, len(reqs))
+	for i, r := range reqs {
+		ids[i] = r.ID
+	}
+	if err := s.checkPrefixes(ctx, rpc, pr, ids); err != nil {
+		return nil, wire(err)
+	}
+	wctx, cancel := s.bound(ctx, ss)
+	defer cancel(nil)
+	l, err := s.acquire(lockstep.WithReentrancy(wctx, ss), reqs, try)
+	if err != nil {
+		if context.Cause(wctx) == errSessionEnded {
+			return nil, wire(ss.endedError())
+		}
+		return nil, wire(mapError(err, ss.id, ""))
+	}
+	if ctx.Err() != nil { // granted as the client gave up: it will never learn the handle
+		_ = l.Unlock(context.WithoutCancel(ctx))
+		return nil, wire(mapError(ctx.Err(), ss.id, ""))
+	}
+	h, ok := ss.add(l, req.GetItems(), s.log)
+	if !ok {
+		_ = l.Unlock(context.WithoutCancel(ctx))
+		return nil, wire(ss.endedError())
+	}
+	return connect.NewResponse(&pb.LockResponse{Lock: h.proto()}), nil
+}
+
+// bound returns ctx bounded by MaxWait and cancelled, with cause
+// errSessionEnded, when the session ends.
+func (s *Server) bound(ctx context.Context, ss *session) (context.Context, context.CancelCauseFunc) {
+	wctx, cancel := context.WithCancelCause(ctx)
+	if d, ok := ctx.Deadline(); !ok || time.Until(d) > s.cfg.MaxWait {
+		var stopTimer context.CancelFunc
+		wctx, stopTimer = context.WithTimeout(wctx, s.cfg.MaxWait)
+		inner := cancel
+		cancel = func(err error) { stopTimer(); inner(err) }
+	}
+	stop := context.AfterFunc(ss.ctx, func() { cancel(errSessionEnded) })
+	outer := cancel
+	return wctx, func(err error) { stop(); outer(err) }
+}
+
+// acquire calls the library: Lock or TryLock for one exclusive id, LockGroup
+// or TryLockGroup otherwise.
+func (s *Server) acquire(ctx context.Context, reqs []lockstep.Request, try bool) (lockstep.Lock, error) {
+	switch {
+	case len(reqs) == 1 && reqs[0].Access == lockstep.Exclusive && try:
+		return s.locker.TryLock(ctx, reqs[0].ID)
+	case len(reqs) == 1 && reqs[0].Access == lockstep.Exclusive:
+		return s.locker.Lock(ctx, reqs[0].ID)
+	case try:
+		return s.locker.TryLockGroup(ctx, reqs...)
+	}
+	return s.locker.LockGroup(ctx, reqs...)
+}
+
+// requests converts and checks the items: at least one, valid ids and
+// accesses.
+func requests(items []*pb.LockItem) ([]lockstep.Request, error) {
+	if len(items) == 0 {
+		return nil, invalid("items is empty: name at least one lock id, e.g. {\"id\": \"invoice/42\"}")
+	}
+	reqs := make([]lockstep.Request, len(items))
+	for i, it := range items {
+		if err := lockstep.ValidateID(it.GetId()); err != nil {
+			e := mapError(err, "", it.GetId())
+			e.msg = fmt.Sprintf("items[%d]: ", i) + e.msg
+			return nil, e
+		}
+		a := lockstep.Access(it.GetAccess())
+		if it.GetAccess() < 0 || !a.Valid() {
+			e := mapError(lockstep.ErrInvalidAccess, "", it.GetId())
+			e.msg = fmt.Sprintf("items[%d]: access %v is not one of ACCESS_EXCLUSIVE, ACCESS_SHARED, ACCESS_INTENT_SHARED, ACCESS_INTENT_EXCLUSIVE, ACCESS_SHARED_INTENT_EXCLUSIVE", i, it.GetAccess())
+			return nil, e
+		}
+		reqs[i] = lockstep.Request{ID: it.GetId(), Access: a}
+	}
+	return reqs, nil
+}
+
+// Unlock releases one of the session's locks. A lease lost before is
+// reported as Aborted (LOST), the lock released all the same; a store
+// failure leaves the lock held by the session, to retry.
+func (s *Server) Unlock(ctx context.Context, req *connect.Request[pb.UnlockRequest]) (*connect.Response[pb.UnlockResponse], error) {
+	pr, err := s.authenticate(ctx, "Unlock")
+	if err != nil {
+		return nil, wire(err)
+	}
+	ss, err := s.session(ctx, "Unlock", pr, req.Msg.GetSessionId())
+	if err != nil {
+		return nil, wire(err)
+	}
+	h, ok := ss.get(req.Msg.GetLockId())
+	if !ok {
+		return nil, wire(&rpcError{code: connect.CodeNotFound, reason: pb.LockError_REASON_UNKNOWN_LOCK, session: ss.id, id: req.Msg.GetLockId(),
+			msg: "session " + ss.id + " holds no lock " + quote(req.Msg.GetLockId()) + ": pass the lock_id a Lock of this session returned (DescribeSession lists them)"})
+	}
+	err = h.lock.Unlock(ctx)
+	if err != nil && !errors.Is(err, lockstep.ErrLost) {
+		return nil, wire(mapError(err, ss.id, h.lock.ID()))
+	}
+	ss.remove(h)
+	if err != nil {
+		return nil, wire(mapError(err, ss.id, h.lock.ID()))
+	}
+	return connect.NewResponse(&pb.UnlockResponse{}), nil
+}

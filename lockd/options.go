@@ -1,0 +1,82 @@
+package lockd
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+)
+
+// Defaults of Options.
+const (
+	DefaultSessionTTL = 10 * time.Second
+	DefaultMinTTL     = time.Second
+	DefaultMaxTTL     = 5 * time.Minute
+	DefaultMaxWait    = 5 * time.Minute
+	DefaultRelease    = 10 * time.Second
+)
+
+// Options configure a Server. The zero value of every field means its
+// default, and a nil *Options all defaults; New refuses invalid values.
+type Options struct {
+	// Principals are the callers and their grants. Nil is open mode: every
+	// caller is "anonymous" and granted every id (for loopback use).
+	Principals *Principals
+	// Clock measures sessions' TTLs. Default clock.Local.
+	Clock lockstep.Clock
+	// SessionTTL is the TTL of a session that asks none (default 10s);
+	// MinTTL and MaxTTL bound what a session may ask (default 1s and 5m).
+	SessionTTL, MinTTL, MaxTTL time.Duration
+	// MaxWait bounds a Lock call that carries no deadline, or a longer one
+	// (default 5m): a call keeps the mode it started in, so an endless one
+	// would hold a phase move back.
+	MaxWait time.Duration
+	// Release bounds the unlocks of a session that lapsed or closed
+	// (default 10s); what they cannot delete expires with its TTL.
+	Release time.Duration
+	// Logger receives refusals (Warn), lapsed sessions and lost locks
+	// (Warn). Default: discard.
+	Logger *slog.Logger
+}
+
+// config is Options resolved.
+type config struct {
+	Options
+}
+
+func (o *Options) resolve() (config, error) {
+	var c config
+	if o != nil {
+		c.Options = *o
+	}
+	if c.Clock == nil {
+		c.Clock = &clock.Local{}
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&c.SessionTTL, DefaultSessionTTL)
+	def(&c.MinTTL, DefaultMinTTL)
+	def(&c.MaxTTL, DefaultMaxTTL)
+	def(&c.MaxWait, DefaultMaxWait)
+	def(&c.Release, DefaultRelease)
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"SessionTTL", c.SessionTTL}, {"MinTTL", c.MinTTL}, {"MaxTTL", c.MaxTTL}, {"MaxWait", c.MaxWait}, {"Release", c.Release}} {
+		if f.d < 0 {
+			return c, &lockstep.ConfigError{Field: f.name, Reason: fmt.Sprintf("%v must not be negative: use 0 for the default or a positive duration", f.d)}
+		}
+	}
+	if c.MinTTL > c.MaxTTL || c.SessionTTL < c.MinTTL || c.SessionTTL > c.MaxTTL {
+		return c, &lockstep.ConfigError{Field: "SessionTTL", Reason: fmt.Sprintf("want MinTTL %v <= SessionTTL %v <= MaxTTL %v", c.MinTTL, c.SessionTTL, c.MaxTTL)}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c, nil
+}

@@ -1,0 +1,219 @@
+"""A small Python client of lockd, the lockstep lock service (lockstep.v1).
+
+    from lockd_client import Client, Locked
+
+    client = Client("127.0.0.1:7420", token="...")      # or grpc.ssl_channel_credentials(...)
+    with client.session(ttl=10) as session:             # keeps itself alive
+        lock = session.lock("invoice/42", timeout=5)    # blocks, at most 5 s
+        try:
+            ...                                         # the work the lock guards
+        finally:
+            session.unlock(lock)
+
+Errors are LockdError subclasses carrying the status code and the server's
+LockError detail (reason, session, id, lost lock handles): Locked (TryLock
+met a holder), Lost (the session lapsed or a lease was lost: stop the work),
+Refused (authentication, prefixes, another's session), Timeout (the
+deadline passed while waiting), InvalidRequest, Unavailable.
+
+The generated stubs are lockstep/v1/lockd_pb2*.py (lockd/scripts/generate).
+Needs grpcio, grpcio-status and protobuf (lockd/python/requirements.txt).
+"""
+
+import threading
+
+import grpc
+from google.protobuf import duration_pb2
+from grpc_status import rpc_status
+
+from lockstep.v1 import lockd_pb2 as pb
+from lockstep.v1 import lockd_pb2_grpc
+
+ACCESS = {
+    "X": pb.ACCESS_EXCLUSIVE,
+    "S": pb.ACCESS_SHARED,
+    "IS": pb.ACCESS_INTENT_SHARED,
+    "IX": pb.ACCESS_INTENT_EXCLUSIVE,
+    "SIX": pb.ACCESS_SHARED_INTENT_EXCLUSIVE,
+}
+
+
+class LockdError(Exception):
+    """An error lockd returned: code (grpc.StatusCode), reason (the
+    LockError.Reason name, e.g. "REASON_LOCKED") and detail (the LockError,
+    or None)."""
+
+    def __init__(self, code, message, detail):
+        super().__init__(f"{code.name}: {message}")
+        self.code = code
+        self.message = message
+        self.detail = detail
+        self.reason = pb.LockError.Reason.Name(detail.reason) if detail else None
+
+
+class Locked(LockdError):
+    """TryLock met a holder (FAILED_PRECONDITION, REASON_LOCKED)."""
+
+
+class Lost(LockdError):
+    """The lock or the whole session was lost (ABORTED): stop the work."""
+
+
+class Refused(LockdError):
+    """Unauthenticated, or not permitted (no prefix, another's session)."""
+
+
+class Timeout(LockdError):
+    """The call's deadline passed while it waited; nothing is held."""
+
+
+class InvalidRequest(LockdError):
+    """Bad input (INVALID_ARGUMENT) or an unknown session or lock."""
+
+
+class Unavailable(LockdError):
+    """The store or the server is unavailable, or shutting down."""
+
+
+_BY_CODE = {
+    grpc.StatusCode.ABORTED: Lost,
+    grpc.StatusCode.UNAUTHENTICATED: Refused,
+    grpc.StatusCode.PERMISSION_DENIED: Refused,
+    grpc.StatusCode.DEADLINE_EXCEEDED: Timeout,
+    grpc.StatusCode.INVALID_ARGUMENT: InvalidRequest,
+    grpc.StatusCode.NOT_FOUND: InvalidRequest,
+    grpc.StatusCode.UNAVAILABLE: Unavailable,
+}
+
+
+def _error(err):
+    """Converts a grpc.RpcError into the matching LockdError."""
+    detail = None
+    status = rpc_status.from_call(err)
+    if status is not None:
+        for any_ in status.details:
+            if any_.Is(pb.LockError.DESCRIPTOR):
+                detail = pb.LockError()
+                any_.Unpack(detail)
+    cls = _BY_CODE.get(err.code(), LockdError)
+    if err.code() == grpc.StatusCode.FAILED_PRECONDITION and detail and detail.reason == pb.LockError.REASON_LOCKED:
+        cls = Locked
+    return cls(err.code(), err.details(), detail)
+
+
+def _items(ids):
+    """"a/b" or ["a/b", ("a/c", "S")] → LockItems."""
+    if isinstance(ids, str):
+        ids = [ids]
+    items = []
+    for it in ids:
+        id_, access = (it, "X") if isinstance(it, str) else it
+        if access not in ACCESS:
+            raise ValueError(f"access {access!r}: want one of {', '.join(ACCESS)}")
+        items.append(pb.LockItem(id=id_, access=ACCESS[access]))
+    return items
+
+
+class Client:
+    """A connection to one lockd. target is "host:port"; credentials, when
+    given, are grpc channel credentials (TLS, with a client certificate for
+    mTLS); token is a bearer token sent with every call."""
+
+    def __init__(self, target, token=None, credentials=None):
+        if credentials is not None:
+            self._channel = grpc.secure_channel(target, credentials)
+        else:
+            self._channel = grpc.insecure_channel(target)
+        self._stub = lockd_pb2_grpc.LockServiceStub(self._channel)
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
+
+    def call(self, method, request, timeout=None):
+        try:
+            return getattr(self._stub, method)(request, timeout=timeout, metadata=self._metadata)
+        except grpc.RpcError as err:
+            raise _error(err) from None
+
+    def open_session(self, ttl=None, name=""):
+        """Opens a session; ttl in seconds (None: the server's default)."""
+        req = pb.OpenSessionRequest(name=name)
+        if ttl is not None:
+            req.ttl.CopyFrom(duration_pb2.Duration(seconds=int(ttl), nanos=int((ttl % 1) * 1e9)))
+        res = self.call("OpenSession", req)
+        return Session(self, res.session_id, res.ttl.ToTimedelta().total_seconds())
+
+    def session(self, ttl=None, name=""):
+        """A session that keeps itself alive until closed (a context manager)."""
+        s = self.open_session(ttl, name)
+        s.keep_alive_in_background()
+        return s
+
+    def close(self):
+        self._channel.close()
+
+
+class Session:
+    """A lockd session: its locks are released and lost when it lapses."""
+
+    def __init__(self, client, session_id, ttl):
+        self.client, self.id, self.ttl = client, session_id, ttl
+        self._stop = threading.Event()
+        self._keeper = None
+
+    def lock(self, ids, timeout=None):
+        """Blocks until the lock (an id, or a group of ids and (id, access)
+        pairs) is held; timeout in seconds. Returns the HeldLock: its lock_id
+        to unlock, its fencing token."""
+        return self.client.call("Lock", pb.LockRequest(session_id=self.id, items=_items(ids)), timeout=timeout).lock
+
+    def try_lock(self, ids):
+        """Takes the lock at once, or raises Locked."""
+        return self.client.call("TryLock", pb.LockRequest(session_id=self.id, items=_items(ids))).lock
+
+    def unlock(self, lock):
+        """Releases a HeldLock (or its lock_id). Raises Lost if its lease
+        had been lost before: the work it guarded may not have been exclusive."""
+        lock_id = lock if isinstance(lock, str) else lock.lock_id
+        self.client.call("Unlock", pb.UnlockRequest(session_id=self.id, lock_id=lock_id))
+
+    def keep_alive(self):
+        self.client.call("KeepAlive", pb.KeepAliveRequest(session_id=self.id))
+
+    def describe(self):
+        return self.client.call("DescribeSession", pb.DescribeSessionRequest(session_id=self.id))
+
+    def watch(self):
+        """Yields the session's events (SessionEvent): WATCHING, LOCK_LOST...,
+        then EXPIRED or CLOSED."""
+        try:
+            for ev in self.client._stub.WatchSession(
+                pb.WatchSessionRequest(session_id=self.id), metadata=self.client._metadata
+            ):
+                yield ev
+        except grpc.RpcError as err:
+            raise _error(err) from None
+
+    def keep_alive_in_background(self):
+        """Calls KeepAlive every third of the TTL until close()."""
+
+        def loop():
+            while not self._stop.wait(self.ttl / 3):
+                try:
+                    self.keep_alive()
+                except LockdError:
+                    return
+
+        self._keeper = threading.Thread(target=loop, daemon=True)
+        self._keeper.start()
+
+    def close(self):
+        """Releases every lock of the session and ends it."""
+        self._stop.set()
+        if self._keeper is not None:
+            self._keeper.join()
+        self.client.call("CloseSession", pb.CloseSessionRequest(session_id=self.id))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

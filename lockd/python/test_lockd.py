@@ -1,0 +1,115 @@
+"""Tests of lockd_client against a running lockd, started by the Go test
+TestPythonClient (lockd/scripts/pytest runs it): LOCKD_ADDR is its address,
+LOCKD_TOKEN_A and LOCKD_TOKEN_B the tokens of two principals granted "py/" and "py-"
+(flat ids, which carry fencing tokens), and "other/"."""
+
+import os
+import threading
+
+import pytest
+
+from lockd_client import Client, Locked, Lost, Refused, Timeout, InvalidRequest
+from lockstep.v1 import lockd_pb2 as pb
+
+ADDR = os.environ.get("LOCKD_ADDR")
+pytestmark = pytest.mark.skipif(not ADDR, reason="LOCKD_ADDR not set: run lockd/scripts/pytest")
+
+
+@pytest.fixture
+def a():
+    c = Client(ADDR, token=os.environ["LOCKD_TOKEN_A"])
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def b():
+    c = Client(ADDR, token=os.environ["LOCKD_TOKEN_B"])
+    yield c
+    c.close()
+
+
+def test_second_session_waits_then_gets_the_lock(a):
+    with a.session() as s1, a.session() as s2:
+        held = s1.lock("py-invoice-1", timeout=5)
+        assert held.token > 0
+        with pytest.raises(Locked) as e:
+            s2.try_lock("py-invoice-1")
+        assert e.value.reason == "REASON_LOCKED"
+        got = {}
+        t = threading.Thread(target=lambda: got.setdefault("lock", s2.lock("py-invoice-1", timeout=10)))
+        t.start()
+        t.join(0.2)
+        assert t.is_alive(), "the second session waits while the first holds"
+        s1.unlock(held)
+        t.join(10)
+        assert got["lock"].token > held.token
+
+
+def test_lapsed_session_loses_its_lock_to_the_waiter(a):
+    s1 = a.open_session(ttl=1)  # never kept alive
+    held = s1.lock("py/lapse", timeout=5)
+    events = s1.watch()
+    assert next(events).kind == pb.SessionEvent.KIND_WATCHING
+    with a.session(ttl=30) as s2:
+        got = s2.lock("py/lapse", timeout=10)  # granted once s1 lapses
+        assert got.lock_id
+        ev = next(events)
+        assert ev.kind == pb.SessionEvent.KIND_EXPIRED
+        assert list(ev.lock_ids) == [held.lock_id]
+    with pytest.raises(Lost) as e:
+        s1.keep_alive()
+    assert e.value.reason == "REASON_SESSION_EXPIRED"
+    assert list(e.value.detail.lost_lock_ids) == [held.lock_id]
+
+
+def test_group_and_hierarchy(a):
+    with a.session() as s1, a.session() as s2:
+        s1.lock([("py/a/b", "S"), ("py/a/c", "X")], timeout=5)
+        with pytest.raises(Locked):
+            s2.try_lock("py/a")
+        with pytest.raises(Locked):
+            s2.try_lock([("py/a/c/d", "S")])
+        s2.unlock(s2.try_lock([("py/a/b", "S")]))
+        s2.unlock(s2.try_lock([("py/a", "IS")]))
+
+
+def test_reentrant_per_session(a):
+    with a.session() as s1, a.session() as s2:
+        first = s1.lock("py/job", timeout=5)
+        second = s1.lock("py/job", timeout=5)
+        assert second.reentrant and second.token == first.token
+        s1.unlock(second)
+        with pytest.raises(Locked):
+            s2.try_lock("py/job")
+        s1.unlock(first)
+        s2.unlock(s2.try_lock("py/job"))
+
+
+def test_deadline(a):
+    with a.session() as s1, a.session() as s2:
+        s1.lock("py/slow", timeout=5)
+        with pytest.raises(Timeout):
+            s2.lock("py/slow", timeout=0.2)
+
+
+def test_refusals(a, b):
+    with pytest.raises(Refused) as e:
+        Client(ADDR, token="not-a-token").open_session()
+    assert e.value.reason == "REASON_UNAUTHENTICATED"
+    with a.session() as s1:
+        with pytest.raises(Refused) as e:
+            s1.lock("other/x", timeout=5)
+        assert e.value.reason == "REASON_NO_PREFIX"
+        held = s1.lock("py/mine", timeout=5)
+        theirs = b.open_session()
+        stolen = type(s1)(b, s1.id, s1.ttl)  # b names a's session
+        with pytest.raises(Refused) as e:
+            stolen.unlock(held)
+        assert e.value.reason == "REASON_NOT_YOUR_SESSION"
+        with pytest.raises(Refused):
+            stolen.describe()
+        theirs.close()
+    with pytest.raises(InvalidRequest) as e:
+        a.call("Lock", pb.LockRequest(session_id="s-unknown", items=[pb.LockItem(id="py/x")]))
+    assert e.value.reason == "REASON_UNKNOWN_SESSION"

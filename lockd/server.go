@@ -1,0 +1,200 @@
+package lockd
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"connectrpc.com/connect"
+	"connectrpc.com/grpchealth"
+
+	"github.com/lockstep-go/lockstep"
+	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
+	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
+)
+
+// maxEnded bounds the ended sessions a Server remembers, so that a late
+// call naming one learns it expired (and which locks it lost) instead of
+// "unknown session".
+const maxEnded = 4096
+
+const reasonShutdown = "the server is shutting down"
+
+// Server serves lockstep.v1.LockService over one http.Handler: gRPC,
+// gRPC-Web and Connect's HTTP/JSON, with the standard gRPC health service
+// beside it. It is safe for concurrent use.
+type Server struct {
+	locker     lockstep.GroupLocker
+	principals *Principals
+	cfg        config
+	log        *slog.Logger
+	health     *grpchealth.StaticChecker
+
+	mu         sync.Mutex
+	closing    bool
+	live       map[string]*session
+	ended      map[string]*session
+	endedOrder []string
+
+	wg sync.WaitGroup // every session's expiry loop
+}
+
+var _ lockstepv1connect.LockServiceHandler = (*Server)(nil)
+
+// New returns a Server that takes its locks with locker, the process's
+// migration.Locker (the Server does not close it).
+func New(locker lockstep.GroupLocker, opts *Options) (*Server, error) {
+	if locker == nil {
+		return nil, &lockstep.ConfigError{Field: "Locker", Reason: "nil: pass the process's migration.Locker (migration.New)"}
+	}
+	cfg, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return &Server{locker: locker, principals: cfg.Principals, cfg: cfg, log: cfg.Logger,
+		health: grpchealth.NewStaticChecker(lockstepv1connect.LockServiceName),
+		live:   map[string]*session{}, ended: map[string]*session{}}, nil
+}
+
+// Handler returns the HTTP handler of the lock service and the health
+// service. Serve it over HTTP/2 (TLS, or cleartext h2c) for gRPC clients;
+// HTTP/1.1 serves Connect and JSON.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(lockstepv1connect.NewLockServiceHandler(s))
+	mux.Handle(grpchealth.NewHandler(s.health))
+	return withCredentials(mux)
+}
+
+// Close stops taking sessions (health turns NOT_SERVING), ends every
+// session (watchers get CLOSED with the reason) releasing its locks, and
+// waits for the Server's goroutines. ctx bounds the releases; what they
+// cannot delete expires after its TTL.
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	all := make([]*session, 0, len(s.live))
+	for _, ss := range s.live {
+		all = append(all, ss)
+	}
+	s.mu.Unlock()
+	s.health.SetStatus(lockstepv1connect.LockServiceName, grpchealth.StatusNotServing)
+	s.health.SetStatus("", grpchealth.StatusNotServing)
+	for _, ss := range all {
+		s.endSession(ctx, ss, closed, reasonShutdown)
+	}
+	s.wg.Wait()
+	return nil
+}
+
+// openSession starts a session for pr.
+func (s *Server) openSession(pr *Principal, ttl time.Duration, name string) (*session, error) {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	ctx, end := context.WithCancel(context.Background())
+	ss := &session{id: "s-" + hex.EncodeToString(b[:]), name: name, principal: pr, ttl: ttl, clock: s.cfg.Clock,
+		ctx: ctx, end: end, released: make(chan struct{}), locks: map[string]*handle{}, watchers: map[chan *pb.SessionEvent]struct{}{}}
+	ss.deadline = s.cfg.Clock.Elapsed() + ttl.Microseconds()
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		end()
+		return nil, mapError(lockstep.ErrClosed, "", "")
+	}
+	s.live[ss.id] = ss
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go s.expireWhenIdle(ss)
+	return ss, nil
+}
+
+// expireWhenIdle ends ss when its deadline passes without a call naming it.
+func (s *Server) expireWhenIdle(ss *session) {
+	defer s.wg.Done()
+	for {
+		left := ss.remaining()
+		if left <= 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Release)
+			s.endSession(ctx, ss, expired, "no call named it for its TTL of "+ss.ttl.String())
+			cancel()
+			return
+		}
+		if s.cfg.Clock.Sleep(ss.ctx, left) != nil {
+			return // ended otherwise
+		}
+	}
+}
+
+// endSession ends ss once: its calls in flight are cancelled, its locks
+// released (lost, if it expired), its watchers sent the final event.
+func (s *Server) endSession(ctx context.Context, ss *session, state sessionState, reason string) {
+	hs, ok := ss.finish(state, reason)
+	if !ok {
+		return
+	}
+	if state == expired {
+		s.log.Warn("lockd: session expired; releasing its locks, lost to it", "session", ss.id, "principal", ss.principal.Name, "ttl", ss.ttl, "locks", len(hs))
+	}
+	ss.end()
+	for _, h := range hs {
+		h.release()
+		if err := h.lock.Unlock(ctx); err != nil && !errors.Is(err, lockstep.ErrLost) {
+			s.log.Warn("lockd: release at session end failed; the cells expire with their TTL", "session", ss.id, "lock", h.id, "error", err)
+		}
+	}
+	ss.watch.Wait()
+	close(ss.released)
+	s.mu.Lock()
+	delete(s.live, ss.id)
+	s.ended[ss.id] = ss
+	s.endedOrder = append(s.endedOrder, ss.id)
+	if len(s.endedOrder) > maxEnded {
+		delete(s.ended, s.endedOrder[0])
+		s.endedOrder = s.endedOrder[1:]
+	}
+	s.mu.Unlock()
+}
+
+// session returns the live session id names, owned by pr, and counts the
+// call as a sign of life. It refuses a session of another principal, and
+// reports one that ended.
+func (s *Server) session(ctx context.Context, rpc string, pr *Principal, id string) (*session, error) {
+	if id == "" {
+		return nil, invalid("session_id is empty: call OpenSession first and pass the session_id it returns")
+	}
+	s.mu.Lock()
+	ss, ok := s.live[id]
+	if !ok {
+		ss, ok = s.ended[id]
+	}
+	s.mu.Unlock()
+	if !ok {
+		return nil, &rpcError{code: connect.CodeNotFound, reason: pb.LockError_REASON_UNKNOWN_SESSION, session: id,
+			msg: "no session " + quote(id) + " on this lockd (it ended long ago, or was opened on another lockd): open a session with OpenSession"}
+	}
+	if ss.principal != pr {
+		return nil, s.refuse(ctx, rpc, pr.Name, id, &rpcError{code: connect.CodePermissionDenied, reason: pb.LockError_REASON_NOT_YOUR_SESSION, session: id,
+			msg: "session " + quote(id) + " belongs to another principal: principal " + quote(pr.Name) + " may use only the sessions it opened"})
+	}
+	if !ss.touch() {
+		return nil, ss.endedError()
+	}
+	return ss, nil
+}
+
+// sortHeld orders handles by their number.
+func sortHeld(hs []*pb.HeldLock) {
+	num := func(id string) int {
+		n, _ := strconv.Atoi(strings.TrimPrefix(id, "l-"))
+		return n
+	}
+	sort.Slice(hs, func(i, j int) bool { return num(hs[i].LockId) < num(hs[j].LockId) })
+}

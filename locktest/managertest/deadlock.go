@@ -1,0 +1,163 @@
+package managertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// detection is what the deadlock scenarios switch on: the defaults, one
+// second before a wait is published and one between rounds.
+var detection = lockstep.DeadlockDetection{}
+
+// newDetecting returns a Locker with deadlock detection, closed when the
+// test ends; it skips the test if the Env cannot build one.
+func newDetecting(t *testing.T, env Env, s lockstep.Store, sep string) lockstep.GroupLocker {
+	t.Helper()
+	if env.NewDetecting == nil {
+		t.Skip("the Env has no NewDetecting: this Locker has no deadlock detection")
+	}
+	l := env.NewDetecting(t, s, sep, detection)
+	t.Cleanup(func() { _ = l.Close(context.Background()) })
+	return l
+}
+
+// deadlockPair: two clients, each its own Locker, take a then b and b then
+// a, each as one unit of work (a reentrancy holder). Exactly one of them
+// gets lockstep.ErrDeadlock, naming both waits and both comments; it
+// releases what it holds, as the error tells it, and the other proceeds.
+func deadlockPair(t *testing.T, env Env) {
+	cycleOf(t, env, "", []string{"a", "b"})
+}
+
+// deadlockTriangle: three clients on hierarchical ids take dir/a, dir/b and
+// dir/c, then each the next one's: a cycle of three waits, all below one
+// ancestor whose intention locks are compatible. Exactly one client fails.
+// A Locker that takes every access exclusively (Env.ExclusiveOnly) would
+// make the intention locks on dir exclude each other, so there the three
+// ids are flat.
+func deadlockTriangle(t *testing.T, env Env) {
+	if env.ExclusiveOnly {
+		cycleOf(t, env, "", []string{"a", "b", "c"})
+		return
+	}
+	cycleOf(t, env, "/", []string{"dir/a", "dir/b", "dir/c"})
+}
+
+// outcome is one client's second acquisition.
+type outcome struct {
+	client int
+	err    error
+}
+
+// cycleOf runs len(ids) clients: client i takes ids[i], then ids[i+1]
+// (cyclically), so they wait in one cycle.
+func cycleOf(t *testing.T, env Env, sep string, ids []string) {
+	base, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := env.NewStore(t)
+	n := len(ids)
+	type client struct {
+		l     lockstep.GroupLocker
+		ctx   context.Context
+		first lockstep.Lock
+	}
+	cs := make([]client, n)
+	for i := range cs {
+		type unit struct{ n int }
+		cs[i].l = newDetecting(t, env, s, sep)
+		cs[i].ctx = lockstep.WithComment(lockstep.WithReentrancy(base, &unit{i}), fmt.Sprintf("client %d", i))
+		var err error
+		cs[i].first, err = cs[i].l.Lock(cs[i].ctx, ids[i])
+		require.NoError(t, err, "client %d takes %s", i, ids[i])
+	}
+	out := make(chan outcome, n)
+	for i := range cs {
+		go func() {
+			c := cs[i]
+			rel := context.WithoutCancel(c.ctx) // releases run after a failed wait too
+			second, err := c.l.Lock(c.ctx, ids[(i+1)%n])
+			if err != nil {
+				// What the error asks: release what the unit of work holds.
+				out <- outcome{i, errors.Join(err, c.first.Unlock(rel))}
+				return
+			}
+			out <- outcome{i, errors.Join(second.Unlock(rel), c.first.Unlock(rel))}
+		}()
+	}
+	// Every client is heard from before anything is judged, so that none
+	// outlives the test.
+	var all, victims []outcome
+	for range n {
+		all = append(all, <-out)
+	}
+	for _, o := range all {
+		if o.err != nil {
+			require.ErrorIs(t, o.err, lockstep.ErrDeadlock, "client %d's error", o.client)
+			victims = append(victims, o)
+		}
+	}
+	require.Len(t, victims, 1, "exactly one client fails with ErrDeadlock; the others proceed")
+	var de *lockstep.DeadlockError
+	require.True(t, errors.As(victims[0].err, &de))
+	require.Len(t, de.Cycle, n, "the cycle: %v", de)
+	v := victims[0].client
+	for k, m := range de.Cycle {
+		i := (v + k) % n // the cycle starts with the victim and follows the waits
+		assert.Equal(t, lockstep.Request{ID: ids[(i+1)%n]}, m.Waits, "member %d", k)
+		assert.Equal(t, fmt.Sprintf("client %d", i), m.Comment, "member %d", k)
+		assert.Equal(t, lockstep.Exclusive, m.HeldIn, "member %d", k)
+		assert.NotEmpty(t, m.HeldBy, "member %d", k)
+	}
+	assert.Contains(t, de.Error(), "client 0")
+}
+
+// reentrantDetecting is seed scenario 3 with deadlock detection on, while
+// another unit of work waits for the id the holder takes again and again:
+// a reentrant acquisition never waits, so nothing is reported, and the
+// waiter gets the id once the holder has released it.
+func reentrantDetecting(t *testing.T, env Env) {
+	base, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := env.NewStore(t)
+	l, other := newDetecting(t, env, s, ""), newDetecting(t, env, s, "")
+	type job struct{ name string }
+	ctx := lockstep.WithComment(lockstep.WithReentrancy(base, &job{"scenario 3"}), "scenario 3")
+	octx := lockstep.WithComment(lockstep.WithReentrancy(base, &job{"waiter"}), "waiter")
+
+	held, err := other.Lock(octx, "mine")
+	require.NoError(t, err)
+	x1, err := l.Lock(ctx, "rec")
+	require.NoError(t, err)
+	got := make(chan error, 1)
+	go func() {
+		w, err := other.Lock(octx, "rec") // waits for the holder
+		if err == nil {
+			err = w.Unlock(octx)
+		}
+		got <- err
+	}()
+	time.Sleep(3 * time.Second) // past After (1s): the waiter is published and looks for cycles
+	x2, err := l.Lock(ctx, "rec")
+	require.NoError(t, err, "second Exclusive by the same holder")
+	time.Sleep(3 * time.Second) // more rounds, with the holder counted twice
+	require.NoError(t, x2.Unlock(ctx))
+	require.NoError(t, x1.Unlock(ctx))
+	require.NoError(t, <-got, "the waiter gets the id after the holder's releases")
+
+	shared := lockstep.Request{ID: "rec", Access: lockstep.Shared}
+	s1, err := l.LockGroup(ctx, shared)
+	require.NoError(t, err, "first Shared")
+	s2, err := l.LockGroup(ctx, shared)
+	require.NoError(t, err, "second Shared by the same holder")
+	require.NoError(t, s1.Unlock(ctx))
+	require.NoError(t, s2.Unlock(ctx))
+	require.NoError(t, held.Unlock(octx))
+}
