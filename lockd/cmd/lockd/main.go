@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -89,6 +90,7 @@ func serve(ctx context.Context, ln net.Listener, useTLS bool, o *options, srv *l
 	if secured {
 		mode = "principals from " + o.principals
 	}
+	fmt.Fprintf(stdout, "lockd: %s\n", version())
 	fmt.Fprintf(stdout, "lockd: serving lockstep.v1 on %s://%s (store: %s; %s)\n", scheme, ln.Addr(), where, mode)
 	if ready != nil {
 		ready <- scheme + "://" + ln.Addr().String()
@@ -126,4 +128,15 @@ func serve(ctx context.Context, ln net.Listener, useTLS bool, o *options, srv *l
 func isLoopback(addr net.Addr) bool {
 	ta, ok := addr.(*net.TCPAddr)
 	return ok && ta.IP.IsLoopback()
+}
+
+// version is the release this lockd is (lockstep.Version) and, from the
+// build information, the version of the module it was built as ("(devel)"
+// in a build from a source tree).
+func version() string {
+	mod := "(unknown)"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		mod = info.Main.Version
+	}
+	return fmt.Sprintf("lockstep %s (module %s)", lockstep.Version, mod)
 }

@@ -11,6 +11,7 @@ import (
 	"connectrpc.com/grpchealth"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lockstep-go/lockstep"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
 )
@@ -52,6 +53,7 @@ func TestRun_ServesTheEmbeddedModelAndShutsDownGracefully(t *testing.T) {
 		t.Fatal("lockd did not shut down")
 	}
 	require.Contains(t, stdout.String(), "lockd: serving lockstep.v1 on "+url)
+	require.Contains(t, stdout.String(), "lockd: lockstep "+lockstep.Version+" (module ", "the version from the build information")
 }
 
 // Open mode is for loopback only; a cluster named in the environment is
