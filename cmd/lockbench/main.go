@@ -42,6 +42,7 @@ type options struct {
 	ids        int
 	scaleJob   string
 	manager    managerFlags
+	rmw        rmwFlags
 }
 
 // given reports whether flag name was set on the command line.
@@ -67,7 +68,7 @@ func (o *options) processCounts() ([]int, error) {
 func parseFlags(args []string) (*options, error) {
 	fs := flag.NewFlagSet("lockbench", flag.ContinueOnError)
 	o := &options{fs: fs}
-	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers, scale, rollout, manager or deadlock")
+	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers, scale, rollout, manager, deadlock or rmw")
 	fs.StringVar(&o.backend, "backend", "sim", "backend: sim (embedded model on virtual time) or cassandra (-hosts)")
 	fs.StringVar(&o.procs, "processes", "1,3,5", "comma-separated process counts")
 	fs.IntVar(&o.k, "k", 1000, "seed: acquisitions per process (the seed used 5000)")
@@ -100,6 +101,11 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.manager.held, "held", 100, "manager: locks the separate client holds (perf 2)")
 	fs.StringVar(&o.manager.shares, "shares", mgrShares, "manager: percentages P of shared names (perf 3)")
 	fs.StringVar(&o.manager.access, "access", "X,S", "manager: accesses of the shared names (perf 3): X, S or X,S")
+	fs.StringVar(&o.rmw.workloads, "workloads", "single,multi,read-mix", "rmw: seed 002's workloads: single, multi, read-mix")
+	fs.StringVar(&o.rmw.strategies, "strategies", "pessimistic,pessimistic-rw,optimistic", "rmw: pessimistic (lock held throughout), pessimistic-rw (downloads shared), optimistic (compare-and-set at upload)")
+	fs.IntVar(&o.rmw.resources, "resources", 10, "rmw: resources of the multi workload")
+	fs.DurationVar(&o.rmw.modify, "modify", 5*time.Millisecond, "rmw: mean time of a modify (drawn from [modify/2, 3·modify/2]); think time before an operation and back-off after a refused upload are drawn from [0, modify]")
+	fs.IntVar(&o.rmw.casCost, "cas-cost", 4, "rmw (sim): request latencies a compare-and-set takes (a Cassandra lightweight transaction is four Paxos round trips)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -153,11 +159,13 @@ func run1(args []string) error {
 		return runManagerCommand(o)
 	case "deadlock":
 		return runDeadlockCommand(o)
+	case "rmw":
+		return runRMWCommand(o)
 	case "rollout":
 		if o.backend != "sim" {
 			return fmt.Errorf("-scenario rollout runs on the sim backend only")
 		}
 		return runRolloutCommand(o.fs, o.procs, o.hold, o.minLat, o.maxLat, o.seed, o.phaseHold)
 	}
-	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers, scale, rollout, manager or deadlock)", o.scenario)
+	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers, scale, rollout, manager, deadlock or rmw)", o.scenario)
 }
