@@ -121,6 +121,7 @@ type lockerParams struct {
 	rand    *rand.Rand      // the legacy backoff's source; nil: random
 	wake    *queuelock.Wake // algoNewWake's wake-ups
 	slow    time.Duration   // the queue lock's SlowPoll; 0: its default
+	fencing bool            // every acquisition draws a fencing token from the global time service
 }
 
 // newLockstepContender returns a contender running algorithm a of this
@@ -133,6 +134,16 @@ func newLockstepContender(a algorithm, p lockerParams) (contender, error) {
 	store := &countingStore{inner: p.store, clock: clk}
 	queue := &queuelock.Options{Clock: p.clock, ProcessID: p.process, Poll: p.poll, SlowPoll: p.slow}
 	legacy := &shadowlock.Options{Clock: p.clock, ProcessID: p.process, Rand: p.rand}
+	var global *clock.Global
+	if p.fencing { // seed 000 §5.4's time service: one cell in the store, drawn from once per acquisition
+		var err error
+		if global, err = clock.NewGlobal(store, "", clk); err != nil {
+			return nil, err
+		}
+		if a != algoCombined { // combined draws one token for both halves
+			queue.Fencing, legacy.Fencing = global, global
+		}
+	}
 	var (
 		l   closingLocker
 		err error
@@ -146,7 +157,7 @@ func newLockstepContender(a algorithm, p lockerParams) (contender, error) {
 	case algoLegacy:
 		l, err = shadowlock.New(store, legacy)
 	case algoCombined:
-		l, err = combined.New(store, &combined.Options{Queue: queue, Legacy: legacy})
+		l, err = combined.New(store, &combined.Options{Queue: queue, Legacy: legacy, Fencing: global})
 	default:
 		return nil, fmt.Errorf("%s is not an algorithm of this module", a)
 	}

@@ -43,6 +43,7 @@ type options struct {
 	scaleJob   string
 	manager    managerFlags
 	rmw        rmwFlags
+	fencing    bool
 }
 
 // given reports whether flag name was set on the command line.
@@ -78,6 +79,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.DurationVar(&o.maxLat, "max-latency", 2*time.Millisecond, "sim: most simulated latency of a store request")
 	fs.StringVar(&o.algorithms, "algorithms", "", "comma-separated algorithms (default: new,legacy,combined; peers: new,legacy,lwt,etcd)")
 	fs.Uint64Var(&o.seed, "seed", 1, "sim: random seed of the simulation")
+	fs.BoolVar(&o.fencing, "fencing", false, "seed: every acquisition draws a fencing token from the global time service (seed 000 §5.4; its table in the bench keyspace, on -replication replicas); lwt and etcd draw none")
 	fs.StringVar(&o.csvPath, "csv", "", "seed: also write the table as CSV to this file")
 	fs.StringVar(&o.pngPath, "png", "", "seed: also plot acquisition moments per process (the seed's figures 1–2) to this PNG file; peers: the handoff-latency CDF per algorithm")
 	fs.DurationVar(&o.phaseHold, "phase-hold", 20*time.Second, "rollout: virtual time each phase is held")
@@ -143,6 +145,9 @@ func run1(args []string) error {
 	}
 	if o.hold < 0 || o.poll <= 0 {
 		return fmt.Errorf("-hold must not be negative and -poll must be positive, got %v and %v", o.hold, o.poll)
+	}
+	if o.fencing && o.scenario != "seed" {
+		return fmt.Errorf("-fencing is the seed scenario's (-scenario seed)")
 	}
 	switch o.scenario {
 	case "seed":

@@ -35,6 +35,7 @@ func runRealSeed(o realOptions, cfg seedConfig) ([]run, string, error) {
 			jobs := make([]workerJob, p)
 			for i := range jobs {
 				jobs[i] = o.job(a, fmt.Sprintf("%s-%s%d-p%d", tag, a, p, i), id, cfg.k, cfg.hold, cfg.poll)
+				jobs[i].Fencing = cfg.fencing
 			}
 			procs, err := runWorkers(jobs, 0)
 			if err != nil {

@@ -21,6 +21,7 @@ type seedConfig struct {
 	maxLatency time.Duration
 	algorithms []algorithm
 	seed       uint64
+	fencing    bool // every acquisition draws a fencing token from the global time service
 }
 
 // seedLockID is the one lock id every process of a seed run takes.
@@ -90,7 +91,7 @@ func runSimOne(cfg seedConfig, a algorithm, p int) (run, error) {
 	for i := range p {
 		store := streams.store(shared, clk, cfg.minLatency, cfg.maxLatency)
 		c, err := newLockstepContender(a, lockerParams{store: store, clock: clk, process: fmt.Sprintf("p%d", i),
-			poll: cfg.poll, rand: rand.New(rand.NewPCG(cfg.seed, uint64(i)))})
+			poll: cfg.poll, rand: rand.New(rand.NewPCG(cfg.seed, uint64(i))), fencing: cfg.fencing})
 		if err != nil {
 			return run{}, err
 		}

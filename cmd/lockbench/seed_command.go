@@ -9,7 +9,7 @@ import (
 // runSeedCommand runs -scenario seed on the chosen backend and writes its
 // table to stdout, and to -csv and -png if given.
 func runSeedCommand(o *options) error {
-	cfg := seedConfig{k: o.k, hold: o.hold, poll: o.poll, minLatency: o.minLat, maxLatency: o.maxLat, seed: o.seed}
+	cfg := seedConfig{k: o.k, hold: o.hold, poll: o.poll, minLatency: o.minLat, maxLatency: o.maxLat, seed: o.seed, fencing: o.fencing}
 	if cfg.k <= 0 {
 		return fmt.Errorf("-k must be positive, got %d", cfg.k)
 	}
@@ -33,16 +33,20 @@ func runSeedCommand(o *options) error {
 		runs  []run
 		clock string
 	)
+	fenced := ""
+	if cfg.fencing {
+		fenced = "; every acquisition of new, legacy and combined draws a fencing token from the global time service"
+	}
 	if o.backend == "sim" {
-		fmt.Printf("lockbench: seed 000 §6 experiment on the embedded model (virtual time; request latency %v–%v, hold %v, poll %v, seed %d)\n\n",
-			cfg.minLatency, cfg.maxLatency, cfg.hold, cfg.poll, cfg.seed)
+		fmt.Printf("lockbench: seed 000 §6 experiment on the embedded model (virtual time; request latency %v–%v, hold %v, poll %v, seed %d%s)\n\n",
+			cfg.minLatency, cfg.maxLatency, cfg.hold, cfg.poll, cfg.seed, fenced)
 		runs, err = runSimSeed(cfg)
 		clock = "virtual"
 	} else {
 		var version string
 		runs, version, err = runRealSeed(o.real, cfg)
-		fmt.Printf("lockbench: seed 000 §6 experiment on Cassandra %s at %s (separate OS processes; wall time; hold %v, poll %v)\n\n",
-			version, o.real.hosts, cfg.hold, cfg.poll)
+		fmt.Printf("lockbench: seed 000 §6 experiment on Cassandra %s at %s (separate OS processes; wall time; hold %v, poll %v; RF %d%s)\n\n",
+			version, o.real.hosts, cfg.hold, cfg.poll, o.real.replication, fenced)
 		clock = "wall"
 	}
 	if err != nil {

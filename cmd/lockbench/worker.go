@@ -42,6 +42,8 @@ type workerJob struct {
 	SlowPoll time.Duration `json:"slow_poll,omitempty"`
 	// WakeKey is the fleet's wake-up key (algoNewWake, peerswake.go).
 	WakeKey []byte `json:"wake_key,omitempty"`
+	// Fencing: every acquisition draws a fencing token (lockerParams.fencing).
+	Fencing bool `json:"fencing,omitempty"`
 	// exe is the executable that runs the job; empty: this one.
 	exe string
 }
@@ -150,7 +152,7 @@ func newRealContender(job workerJob) (contender, error) {
 		s.Close()
 		return nil, err
 	}
-	c, err := newLockstepContender(job.Algorithm, lockerParams{store: store, process: job.Process, poll: job.Poll, slow: job.SlowPoll})
+	c, err := newLockstepContender(job.Algorithm, lockerParams{store: store, process: job.Process, poll: job.Poll, slow: job.SlowPoll, fencing: job.Fencing})
 	if err != nil {
 		s.Close()
 		return nil, err
