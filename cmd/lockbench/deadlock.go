@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"
 )
@@ -78,13 +79,19 @@ func runSimDeadlock(rounds int, det lockstep.DeadlockDetection, minLat, maxLat t
 		return nil, err
 	}
 	store := &tableCounter{Store: faulty, table: det.Table}
+	return runDeadlockOn(store, clk, func(work func()) { runVirtual(clk, work) }, rounds, det, seed, "dl")
+}
+
+// runDeadlockOn runs rounds cycles on store, timed by clk, inside run (on
+// virtual time for the model), on ids under prefix.
+func runDeadlockOn(store *tableCounter, clk lockstep.Clock, run func(func()), rounds int, det lockstep.DeadlockDetection, seed uint64, prefix string) ([]deadlockRound, error) {
 	var out []deadlockRound
 	var runErr error
-	runVirtual(clk, func() {
+	run(func() {
 		ctx := context.Background()
 		var ls [2]*queuelock.Locker
 		for i := range ls {
-			l, err := queuelock.New(store, &queuelock.Options{Clock: clk, ProcessID: fmt.Sprintf("p%d", i), Poll: 10 * time.Millisecond,
+			l, err := queuelock.New(store, &queuelock.Options{Clock: clk, ProcessID: fmt.Sprintf("%s-p%d", prefix, i), Poll: 10 * time.Millisecond,
 				Rand: rand.New(rand.NewPCG(seed, uint64(i))), Deadlock: &det})
 			if err != nil {
 				runErr = err
@@ -94,7 +101,7 @@ func runSimDeadlock(rounds int, det lockstep.DeadlockDetection, minLat, maxLat t
 			ls[i] = l
 		}
 		for r := range rounds {
-			res, err := deadlockRoundOn(ctx, clk, store, ls, r)
+			res, err := deadlockRoundOn(ctx, clk, store, ls, prefix, r)
 			if err != nil {
 				runErr = fmt.Errorf("round %d: %w", r+1, err)
 				return
@@ -107,8 +114,8 @@ func runSimDeadlock(rounds int, det lockstep.DeadlockDetection, minLat, maxLat t
 }
 
 // deadlockRoundOn forms one cycle between ls[0] and ls[1] on fresh ids.
-func deadlockRoundOn(ctx context.Context, clk lockstep.Clock, store *tableCounter, ls [2]*queuelock.Locker, r int) (deadlockRound, error) {
-	ids := [2]string{fmt.Sprintf("dl/%d/x", r), fmt.Sprintf("dl/%d/y", r)}
+func deadlockRoundOn(ctx context.Context, clk lockstep.Clock, store *tableCounter, ls [2]*queuelock.Locker, prefix string, r int) (deadlockRound, error) {
+	ids := [2]string{fmt.Sprintf("%s/%d/x", prefix, r), fmt.Sprintf("%s/%d/y", prefix, r)}
 	var units [2]context.Context
 	var first [2]lockstep.Lock
 	for i := range 2 {
@@ -185,24 +192,55 @@ func printDeadlock(w io.Writer, rows []deadlockRow) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nOne cycle per round between two queue Lockers with detection on (A holds x and waits for y, B holds y and")
 	fmt.Fprintln(w, "waits for x, from one instant). ErrDeadlock: calls that failed with it (one per round is right).")
-	fmt.Fprintln(w, "latency: from the two second Locks' call to the victim's error, on virtual time. wait-table requests:")
+	fmt.Fprintln(w, "latency: from the two second Locks' call to the victim's error (virtual time on the model). wait-table requests:")
 	fmt.Fprintln(w, "reads, writes and deletes of the wait records by both processes during a round, and per second that a")
 	fmt.Fprintln(w, "call spent waiting in the round (both waiters summed).")
 }
 
-// runDeadlockCommand runs -scenario deadlock (sim backend).
+// runDeadlockCommand runs -scenario deadlock: on the model (virtual time,
+// so its figures do not depend on the machine) or on a real cluster.
 func runDeadlockCommand(o *options) error {
-	if o.backend != "sim" {
-		return fmt.Errorf("-scenario deadlock runs on the sim backend only (virtual time, so its figures do not depend on the machine)")
-	}
 	rounds := o.k
 	if !o.given("k") {
 		rounds = 20
 	}
-	fmt.Fprintf(os.Stdout, "deadlock detection on the model, request latency %v..%v, seed %d\n\n", o.minLat, o.maxLat, o.seed)
+	dets := []lockstep.DeadlockDetection{{}, {After: 200 * time.Millisecond, Every: 200 * time.Millisecond}}
+	run := func(det lockstep.DeadlockDetection) ([]deadlockRound, error) {
+		return runSimDeadlock(rounds, det, o.minLat, o.maxLat, o.seed)
+	}
+	where := fmt.Sprintf("the model, request latency %v..%v, seed %d", o.minLat, o.maxLat, o.seed)
+	if o.backend == "cassandra" {
+		ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
+		defer cancel()
+		version, err := prepareCassandra(ctx, o.real)
+		if err != nil {
+			return err
+		}
+		session, err := connect(splitList(o.real.hosts))
+		if err != nil {
+			return err
+		}
+		defer session.Close()
+		cs, err := newCassandraStore(session, o.real.keyspace)
+		if err != nil {
+			return err
+		}
+		where = fmt.Sprintf("Cassandra %s at %s (keyspace %s, RF %d), wall clock", version, o.real.hosts, o.real.keyspace, o.real.replication)
+		tag, cell := runTag(), 0
+		run = func(det lockstep.DeadlockDetection) ([]deadlockRound, error) {
+			det, err := det.Resolve()
+			if err != nil {
+				return nil, err
+			}
+			cell++
+			store := &tableCounter{Store: cs, table: det.Table}
+			return runDeadlockOn(store, &clock.Local{}, func(work func()) { work() }, rounds, det, o.seed, fmt.Sprintf("dl-%s-%d", tag, cell))
+		}
+	}
+	fmt.Fprintf(os.Stdout, "deadlock detection on %s\n\n", where)
 	var rows []deadlockRow
-	for _, det := range []lockstep.DeadlockDetection{{}, {After: 200 * time.Millisecond, Every: 200 * time.Millisecond}} {
-		rs, err := runSimDeadlock(rounds, det, o.minLat, o.maxLat, o.seed)
+	for _, det := range dets {
+		rs, err := run(det)
 		if err != nil {
 			return err
 		}
