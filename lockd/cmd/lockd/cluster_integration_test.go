@@ -114,7 +114,7 @@ func startClusterFleet(t *testing.T) *clusterFleet {
 	t.Cleanup(session2.Close)
 	store2, err := conn.NewStore(session2)
 	require.NoError(t, err)
-	f.goProc, err = join(store2, &options{processID: "go-it", separator: "/", fencing: true}, slog.New(slog.DiscardHandler))
+	f.goProc, err = join(store2, &options{processID: "go-it", separator: "/", fencing: true, deadlock: true}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, f.goProc.Close(context.Background())) })
 	return f
@@ -151,6 +151,54 @@ func TestLockd_OnACluster(t *testing.T) {
 	t.Run("ExclusionAcrossServiceAndLibrary", func(t *testing.T) { exclusionAcross(t, f) })
 	t.Run("ContendedHoldsNeverOverlap", func(t *testing.T) { contended(t, f) })
 	t.Run("SessionLapseLosesItsLocks", func(t *testing.T) { lapse(t, f) })
+	t.Run("DeadlockAcrossServiceAndLibrary", func(t *testing.T) { deadlockAcross(t, f) })
+}
+
+// The Go process holds y and waits for x; a lockd session holds x and then
+// waits for y: the cycle runs through both kinds of process, and the later
+// wait, the session's, is the victim, with the cycle naming both processes
+// and comments. After the session's UnlockAll the Go process gets x.
+func deadlockAcross(t *testing.T, f *clusterFleet) {
+	ctx := t.Context()
+	unit := lockstep.WithReentrancy(ctx, "go-unit")
+	y, err := f.goProc.Lock(unit, "dl-y")
+	require.NoError(t, err)
+	sid := f.open(t, 0)
+	_, err = f.client.Lock(ctx, connect.NewRequest(&pb.LockRequest{SessionId: sid, Items: []*pb.LockItem{{Id: "dl-x"}}}))
+	require.NoError(t, err)
+	goDone := make(chan error, 1)
+	go func() {
+		x, err := f.goProc.Lock(lockstep.WithComment(unit, "go job"), "dl-x")
+		if err == nil {
+			err = x.Unlock(ctx)
+		}
+		goDone <- err
+	}()
+	time.Sleep(500 * time.Millisecond) // the Go wait begins first: the session's is the victim
+	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	_, err = f.client.Lock(wctx, connect.NewRequest(&pb.LockRequest{SessionId: sid, Items: []*pb.LockItem{{Id: "dl-y"}}, Comment: "lockd job"}))
+	code, le := lockErrorOf(t, err)
+	require.Equal(t, connect.CodeAborted, code)
+	require.Equal(t, pb.LockError_REASON_DEADLOCK, le.Reason)
+	require.Len(t, le.Cycle, 2)
+	require.Equal(t, "lockd-it", le.Cycle[0].Process)
+	require.Equal(t, "dl-y", le.Cycle[0].Waits.Id)
+	require.Equal(t, "lockd job", le.Cycle[0].Comment)
+	require.Equal(t, "go-it", le.Cycle[1].Process)
+	require.Equal(t, "dl-x", le.Cycle[1].Waits.Id)
+	require.Equal(t, "go job", le.Cycle[1].Comment)
+
+	res, err := f.client.UnlockAll(ctx, connect.NewRequest(&pb.UnlockAllRequest{SessionId: sid}))
+	require.NoError(t, err)
+	require.Len(t, res.Msg.LockIds, 1)
+	select {
+	case err := <-goDone:
+		require.NoError(t, err, "the Go process is granted x after the session let go")
+	case <-time.After(60 * time.Second):
+		t.Fatal("the Go process was not granted x within 60 s of the UnlockAll")
+	}
+	require.NoError(t, y.Unlock(ctx))
 }
 
 // A lock held through lockd excludes the Go process and the other way

@@ -23,8 +23,8 @@
 // consistency) instead of the embedded model. lockd creates nothing there:
 // the keyspace and its tables come from lockctl schema apply, and lockd's
 // role needs the application role's grants of docs/security.md (SELECT and
-// MODIFY on queue_lock, legacy_main, legacy_shadow, fleet_census and
-// global_time, SELECT on fleet_phase). It follows the fleet's phase as any
+// MODIFY on queue_lock, legacy_main, legacy_shadow, fleet_census,
+// global_time and lock_waits, SELECT on fleet_phase). It follows the fleet's phase as any
 // process does. A cluster that cannot be reached, or a schema or grant
 // missing (Ready fails), stops lockd at start with what to do.
 //
@@ -35,8 +35,11 @@
 // variable, read when the flag is not given.
 //
 // Each lockd is an ordinary fleet process: a migration.Locker following the
-// phase, in the census, with hierarchical ids (--separator, default "/") and
-// fencing tokens.
+// phase, in the census, with hierarchical ids (--separator, default "/"),
+// fencing tokens and deadlock detection (--deadlock-detection, on by
+// default: waits longer than a second are published in lock_waits, so a
+// cycle through lockd sessions and Go processes alike is broken with a
+// DEADLOCK error).
 //
 // On SIGINT or SIGTERM it shuts down gracefully: health turns NOT_SERVING,
 // every session is closed (its watchers are told CLOSED, "the server is

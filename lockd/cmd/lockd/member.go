@@ -79,7 +79,8 @@ func embeddedStore(ctx context.Context, phase lockstep.Mode) (lockstep.Store, er
 
 // join builds the migration.Locker of this lockd on store: an ordinary
 // fleet process, in the census, following the phase (PhaseFlag), with
-// hierarchical ids and fencing tokens.
+// hierarchical ids, fencing tokens and deadlock detection (the fleet's
+// lock_waits table, so cycles through Go processes are seen too).
 func join(store lockstep.Store, o *options, log *slog.Logger) (*migration.Locker, error) {
 	clk := &clock.Local{}
 	flag, err := migration.NewPhaseFlag(store, &migration.PhaseFlagOptions{Clock: clk})
@@ -87,6 +88,9 @@ func join(store lockstep.Store, o *options, log *slog.Logger) (*migration.Locker
 		return nil, err
 	}
 	opts := &migration.Options{Clock: clk, ProcessID: o.processID, Separator: o.separator, Logger: log, Version: "lockd"}
+	if o.deadlock {
+		opts.Deadlock = &lockstep.DeadlockDetection{} // the library's defaults: published after 1s of waiting
+	}
 	if o.fencing {
 		if opts.Fencing, err = clock.NewGlobal(store, "", clk); err != nil {
 			return nil, err

@@ -26,6 +26,7 @@ type options struct {
 	shutdown          time.Duration
 	separator         string
 	fencing           bool
+	deadlock          bool
 	processID         string
 	logLevel          slog.Level
 	// conn is the cluster connection, lockctl's settings (flags and
@@ -65,6 +66,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.DurationVar(&o.shutdown, "shutdown-timeout", 10*time.Second, "how long a graceful shutdown may take")
 	fs.StringVar(&o.separator, "separator", "/", "separator of hierarchical ids; empty: flat ids")
 	fs.BoolVar(&o.fencing, "fencing", true, "give every lock a fencing token")
+	fs.BoolVar(&o.deadlock, "deadlock-detection", true, "detect cycles of waits across the fleet and fail one Lock of each with DEADLOCK (needs the lock_waits table)")
 	fs.StringVar(&o.processID, "process-id", "", "this lockd's id in the fleet census (default: host name and random bits) ($LOCKSTEP_LOCKD_PROCESS_ID)")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	registerConnect(fs, &o.conn)

@@ -75,6 +75,11 @@ class LockServiceStub:
                 request_serializer=lockstep_dot_v1_dot_lockd__pb2.UnlockRequest.SerializeToString,
                 response_deserializer=lockstep_dot_v1_dot_lockd__pb2.UnlockResponse.FromString,
                 _registered_method=True)
+        self.UnlockAll = channel.unary_unary(
+                '/lockstep.v1.LockService/UnlockAll',
+                request_serializer=lockstep_dot_v1_dot_lockd__pb2.UnlockAllRequest.SerializeToString,
+                response_deserializer=lockstep_dot_v1_dot_lockd__pb2.UnlockAllResponse.FromString,
+                _registered_method=True)
 
 
 class LockServiceServicer:
@@ -143,6 +148,15 @@ class LockServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UnlockAll(self, request, context):
+        """UnlockAll releases every lock the session holds (seed 003's
+        unlockAll(): the session is the identifier) and keeps the session
+        open. A Lock of the session still waiting is not waited for.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LockServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -185,6 +199,11 @@ def add_LockServiceServicer_to_server(servicer, server):
                     servicer.Unlock,
                     request_deserializer=lockstep_dot_v1_dot_lockd__pb2.UnlockRequest.FromString,
                     response_serializer=lockstep_dot_v1_dot_lockd__pb2.UnlockResponse.SerializeToString,
+            ),
+            'UnlockAll': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnlockAll,
+                    request_deserializer=lockstep_dot_v1_dot_lockd__pb2.UnlockAllRequest.FromString,
+                    response_serializer=lockstep_dot_v1_dot_lockd__pb2.UnlockAllResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -404,6 +423,33 @@ class LockService:
             '/lockstep.v1.LockService/Unlock',
             lockstep_dot_v1_dot_lockd__pb2.UnlockRequest.SerializeToString,
             lockstep_dot_v1_dot_lockd__pb2.UnlockResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnlockAll(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lockstep.v1.LockService/UnlockAll',
+            lockstep_dot_v1_dot_lockd__pb2.UnlockAllRequest.SerializeToString,
+            lockstep_dot_v1_dot_lockd__pb2.UnlockAllResponse.FromString,
             options,
             channel_credentials,
             insecure,
