@@ -29,6 +29,10 @@ type Principal struct {
 	// with the server's separator ("billing/") so that "billing" does not
 	// also grant "billingx". "" grants every id.
 	Prefixes []string `json:"prefixes"`
+	// ListSessions lets the principal list every live session of the
+	// server, other principals' included (ListSessions; lockctl sessions):
+	// for operators. It grants no id and no use of those sessions.
+	ListSessions bool `json:"list_sessions,omitempty"`
 }
 
 // Principals is the server's table of callers, usually read from a JSON file

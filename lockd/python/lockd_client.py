@@ -167,6 +167,11 @@ class Client:
         s.keep_alive_in_background()
         return s
 
+    def list_sessions(self):
+        """Every live session of this lockd (DescribeSessionResponse each):
+        for a principal granted list_sessions; Refused otherwise."""
+        return list(self.call("ListSessions", pb.ListSessionsRequest()).sessions)
+
     def close(self):
         self._channel.close()
 

@@ -111,6 +111,9 @@ def test_refusals(a, b):
         with pytest.raises(Refused):
             stolen.describe()
         theirs.close()
+    with pytest.raises(Refused) as e:
+        a.list_sessions()  # not granted list_sessions: other principals' sessions stay hidden
+    assert e.value.reason == "REASON_NOT_YOUR_SESSION"
     with pytest.raises(InvalidRequest) as e:
         a.call("Lock", pb.LockRequest(session_id="s-unknown", items=[pb.LockItem(id="py/x")]))
     assert e.value.reason == "REASON_UNKNOWN_SESSION"

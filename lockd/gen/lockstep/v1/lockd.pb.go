@@ -265,7 +265,7 @@ func (x LockError_Reason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use LockError_Reason.Descriptor instead.
 func (LockError_Reason) EnumDescriptor() ([]byte, []int) {
-	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{19, 0}
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{21, 0}
 }
 
 type OpenSessionRequest struct {
@@ -775,6 +775,87 @@ func (x *DescribeSessionResponse) GetLocks() []*HeldLock {
 	return nil
 }
 
+type ListSessionsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionsRequest) Reset() {
+	*x = ListSessionsRequest{}
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionsRequest) ProtoMessage() {}
+
+func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
+func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{10}
+}
+
+type ListSessionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// By session id.
+	Sessions      []*DescribeSessionResponse `protobuf:"bytes,1,rep,name=sessions,proto3" json:"sessions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionsResponse) Reset() {
+	*x = ListSessionsResponse{}
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionsResponse) ProtoMessage() {}
+
+func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
+func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ListSessionsResponse) GetSessions() []*DescribeSessionResponse {
+	if x != nil {
+		return x.Sessions
+	}
+	return nil
+}
+
 // LockItem is one (id, access) of a lock group.
 type LockItem struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -788,7 +869,7 @@ type LockItem struct {
 
 func (x *LockItem) Reset() {
 	*x = LockItem{}
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[10]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -800,7 +881,7 @@ func (x *LockItem) String() string {
 func (*LockItem) ProtoMessage() {}
 
 func (x *LockItem) ProtoReflect() protoreflect.Message {
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[10]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -813,7 +894,7 @@ func (x *LockItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockItem.ProtoReflect.Descriptor instead.
 func (*LockItem) Descriptor() ([]byte, []int) {
-	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{10}
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *LockItem) GetId() string {
@@ -845,7 +926,7 @@ type LockRequest struct {
 
 func (x *LockRequest) Reset() {
 	*x = LockRequest{}
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[11]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -857,7 +938,7 @@ func (x *LockRequest) String() string {
 func (*LockRequest) ProtoMessage() {}
 
 func (x *LockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[11]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -870,7 +951,7 @@ func (x *LockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockRequest.ProtoReflect.Descriptor instead.
 func (*LockRequest) Descriptor() ([]byte, []int) {
-	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{11}
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *LockRequest) GetSessionId() string {
@@ -903,7 +984,7 @@ type LockResponse struct {
 
 func (x *LockResponse) Reset() {
 	*x = LockResponse{}
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[12]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -915,7 +996,7 @@ func (x *LockResponse) String() string {
 func (*LockResponse) ProtoMessage() {}
 
 func (x *LockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[12]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -928,7 +1009,7 @@ func (x *LockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockResponse.ProtoReflect.Descriptor instead.
 func (*LockResponse) Descriptor() ([]byte, []int) {
-	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{12}
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LockResponse) GetLock() *HeldLock {
@@ -958,7 +1039,7 @@ type HeldLock struct {
 
 func (x *HeldLock) Reset() {
 	*x = HeldLock{}
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[13]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -970,7 +1051,7 @@ func (x *HeldLock) String() string {
 func (*HeldLock) ProtoMessage() {}
 
 func (x *HeldLock) ProtoReflect() protoreflect.Message {
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[13]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -983,7 +1064,7 @@ func (x *HeldLock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeldLock.ProtoReflect.Descriptor instead.
 func (*HeldLock) Descriptor() ([]byte, []int) {
-	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{13}
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *HeldLock) GetLockId() string {
@@ -1024,7 +1105,7 @@ type UnlockRequest struct {
 
 func (x *UnlockRequest) Reset() {
 	*x = UnlockRequest{}
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[14]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1036,7 +1117,7 @@ func (x *UnlockRequest) String() string {
 func (*UnlockRequest) ProtoMessage() {}
 
 func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[14]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1049,7 +1130,7 @@ func (x *UnlockRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockRequest.ProtoReflect.Descriptor instead.
 func (*UnlockRequest) Descriptor() ([]byte, []int) {
-	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{14}
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UnlockRequest) GetSessionId() string {
@@ -1074,7 +1155,7 @@ type UnlockResponse struct {
 
 func (x *UnlockResponse) Reset() {
 	*x = UnlockResponse{}
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[15]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1086,7 +1167,7 @@ func (x *UnlockResponse) String() string {
 func (*UnlockResponse) ProtoMessage() {}
 
 func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[15]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1099,7 +1180,7 @@ func (x *UnlockResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockResponse.ProtoReflect.Descriptor instead.
 func (*UnlockResponse) Descriptor() ([]byte, []int) {
-	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{15}
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{17}
 }
 
 type UnlockAllRequest struct {
@@ -1111,7 +1192,7 @@ type UnlockAllRequest struct {
 
 func (x *UnlockAllRequest) Reset() {
 	*x = UnlockAllRequest{}
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[16]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1123,7 +1204,7 @@ func (x *UnlockAllRequest) String() string {
 func (*UnlockAllRequest) ProtoMessage() {}
 
 func (x *UnlockAllRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[16]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1136,7 +1217,7 @@ func (x *UnlockAllRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockAllRequest.ProtoReflect.Descriptor instead.
 func (*UnlockAllRequest) Descriptor() ([]byte, []int) {
-	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{16}
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UnlockAllRequest) GetSessionId() string {
@@ -1159,7 +1240,7 @@ type UnlockAllResponse struct {
 
 func (x *UnlockAllResponse) Reset() {
 	*x = UnlockAllResponse{}
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[17]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1171,7 +1252,7 @@ func (x *UnlockAllResponse) String() string {
 func (*UnlockAllResponse) ProtoMessage() {}
 
 func (x *UnlockAllResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[17]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1184,7 +1265,7 @@ func (x *UnlockAllResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlockAllResponse.ProtoReflect.Descriptor instead.
 func (*UnlockAllResponse) Descriptor() ([]byte, []int) {
-	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{17}
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *UnlockAllResponse) GetLockIds() []string {
@@ -1223,7 +1304,7 @@ type DeadlockMember struct {
 
 func (x *DeadlockMember) Reset() {
 	*x = DeadlockMember{}
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[18]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1235,7 +1316,7 @@ func (x *DeadlockMember) String() string {
 func (*DeadlockMember) ProtoMessage() {}
 
 func (x *DeadlockMember) ProtoReflect() protoreflect.Message {
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[18]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1248,7 +1329,7 @@ func (x *DeadlockMember) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeadlockMember.ProtoReflect.Descriptor instead.
 func (*DeadlockMember) Descriptor() ([]byte, []int) {
-	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{18}
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DeadlockMember) GetProcess() string {
@@ -1308,7 +1389,7 @@ type LockError struct {
 
 func (x *LockError) Reset() {
 	*x = LockError{}
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[19]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1320,7 +1401,7 @@ func (x *LockError) String() string {
 func (*LockError) ProtoMessage() {}
 
 func (x *LockError) ProtoReflect() protoreflect.Message {
-	mi := &file_lockstep_v1_lockd_proto_msgTypes[19]
+	mi := &file_lockstep_v1_lockd_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1333,7 +1414,7 @@ func (x *LockError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LockError.ProtoReflect.Descriptor instead.
 func (*LockError) Descriptor() ([]byte, []int) {
-	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{19}
+	return file_lockstep_v1_lockd_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *LockError) GetReason() LockError_Reason {
@@ -1423,7 +1504,10 @@ const file_lockstep_v1_lockd_proto_rawDesc = "" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +
 	"\tprincipal\x18\x03 \x01(\tR\tprincipal\x12+\n" +
 	"\x03ttl\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12+\n" +
-	"\x05locks\x18\x05 \x03(\v2\x15.lockstep.v1.HeldLockR\x05locks\"G\n" +
+	"\x05locks\x18\x05 \x03(\v2\x15.lockstep.v1.HeldLockR\x05locks\"\x15\n" +
+	"\x13ListSessionsRequest\"X\n" +
+	"\x14ListSessionsResponse\x12@\n" +
+	"\bsessions\x18\x01 \x03(\v2$.lockstep.v1.DescribeSessionResponseR\bsessions\"G\n" +
 	"\bLockItem\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12+\n" +
 	"\x06access\x18\x02 \x01(\x0e2\x13.lockstep.v1.AccessR\x06access\"s\n" +
@@ -1490,13 +1574,14 @@ const file_lockstep_v1_lockd_proto_rawDesc = "" +
 	"\rACCESS_SHARED\x10\x01\x12\x18\n" +
 	"\x14ACCESS_INTENT_SHARED\x10\x02\x12\x1b\n" +
 	"\x17ACCESS_INTENT_EXCLUSIVE\x10\x03\x12\"\n" +
-	"\x1eACCESS_SHARED_INTENT_EXCLUSIVE\x10\x042\xb9\x05\n" +
+	"\x1eACCESS_SHARED_INTENT_EXCLUSIVE\x10\x042\x8e\x06\n" +
 	"\vLockService\x12P\n" +
 	"\vOpenSession\x12\x1f.lockstep.v1.OpenSessionRequest\x1a .lockstep.v1.OpenSessionResponse\x12J\n" +
 	"\tKeepAlive\x12\x1d.lockstep.v1.KeepAliveRequest\x1a\x1e.lockstep.v1.KeepAliveResponse\x12S\n" +
 	"\fCloseSession\x12 .lockstep.v1.CloseSessionRequest\x1a!.lockstep.v1.CloseSessionResponse\x12M\n" +
 	"\fWatchSession\x12 .lockstep.v1.WatchSessionRequest\x1a\x19.lockstep.v1.SessionEvent0\x01\x12\\\n" +
-	"\x0fDescribeSession\x12#.lockstep.v1.DescribeSessionRequest\x1a$.lockstep.v1.DescribeSessionResponse\x12;\n" +
+	"\x0fDescribeSession\x12#.lockstep.v1.DescribeSessionRequest\x1a$.lockstep.v1.DescribeSessionResponse\x12S\n" +
+	"\fListSessions\x12 .lockstep.v1.ListSessionsRequest\x1a!.lockstep.v1.ListSessionsResponse\x12;\n" +
 	"\x04Lock\x12\x18.lockstep.v1.LockRequest\x1a\x19.lockstep.v1.LockResponse\x12>\n" +
 	"\aTryLock\x12\x18.lockstep.v1.LockRequest\x1a\x19.lockstep.v1.LockResponse\x12A\n" +
 	"\x06Unlock\x12\x1a.lockstep.v1.UnlockRequest\x1a\x1b.lockstep.v1.UnlockResponse\x12J\n" +
@@ -1515,7 +1600,7 @@ func file_lockstep_v1_lockd_proto_rawDescGZIP() []byte {
 }
 
 var file_lockstep_v1_lockd_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lockstep_v1_lockd_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_lockstep_v1_lockd_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_lockstep_v1_lockd_proto_goTypes = []any{
 	(Access)(0),                     // 0: lockstep.v1.Access
 	(SessionEvent_Kind)(0),          // 1: lockstep.v1.SessionEvent.Kind
@@ -1530,56 +1615,61 @@ var file_lockstep_v1_lockd_proto_goTypes = []any{
 	(*SessionEvent)(nil),            // 10: lockstep.v1.SessionEvent
 	(*DescribeSessionRequest)(nil),  // 11: lockstep.v1.DescribeSessionRequest
 	(*DescribeSessionResponse)(nil), // 12: lockstep.v1.DescribeSessionResponse
-	(*LockItem)(nil),                // 13: lockstep.v1.LockItem
-	(*LockRequest)(nil),             // 14: lockstep.v1.LockRequest
-	(*LockResponse)(nil),            // 15: lockstep.v1.LockResponse
-	(*HeldLock)(nil),                // 16: lockstep.v1.HeldLock
-	(*UnlockRequest)(nil),           // 17: lockstep.v1.UnlockRequest
-	(*UnlockResponse)(nil),          // 18: lockstep.v1.UnlockResponse
-	(*UnlockAllRequest)(nil),        // 19: lockstep.v1.UnlockAllRequest
-	(*UnlockAllResponse)(nil),       // 20: lockstep.v1.UnlockAllResponse
-	(*DeadlockMember)(nil),          // 21: lockstep.v1.DeadlockMember
-	(*LockError)(nil),               // 22: lockstep.v1.LockError
-	(*durationpb.Duration)(nil),     // 23: google.protobuf.Duration
+	(*ListSessionsRequest)(nil),     // 13: lockstep.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),    // 14: lockstep.v1.ListSessionsResponse
+	(*LockItem)(nil),                // 15: lockstep.v1.LockItem
+	(*LockRequest)(nil),             // 16: lockstep.v1.LockRequest
+	(*LockResponse)(nil),            // 17: lockstep.v1.LockResponse
+	(*HeldLock)(nil),                // 18: lockstep.v1.HeldLock
+	(*UnlockRequest)(nil),           // 19: lockstep.v1.UnlockRequest
+	(*UnlockResponse)(nil),          // 20: lockstep.v1.UnlockResponse
+	(*UnlockAllRequest)(nil),        // 21: lockstep.v1.UnlockAllRequest
+	(*UnlockAllResponse)(nil),       // 22: lockstep.v1.UnlockAllResponse
+	(*DeadlockMember)(nil),          // 23: lockstep.v1.DeadlockMember
+	(*LockError)(nil),               // 24: lockstep.v1.LockError
+	(*durationpb.Duration)(nil),     // 25: google.protobuf.Duration
 }
 var file_lockstep_v1_lockd_proto_depIdxs = []int32{
-	23, // 0: lockstep.v1.OpenSessionRequest.ttl:type_name -> google.protobuf.Duration
-	23, // 1: lockstep.v1.OpenSessionResponse.ttl:type_name -> google.protobuf.Duration
-	23, // 2: lockstep.v1.KeepAliveResponse.ttl:type_name -> google.protobuf.Duration
+	25, // 0: lockstep.v1.OpenSessionRequest.ttl:type_name -> google.protobuf.Duration
+	25, // 1: lockstep.v1.OpenSessionResponse.ttl:type_name -> google.protobuf.Duration
+	25, // 2: lockstep.v1.KeepAliveResponse.ttl:type_name -> google.protobuf.Duration
 	1,  // 3: lockstep.v1.SessionEvent.kind:type_name -> lockstep.v1.SessionEvent.Kind
-	23, // 4: lockstep.v1.DescribeSessionResponse.ttl:type_name -> google.protobuf.Duration
-	16, // 5: lockstep.v1.DescribeSessionResponse.locks:type_name -> lockstep.v1.HeldLock
-	0,  // 6: lockstep.v1.LockItem.access:type_name -> lockstep.v1.Access
-	13, // 7: lockstep.v1.LockRequest.items:type_name -> lockstep.v1.LockItem
-	16, // 8: lockstep.v1.LockResponse.lock:type_name -> lockstep.v1.HeldLock
-	13, // 9: lockstep.v1.HeldLock.items:type_name -> lockstep.v1.LockItem
-	13, // 10: lockstep.v1.DeadlockMember.waits:type_name -> lockstep.v1.LockItem
-	0,  // 11: lockstep.v1.DeadlockMember.held_in:type_name -> lockstep.v1.Access
-	2,  // 12: lockstep.v1.LockError.reason:type_name -> lockstep.v1.LockError.Reason
-	21, // 13: lockstep.v1.LockError.cycle:type_name -> lockstep.v1.DeadlockMember
-	3,  // 14: lockstep.v1.LockService.OpenSession:input_type -> lockstep.v1.OpenSessionRequest
-	5,  // 15: lockstep.v1.LockService.KeepAlive:input_type -> lockstep.v1.KeepAliveRequest
-	7,  // 16: lockstep.v1.LockService.CloseSession:input_type -> lockstep.v1.CloseSessionRequest
-	9,  // 17: lockstep.v1.LockService.WatchSession:input_type -> lockstep.v1.WatchSessionRequest
-	11, // 18: lockstep.v1.LockService.DescribeSession:input_type -> lockstep.v1.DescribeSessionRequest
-	14, // 19: lockstep.v1.LockService.Lock:input_type -> lockstep.v1.LockRequest
-	14, // 20: lockstep.v1.LockService.TryLock:input_type -> lockstep.v1.LockRequest
-	17, // 21: lockstep.v1.LockService.Unlock:input_type -> lockstep.v1.UnlockRequest
-	19, // 22: lockstep.v1.LockService.UnlockAll:input_type -> lockstep.v1.UnlockAllRequest
-	4,  // 23: lockstep.v1.LockService.OpenSession:output_type -> lockstep.v1.OpenSessionResponse
-	6,  // 24: lockstep.v1.LockService.KeepAlive:output_type -> lockstep.v1.KeepAliveResponse
-	8,  // 25: lockstep.v1.LockService.CloseSession:output_type -> lockstep.v1.CloseSessionResponse
-	10, // 26: lockstep.v1.LockService.WatchSession:output_type -> lockstep.v1.SessionEvent
-	12, // 27: lockstep.v1.LockService.DescribeSession:output_type -> lockstep.v1.DescribeSessionResponse
-	15, // 28: lockstep.v1.LockService.Lock:output_type -> lockstep.v1.LockResponse
-	15, // 29: lockstep.v1.LockService.TryLock:output_type -> lockstep.v1.LockResponse
-	18, // 30: lockstep.v1.LockService.Unlock:output_type -> lockstep.v1.UnlockResponse
-	20, // 31: lockstep.v1.LockService.UnlockAll:output_type -> lockstep.v1.UnlockAllResponse
-	23, // [23:32] is the sub-list for method output_type
-	14, // [14:23] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	25, // 4: lockstep.v1.DescribeSessionResponse.ttl:type_name -> google.protobuf.Duration
+	18, // 5: lockstep.v1.DescribeSessionResponse.locks:type_name -> lockstep.v1.HeldLock
+	12, // 6: lockstep.v1.ListSessionsResponse.sessions:type_name -> lockstep.v1.DescribeSessionResponse
+	0,  // 7: lockstep.v1.LockItem.access:type_name -> lockstep.v1.Access
+	15, // 8: lockstep.v1.LockRequest.items:type_name -> lockstep.v1.LockItem
+	18, // 9: lockstep.v1.LockResponse.lock:type_name -> lockstep.v1.HeldLock
+	15, // 10: lockstep.v1.HeldLock.items:type_name -> lockstep.v1.LockItem
+	15, // 11: lockstep.v1.DeadlockMember.waits:type_name -> lockstep.v1.LockItem
+	0,  // 12: lockstep.v1.DeadlockMember.held_in:type_name -> lockstep.v1.Access
+	2,  // 13: lockstep.v1.LockError.reason:type_name -> lockstep.v1.LockError.Reason
+	23, // 14: lockstep.v1.LockError.cycle:type_name -> lockstep.v1.DeadlockMember
+	3,  // 15: lockstep.v1.LockService.OpenSession:input_type -> lockstep.v1.OpenSessionRequest
+	5,  // 16: lockstep.v1.LockService.KeepAlive:input_type -> lockstep.v1.KeepAliveRequest
+	7,  // 17: lockstep.v1.LockService.CloseSession:input_type -> lockstep.v1.CloseSessionRequest
+	9,  // 18: lockstep.v1.LockService.WatchSession:input_type -> lockstep.v1.WatchSessionRequest
+	11, // 19: lockstep.v1.LockService.DescribeSession:input_type -> lockstep.v1.DescribeSessionRequest
+	13, // 20: lockstep.v1.LockService.ListSessions:input_type -> lockstep.v1.ListSessionsRequest
+	16, // 21: lockstep.v1.LockService.Lock:input_type -> lockstep.v1.LockRequest
+	16, // 22: lockstep.v1.LockService.TryLock:input_type -> lockstep.v1.LockRequest
+	19, // 23: lockstep.v1.LockService.Unlock:input_type -> lockstep.v1.UnlockRequest
+	21, // 24: lockstep.v1.LockService.UnlockAll:input_type -> lockstep.v1.UnlockAllRequest
+	4,  // 25: lockstep.v1.LockService.OpenSession:output_type -> lockstep.v1.OpenSessionResponse
+	6,  // 26: lockstep.v1.LockService.KeepAlive:output_type -> lockstep.v1.KeepAliveResponse
+	8,  // 27: lockstep.v1.LockService.CloseSession:output_type -> lockstep.v1.CloseSessionResponse
+	10, // 28: lockstep.v1.LockService.WatchSession:output_type -> lockstep.v1.SessionEvent
+	12, // 29: lockstep.v1.LockService.DescribeSession:output_type -> lockstep.v1.DescribeSessionResponse
+	14, // 30: lockstep.v1.LockService.ListSessions:output_type -> lockstep.v1.ListSessionsResponse
+	17, // 31: lockstep.v1.LockService.Lock:output_type -> lockstep.v1.LockResponse
+	17, // 32: lockstep.v1.LockService.TryLock:output_type -> lockstep.v1.LockResponse
+	20, // 33: lockstep.v1.LockService.Unlock:output_type -> lockstep.v1.UnlockResponse
+	22, // 34: lockstep.v1.LockService.UnlockAll:output_type -> lockstep.v1.UnlockAllResponse
+	25, // [25:35] is the sub-list for method output_type
+	15, // [15:25] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_lockstep_v1_lockd_proto_init() }
@@ -1593,7 +1683,7 @@ func file_lockstep_v1_lockd_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lockstep_v1_lockd_proto_rawDesc), len(file_lockstep_v1_lockd_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -60,6 +60,11 @@ class LockServiceStub:
                 request_serializer=lockstep_dot_v1_dot_lockd__pb2.DescribeSessionRequest.SerializeToString,
                 response_deserializer=lockstep_dot_v1_dot_lockd__pb2.DescribeSessionResponse.FromString,
                 _registered_method=True)
+        self.ListSessions = channel.unary_unary(
+                '/lockstep.v1.LockService/ListSessions',
+                request_serializer=lockstep_dot_v1_dot_lockd__pb2.ListSessionsRequest.SerializeToString,
+                response_deserializer=lockstep_dot_v1_dot_lockd__pb2.ListSessionsResponse.FromString,
+                _registered_method=True)
         self.Lock = channel.unary_unary(
                 '/lockstep.v1.LockService/Lock',
                 request_serializer=lockstep_dot_v1_dot_lockd__pb2.LockRequest.SerializeToString,
@@ -118,6 +123,16 @@ class LockServiceServicer:
 
     def DescribeSession(self, request, context):
         """DescribeSession returns the session and the locks it holds.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSessions(self, request, context):
+        """ListSessions returns every live session of this lockd, each as
+        DescribeSession would, for operators (lockctl sessions). It shows other
+        principals' sessions, so only a principal granted list_sessions may
+        call it (in open mode, any caller): PermissionDenied otherwise.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -184,6 +199,11 @@ def add_LockServiceServicer_to_server(servicer, server):
                     servicer.DescribeSession,
                     request_deserializer=lockstep_dot_v1_dot_lockd__pb2.DescribeSessionRequest.FromString,
                     response_serializer=lockstep_dot_v1_dot_lockd__pb2.DescribeSessionResponse.SerializeToString,
+            ),
+            'ListSessions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSessions,
+                    request_deserializer=lockstep_dot_v1_dot_lockd__pb2.ListSessionsRequest.FromString,
+                    response_serializer=lockstep_dot_v1_dot_lockd__pb2.ListSessionsResponse.SerializeToString,
             ),
             'Lock': grpc.unary_unary_rpc_method_handler(
                     servicer.Lock,
@@ -342,6 +362,33 @@ class LockService:
             '/lockstep.v1.LockService/DescribeSession',
             lockstep_dot_v1_dot_lockd__pb2.DescribeSessionRequest.SerializeToString,
             lockstep_dot_v1_dot_lockd__pb2.DescribeSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSessions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lockstep.v1.LockService/ListSessions',
+            lockstep_dot_v1_dot_lockd__pb2.ListSessionsRequest.SerializeToString,
+            lockstep_dot_v1_dot_lockd__pb2.ListSessionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -76,6 +76,9 @@ const (
 	// LockServiceDescribeSessionProcedure is the fully-qualified name of the LockService's
 	// DescribeSession RPC.
 	LockServiceDescribeSessionProcedure = "/lockstep.v1.LockService/DescribeSession"
+	// LockServiceListSessionsProcedure is the fully-qualified name of the LockService's ListSessions
+	// RPC.
+	LockServiceListSessionsProcedure = "/lockstep.v1.LockService/ListSessions"
 	// LockServiceLockProcedure is the fully-qualified name of the LockService's Lock RPC.
 	LockServiceLockProcedure = "/lockstep.v1.LockService/Lock"
 	// LockServiceTryLockProcedure is the fully-qualified name of the LockService's TryLock RPC.
@@ -100,6 +103,11 @@ type LockServiceClient interface {
 	WatchSession(context.Context, *connect.Request[v1.WatchSessionRequest]) (*connect.ServerStreamForClient[v1.SessionEvent], error)
 	// DescribeSession returns the session and the locks it holds.
 	DescribeSession(context.Context, *connect.Request[v1.DescribeSessionRequest]) (*connect.Response[v1.DescribeSessionResponse], error)
+	// ListSessions returns every live session of this lockd, each as
+	// DescribeSession would, for operators (lockctl sessions). It shows other
+	// principals' sessions, so only a principal granted list_sessions may
+	// call it (in open mode, any caller): PermissionDenied otherwise.
+	ListSessions(context.Context, *connect.Request[v1.ListSessionsRequest]) (*connect.Response[v1.ListSessionsResponse], error)
 	// Lock waits until every requested id is held, or the call's deadline
 	// passes (DeadlineExceeded), or the client cancels it. Either way a Lock
 	// that did not succeed leaves nothing held.
@@ -157,6 +165,12 @@ func NewLockServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithSchema(lockServiceMethods.ByName("DescribeSession")),
 			connect.WithClientOptions(opts...),
 		),
+		listSessions: connect.NewClient[v1.ListSessionsRequest, v1.ListSessionsResponse](
+			httpClient,
+			baseURL+LockServiceListSessionsProcedure,
+			connect.WithSchema(lockServiceMethods.ByName("ListSessions")),
+			connect.WithClientOptions(opts...),
+		),
 		lock: connect.NewClient[v1.LockRequest, v1.LockResponse](
 			httpClient,
 			baseURL+LockServiceLockProcedure,
@@ -191,6 +205,7 @@ type lockServiceClient struct {
 	closeSession    *connect.Client[v1.CloseSessionRequest, v1.CloseSessionResponse]
 	watchSession    *connect.Client[v1.WatchSessionRequest, v1.SessionEvent]
 	describeSession *connect.Client[v1.DescribeSessionRequest, v1.DescribeSessionResponse]
+	listSessions    *connect.Client[v1.ListSessionsRequest, v1.ListSessionsResponse]
 	lock            *connect.Client[v1.LockRequest, v1.LockResponse]
 	tryLock         *connect.Client[v1.LockRequest, v1.LockResponse]
 	unlock          *connect.Client[v1.UnlockRequest, v1.UnlockResponse]
@@ -220,6 +235,11 @@ func (c *lockServiceClient) WatchSession(ctx context.Context, req *connect.Reque
 // DescribeSession calls lockstep.v1.LockService.DescribeSession.
 func (c *lockServiceClient) DescribeSession(ctx context.Context, req *connect.Request[v1.DescribeSessionRequest]) (*connect.Response[v1.DescribeSessionResponse], error) {
 	return c.describeSession.CallUnary(ctx, req)
+}
+
+// ListSessions calls lockstep.v1.LockService.ListSessions.
+func (c *lockServiceClient) ListSessions(ctx context.Context, req *connect.Request[v1.ListSessionsRequest]) (*connect.Response[v1.ListSessionsResponse], error) {
+	return c.listSessions.CallUnary(ctx, req)
 }
 
 // Lock calls lockstep.v1.LockService.Lock.
@@ -256,6 +276,11 @@ type LockServiceHandler interface {
 	WatchSession(context.Context, *connect.Request[v1.WatchSessionRequest], *connect.ServerStream[v1.SessionEvent]) error
 	// DescribeSession returns the session and the locks it holds.
 	DescribeSession(context.Context, *connect.Request[v1.DescribeSessionRequest]) (*connect.Response[v1.DescribeSessionResponse], error)
+	// ListSessions returns every live session of this lockd, each as
+	// DescribeSession would, for operators (lockctl sessions). It shows other
+	// principals' sessions, so only a principal granted list_sessions may
+	// call it (in open mode, any caller): PermissionDenied otherwise.
+	ListSessions(context.Context, *connect.Request[v1.ListSessionsRequest]) (*connect.Response[v1.ListSessionsResponse], error)
 	// Lock waits until every requested id is held, or the call's deadline
 	// passes (DeadlineExceeded), or the client cancels it. Either way a Lock
 	// that did not succeed leaves nothing held.
@@ -309,6 +334,12 @@ func NewLockServiceHandler(svc LockServiceHandler, opts ...connect.HandlerOption
 		connect.WithSchema(lockServiceMethods.ByName("DescribeSession")),
 		connect.WithHandlerOptions(opts...),
 	)
+	lockServiceListSessionsHandler := connect.NewUnaryHandler(
+		LockServiceListSessionsProcedure,
+		svc.ListSessions,
+		connect.WithSchema(lockServiceMethods.ByName("ListSessions")),
+		connect.WithHandlerOptions(opts...),
+	)
 	lockServiceLockHandler := connect.NewUnaryHandler(
 		LockServiceLockProcedure,
 		svc.Lock,
@@ -345,6 +376,8 @@ func NewLockServiceHandler(svc LockServiceHandler, opts ...connect.HandlerOption
 			lockServiceWatchSessionHandler.ServeHTTP(w, r)
 		case LockServiceDescribeSessionProcedure:
 			lockServiceDescribeSessionHandler.ServeHTTP(w, r)
+		case LockServiceListSessionsProcedure:
+			lockServiceListSessionsHandler.ServeHTTP(w, r)
 		case LockServiceLockProcedure:
 			lockServiceLockHandler.ServeHTTP(w, r)
 		case LockServiceTryLockProcedure:
@@ -380,6 +413,10 @@ func (UnimplementedLockServiceHandler) WatchSession(context.Context, *connect.Re
 
 func (UnimplementedLockServiceHandler) DescribeSession(context.Context, *connect.Request[v1.DescribeSessionRequest]) (*connect.Response[v1.DescribeSessionResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("lockstep.v1.LockService.DescribeSession is not implemented"))
+}
+
+func (UnimplementedLockServiceHandler) ListSessions(context.Context, *connect.Request[v1.ListSessionsRequest]) (*connect.Response[v1.ListSessionsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("lockstep.v1.LockService.ListSessions is not implemented"))
 }
 
 func (UnimplementedLockServiceHandler) Lock(context.Context, *connect.Request[v1.LockRequest]) (*connect.Response[v1.LockResponse], error) {
