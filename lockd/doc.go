@@ -57,7 +57,9 @@
 // whose SHA-256 the principals file lists, or a verified client certificate
 // (mTLS) whose Common Name or DNS SAN it lists. A principal may lock only
 // ids under its granted prefixes, and may use, inspect (DescribeSession,
-// WatchSession), keep alive, close and unlock only the sessions it opened.
+// WatchSession), keep alive, close and unlock only the sessions it opened;
+// ListSessions, which shows every principal's sessions (lockctl sessions),
+// only if granted list_sessions.
 // Refusals are Unauthenticated or PermissionDenied with a reason, and each
 // is logged at Warn: the log is the operator's record, the error the
 // caller's. A prefix grants ids, not their ancestors: the intention locks a

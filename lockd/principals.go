@@ -40,7 +40,8 @@ type Principal struct {
 //
 //	{"principals": [
 //	  {"name": "billing", "token_sha256": ["9f86d0…"], "prefixes": ["billing/"]},
-//	  {"name": "reports", "client_cert_names": ["reports.internal"], "prefixes": ["billing/", "reports/"]}
+//	  {"name": "reports", "client_cert_names": ["reports.internal"], "prefixes": ["billing/", "reports/"]},
+//	  {"name": "ops", "token_sha256": ["2c26b4…"], "prefixes": ["ops/"], "list_sessions": true}
 //	]}
 //
 // It is read-only after ParsePrincipals, so safe for concurrent use.
