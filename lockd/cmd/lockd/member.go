@@ -35,7 +35,8 @@ func openStore(ctx context.Context, o *options, stderr io.Writer) (lockstep.Stor
 	session, err := cluster.CreateSession() // no ctx: --timeout bounds it
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("connecting to %s: %w; check --hosts and --port (LOCKSTEP_HOSTS, LOCKSTEP_PORT), "+
-			"the login (--username, LOCKSTEP_PASSWORD or --password-file) and TLS (--tls-ca), as for lockctl", where, err)
+			"the login (--username, LOCKSTEP_PASSWORD or --password-file) and TLS (--tls-ca, --tls-server-name, and "+
+			"--tls-cert/--tls-key if the nodes require a client certificate), as for lockctl", where, err)
 	}
 	store, err := o.conn.NewStore(session)
 	if err != nil {
