@@ -15,6 +15,16 @@
 // (or LOCAL_SERIAL) so a token is compared and the value written in one
 // atomic step; see FenceStore.CommitIfNewer.
 //
+// # Connecting
+//
+// ConnectOptions are the connection settings the commands share (lockctl,
+// lockd): hosts, keyspace, consistency, local DC routing, login and
+// client-to-node TLS, each read from its LOCKSTEP_* variable by FromEnv
+// unless a flag gave it. Validate refuses what cannot work before anything
+// connects, ClusterConfig builds the driver's configuration, NewStore the
+// store on the session. Their errors name each setting by the flag the
+// commands give it ("--tls-ca").
+//
 // # Mapping of the Store contract to CQL
 //
 // Put writes each cell with

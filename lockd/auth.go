@@ -92,9 +92,21 @@ func (s *Server) principalOfCert(cert *x509.Certificate) *Principal {
 	return nil
 }
 
-// checkPrefixes refuses the first id the principal is not granted.
+// checkPrefixes refuses the first id the principal is not granted. An id
+// ending in "*" is checked as the mask it is under a separator: "a/b/*"
+// names every child of "a/b", every id starting "a/b/", so that text, the id
+// without its "*", must start with a granted prefix. The id's own text is
+// not enough: a grant "a/*" (a literal prefix; grants have no patterns)
+// covers the text "a/*", but the mask names "a/x" and "a/y/z", outside it.
+// (Under no separator "*" is an ordinary character; the stricter check only
+// refuses such an id to a principal whose prefix ends with its "*".)
 func (s *Server) checkPrefixes(ctx context.Context, rpc string, pr *Principal, ids []string) error {
 	for _, id := range ids {
+		if mask, ok := strings.CutSuffix(id, "*"); ok && !pr.grants(mask) {
+			return s.refuse(ctx, rpc, pr.Name, "", &rpcError{code: connect.CodePermissionDenied, reason: pb.LockError_REASON_NO_PREFIX, id: id,
+				msg: "principal " + quote(pr.Name) + " is not granted mask " + quote(id) + ": it names every id starting " + quote(mask) +
+					", and not all of them are under its prefixes (" + strings.Join(quoteAll(pr.Prefixes), ", ") + "): mask a node under a granted prefix, or grant " + quote(mask)})
+		}
 		if !pr.grants(id) {
 			return s.refuse(ctx, rpc, pr.Name, "", &rpcError{code: connect.CodePermissionDenied, reason: pb.LockError_REASON_NO_PREFIX, id: id,
 				msg: "principal " + quote(pr.Name) + " is not granted id " + quote(id) + " (its prefixes: " + strings.Join(quoteAll(pr.Prefixes), ", ") + "): lock ids under a granted prefix, or grant the prefix in the principals file"})

@@ -28,6 +28,21 @@
 // LOCK_LOST. Lock calls of a session that ends are cancelled. Locks are
 // reentrant per session (lockstep.WithReentrancy, keyed by the session).
 //
+// # Seed 003's extras
+//
+// The session is the unit of work: every acquisition is made under
+// lockstep.WithReentrancy(ctx, session), so reentrancy, UnlockAll and the
+// holdings a deadlock detector sees are the session's. A Lock's comment
+// travels as lockstep.WithComment. With the Locker's deadlock detection on
+// (cmd/lockd turns it on), a Lock chosen to break a cycle of waits fails
+// Aborted with reason DEADLOCK and the cycle (process, waited id and access,
+// holder, comment per member) in the LockError; the cycle may run through
+// other sessions, other lockds and Go processes of the fleet alike.
+// UnlockAll calls the library's UnlockAll for the session and then each
+// handle's Unlock (nil for what it released; a retry for what it could
+// not), and keeps the session open. Masks ("orders/*") are ordinary Lock
+// items, planned by the library as their parent node.
+//
 // # Errors
 //
 // Every error carries a standard status code and one LockError detail with a
@@ -42,11 +57,19 @@
 // whose SHA-256 the principals file lists, or a verified client certificate
 // (mTLS) whose Common Name or DNS SAN it lists. A principal may lock only
 // ids under its granted prefixes, and may use, inspect (DescribeSession,
-// WatchSession), keep alive, close and unlock only the sessions it opened.
+// WatchSession), keep alive, close and unlock only the sessions it opened;
+// ListSessions, which shows every principal's sessions (lockctl sessions),
+// only if granted list_sessions.
 // Refusals are Unauthenticated or PermissionDenied with a reason, and each
 // is logged at Warn: the log is the operator's record, the error the
 // caller's. A prefix grants ids, not their ancestors: the intention locks a
-// hierarchical id takes on its ancestors are part of locking it.
+// hierarchical id takes on its ancestors are part of locking it. A mask
+// ("a/b/*") is granted only if every id it names is: the text before its
+// "*" must start with a granted prefix. The mask's own text is not checked
+// alone, since a literal prefix "a/*" would then grant the mask "a/*", which
+// names every child of "a". Taking the mask locks its parent node itself
+// ("a/b"), the over-locking every mask costs, as taking "a/b/x" takes an
+// intention lock on it.
 //
 // # Why Connect
 //

@@ -18,11 +18,12 @@ type rpcError struct {
 	code    connect.Code
 	reason  pb.LockError_Reason
 	msg     string
-	id      string   // the lock id it is about
-	session string   // the session it is about
-	lost    []string // lock handles the session lost
-	hint    string   // what to do, when the message does not end with it
-	cause   error    // the library's error, if any
+	id      string               // the lock id it is about
+	session string               // the session it is about
+	lost    []string             // lock handles the session lost
+	hint    string               // what to do, when the message does not end with it
+	cycle   []*pb.DeadlockMember // DEADLOCK: the cycle, this call's wait first
+	cause   error                // the library's error, if any
 }
 
 func (e *rpcError) Error() string { return e.msg }
@@ -33,7 +34,7 @@ func (e *rpcError) Unwrap() error { return e.cause }
 // connectError renders e as the Connect error the client receives.
 func (e *rpcError) connectError() *connect.Error {
 	ce := connect.NewError(e.code, errors.New(e.msg))
-	d, err := connect.NewErrorDetail(&pb.LockError{Reason: e.reason, SessionId: e.session, Id: e.id, LostLockIds: e.lost, Hint: e.hint})
+	d, err := connect.NewErrorDetail(&pb.LockError{Reason: e.reason, SessionId: e.session, Id: e.id, LostLockIds: e.lost, Hint: e.hint, Cycle: e.cycle})
 	if err == nil { // marshalling a well-formed message does not fail
 		ce.AddDetail(d)
 	}
@@ -58,6 +59,7 @@ func wire(err error) error {
 //
 //	ctx deadline                 DeadlineExceeded  DEADLINE
 //	ctx cancelled by the client  Canceled
+//	*DeadlockError               Aborted           DEADLOCK, with the cycle
 //	ErrLocked                    FailedPrecondition LOCKED
 //	ErrUpgrade                   FailedPrecondition UPGRADE
 //	ErrIncompatibleMode          FailedPrecondition INCOMPATIBLE_MODE
@@ -69,10 +71,15 @@ func wire(err error) error {
 //
 // Locked is FailedPrecondition, not Aborted, so that a client tells "someone
 // else holds it, try later" from "you lost it, stop the work" by the code
-// alone; Aborted is kept for loss (and the deadlock error to come).
+// alone; Aborted is kept for loss and for the deadlock victim (retry the
+// unit of work), as gRPC's Aborted is for an aborted transaction.
 func mapError(err error, session, id string) *rpcError {
 	e := &rpcError{msg: err.Error(), session: session, id: id, cause: err}
+	var dl *lockstep.DeadlockError
 	switch {
+	case errors.As(err, &dl):
+		e.code, e.reason, e.cycle = connect.CodeAborted, pb.LockError_REASON_DEADLOCK, cycleProto(dl.Cycle)
+		e.hint = "this Lock was chosen to break a cycle of waits and released what it took: release what the unit of work holds (UnlockAll) and retry it, or take its ids in one group"
 	case errors.Is(err, context.DeadlineExceeded):
 		e.code, e.reason = connect.CodeDeadlineExceeded, pb.LockError_REASON_DEADLINE
 		e.advise("the call's deadline passed while it waited; nothing is held (give Lock a longer deadline, or retry)")
@@ -101,6 +108,16 @@ func mapError(err error, session, id string) *rpcError {
 		e.code, e.reason = connect.CodeUnavailable, pb.LockError_REASON_STORE_UNAVAILABLE
 	}
 	return e
+}
+
+// cycleProto renders a deadlock cycle for the LockError detail.
+func cycleProto(cycle []lockstep.DeadlockMember) []*pb.DeadlockMember {
+	out := make([]*pb.DeadlockMember, len(cycle))
+	for i, m := range cycle {
+		out[i] = &pb.DeadlockMember{Process: m.Process, Waits: &pb.LockItem{Id: m.Waits.ID, Access: pb.Access(m.Waits.Access)},
+			HeldBy: m.HeldBy, HeldIn: pb.Access(m.HeldIn), Comment: m.Comment}
+	}
+	return out
 }
 
 // advise appends what to do to the message, and keeps it as the hint.

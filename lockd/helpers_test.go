@@ -43,6 +43,8 @@ type fixtureOptions struct {
 	// wrap, when set, wraps the Locker the Server is given (fault
 	// injection).
 	wrap func(lockstep.GroupLocker) lockstep.GroupLocker
+	// deadlock, when set, turns on the Locker's deadlock detection.
+	deadlock *lockstep.DeadlockDetection
 }
 
 // newFixture starts a lockd; the test's cleanup stops it and checks that
@@ -60,7 +62,7 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	require.NoError(t, err)
 	fencing, err := clock.NewGlobal(store, "", &clock.Local{})
 	require.NoError(t, err)
-	locker, err := migration.New(store, flag, &migration.Options{Separator: "/", Fencing: fencing})
+	locker, err := migration.New(store, flag, &migration.Options{Separator: "/", Fencing: fencing, Deadlock: fo.deadlock, ProcessID: "lockd-test"})
 	require.NoError(t, err)
 	f := &fixture{t: t, logs: &syncBuffer{}, tls: fo.tls, stopped: make(chan struct{})}
 	opts := fo.opts

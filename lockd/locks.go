@@ -41,6 +41,9 @@ func (s *Server) lock(ctx context.Context, rpc string, req *pb.LockRequest, try 
 	if err != nil {
 		return nil, wire(err)
 	}
+	if len(req.GetComment()) > maxComment {
+		return nil, wire(invalid("comment is %d bytes: at most %d (it names the unit of work in deadlock cycles)", len(req.GetComment()), maxComment))
+	}
 	ids := make([]string, len(reqs))
 	for i, r := range reqs {
 		ids[i] = r.ID
@@ -50,7 +53,11 @@ func (s *Server) lock(ctx context.Context, rpc string, req *pb.LockRequest, try 
 	}
 	wctx, cancel := s.bound(ctx, ss)
 	defer cancel(nil)
-	l, err := s.acquire(lockstep.WithReentrancy(wctx, ss), reqs, try)
+	actx := lockstep.WithReentrancy(wctx, ss) // the session is the unit of work: reentrancy, UnlockAll, deadlock holdings
+	if c := req.GetComment(); c != "" {
+		actx = lockstep.WithComment(actx, c)
+	}
+	l, err := s.acquire(actx, reqs, try)
 	if err != nil {
 		if context.Cause(wctx) == errSessionEnded {
 			return nil, wire(ss.endedError())
@@ -68,6 +75,10 @@ func (s *Server) lock(ctx context.Context, rpc string, req *pb.LockRequest, try 
 	}
 	return connect.NewResponse(&pb.LockResponse{Lock: h.proto()}), nil
 }
+
+// maxComment bounds LockRequest.comment: it is stored in every wait record
+// of a deadlock-detecting fleet.
+const maxComment = 256
 
 // bound returns ctx bounded by MaxWait and cancelled, with cause
 // errSessionEnded, when the session ends.

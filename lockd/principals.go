@@ -29,6 +29,10 @@ type Principal struct {
 	// with the server's separator ("billing/") so that "billing" does not
 	// also grant "billingx". "" grants every id.
 	Prefixes []string `json:"prefixes"`
+	// ListSessions lets the principal list every live session of the
+	// server, other principals' included (ListSessions; lockctl sessions):
+	// for operators. It grants no id and no use of those sessions.
+	ListSessions bool `json:"list_sessions,omitempty"`
 }
 
 // Principals is the server's table of callers, usually read from a JSON file
@@ -36,7 +40,8 @@ type Principal struct {
 //
 //	{"principals": [
 //	  {"name": "billing", "token_sha256": ["9f86d0…"], "prefixes": ["billing/"]},
-//	  {"name": "reports", "client_cert_names": ["reports.internal"], "prefixes": ["billing/", "reports/"]}
+//	  {"name": "reports", "client_cert_names": ["reports.internal"], "prefixes": ["billing/", "reports/"]},
+//	  {"name": "ops", "token_sha256": ["2c26b4…"], "prefixes": ["ops/"], "list_sessions": true}
 //	]}
 //
 // It is read-only after ParsePrincipals, so safe for concurrent use.

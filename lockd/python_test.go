@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/lockd"
 )
 
@@ -29,7 +30,8 @@ func TestPythonClient(t *testing.T) {
 	]}`, lockd.TokenDigest("tok-py"), lockd.TokenDigest("tok-other"))
 	principals, err := lockd.ParsePrincipals([]byte(doc))
 	require.NoError(t, err)
-	f := newFixture(t, fixtureOptions{opts: lockd.Options{Principals: principals}})
+	f := newFixture(t, fixtureOptions{opts: lockd.Options{Principals: principals},
+		deadlock: &lockstep.DeadlockDetection{After: 100 * time.Millisecond, Every: 100 * time.Millisecond}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_lockd.py")

@@ -190,11 +190,18 @@ func (s *Server) session(ctx context.Context, rpc string, pr *Principal, id stri
 	return ss, nil
 }
 
-// sortHeld orders handles by their number.
+// handleNumber is the number of a handle id, "l-<n>".
+func handleNumber(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "l-"))
+	return n
+}
+
+// sortHeld orders held locks by their handle's number.
 func sortHeld(hs []*pb.HeldLock) {
-	num := func(id string) int {
-		n, _ := strconv.Atoi(strings.TrimPrefix(id, "l-"))
-		return n
-	}
-	sort.Slice(hs, func(i, j int) bool { return num(hs[i].LockId) < num(hs[j].LockId) })
+	sort.Slice(hs, func(i, j int) bool { return handleNumber(hs[i].LockId) < handleNumber(hs[j].LockId) })
+}
+
+// sortHandles orders handles by their number.
+func sortHandles(hs []*handle) {
+	sort.Slice(hs, func(i, j int) bool { return handleNumber(hs[i].id) < handleNumber(hs[j].id) })
 }

@@ -66,7 +66,7 @@ func localDC(p gocql.HostSelectionPolicy) string {
 }
 
 func TestClusterConfig_Defaults(t *testing.T) {
-	cfg, err := clusterConfig(parse(t, nil, "fleet").opts)
+	cfg, err := parse(t, nil, "fleet").opts.ClusterConfig()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"127.0.0.1"}, cfg.Hosts)
 	assert.Equal(t, 9042, cfg.Port)
@@ -88,9 +88,9 @@ func TestClusterConfig_FromEnvironment(t *testing.T) {
 		"LOCKSTEP_TLS_SERVER_NAME": "cassandra.internal", "LOCKSTEP_OUTPUT": "json",
 	}
 	o := parse(t, env, "fleet").opts
-	assert.Equal(t, "ks", o.keyspace)
+	assert.Equal(t, "ks", o.Keyspace)
 	assert.True(t, o.json())
-	cfg, err := clusterConfig(o)
+	cfg, err := o.ClusterConfig()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"10.0.0.1", "10.0.0.2:9343"}, cfg.Hosts)
 	assert.Equal(t, 9142, cfg.Port)
@@ -117,7 +117,7 @@ func TestClusterConfig_FlagsWinOverEnvironment(t *testing.T) {
 		"LOCKSTEP_USERNAME": "env-user", "LOCKSTEP_PASSWORD": "from env", "LOCKSTEP_TLS": "true"}
 	o := parse(t, env, "--hosts", "10.1.1.1", "--port", "19042", "--local-dc", "dc1", "--username", "flag-user",
 		"--password-file", pw, "--tls=false", "fleet").opts
-	cfg, err := clusterConfig(o)
+	cfg, err := o.ClusterConfig()
 	require.NoError(t, err)
 	assert.Equal(t, []string{"10.1.1.1"}, cfg.Hosts)
 	assert.Equal(t, 19042, cfg.Port)
@@ -128,14 +128,14 @@ func TestClusterConfig_FlagsWinOverEnvironment(t *testing.T) {
 }
 
 func TestClusterConfig_TLSWithSystemRootsAndInsecureSkip(t *testing.T) {
-	cfg, err := clusterConfig(parse(t, map[string]string{"LOCKSTEP_TLS": "1"}, "fleet").opts)
+	cfg, err := parse(t, map[string]string{"LOCKSTEP_TLS": "1"}, "fleet").opts.ClusterConfig()
 	require.NoError(t, err)
 	require.NotNil(t, cfg.SslOpts)
 	assert.True(t, cfg.SslOpts.EnableHostVerification)
 	assert.Nil(t, cfg.SslOpts.Config.RootCAs, "nil: the system roots")
 	assert.Empty(t, cfg.SslOpts.Config.Certificates)
 
-	cfg, err = clusterConfig(parse(t, nil, "--tls-insecure-skip-verify", "fleet").opts)
+	cfg, err = parse(t, nil, "--tls-insecure-skip-verify", "fleet").opts.ClusterConfig()
 	require.NoError(t, err)
 	require.NotNil(t, cfg.SslOpts, "--tls-insecure-skip-verify implies --tls")
 	assert.False(t, cfg.SslOpts.EnableHostVerification)
@@ -207,7 +207,7 @@ func TestDial_InsecureSkipVerifyWarnsLoudly(t *testing.T) {
 
 func TestConnectError_SaysWhatToCheck(t *testing.T) {
 	o := defaultOptions()
-	o.hosts = []string{"10.0.0.1", "10.0.0.2"}
+	o.Hosts = []string{"10.0.0.1", "10.0.0.2"}
 	for _, c := range []struct {
 		user, driver string
 		want         []string
@@ -221,7 +221,7 @@ func TestConnectError_SaysWhatToCheck(t *testing.T) {
 		{"", "gocql: unable to create session: unable to discover protocol version: dial tcp 10.0.0.1:9042: i/o timeout",
 			[]string{"cannot reach Cassandra at 10.0.0.1,10.0.0.2 port 9042 within --timeout 10s", "check --hosts and --port", "need --tls"}},
 	} {
-		o.username = c.user
+		o.Username = c.user
 		err := connectError(o, errorString(c.driver))
 		assert.Equal(t, exitUnreachable, exitCode(err))
 		for _, w := range c.want {
@@ -247,7 +247,7 @@ func (e requestError) Error() string   { return e.msg }
 
 func TestWithHint_SaysHowToFixSchemaAndPermissions(t *testing.T) {
 	o := defaultOptions()
-	o.keyspace, o.username = "ks", "app"
+	o.Keyspace, o.Username = "ks", "app"
 	wrap := func(err error) error { return fmt.Errorf("cassandra: read queue_lock: %w", err) }
 
 	err := withHint(wrap(requestError{gocql.ErrCodeUnauthorized, "User app has no SELECT permission on <table ks.queue_lock>"}), o)
@@ -273,7 +273,7 @@ func TestDescribeHosts_NamesThePortWhereItApplies(t *testing.T) {
 		"10.0.0.1,10.0.0.2:9142":   "Cassandra at 10.0.0.1,10.0.0.2:9142 (port 9042 for hosts given without one)",
 		"[::1]:9142,cassandra-0.x": "Cassandra at [::1]:9142,cassandra-0.x (port 9042 for hosts given without one)",
 	} {
-		o.hosts = splitList(hosts)
+		o.Hosts = splitList(hosts)
 		assert.Equal(t, want, describeHosts(o))
 	}
 }

@@ -16,6 +16,7 @@
 //	release --force [--yes] <id>          delete every cell of a lock (break-glass)
 //	lock [--mode M] [--wait D] [--grace D] <id> -- <command> [args...]
 //	                                      run a command while holding a lock (see below)
+//	sessions --lockd URL,...              the sessions of lockd servers (see below); needs no cluster
 //	version                               lockctl's module version, the library's, and Go's
 //	completion bash|zsh|fish|powershell   a shell completion script
 //
@@ -92,8 +93,8 @@
 //
 // # JSON output
 //
-// With --output json, inspect, fleet and phase get print one JSON object
-// (the other commands print text). Field names are stable: they may be
+// With --output json, inspect, fleet, phase get and sessions print one JSON
+// object (the other commands print text). Field names are stable: they may be
 // added to, never renamed. Times are RFC 3339 UTC, TTLs seconds (0: none),
 // empty lists [].
 //
@@ -132,6 +133,22 @@
 //	                "acquiring": {mode: n}, "sent": time (the process's clock) or null,
 //	                "ttl_seconds", "error" (an undecodable entry)}],
 //	 "moves": [{"to", "blocked": bool, "blockers": [process ids], "reason" (when blocked)}]}
+//
+// sessions:
+//
+//	{"lockds": [{"url", "sessions": [{"session", "principal", "name", "ttl_seconds",
+//	             "locks": [{"lock", "items": ["id:X|S|IS|IX|SIX"], "token" (0: none), "reentrant"}]}]}]}
+//
+// # sessions
+//
+// sessions asks each lockd named by --lockd (or LOCKSTEP_LOCKD_URL) for its
+// live sessions: a lockd keeps them in memory, not in the cluster, and the
+// census names lockd processes (fleet) but not their addresses. It calls
+// ListSessions on Connect's JSON protocol (one POST; no RPC library in
+// lockctl), with the bearer token in LOCKSTEP_LOCKD_TOKEN or the first line
+// of --lockd-token-file, of a principal granted "list_sessions": true;
+// --lockd-ca verifies https lockds. A lockd it cannot reach exits 3, a
+// refusal 4; the others are listed first.
 //
 // # Progress
 //

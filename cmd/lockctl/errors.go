@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 
 	"github.com/gocql/gocql"
@@ -75,44 +74,29 @@ func connectError(o *options, err error) error {
 	var e error
 	switch {
 	case containsAny(msg, "authentication", "credentials", "username", "password", "unauthorized", "authenticator"):
-		if o.username == "" {
+		if o.Username == "" {
 			e = fmt.Errorf("%s requires a login: %w; give --username (or LOCKSTEP_USERNAME) and the password in "+
 				"LOCKSTEP_PASSWORD or a file named by --password-file", where, err)
 		} else {
 			e = fmt.Errorf("%s refused the login of user %q: %w; check --username and the password in "+
-				"LOCKSTEP_PASSWORD or --password-file", where, o.username, err)
+				"LOCKSTEP_PASSWORD or --password-file", where, o.Username, err)
 		}
 	case containsAny(msg, "x509", "tls:", "certificate", "handshake"):
 		e = fmt.Errorf("TLS with %s failed: %w; give the CA that signed the nodes' certificates with --tls-ca, the name "+
 			"they carry with --tls-server-name, and a client certificate with --tls-cert/--tls-key if the nodes require one", where, err)
 	default:
 		hint := "check --hosts and --port (LOCKSTEP_HOSTS, LOCKSTEP_PORT), that the nodes run, and whether they need --tls"
-		if o.tls {
+		if o.TLS {
 			hint = "check --hosts and --port (LOCKSTEP_HOSTS, LOCKSTEP_PORT), that the nodes run, and that they accept TLS (--tls is on)"
 		}
-		e = fmt.Errorf("cannot reach %s within --timeout %v: %w; %s", where, o.timeout, err, hint)
+		e = fmt.Errorf("cannot reach %s within --timeout %v: %w; %s", where, o.Timeout, err, hint)
 	}
 	return &exitError{code: exitUnreachable, err: e}
 }
 
 // describeHosts names the contact points and the port used for those given
 // without one, e.g. "Cassandra at 10.0.0.1,10.0.0.2 port 9042".
-func describeHosts(o *options) string {
-	without := 0
-	for _, h := range o.hosts {
-		if _, _, err := net.SplitHostPort(h); err != nil {
-			without++
-		}
-	}
-	where := "Cassandra at " + strings.Join(o.hosts, ",")
-	switch {
-	case without == len(o.hosts):
-		where += fmt.Sprintf(" port %d", o.port)
-	case without > 0:
-		where += fmt.Sprintf(" (port %d for hosts given without one)", o.port)
-	}
-	return where
-}
+func describeHosts(o *options) string { return o.Describe() }
 
 func containsAny(s string, subs ...string) bool {
 	for _, x := range subs {
@@ -142,13 +126,13 @@ func withHint(err error, o *options) error {
 	switch {
 	case isReq && req.Code() == gocql.ErrCodeUnauthorized:
 		return fmt.Errorf("%w; the role %q lacks a permission on keyspace %s: grant it SELECT and MODIFY on the lock tables "+
-			"(schema apply needs CREATE as well)", err, o.username, o.keyspace)
+			"(schema apply needs CREATE as well)", err, o.Username, o.Keyspace)
 	case errors.As(err, new(*hinted)):
 		return err // says what to do already
 	case missingKeyspace(err) || missing(msg) && strings.Contains(strings.ToLower(msg), "table "):
 		return fmt.Errorf("%w; create the schema with: lockctl --keyspace %s schema apply (add --replication, e.g. "+
 			"class=NetworkTopologyStrategy,dc1=3, to create the keyspace too; schema print shows the CQL), "+
-			"or check --keyspace and --table", err, o.keyspace)
+			"or check --keyspace and --table", err, o.Keyspace)
 	}
 	return err
 }

@@ -49,7 +49,7 @@ func (fleetCmd) run(ctx context.Context, a *app, o *options) error {
 		return writeJSON(a.stdout, fleetReport(o, p, entries, a.now()))
 	}
 	fmt.Fprintf(a.stdout, "phase: %s\n", describePhase(p))
-	fmt.Fprintf(a.stdout, "%d live process(es) in %s.%s\n", len(entries), o.keyspace, t.FleetCensus)
+	fmt.Fprintf(a.stdout, "%d live process(es) in %s.%s\n", len(entries), o.Keyspace, t.FleetCensus)
 	writeCensus(a.stdout, entries, a.now())
 	for _, to := range neighbours(p.Mode) {
 		if b := migration.Blocking(entries, to); len(b) > 0 {

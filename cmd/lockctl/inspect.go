@@ -50,7 +50,7 @@ func (c inspectCmd) run(ctx context.Context, a *app, o *options) error {
 	if o.json() {
 		return writeJSON(a.stdout, lc.report(o, a.now()))
 	}
-	fmt.Fprintf(a.stdout, "lock %q in keyspace %s, read at %s (%v)\n", c.id, o.keyspace, formatTime(a.now()), o.consistency)
+	fmt.Fprintf(a.stdout, "lock %q in keyspace %s, read at %s (%v)\n", c.id, o.Keyspace, formatTime(a.now()), o.Consistency)
 	lc.write(a.stdout, a.now())
 	return nil
 }

@@ -137,7 +137,7 @@ func (c lockCmd) run(ctx context.Context, a *app, o *options) error {
 		return err
 	}
 	cleanup := func() (context.Context, context.CancelFunc) {
-		return context.WithTimeout(context.WithoutCancel(ctx), o.timeout)
+		return context.WithTimeout(context.WithoutCancel(ctx), o.Timeout)
 	}
 	l, err := c.acquire(ctx, lk)
 	if err != nil {

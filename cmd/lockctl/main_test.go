@@ -158,28 +158,28 @@ func TestParse_GlobalFlagsBeforeOrAfterTheCommand(t *testing.T) {
 	} {
 		inv := parse(t, nil, args...)
 		o := inv.opts
-		assert.Equal(t, []string{"10.0.0.1", "10.0.0.2:9142"}, o.hosts, "%q", args)
-		assert.Equal(t, "ks", o.keyspace)
-		assert.Equal(t, gocql.All, o.consistency)
-		assert.Equal(t, 3*time.Second, o.timeout)
+		assert.Equal(t, []string{"10.0.0.1", "10.0.0.2:9142"}, o.Hosts, "%q", args)
+		assert.Equal(t, "ks", o.Keyspace)
+		assert.Equal(t, gocql.All, o.Consistency)
+		assert.Equal(t, 3*time.Second, o.Timeout)
 		assert.Equal(t, inspectCmd{id: "res"}, inv.cmd, "%q", args)
 	}
 }
 
 func TestParse_Defaults(t *testing.T) {
 	o := parse(t, nil, "fleet").opts
-	assert.Equal(t, []string{"127.0.0.1"}, o.hosts)
-	assert.Equal(t, 9042, o.port)
-	assert.Equal(t, "locks", o.keyspace)
-	assert.Equal(t, gocql.Quorum, o.consistency)
-	assert.Equal(t, 10*time.Second, o.timeout)
+	assert.Equal(t, []string{"127.0.0.1"}, o.Hosts)
+	assert.Equal(t, 9042, o.Port)
+	assert.Equal(t, "locks", o.Keyspace)
+	assert.Equal(t, gocql.Quorum, o.Consistency)
+	assert.Equal(t, 10*time.Second, o.Timeout)
 	assert.Equal(t, "text", o.output)
-	assert.False(t, o.tls)
+	assert.False(t, o.TLS)
 	assert.Equal(t, "queue_lock", o.tableNames().QueueLock)
 	assert.Equal(t, "fleet_phase", o.tableNames().FleetPhase)
 
 	o = parse(t, map[string]string{"CASSANDRA_HOSTS": " 127.0.0.2 ,127.0.0.3,"}, "fleet").opts
-	assert.Equal(t, []string{"127.0.0.2", "127.0.0.3"}, o.hosts, "hosts from CASSANDRA_HOSTS")
+	assert.Equal(t, []string{"127.0.0.2", "127.0.0.3"}, o.Hosts, "hosts from CASSANDRA_HOSTS")
 }
 
 func TestParse_IDAfterDoubleDashMayLookLikeAFlag(t *testing.T) {

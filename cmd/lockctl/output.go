@@ -75,7 +75,7 @@ func micros(t int64) time.Time { return time.UnixMicro(t).UTC() }
 
 // report is inspect's JSON of lc, read at now.
 func (lc *lockCells) report(o *options, now time.Time) inspectJSON {
-	r := inspectJSON{Lock: lc.id, Keyspace: o.keyspace, ReadAt: now.UTC(), Consistency: o.consistency.String()}
+	r := inspectJSON{Lock: lc.id, Keyspace: o.Keyspace, ReadAt: now.UTC(), Consistency: o.Consistency.String()}
 	q := queueJSON{Table: lc.queueName, State: "free", Owners: []queueCellJSON{}, Queue: []queueCellJSON{},
 		FullRead: lc.fullRead || lc.floorErr != nil, Foreign: []foreignJSON{}}
 	switch {
@@ -171,7 +171,7 @@ type moveJSON struct {
 }
 
 func fleetReport(o *options, p migration.Phase, entries []migration.Entry, now time.Time) fleetJSON {
-	r := fleetJSON{Keyspace: o.keyspace, Table: o.tableNames().FleetCensus, ReadAt: now.UTC(), Phase: phaseReport(p),
+	r := fleetJSON{Keyspace: o.Keyspace, Table: o.tableNames().FleetCensus, ReadAt: now.UTC(), Phase: phaseReport(p),
 		Processes: make([]processJSON, 0, len(entries)), Moves: []moveJSON{}}
 	for _, e := range entries {
 		pj := processJSON{Process: e.Process, TTLSeconds: e.TTL.Seconds(), Held: map[string]int{}, Acquiring: map[string]int{}}

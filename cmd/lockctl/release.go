@@ -59,11 +59,11 @@ func (c releaseCmd) run(ctx context.Context, a *app, o *options) error {
 	}
 	cells := lc.deletable()
 	if len(cells) == 0 {
-		fmt.Fprintf(a.stdout, "lock %q has no live cells in keyspace %s: nothing to release\n", c.id, o.keyspace)
+		fmt.Fprintf(a.stdout, "lock %q has no live cells in keyspace %s: nothing to release\n", c.id, o.Keyspace)
 		return nil
 	}
 	now := a.now()
-	fmt.Fprintf(a.stdout, "lock %q in keyspace %s has %d live cell(s):\n", c.id, o.keyspace, len(cells))
+	fmt.Fprintf(a.stdout, "lock %q in keyspace %s has %d live cell(s):\n", c.id, o.Keyspace, len(cells))
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  TABLE\tCOLUMN\tTIMESTAMP\tLAST WRITE\tTTL LEFT\t")
 	recent := 0
@@ -91,7 +91,7 @@ func (c releaseCmd) run(ctx context.Context, a *app, o *options) error {
 	var errs []error
 	deleted := 0
 	for _, tc := range cells {
-		attrs := []any{"keyspace", o.keyspace, "table", tc.table, "row", c.id, "column", tc.Column,
+		attrs := []any{"keyspace", o.Keyspace, "table", tc.table, "row", c.id, "column", tc.Column,
 			"timestamp", tc.Timestamp, "written", formatTime(time.UnixMicro(tc.Timestamp))}
 		if err := cn.store.Delete(ctx, tc.table, c.id, tc.Timestamp, tc.Column); err != nil {
 			log.Error("lockctl release: delete failed", append(attrs, "err", err)...)

@@ -48,6 +48,7 @@ func (a *app) rootCommand() *cobra.Command {
 		group("phase", "show or move the fleet's migration phase", a.phaseGetCommand(o), a.phaseSetCommand(o)),
 		a.releaseCommand(o),
 		a.lockCommand(o),
+		a.sessionsCommand(o),
 		a.versionCommand(),
 	)
 	root.InitDefaultCompletionCmd()

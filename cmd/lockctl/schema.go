@@ -88,7 +88,7 @@ func (c schemaCmd) options(o *options) []schema.Option {
 
 // statements renders the statements, which also validates the replication.
 func (c schemaCmd) statements(o *options) ([]string, error) {
-	return schema.Statements(o.keyspace, c.options(o)...)
+	return schema.Statements(o.Keyspace, c.options(o)...)
 }
 
 type schemaPrint schemaCmd
@@ -115,11 +115,11 @@ func (c schemaApply) run(ctx context.Context, a *app, o *options) error {
 	if cn.session == nil {
 		return errors.New("schema apply needs a CQL session")
 	}
-	if err := schema.Apply(ctx, cn.session, o.keyspace, schemaCmd(c).options(o)...); err != nil {
+	if err := schema.Apply(ctx, cn.session, o.Keyspace, schemaCmd(c).options(o)...); err != nil {
 		if c.replication == nil && missingKeyspace(err) {
 			return &hinted{err: err, hint: fmt.Sprintf("schema apply creates the keyspace only when told its replication: "+
 				"add --replication, e.g. class=NetworkTopologyStrategy,dc1=3 (or class=SimpleStrategy,replication_factor=1 on one node), "+
-				"or create keyspace %s first; check --keyspace if it should exist", o.keyspace)}
+				"or create keyspace %s first; check --keyspace if it should exist", o.Keyspace)}
 		}
 		return err
 	}
@@ -128,7 +128,7 @@ func (c schemaApply) run(ctx context.Context, a *app, o *options) error {
 	if c.replication != nil {
 		what = "keyspace and tables"
 	}
-	fmt.Fprintf(a.stdout, "schema applied (%s, schema agreement reached): keyspace %s: %s\n", what, o.keyspace,
+	fmt.Fprintf(a.stdout, "schema applied (%s, schema agreement reached): keyspace %s: %s\n", what, o.Keyspace,
 		strings.Join([]string{t.LegacyMain, t.LegacyShadow, t.QueueLock, t.GlobalTime, t.FleetCensus, t.FleetPhase, t.FencedResource, t.LockWaits}, ", "))
 	return nil
 }

@@ -10,11 +10,13 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/cassandra"
 	"github.com/lockstep-go/lockstep/schema"
 )
 
 // The flag value types (pflag.Value) of the global flags, and the checks of
-// positional arguments.
+// positional arguments. The connection flags parse as package cassandra's
+// ConnectOptions.Set does, so a flag and its variable take the same values.
 
 func splitList(s string) []string {
 	var out []string
@@ -37,9 +39,9 @@ func (v listValue) String() string {
 }
 
 func (v listValue) Set(s string) error {
-	l := splitList(s)
-	if len(l) == 0 {
-		return errors.New("no host given: want host[:port],... e.g. 10.0.0.1,10.0.0.2:9043")
+	l, err := cassandra.ParseHosts(s)
+	if err != nil {
+		return err
 	}
 	*v.p = l
 	return nil
@@ -58,9 +60,9 @@ func (v portValue) String() string {
 }
 
 func (v portValue) Set(s string) error {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || n < 1 || n > 65535 {
-		return errors.New("want a port number from 1 to 65535")
+	n, err := cassandra.ParsePort(s)
+	if err != nil {
+		return err
 	}
 	*v.p = n
 	return nil
@@ -81,9 +83,9 @@ func (v consistencyValue) String() string {
 }
 
 func (v consistencyValue) Set(s string) error {
-	c, err := gocql.ParseConsistencyWrapper(strings.ToUpper(strings.TrimSpace(s)))
+	c, err := cassandra.ParseConsistency(s)
 	if err != nil {
-		return fmt.Errorf("unknown consistency level %q (want QUORUM or ALL)", s)
+		return err
 	}
 	*v.p = c
 	return nil

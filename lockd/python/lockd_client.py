@@ -10,10 +10,17 @@
         finally:
             session.unlock(lock)
 
+Seed 003's extras: lock(..., comment="...") names the unit of work in
+deadlock cycles; a Lock chosen to break a cycle of waits raises Deadlock,
+whose cycle lists the waits (process, waited id, holder, comment);
+session.unlock_all() releases every lock of the session; an id ending in
+"/*" ("orders/*") is a mask: every child of "orders", taken as "orders".
+
 Errors are LockdError subclasses carrying the status code and the server's
 LockError detail (reason, session, id, lost lock handles): Locked (TryLock
 met a holder), Lost (the session lapsed or a lease was lost: stop the work),
-Refused (authentication, prefixes, another's session), Timeout (the
+Deadlock (this Lock broke a cycle of waits: release and retry the unit of
+work), Refused (authentication, prefixes, another's session), Timeout (the
 deadline passed while waiting), InvalidRequest, Unavailable.
 
 The generated stubs are lockstep/v1/lockd_pb2*.py (lockd/scripts/generate).
@@ -59,6 +66,17 @@ class Lost(LockdError):
     """The lock or the whole session was lost (ABORTED): stop the work."""
 
 
+class Deadlock(LockdError):
+    """This Lock was chosen to break a cycle of waits (ABORTED,
+    REASON_DEADLOCK) and released what it took. cycle lists the waits, this
+    one first: each a DeadlockMember (process, waits.id, held_by, comment).
+    Release what the unit of work holds (Session.unlock_all) and retry it."""
+
+    @property
+    def cycle(self):
+        return list(self.detail.cycle) if self.detail else []
+
+
 class Refused(LockdError):
     """Unauthenticated, or not permitted (no prefix, another's session)."""
 
@@ -98,6 +116,8 @@ def _error(err):
     cls = _BY_CODE.get(err.code(), LockdError)
     if err.code() == grpc.StatusCode.FAILED_PRECONDITION and detail and detail.reason == pb.LockError.REASON_LOCKED:
         cls = Locked
+    if err.code() == grpc.StatusCode.ABORTED and detail and detail.reason == pb.LockError.REASON_DEADLOCK:
+        cls = Deadlock
     return cls(err.code(), err.details(), detail)
 
 
@@ -147,6 +167,11 @@ class Client:
         s.keep_alive_in_background()
         return s
 
+    def list_sessions(self):
+        """Every live session of this lockd (DescribeSessionResponse each):
+        for a principal granted list_sessions; Refused otherwise."""
+        return list(self.call("ListSessions", pb.ListSessionsRequest()).sessions)
+
     def close(self):
         self._channel.close()
 
@@ -159,21 +184,29 @@ class Session:
         self._stop = threading.Event()
         self._keeper = None
 
-    def lock(self, ids, timeout=None):
+    def lock(self, ids, timeout=None, comment=""):
         """Blocks until the lock (an id, or a group of ids and (id, access)
-        pairs) is held; timeout in seconds. Returns the HeldLock: its lock_id
-        to unlock, its fencing token."""
-        return self.client.call("Lock", pb.LockRequest(session_id=self.id, items=_items(ids)), timeout=timeout).lock
+        pairs; an id "a/b/*" is a mask) is held; timeout in seconds. comment
+        names the unit of work in deadlock cycles. Returns the HeldLock: its
+        lock_id to unlock, its fencing token. Raises Deadlock if chosen to
+        break a cycle of waits."""
+        req = pb.LockRequest(session_id=self.id, items=_items(ids), comment=comment)
+        return self.client.call("Lock", req, timeout=timeout).lock
 
-    def try_lock(self, ids):
+    def try_lock(self, ids, comment=""):
         """Takes the lock at once, or raises Locked."""
-        return self.client.call("TryLock", pb.LockRequest(session_id=self.id, items=_items(ids))).lock
+        return self.client.call("TryLock", pb.LockRequest(session_id=self.id, items=_items(ids), comment=comment)).lock
 
     def unlock(self, lock):
         """Releases a HeldLock (or its lock_id). Raises Lost if its lease
         had been lost before: the work it guarded may not have been exclusive."""
         lock_id = lock if isinstance(lock, str) else lock.lock_id
         self.client.call("Unlock", pb.UnlockRequest(session_id=self.id, lock_id=lock_id))
+
+    def unlock_all(self):
+        """Releases every lock of the session (seed 003's unlockAll) and
+        keeps the session open. Returns the lock_ids released."""
+        return list(self.client.call("UnlockAll", pb.UnlockAllRequest(session_id=self.id)).lock_ids)
 
     def keep_alive(self):
         self.client.call("KeepAlive", pb.KeepAliveRequest(session_id=self.id))

@@ -1,14 +1,15 @@
 """Tests of lockd_client against a running lockd, started by the Go test
 TestPythonClient (lockd/scripts/pytest runs it): LOCKD_ADDR is its address,
 LOCKD_TOKEN_A and LOCKD_TOKEN_B the tokens of two principals granted "py/" and "py-"
-(flat ids, which carry fencing tokens), and "other/"."""
+(flat ids, which carry fencing tokens), and "other/"; the lockd detects
+deadlocks."""
 
 import os
 import threading
 
 import pytest
 
-from lockd_client import Client, Locked, Lost, Refused, Timeout, InvalidRequest
+from lockd_client import Client, Deadlock, Locked, Lost, Refused, Timeout, InvalidRequest
 from lockstep.v1 import lockd_pb2 as pb
 
 ADDR = os.environ.get("LOCKD_ADDR")
@@ -110,6 +111,53 @@ def test_refusals(a, b):
         with pytest.raises(Refused):
             stolen.describe()
         theirs.close()
+    with pytest.raises(Refused) as e:
+        a.list_sessions()  # not granted list_sessions: other principals' sessions stay hidden
+    assert e.value.reason == "REASON_NOT_YOUR_SESSION"
     with pytest.raises(InvalidRequest) as e:
         a.call("Lock", pb.LockRequest(session_id="s-unknown", items=[pb.LockItem(id="py/x")]))
     assert e.value.reason == "REASON_UNKNOWN_SESSION"
+
+
+def test_deadlock_names_the_cycle_and_unlock_all_lets_the_other_through(a):
+    with a.session() as s1, a.session() as s2:
+        s1.lock("py/dl-x", timeout=5)
+        s2.lock("py/dl-y", timeout=5)
+        got = {}
+        t = threading.Thread(target=lambda: got.setdefault("lock", s1.lock("py/dl-y", timeout=30, comment="job one")))
+        t.start()
+        t.join(0.3)  # s1 waits first: s2's wait is the victim
+        with pytest.raises(Deadlock) as e:
+            s2.lock("py/dl-x", timeout=30, comment="job two")
+        assert e.value.reason == "REASON_DEADLOCK"
+        cycle = e.value.cycle
+        assert [m.waits.id for m in cycle] == ["py/dl-x", "py/dl-y"]
+        assert [m.comment for m in cycle] == ["job two", "job one"]
+        assert all(m.held_by for m in cycle)
+        assert t.is_alive(), "s1 still waits for what s2 holds"
+        assert len(s2.unlock_all()) == 1
+        t.join(30)
+        assert got["lock"].lock_id
+
+
+def test_unlock_all_releases_every_lock_and_keeps_the_session(a):
+    with a.session() as s1, a.session() as s2:
+        ids = [s1.lock("py/u1", timeout=5).lock_id, s1.lock([("py/u2", "S"), "py/u3"], timeout=5).lock_id]
+        assert s1.unlock_all() == ids
+        assert list(s1.describe().locks) == []
+        s2.unlock(s2.try_lock(["py/u1", "py/u2", "py/u3"]))
+        assert s1.unlock_all() == []
+
+
+def test_mask_excludes_every_child_and_is_refused_outside_the_grant(a):
+    with a.session() as s1, a.session() as s2:
+        held = s1.lock("py/dir/*", timeout=5)
+        for id_ in ["py/dir/f", "py/dir/new/g", "py/dir"]:
+            with pytest.raises(Locked):
+                s2.try_lock(id_)
+        s2.unlock(s2.try_lock("py/elsewhere"))
+        s1.unlock(held)
+        s2.unlock(s2.try_lock("py/dir/f"))
+        with pytest.raises(Refused) as e:
+            s1.try_lock("other/*")
+        assert e.value.reason == "REASON_NO_PREFIX"

@@ -4,12 +4,29 @@
 //
 //	go run -C lockd ./cmd/lockd                 # embedded model, open mode, 127.0.0.1:<free port>
 //	go run -C lockd ./cmd/lockd --listen 127.0.0.1:7420
+//	LOCKSTEP_HOSTS=10.0.0.1 go run -C lockd ./cmd/lockd --keyspace locks --principals p.json
 //
-// It prints the address it serves on, one line on stdout, and logs JSON on
-// stderr. With no flags it runs on the embedded model store (an in-memory
-// Cassandra), with the fleet phase moved to new, in open mode: every caller
-// may take every id, so lockd refuses a non-loopback --listen without
-// --principals.
+// Its first line on stdout says where it serves and on which store (the
+// cluster and keyspace, or the embedded model); the second its version. It
+// logs JSON on stderr. With no connection setting it runs on the embedded
+// model store (an in-memory Cassandra), with the fleet phase moved to new.
+// Without --principals it is in open mode: every caller may take every id,
+// so lockd refuses a non-loopback --listen without --principals.
+//
+// Cluster: lockctl's connection flags, with the same names, values and
+// LOCKSTEP_* variables (the flag wins; package cassandra's ConnectOptions
+// parses both): --hosts ($LOCKSTEP_HOSTS, then $CASSANDRA_HOSTS), --port,
+// --keyspace, --consistency, --local-dc, --timeout, --username with
+// $LOCKSTEP_PASSWORD or --password-file, --tls, --tls-ca, --tls-cert,
+// --tls-key, --tls-server-name, --tls-insecure-skip-verify. Any of them,
+// given or set, makes lockd serve that cluster (a global store at the given
+// consistency) instead of the embedded model. lockd creates nothing there:
+// the keyspace and its tables come from lockctl schema apply, and lockd's
+// role needs the application role's grants of docs/security.md (SELECT and
+// MODIFY on queue_lock, legacy_main, legacy_shadow, fleet_census,
+// global_time and lock_waits, SELECT on fleet_phase). It follows the fleet's phase as any
+// process does. A cluster that cannot be reached, or a schema or grant
+// missing (Ready fails), stops lockd at start with what to do.
 //
 // Security: --principals names the JSON file of principals and their id
 // prefixes (lockd.Principals); --server-cert and --server-key serve TLS;
@@ -18,18 +35,15 @@
 // variable, read when the flag is not given.
 //
 // Each lockd is an ordinary fleet process: a migration.Locker following the
-// phase, in the census, with hierarchical ids (--separator, default "/") and
-// fencing tokens.
+// phase, in the census, with hierarchical ids (--separator, default "/"),
+// fencing tokens and deadlock detection (--deadlock-detection, on by
+// default: waits longer than a second are published in lock_waits, so a
+// cycle through lockd sessions and Go processes alike is broken with a
+// DEADLOCK error).
 //
 // On SIGINT or SIGTERM it shuts down gracefully: health turns NOT_SERVING,
 // every session is closed (its watchers are told CLOSED, "the server is
 // shutting down") and its locks released, then the HTTP server drains and
 // the Locker leaves the census.
-//
-// Not in this build: connecting to a Cassandra cluster. lockctl's
-// connection, TLS and auth options (and their LOCKSTEP_* variables) are in
-// its package main; lockd will take them once they move to a shared
-// package. Until then lockd refuses to start when those variables are set,
-// rather than serve a private store its clients would mistake for the
-// fleet's.
+
 package main

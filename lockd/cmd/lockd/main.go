@@ -55,13 +55,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if principals == nil && !isLoopback(ln.Addr()) {
 		return fmt.Errorf("--listen %s is not a loopback address and no --principals file is given: anyone who reaches it could take and release every lock; give --principals (and TLS), or listen on 127.0.0.1", o.listen)
 	}
-	store, where, err := openStore(ctx, o, getenv)
+	store, where, closeStore, err := openStore(ctx, o, stderr)
 	if err != nil {
 		return err
 	}
+	defer closeStore()
 	locker, err := join(store, o, log)
 	if err != nil {
-		return err
+		return schemaHint(o, err)
 	}
 	srv, err := lockd.New(locker, &lockd.Options{Principals: principals, SessionTTL: o.sessionTTL, MaxWait: o.maxWait, Logger: log})
 	if err != nil {
@@ -90,8 +91,8 @@ func serve(ctx context.Context, ln net.Listener, useTLS bool, o *options, srv *l
 	if secured {
 		mode = "principals from " + o.principals
 	}
-	fmt.Fprintf(stdout, "lockd: %s\n", version())
 	fmt.Fprintf(stdout, "lockd: serving lockstep.v1 on %s://%s (store: %s; %s)\n", scheme, ln.Addr(), where, mode)
+	fmt.Fprintf(stdout, "lockd: %s\n", version())
 	if ready != nil {
 		ready <- scheme + "://" + ln.Addr().String()
 	}

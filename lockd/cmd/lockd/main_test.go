@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
+	"github.com/gocql/gocql"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
@@ -52,13 +55,13 @@ func TestRun_ServesTheEmbeddedModelAndShutsDownGracefully(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("lockd did not shut down")
 	}
-	require.Contains(t, stdout.String(), "lockd: serving lockstep.v1 on "+url)
+	require.True(t, strings.HasPrefix(stdout.String(), "lockd: serving lockstep.v1 on "+url+" (store: embedded model;"),
+		"the first line says where lockd serves and on which store: %q", stdout.String())
 	require.Contains(t, stdout.String(), "lockd: lockstep "+lockstep.Version+" (module ", "the version from the build information")
 }
 
-// Open mode is for loopback only; a cluster named in the environment is
-// refused rather than silently replaced by the embedded model; bad flags say
-// what to fix.
+// Open mode is for loopback only; bad flags, bad connection settings and a
+// cluster that cannot be reached say what to fix.
 func TestRun_RefusesUnsafeOrUnsupportedSettings(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -66,7 +69,13 @@ func TestRun_RefusesUnsafeOrUnsupportedSettings(t *testing.T) {
 		want string
 	}{
 		{args: []string{"--listen", "0.0.0.0:0"}, want: "not a loopback address and no --principals"},
-		{env: map[string]string{"LOCKSTEP_HOSTS": "10.0.0.1"}, want: "LOCKSTEP_HOSTS is set, but this lockd serves only the embedded model"},
+		{env: map[string]string{"LOCKSTEP_PORT": "x"}, want: `LOCKSTEP_PORT="x" (for --port): want a port number from 1 to 65535`},
+		{args: []string{"--consistency", "local_quorum"}, want: "LOCAL_QUORUM"},
+		{args: []string{"--username", "lockd"}, want: "--username lockd has no password: set LOCKSTEP_PASSWORD"},
+		{env: map[string]string{"LOCKSTEP_PASSWORD": "pw"}, want: "a password is set (LOCKSTEP_PASSWORD or --password-file) but no user"},
+		{args: []string{"--password", "s3cret"}, want: "--password is not accepted"},
+		{args: []string{"--tls-ca", "/nonexistent/ca.pem", "--hosts", "127.0.0.1:1"}, want: "--tls-ca: open /nonexistent/ca.pem"},
+		{args: []string{"--hosts", "127.0.0.1:1", "--timeout", "1s"}, want: "connecting to Cassandra at 127.0.0.1:1: "},
 		{args: []string{"--require-client-cert"}, want: "need TLS"},
 		{args: []string{"--server-cert", "x.pem"}, want: "go together"},
 		{args: []string{"--session-ttl", "0s"}, want: "must be positive"},
@@ -79,4 +88,31 @@ func TestRun_RefusesUnsafeOrUnsupportedSettings(t *testing.T) {
 		err := run(context.Background(), tc.args, &out, &out, getenv, nil)
 		require.ErrorContains(t, err, tc.want, "%v %v", tc.args, tc.env)
 	}
+}
+
+// The connection settings are lockctl's: the same flags and variables, the
+// flag winning; any of them makes lockd serve that cluster.
+func TestParseOptions_ConnectionSettingsAreLockctls(t *testing.T) {
+	o, err := parseOptions(nil, noEnv, io.Discard)
+	require.NoError(t, err)
+	require.False(t, o.cluster, "no setting: the embedded model")
+
+	env := map[string]string{"CASSANDRA_HOSTS": "10.0.0.9", "LOCKSTEP_KEYSPACE": "ks", "LOCKSTEP_CONSISTENCY": "all",
+		"LOCKSTEP_USERNAME": "lockd", "LOCKSTEP_PASSWORD": "pw", "LOCKSTEP_TLS": "true"}
+	o, err = parseOptions([]string{"--hosts", "10.0.0.1,10.0.0.2:9142", "--port", "19042", "--tls-server-name", "db"},
+		func(k string) string { return env[k] }, io.Discard)
+	require.NoError(t, err)
+	require.True(t, o.cluster)
+	require.Equal(t, []string{"10.0.0.1", "10.0.0.2:9142"}, o.conn.Hosts, "the flag wins over CASSANDRA_HOSTS")
+	require.Equal(t, 19042, o.conn.Port)
+	require.Equal(t, "ks", o.conn.Keyspace)
+	require.Equal(t, gocql.All, o.conn.Consistency)
+	require.Equal(t, "pw", o.conn.Password)
+	require.True(t, o.conn.TLS)
+	require.Equal(t, "db", o.conn.TLSServerName)
+
+	o, err = parseOptions([]string{"--tls=false", "--tls-insecure-skip-verify=false"}, func(k string) string { return env[k] }, io.Discard)
+	require.NoError(t, err)
+	require.False(t, o.conn.TLS, "--tls=false wins over LOCKSTEP_TLS")
+	require.Equal(t, []string{"10.0.0.9"}, o.conn.Hosts, "CASSANDRA_HOSTS when neither --hosts nor LOCKSTEP_HOSTS")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -12,16 +13,50 @@ import (
 	"github.com/lockstep-go/lockstep/model"
 )
 
-// openStore returns the store lockd serves and a description of it for the
-// first line it prints. This build serves the embedded model only, and
-// refuses to start when the environment names a cluster (refuseCluster);
-// connecting to one goes here once lockctl's connection options are shared.
-func openStore(ctx context.Context, o *options, getenv func(string) string) (lockstep.Store, string, error) {
-	if err := o.refuseCluster(getenv); err != nil {
-		return nil, "", err
+// openStore returns the store lockd serves, a description of it for the
+// line that says where lockd serves, and what closes it. Without connection
+// settings it is the embedded model; with them, the global cassandra store
+// on the cluster and keyspace they name. lockd creates nothing there: the
+// keyspace and tables come from lockctl schema apply, and lockd's role needs
+// only SELECT and MODIFY on them (docs/security.md).
+func openStore(ctx context.Context, o *options, stderr io.Writer) (lockstep.Store, string, func(), error) {
+	if !o.cluster {
+		store, err := embeddedStore(ctx, lockstep.ModeNew)
+		return store, "embedded model", func() {}, err
 	}
-	store, err := embeddedStore(ctx, lockstep.ModeNew)
-	return store, "embedded model", err
+	cluster, err := o.conn.ClusterConfig()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if o.conn.TLSInsecureSkipVerify {
+		fmt.Fprint(stderr, insecureWarning)
+	}
+	where := o.conn.Describe()
+	session, err := cluster.CreateSession() // no ctx: --timeout bounds it
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("connecting to %s: %w; check --hosts and --port (LOCKSTEP_HOSTS, LOCKSTEP_PORT), "+
+			"the login (--username, LOCKSTEP_PASSWORD or --password-file) and TLS (--tls-ca, --tls-server-name, and "+
+			"--tls-cert/--tls-key if the nodes require a client certificate), as for lockctl", where, err)
+	}
+	store, err := o.conn.NewStore(session)
+	if err != nil {
+		session.Close()
+		return nil, "", nil, err
+	}
+	return store, where + ", keyspace " + o.conn.Keyspace, session.Close, nil
+}
+
+const insecureWarning = "lockd: WARNING: --tls-insecure-skip-verify: the nodes' certificates are NOT verified; " +
+	"anyone on the network path can pose as the cluster and read the password and every lock. Use --tls-ca instead.\n"
+
+// schemaHint says what to do when lockd cannot read or write its tables on
+// a cluster: they are lockctl's to create, and the role's to be granted.
+func schemaHint(o *options, err error) error {
+	if !o.cluster {
+		return err
+	}
+	return fmt.Errorf("%w; on a cluster lockd creates nothing: create the schema with lockctl --keyspace %s schema apply, "+
+		"and grant lockd's role SELECT and MODIFY on the keyspace's tables", err, o.conn.Keyspace)
 }
 
 // embeddedStore returns the in-memory model store, with the phase moved to
@@ -45,7 +80,8 @@ func embeddedStore(ctx context.Context, phase lockstep.Mode) (lockstep.Store, er
 
 // join builds the migration.Locker of this lockd on store: an ordinary
 // fleet process, in the census, following the phase (PhaseFlag), with
-// hierarchical ids and fencing tokens.
+// hierarchical ids, fencing tokens and deadlock detection (the fleet's
+// lock_waits table, so cycles through Go processes are seen too).
 func join(store lockstep.Store, o *options, log *slog.Logger) (*migration.Locker, error) {
 	clk := &clock.Local{}
 	flag, err := migration.NewPhaseFlag(store, &migration.PhaseFlagOptions{Clock: clk})
@@ -53,6 +89,9 @@ func join(store lockstep.Store, o *options, log *slog.Logger) (*migration.Locker
 		return nil, err
 	}
 	opts := &migration.Options{Clock: clk, ProcessID: o.processID, Separator: o.separator, Logger: log, Version: "lockd"}
+	if o.deadlock {
+		opts.Deadlock = &lockstep.DeadlockDetection{} // the library's defaults: published after 1s of waiting
+	}
 	if o.fencing {
 		if opts.Fencing, err = clock.NewGlobal(store, "", clk); err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/lockstep-go/lockstep/cassandra"
 )
 
 // options are lockd's flags.
@@ -23,8 +26,14 @@ type options struct {
 	shutdown          time.Duration
 	separator         string
 	fencing           bool
+	deadlock          bool
 	processID         string
 	logLevel          slog.Level
+	// conn is the cluster connection, lockctl's settings (flags and
+	// LOCKSTEP_* variables alike); cluster says whether any was given:
+	// without one lockd serves the embedded model.
+	conn    cassandra.ConnectOptions
+	cluster bool
 }
 
 // envFlags maps flags to the variables read when the flag is not given.
@@ -43,7 +52,7 @@ var envFlags = map[string]string{
 // parseOptions parses args, then fills flags not given from their
 // variables. A bad value names the flag or the variable.
 func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (*options, error) {
-	o := &options{}
+	o := &options{conn: cassandra.DefaultConnectOptions()}
 	fs := pflag.NewFlagSet("lockd", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:0", "address to serve on; port 0 picks a free one ($LOCKSTEP_LOCKD_LISTEN)")
@@ -57,8 +66,13 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.DurationVar(&o.shutdown, "shutdown-timeout", 10*time.Second, "how long a graceful shutdown may take")
 	fs.StringVar(&o.separator, "separator", "/", "separator of hierarchical ids; empty: flat ids")
 	fs.BoolVar(&o.fencing, "fencing", true, "give every lock a fencing token")
+	fs.BoolVar(&o.deadlock, "deadlock-detection", true, "detect cycles of waits across the fleet and fail one Lock of each with DEADLOCK (needs the lock_waits table)")
 	fs.StringVar(&o.processID, "process-id", "", "this lockd's id in the fleet census (default: host name and random bits) ($LOCKSTEP_LOCKD_PROCESS_ID)")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
+	registerConnect(fs, &o.conn)
+	if passwordOnCommandLine(args) {
+		return nil, errors.New(passwordFlagRefused)
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -81,25 +95,8 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	if o.sessionTTL <= 0 || o.maxWait <= 0 || o.shutdown <= 0 {
 		return nil, fmt.Errorf("--session-ttl, --max-wait and --shutdown-timeout must be positive")
 	}
-	return o, nil
-}
-
-// clusterVars are lockctl's connection variables. This first cut of lockd
-// serves the embedded model only: lockctl's connection, TLS and auth
-// options live in its package main and must move to a shared package
-// before lockd can take them without copying them. Until then a lockd
-// pointed at a cluster refuses to start rather than serve a private store
-// its clients would mistake for the fleet's.
-var clusterVars = []string{"LOCKSTEP_HOSTS", "CASSANDRA_HOSTS", "LOCKSTEP_KEYSPACE", "LOCKSTEP_USERNAME",
-	"LOCKSTEP_PASSWORD", "LOCKSTEP_PASSWORD_FILE", "LOCKSTEP_TLS", "LOCKSTEP_TLS_CA", "LOCKSTEP_TLS_CERT", "LOCKSTEP_TLS_KEY"}
-
-// refuseCluster refuses to start when the environment names a cluster.
-func (o *options) refuseCluster(getenv func(string) string) error {
-	for _, v := range clusterVars {
-		if getenv(v) != "" {
-			return fmt.Errorf("%s is set, but this lockd serves only the embedded model store: connecting to a cluster "+
-				"(lockctl's --hosts, TLS and auth options) is not in this build yet; unset it to serve the embedded model", v)
-		}
+	if err := o.connectFromEnv(fs, getenv); err != nil {
+		return nil, err
 	}
-	return nil
+	return o, nil
 }

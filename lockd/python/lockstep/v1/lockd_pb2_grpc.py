@@ -60,6 +60,11 @@ class LockServiceStub:
                 request_serializer=lockstep_dot_v1_dot_lockd__pb2.DescribeSessionRequest.SerializeToString,
                 response_deserializer=lockstep_dot_v1_dot_lockd__pb2.DescribeSessionResponse.FromString,
                 _registered_method=True)
+        self.ListSessions = channel.unary_unary(
+                '/lockstep.v1.LockService/ListSessions',
+                request_serializer=lockstep_dot_v1_dot_lockd__pb2.ListSessionsRequest.SerializeToString,
+                response_deserializer=lockstep_dot_v1_dot_lockd__pb2.ListSessionsResponse.FromString,
+                _registered_method=True)
         self.Lock = channel.unary_unary(
                 '/lockstep.v1.LockService/Lock',
                 request_serializer=lockstep_dot_v1_dot_lockd__pb2.LockRequest.SerializeToString,
@@ -74,6 +79,11 @@ class LockServiceStub:
                 '/lockstep.v1.LockService/Unlock',
                 request_serializer=lockstep_dot_v1_dot_lockd__pb2.UnlockRequest.SerializeToString,
                 response_deserializer=lockstep_dot_v1_dot_lockd__pb2.UnlockResponse.FromString,
+                _registered_method=True)
+        self.UnlockAll = channel.unary_unary(
+                '/lockstep.v1.LockService/UnlockAll',
+                request_serializer=lockstep_dot_v1_dot_lockd__pb2.UnlockAllRequest.SerializeToString,
+                response_deserializer=lockstep_dot_v1_dot_lockd__pb2.UnlockAllResponse.FromString,
                 _registered_method=True)
 
 
@@ -118,6 +128,16 @@ class LockServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListSessions(self, request, context):
+        """ListSessions returns every live session of this lockd, each as
+        DescribeSession would, for operators (lockctl sessions). It shows other
+        principals' sessions, so only a principal granted list_sessions may
+        call it (in open mode, any caller): PermissionDenied otherwise.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Lock(self, request, context):
         """Lock waits until every requested id is held, or the call's deadline
         passes (DeadlineExceeded), or the client cancels it. Either way a Lock
@@ -138,6 +158,15 @@ class LockServiceServicer:
     def Unlock(self, request, context):
         """Unlock releases one lock the session holds. Aborted with reason LOST
         tells that its lease had been lost before.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnlockAll(self, request, context):
+        """UnlockAll releases every lock the session holds (seed 003's
+        unlockAll(): the session is the identifier) and keeps the session
+        open. A Lock of the session still waiting is not waited for.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -171,6 +200,11 @@ def add_LockServiceServicer_to_server(servicer, server):
                     request_deserializer=lockstep_dot_v1_dot_lockd__pb2.DescribeSessionRequest.FromString,
                     response_serializer=lockstep_dot_v1_dot_lockd__pb2.DescribeSessionResponse.SerializeToString,
             ),
+            'ListSessions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSessions,
+                    request_deserializer=lockstep_dot_v1_dot_lockd__pb2.ListSessionsRequest.FromString,
+                    response_serializer=lockstep_dot_v1_dot_lockd__pb2.ListSessionsResponse.SerializeToString,
+            ),
             'Lock': grpc.unary_unary_rpc_method_handler(
                     servicer.Lock,
                     request_deserializer=lockstep_dot_v1_dot_lockd__pb2.LockRequest.FromString,
@@ -185,6 +219,11 @@ def add_LockServiceServicer_to_server(servicer, server):
                     servicer.Unlock,
                     request_deserializer=lockstep_dot_v1_dot_lockd__pb2.UnlockRequest.FromString,
                     response_serializer=lockstep_dot_v1_dot_lockd__pb2.UnlockResponse.SerializeToString,
+            ),
+            'UnlockAll': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnlockAll,
+                    request_deserializer=lockstep_dot_v1_dot_lockd__pb2.UnlockAllRequest.FromString,
+                    response_serializer=lockstep_dot_v1_dot_lockd__pb2.UnlockAllResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -334,6 +373,33 @@ class LockService:
             _registered_method=True)
 
     @staticmethod
+    def ListSessions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lockstep.v1.LockService/ListSessions',
+            lockstep_dot_v1_dot_lockd__pb2.ListSessionsRequest.SerializeToString,
+            lockstep_dot_v1_dot_lockd__pb2.ListSessionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def Lock(request,
             target,
             options=(),
@@ -404,6 +470,33 @@ class LockService:
             '/lockstep.v1.LockService/Unlock',
             lockstep_dot_v1_dot_lockd__pb2.UnlockRequest.SerializeToString,
             lockstep_dot_v1_dot_lockd__pb2.UnlockResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnlockAll(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lockstep.v1.LockService/UnlockAll',
+            lockstep_dot_v1_dot_lockd__pb2.UnlockAllRequest.SerializeToString,
+            lockstep_dot_v1_dot_lockd__pb2.UnlockAllResponse.FromString,
             options,
             channel_credentials,
             insecure,
