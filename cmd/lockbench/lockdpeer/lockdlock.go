@@ -61,6 +61,11 @@ func (l *lockdLocker) Lock(ctx context.Context, id string) (unlocker, error) {
 	count(ctx, l)
 	res, err := l.client.Lock(ctx, connect.NewRequest(&lockstepv1.LockRequest{SessionId: l.session, Items: []*lockstepv1.LockItem{{Id: id}}}))
 	if err != nil {
+		// Connect sends the deadline to lockd, whose answer may come back
+		// before ctx's own timer fires: wait for it, briefly.
+		if dl, ok := ctx.Deadline(); ok && connect.CodeOf(err) == connect.CodeDeadlineExceeded && time.Until(dl) < time.Second {
+			<-ctx.Done()
+		}
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, fmt.Errorf("lockd lock %q: %w", id, errors.Join(cerr, err))
 		}
