@@ -29,17 +29,17 @@ import (
 
 // workerJob is one worker's work.
 type workerJob struct {
-	Algorithm algorithm     `json:"algorithm"`
-	Process   string        `json:"process"` // process id, unique across runs
-	Hosts     []string      `json:"hosts"`
-	Keyspace  string        `json:"keyspace"`
-	Etcd      []string      `json:"etcd,omitempty"`
+	Algorithm algorithm `json:"algorithm"`
+	Process   string    `json:"process"` // process id, unique across runs
+	Hosts     []string  `json:"hosts"`
+	Keyspace  string    `json:"keyspace"`
+	Etcd      []string  `json:"etcd,omitempty"`
 	// Lockd is the base URL of the lockd under test (algoLockd).
-	Lockd string `json:"lockd,omitempty"`
-	LockID    string        `json:"lock_id"`
-	K         int           `json:"k"` // acquisitions; 0: until the run's end
-	Hold      time.Duration `json:"hold"`
-	Poll      time.Duration `json:"poll"`
+	Lockd  string        `json:"lockd,omitempty"`
+	LockID string        `json:"lock_id"`
+	K      int           `json:"k"` // acquisitions; 0: until the run's end
+	Hold   time.Duration `json:"hold"`
+	Poll   time.Duration `json:"poll"`
 	// SlowPoll is queuelock.Options.SlowPoll (0: its default).
 	SlowPoll time.Duration `json:"slow_poll,omitempty"`
 	// WakeKey is the fleet's wake-up key (algoNewWake, peerswake.go).
