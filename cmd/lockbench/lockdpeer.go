@@ -95,14 +95,16 @@ func lockdURLOf(line string) (string, error) {
 
 // startLockd starts the lockd executable on loopback against the bench's
 // cluster and keyspace (open mode, which lockd allows on loopback only),
-// logging to logPath, and waits for its first line.
+// with o's extra lockd flags after lockbench's, logging to logPath, and
+// waits for its first line.
 func startLockd(exe, logPath string, o realOptions) (*lockdServer, error) {
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, "--hosts", o.hosts, "--keyspace", o.keyspace, "--listen", "127.0.0.1:0", "--log-level", "warn")
+	args := append([]string{"--hosts", o.hosts, "--keyspace", o.keyspace, "--listen", "127.0.0.1:0", "--log-level", "warn"}, strings.Fields(o.lockdFlags)...)
+	cmd := exec.Command(exe, args...)
 	cmd.Stderr = logf
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

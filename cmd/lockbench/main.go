@@ -91,6 +91,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.real.etcd, "etcd", "127.0.0.1:2379", "peers: etcd endpoints (comma-separated)")
 	fs.StringVar(&o.real.etcdPeerDir, "etcdpeer", "", "etcd: directory of the etcd peer's module, built when a run includes etcd (default: "+etcdPeerRepoDir+" of the repository holding the working directory)")
 	fs.StringVar(&o.real.lockdDir, "lockd", "", "service: directory of the lockd module, whose cmd/lockd is built and started (default: lockd of the repository holding the working directory)")
+	fs.StringVar(&o.real.lockdFlags, "lockd-flags", "", "service: extra flags for the lockd under test, space-separated (e.g. \"--fencing=false --deadlock-detection=false\")")
 	fs.StringVar(&o.real.lockdPeerDir, "lockdpeer", "", "service: directory of the lockd peer's module (default: "+lockdPeerRepoDir+" of the repository)")
 	fs.StringVar(&o.worker, "worker", "", "internal: run as a worker process with this JSON job")
 	fs.IntVar(&o.ids, "ids", 1000, "scale: lock ids the processes share")

@@ -28,6 +28,8 @@ type realOptions struct {
 	// lockdURL the lockd under test, set by -scenario service.
 	lockdDir, lockdPeerDir string
 	lockdPeerExe, lockdURL string
+	// lockdFlags are extra flags for the lockd under test (-lockd-flags).
+	lockdFlags string
 }
 
 // lwtTable is the LWT baseline's table in the bench keyspace.

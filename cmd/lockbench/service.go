@@ -229,8 +229,8 @@ func runServiceCommand(o *options) error {
 		}
 	}
 	fmt.Printf("lockbench -scenario service: one hot lock id, %v per run, hold %v, poll %v; Cassandra %s at %s (keyspace %s), etcd at %s,\n"+
-		"lockd at %s; every client a separate OS process on this machine. Load average before: %s; after: %s.\n\n",
-		o.duration, o.hold, o.poll, version, o.real.hosts, o.real.keyspace, o.real.etcd, o.real.lockdURL, loadBefore, loadAverage())
+		"lockd at %s (extra flags: %q); every client a separate OS process on this machine. Load average before: %s; after: %s.\n\n",
+		o.duration, o.hold, o.poll, version, o.real.hosts, o.real.keyspace, o.real.etcd, o.real.lockdURL, o.real.lockdFlags, loadBefore, loadAverage())
 	printService(os.Stdout, runs)
 	fmt.Printf("\n(ran in %.1f s of real time)\n", time.Since(started).Seconds())
 	return nil
