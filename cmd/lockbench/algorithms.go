@@ -32,6 +32,11 @@ const (
 	// algoNewWake is the new algorithm with wake-ups on release over UDP
 	// (queuelock.Options.Wake); real backend only (peerswake.go).
 	algoNewWake algorithm = "new-wake"
+	// algoLockd is the new algorithm through a lockd (the lockd peer,
+	// lockdpeer.go); algoEtcdLock is etcd's lock service, the v3lock RPCs
+	// (the etcd peer). Both run in -scenario service only (service.go).
+	algoLockd    algorithm = "lockd"
+	algoEtcdLock algorithm = "etcd-lock"
 )
 
 // lockstepAlgorithms are the algorithms of this module, in table order.

@@ -25,6 +25,10 @@ type procResult struct {
 	End time.Duration `json:"end"`
 	// Requests counts the store requests of the process.
 	Requests requestCounts `json:"requests"`
+	// Plain is, for the lockd and etcd peers' workers, the latency of plain
+	// requests to their service made after the loop (a KeepAlive to lockd,
+	// a Get to etcd): one round trip that takes no lock (service.go).
+	Plain []time.Duration `json:"plain,omitempty"`
 	// Slowest is the process's longest store request, and SlowestAt when it
 	// began: a stall of the store (or of the process) shows here. Zero for
 	// backends that are not timed (LWT, etcd).

@@ -26,6 +26,13 @@
 //	            2, acquire and release times of one lock beside M held, and the heap;
 //	            3, the rate when P % of the names are shared; N clients, L = 1…5;
 //	            with the LWT lock beside it on the real backend
+//	service     issue 25's lockd benchmark (service.go; real backend only): one hot id
+//	            through the library in-process (the queue lock, mode new), through a
+//	            lockd (the real cmd/lockd, which lockbench builds, starts on loopback
+//	            on the bench keyspace moved to phase new, and stops), through etcd's
+//	            lock service (v3lock) and etcd's Mutex; 1, 5 and 20 clients: Lock and
+//	            Unlock latency, throughput, handoff, and each service's plain-request
+//	            latency, with a verdict per target
 //
 // On the peers scenario -png draws the handoff-latency CDF per algorithm,
 // one panel per contender count (cdf.go); on the manager scenario the rate
@@ -42,7 +49,9 @@
 // re-executes itself with the hidden -worker flag. The etcd peer's workers
 // are a separate program in a module of its own (etcdpeer/, so that the etcd
 // client stays out of the library's go.mod), which lockbench builds with the
-// go command when a run includes etcd.
+// go command when a run includes etcd (or etcd-lock, etcd's lock service);
+// the lockd peer's likewise (lockdpeer/, which keeps Connect and lockd's
+// generated client out of lockbench's go.mod).
 //
 // lockbench is itself a module of its own (module
 // github.com/lockstep-go/lockstep/cmd/lockbench, which replaces the library

@@ -69,7 +69,7 @@ func (o *options) processCounts() ([]int, error) {
 func parseFlags(args []string) (*options, error) {
 	fs := flag.NewFlagSet("lockbench", flag.ContinueOnError)
 	o := &options{fs: fs}
-	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers, scale, rollout, manager, deadlock or rmw")
+	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers, scale, rollout, manager, deadlock, rmw or service")
 	fs.StringVar(&o.backend, "backend", "sim", "backend: sim (embedded model on virtual time) or cassandra (-hosts)")
 	fs.StringVar(&o.procs, "processes", "1,3,5", "comma-separated process counts")
 	fs.IntVar(&o.k, "k", 1000, "seed: acquisitions per process (the seed used 5000)")
@@ -93,6 +93,9 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.real.replication, "replication", 1, "cassandra: replication factor of the bench keyspace")
 	fs.StringVar(&o.real.etcd, "etcd", "127.0.0.1:2379", "peers: etcd endpoints (comma-separated)")
 	fs.StringVar(&o.real.etcdPeerDir, "etcdpeer", "", "etcd: directory of the etcd peer's module, built when a run includes etcd (default: "+etcdPeerRepoDir+" of the repository holding the working directory)")
+	fs.StringVar(&o.real.lockdDir, "lockd", "", "service: directory of the lockd module, whose cmd/lockd is built and started (default: lockd of the repository holding the working directory)")
+	fs.StringVar(&o.real.lockdFlags, "lockd-flags", "", "service: extra flags for the lockd under test, space-separated (e.g. \"--fencing=false --deadlock-detection=false\")")
+	fs.StringVar(&o.real.lockdPeerDir, "lockdpeer", "", "service: directory of the lockd peer's module (default: "+lockdPeerRepoDir+" of the repository)")
 	fs.StringVar(&o.worker, "worker", "", "internal: run as a worker process with this JSON job")
 	fs.IntVar(&o.ids, "ids", 1000, "scale: lock ids the processes share")
 	fs.StringVar(&o.scaleJob, "scale-worker", "", "internal: run as a scale worker process with this JSON job")
@@ -166,11 +169,13 @@ func run1(args []string) error {
 		return runDeadlockCommand(o)
 	case "rmw":
 		return runRMWCommand(o)
+	case "service":
+		return runServiceCommand(o)
 	case "rollout":
 		if o.backend != "sim" {
 			return fmt.Errorf("-scenario rollout runs on the sim backend only")
 		}
 		return runRolloutCommand(o.fs, o.procs, o.hold, o.minLat, o.maxLat, o.seed, o.phaseHold)
 	}
-	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers, scale, rollout, manager, deadlock or rmw)", o.scenario)
+	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers, scale, rollout, manager, deadlock, rmw or service)", o.scenario)
 }

@@ -11,10 +11,11 @@ import (
 // only what the library needs: the plot's font (golang.org/x/image)
 // is lockbench's alone, and the etcd client and what it pulls in belong to
 // the etcd peer's module (etcdpeer/), which lockbench builds and runs as a
-// separate program, so they are in neither graph.
+// separate program, so they are in neither graph; Connect and lockd's
+// generated client likewise belong to the lockd peer's module (lockdpeer/).
 var (
 	notInLibrary   = []string{"golang.org/x/image", "github.com/lockstep-go/lockstep/cmd/"}
-	notInLockbench = []string{"go.etcd.io/", "google.golang.org/grpc", "go.uber.org/zap"}
+	notInLockbench = []string{"go.etcd.io/", "google.golang.org/grpc", "go.uber.org/zap", "connectrpc.com/", "github.com/lockstep-go/lockstep/lockd"}
 )
 
 // moduleGraph returns the module paths of `go list -m all` run in dir.

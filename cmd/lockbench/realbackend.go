@@ -23,6 +23,13 @@ type realOptions struct {
 	etcd        string // comma-separated etcd endpoints
 	etcdPeerDir string // the etcd peer's module directory; empty: found (etcdpeer.go)
 	etcdPeerExe string // the built etcd peer, set by withEtcdPeer
+	// lockdDir is the lockd module's directory and lockdPeerDir the lockd
+	// peer's (empty: found, lockdpeer.go); lockdPeerExe the built peer and
+	// lockdURL the lockd under test, set by -scenario service.
+	lockdDir, lockdPeerDir string
+	lockdPeerExe, lockdURL string
+	// lockdFlags are extra flags for the lockd under test (-lockd-flags).
+	lockdFlags string
 }
 
 // lwtTable is the LWT baseline's table in the bench keyspace.

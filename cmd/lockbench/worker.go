@@ -29,15 +29,17 @@ import (
 
 // workerJob is one worker's work.
 type workerJob struct {
-	Algorithm algorithm     `json:"algorithm"`
-	Process   string        `json:"process"` // process id, unique across runs
-	Hosts     []string      `json:"hosts"`
-	Keyspace  string        `json:"keyspace"`
-	Etcd      []string      `json:"etcd,omitempty"`
-	LockID    string        `json:"lock_id"`
-	K         int           `json:"k"` // acquisitions; 0: until the run's end
-	Hold      time.Duration `json:"hold"`
-	Poll      time.Duration `json:"poll"`
+	Algorithm algorithm `json:"algorithm"`
+	Process   string    `json:"process"` // process id, unique across runs
+	Hosts     []string  `json:"hosts"`
+	Keyspace  string    `json:"keyspace"`
+	Etcd      []string  `json:"etcd,omitempty"`
+	// Lockd is the base URL of the lockd under test (algoLockd).
+	Lockd  string        `json:"lockd,omitempty"`
+	LockID string        `json:"lock_id"`
+	K      int           `json:"k"` // acquisitions; 0: until the run's end
+	Hold   time.Duration `json:"hold"`
+	Poll   time.Duration `json:"poll"`
 	// SlowPoll is queuelock.Options.SlowPoll (0: its default).
 	SlowPoll time.Duration `json:"slow_poll,omitempty"`
 	// WakeKey is the fleet's wake-up key (algoNewWake, peerswake.go).
@@ -131,8 +133,10 @@ func warmUp(c contender, job workerJob) error {
 // backend.
 func newRealContender(job workerJob) (contender, error) {
 	switch job.Algorithm {
-	case algoEtcd:
-		return nil, fmt.Errorf("the etcd algorithm runs in the etcd peer (%s), not in lockbench", etcdPeerRepoDir)
+	case algoEtcd, algoEtcdLock:
+		return nil, fmt.Errorf("the %s algorithm runs in the etcd peer (%s), not in lockbench", job.Algorithm, etcdPeerRepoDir)
+	case algoLockd:
+		return nil, fmt.Errorf("the lockd algorithm runs in the lockd peer (%s), not in lockbench", lockdPeerRepoDir)
 	case algoLWT, algoLWTNaive:
 		s, err := connect(job.Hosts)
 		if err != nil {

@@ -1,6 +1,11 @@
 // Command etcdpeer is lockbench's etcd contender: one OS process holding one
-// etcd concurrency.Session and taking one hot lock id with
-// concurrency.Mutex, timed the way lockbench times its own workers.
+// etcd concurrency.Session and taking one hot lock id, timed the way
+// lockbench times its own workers, with one of two algorithms (the job's
+// "algorithm"): etcd, the client-side concurrency.Mutex (etcdlock.go), or
+// etcd-lock, etcd's lock service — the v3lock Lock and Unlock RPCs that
+// `etcdctl lock` calls, under the session's lease (etcdlockservice.go).
+// After its loop a worker times 100 plain requests (a linearizable Get of
+// one key), reported as the result's "plain".
 //
 // It is a module of its own so that the etcd client and what it pulls in
 // (grpc, protobuf, zap, …) stay out of the lockstep module's go.mod, and so

@@ -13,11 +13,14 @@ import (
 // workerJob is the part of lockbench's workerJob (cmd/lockbench/worker.go)
 // the etcd peer reads; the JSON carries more, which is ignored.
 type workerJob struct {
-	Process string        `json:"process"` // process id, unique across runs
-	Etcd    []string      `json:"etcd"`    // endpoints
-	LockID  string        `json:"lock_id"`
-	K       int           `json:"k"` // acquisitions; 0: until the run's end
-	Hold    time.Duration `json:"hold"`
+	// Algorithm is "etcd" (concurrency.Mutex) or "etcd-lock" (the lock
+	// service's RPCs).
+	Algorithm string        `json:"algorithm"`
+	Process   string        `json:"process"` // process id, unique across runs
+	Etcd      []string      `json:"etcd"`    // endpoints
+	LockID    string        `json:"lock_id"`
+	K         int           `json:"k"` // acquisitions; 0: until the run's end
+	Hold      time.Duration `json:"hold"`
 }
 
 // workerStart releases the workers (lockbench's workerStart).
@@ -41,6 +44,9 @@ type procResult struct {
 	Released []time.Duration `json:"released"` // per acquisition, when Unlock was called
 	End      time.Duration   `json:"end"`      // when the loop ended
 	Requests requestCounts   `json:"requests"`
+	// Plain is the latency of plain requests to etcd (a Range of one key)
+	// made after the loop (lockbench's procResult.Plain).
+	Plain []time.Duration `json:"plain,omitempty"`
 }
 
 // requestCounts splits the process's requests by the path that made them
@@ -70,9 +76,19 @@ func runWorker(jobJSON string, in io.Reader, out io.Writer) error {
 	if len(job.Etcd) == 0 {
 		return fail(errors.New("worker job names no etcd endpoint"))
 	}
-	c, err := newEtcdLocker(job.Etcd, job.Process)
-	if err != nil {
-		return fail(err)
+	var c contender
+	switch job.Algorithm {
+	case "etcd", "etcd-lock":
+		l, err := newEtcdLocker(job.Etcd, job.Process)
+		if err != nil {
+			return fail(err)
+		}
+		c = l
+		if job.Algorithm == "etcd-lock" {
+			c = etcdLockService{l}
+		}
+	default:
+		return fail(fmt.Errorf("the etcd peer runs the algorithms etcd and etcd-lock, not %q", job.Algorithm))
 	}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -111,7 +127,38 @@ func serve(c contender, job workerJob, in io.Reader, enc *json.Encoder) error {
 	if err != nil {
 		return fail(fmt.Errorf("process %s: %w", job.Process, err))
 	}
+	if p, ok := c.(plainRequester); ok {
+		if res.Plain, err = timePlain(p, plainRequests); err != nil {
+			return fail(fmt.Errorf("process %s: plain request: %w", job.Process, err))
+		}
+	}
 	return enc.Encode(workerReport{Result: &res})
+}
+
+// plainRequests is how many plain requests a worker times after its loop
+// (the lockd peer's, cmd/lockbench/lockdpeer/worker.go).
+const plainRequests = 100
+
+// plainRequester is a contender that can make a plain request to its
+// service: one round trip that takes no lock.
+type plainRequester interface {
+	plain(ctx context.Context) error
+}
+
+// timePlain makes n plain requests one after another and returns their
+// latencies.
+func timePlain(p plainRequester, n int) ([]time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), workerStartup)
+	defer cancel()
+	out := make([]time.Duration, 0, n)
+	for range n {
+		t0 := time.Now()
+		if err := p.plain(ctx); err != nil {
+			return out, err
+		}
+		out = append(out, time.Since(t0))
+	}
+	return out, nil
 }
 
 // warmUp takes and releases a lock of an id of the worker's own once, so

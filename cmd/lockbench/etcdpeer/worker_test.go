@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // lockbench's side of these literals is cmd/lockbench/etcdpeer_test.go; keep
@@ -25,7 +27,7 @@ func TestWireFormat_IsLockbenchs(t *testing.T) {
 	if err := json.Unmarshal([]byte(wireJob), &job); err != nil {
 		t.Fatal(err)
 	}
-	want := workerJob{Process: "p1", Etcd: []string{"127.0.0.1:2379"}, LockID: "id", Hold: time.Millisecond}
+	want := workerJob{Algorithm: "etcd", Process: "p1", Etcd: []string{"127.0.0.1:2379"}, LockID: "id", Hold: time.Millisecond}
 	if !reflect.DeepEqual(job, want) {
 		t.Errorf("job %+v, want %+v", job, want)
 	}
@@ -100,5 +102,29 @@ func TestContend_EndsWithoutErrorWhenTheRunsTimeIsUp(t *testing.T) {
 	r, err := contend(ctx, &fakeLocker{}, &wallClock{}, time.Now().UnixMicro(), loopConfig{id: "id"})
 	if err != nil || len(r.Waits) != 0 {
 		t.Fatalf("result %+v, error %v; want none and no error", r, err)
+	}
+}
+
+func TestLockResponseKey_ReadsTheKeyPastTheHeader(t *testing.T) {
+	b := protowire.AppendTag(nil, 1, protowire.BytesType)
+	b = protowire.AppendBytes(b, []byte{0x08, 0x01}) // a header: cluster_id 1
+	b = protowire.AppendTag(b, 2, protowire.BytesType)
+	b = protowire.AppendBytes(b, []byte("/lockbench/id/694d"))
+	if key, err := lockResponseKey(b); err != nil || string(key) != "/lockbench/id/694d" {
+		t.Fatalf("key %q, error %v", key, err)
+	}
+	if _, err := lockResponseKey(b[:len(b)-1]); err == nil {
+		t.Error("a truncated response decoded without error")
+	}
+	if _, err := lockResponseKey(nil); err == nil {
+		t.Error("a response without a key decoded without error")
+	}
+}
+
+func TestRunWorker_RefusesAnAlgorithmNotEtcds(t *testing.T) {
+	var out strings.Builder
+	err := runWorker(`{"algorithm":"new","process":"p1","etcd":["127.0.0.1:1"],"lock_id":"id"}`, strings.NewReader(""), &out)
+	if err == nil || !strings.Contains(out.String(), `not \"new\"`) {
+		t.Fatalf("error %v, output %s; want a refusal naming the algorithm", err, out.String())
 	}
 }
