@@ -51,9 +51,9 @@ type handover struct {
 
 // transferState is what the transfer fleet records; guarded by harness.mu.
 type transferState struct {
-	box     *handover       // the token waiting for the successor, if any
-	holders map[string]int  // owner → processes holding it now
-	writers map[string]int  // "<process> <owner>": adopting (1) or adopted (2) the owner's lock
+	box                *handover      // the token waiting for the successor, if any
+	holders            map[string]int // owner → processes holding it now
+	writers            map[string]int // "<process> <owner>": adopting (1) or adopted (2) the owner's lock
 	handovers, adopted int
 }
 
