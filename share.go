@@ -26,7 +26,13 @@ import (
 // and, unless another holder is still in the store, deletes the lock's
 // cells. No third process can acquire during the handover, and a giver
 // that crashes before it unlocks only delays the release until its own
-// cells expire. docs/algorithms.md, section 8.8, has the argument.
+// cells expire. If the giver's Lost() is still open when it learns that
+// Adopt succeeded, the lock was held without a gap throughout; if not,
+// its lease lapsed first, and the receiver's lock, though exclusive, may
+// follow another process's holding (its fencing token is then the older).
+// After Unlock, the giver's Lock is ended, not lost: its Lost() does not
+// close because of the handover. docs/algorithms.md, section 8.7, has the
+// argument.
 type Sharer interface {
 	// Share returns a token naming l, a lock this Locker returned and still
 	// holds, for another process's Adopt. It sends no request and l keeps

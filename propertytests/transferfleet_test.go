@@ -8,7 +8,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// The transfer fleet (docs/algorithms.md, section 8.8): two queue-lock
+// The transfer fleet (docs/algorithms.md, section 8.7): two queue-lock
 // processes take lockID as harness.user does, and every other holding of
 // each is handed over mid-hold to a third process, the successor, which
 // never locks anything itself: the giver works one step, Shares, posts the

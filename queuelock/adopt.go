@@ -16,8 +16,9 @@ import (
 // this process's turn on the id, reads (another holder's owner cell of the
 // owner must be there), writes its own owner cell and renews the queue
 // cell in one request, and reads again: the adoption holds if that read
-// shows our owner cell and another holder's, and came within the lease
-// window of the write (docs/algorithms.md, section 8.8, lemma 8.8.1). An id
+// shows our owner cell and another holder's, no owner cell of another owner
+// that conflicts, and came within the lease window of the write
+// (docs/algorithms.md, section 8.7, lemma 12). An id
 // that fails undoes what this call wrote, the ids adopted before it are
 // left again, and the error names the id.
 func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
@@ -108,6 +109,9 @@ func (l *Locker) adoptOne(ctx context.Context, m shareMember) (lockstep.Lock, er
 		gone = err == nil && !witnessed(v, m, ocol)
 		if err == nil && (gone || !mine(v, m, ocol)) {
 			err = notHeld(m)
+		} else if err == nil && thirdOwner(v, m) {
+			err = fmt.Errorf("queuelock: adopt %q: %w: another owner's claim is in progress beside the holder; adopt again (the giver still holds)",
+				m.Name, lockstep.ErrLocked)
 		} else if err == nil && !l.cfg.Lease.InTime(l.cfg.Clock, since) {
 			err = fmt.Errorf("queuelock: adopt %q: %w: the store answered after the lease window; adopt again while the giver holds",
 				m.Name, lockstep.ErrLost)
@@ -141,6 +145,18 @@ func (l *Locker) adoptOne(ctx context.Context, m shareMember) (lockstep.Lock, er
 func witnessed(v view, m shareMember, ocol string) bool {
 	for _, e := range v.owners {
 		if e.Column != ocol && e.Owner == m.Owner && e.Access == m.Access {
+			return true
+		}
+	}
+	return false
+}
+
+// thirdOwner reports whether v shows an owner cell of another owner in an
+// access that conflicts with m's: the adoption's read, like a claim's, must
+// show none (docs/algorithms.md, section 8.7, lemma 12).
+func thirdOwner(v view, m shareMember) bool {
+	for _, e := range v.owners {
+		if e.Owner != m.Owner && !m.Access.Compatible(e.Access) {
 			return true
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/held"
 )
 
-// Shared identities (lockstep.Sharer; docs/algorithms.md, section 8.8).
+// Shared identities (lockstep.Sharer; docs/algorithms.md, section 8.7).
 // Every process holding a shared lock has an owner cell of its own in the
 // lock's partition, in its own column, with the same value: the owner id
 // and access the lock was acquired with. The queue cell is the
