@@ -51,8 +51,11 @@ type Sharer interface {
 	// keyspace), it withdraws what it wrote and returns an error wrapping
 	// ErrReleased. A malformed or tampered token, or one for another table,
 	// scope or mode, returns an error wrapping ErrShareToken with no
-	// request sent. When ctx ends first, it withdraws what it wrote and
-	// returns an error for which errors.Is(err, ctx.Err()) holds.
+	// request sent; one for an id this Locker is itself acquiring or
+	// holding returns an error wrapping ErrLocked. Beside another owner's
+	// claim in progress it withdraws and tries again a poll later. When
+	// ctx ends first, it withdraws what it wrote and returns an error for
+	// which errors.Is(err, ctx.Err()) holds.
 	//
 	// The returned Lock's Lost is this process's own: closed when its own
 	// renewals can no longer vouch for the lease, whatever the giver's do.

@@ -81,7 +81,10 @@ func (l *Locker) fits(t shareToken) error {
 	return nil
 }
 
-// adoptOne adopts one id of a token.
+// adoptOne adopts one id of a token. A read that shows another owner's
+// owner cell in a conflicting access beside the holder's (a claim in
+// progress, or a withdrawn one's cell awaiting its TTL) makes it withdraw
+// and try again a poll later, as a claim would, until ctx ends.
 func (l *Locker) adoptOne(ctx context.Context, m shareMember) (lockstep.Lock, error) {
 	slot, ok := l.turns.TryTake(m.Row, m.Access)
 	if !ok {
@@ -89,17 +92,39 @@ func (l *Locker) adoptOne(ctx context.Context, m shareMember) (lockstep.Lock, er
 			m.Name, lockstep.ErrLocked)
 	}
 	ocol := layout.SlotColumn(l.ownerCol, slot)
+	for {
+		v, since, err := l.tryAdopt(ctx, m, ocol)
+		if errors.Is(err, errThirdOwner) {
+			if serr := l.cfg.Clock.Sleep(ctx, l.cfg.poll); serr == nil {
+				continue
+			}
+		}
+		if err != nil {
+			l.turns.Leave(m.Row, slot)
+			if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+				err = fmt.Errorf("%w (%w)", ctx.Err(), err)
+			}
+			return nil, fmt.Errorf("queuelock: adopt %q: %w", m.Name, err)
+		}
+		return l.adopted(m, ocol, slot, since, v), nil
+	}
+}
+
+// errThirdOwner is tryAdopt's "another owner's cell conflicts: try again".
+var errThirdOwner = fmt.Errorf("%w: another owner's owner cell conflicts beside the holder's", lockstep.ErrLocked)
+
+// tryAdopt is one attempt of steps 2 to 4 (docs/algorithms.md, section
+// 8.7): read for a witness, write our owner cell and the queue cell, read
+// again. On failure it has withdrawn what it wrote.
+func (l *Locker) tryAdopt(ctx context.Context, m shareMember, ocol string) (v view, since int64, err error) {
 	requests := 0
-	v, err := l.read(ctx, m.Row, &requests)
-	if err != nil {
-		l.turns.Leave(m.Row, slot)
-		return nil, fmt.Errorf("queuelock: adopt %q: %w", m.Name, err)
+	if v, err = l.read(ctx, m.Row, &requests); err != nil {
+		return v, 0, err
 	}
 	if !l.cfg.knobs.AdoptWithoutWitness && !witnessed(v, m, ocol) {
-		l.turns.Leave(m.Row, slot)
-		return nil, notHeld(m)
+		return v, 0, notHeld(m)
 	}
-	since := lease.Stamp(l.cfg.Clock)
+	since = lease.Stamp(l.cfg.Clock)
 	err = l.store.Put(ctx, l.cfg.table, m.Row,
 		layout.WakeQueueCell(m.Queue, m.Owner, m.Access, "", l.ts.Next(), l.cfg.Lease.TTL),
 		layout.OwnerCell(ocol, m.Owner, m.Access, l.ts.Next(), l.cfg.Lease.TTL))
@@ -107,24 +132,25 @@ func (l *Locker) adoptOne(ctx context.Context, m shareMember) (lockstep.Lock, er
 	if err == nil && !l.cfg.knobs.AdoptWithoutWitness {
 		v, err = l.read(ctx, m.Row, &requests)
 		gone = err == nil && !witnessed(v, m, ocol)
-		if err == nil && (gone || !mine(v, m, ocol)) {
+		switch {
+		case err != nil:
+		case gone || !mine(v, m, ocol):
 			err = notHeld(m)
-		} else if err == nil && thirdOwner(v, m) {
-			err = fmt.Errorf("queuelock: adopt %q: %w: another owner's claim is in progress beside the holder; adopt again (the giver still holds)",
-				m.Name, lockstep.ErrLocked)
-		} else if err == nil && !l.cfg.Lease.InTime(l.cfg.Clock, since) {
-			err = fmt.Errorf("queuelock: adopt %q: %w: the store answered after the lease window; adopt again while the giver holds",
-				m.Name, lockstep.ErrLost)
+		case thirdOwner(v, m):
+			err = errThirdOwner
+		case !l.cfg.Lease.InTime(l.cfg.Clock, since):
+			err = fmt.Errorf("%w: the store answered after the lease window; adopt again while the giver holds", lockstep.ErrLost)
 		}
 	}
 	if err != nil {
 		l.unadopt(context.WithoutCancel(ctx), m, ocol, gone)
-		l.turns.Leave(m.Row, slot)
-		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
-		}
-		return nil, fmt.Errorf("queuelock: adopt %q: %w", m.Name, err)
 	}
+	return v, since, err
+}
+
+// adopted starts the lease of an adoption that succeeded and returns its
+// Lock, tracked for Close.
+func (l *Locker) adopted(m shareMember, ocol string, slot int, since int64, v view) lockstep.Lock {
 	p := &part{l: l, id: m.Row, owner: m.Owner, qcol: m.Queue, ocol: ocol, access: m.Access, slot: slot,
 		since: since, turn: true, next: v.after(m.Queue)}
 	p.shared.Store(true)
@@ -137,7 +163,7 @@ func (l *Locker) adoptOne(ctx context.Context, m shareMember) (lockstep.Lock, er
 		Parts: []held.Part{p}, Loss: loss, Since: since, Clock: l.cfg.Clock, Observer: l.cfg.Observer,
 		OnReleased: func() { l.life.Untrack(lk) }})
 	l.life.Track(lk)
-	return held.Public(lk), nil
+	return held.Public(lk)
 }
 
 // witnessed reports whether v shows another holder of m: an owner cell of
@@ -174,8 +200,8 @@ func mine(v view, m shareMember, ocol string) bool {
 }
 
 func notHeld(m shareMember) error {
-	return fmt.Errorf("queuelock: adopt %q: %w: no holder of owner %s is left in the store (released, expired, or kept in another keyspace); the giver must still hold the lock when Adopt runs",
-		m.Name, lockstep.ErrReleased, m.Owner)
+	return fmt.Errorf("%w: no holder of owner %s is left in the store (released, expired, or kept in another keyspace); the giver must still hold the lock when Adopt runs",
+		lockstep.ErrReleased, m.Owner)
 }
 
 // unadopt deletes the owner cell a failed adoption may have written, and

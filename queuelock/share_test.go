@@ -4,31 +4,33 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/model"
 )
 
 // countingStore counts the requests sent through it.
 type countingStore struct {
 	lockstep.Store
-	n int
+	n atomic.Int64 // renewals run on goroutines of their own
 }
 
 func (c *countingStore) Put(ctx context.Context, t, r string, cs ...lockstep.Cell) error {
-	c.n++
+	c.n.Add(1)
 	return c.Store.Put(ctx, t, r, cs...)
 }
 func (c *countingStore) Delete(ctx context.Context, t, r string, ts int64, cols ...string) error {
-	c.n++
+	c.n.Add(1)
 	return c.Store.Delete(ctx, t, r, ts, cols...)
 }
 func (c *countingStore) Read(ctx context.Context, t, r string, s lockstep.Slice) ([]lockstep.Cell, error) {
-	c.n++
+	c.n.Add(1)
 	return c.Store.Read(ctx, t, r, s)
 }
 
@@ -298,11 +300,11 @@ func TestQueueLock_HandoverRequests(t *testing.T) {
 		l, _ := giver.Lock(ctx, "a")
 		step := func(name string, want int, f func() error) {
 			t.Helper()
-			n := s.n
+			n := s.n.Load()
 			if err := f(); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if got := s.n - n; got > want {
+			if got := s.n.Load() - n; got > int64(want) {
 				t.Errorf("%s sent %d requests, want at most %d", name, got, want)
 			} else {
 				t.Logf("%s: %d requests", name, got)
@@ -314,5 +316,37 @@ func TestQueueLock_HandoverRequests(t *testing.T) {
 		step("Adopt", 4, func() (err error) { l2, err = receiver.Adopt(ctx, tok); return })
 		step("giver's Unlock", 3, func() error { return l.Unlock(ctx) })
 		step("receiver's Unlock", 4, func() error { return l2.Unlock(ctx) })
+	})
+}
+
+// Beside the holder's owner cell, another owner's conflicting owner cell
+// (here a withdrawn claim's, left to its TTL) makes Adopt withdraw and try
+// again a poll later, and it succeeds once that cell is gone.
+func TestQueueLock_AdoptWaitsOutAThirdOwnersCell(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := model.New(&clock.Local{})
+		giver, receiver := newLocker(t, s, nil), newLocker(t, s, nil)
+		l, _ := giver.Lock(ctx, "a")
+		tok, err := giver.Share(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stray := layout.OwnerCell(layout.OwnerColumn("p9", 1), "p9.1", lockstep.Exclusive, time.Now().UnixMicro(), 2*time.Second)
+		if err := s.Put(ctx, DefaultTable, "a", stray); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		l2, err := receiver.Adopt(ctx, tok)
+		if err != nil {
+			t.Fatalf("Adopt beside a stray owner cell = %v", err)
+		}
+		if waited := time.Since(start); waited < time.Second {
+			t.Fatalf("Adopt succeeded after %v, while the stray cell was live", waited)
+		}
+		_ = l.Unlock(ctx)
+		if err := l2.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
