@@ -16,9 +16,11 @@ func init() {
 		// nobody else holds any more, beside any process that took it in
 		// between. Caught by the ownership property, the first time the
 		// adopted lock renews the cells of a lock already released (which
-		// comes before a third process's claim can meet it).
+		// comes before a third process's claim can meet it). Its shortest
+		// counterexamples need a lapsed giver lease, then the successor's
+		// turn: up to about 20 actions.
 		control{name: "AdoptWithoutWitness", fleet: fleetNamed("new/transfer"),
-			v: variant{plant: []defect{adoptWithoutWitness}, noLeaseCheck: true, noFencing: true}, want: "ownership:"},
+			v: variant{plant: []defect{adoptWithoutWitness}, noLeaseCheck: true, noFencing: true}, want: "ownership:", maxActions: 24},
 		// Share stops the giver's renewals before the successor has
 		// renewed. Adopt's read still refuses a lapsed lock, so exclusion
 		// holds; what breaks is the handover itself: the giver's lease
