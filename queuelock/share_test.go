@@ -207,6 +207,7 @@ func TestQueueLock_ShareAndAdoptRefusals(t *testing.T) {
 		}
 		defer other.Close(ctx)
 		elsewhere := newLocker(t, model.New(&clock.Local{}), nil) // another keyspace: same table, other cells
+		dc1 := newLocker(t, scoped{s, lockstep.LocalTo("dc1")}, nil) // another scope: DC-local rows
 		tampered := tok[:len(tok)-2] + map[bool]string{true: "AA", false: "BB"}[!strings.HasSuffix(tok, "AA")]
 		for _, c := range []struct {
 			name string
@@ -218,6 +219,7 @@ func TestQueueLock_ShareAndAdoptRefusals(t *testing.T) {
 			{"forged", receiver, "qs1.bm90IGEgdG9rZW4", lockstep.ErrShareToken},
 			{"tampered", receiver, tampered, lockstep.ErrShareToken},
 			{"another table", other, tok, lockstep.ErrShareToken},
+			{"another scope", dc1, tok, lockstep.ErrShareToken},
 			{"another keyspace", elsewhere, tok, lockstep.ErrReleased},
 		} {
 			if _, err := c.lk.Adopt(ctx, c.tok); !errors.Is(err, c.want) || !strings.Contains(err.Error(), "adopt") && c.want != lockstep.ErrShareToken {
