@@ -206,7 +206,7 @@ func TestQueueLock_ShareAndAdoptRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer other.Close(ctx)
-		elsewhere := newLocker(t, model.New(&clock.Local{}), nil) // another keyspace: same table, other cells
+		elsewhere := newLocker(t, model.New(&clock.Local{}), nil)    // another keyspace: same table, other cells
 		dc1 := newLocker(t, scoped{s, lockstep.LocalTo("dc1")}, nil) // another scope: DC-local rows
 		tampered := tok[:len(tok)-2] + map[bool]string{true: "AA", false: "BB"}[!strings.HasSuffix(tok, "AA")]
 		for _, c := range []struct {
