@@ -119,6 +119,9 @@ type fleet struct {
 	// deadlock makes this the deadlock fleet (deadlockfleet_test.go): its
 	// processes take nested locks in random orders, with detection on.
 	deadlock bool
+	// transfer makes this the transfer fleet (transferfleet_test.go): its
+	// givers hand held locks over to its last process, the successor.
+	transfer bool
 }
 
 // fleets are the fleets the property tests check. A mixed fleet is one more
@@ -146,7 +149,7 @@ var fleets = append([]fleet{
 	// by the net action (wake_test.go), beside a process without them (an
 	// old binary, or one whose port is unreachable).
 	{name: "new/wake", kinds: []kind{queueWake, queueWake, queue}, starvationFree: true},
-}, append(dcFleets, append(managerFleets, deadlockFleet)...)...)
+}, append(dcFleets, append(managerFleets, deadlockFleet, transferFleet)...)...)
 
 func fleetNamed(name string) fleet {
 	for _, f := range fleets {

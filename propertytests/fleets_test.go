@@ -27,6 +27,9 @@ type stats struct {
 	// deadlocks counts the deadlock fleet's ErrDeadlock reports
 	// (deadlockfleet_test.go).
 	deadlocks int
+	// handovers and adoptions count the transfer fleet's tokens posted and
+	// adopted (transferfleet_test.go).
+	handovers, adoptions int
 }
 
 // fleetProperty is one check: build fleet f with variant v, run the random
@@ -151,6 +154,10 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 			if h.dl != nil {
 				st.deadlocks += h.dl.reports
 			}
+			if h.tr != nil {
+				st.handovers += h.tr.handovers
+				st.adoptions += h.tr.adopted
+			}
 			for _, pr := range h.procs {
 				if pr.kind.user != nil {
 					st.stormArrivals += pr.arrivals
@@ -177,6 +184,9 @@ func checkFleet(t *testing.T, name string) {
 	}
 	if fleetNamed(name).deadlock {
 		t.Logf("ErrDeadlock reports, each with a cycle in the history: %d", st.deadlocks)
+	}
+	if st.handovers > 0 {
+		t.Logf("handovers: %d tokens shared, %d adopted", st.handovers, st.adoptions)
 	}
 	if st.wake.sent > 0 {
 		t.Logf("wake-ups: %+v", st.wake)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -119,6 +120,10 @@ type harness struct {
 	// (ownercell_test.go): its Locker's "~o/" column, or its legacy main cell.
 	queueOwnerCol map[string]string
 	legacyOwners  map[string]bool
+	// queueOwnerColOf is queueOwnerCol per writing process ("<process>
+	// <owner>"): the holders of a shared owner each have a column of their
+	// own (transferfleet_test.go).
+	queueOwnerColOf map[string]string
 	// switches counts flag flips by the fleet's extraFault; heldAcross the
 	// locks released while their process's flag gave another mode than the
 	// one they were taken in (the process switched while holding them).
@@ -132,6 +137,7 @@ type harness struct {
 	// be raised again on the test's goroutine (groupuser_test.go).
 	grp       *groupState
 	dl        *deadlockState // the deadlock fleet's history (deadlockfleet_test.go)
+	tr        *transferState // the transfer fleet's handovers (transferfleet_test.go)
 	ch        sim.Chooser
 	drawPanic any
 	// sent holds the store requests sent and not yet answered, so that a
@@ -146,7 +152,7 @@ type harness struct {
 // goroutine per process. Call inside a synctest bubble; call close at the end.
 func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	h := &harness{f: f, v: v, traced: traced, lastOK: map[string]int64{}, released: map[string]bool{},
-		queueOwnerCol: map[string]string{}, legacyOwners: map[string]bool{}, sent: map[*sim.Yield]bool{}}
+		queueOwnerCol: map[string]string{}, queueOwnerColOf: map[string]string{}, legacyOwners: map[string]bool{}, sent: map[*sim.Yield]bool{}}
 	if h.knobs, err = knobsFor(v.bugs, v.plant); err != nil {
 		return nil, err
 	}
@@ -173,6 +179,9 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	}
 	if f.deadlock {
 		h.dl = newDeadlockState()
+	}
+	if f.transfer {
+		h.tr = newTransferState()
 	}
 	if f.setup != nil {
 		if err := f.setup(h.s); err != nil {
@@ -366,6 +375,9 @@ func (h *harness) releasing(pr *proc) {
 func (h *harness) releaseDone(l lockstep.Lock) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.stillShared(l.Owner()) {
+		return // another process holds the owner's lock (transferfleet_test.go)
+	}
 	h.released[l.Owner()] = true
 }
 
@@ -426,6 +438,9 @@ func (h *harness) checkSafety() error {
 	for _, pr := range h.procs {
 		if l := pr.holding; l != nil && !pr.sp.Crashed() && h.validLocked(pr, l) {
 			row := h.row(pr, l.ID()) // one holder per id in each scope (dc_test.go)
+			if slices.Contains(valid[row], l.Owner()) {
+				continue // one owner shared by two processes (transferfleet_test.go) is one holder
+			}
 			valid[row] = append(valid[row], l.Owner())
 			if len(valid[row]) > 1 {
 				return fmt.Errorf("mutual exclusion: %d holders of %q with Lost() open at once: %v", len(valid[row]), row, valid[row])

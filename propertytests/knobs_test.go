@@ -81,6 +81,8 @@ const (
 	deadlockVictimUnshared  defect = "deadlock-victim-unshared"
 	deadlockBystander       defect = "deadlock-bystander"
 	acceptAnyLevels         defect = "accept-any-levels"
+	adoptWithoutWitness     defect = "adopt-without-witness"
+	shareStopsGiver         defect = "share-stops-giver"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -164,6 +166,10 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			mg.Deadlock.VictimUnshared = true
 		case deadlockBystander:
 			mg.Deadlock.Bystander = true
+		case adoptWithoutWitness:
+			q.AdoptWithoutWitness = true
+		case shareStopsGiver:
+			q.ShareStopsGiver = true
 		case acceptAnyLevels:
 			k.sim = &sim.TestingKnobs{AcceptAnyLevels: true}
 		default:

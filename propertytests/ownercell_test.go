@@ -26,7 +26,7 @@ func (h *harness) checkOwnerCells() error {
 			}
 			ms, _ := memberLocks(l)
 			for _, m := range ms {
-				for _, c := range h.ownerCells(m) {
+				for _, c := range h.ownerCellsOf(pr, m) {
 					if err := h.ownerCellLive(c, h.row(pr, m.ID())); err != nil {
 						return fmt.Errorf("ownership: %s holds %s with Lost() open, but %w", pr.sp.Name, l.Owner(), err)
 					}
@@ -66,6 +66,18 @@ func (h *harness) ownerCells(l lockstep.Lock) []ownerCell {
 		}
 	}
 	return out
+}
+
+// ownerCellsOf is ownerCells for pr's holding: in the transfer fleet, the
+// owner cell in pr's own column (each holder of a shared owner has one).
+func (h *harness) ownerCellsOf(pr *proc, l lockstep.Lock) []ownerCell {
+	if h.tr == nil || l.Mode() != lockstep.ModeNew {
+		return h.ownerCells(l)
+	}
+	if col, ok := h.queueOwnerColOf[pr.sp.Name+" "+l.Owner()]; ok {
+		return []ownerCell{{queuelock.DefaultTable, col, l.Owner()}}
+	}
+	return nil
 }
 
 // legacyOwner returns the owner id of a combined lock's legacy half ("" for

@@ -87,9 +87,9 @@ func (h *harness) onStore(e sim.StoreEvent) {
 			owner := ownerOf(y.Table, c.Column, c.Value)
 			switch {
 			case y.Table == queuelock.DefaultTable && c.Column == layout.FloorColumn:
-			case !ownsColumn(y.Proc.Name, y.Table, c.Column):
+			case !ownsColumn(y.Proc.Name, y.Table, c.Column) && !h.mayWrite(y.Proc.Name, owner):
 				h.violate("ownership: %v touches another process's cell %q", y, c.Column)
-			case y.Kind == sim.Put && h.released[owner]:
+			case y.Kind == sim.Put && h.released[owner] && !h.adopting(y.Proc.Name, owner):
 				h.violate("ownership: %v rewrites a cell of %s, released before", y, owner)
 			}
 		}
@@ -102,6 +102,7 @@ func (h *harness) onStore(e sim.StoreEvent) {
 			switch {
 			case y.Table == queuelock.DefaultTable && isOwnerCell(y.Table, c.Column):
 				h.queueOwnerCol[ownerOf(y.Table, c.Column, c.Value)] = c.Column
+				h.queueOwnerColOf[y.Proc.Name+" "+ownerOf(y.Table, c.Column, c.Value)] = c.Column
 			case y.Table == shadowlock.DefaultMainTable:
 				h.legacyOwners[layout.LegacyOwner(c)] = true
 			}

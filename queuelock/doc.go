@@ -60,6 +60,16 @@
 // mode, if the whole fleet draws from one global time table. A resource that
 // refuses smaller tokens (package fence) is safe even from a paused holder.
 //
+// Shared identities. Locker is a lockstep.Sharer: Share gives a token for
+// a held lock, Adopt on another process's Locker continues it under the
+// same owner and fencing token, and then the giver's Unlock leaves it to
+// the receiver; the last holder to Unlock releases. Each holder has an
+// owner cell of its own carrying the shared owner id, and all renew the
+// queue cell, so the lock's cells never go unrenewed. Adopt is a claim
+// whose read must show another holder's cell (else lockstep.ErrReleased,
+// nothing changed) and no conflicting cell of another owner
+// (docs/algorithms.md, section 8.7).
+//
 // # Configuration pitfalls
 //
 //   - ProcessID must be unique across the fleet; two Lockers sharing one can

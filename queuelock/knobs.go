@@ -60,6 +60,14 @@ type TestingKnobs struct {
 	// when no goroutine of the Locker holds or awaits the id: a reader's
 	// leftover owner cell then keeps a writer out for a TTL.
 	RetryNeedsFreeID bool
+	// ShareStopsGiver makes Share stop the giver's renewals at once, before
+	// any receiver has renewed: the lock's cells are renewed by nobody while
+	// the giver still believes it holds (and until the receiver's Adopt).
+	ShareStopsGiver bool
+	// AdoptWithoutWitness makes Adopt write its owner cell without reading
+	// first or after, so it adopts a lock whose holders are gone, over a
+	// third process that acquired it meanwhile.
+	AdoptWithoutWitness bool
 
 	// Lease, Manager and Fencing reach the planted defects of the shared
 	// lease, lock-manager and fencing code this Locker uses.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/held"
@@ -28,6 +29,12 @@ type part struct {
 
 	turn     bool // the part still holds this process's turn on id (until its first Release)
 	released bool // the cells are deleted
+
+	// shared is set by Share (on the giver) and by Adopt (on a receiver):
+	// other processes may hold the lock under the same owner, so Release
+	// leaves (share.go) instead of deleting the queue cell outright.
+	shared atomic.Bool
+	left   bool // shared: our owner cell is deleted, the queue cell's fate is decided next
 }
 
 var _ held.Part = (*part)(nil)
@@ -65,6 +72,9 @@ func (p *part) renew(ctx context.Context) error {
 func (p *part) Release(ctx context.Context) (bool, error) {
 	if p.released {
 		return false, nil
+	}
+	if p.shared.Load() {
+		return p.leave(ctx)
 	}
 	// The first call holds the turn (the part owns it); a retry takes its
 	// slot back only if no acquisition holds it (turn.Reserve), so its

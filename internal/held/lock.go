@@ -218,3 +218,18 @@ func (l *Lock) AddOnStop(f func()) {
 		f()
 	}
 }
+
+// Parts returns the acquisition's parts, for the Locker that built it
+// (queuelock's Share reads its own part's cells from them).
+func (l *Lock) Parts() []Part { return l.s.Parts }
+
+// DrawnToken returns the fencing token, 0 for a lock without one. (Not
+// Token: a *Lock without one must not be lockstep.Fenced.)
+func (l *Lock) DrawnToken() int64 { return l.s.Token }
+
+// Ended reports whether an Unlock has run (the parts are stopped).
+func (l *Lock) Ended() bool {
+	_ = l.mu.Lock(context.Background(), l.s.Clock) // a Background context never ends: no error
+	defer l.mu.Unlock()
+	return l.stopped
+}

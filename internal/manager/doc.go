@@ -143,4 +143,12 @@
 // unlocks each of them as its own Unlock would, so everything the holder
 // holds through this Manager is released and the handles' later Unlock
 // returns nil. Acquisitions without a holder are not tracked.
+//
+// # Adopted groups
+//
+// A Locker that continues another process's group (lockstep.Sharer's
+// Adopt; docs/algorithms.md, section 8.7) wraps the member locks it adopted
+// with Adopted: the same ID and Members as the giver's group, one Lost and
+// one Unlock, and no reentrancy holder (the giver's holder is a value of
+// the giver's process). Nothing of the registry is touched.
 package manager

@@ -86,6 +86,7 @@ func Run(t *testing.T, env Env) {
 		{"ReentrantDetecting", single(reentrantDetecting)},
 		{"UnlockAll", single(unlockAll)},
 		{"Mask", single(mask)},
+		{"Transfer", single(transfer)},
 	}
 	for _, s := range scenarios {
 		t.Run(s.name, func(t *testing.T) {

@@ -1,0 +1,74 @@
+package managertest
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// transfer is seed 003's setToken as a handover (issue 24): a worker takes
+// a job's lock, does part of the work and hands the lock to a successor
+// (Share, Adopt, then the worker's Unlock), which finishes the work while
+// a third process keeps waiting for the lock: the third never acquires
+// before the successor releases. Lockers that do not share identities
+// (not a lockstep.Sharer: the combined and migration Lockers) skip it.
+func transfer(t *testing.T, env Env) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := env.NewStore(t)
+	worker, successor, third := newLocker(t, env, s, "/"), newLocker(t, env, s, "/"), newLocker(t, env, s, "/")
+	give, ok := worker.(lockstep.Sharer)
+	if !ok {
+		t.Skipf("%T does not share identities (it is no lockstep.Sharer)", worker)
+	}
+	take := successor.(lockstep.Sharer)
+
+	l, err := worker.LockGroup(ctx, lockstep.Request{ID: "jobs/7"}, lockstep.Request{ID: "ledger", Access: lockstep.Shared})
+	require.NoError(t, err)
+	work := 1 // the worker's part
+
+	var released, thirdHeld atomic.Bool
+	thirdDone := make(chan error, 1)
+	go func() {
+		l3, err := third.Lock(ctx, "jobs/7")
+		if err == nil {
+			thirdHeld.Store(true)
+			if !released.Load() {
+				err = errThirdEarly
+			}
+			_ = l3.Unlock(context.WithoutCancel(ctx))
+		}
+		thirdDone <- err
+	}()
+
+	tok, err := give.Share(l)
+	require.NoError(t, err)
+	l2, err := take.Adopt(ctx, tok)
+	require.NoError(t, err)
+	require.Equal(t, l.ID(), l2.ID())
+	require.Equal(t, l.Owner(), l2.Owner())
+	require.NoError(t, l.Unlock(ctx), "the worker leaves")
+
+	for range 3 { // the successor's part, longer than a lease window
+		select {
+		case <-l2.Lost():
+			t.Fatal("the successor's lock was lost while it worked")
+		default:
+		}
+		require.False(t, thirdHeld.Load(), "the third process acquired while the successor held the lock")
+		work++
+		time.Sleep(time.Second)
+	}
+	require.Equal(t, 4, work)
+	released.Store(true)
+	require.NoError(t, l2.Unlock(ctx), "the successor, the last holder, releases")
+	require.NoError(t, <-thirdDone, "the third process, after the release")
+}
+
+var errThirdEarly = errors.New("the third process acquired before the successor released")

@@ -1,0 +1,240 @@
+package propertytests
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// The transfer fleet (docs/algorithms.md, section 8.7): two queue-lock
+// processes take lockID as harness.user does, and every other holding of
+// each is handed over mid-hold to a third process, the successor, which
+// never locks anything itself: the giver works one step, Shares, posts the
+// token, keeps holding (checking Lost) until the successor answers, holds
+// one step more beside it, and only then Unlocks (leaves). The successor
+// Adopts each token it finds, works the lock's steps and releases it. The
+// properties, besides the harness's own (which judge the adopted lock as
+// any other, one holder per owner: the giver and the successor share one
+// identity):
+//
+//   - access exclusion throughout, a transferred lock included;
+//   - the lease property for the giver while it waits and shares, and for
+//     the successor while it works: no instant at which a process believes
+//     it holds while the owner's cells were last renewed, by anyone, longer
+//     ago than they surely live;
+//   - transfer: the adopted lock has the giver's ID, owner and token; and a
+//     handover begun in the quiet phase succeeds and the giver keeps its
+//     lease until it leaves.
+//
+// The controls (negative_transfer_planted_test.go): AdoptWithoutWitness is
+// caught by access exclusion, ShareStopsGiver by the transfer property.
+
+var transferKind = kind{name: "new/transfer", mode: lockstep.ModeNew, new: queue.new, user: transferGiver}
+
+var successorKind = kind{name: "new/successor", mode: lockstep.ModeNew, new: queue.new, user: successor}
+
+// One in four sweep seeds: a schedule costs about half of "new"'s, and the
+// handover has its own controls.
+var transferFleet = fleet{name: "new/transfer", kinds: []kind{transferKind, transferKind, successorKind}, transfer: true, sweepDivisor: 4}
+
+func TestTransferFleet_ExclusionAndLeasesAcrossHandovers(t *testing.T) { checkFleet(t, "new/transfer") }
+
+// handover is one token posted by a giver; guarded by harness.mu.
+type handover struct {
+	giver    *proc
+	lock     lockstep.Lock
+	token    string
+	quiet    bool // posted in the quiet phase
+	answered bool
+	ok       bool
+}
+
+// transferState is what the transfer fleet records; guarded by harness.mu.
+type transferState struct {
+	box                *handover      // the token waiting for the successor, if any
+	holders            map[string]int // owner → processes holding it now
+	writers            map[string]int // "<process> <owner>": adopting (1) or adopted (2) the owner's lock
+	handovers, adopted int
+}
+
+func newTransferState() *transferState {
+	return &transferState{holders: map[string]int{}, writers: map[string]int{}}
+}
+
+// transferGiver is harness.user that hands every other holding over.
+func transferGiver(h *harness, ctx context.Context, pr *proc) {
+	clk := pr.sp.Clock()
+	for ctx.Err() == nil {
+		h.waiting(pr)
+		l, err := pr.locker.Lock(ctx, lockID)
+		if err != nil {
+			h.stopWaiting(pr)
+			if clk.Sleep(ctx, think) != nil {
+				return
+			}
+			continue
+		}
+		h.acquired(pr, l)
+		h.mu.Lock()
+		h.tr.holders[l.Owner()]++
+		give := pr.acquired%2 == 1 && h.tr.box == nil
+		h.mu.Unlock()
+		if give {
+			if !h.giveAway(ctx, pr, l) {
+				return // crashed while holding
+			}
+		} else if !h.workAndRelease(ctx, pr, l, func() { h.releasing(pr) }) {
+			return
+		}
+		if clk.Sleep(ctx, think) != nil {
+			return
+		}
+	}
+}
+
+// giveAway works one step, shares l with the successor, waits for its
+// answer while l's Lost is open, shares one step more and leaves.
+func (h *harness) giveAway(ctx context.Context, pr *proc, l lockstep.Lock) bool {
+	clk := pr.sp.Clock()
+	if lostNow(l) {
+		return h.leave(ctx, pr, l)
+	}
+	h.work(pr, l)
+	if clk.Sleep(ctx, workStep) != nil {
+		return false
+	}
+	tok, err := pr.locker.(lockstep.Sharer).Share(l)
+	if err != nil {
+		return h.leave(ctx, pr, l) // lost meanwhile: nothing to hand over
+	}
+	h.mu.Lock()
+	ho := &handover{giver: pr, lock: l, token: tok, quiet: h.quiet}
+	h.tr.box = ho
+	h.tr.handovers++
+	h.event("%s shares %s", pr.sp.Name, l.Owner())
+	h.mu.Unlock()
+	for {
+		h.mu.Lock()
+		answered, lost := ho.answered, lostNow(l)
+		if h.procs[len(h.procs)-1].sp.Crashed() {
+			answered = true // nobody will answer: leave
+		}
+		if !lost {
+			h.checkLease(pr, l)
+		}
+		if ho.quiet && lost {
+			h.violate("transfer: %s lost its lease of %s during a handover begun in the quiet phase", pr.sp.Name, l.Owner())
+		}
+		h.mu.Unlock()
+		if answered || lost {
+			break
+		}
+		if clk.Sleep(ctx, think) != nil {
+			return false
+		}
+	}
+	if ho.ok && clk.Sleep(ctx, workStep) != nil { // hold one step beside the successor
+		return false
+	}
+	h.mu.Lock()
+	if ho.quiet && lostNow(l) {
+		h.violate("transfer: %s lost its lease of %s while sharing it, in the quiet phase", pr.sp.Name, l.Owner())
+	}
+	h.mu.Unlock()
+	return h.leave(ctx, pr, l)
+}
+
+// leave is the giver's Unlock, as workAndRelease does it.
+func (h *harness) leave(ctx context.Context, pr *proc, l lockstep.Lock) bool {
+	h.releasing(pr)
+	err := l.Unlock(context.WithoutCancel(ctx))
+	if err != nil && !errors.Is(err, lockstep.ErrLost) && pr.sp.Clock().Sleep(ctx, poll) == nil {
+		_ = l.Unlock(context.WithoutCancel(ctx))
+	}
+	h.releaseDone(l)
+	return ctx.Err() == nil
+}
+
+// successor adopts each token posted, works the lock and releases it.
+func successor(h *harness, ctx context.Context, pr *proc) {
+	clk := pr.sp.Clock()
+	for clk.Sleep(ctx, think) == nil {
+		h.mu.Lock()
+		ho := h.tr.box
+		h.tr.box = nil
+		if ho != nil {
+			h.tr.writers[pr.sp.Name+" "+ho.lock.Owner()] = 1 // Adopt writes the owner's cells
+		}
+		h.mu.Unlock()
+		if ho == nil {
+			continue
+		}
+		l, err := pr.locker.(lockstep.Sharer).Adopt(ctx, ho.token)
+		h.mu.Lock()
+		ho.answered, ho.ok = true, err == nil
+		h.tr.writers[pr.sp.Name+" "+ho.lock.Owner()] = 2
+		if err != nil {
+			h.event("%s: Adopt of %s failed: %v", pr.sp.Name, ho.lock.Owner(), err)
+			if ho.quiet && ctx.Err() == nil {
+				h.violate("transfer: %s's Adopt of %s, shared in the quiet phase, failed: %v", pr.sp.Name, ho.lock.Owner(), err)
+			}
+			h.mu.Unlock()
+			continue
+		}
+		h.adopted(pr, ho, l)
+		h.mu.Unlock()
+		if !h.workAndRelease(ctx, pr, l, func() { h.releasing(pr) }) {
+			return
+		}
+	}
+}
+
+// adopted records pr's adoption of ho's lock as l and checks that l
+// continues it; the caller holds h.mu.
+func (h *harness) adopted(pr *proc, ho *handover, l lockstep.Lock) {
+	h.event("%s adopted %s", pr.sp.Name, l.Owner())
+	want := ho.lock
+	if l.ID() != want.ID() || l.Owner() != want.Owner() {
+		h.violate("transfer: %s adopted %q as %s, but %s shared %q as %s", pr.sp.Name, l.ID(), l.Owner(), ho.giver.sp.Name, want.ID(), want.Owner())
+	}
+	if f, ok := want.(lockstep.Fenced); ok {
+		if g, ok := l.(lockstep.Fenced); !ok || g.Token() != f.Token() {
+			h.violate("transfer: %s adopted %s without the giver's token %d", pr.sp.Name, l.Owner(), f.Token())
+		}
+	}
+	pr.holding, pr.worked = l, 0
+	pr.acquired++
+	h.acqs++
+	h.byMode[lockstep.ModeNew]++
+	h.lastAcq = h.s.Now()
+	h.tr.holders[l.Owner()]++
+	h.tr.adopted++
+}
+
+// mayWrite reports whether a process may write the cells of owner because
+// it adopts or adopted them: an Adopt writes (and its holder renews) the
+// queue cell of the giver's acquisition.
+func (h *harness) mayWrite(proc, owner string) bool {
+	return h.tr != nil && h.tr.writers[proc+" "+owner] > 0
+}
+
+// adopting reports whether proc's Adopt of owner's lock is in progress: a
+// write it sends after the last holder left is no rewrite of a released
+// lock's cells, since the Adopt withdraws it (its second read finds no
+// holder). Once Adopt returned, the ownership property holds the adopter
+// to it like any holder.
+func (h *harness) adopting(proc, owner string) bool {
+	return h.tr != nil && h.tr.writers[proc+" "+owner] == 1
+}
+
+// stillShared reports whether a release of owner's lock leaves another
+// holder of it (the last to leave releases); the caller holds h.mu.
+func (h *harness) stillShared(owner string) bool {
+	if h.tr == nil {
+		return false
+	}
+	h.tr.holders[owner]--
+	return h.tr.holders[owner] > 0
+}
