@@ -118,6 +118,7 @@ type harness struct {
 	// queueOwnerCol and legacyOwners say where each owner's owner cell is
 	// (ownercell_test.go): its Locker's "~o/" column, or its legacy main cell.
 	queueOwnerCol map[string]string
+	handoff       *handoffs // handoff_test.go
 	legacyOwners  map[string]bool
 	// switches counts flag flips by the fleet's extraFault; heldAcross the
 	// locks released while their process's flag gave another mode than the
@@ -337,6 +338,7 @@ func (h *harness) acquired(pr *proc, l lockstep.Lock) {
 	h.checkToken(pr, l)
 	pr.worked = 0
 	h.acqs++
+	h.noteHandedHold(l.Owner())
 	if m := l.Mode(); m.Valid() {
 		h.byMode[m]++
 	}

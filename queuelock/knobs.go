@@ -60,6 +60,15 @@ type TestingKnobs struct {
 	// when no goroutine of the Locker holds or awaits the id: a reader's
 	// leftover owner cell then keeps a writer out for a TTL.
 	RetryNeedsFreeID bool
+	// HandoffFromRead makes a waiter that confirms a handoff count its
+	// lease from its confirmation read's send instead of from its queue
+	// cell's write the releaser saw: it may work on after the handed cell
+	// expired.
+	HandoffFromRead bool
+	// HandoffNamesLast makes a releaser hand the lock to the last waiter in
+	// line its claim saw, not the next one: the waiters in between are
+	// bypassed, again and again.
+	HandoffNamesLast bool
 
 	// Lease, Manager and Fencing reach the planted defects of the shared
 	// lease, lock-manager and fencing code this Locker uses.
