@@ -18,7 +18,7 @@ type stats struct {
 	// handoffs counts acknowledged handoffs (handoff_test.go), handedHolds
 	// the acquisitions they made.
 	handoffs, handedHolds int
-	maxWait                                time.Duration // longest quiet-phase wait that ended in an acquisition
+	maxWait               time.Duration // longest quiet-phase wait that ended in an acquisition
 	// stormArrivals and stormAcquisitions count the Lock calls of storm
 	// processes and the locks they got (storm_test.go); acquisitions
 	// includes the latter.
