@@ -177,6 +177,9 @@ func (o *Options) resolve() (config, error) {
 		w2.Key = append([]byte(nil), w.Key...)
 		c.wake = &w2
 	}
+	if c.handoff && c.wake == nil {
+		return c, &lockstep.ConfigError{Field: "Handoff", Reason: "needs Wake: the named waiter learns of a handoff by its wake-up; set Wake too, or leave Handoff false"}
+	}
 	if c.skew < 0 || 2*c.skew >= c.Lease.TTL {
 		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v): keep the processes' clocks in sync (NTP) and set a bound below that, or raise TTL", c.skew, c.Lease.TTL/2)}
 	}
