@@ -39,9 +39,14 @@ func newHandoffLocker(t *testing.T, s lockstep.Store, n *memNet, name string, on
 // behind it) and releases. It returns C's lock, the time from B's release
 // to C's acquisition, and the live cells right after C acquired.
 func handedRun(t *testing.T, s lockstep.Store, n *memNet, on bool) (lockstep.Lock, time.Duration, []string) {
+	return handedRunKnobs(t, s, n, on, nil)
+}
+
+// handedRunKnobs is handedRun with planted defects k in C.
+func handedRunKnobs(t *testing.T, s lockstep.Store, n *memNet, on bool, k *TestingKnobs) (lockstep.Lock, time.Duration, []string) {
 	a := newHandoffLocker(t, s, n, "a", on, nil)
 	b := newHandoffLocker(t, s, n, "b", on, nil)
-	c := newHandoffLocker(t, s, n, "c", on, nil)
+	c := newHandoffLocker(t, s, n, "c", on, k)
 	ctx := context.Background()
 	la, err := a.Lock(ctx, "x")
 	require.NoError(t, err)
@@ -182,4 +187,40 @@ func TestHandoffFrom_RoundTrips(t *testing.T) {
 	require.Zero(t, parseHandoffFrom(layout.QueueColumn(42, "a.1")))
 	require.Zero(t, parseHandoffFrom("handoff/x"))
 	require.Zero(t, parseHandoffFrom("handoff/-3"))
+}
+
+// slowHandoff applies a handoff only after a delay and returns at once
+// after: a handoff write that took that long to land.
+type slowHandoff struct {
+	*model.Store
+	d time.Duration
+}
+
+func (s slowHandoff) PutDelete(ctx context.Context, table, row string, ts int64, cols []string, cells ...lockstep.Cell) error {
+	time.Sleep(s.d)
+	return s.Store.PutDelete(ctx, table, row, ts, cols, cells...)
+}
+
+// The woken waiter's lease counts from its queue-cell write that the
+// releaser read, not from its own confirming read: a handoff whose write
+// landed more than a lease window (2s here) after that queue write is not
+// confirmed, and the waiter claims with an owner cell of its own. With the
+// planted HandoffFromRead, it holds by the handed cell alone, its lease
+// counted from its read, long after the handoff was sent.
+func TestHandoff_ConfirmationCountsFromTheQueueWrite(t *testing.T) {
+	for _, planted := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			s := slowHandoff{Store: model.New(&clock.Local{}), d: 1500 * time.Millisecond}
+			n := &memNet{handlers: map[string]func([]byte){}}
+			lc, _, live := handedRunKnobs(t, s, n, true, &TestingKnobs{HandoffFromRead: planted})
+			handed := layout.HandedColumn(lc.Owner()) + "=" + lc.Owner()
+			require.Contains(t, live, handed)
+			if planted {
+				require.Len(t, live, 2, "planted: C holds by the handed cell alone (and its queue cell): %v", live)
+			} else {
+				require.Len(t, live, 3, "C's lease from its queue write (2.5s ago) had lapsed: it claimed with its own owner cell: %v", live)
+			}
+			require.NoError(t, lc.Unlock(context.Background()))
+		})
+	}
 }

@@ -127,7 +127,7 @@ func printPeers(w io.Writer, runs []peerRun) {
 	fmt.Fprintln(w, "handoff: lower is better). handoff: from the holder calling Unlock to the next Lock returning.")
 	fmt.Fprintln(w, "Jain: fairness of the contenders' acquisition counts. double grants: acquisitions returned before")
 	fmt.Fprintln(w, "the previous holder began to release (must be 0). reads: the contenders' store reads (this module's")
-	fmt.Fprintln(w, "algorithms only) per acquisition and per second. new-wake: new with wake-ups on release over UDP.")
+	fmt.Fprintln(w, "algorithms only) per acquisition and per second. new-wake: new with wake-ups on release over UDP; new-handoff: new-wake with the two-round-trip handoff.")
 }
 
 // runPeersCommand runs -scenario peers on the real backend: for every
@@ -176,7 +176,7 @@ func runPeersCommand(o *options) error {
 			for i := range jobs {
 				jobs[i] = o.real.job(a, fmt.Sprintf("%s-%s%d-p%d", tag, a, p, i), id, 0, o.hold, o.poll)
 				jobs[i].SlowPoll = o.slowPoll
-				if a == algoNewWake {
+				if a == algoNewWake || a == algoNewHandoff {
 					jobs[i].WakeKey = wakeKey
 				}
 			}
