@@ -164,6 +164,10 @@ func runPeersCommand(o *options) error {
 	}
 	started := time.Now()
 	tag := runTag()
+	plainBefore, err := measurePlainRequest(ctx, o.real, "lockbench-plain-"+tag)
+	if err != nil {
+		return err
+	}
 	wakeKey, err := newWakeKey()
 	if err != nil {
 		return err
@@ -190,6 +194,13 @@ func runPeersCommand(o *options) error {
 	fmt.Printf("lockbench: one hot lock id, %v per run, hold %v, poll %v; Cassandra %s at %s, etcd at %s;\n"+
 		"every contender a separate OS process on this machine\n\n", o.duration, o.hold, o.poll, version, o.real.hosts, o.real.etcd)
 	printPeers(os.Stdout, runs)
+	pctx, pcancel := context.WithTimeout(context.Background(), prepareTimeout)
+	defer pcancel()
+	plainAfter, err := measurePlainRequest(pctx, o.real, "lockbench-plain-"+tag)
+	if err != nil {
+		return err
+	}
+	printPlainRequest(os.Stdout, plainBefore, plainAfter, runs)
 	if o.pngPath != "" {
 		title := fmt.Sprintf("handoff latency CDF per algorithm (Cassandra %s at %s, RF %d)", version, o.real.hosts, o.real.replication)
 		if err := writeFile(o.pngPath, func(f *os.File) error { return plotHandoffCDF(f, title, runs) }); err != nil {
