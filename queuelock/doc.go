@@ -85,7 +85,8 @@
 //     Locker of this version reads handed cells; switch the option on only
 //     once the whole fleet runs such a version, since an older process that
 //     is named waits a TTL for the handed cell to expire (never unsafe: it
-//     counts the cell as a holder).
+//     counts the cell as a holder). With it, every process must also use
+//     the same TTL: the releaser's TTL bounds the named waiter's first lease.
 //   - An id idle for longer than 2×TTL + Poll loses its published read floor,
 //     so its next read steps over the tombstones compaction has not purged yet.
 //

@@ -48,7 +48,7 @@ func measurePlainRequest(ctx context.Context, o realOptions, row string) (time.D
 // its units (the mean of the measurements before and after).
 func printPlainRequest(w io.Writer, before, after time.Duration, runs []peerRun) {
 	rt := (before + after) / 2
-	fmt.Fprintf(w, "\nplain request (one QUORUM read of an idle lock row, %d sequential, from the parent): p50 %s ms before the runs, %s ms after\n",
+	fmt.Fprintf(w, "\nplain request (one QUORUM read of an idle lock row, %d sequential, from the parent): p50 %s before the runs, %s after\n",
 		plainReads, ms(before), ms(after))
 	if rt <= 0 {
 		return
