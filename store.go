@@ -57,6 +57,18 @@ type Store interface {
 	Read(ctx context.Context, table, row string, s Slice) ([]Cell, error)
 }
 
+// Mutator is a Store that can also write cells and tombstones in one
+// request: PutDelete writes tombstones with timestamp ts for the named
+// columns of the partition row of table and the given cells, as one
+// single-partition mutation (on Cassandra, one unlogged batch of one
+// partition: applied atomically and in isolation on each replica). A queue
+// Locker with Options.Handoff uses it to end its hold and hand the lock to
+// the next waiter in one round trip; a Store without it makes those Lockers
+// release as before. The outcome rules are Put's and Delete's.
+type Mutator interface {
+	PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...Cell) error
+}
+
 // ErrUnknownOutcome marks a store error after which the write may or may not
 // have been applied (a timeout, a lost connection mid-request).
 var ErrUnknownOutcome = errors.New("lockstep: store request outcome unknown")

@@ -66,6 +66,14 @@ func (s *Store) Delete(ctx context.Context, table, row string, ts int64, columns
 	return s.core.Delete(ctx, table, row, ts, columns...)
 }
 
+// PutDelete writes tombstones with timestamp ts for columns and the cells
+// into partition row of table in one single-partition UNLOGGED batch,
+// applied atomically (lockstep.Mutator). If the request may have been
+// applied, the error wraps lockstep.ErrUnknownOutcome.
+func (s *Store) PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...lockstep.Cell) error {
+	return s.core.PutDelete(ctx, table, row, ts, columns, cells...)
+}
+
 // Read returns the live cells of partition row of table that sl selects, in
 // column order, with their write timestamps and remaining TTLs (zero for a
 // cell without TTL). It pages through large results within the one call.
@@ -88,6 +96,20 @@ func (d driver) Write(ctx context.Context, stmt string, args [][]any) error {
 	b := d.session.NewBatch(gocql.UnloggedBatch)
 	for _, a := range args {
 		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: stmt, Args: a, Idempotent: true})
+	}
+	b.SetConsistency(d.write)
+	return d.session.ExecuteBatch(b.WithContext(ctx))
+}
+
+// WriteEach runs each statement with its arguments in one UNLOGGED batch
+// of one partition (cqlstore.Driver).
+func (d driver) WriteEach(ctx context.Context, stmts []string, args [][]any) error {
+	if len(stmts) == 1 {
+		return d.session.Query(stmts[0], args[0]...).WithContext(ctx).Consistency(d.write).Idempotent(true).Exec()
+	}
+	b := d.session.NewBatch(gocql.UnloggedBatch)
+	for i, st := range stmts {
+		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: st, Args: args[i], Idempotent: true})
 	}
 	b.SetConsistency(d.write)
 	return d.session.ExecuteBatch(b.WithContext(ctx))

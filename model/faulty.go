@@ -145,6 +145,17 @@ func (f *Faulty) Delete(ctx context.Context, table, row string, ts int64, column
 	return f.do(ctx, OpDelete, func() error { return f.inner.Delete(ctx, table, row, ts, columns...) })
 }
 
+// PutDelete writes and deletes through the inner store in one request,
+// possibly disturbed, if the inner store is a lockstep.Mutator; otherwise
+// it fails, writing nothing.
+func (f *Faulty) PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...lockstep.Cell) error {
+	m, ok := f.inner.(lockstep.Mutator)
+	if !ok {
+		return fmt.Errorf("model: the store under Faulty cannot write and delete in one request (lockstep.Mutator)")
+	}
+	return f.do(ctx, OpPut, func() error { return m.PutDelete(ctx, table, row, ts, columns, cells...) })
+}
+
 // Read reads through the inner store, possibly disturbed.
 func (f *Faulty) Read(ctx context.Context, table, row string, s lockstep.Slice) ([]lockstep.Cell, error) {
 	var out []lockstep.Cell

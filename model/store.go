@@ -111,6 +111,36 @@ func (s *Store) Put(ctx context.Context, table, row string, cells ...lockstep.Ce
 	return nil
 }
 
+// PutDelete writes tombstones with timestamp ts for columns and the cells,
+// in one atomic request (lockstep.Mutator). A bad TTL is refused as Put
+// refuses it, writing nothing.
+func (s *Store) PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...lockstep.Cell) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := s.nowSec()
+	stored := make([]StoredCell, 0, len(columns)+len(cells))
+	for _, col := range columns {
+		stored = append(stored, TombstoneCell(col, ts, now))
+	}
+	for _, c := range cells {
+		ttl, err := ttlSeconds(c)
+		if err != nil {
+			return err
+		}
+		if ttl == 0 {
+			stored = append(stored, LiveCell(c.Column, cloneBytes(c.Value), c.Timestamp))
+		} else {
+			stored = append(stored, ExpiringCell(c.Column, cloneBytes(c.Value), c.Timestamp, ttl, now))
+		}
+	}
+	s.write(table, row, now, stored)
+	s.stats.puts.Add(1)
+	return nil
+}
+
+var _ lockstep.Mutator = (*Store)(nil)
+
 // ttlSeconds validates a written cell's TTL and returns it in seconds.
 func ttlSeconds(c lockstep.Cell) (int64, error) {
 	switch {

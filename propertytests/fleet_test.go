@@ -149,6 +149,11 @@ var fleets = append([]fleet{
 	// by the net action (wake_test.go), beside a process without them (an
 	// old binary, or one whose port is unreachable).
 	{name: "new/wake", kinds: []kind{queueWake, queueWake, queue}, starvationFree: true},
+	// The two-round-trip handoff (docs/algorithms.md, section 4.12) over
+	// the same wake-up network: releasers hand the lock to the next waiter
+	// in one request; the third process hands nothing but reads handed
+	// cells (a rollout half done).
+	{name: "new/handoff", kinds: []kind{queueHandoff, queueHandoff, queueHandoff, queueWake}, starvationFree: true},
 }, append(dcFleets, append(managerFleets, deadlockFleet, transferFleet)...)...)
 
 func fleetNamed(name string) fleet {

@@ -15,7 +15,10 @@ import (
 // stats sums what the checks of one test saw, for its log.
 type stats struct {
 	runs, actions, acquisitions, maxBypass int
-	maxWait                                time.Duration // longest quiet-phase wait that ended in an acquisition
+	// handoffs counts acknowledged handoffs (handoff_test.go), handedHolds
+	// the acquisitions they made.
+	handoffs, handedHolds int
+	maxWait               time.Duration // longest quiet-phase wait that ended in an acquisition
 	// stormArrivals and stormAcquisitions count the Lock calls of storm
 	// processes and the locks they got (storm_test.go); acquisitions
 	// includes the latter.
@@ -148,6 +151,10 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 			if h.wake != nil {
 				st.wake.add(h.wake.stats())
 			}
+			if h.handoff != nil {
+				st.handoffs += h.handoff.acked
+				st.handedHolds += h.handoff.held
+			}
 			if h.grp != nil {
 				st.groups.add(h.grp.stats)
 			}
@@ -191,6 +198,9 @@ func checkFleet(t *testing.T, name string) {
 	if st.wake.sent > 0 {
 		t.Logf("wake-ups: %+v", st.wake)
 	}
+	if st.handoffs > 0 {
+		t.Logf("handoffs: %d acknowledged, %d acquisitions made by one confirming read", st.handoffs, st.handedHolds)
+	}
 	if st.stormArrivals > 0 {
 		t.Logf("storm processes: %d Locks, %d of them acquired (counted above)", st.stormArrivals, st.stormAcquisitions)
 	}
@@ -202,6 +212,10 @@ func TestNewFleet_MutualExclusionAndStarvationFreedom(t *testing.T) { checkFleet
 
 func TestNewWakeFleet_MutualExclusionBypassAndProgressUnderWakeUpFaults(t *testing.T) {
 	checkFleet(t, "new/wake")
+}
+
+func TestNewHandoffFleet_MutualExclusionBypassAndProgressWithHandoffs(t *testing.T) {
+	checkFleet(t, "new/handoff")
 }
 
 func TestNewFleetTwoGoroutinesOneLocker_MutualExclusionAndStarvationFreedom(t *testing.T) {

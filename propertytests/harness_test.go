@@ -119,6 +119,7 @@ type harness struct {
 	// queueOwnerCol and legacyOwners say where each owner's owner cell is
 	// (ownercell_test.go): its Locker's "~o/" column, or its legacy main cell.
 	queueOwnerCol map[string]string
+	handoff       *handoffs // handoff_test.go
 	legacyOwners  map[string]bool
 	// queueOwnerColOf is queueOwnerCol per writing process ("<process>
 	// <owner>"): the holders of a shared owner each have a column of their
@@ -346,6 +347,7 @@ func (h *harness) acquired(pr *proc, l lockstep.Lock) {
 	h.checkToken(pr, l)
 	pr.worked = 0
 	h.acqs++
+	h.noteHandedHold(l.Owner())
 	if m := l.Mode(); m.Valid() {
 		h.byMode[m]++
 	}

@@ -33,6 +33,8 @@ type switches struct {
 	WakeGrants                bool `json:",omitempty"`
 	WakeOnly                  bool `json:",omitempty"`
 	ReaderBypass              bool `json:",omitempty"`
+	HandoffFromRead           bool `json:",omitempty"`
+	HandoffNamesLast          bool `json:",omitempty"`
 }
 
 // union returns the switches on in s or in o.
@@ -49,6 +51,8 @@ func (s switches) union(o switches) switches {
 		WakeGrants:                s.WakeGrants || o.WakeGrants,
 		WakeOnly:                  s.WakeOnly || o.WakeOnly,
 		ReaderBypass:              s.ReaderBypass || o.ReaderBypass,
+		HandoffFromRead:           s.HandoffFromRead || o.HandoffFromRead,
+		HandoffNamesLast:          s.HandoffNamesLast || o.HandoffNamesLast,
 	}
 }
 
@@ -123,6 +127,7 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 	q.SkipOwnerReread, q.ReuseTombstonedTimestamp, q.QueueCellsWithoutTTL = s.SkipOwnerReread, s.ReuseTombstonedTimestamp, s.QueueCellsWithoutTTL
 	q.IgnoreContentionHint, q.NoFloorLag, q.IgnorePublishedFloor = s.IgnoreContentionHint, s.NoFloorLag, s.IgnorePublishedFloor
 	q.WakeGrants, q.WakeOnly, q.ReaderBypass = s.WakeGrants, s.WakeOnly, s.ReaderBypass
+	q.HandoffFromRead, q.HandoffNamesLast = s.HandoffFromRead, s.HandoffNamesLast
 	g.ReuseOwnerAfterStoreError, g.NoRoundDeadline = s.ReuseOwnerAfterStoreError, s.NoRoundDeadline
 	for _, d := range ds {
 		switch d {

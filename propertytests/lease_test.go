@@ -45,6 +45,9 @@ func (h *harness) checkLease(pr *proc, l lockstep.Lock) {
 					pr.sp.Name, l.Owner(), l.Mode(), since, owner, m.ID(), cellLife(), ttl, maxServerSkew)
 				return
 			}
+			if !h.checkHandedLease(pr, l, owner) {
+				return
+			}
 		}
 	}
 }

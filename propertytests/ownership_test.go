@@ -79,6 +79,14 @@ func (h *harness) onStore(e sim.StoreEvent) {
 		for i, c := range y.Columns {
 			cells[i].Column = c
 		}
+	} else if len(y.Columns) > 0 && !e.Done {
+		// A put that also deletes (lockstep.Mutator): its tombstones must
+		// be the requester's own cells too.
+		for _, c := range y.Columns {
+			if !ownsColumn(y.Proc.Name, y.Table, c) {
+				h.violate("ownership: %v deletes another process's cell %q", y, c)
+			}
+		}
 	}
 	if !e.Done {
 		h.sent[y] = true
@@ -87,6 +95,11 @@ func (h *harness) onStore(e sim.StoreEvent) {
 			owner := ownerOf(y.Table, c.Column, c.Value)
 			switch {
 			case y.Table == queuelock.DefaultTable && c.Column == layout.FloorColumn:
+			case y.Kind == sim.Put && y.Table == queuelock.DefaultTable && c.Value != nil && layout.IsHandedFor(c.Column, owner):
+				// A handed cell: the one cell a releaser writes for another
+				// acquisition, the waiter it names (docs/algorithms.md,
+				// section 4.12; property H2, handoff_test.go).
+				h.checkHandoffSend(y, c, owner)
 			case !ownsColumn(y.Proc.Name, y.Table, c.Column) && !h.mayWrite(y.Proc.Name, owner):
 				h.violate("ownership: %v touches another process's cell %q", y, c.Column)
 			case y.Kind == sim.Put && h.released[owner] && !h.adopting(y.Proc.Name, owner):
@@ -96,6 +109,9 @@ func (h *harness) onStore(e sim.StoreEvent) {
 		return
 	}
 	delete(h.sent, y)
+	if e.Err == nil {
+		h.noteHandoffs(y)
+	}
 	if y.Kind == sim.Put {
 		h.noteClaim(y)
 		for _, c := range y.Cells {

@@ -124,6 +124,18 @@ var queueWake = kind{name: "new+wake", mode: lockstep.ModeNew, newWake: func(p *
 	return l, l.Close, nil
 }}
 
+// queueHandoff is queueWake with the two-round-trip handoff on
+// (queuelock.Options.Handoff).
+var queueHandoff = kind{name: "new+handoff", mode: lockstep.ModeNew, newWake: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs, n *wakeNet) (lockstep.Locker, func(context.Context) error, error) {
+	l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
+		Clock: k.clock(p.Clock()), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing,
+		Wake: &queuelock.Wake{Transport: n.transport(p.Name), Key: wakeKey}, Handoff: true, TestingKnobs: k.queue})
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, l.Close, nil
+}}
+
 // wakeAct is the net action on the wake-up network: deliver, duplicate or
 // drop a datagram in flight (any one, so reordered), or forge one.
 func (h *harness) wakeAct(ch sim.Chooser) bool {

@@ -59,6 +59,10 @@ type attempt struct {
 	// were next (wakehealth.go).
 	ahead  string
 	expect bool
+	// handed: a handed cell naming us may exist (section 4.12); our
+	// deletes include it. sends: our queue cell's recent writes (handoff.go).
+	handed bool
+	sends  queueSends
 
 	knobs        *TestingKnobs // planted defects; zero in production
 	lastDeleteTS int64         // timestamp of our last owner-cell delete (for TestingKnobs.ReuseTombstonedTimestamp)
@@ -262,7 +266,9 @@ func (a *attempt) enqueue(ctx context.Context) error {
 	a.queued = true // even a failed write may have landed
 	a.requests++
 	sent := lease.Stamp(a.l.cfg.Clock)
-	if err := a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell()); err != nil {
+	qc := a.queueCell()
+	a.sends.note(qc.Timestamp, sent)
+	if err := a.l.store.Put(ctx, a.l.cfg.table, a.id, qc); err != nil {
 		return err
 	}
 	if !a.try {
@@ -277,7 +283,9 @@ func (a *attempt) keepPlace(sent int64) {
 		a.l.wake.register(a.qcol, a.id)
 	}
 	a.wait = a.l.leases.Start(a.l.cfg.Lease, sent, func(ctx context.Context) error {
-		return a.l.store.Put(ctx, a.l.cfg.table, a.id, a.queueCell())
+		qc := a.queueCell()
+		a.sends.note(qc.Timestamp, lease.Stamp(a.l.cfg.Clock))
+		return a.l.store.Put(ctx, a.l.cfg.table, a.id, qc)
 	}, lease.Hooks{})
 }
 
@@ -297,6 +305,12 @@ func (a *attempt) dequeue(ctx context.Context) {
 	}
 	if a.claimed {
 		cols = append(cols, a.ocol)
+	}
+	if a.handed || a.l.cfg.handoff && a.queued {
+		// A handed cell naming us, or one a releaser may still write: its
+		// timestamp is one of our queue cell's, below this tombstone's, so
+		// it can never outlive our leaving (section 4.12).
+		cols = append(cols, layout.HandedColumn(a.owner))
 	}
 	a.queued, a.claimed = false, false
 	if len(cols) == 0 {
@@ -338,10 +352,14 @@ func (a *attempt) inTime(since int64) bool {
 func (a *attempt) withdraw(ctx context.Context) error {
 	a.requests++
 	a.lastDeleteTS = a.l.ts.Next()
-	if err := a.l.store.Delete(ctx, a.l.cfg.table, a.id, a.lastDeleteTS, a.ocol); err != nil {
+	cols := []string{a.ocol}
+	if a.handed {
+		cols = append(cols, layout.HandedColumn(a.owner))
+	}
+	if err := a.l.store.Delete(ctx, a.l.cfg.table, a.id, a.lastDeleteTS, cols...); err != nil {
 		return err
 	}
-	a.claimed = false
+	a.claimed, a.handed = false, false
 	return nil
 }
 

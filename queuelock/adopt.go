@@ -134,7 +134,7 @@ func (l *Locker) tryAdopt(ctx context.Context, m shareMember, ocol string) (v vi
 		gone = err == nil && !witnessed(v, m, ocol)
 		switch {
 		case err != nil:
-		case gone || !mine(v, m, ocol):
+		case gone || !hasOwnCell(v, m, ocol):
 			err = notHeld(m)
 		case thirdOwner(v, m):
 			err = errThirdOwner
@@ -189,8 +189,8 @@ func thirdOwner(v view, m shareMember) bool {
 	return false
 }
 
-// mine reports whether v shows our own owner cell for m.
-func mine(v view, m shareMember, ocol string) bool {
+// hasOwnCell reports whether v shows our own owner cell for m.
+func hasOwnCell(v view, m shareMember, ocol string) bool {
 	for _, e := range v.owners {
 		if e.Column == ocol && e.Owner == m.Owner {
 			return true

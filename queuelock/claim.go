@@ -22,7 +22,9 @@ func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, e
 	settled := a.claimStarts()
 	defer func() { settled(ok && err == nil) }()
 	since = lease.Stamp(a.l.cfg.Clock)
-	if err := a.l.putClaim(ctx, a.id, a.queueCell(), a.ownerCell()); err != nil {
+	qc := a.queueCell()
+	a.sends.note(qc.Timestamp, since)
+	if err := a.l.putClaim(ctx, a.id, qc, a.ownerCell()); err != nil {
 		return false, 0, err
 	}
 	if a.knobs.SkipOwnerReread {
@@ -46,7 +48,7 @@ func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, e
 // is in front of ours, and no other owner cell conflicts with it. claimWon
 // then decides the claim itself, from the claim's own read.
 func (a *attempt) mayClaim(v view) bool {
-	return a.clearAhead(v) && !v.blockedBy(a.ocol, a.access)
+	return a.clearAhead(v) && !v.blockedBy(a.owner, a.ocol, a.access)
 }
 
 // clearAhead reports whether no queue cell our access conflicts with is in
@@ -78,6 +80,12 @@ func (a *attempt) claimWon(v view, since int64, head bool) bool {
 	}
 	a.crowded = v.crowded(a.qcol, a.access)
 	a.next = v.after(a.qcol)
+	if a.knobs.HandoffNamesLast && len(v.queue) > 0 && a.next.Column != "" {
+		a.next = v.queue[len(v.queue)-1] // planted: not the next in line
+	}
+	if _, ok := v.handedTo(a.owner); ok {
+		a.handed = true // Release deletes it too
+	}
 	return true
 }
 

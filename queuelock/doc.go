@@ -87,6 +87,16 @@
 //     Logger and to an Observer that implements lockstep.WakeObserver: lost
 //     wake-ups cost about what having none costs. A replayed datagram wakes
 //     no one twice.
+//   - Handoff (Options.Handoff, off by default, with Wake and a store that
+//     writes and deletes in one request, lockstep.Mutator) hands a hot
+//     lock over in two sequential round trips instead of three: the
+//     releaser's one request ends its hold and writes the next waiter's
+//     handed cell, and the woken waiter confirms with one read. Every
+//     Locker of this version reads handed cells; switch the option on only
+//     once the whole fleet runs such a version, since an older process that
+//     is named waits a TTL for the handed cell to expire (never unsafe: it
+//     counts the cell as a holder). With it, every process must also use
+//     the same TTL: the releaser's TTL bounds the named waiter's first lease.
 //   - An id idle for longer than 2×TTL + Poll loses its published read floor,
 //     so its next read steps over the tombstones compaction has not purged yet.
 //
@@ -107,6 +117,7 @@
 //
 // docs/algorithms.md has the algorithm and its proofs: sections 1 (storage
 // model), 2 (leases), 4 (the queue lock: 4.3 steps, 4.4 mutual exclusion,
-// 4.5 fairness, 4.6 progress, 4.9 wake-ups, 4.11 per-id state), 5 (fencing)
+// 4.5 fairness, 4.6 progress, 4.9 wake-ups, 4.11 per-id state, 4.12 the
+// two-round-trip handoff), 5 (fencing)
 // and 8 (accesses, hierarchy, groups).
 package queuelock

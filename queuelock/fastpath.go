@@ -122,7 +122,9 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 	settled := a.claimStarts()
 	defer func() { settled(ok && err == nil) }()
 	since = lease.Stamp(l.cfg.Clock)
-	err = l.putClaim(ctx, a.id, a.queueCell(), a.ownerCell())
+	qc := a.queueCell()
+	a.sends.note(qc.Timestamp, since)
+	err = l.putClaim(ctx, a.id, qc, a.ownerCell())
 	if floorErr != nil {
 		if ferr := <-floorErr; err == nil {
 			err = ferr

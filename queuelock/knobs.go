@@ -68,6 +68,15 @@ type TestingKnobs struct {
 	// first or after, so it adopts a lock whose holders are gone, over a
 	// third process that acquired it meanwhile.
 	AdoptWithoutWitness bool
+	// HandoffFromRead makes a waiter that confirms a handoff count its
+	// lease from its confirmation read's send instead of from its queue
+	// cell's write the releaser saw: it may work on after the handed cell
+	// expired.
+	HandoffFromRead bool
+	// HandoffNamesLast makes a releaser hand the lock to the last waiter in
+	// line its claim saw, not the next one: the waiters in between are
+	// bypassed, again and again.
+	HandoffNamesLast bool
 
 	// Lease, Manager and Fencing reach the planted defects of the shared
 	// lease, lock-manager and fencing code this Locker uses.

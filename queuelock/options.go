@@ -69,6 +69,18 @@ type Options struct {
 	SlowPoll time.Duration
 	// Wake, when set, turns on wake-ups on release. Default off.
 	Wake *Wake
+	// Handoff, with Wake and a store that can write and delete in one
+	// request (lockstep.Mutator), makes an exclusive release hand the lock
+	// to the exclusive waiter its claim saw next in line: one request ends
+	// the hold and writes that waiter's owner cell, and the woken waiter
+	// confirms with one read (docs/algorithms.md, section 4.12): two
+	// sequential round trips per handoff instead of three. Every Locker
+	// reads handed cells whatever this says; a Locker with it also deletes
+	// any handed cell naming it when it gives up. Turn it on in every
+	// process of the fleet once all of them run a version that knows handed
+	// cells: one that predates them, named, waits until the handed cell
+	// expires (a TTL). Default off.
+	Handoff bool
 	// Separator, when set, makes ids hierarchical: with "/", a lock of "a/b"
 	// first takes an intention lock on "a". 1 to 8 bytes, the same in every
 	// process. Default "": flat ids.
@@ -104,6 +116,7 @@ type config struct {
 	// without them, also used by one whose wake-ups stopped arriving.
 	slowPlain time.Duration
 	wake      *Wake        // nil: wake-ups off
+	handoff   bool         // Options.Handoff
 	knobs     TestingKnobs // planted defects; zero in production
 }
 
@@ -117,7 +130,7 @@ func (o *Options) resolve() (config, error) {
 		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
 	}.Resolve()
 	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand,
-		slow: in.SlowPoll, wake: in.Wake}
+		slow: in.SlowPoll, wake: in.Wake, handoff: in.Handoff}
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
 	}
@@ -163,6 +176,9 @@ func (o *Options) resolve() (config, error) {
 		w2 := *w
 		w2.Key = append([]byte(nil), w.Key...)
 		c.wake = &w2
+	}
+	if c.handoff && c.wake == nil {
+		return c, &lockstep.ConfigError{Field: "Handoff", Reason: "needs Wake: the named waiter learns of a handoff by its wake-up; set Wake too, or leave Handoff false"}
 	}
 	if c.skew < 0 || 2*c.skew >= c.Lease.TTL {
 		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v): keep the processes' clocks in sync (NTP) and set a bound below that, or raise TTL", c.skew, c.Lease.TTL/2)}

@@ -178,6 +178,11 @@ func (a *attempt) onWake(ctx context.Context, retry func(error) error) (*part, e
 		}
 		return a.keep(ctx, since, retry)
 	}
+	if ts := a.l.wake.takeHanded(a.qcol); ts != 0 {
+		if h, err, done := a.confirmHandoff(ctx, ts, retry); done {
+			return h, err
+		}
+	}
 	ok, since, err := a.claim(ctx, true)
 	if err != nil {
 		return nil, retry(err)

@@ -24,7 +24,8 @@ type part struct {
 	slot        int          // the in-process turn's slot, held until the first Release
 	stale       []string     // cells of this acquisition a failed delete left behind
 	since       int64        // lease.Stamp of the winning claim's send
-	next        layout.Entry // the waiter behind us at the claim: woken on release (wake.go)
+	next        layout.Entry // the waiter behind us at the claim: woken on release (wake.go), or handed the lock (handoff.go)
+	handed      string       // our handed cell's column, if a releaser may have written one (handoff.go)
 	held.Leased              // Stop, Expired
 
 	turn     bool // the part still holds this process's turn on id (until its first Release)
@@ -46,6 +47,9 @@ func newPart(a *attempt, since int64) *part {
 	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol && !a.l.cfg.knobs.StaleOwnerColumn })
 	p := &part{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, access: a.access, slot: a.slot,
 		stale: stale, since: since, turn: true, next: a.next}
+	if a.handed {
+		p.handed = layout.HandedColumn(a.owner)
+	}
 	l, mode, loss := a.l, a.mode, a.loss
 	rep := held.Reporting{Algorithm: "queuelock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
 	p.Lease = l.leases.Start(l.cfg.Lease, since, p.renew, rep.Hooks(loss, true))
@@ -93,7 +97,19 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 	if turn {
 		cols = append(cols, p.ocol)
 	}
-	err := p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), append(cols, p.stale...)...)
+	if p.handed != "" {
+		cols = append(cols, p.handed)
+	}
+	cols = append(cols, p.stale...)
+	var err error
+	handed, m, handoff := p.handoffTo(turn)
+	if handoff {
+		// One request ends our hold and makes the next waiter the owner
+		// (handoff.go); the waiter's confirmation read decides.
+		err = m.PutDelete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), cols, handed)
+	} else {
+		err = p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), cols...)
+	}
 	if turn {
 		p.l.turns.Leave(p.id, slot)
 	}
@@ -102,7 +118,12 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 	}
 	p.released = true
 	// The cells are gone (a QUORUM delete acknowledged): a read the
-	// wake-up causes sees that (lemma 1).
-	p.l.sendWake(p.id, p.qcol, p.next)
+	// wake-up causes sees that (lemma 1), and after a handoff the handed
+	// cell, whose timestamp the wake-up names.
+	from := p.qcol
+	if handoff {
+		from = handoffWakeFrom(handed.Timestamp)
+	}
+	p.l.sendWake(p.id, from, p.next)
 	return true, nil
 }

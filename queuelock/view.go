@@ -62,32 +62,53 @@ func (v view) holding(owner string) bool {
 }
 
 // blockedBy reports whether an owner cell other than the one in column col
-// conflicts with a. A cell in col left by an earlier acquisition of ours
-// (a delete that failed) is no obstacle: our claim rewrites it.
-func (v view) blockedBy(col string, a lockstep.Access) bool {
+// or owner's handed cell conflicts with a. A cell in col left by an
+// earlier acquisition of ours (a delete that failed) is no obstacle: our
+// claim rewrites it; nor is a handed cell naming owner, our claim by the
+// releaser's hand (section 4.12).
+func (v view) blockedBy(owner, col string, a lockstep.Access) bool {
 	for _, e := range v.owners {
-		if e.Column != col && !a.Compatible(e.Access) {
+		if !mine(e, owner, col) && !a.Compatible(e.Access) {
 			return true
 		}
 	}
 	return false
 }
 
+// mine reports whether owner cell e is the claim of the acquisition owner
+// whose own owner column is col: that column naming owner, or owner's
+// handed cell, which a releaser wrote for it (docs/algorithms.md, section
+// 4.12). For any other acquisition a handed cell is an owner cell like any
+// other: a holder.
+func mine(e layout.Entry, owner, col string) bool {
+	return e.Owner == owner && (e.Column == col || layout.IsHandedFor(e.Column, owner))
+}
+
+// handedTo returns owner's handed cell in v, if any.
+func (v view) handedTo(owner string) (layout.Entry, bool) {
+	for _, e := range v.owners {
+		if e.Owner == owner && layout.IsHandedFor(e.Column, owner) {
+			return e, true
+		}
+	}
+	return layout.Entry{}, false
+}
+
 // won reports lemma 1's success condition, for an acquisition whose owner
-// id is owner, in column col, in access a: its owner cell is there and
-// every other owner cell is compatible with a (for Exclusive: it is the
-// only owner cell).
+// id is owner, in column col, in access a: its owner cell — in col, or its
+// handed cell (mine) — is there and every other owner cell is compatible
+// with a (for Exclusive: it is the only owner cell).
 func (v view) won(owner, col string, a lockstep.Access) bool {
-	mine := false
+	ours := false
 	for _, e := range v.owners {
 		switch {
-		case e.Column == col && e.Owner == owner:
-			mine = true
+		case mine(e, owner, col):
+			ours = true
 		case !a.Compatible(e.Access):
 			return false
 		}
 	}
-	return mine
+	return ours
 }
 
 // crowded reports whether the line holds, besides column, a queue cell that
@@ -189,6 +210,7 @@ func (l *Locker) parse(id string, cells []lockstep.Cell) ([]layout.Entry, error)
 			}
 			return nil, &lockstep.ForeignCellError{Table: l.cfg.table, Row: id, Column: c.Column, Reason: err.Error()}
 		}
+		e.Timestamp = c.Timestamp
 		es = append(es, e)
 	}
 	return es, nil

@@ -41,6 +41,7 @@ type waker struct {
 type wakeSlot struct {
 	id     string
 	woken  bool               // a wake-up arrived that no read has consumed
+	handed int64              // the handed cell's timestamp a handoff's wake-up named (handoff.go), 0 if none
 	last   int64              // elapsed µs of the last read a wake-up caused
 	cancel context.CancelFunc // ends the sleep in progress, if any
 }
@@ -106,6 +107,7 @@ func (w *waker) wake(m wakeup.Message, now int64) bool {
 		return false
 	}
 	s.woken = true
+	s.handed = parseHandoffFrom(m.From)
 	if s.cancel != nil {
 		s.cancel()
 	}
@@ -165,6 +167,20 @@ func (w *waker) register(col, id string) {
 	w.mu.Lock()
 	w.slots[col] = &wakeSlot{id: id}
 	w.mu.Unlock()
+}
+
+// takeHanded returns and forgets the handed cell's timestamp the last
+// wake-up for col named (0 if none).
+func (w *waker) takeHanded(col string) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.slots[col]
+	if s == nil {
+		return 0
+	}
+	ts := s.handed
+	s.handed = 0
+	return ts
 }
 
 func (w *waker) unregister(col string) {

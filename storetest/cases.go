@@ -145,3 +145,28 @@ var requestCases = []testCase{
 		wantColumns(t, "after cancelled requests", e.read(t, lockstep.Slice{}), "kept")
 	}},
 }
+
+// mutatorCases check lockstep.Mutator, for a Store that implements it (a
+// Store without it passes them, skipped): one request writes tombstones and
+// cells of one partition, each cell with its own timestamp, the tombstones
+// with theirs.
+var mutatorCases = []testCase{
+	{"PutDeleteWritesAndDeletesInOneRequest", func(t *testing.T, e *env) {
+		m, ok := e.h.Store.(lockstep.Mutator)
+		if !ok {
+			t.Skip("the store is not a lockstep.Mutator")
+		}
+		e.put(t, live("gone", "v", e.ts), live("old", "v", e.ts+5))
+		if err := m.PutDelete(e.ctx, e.h.Table, e.row, e.ts+2, []string{"gone", "old"},
+			expiring("new", "w", e.ts+1, 10*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		e.wantAbsent(t, "gone")            // its tombstone is newer
+		e.wantValue(t, "old", "v", e.ts+5) // a tombstone older than the cell loses
+		e.wantValue(t, "new", "w", e.ts+1) // the cell's own timestamp, below the tombstones'
+		if err := m.PutDelete(e.ctx, e.h.Table, e.row, e.ts+3, nil, lockstep.Cell{Column: "bad", Value: []byte("x"), Timestamp: e.ts, TTL: 1500 * time.Millisecond}); err == nil {
+			t.Fatal("PutDelete accepted a TTL that is not whole seconds")
+		}
+		e.wantAbsent(t, "bad")
+	}},
+}

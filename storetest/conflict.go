@@ -7,7 +7,7 @@ import (
 )
 
 // cases is every conformance case, in the order they are run.
-var cases = slices.Concat(conflictCases, ttlCases, sliceCases, requestCases)
+var cases = slices.Concat(conflictCases, ttlCases, sliceCases, requestCases, mutatorCases)
 
 // conflictCases check how concurrent versions of one cell resolve: the
 // rules of Cells.resolveRegular, each in both arrival orders.

@@ -37,13 +37,16 @@ const (
 	// (the etcd peer). Both run in -scenario service only (service.go).
 	algoLockd    algorithm = "lockd"
 	algoEtcdLock algorithm = "etcd-lock"
+	// algoNewHandoff is new-wake with the two-round-trip handoff
+	// (queuelock.Options.Handoff); real backend only (peerswake.go).
+	algoNewHandoff algorithm = "new-handoff"
 )
 
 // lockstepAlgorithms are the algorithms of this module, in table order.
 var lockstepAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined}
 
 // realAlgorithms are every algorithm the real backend runs.
-var realAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT, algoLWTNaive, algoEtcd, algoNewWake}
+var realAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT, algoLWTNaive, algoEtcd, algoNewWake, algoNewHandoff}
 
 // joinAlgorithms is the comma-separated list of as.
 func joinAlgorithms(as []algorithm) string {
@@ -158,6 +161,9 @@ func newLockstepContender(a algorithm, p lockerParams) (contender, error) {
 		l, err = queuelock.New(store, queue)
 	case algoNewWake:
 		queue.Wake = p.wake
+		l, err = queuelock.New(store, queue)
+	case algoNewHandoff:
+		queue.Wake, queue.Handoff = p.wake, true
 		l, err = queuelock.New(store, queue)
 	case algoLegacy:
 		l, err = shadowlock.New(store, legacy)

@@ -127,7 +127,7 @@ func printPeers(w io.Writer, runs []peerRun) {
 	fmt.Fprintln(w, "handoff: lower is better). handoff: from the holder calling Unlock to the next Lock returning.")
 	fmt.Fprintln(w, "Jain: fairness of the contenders' acquisition counts. double grants: acquisitions returned before")
 	fmt.Fprintln(w, "the previous holder began to release (must be 0). reads: the contenders' store reads (this module's")
-	fmt.Fprintln(w, "algorithms only) per acquisition and per second. new-wake: new with wake-ups on release over UDP.")
+	fmt.Fprintln(w, "algorithms only) per acquisition and per second. new-wake: new with wake-ups on release over UDP; new-handoff: new-wake with the two-round-trip handoff.")
 }
 
 // runPeersCommand runs -scenario peers on the real backend: for every
@@ -164,6 +164,10 @@ func runPeersCommand(o *options) error {
 	}
 	started := time.Now()
 	tag := runTag()
+	plainBefore, err := measurePlainRequest(ctx, o.real, "lockbench-plain-"+tag)
+	if err != nil {
+		return err
+	}
 	wakeKey, err := newWakeKey()
 	if err != nil {
 		return err
@@ -176,7 +180,7 @@ func runPeersCommand(o *options) error {
 			for i := range jobs {
 				jobs[i] = o.real.job(a, fmt.Sprintf("%s-%s%d-p%d", tag, a, p, i), id, 0, o.hold, o.poll)
 				jobs[i].SlowPoll = o.slowPoll
-				if a == algoNewWake {
+				if a == algoNewWake || a == algoNewHandoff {
 					jobs[i].WakeKey = wakeKey
 				}
 			}
@@ -190,6 +194,13 @@ func runPeersCommand(o *options) error {
 	fmt.Printf("lockbench: one hot lock id, %v per run, hold %v, poll %v; Cassandra %s at %s, etcd at %s;\n"+
 		"every contender a separate OS process on this machine\n\n", o.duration, o.hold, o.poll, version, o.real.hosts, o.real.etcd)
 	printPeers(os.Stdout, runs)
+	pctx, pcancel := context.WithTimeout(context.Background(), prepareTimeout)
+	defer pcancel()
+	plainAfter, err := measurePlainRequest(pctx, o.real, "lockbench-plain-"+tag)
+	if err != nil {
+		return err
+	}
+	printPlainRequest(os.Stdout, plainBefore, plainAfter, runs)
 	if o.pngPath != "" {
 		title := fmt.Sprintf("handoff latency CDF per algorithm (Cassandra %s at %s, RF %d)", version, o.real.hosts, o.real.replication)
 		if err := writeFile(o.pngPath, func(f *os.File) error { return plotHandoffCDF(f, title, runs) }); err != nil {

@@ -25,7 +25,7 @@ func newWakeKey() ([]byte, error) {
 // session, a queue locker with Wake. Close closes all three.
 func newWakeContender(job workerJob) (contender, error) {
 	if len(job.WakeKey) == 0 {
-		return nil, fmt.Errorf("%s job without a wake key", algoNewWake)
+		return nil, fmt.Errorf("%s job without a wake key", job.Algorithm)
 	}
 	udp, err := wakeup.ListenUDP("127.0.0.1:0", "")
 	if err != nil {
@@ -42,7 +42,7 @@ func newWakeContender(job workerJob) (contender, error) {
 		udp.Close()
 		return nil, err
 	}
-	c, err := newLockstepContender(algoNewWake, lockerParams{store: store, process: job.Process, poll: job.Poll, slow: job.SlowPoll,
+	c, err := newLockstepContender(job.Algorithm, lockerParams{store: store, process: job.Process, poll: job.Poll, slow: job.SlowPoll,
 		wake: &queuelock.Wake{Transport: udp, Key: job.WakeKey}})
 	if err != nil {
 		s.Close()

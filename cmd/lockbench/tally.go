@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -143,6 +144,24 @@ func (s *countingStore) Delete(ctx context.Context, table, row string, ts int64,
 	}
 	defer s.timed()()
 	return s.inner.Delete(ctx, table, row, ts, columns...)
+}
+
+// PutDelete counts as one delete (it is a release's request: the handoff
+// of queuelock.Options.Handoff). It fails, sending nothing, if the inner
+// store cannot write and delete in one request.
+func (s *countingStore) PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...lockstep.Cell) error {
+	m, ok := s.inner.(lockstep.Mutator)
+	if !ok {
+		return fmt.Errorf("lockbench: the store cannot write and delete in one request (lockstep.Mutator)")
+	}
+	if t := tallyOf(ctx); t != nil {
+		t.deletes.Add(1)
+		defer t.begin()()
+	} else {
+		s.background.Add(1)
+	}
+	defer s.timed()()
+	return m.PutDelete(ctx, table, row, ts, columns, cells...)
 }
 
 func (s *countingStore) Read(ctx context.Context, table, row string, sl lockstep.Slice) ([]lockstep.Cell, error) {

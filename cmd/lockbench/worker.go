@@ -144,7 +144,7 @@ func newRealContender(job workerJob) (contender, error) {
 		}
 		return sessionContender{contender: newLWTLocker(job.Algorithm, s, job.Keyspace, job.Process, job.Poll), close: s.Close}, nil
 	}
-	if job.Algorithm == algoNewWake {
+	if job.Algorithm == algoNewWake || job.Algorithm == algoNewHandoff {
 		return newWakeContender(job)
 	}
 	s, err := connect(job.Hosts)

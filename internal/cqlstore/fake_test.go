@@ -29,6 +29,13 @@ func (d *fakeDriver) Write(_ context.Context, stmt string, args [][]any) error {
 	return d.err
 }
 
+func (d *fakeDriver) WriteEach(_ context.Context, stmts []string, args [][]any) error {
+	for i, st := range stmts {
+		d.calls = append(d.calls, call{st, [][]any{args[i]}})
+	}
+	return d.err
+}
+
 func (d *fakeDriver) Read(_ context.Context, stmt string, args []any) Rows {
 	d.calls = append(d.calls, call{stmt, [][]any{args}})
 	if d.rows == nil {

@@ -15,6 +15,10 @@ type Driver interface {
 	// timestamp, so repeating it is harmless): one statement for one list,
 	// one UNLOGGED batch for several, which all target one partition.
 	Write(ctx context.Context, stmt string, args [][]any) error
+	// WriteEach runs stmts[i] with args[i], all in one UNLOGGED batch of one
+	// partition (one statement alone if there is one), at the store's write
+	// consistency, idempotent: what lockstep.Mutator needs.
+	WriteEach(ctx context.Context, stmts []string, args [][]any) error
 	// Read runs a query at the store's read consistency, idempotent, and
 	// returns its rows, paging as needed.
 	Read(ctx context.Context, stmt string, args []any) Rows
@@ -123,6 +127,45 @@ func (s *Store) Delete(ctx context.Context, table, row string, ts int64, columns
 	}
 	return s.errs.Write("delete", table, s.driver.Write(ctx, st.Delete, args))
 }
+
+// PutDelete writes tombstones with timestamp ts for columns and the cells
+// into partition row of table in one request: one single-partition
+// UNLOGGED batch, which Cassandra applies atomically and in isolation
+// (lockstep.Mutator). Bad input and a done ctx are refused before anything
+// is sent, as by Put and Delete. If the request may have been applied, the
+// error wraps lockstep.ErrUnknownOutcome.
+func (s *Store) PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...lockstep.Cell) error {
+	st, err := s.StatementsFor(table)
+	if err != nil {
+		return err
+	}
+	for _, c := range cells {
+		if err := ValidateTTL(c); err != nil {
+			return err
+		}
+	}
+	if len(columns)+len(cells) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: put and delete %s: %w", s.errs.Name, table, err)
+	}
+	stmts := make([]string, 0, len(columns)+len(cells))
+	args := make([][]any, 0, len(columns)+len(cells))
+	for _, col := range columns {
+		stmts, args = append(stmts, st.Delete), append(args, []any{ts, row, col})
+	}
+	for _, c := range cells {
+		value := c.Value
+		if value == nil {
+			value = []byte{} // a null value is a tombstone (Put)
+		}
+		stmts, args = append(stmts, st.Put), append(args, []any{c.Timestamp, int(c.TTL / time.Second), value, row, c.Column})
+	}
+	return s.errs.Write("put and delete", table, s.driver.WriteEach(ctx, stmts, args))
+}
+
+var _ lockstep.Mutator = (*Store)(nil)
 
 // Read returns the live cells of partition row of table that sl selects, in
 // column order, with their write timestamps and remaining TTLs (zero for a

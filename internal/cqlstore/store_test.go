@@ -140,3 +140,26 @@ func TestNewStore_RefusesUnsafeKeyspaceAndPairs(t *testing.T) {
 	assert.EqualError(t, NilSession("*x.Session"), "lockstep: invalid configuration: session: nil *x.Session: "+
 		"pass a connected session, the one cluster.CreateSession() returned (cluster := gocql.NewCluster(hosts...))")
 }
+
+func TestStore_PutDeleteSendsTombstonesAndCellsInOneRequest(t *testing.T) {
+	d := &fakeDriver{}
+	s := newTestStore(t, d)
+	err := s.PutDelete(t.Context(), "queue_lock", "r", 7, []string{"q", "o"},
+		lockstep.Cell{Column: "h", Value: []byte("w"), Timestamp: 5, TTL: 6 * time.Second})
+	require.NoError(t, err)
+	st, _ := s.StatementsFor("queue_lock")
+	require.Equal(t, []call{
+		{st.Delete, [][]any{{int64(7), "r", "q"}}},
+		{st.Delete, [][]any{{int64(7), "r", "o"}}},
+		{st.Put, [][]any{{int64(5), 6, []byte("w"), "r", "h"}}},
+	}, d.calls)
+
+	d.calls = nil
+	err = s.PutDelete(t.Context(), "queue_lock", "r", 7, []string{"q"}, lockstep.Cell{Column: "h", TTL: 1500 * time.Millisecond})
+	require.ErrorContains(t, err, "whole number of seconds")
+	require.Empty(t, d.calls, "a bad TTL sends nothing")
+	_, err = s.StatementsFor("Bad-Name")
+	require.Error(t, err)
+	require.Error(t, s.PutDelete(t.Context(), "Bad-Name", "r", 7, []string{"q"}))
+	require.Empty(t, d.calls, "a bad table name sends nothing")
+}

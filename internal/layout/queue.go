@@ -74,6 +74,9 @@ type Entry struct {
 	// Access is what a queue or owner cell's acquisition asks for or holds
 	// (see Value): Exclusive for a value that names none.
 	Access lockstep.Access
+	// Timestamp is the cell's write timestamp as read (Parse leaves it 0;
+	// the reader sets it from lockstep.Cell.Timestamp).
+	Timestamp int64
 }
 
 // Stamp renders a microsecond time t ≥ 0 as listing 6 does: zero-padded to
@@ -130,6 +133,26 @@ func SlotColumn(column string, slot int) string {
 	}
 	return column + "." + strconv.Itoa(slot)
 }
+
+// HandedColumn names the handed cell of the acquisition owner (an owner id,
+// "<process>.<n>"): the owner cell a releaser writes for the next waiter
+// when it hands the lock over (docs/algorithms.md, section 4.12). It is
+// "~o/<process>/h<n>", an owner column in the format every Locker parses
+// (ParseOwnerColumn), so a Locker that predates handoffs counts the cell
+// as a holder. A Locker's own incarnation is hex digits, never 'h', so no
+// Locker's column is ever a handed column. An owner id without '.' gets
+// "h" + the whole id after the process part's slash.
+func HandedColumn(owner string) string {
+	i := strings.LastIndexByte(owner, '.')
+	if i < 0 {
+		return OwnerPrefix + owner + "/h"
+	}
+	return OwnerPrefix + owner[:i] + "/h" + owner[i+1:]
+}
+
+// IsHandedFor reports whether column col, an owner cell naming owner, is
+// owner's handed cell.
+func IsHandedFor(col, owner string) bool { return col == HandedColumn(owner) }
 
 // QueueCell is the queue cell column for owner, written at timestamp ts with
 // the given TTL. Its value repeats the owner id (Value).

@@ -287,3 +287,17 @@ func TestParse_AccessInQueueAndOwnerValues(t *testing.T) {
 		t.Fatal("an owner cell naming no owner must be refused")
 	}
 }
+
+func TestHandedColumnParsesAsAnOwnerColumn(t *testing.T) {
+	col := HandedColumn("proc-1.42")
+	if col != "~o/proc-1/h42" {
+		t.Fatalf("HandedColumn = %q", col)
+	}
+	e, err := Parse(col, Value("proc-1.42", lockstep.Exclusive, ""))
+	if err != nil || e.Kind != Owner || e.Owner != "proc-1.42" || e.Process != "proc-1" {
+		t.Fatalf("Parse(%q) = %+v, %v: want an owner cell of proc-1 naming proc-1.42", col, e, err)
+	}
+	if !IsHandedFor(col, "proc-1.42") || IsHandedFor(col, "proc-1.43") || IsHandedFor(OwnerColumn("proc-1", 0x42), "proc-1.42") {
+		t.Fatal("IsHandedFor confuses columns")
+	}
+}

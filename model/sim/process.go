@@ -177,8 +177,8 @@ type Yield struct {
 	Table       string
 	Row         string
 	Cells       []lockstep.Cell // Put
-	Columns     []string        // Delete
-	TS          int64           // Delete
+	Columns     []string        // Delete, and the tombstones of a Put from PutDelete
+	TS          int64           // Delete, and the tombstones of a Put from PutDelete
 	Slice       lockstep.Slice  // Read
 
 	label    label // the goroutine's, for a deterministic order
@@ -222,6 +222,12 @@ func (st procStore) Put(ctx context.Context, table, row string, cells ...lockste
 
 func (st procStore) Delete(ctx context.Context, table, row string, ts int64, columns ...string) error {
 	return st.p.block(ctx, &Yield{Kind: Delete, Table: table, Row: row, TS: ts, Columns: slices.Clone(columns), SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()}).err
+}
+
+// PutDelete is one Put yield carrying tombstones too (lockstep.Mutator):
+// one mutation, applied atomically by each replica.
+func (st procStore) PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...lockstep.Cell) error {
+	return st.p.block(ctx, &Yield{Kind: Put, Table: table, Row: row, Cells: slices.Clone(cells), TS: ts, Columns: slices.Clone(columns), SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()}).err
 }
 
 func (st procStore) Read(ctx context.Context, table, row string, s lockstep.Slice) ([]lockstep.Cell, error) {

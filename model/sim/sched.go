@@ -154,6 +154,9 @@ func (s *Sim) write(y *Yield, now []int) (*model.Mutation, error) {
 		if cells, err = s.cluster.Prepare(y.Proc.Coordinator, y.Cells); err != nil {
 			return nil, err
 		}
+		if len(y.Columns) > 0 { // PutDelete: one mutation
+			cells = append(s.cluster.PrepareDelete(y.Proc.Coordinator, y.TS, y.Columns), cells...)
+		}
 	} else {
 		cells = s.cluster.PrepareDelete(y.Proc.Coordinator, y.TS, y.Columns)
 	}
@@ -241,6 +244,9 @@ func (y *Yield) String() string {
 		cols := make([]string, len(y.Cells))
 		for i, c := range y.Cells {
 			cols[i] = c.Column
+		}
+		if len(y.Columns) > 0 {
+			return fmt.Sprintf("%s put %s/%s %v deleting %v", y.Proc.Name, y.Table, y.Row, cols, y.Columns)
 		}
 		return fmt.Sprintf("%s put %s/%s %v", y.Proc.Name, y.Table, y.Row, cols)
 	}

@@ -1,0 +1,128 @@
+package propertytests
+
+import (
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/model/sim"
+	"github.com/lockstep-go/lockstep/queuelock"
+)
+
+// Properties of the two-round-trip handoff (docs/algorithms.md, section
+// 4.12), beside mutual exclusion and the lease property, which hold for a
+// handed hold as for any other (the handed cell is the waiter's owner cell:
+// its acknowledged write counts as the waiter's, in lastOK):
+//
+//   - H1, a handed hold's lease starts no later than the handoff: while the
+//     handed cell is the latest acknowledged write of the waiter's cells,
+//     the waiter works only within one lease window,
+//     (TTL − 1s − MaxServerSkew)/2, of the handoff's send. A waiter that
+//     counted from its own read, after the handoff, would work on past it,
+//     towards the handed cell's expiry.
+//   - H2, a handed cell never outlives the waiter it names: a handoff that
+//     names a queue-cell write its waiter has since deleted (an
+//     acknowledged delete of its queue cell, timestamped above that write)
+//     must be older than the waiter's tombstone of its handed column, so it
+//     is dead on arrival — for every waiter whose Locker takes part in
+//     handoffs (Options.Handoff).
+
+// handoffs is what the harness saw of handoffs. Guarded by harness.mu.
+type handoffs struct {
+	sent map[string]int64 // waiter's owner → virtual µs of the send of the latest acknowledged handoff naming it
+	left map[string]int64 // owner → highest acknowledged tombstone timestamp of a queue cell of its
+	tomb map[string]int64 // owner → highest acknowledged tombstone timestamp of its handed column
+	// acked counts acknowledged handoffs; held, acquisitions whose latest
+	// acknowledged owner write was the handoff (confirmed by one read).
+	acked, held int
+}
+
+// noteHandedHold counts an acquisition by owner made by a handoff.
+func (h *harness) noteHandedHold(owner string) {
+	if h.handoff == nil {
+		return
+	}
+	if sent, ok := h.handoff.sent[owner]; ok && sent == h.lastOK[owner] {
+		h.handoff.held++
+	}
+}
+
+func (h *harness) handoffState() *handoffs {
+	if h.handoff == nil {
+		h.handoff = &handoffs{sent: map[string]int64{}, left: map[string]int64{}, tomb: map[string]int64{}}
+	}
+	return h.handoff
+}
+
+// checkHandoffSend checks H2 at the send of handed cell c naming owner.
+func (h *harness) checkHandoffSend(y *sim.Yield, c lockstep.Cell, owner string) {
+	hs := h.handoffState()
+	if hs.left[owner] > c.Timestamp && h.handsOff(owner) && hs.tomb[owner] <= c.Timestamp {
+		h.violate("handoff: %v hands the lock to %s, which left the line, and the handed cell (timestamp %d) is not below its tombstone (%d): it blocks the line for a TTL",
+			y, owner, c.Timestamp, hs.tomb[owner])
+	}
+}
+
+// handsOff reports whether owner's process takes part in handoffs.
+func (h *harness) handsOff(owner string) bool {
+	for _, pr := range h.procs {
+		if pr.kind.name == queueHandoff.name && len(owner) > len(pr.sp.Name) && owner[:len(pr.sp.Name)+1] == pr.sp.Name+"." {
+			return true
+		}
+	}
+	return false
+}
+
+// noteHandoffs records what an acknowledged write y tells about handoffs.
+func (h *harness) noteHandoffs(y *sim.Yield) {
+	if y.Table != queuelock.DefaultTable {
+		return
+	}
+	hs := h.handoffState()
+	for _, col := range y.Columns {
+		if _, owner, err := layout.ParseQueueColumn(col); err == nil {
+			hs.left[owner] = max(hs.left[owner], y.TS)
+			continue
+		}
+		if owner := handedOwner(col); owner != "" && y.TS > hs.tomb[owner] {
+			hs.tomb[owner] = y.TS
+		}
+	}
+	if y.Kind != sim.Put {
+		return
+	}
+	for _, c := range y.Cells {
+		if owner := ownerOf(y.Table, c.Column, c.Value); owner != "" && layout.IsHandedFor(c.Column, owner) && c.Value != nil {
+			hs.sent[owner] = y.SentElapsed
+			hs.acked++
+		}
+	}
+}
+
+// handedOwner returns the owner whose handed column col is, or "".
+func handedOwner(col string) string {
+	process, inc, err := layout.ParseOwnerColumn(col)
+	if err != nil || len(inc) < 2 || inc[0] != 'h' {
+		return ""
+	}
+	owner := process + "." + inc[1:]
+	if !layout.IsHandedFor(col, owner) {
+		return ""
+	}
+	return owner
+}
+
+// checkHandedLease checks H1 for owner, working now.
+func (h *harness) checkHandedLease(pr *proc, l lockstep.Lock, owner string) bool {
+	if h.handoff == nil {
+		return true
+	}
+	sent, ok := h.handoff.sent[owner]
+	if !ok || sent != h.lastOK[owner] {
+		return true // not handed, or renewed since by the waiter itself
+	}
+	if since := h.elapsed(sent); since >= cellLife()/2 {
+		h.violate("handoff: %s works as %s %v after the send of the handoff that made it the owner, beyond the lease window %v: its lease must count from before the handoff's write",
+			pr.sp.Name, l.Owner(), since, cellLife()/2)
+		return false
+	}
+	return true
+}
