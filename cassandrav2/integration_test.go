@@ -137,8 +137,11 @@ func replicationArgs(dcs map[string][]string) []string {
 	return []string{"-dcs", strings.Join(f, ",")}
 }
 
+// sortedDCs are the cluster's data centres by name (after itSession).
+func sortedDCs() []string { return slices.Sorted(maps.Keys(shared.dcs)) }
+
 // firstDC is the cluster's first data centre by name ("datacenter1" on one).
-func firstDC() string { return slices.Sorted(maps.Keys(shared.dcs))[0] }
+func firstDC() string { return sortedDCs()[0] }
 
 // applySchema creates keyspace (replication as cqlprint's flags say) and
 // lockstep's tables with the statements package schema renders, printed by
