@@ -56,8 +56,13 @@
 // built WithLocalDC (one holder per data centre, at LOCAL_QUORUM). New
 // refuses levels that cannot keep the scope — a global store at
 // LOCAL_QUORUM writes — with an error that says what to use; Store.Scope
-// reports it (lockstep.Scoped). The repository's docs/multi-dc.md gives the
-// argument of each pair, the scope of every part and the failure table.
+// reports it (lockstep.Scoped). A DC-local store also refuses every answer
+// whose coordinator is in another data centre (its LOCAL_QUORUM is then that
+// data centre's): a read fails, a write fails as an unknown outcome, both
+// wrapping lockstep.ErrRefused, so a client whose driver failed over loses
+// its locks' availability, never their exclusion. The repository's
+// docs/multi-dc.md gives the argument of each pair, the scope of every part
+// and the failure table.
 //
 // # Errors
 //

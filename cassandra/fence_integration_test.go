@@ -38,11 +38,20 @@ func TestFenceConformance(t *testing.T) {
 	for _, serial := range []gocql.SerialConsistency{gocql.Serial, gocql.LocalSerial} {
 		t.Run(serial.String(), func(t *testing.T) {
 			opts := []cassandra.FenceOption{cassandra.WithSerialConsistency(serial)}
+			session, _ := itSession(t)
 			if serial == gocql.LocalSerial {
-				// The test cluster's one data centre, Cassandra's default name.
-				opts = append(opts, cassandra.WithFenceLocalDC("datacenter1"))
+				// The cluster's first data centre ("datacenter1" on one),
+				// through a session that sends every request there:
+				// LOCAL_SERIAL orders only writers coordinated in one data
+				// centre.
+				dc := shared.topology.DCs()[0]
+				opts = append(opts, cassandra.WithFenceLocalDC(dc))
+				session = dcSession(t, dc)
 			}
-			store := newFenceStore(t, opts...)
+			store, err := cassandra.NewFenceStore(session, itKeyspace, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
 			fencetest.Run(t, func(t *testing.T) fencetest.Harness {
 				return fencetest.Harness{Store: store, Table: fence.DefaultTable}
 			})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/cassandra"
+	"github.com/lockstep-go/lockstep/cassandra/clustertest"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/schema"
 	"github.com/lockstep-go/lockstep/storetest"
@@ -32,15 +33,19 @@ import (
 const itKeyspace = "lockstep_it"
 
 var shared struct {
-	once    sync.Once
-	session *gocql.Session
-	hosts   int
-	err     error
+	once     sync.Once
+	session  *gocql.Session
+	hosts    int
+	topology clustertest.Topology
+	err      error
 }
 
 // itSession returns a session shared by the tests of this binary, with the
-// lockstep_it keyspace and its tables created (RF = number of hosts, at most
-// 3). Pages are small so every read of more than a few cells pages.
+// lockstep_it keyspace and its tables created: at most 3 replicas, and on a
+// cluster of several data centres NetworkTopologyStrategy with a factor per
+// data centre (clustertest.Topology.Replication), so LOCAL_QUORUM and
+// LOCAL_SERIAL have replicas in each. Pages are small so every read of more
+// than a few cells pages.
 func itSession(t testing.TB) (*gocql.Session, int) {
 	t.Helper()
 	raw := os.Getenv("CASSANDRA_HOSTS")
@@ -64,18 +69,56 @@ func itSession(t testing.TB) (*gocql.Session, int) {
 			return
 		}
 		shared.hosts = len(hosts)
-		rf := min(len(hosts), 3)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		shared.err = schema.Apply(ctx, shared.session, itKeyspace, schema.WithCreateKeyspace(map[string]string{
-			"class": "SimpleStrategy", "replication_factor": strconv.Itoa(rf),
-		}))
+		if shared.topology, shared.err = clustertest.Read(ctx, shared.session); shared.err != nil {
+			return
+		}
+		shared.err = schema.Apply(ctx, shared.session, itKeyspace, schema.WithCreateKeyspace(itReplication()))
 	})
 	if shared.err != nil {
 		t.Fatalf("connecting to %s: %v", raw, shared.err)
 	}
 	return shared.session, shared.hosts
 }
+
+var dcSessions struct {
+	sync.Mutex
+	m map[string]*gocql.Session
+}
+
+// dcSession returns a session, shared by the tests of this binary, that
+// sends every request to a node of data centre dc and never to another
+// (clustertest.Topology.Cluster): what a DC-local store needs.
+func dcSession(t testing.TB, dc string) *gocql.Session {
+	t.Helper()
+	itSession(t)
+	dcSessions.Lock()
+	defer dcSessions.Unlock()
+	if s := dcSessions.m[dc]; s != nil {
+		return s
+	}
+	if len(shared.topology.Hosts[dc]) == 0 {
+		t.Fatalf("no node in data centre %q (the cluster has %v)", dc, shared.topology.DCs())
+	}
+	cluster := shared.topology.Cluster(dc)
+	cluster.Timeout = 20 * time.Second
+	cluster.ConnectTimeout = 20 * time.Second
+	cluster.PageSize = 3
+	s, err := cluster.CreateSession()
+	if err != nil {
+		t.Fatalf("connecting to data centre %s: %v", dc, err)
+	}
+	if dcSessions.m == nil {
+		dcSessions.m = map[string]*gocql.Session{}
+	}
+	dcSessions.m[dc] = s
+	return s
+}
+
+// itReplication is the replication map of the tests' keyspaces: at most 3
+// replicas per data centre (after itSession).
+func itReplication() map[string]string { return shared.topology.Replication(3) }
 
 func newStore(t testing.TB, opts ...cassandra.Option) *cassandra.Store {
 	t.Helper()
@@ -170,13 +213,11 @@ func TestStore_UnavailableWriteIsNotAnUnknownOutcome(t *testing.T) {
 // refusal no retry can change: the store's error wraps lockstep.ErrRefused,
 // and Lock fails at once naming the table, not at its deadline.
 func TestStore_DroppedTableFailsLockAtOnce(t *testing.T) {
-	session, hosts := itSession(t)
+	session, _ := itSession(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	const ks = "lockstep_it_dropped"
-	if err := schema.Apply(ctx, session, ks, schema.WithCreateKeyspace(map[string]string{
-		"class": "SimpleStrategy", "replication_factor": strconv.Itoa(min(hosts, 3)),
-	})); err != nil {
+	if err := schema.Apply(ctx, session, ks, schema.WithCreateKeyspace(itReplication())); err != nil {
 		t.Fatal(err)
 	}
 	store, err := cassandra.New(session, ks)

@@ -57,8 +57,14 @@ func WithConsistency(read, write gocql.Consistency) Option {
 // LOCAL_QUORUM is the quorum of the coordinator's data centre, so the
 // session must send every request to dc: route it with
 // gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(dc)), and keep
-// the driver from failing over to another data centre's nodes (the store
-// does not check where a coordinator is). The legacy lock, the combined
+// the driver from failing over to another data centre's nodes with
+// cluster.HostFilter = gocql.DataCentreHostFilter(dc) (DCAwareRoundRobinPolicy
+// alone falls back to remote nodes when no local one is up). The store
+// checks the coordinator of every answer and refuses one from another data
+// centre: a read fails, a write fails as an unknown outcome, both wrapping
+// lockstep.ErrRefused (the message names the coordinator and says how to route
+// the session), so Lock fails at once instead of taking the lock on another
+// data centre's quorum. The legacy lock, the combined
 // mode and package migration refuse a DC-local store: their state is
 // fleet-wide (docs/multi-dc.md).
 func WithLocalDC(dc string) Option {

@@ -6,8 +6,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"maps"
+	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +41,7 @@ var shared struct {
 	once    sync.Once
 	session *gocql.Session
 	hosts   []string
+	dcs     map[string][]string // the nodes of each data centre (readDCs)
 	err     error
 }
 
@@ -67,8 +71,10 @@ func newSession(t testing.TB, timeout time.Duration) (*gocql.Session, error) {
 }
 
 // itSession returns a session shared by the tests of this binary, with the
-// lockstep_it_v2 keyspace and its tables created (RF = number of hosts, at
-// most 3).
+// lockstep_it_v2 keyspace and its tables created: at most 3 replicas, and
+// on a cluster of several data centres NetworkTopologyStrategy with a
+// factor per data centre (at most 3, at most its nodes), as package
+// cassandra/clustertest renders it for the gocql suites.
 func itSession(t testing.TB) (*gocql.Session, int) {
 	t.Helper()
 	h := hosts(t)
@@ -80,18 +86,69 @@ func itSession(t testing.TB) (*gocql.Session, int) {
 		shared.hosts = h
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		shared.err = applySchema(ctx, shared.session, itKeyspace, min(len(h), 3))
+		if shared.dcs, shared.err = readDCs(ctx, shared.session); shared.err != nil {
+			return
+		}
+		shared.err = applySchema(ctx, shared.session, itKeyspace, replicationArgs(shared.dcs))
 	})
 	require.NoError(t, shared.err, "connecting to %v", h)
 	return shared.session, len(shared.hosts)
 }
 
-// applySchema creates keyspace (SimpleStrategy, rf) and lockstep's tables
-// with the statements package schema renders, printed by
+// readDCs returns the nodes of each data centre (system.local and
+// system.peers, read a few times: each read may go to another coordinator,
+// and system.peers lists every node but the one that answers).
+func readDCs(ctx context.Context, session *gocql.Session) (map[string][]string, error) {
+	dcOf := map[string]string{}
+	var dc string
+	var addr net.IP
+	for range 4 {
+		if err := session.Query("SELECT data_center, rpc_address FROM system.local").ScanContext(ctx, &dc, &addr); err != nil {
+			return nil, err
+		}
+		dcOf[addr.String()] = dc
+		iter := session.Query("SELECT data_center, rpc_address FROM system.peers").IterContext(ctx)
+		for iter.Scan(&dc, &addr) {
+			dcOf[addr.String()] = dc
+		}
+		if err := iter.Close(); err != nil {
+			return nil, err
+		}
+	}
+	dcs := map[string][]string{}
+	for a, dc := range dcOf {
+		dcs[dc] = append(dcs[dc], a)
+	}
+	return dcs, nil
+}
+
+// replicationArgs are cqlprint's flags for the keyspace: -rf with one data
+// centre, -dcs with several.
+func replicationArgs(dcs map[string][]string) []string {
+	if len(dcs) == 1 {
+		for _, h := range dcs {
+			return []string{"-rf", strconv.Itoa(min(len(h), 3))}
+		}
+	}
+	var f []string
+	for _, dc := range slices.Sorted(maps.Keys(dcs)) {
+		f = append(f, dc+"="+strconv.Itoa(min(len(dcs[dc]), 3)))
+	}
+	return []string{"-dcs", strings.Join(f, ",")}
+}
+
+// sortedDCs are the cluster's data centres by name (after itSession).
+func sortedDCs() []string { return slices.Sorted(maps.Keys(shared.dcs)) }
+
+// firstDC is the cluster's first data centre by name ("datacenter1" on one).
+func firstDC() string { return sortedDCs()[0] }
+
+// applySchema creates keyspace (replication as cqlprint's flags say) and
+// lockstep's tables with the statements package schema renders, printed by
 // schema/internal/cqlprint in the lockstep module: this module's binaries
 // must not link package schema, which imports the other driver.
-func applySchema(ctx context.Context, session *gocql.Session, keyspace string, rf int) error {
-	cmd := exec.CommandContext(ctx, "go", "run", "./schema/internal/cqlprint", "-keyspace", keyspace, "-rf", strconv.Itoa(rf))
+func applySchema(ctx context.Context, session *gocql.Session, keyspace string, replication []string) error {
+	cmd := exec.CommandContext(ctx, "go", append([]string{"run", "./schema/internal/cqlprint", "-keyspace", keyspace}, replication...)...)
 	cmd.Dir = ".."
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -149,9 +206,23 @@ func TestFenceConformance(t *testing.T) {
 	for _, serial := range []gocql.Consistency{gocql.Serial, gocql.LocalSerial} {
 		t.Run(serial.String(), func(t *testing.T) {
 			opts := []cassandrav2.FenceOption{cassandrav2.WithSerialConsistency(serial)}
+			session := session
 			if serial == gocql.LocalSerial {
-				// The test cluster's one data centre, Cassandra's default name.
-				opts = append(opts, cassandrav2.WithFenceLocalDC("datacenter1"))
+				// The cluster's first data centre ("datacenter1" on one),
+				// through a session that sends every request there:
+				// LOCAL_SERIAL orders only writers coordinated in one data
+				// centre.
+				dc := firstDC()
+				opts = append(opts, cassandrav2.WithFenceLocalDC(dc))
+				cluster := gocql.NewCluster(shared.dcs[dc]...)
+				cluster.Timeout = 20 * time.Second
+				cluster.ConnectTimeout = 20 * time.Second
+				cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(dc))
+				cluster.HostFilter = gocql.DataCenterHostFilter(dc)
+				var err error
+				session, err = cluster.CreateSession()
+				require.NoError(t, err)
+				t.Cleanup(session.Close)
 			}
 			store, err := cassandrav2.NewFenceStore(session, itKeyspace, opts...)
 			require.NoError(t, err)

@@ -32,7 +32,9 @@ func WithConsistency(read, write gocql.Consistency) Option {
 // WithLocalDC makes the store DC-local (lockstep.LocalTo(dc)), reading and
 // writing at LOCAL_QUORUM unless WithConsistency says otherwise, as package
 // cassandra's WithLocalDC does; its comment says how the session must be
-// routed. The default is a global store.
+// routed. Like it, the store refuses an answer from a coordinator of another
+// data centre (an error wrapping lockstep.ErrRefused that says how to route
+// the session). The default is a global store.
 func WithLocalDC(dc string) Option {
 	return func(c *config) {
 		c.scope = lockstep.LocalTo(dc)

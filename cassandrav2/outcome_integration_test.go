@@ -36,7 +36,7 @@ func TestOutcome_UnavailableWriteIsAPlainFailure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	const ks = "lockstep_it_v2_unavailable"
-	require.NoError(t, applySchema(ctx, session, ks, hosts+1))
+	require.NoError(t, applySchema(ctx, session, ks, []string{"-rf", strconv.Itoa(hosts + 1)}))
 	store, err := cassandrav2.New(session, ks, cassandrav2.WithConsistency(gocql.All, gocql.All))
 	require.NoError(t, err)
 	err = store.Put(ctx, "queue_lock", "r", lockstep.Cell{Column: "c", Timestamp: time.Now().UnixMicro(), TTL: time.Minute})

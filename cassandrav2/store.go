@@ -2,6 +2,7 @@ package cassandrav2
 
 import (
 	"context"
+	"sync"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -36,7 +37,7 @@ func New(session *gocql.Session, keyspace string, opts ...Option) (*Store, error
 	for _, o := range opts {
 		o(&c)
 	}
-	d := driver{session: session, read: c.read, write: c.write}
+	d := driver{session: session, read: c.read, write: c.write, dc: c.scope.DC()}
 	core, err := cqlstore.NewStore(d, storeErrors, keyspace, c.scope, cqlstore.Level(c.read), cqlstore.Level(c.write))
 	if err != nil {
 		return nil, err
@@ -78,21 +79,44 @@ func (s *Store) Read(ctx context.Context, table, row string, sl lockstep.Slice) 
 }
 
 // driver sends the cell statements of package cqlstore through the v2
-// driver.
+// driver. A DC-local store's driver (dc set) checks the coordinator of
+// every answer and refuses one from another data centre, as package
+// cassandra's does (cqlstore.CheckCoordinator): the host of a query's result
+// (Iter.Host, the last page's for a read) and, for a batch, of every
+// successful attempt (a BatchObserver of the store's own, which takes the
+// place of the session's for those batches).
 type driver struct {
 	session     *gocql.Session
 	read, write gocql.Consistency
+	dc          string // the DC-local store's data centre, "" for a global store
 }
 
 func (d driver) Write(ctx context.Context, stmt string, args [][]any) error {
 	if len(args) == 1 {
-		return d.session.Query(stmt, args[0]...).Consistency(d.write).Idempotent(true).ExecContext(ctx)
+		iter := d.session.Query(stmt, args[0]...).Consistency(d.write).Idempotent(true).IterContext(ctx)
+		host := iter.Host()
+		if err := iter.Close(); err != nil {
+			return err
+		}
+		return d.check(host)
 	}
 	b := d.session.Batch(gocql.UnloggedBatch).Consistency(d.write)
 	for _, a := range args {
 		b.Entries = append(b.Entries, gocql.BatchEntry{Stmt: stmt, Args: a, Idempotent: true})
 	}
-	return b.ExecContext(ctx)
+	var remote batchCoordinators
+	if d.dc != "" {
+		b = b.Observer(&remote)
+	}
+	if err := b.ExecContext(ctx); err != nil {
+		return err
+	}
+	for _, h := range remote.hosts() {
+		if err := d.check(h); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteEach runs each statement with its arguments in one UNLOGGED batch
@@ -109,5 +133,54 @@ func (d driver) WriteEach(ctx context.Context, stmts []string, args [][]any) err
 }
 
 func (d driver) Read(ctx context.Context, stmt string, args []any) cqlstore.Rows {
-	return d.session.Query(stmt, args...).Consistency(d.read).Idempotent(true).IterContext(ctx).Scanner()
+	iter := d.session.Query(stmt, args...).Consistency(d.read).Idempotent(true).IterContext(ctx)
+	if d.dc == "" {
+		return iter.Scanner()
+	}
+	return checkedRows{Scanner: iter.Scanner(), iter: iter, d: d}
+}
+
+// check refuses an answer from a coordinator outside a DC-local store's data
+// centre.
+func (d driver) check(host *gocql.HostInfo) error {
+	if host == nil {
+		return nil
+	}
+	return cqlstore.CheckCoordinator(d.dc, host.ConnectAddress().String(), host.DataCenter())
+}
+
+// checkedRows is a DC-local read's rows: Err also refuses rows from a
+// coordinator of another data centre.
+type checkedRows struct {
+	gocql.Scanner
+	iter *gocql.Iter
+	d    driver
+}
+
+func (r checkedRows) Err() error {
+	if err := r.Scanner.Err(); err != nil {
+		return err
+	}
+	return r.d.check(r.iter.Host())
+}
+
+// batchCoordinators records the coordinators of a batch's successful
+// attempts.
+type batchCoordinators struct {
+	mu sync.Mutex
+	hs []*gocql.HostInfo
+}
+
+func (b *batchCoordinators) ObserveBatch(_ context.Context, o gocql.ObservedBatch) {
+	if o.Err == nil && o.Host != nil {
+		b.mu.Lock()
+		b.hs = append(b.hs, o.Host)
+		b.mu.Unlock()
+	}
+}
+
+func (b *batchCoordinators) hosts() []*gocql.HostInfo {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.hs
 }

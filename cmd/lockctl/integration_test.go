@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/cassandra"
+	"github.com/lockstep-go/lockstep/cassandra/clustertest"
 	"github.com/lockstep-go/lockstep/internal/clusterlock"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
@@ -85,7 +85,13 @@ func TestLockctl_AgainstCassandra(t *testing.T) {
 		t.Errorf("fleet --output json, keyspace missing: exit %d, stdout %q (%v)", code, stdout, err)
 	}
 
-	repl := fmt.Sprintf("class=SimpleStrategy,replication_factor=%d", min(len(hosts), 3))
+	// SimpleStrategy on one data centre, NetworkTopologyStrategy with a
+	// factor per data centre on several (scripts/cassandra up --dcs 2).
+	topo, err := clustertest.Read(ctx, session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repl := clustertest.Flag(topo.Replication(3))
 	for range 2 { // idempotent
 		if out := mustLockctl(t, "schema", "apply", "--replication", repl); !strings.Contains(out, "keyspace "+itKeyspace+": legacy_main") {
 			t.Errorf("schema apply output: %q", out)
@@ -97,14 +103,57 @@ func TestLockctl_AgainstCassandra(t *testing.T) {
 	}
 	t.Run("InspectAndForcedRelease", func(t *testing.T) { inspectAndRelease(t, store) })
 	t.Run("PhaseAndFleet", func(t *testing.T) { phaseAndFleet(t, store) })
-	t.Run("ConnectionFlagsAndJSON", func(t *testing.T) { connectionFlagsAndJSON(t, hosts) })
+	t.Run("ConnectionFlagsAndJSON", func(t *testing.T) { connectionFlagsAndJSON(t, hosts, topo.DCs()[0]) })
+	t.Run("LocalDCInEachDataCentre", func(t *testing.T) { localDCInEachDataCentre(t, store, topo) })
+}
+
+// localDCInEachDataCentre runs lockctl routed to each data centre in turn
+// (--local-dc, with that data centre's nodes as --hosts): each sees the
+// global lock the library holds, whichever data centre took it, and a
+// consistency that cannot keep locks global is refused before connecting.
+// On a cluster of two data centres (scripts/cassandra up --dcs 2) this is
+// lockctl across them; on one, it is the one data centre.
+func localDCInEachDataCentre(t *testing.T, store lockstep.Store, topo clustertest.Topology) {
+	ctx := t.Context()
+	l, err := queuelock.New(store, &queuelock.Options{ProcessID: "it-global-holder", TTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(context.Background())
+	const id = "report/nightly"
+	h, err := l.Lock(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Unlock(context.Background())
+	for _, dc := range topo.DCs() {
+		conn := []string{"--hosts", strings.Join(topo.Hosts[dc], ","), "--local-dc", dc}
+		var lock struct {
+			Queue struct {
+				State  string `json:"state"`
+				Holder string `json:"holder"`
+			} `json:"queue"`
+		}
+		out := mustLockctl(t, append(conn, "--output", "json", "inspect", id)...)
+		if err := json.Unmarshal([]byte(out), &lock); err != nil {
+			t.Fatal(err)
+		}
+		if lock.Queue.State != "held" || !strings.HasPrefix(lock.Queue.Holder, "it-global-holder") {
+			t.Errorf("--local-dc %s: inspect %s: %+v, want held by it-global-holder", dc, id, lock.Queue)
+		}
+		code, _, stderr := lockctl(t, "", append(conn, "--consistency", "local_quorum", "inspect", id)...)
+		if code == exitOK || !strings.Contains(stderr, "cannot keep a global lock global") {
+			t.Errorf("--local-dc %s --consistency local_quorum: exit %d, stderr %q, want the global-scope refusal", dc, code, stderr)
+		}
+	}
 }
 
 // connectionFlagsAndJSON reaches the node through --port and DC-aware
-// routing (scripts/cassandra's SimpleSnitch names the DC datacenter1) and
-// decodes the JSON of the read commands.
-func connectionFlagsAndJSON(t *testing.T, hosts []string) {
-	conn := []string{"--hosts", strings.Join(hosts, ","), "--port", "9042", "--local-dc", "datacenter1", "--consistency", "quorum", "--output", "json"}
+// routing to the cluster's first data centre (scripts/cassandra's
+// SimpleSnitch names the one DC datacenter1; --dcs 2 names them dc1 and
+// dc2) and decodes the JSON of the read commands.
+func connectionFlagsAndJSON(t *testing.T, hosts []string, dc string) {
+	conn := []string{"--hosts", strings.Join(hosts, ","), "--port", "9042", "--local-dc", dc, "--consistency", "quorum", "--output", "json"}
 	var phase struct {
 		Phase  string   `json:"phase"`
 		Allows []string `json:"allows"`

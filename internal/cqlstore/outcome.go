@@ -104,11 +104,16 @@ func (e Errors) hint(err error) string {
 
 // Write classifies the error of a write or delete. If the mutation may have
 // reached replicas, the result wraps lockstep.ErrUnknownOutcome as well as
-// err; otherwise it wraps err alone. Either way errors.Is and errors.As still
+// err; otherwise it wraps err alone. A *RemoteCoordinatorError wraps both
+// lockstep.ErrUnknownOutcome and lockstep.ErrRefused. Either way errors.Is and errors.As still
 // find the driver's error and a ctx error.
 func (e Errors) Write(op, table string, err error) error {
 	if err == nil {
 		return nil
+	}
+	var remote *RemoteCoordinatorError
+	if errors.As(err, &remote) {
+		return fmt.Errorf("%s: %s %s: %w: %w: %w", e.Name, op, table, lockstep.ErrUnknownOutcome, lockstep.ErrRefused, err)
 	}
 	if e.MaybeApplied(err) {
 		return fmt.Errorf("%s: %s %s: %w: %w", e.Name, op, table, lockstep.ErrUnknownOutcome, err)
@@ -120,12 +125,14 @@ func (e Errors) Write(op, table string, err error) error {
 }
 
 // Read wraps the error of a read. A failed read changes nothing, so it is
-// always a plain failure; a permanent refusal also wraps lockstep.ErrRefused.
+// always a plain failure; a permanent refusal and a *RemoteCoordinatorError
+// also wrap lockstep.ErrRefused.
 func (e Errors) Read(table string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if Permanent(err) {
+	var remote *RemoteCoordinatorError
+	if Permanent(err) || errors.As(err, &remote) {
 		return fmt.Errorf("%s: read %s: %w: %w%s", e.Name, table, lockstep.ErrRefused, err, e.hint(err))
 	}
 	return fmt.Errorf("%s: read %s: %w%s", e.Name, table, err, e.hint(err))

@@ -5,5 +5,6 @@
 //
 //	go run ./schema/internal/cqlprint -keyspace lockstep_it -rf 1
 //
-// With -rf it includes the CREATE KEYSPACE statement (SimpleStrategy).
+// With -rf it includes the CREATE KEYSPACE statement (SimpleStrategy); with
+// -dcs dc1=2,dc2=1, a NetworkTopologyStrategy one with those factors.
 package main

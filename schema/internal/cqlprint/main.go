@@ -13,9 +13,22 @@ import (
 func main() {
 	keyspace := flag.String("keyspace", "", "keyspace of the tables (required)")
 	rf := flag.Int("rf", 0, "if positive, create the keyspace with SimpleStrategy and this replication factor")
+	dcs := flag.String("dcs", "", "if set (dc=factor,...), create the keyspace with NetworkTopologyStrategy and these factors")
 	flag.Parse()
 	var opts []schema.Option
-	if *rf > 0 {
+	switch {
+	case *dcs != "":
+		repl := map[string]string{"class": "NetworkTopologyStrategy"}
+		for _, kv := range strings.Split(*dcs, ",") {
+			dc, f, ok := strings.Cut(kv, "=")
+			if !ok {
+				fmt.Fprintf(os.Stderr, "cqlprint: -dcs %q: want dc=factor,... (e.g. dc1=2,dc2=1)\n", *dcs)
+				os.Exit(2)
+			}
+			repl[dc] = f
+		}
+		opts = append(opts, schema.WithCreateKeyspace(repl))
+	case *rf > 0:
 		opts = append(opts, schema.WithCreateKeyspace(map[string]string{
 			"class": "SimpleStrategy", "replication_factor": strconv.Itoa(*rf),
 		}))
