@@ -9,11 +9,11 @@
 //
 // It is a module of its own so that the etcd client and what it pulls in
 // (grpc, protobuf, zap, …) stay out of the lockstep module's go.mod, and so
-// out of the module graph of every user of the library. It imports nothing
-// of the lockstep module: the few things it shares with lockbench — the
-// worker protocol's JSON, the acquisition loop and its clock — are
-// duplicated here, with a comment naming the original in
-// cmd/lockbench/worker.go and contend.go. Change both together.
+// out of the module graph of every user of the library. What it shares with
+// lockbench and the lockd peer — the worker protocol's JSON, the
+// acquisition loop and its clock — is cmd/lockbench/internal/peer, which
+// imports only the standard library (lockbench's own side is
+// cmd/lockbench/worker.go and contend.go; change them together).
 //
 // lockbench builds it (go build in this directory) when a real-backend run
 // includes the etcd algorithm and runs one etcdpeer process per contender in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lockstep-go/lockstep/cmd/lockbench/internal/peer"
 	"sync/atomic"
 	"time"
 
@@ -40,8 +41,8 @@ type etcdLocker struct {
 func newEtcdLocker(endpoints []string, process string) (*etcdLocker, error) {
 	l := &etcdLocker{}
 	count := func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-		if t := tallyOf(ctx); t != nil {
-			t.n.Add(1)
+		if t := peer.TallyOf(ctx); t != nil {
+			t.Add(1)
 		} else {
 			l.background.Add(1)
 		}
@@ -67,7 +68,7 @@ func newEtcdLocker(endpoints []string, process string) (*etcdLocker, error) {
 
 // Lock takes the Mutex of id, waiting in its queue until it is first or ctx
 // ends (the Mutex then removes its queue key).
-func (l *etcdLocker) Lock(ctx context.Context, id string) (unlocker, error) {
+func (l *etcdLocker) Lock(ctx context.Context, id string) (peer.Unlocker, error) {
 	m := concurrency.NewMutex(l.session, etcdPrefix+id)
 	if err := m.Lock(ctx); err != nil {
 		// etcd's error names the deadline only in its text: join ctx's, so
@@ -90,14 +91,14 @@ func (l *etcdLocker) Close(context.Context) error {
 	return err
 }
 
-// plain is one linearizable Range of a key nobody writes: a round trip to
+// Plain is one linearizable Range of a key nobody writes: a round trip to
 // etcd (through its read index) that takes no lock.
-func (l *etcdLocker) plain(ctx context.Context) error {
+func (l *etcdLocker) Plain(ctx context.Context) error {
 	_, err := l.client.Get(ctx, etcdPrefix+"plain")
 	return err
 }
 
-func (l *etcdLocker) backgroundRequests() int64 { return l.background.Load() }
+func (l *etcdLocker) BackgroundRequests() int64 { return l.background.Load() }
 
 // etcdHeld is a held etcd Mutex.
 type etcdHeld struct{ m *concurrency.Mutex }

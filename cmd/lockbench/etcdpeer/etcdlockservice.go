@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lockstep-go/lockstep/cmd/lockbench/internal/peer"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -37,7 +38,7 @@ const (
 )
 
 // Lock asks the lock service for id under the process's lease.
-func (l etcdLockService) Lock(ctx context.Context, id string) (unlocker, error) {
+func (l etcdLockService) Lock(ctx context.Context, id string) (peer.Unlocker, error) {
 	req := protowire.AppendTag(nil, 1, protowire.BytesType)
 	req = protowire.AppendBytes(req, []byte(etcdPrefix+id))
 	req = protowire.AppendTag(req, 2, protowire.VarintType)

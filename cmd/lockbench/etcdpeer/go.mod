@@ -3,6 +3,7 @@ module github.com/lockstep-go/lockstep/cmd/lockbench/etcdpeer
 go 1.26.0
 
 require (
+	github.com/lockstep-go/lockstep/cmd/lockbench v0.0.0-00010101000000-000000000000
 	go.etcd.io/etcd/client/v3 v3.7.3
 	go.uber.org/zap v1.27.1
 	google.golang.org/grpc v1.83.2
@@ -23,3 +24,5 @@ require (
 	google.golang.org/genproto/googleapis/api v0.0.0-20260803160001-6ac0973c030d // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260803160001-6ac0973c030d // indirect
 )
+
+replace github.com/lockstep-go/lockstep/cmd/lockbench => ..

@@ -5,10 +5,10 @@
 // It is a module of its own, as the etcd peer is (cmd/lockbench/etcdpeer),
 // so that Connect and protobuf, which lockd's generated client needs, stay
 // out of lockbench's go.mod; it requires the lockd module through a replace
-// (../../../lockd). The few things it shares with lockbench — the worker
-// protocol's JSON, the acquisition loop and its clock — are duplicated here,
-// with a comment naming the original in cmd/lockbench/worker.go and
-// contend.go, as in the etcd peer. Change all three together.
+// (../../../lockd). What it shares with lockbench and the etcd peer — the
+// worker protocol's JSON, the acquisition loop and its clock — is
+// cmd/lockbench/internal/peer (lockbench's own side is
+// cmd/lockbench/worker.go and contend.go; change them together).
 //
 // lockbench builds it when a run includes the lockd algorithm (-scenario
 // service), starts the lockd under test itself (the lockd/cmd/lockd binary,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lockstep-go/lockstep/cmd/lockbench/internal/peer"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -35,7 +36,7 @@ type lockdLocker struct {
 
 func newLockdLocker(url, process string) (*lockdLocker, error) {
 	l := &lockdLocker{client: lockstepv1connect.NewLockServiceClient(http.DefaultClient, url)}
-	ctx, cancel := context.WithTimeout(context.Background(), workerStartup)
+	ctx, cancel := context.WithTimeout(context.Background(), peer.Startup)
 	defer cancel()
 	l.background.Add(1)
 	s, err := l.client.OpenSession(ctx, connect.NewRequest(&lockstepv1.OpenSessionRequest{Ttl: durationpb.New(sessionTTL), Name: process}))
@@ -47,8 +48,8 @@ func newLockdLocker(url, process string) (*lockdLocker, error) {
 }
 
 func count(ctx context.Context, l *lockdLocker) {
-	if t := tallyOf(ctx); t != nil {
-		t.n.Add(1)
+	if t := peer.TallyOf(ctx); t != nil {
+		t.Add(1)
 	} else {
 		l.background.Add(1)
 	}
@@ -57,7 +58,7 @@ func count(ctx context.Context, l *lockdLocker) {
 // Lock takes id exclusively in the session, waiting until lockd grants it
 // or ctx ends. An error after ctx ended wraps ctx's error, so that the loop
 // sees the run's end (connect's error names only its code).
-func (l *lockdLocker) Lock(ctx context.Context, id string) (unlocker, error) {
+func (l *lockdLocker) Lock(ctx context.Context, id string) (peer.Unlocker, error) {
 	count(ctx, l)
 	res, err := l.client.Lock(ctx, connect.NewRequest(&lockstepv1.LockRequest{SessionId: l.session, Items: []*lockstepv1.LockItem{{Id: id}}}))
 	if err != nil {
@@ -74,9 +75,9 @@ func (l *lockdLocker) Lock(ctx context.Context, id string) (unlocker, error) {
 	return lockdHeld{l: l, id: res.Msg.GetLock().GetLockId()}, nil
 }
 
-// plain is one KeepAlive of the session: a round trip to lockd that takes
+// Plain is one KeepAlive of the session: a round trip to lockd that takes
 // no lock and touches no store.
-func (l *lockdLocker) plain(ctx context.Context) error {
+func (l *lockdLocker) Plain(ctx context.Context) error {
 	_, err := l.client.KeepAlive(ctx, connect.NewRequest(&lockstepv1.KeepAliveRequest{SessionId: l.session}))
 	return err
 }
@@ -87,7 +88,7 @@ func (l *lockdLocker) Close(ctx context.Context) error {
 	return err
 }
 
-func (l *lockdLocker) backgroundRequests() int64 { return l.background.Load() }
+func (l *lockdLocker) BackgroundRequests() int64 { return l.background.Load() }
 
 // lockdHeld is a lock the session holds, by its handle.
 type lockdHeld struct {

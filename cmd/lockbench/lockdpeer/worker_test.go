@@ -13,6 +13,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/cmd/lockbench/internal/peer"
 	"github.com/lockstep-go/lockstep/lockd"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
@@ -27,11 +28,11 @@ func TestWireFormat_IsLockbenchs(t *testing.T) {
 	if err := json.Unmarshal([]byte(wireJob), &job); err != nil {
 		t.Fatal(err)
 	}
-	want := workerJob{Process: "p1", Lockd: "http://127.0.0.1:7420", LockID: "id", Hold: time.Millisecond}
+	want := workerJob{Job: peer.Job{Algorithm: "lockd", Process: "p1", LockID: "id", Hold: time.Millisecond}, Lockd: "http://127.0.0.1:7420"}
 	if !reflect.DeepEqual(job, want) {
 		t.Errorf("job %+v, want %+v", job, want)
 	}
-	rep := workerReport{Result: &procResult{Plain: []time.Duration{8}}}
+	rep := peer.Report{Result: &peer.Result{Plain: []time.Duration{8}}}
 	if b, err := json.Marshal(rep); err != nil || !strings.Contains(string(b), `"plain":[8]`) {
 		t.Errorf("result encodes as %s (%v), want a plain field", b, err)
 	}
@@ -65,9 +66,9 @@ func TestRunWorker_ThroughALockdReportsReadyThenKAcquisitionsAndPlainRequests(t 
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(strings.NewReader(out.String()))
-	var lines []workerReport
+	var lines []peer.Report
 	for sc.Scan() {
-		var rep workerReport
+		var rep peer.Report
 		if err := json.Unmarshal(sc.Bytes(), &rep); err != nil {
 			t.Fatalf("bad line %q: %v", sc.Text(), err)
 		}
@@ -83,8 +84,8 @@ func TestRunWorker_ThroughALockdReportsReadyThenKAcquisitionsAndPlainRequests(t 
 	if r.Requests.Acquire != 3 || r.Requests.Release != 3 {
 		t.Errorf("requests %+v, want 3 Lock and 3 Unlock RPCs (the warm-up's in a tally of its own)", r.Requests)
 	}
-	if len(r.Plain) != plainRequests {
-		t.Errorf("%d plain requests timed, want %d", len(r.Plain), plainRequests)
+	if len(r.Plain) != peer.PlainRequests {
+		t.Errorf("%d plain requests timed, want %d", len(r.Plain), peer.PlainRequests)
 	}
 }
 
@@ -102,12 +103,12 @@ func TestLock_AfterTheRunsEndWrapsTheContextsError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close(context.Background())
-	ctx, cancel := context.WithCancel(withTally(context.Background(), &tally{}))
+	ctx, cancel := context.WithCancel(peer.WithTally(context.Background(), &peer.Tally{}))
 	cancel()
 	if _, err := l.Lock(ctx, "hot"); err == nil || !strings.Contains(err.Error(), context.Canceled.Error()) {
 		t.Fatalf("Lock after cancel: %v, want context.Canceled", err)
 	}
-	if _, err := contend(ctx, l, &wallClock{}, time.Now().UnixMicro(), loopConfig{id: "hot"}); err != nil {
+	if _, err := peer.Contend(ctx, l, &peer.WallClock{}, time.Now().UnixMicro(), peer.LoopConfig{ID: "hot"}); err != nil {
 		t.Fatalf("the loop ended with %v, want no error when the run's time is up", err)
 	}
 }
