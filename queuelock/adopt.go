@@ -18,7 +18,7 @@ import (
 // cell in one request, and reads again: the adoption holds if that read
 // shows our owner cell and another holder's, no owner cell of another owner
 // that conflicts, and came within the lease window of the write
-// (docs/algorithms.md, section 8.7, lemma 12). An id
+// (docs/algorithms.md, section 8.7). An id
 // that fails undoes what this call wrote, the ids adopted before it are
 // left again, and the error names the id.
 func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
