@@ -3,10 +3,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,20 +17,7 @@ import (
 // (see real_integration_test.go): every algorithm, the LWT baseline
 // included, runs a small cell of perf 1, 2 and 3.
 func TestRealManager_EveryAlgorithmRunsEveryPerf(t *testing.T) {
-	hosts := os.Getenv("LOCKBENCH_CASSANDRA_HOSTS")
-	if strings.TrimSpace(hosts) == "" {
-		t.Fatal("LOCKBENCH_CASSANDRA_HOSTS is empty: the integration tag needs a running Cassandra")
-	}
-	o := realOptions{hosts: hosts, keyspace: "lockbench_test", replication: 1}
-	ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
-	defer cancel()
-	_, err := prepareCassandra(ctx, o)
-	require.NoError(t, err)
-	session, err := connect(splitList(hosts))
-	require.NoError(t, err)
-	defer session.Close()
-	store, err := newCassandraStore(session, o.keyspace)
-	require.NoError(t, err)
+	o, session, store := realBench(t)
 	tag, cell := runTag(), 0
 	world := func() mgrWorld {
 		cell++

@@ -4,8 +4,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,21 +15,10 @@ import (
 // every upload (the row's counter is the number of uploads that
 // succeeded), the optimistic one through real lightweight transactions.
 func TestRealRMW_NoLostUpdates(t *testing.T) {
-	hosts := os.Getenv("LOCKBENCH_CASSANDRA_HOSTS")
-	if strings.TrimSpace(hosts) == "" {
-		t.Fatal("LOCKBENCH_CASSANDRA_HOSTS is empty: the integration tag needs a running Cassandra")
-	}
-	o := realOptions{hosts: hosts, keyspace: "lockbench_test", replication: 1}
+	o, session, store := realBench(t)
 	ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
 	defer cancel()
-	_, err := prepareCassandra(ctx, o)
-	require.NoError(t, err)
-	session, err := connect(splitList(hosts))
-	require.NoError(t, err)
-	defer session.Close()
 	require.NoError(t, createRMWTable(ctx, session, o.keyspace))
-	store, err := newCassandraStore(session, o.keyspace)
-	require.NoError(t, err)
 	reg := &cqlRegister{s: session, keyspace: o.keyspace}
 	tag, cell := runTag(), 0
 	for _, wl := range []rmwWorkload{rmwSingle, rmwReadMix} {
