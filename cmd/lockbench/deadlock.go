@@ -212,19 +212,11 @@ func runDeadlockCommand(o *options) error {
 	if o.backend == "cassandra" {
 		ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
 		defer cancel()
-		version, err := prepareCassandra(ctx, o.real)
-		if err != nil {
-			return err
-		}
-		session, err := connect(splitList(o.real.hosts))
+		version, session, cs, err := openBench(ctx, o.real)
 		if err != nil {
 			return err
 		}
 		defer session.Close()
-		cs, err := newCassandraStore(session, o.real.keyspace)
-		if err != nil {
-			return err
-		}
 		where = fmt.Sprintf("Cassandra %s at %s (keyspace %s, RF %d), wall clock", version, o.real.hosts, o.real.keyspace, o.real.replication)
 		tag, cell := runTag(), 0
 		run = func(det lockstep.DeadlockDetection) ([]deadlockRound, error) {

@@ -123,19 +123,11 @@ func runManagerCommand(o *options) error {
 	} else {
 		ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
 		defer cancel()
-		version, err := prepareCassandra(ctx, o.real)
-		if err != nil {
-			return err
-		}
-		session, err := connect(splitList(o.real.hosts))
+		version, session, store, err := openBench(ctx, o.real)
 		if err != nil {
 			return err
 		}
 		defer session.Close()
-		store, err := newCassandraStore(session, o.real.keyspace)
-		if err != nil {
-			return err
-		}
 		where = fmt.Sprintf("Cassandra %s at %s (keyspace %s, RF %d; the clients are goroutines of one OS process, each with a Locker of its own, on one gocql session)",
 			version, o.real.hosts, o.real.keyspace, o.real.replication)
 		tag := runTag()

@@ -111,3 +111,21 @@ func newCassandraStore(session *gocql.Session, keyspace string) (lockstep.Store,
 // and process ids of different runs apart (cells of an earlier run may
 // still be live).
 func runTag() string { return strconv.FormatInt(time.Now().UnixMilli()%1e9, 36) }
+
+// openBench prepares o's keyspace (prepareCassandra) and opens a session on
+// it with the lockstep store over that session, for the scenarios whose
+// clients share one session in this process. It returns the server's
+// version; the caller closes the session.
+func openBench(ctx context.Context, o realOptions) (version string, session *gocql.Session, store lockstep.Store, err error) {
+	if version, err = prepareCassandra(ctx, o); err != nil {
+		return "", nil, nil, err
+	}
+	if session, err = connect(splitList(o.hosts)); err != nil {
+		return "", nil, nil, err
+	}
+	if store, err = newCassandraStore(session, o.keyspace); err != nil {
+		session.Close()
+		return "", nil, nil, err
+	}
+	return version, session, store, nil
+}

@@ -27,12 +27,8 @@ func realBench(t *testing.T) (realOptions, *gocql.Session, lockstep.Store) {
 	o := realOptions{hosts: hosts, keyspace: "lockbench_test", replication: 1}
 	ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
 	defer cancel()
-	_, err := prepareCassandra(ctx, o)
-	require.NoError(t, err)
-	session, err := connect(splitList(hosts))
+	_, session, store, err := openBench(ctx, o)
 	require.NoError(t, err)
 	t.Cleanup(session.Close)
-	store, err := newCassandraStore(session, o.keyspace)
-	require.NoError(t, err)
 	return o, session, store
 }

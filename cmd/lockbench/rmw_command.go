@@ -83,20 +83,12 @@ func runRMWCommand(o *options) error {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
 		defer cancel()
-		version, err := prepareCassandra(ctx, o.real)
-		if err != nil {
-			return err
-		}
-		session, err := connect(splitList(o.real.hosts))
+		version, session, store, err := openBench(ctx, o.real)
 		if err != nil {
 			return err
 		}
 		defer session.Close()
 		if err := createRMWTable(ctx, session, o.real.keyspace); err != nil {
-			return err
-		}
-		store, err := newCassandraStore(session, o.real.keyspace)
-		if err != nil {
 			return err
 		}
 		where = fmt.Sprintf("Cassandra %s at %s (keyspace %s, RF %d; reads and writes at QUORUM, the compare-and-set a lightweight transaction; users are goroutines of one OS process, each with a Locker of its own)",
