@@ -36,14 +36,24 @@ func newHandoffLocker(t *testing.T, s lockstep.Store, n *memNet, name string, on
 }
 
 // handedRun: A holds, B then C wait; A releases, B holds (its claim saw C
-// behind it) and releases. It returns C's lock, the time from B's release
-// to C's acquisition, and the live cells right after C acquired.
+// behind it) for shortHold and releases. It returns C's lock, the time from
+// B's release to C's acquisition, and the live cells right after C
+// acquired.
 func handedRun(t *testing.T, s lockstep.Store, n *memNet, on bool) (lockstep.Lock, time.Duration, []string) {
-	return handedRunKnobs(t, s, n, on, nil)
+	return handedRunKnobs(t, s, n, on, nil, shortHold)
 }
 
-// handedRunKnobs is handedRun with planted defects k in C.
-func handedRunKnobs(t *testing.T, s lockstep.Store, n *memNet, on bool, k *TestingKnobs) (lockstep.Lock, time.Duration, []string) {
+// shortHold is B's hold in handedRun: C's lease counts from the queue-cell
+// write B's claim read (C rewrites it every Renew), so a hold shorter than
+// Renew leaves C's first renewal — which writes C's owner cell — due after
+// the cells are read. Its odd milliseconds keep B's release off the grid of
+// C's polls (multiples of wakePoll/4 from its start): a poll at the instant
+// of the release would race the wake-up in fake time.
+const shortHold = 300*time.Millisecond + 29*time.Millisecond
+
+// handedRunKnobs is handedRun with planted defects k in C and B holding for
+// hold.
+func handedRunKnobs(t *testing.T, s lockstep.Store, n *memNet, on bool, k *TestingKnobs, hold time.Duration) (lockstep.Lock, time.Duration, []string) {
 	a := newHandoffLocker(t, s, n, "a", on, nil)
 	b := newHandoffLocker(t, s, n, "b", on, nil)
 	c := newHandoffLocker(t, s, n, "c", on, k)
@@ -65,10 +75,10 @@ func handedRunKnobs(t *testing.T, s lockstep.Store, n *memNet, on bool, k *Testi
 		atC, cellsC = time.Now(), cells(t, s, "x")
 		gotC <- lc
 	}()
-	time.Sleep(time.Second)
+	time.Sleep(time.Second + 13*time.Millisecond) // off the polls' grid too
 	require.NoError(t, la.Unlock(ctx))
 	lb := <-gotB
-	time.Sleep(time.Second)
+	time.Sleep(hold)
 	released := time.Now()
 	require.NoError(t, lb.Unlock(ctx))
 	lc := <-gotC
@@ -212,7 +222,7 @@ func TestHandoff_ConfirmationCountsFromTheQueueWrite(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			s := slowHandoff{Store: model.New(&clock.Local{}), d: 1500 * time.Millisecond}
 			n := &memNet{handlers: map[string]func([]byte){}}
-			lc, _, live := handedRunKnobs(t, s, n, true, &TestingKnobs{HandoffFromRead: planted})
+			lc, _, live := handedRunKnobs(t, s, n, true, &TestingKnobs{HandoffFromRead: planted}, time.Second+29*time.Millisecond)
 			handed := layout.HandedColumn(lc.Owner()) + "=" + lc.Owner()
 			require.Contains(t, live, handed)
 			if planted {
