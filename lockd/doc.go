@@ -135,6 +135,16 @@
 // ("a/b"), the over-locking every mask costs, as taking "a/b/x" takes an
 // intention lock on it.
 //
+// # Metrics
+//
+// With Options.Metrics (NewMetrics, a prometheus.Collector) the Server
+// counts sessions open, calls answered by method and status code, error
+// answers by LockError reason, and identity joins; Metrics lists the
+// series. Its labels carry no session, id, principal or error text, so
+// the series are bounded. cmd/lockd serves them at /metrics with its
+// Locker's (the adapters/prometheus Observer, lockstep_*) and the Go
+// runtime's, in a registry of its own.
+//
 // # Why Connect
 //
 // connectrpc.com/connect serves gRPC, gRPC-Web and its own HTTP protocol

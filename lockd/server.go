@@ -75,7 +75,11 @@ func New(locker lockstep.GroupLocker, opts *Options) (*Server, error) {
 // HTTP/1.1 serves Connect and JSON.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(lockstepv1connect.NewLockServiceHandler(s))
+	var opts []connect.HandlerOption
+	if s.cfg.Metrics != nil {
+		opts = append(opts, connect.WithInterceptors(s.cfg.Metrics.interceptor()))
+	}
+	mux.Handle(lockstepv1connect.NewLockServiceHandler(s, opts...))
 	mux.Handle(grpchealth.NewHandler(s.health))
 	return withCredentials(mux)
 }
@@ -122,6 +126,7 @@ func (s *Server) openSession(pr *Principal, ttl time.Duration, name string) (*se
 	s.live[ss.id] = ss
 	s.wg.Add(1)
 	s.mu.Unlock()
+	s.cfg.Metrics.sessionOpened()
 	go s.expireWhenIdle(ss)
 	return ss, nil
 }
@@ -161,6 +166,7 @@ func (s *Server) endSession(ctx context.Context, ss *session, state sessionState
 	if !ok {
 		return
 	}
+	s.cfg.Metrics.sessionEnded()
 	if state == expired {
 		s.log.Warn("lockd: session expired; releasing its identity's locks (lost to it) unless another session shares the identity",
 			"session", ss.id, "principal", ss.principal.Name, "ttl", ss.ttl, "identity", id.name, "last", last, "locks", len(hs))

@@ -71,6 +71,7 @@ func (s *Server) SetToken(ctx context.Context, req *connect.Request[pb.SetTokenR
 	if err := s.move(ss, from, to); err != nil {
 		return nil, wire(s.refuse(ctx, rpc, pr.Name, ss.id, err))
 	}
+	s.cfg.Metrics.joined()
 	locks, _ := to.held()
 	s.log.Info("lockd: session joined an identity", "session", ss.id, "principal", pr.Name, "identity", to.name, "owner", to.owner.Name, "left", from.name, "locks", len(locks))
 	return connect.NewResponse(&pb.SetTokenResponse{Identity: to.name, Locks: locks}), nil

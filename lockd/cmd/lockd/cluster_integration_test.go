@@ -114,7 +114,7 @@ func startClusterFleet(t *testing.T) *clusterFleet {
 	t.Cleanup(session2.Close)
 	store2, err := conn.NewStore(session2)
 	require.NoError(t, err)
-	f.goProc, err = join(store2, &options{processID: "go-it", separator: "/", fencing: true, deadlock: true}, slog.New(slog.DiscardHandler))
+	f.goProc, err = join(store2, &options{processID: "go-it", separator: "/", fencing: true, deadlock: true}, slog.New(slog.DiscardHandler), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, f.goProc.Close(context.Background())) })
 	return f
