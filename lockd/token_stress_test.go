@@ -44,7 +44,7 @@ func TestToken_ConcurrentJoinsLocksAndClosesLeaveNothingBehind(t *testing.T) {
 	f := newFixture(t, fixtureOptions{})
 	c := f.client("connect", "", nil)
 	ctx := context.Background()
-	const workers, steps = 6, 40
+	const workers, steps = 5, 25
 	ids := []string{"st-1", "st-2", "st-3"}
 	var mu sync.Mutex
 	var sessions, tokens []string

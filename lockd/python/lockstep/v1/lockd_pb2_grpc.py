@@ -116,7 +116,8 @@ class LockServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CloseSession(self, request, context):
-        """CloseSession releases every lock of the session and ends it.
+        """CloseSession ends the session; if it was the last session of its
+        identity (SetToken), it releases every lock of the identity.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -166,7 +167,8 @@ class LockServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Unlock(self, request, context):
-        """Unlock releases one lock the session holds. Aborted with reason LOST
+        """Unlock releases one lock the session's identity holds (whichever of
+        its sessions took it). Aborted with reason LOST
         tells that its lease had been lost before.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -174,8 +176,8 @@ class LockServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def UnlockAll(self, request, context):
-        """UnlockAll releases every lock the session holds (seed 003's
-        unlockAll(): the session is the identifier) and keeps the session
+        """UnlockAll releases every lock the session's identity holds (seed 003's
+        unlockAll(): the identity is the identifier) and keeps the session
         open. A Lock of the session still waiting is not waited for.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

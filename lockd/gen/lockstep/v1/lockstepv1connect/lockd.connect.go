@@ -109,7 +109,8 @@ type LockServiceClient interface {
 	OpenSession(context.Context, *connect.Request[v1.OpenSessionRequest]) (*connect.Response[v1.OpenSessionResponse], error)
 	// KeepAlive pushes the session's expiry one TTL ahead.
 	KeepAlive(context.Context, *connect.Request[v1.KeepAliveRequest]) (*connect.Response[v1.KeepAliveResponse], error)
-	// CloseSession releases every lock of the session and ends it.
+	// CloseSession ends the session; if it was the last session of its
+	// identity (SetToken), it releases every lock of the identity.
 	CloseSession(context.Context, *connect.Request[v1.CloseSessionRequest]) (*connect.Response[v1.CloseSessionResponse], error)
 	// WatchSession streams the session's events until it ends or the client
 	// goes away: LOCK_LOST for each lock whose lease was lost, then EXPIRED
@@ -129,11 +130,12 @@ type LockServiceClient interface {
 	// TryLock answers at once: the locks, or FailedPrecondition with reason
 	// LOCKED, leaving nothing held.
 	TryLock(context.Context, *connect.Request[v1.LockRequest]) (*connect.Response[v1.LockResponse], error)
-	// Unlock releases one lock the session holds. Aborted with reason LOST
+	// Unlock releases one lock the session's identity holds (whichever of
+	// its sessions took it). Aborted with reason LOST
 	// tells that its lease had been lost before.
 	Unlock(context.Context, *connect.Request[v1.UnlockRequest]) (*connect.Response[v1.UnlockResponse], error)
-	// UnlockAll releases every lock the session holds (seed 003's
-	// unlockAll(): the session is the identifier) and keeps the session
+	// UnlockAll releases every lock the session's identity holds (seed 003's
+	// unlockAll(): the identity is the identifier) and keeps the session
 	// open. A Lock of the session still waiting is not waited for.
 	UnlockAll(context.Context, *connect.Request[v1.UnlockAllRequest]) (*connect.Response[v1.UnlockAllResponse], error)
 	// GetToken returns the token of the session's identity (seed 003's
@@ -324,7 +326,8 @@ type LockServiceHandler interface {
 	OpenSession(context.Context, *connect.Request[v1.OpenSessionRequest]) (*connect.Response[v1.OpenSessionResponse], error)
 	// KeepAlive pushes the session's expiry one TTL ahead.
 	KeepAlive(context.Context, *connect.Request[v1.KeepAliveRequest]) (*connect.Response[v1.KeepAliveResponse], error)
-	// CloseSession releases every lock of the session and ends it.
+	// CloseSession ends the session; if it was the last session of its
+	// identity (SetToken), it releases every lock of the identity.
 	CloseSession(context.Context, *connect.Request[v1.CloseSessionRequest]) (*connect.Response[v1.CloseSessionResponse], error)
 	// WatchSession streams the session's events until it ends or the client
 	// goes away: LOCK_LOST for each lock whose lease was lost, then EXPIRED
@@ -344,11 +347,12 @@ type LockServiceHandler interface {
 	// TryLock answers at once: the locks, or FailedPrecondition with reason
 	// LOCKED, leaving nothing held.
 	TryLock(context.Context, *connect.Request[v1.LockRequest]) (*connect.Response[v1.LockResponse], error)
-	// Unlock releases one lock the session holds. Aborted with reason LOST
+	// Unlock releases one lock the session's identity holds (whichever of
+	// its sessions took it). Aborted with reason LOST
 	// tells that its lease had been lost before.
 	Unlock(context.Context, *connect.Request[v1.UnlockRequest]) (*connect.Response[v1.UnlockResponse], error)
-	// UnlockAll releases every lock the session holds (seed 003's
-	// unlockAll(): the session is the identifier) and keeps the session
+	// UnlockAll releases every lock the session's identity holds (seed 003's
+	// unlockAll(): the identity is the identifier) and keeps the session
 	// open. A Lock of the session still waiting is not waited for.
 	UnlockAll(context.Context, *connect.Request[v1.UnlockAllRequest]) (*connect.Response[v1.UnlockAllResponse], error)
 	// GetToken returns the token of the session's identity (seed 003's
