@@ -192,7 +192,7 @@ func (ss *session) endedError() *rpcError {
 	switch {
 	case ss.state == expired:
 		e.code, e.reason = connect.CodeAborted, pb.LockError_REASON_SESSION_EXPIRED
-		e.msg = "session " + ss.id + " expired (" + ss.reason + "): its locks were released and are lost; stop the work they guarded, then open a new session"
+		e.msg = "session " + ss.id + " expired (" + ss.reason + "): the locks it held were released and are lost (lost_lock_ids; none if another session shares its identity and keeps them); stop the work they guarded, then open a new session"
 	case ss.reason == reasonShutdown:
 		e.code, e.reason = connect.CodeUnavailable, pb.LockError_REASON_SHUTTING_DOWN
 		e.msg = "session " + ss.id + " was closed: " + ss.reason + "; open a new session on another lockd"
