@@ -19,11 +19,8 @@
 //
 // Build one Locker per process with New and a flag source ([Static], [Env],
 // [File], [PhaseFlag], or an SDK's); call Ready at startup and Close on
-// shutdown. Ready checks that every table answers a read, that every table
-// the Locker writes takes a write (one short-lived cell in a partition no
-// lock uses, then deleted: a role without MODIFY fails here, naming the
-// GRANT it lacks), and that the phase allows the flag's mode.
-// Move the phase with [Controller.Set] or lockctl phase set. The rollout
+// shutdown: Ready finds a missing table, grant or phase before the first
+// Lock does. Move the phase with [Controller.Set] or lockctl phase set. The rollout
 // runbook is docs/migrating.md.
 //
 // # Guarantees

@@ -12,15 +12,11 @@ import (
 )
 
 // Adopt makes this Locker a holder of the lock tok names, as
-// lockstep.Sharer says. Per id, in the token's (canonical) order, it takes
-// this process's turn on the id, reads (another holder's owner cell of the
-// owner must be there), writes its own owner cell and renews the queue
-// cell in one request, and reads again: the adoption holds if that read
-// shows our owner cell and another holder's, no owner cell of another owner
-// that conflicts, and came within the lease window of the write
-// (docs/algorithms.md, section 8.7). An id
-// that fails undoes what this call wrote, the ids adopted before it are
-// left again, and the error names the id.
+// lockstep.Sharer says: per id it proves by a read that another holder is
+// still there, writes its own owner cell, and holds if a second read shows
+// nothing conflicting (docs/algorithms.md, section 8.7). An id that fails
+// undoes this call's writes, leaves the ids adopted before it, and the
+// error names the id.
 func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 	t, err := decodeShareToken(tok)
 	if err != nil {

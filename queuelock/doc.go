@@ -61,14 +61,9 @@
 // refuses smaller tokens (package fence) is safe even from a paused holder.
 //
 // Shared identities. Locker is a lockstep.Sharer: Share gives a token for
-// a held lock, Adopt on another process's Locker continues it under the
-// same owner and fencing token, and then the giver's Unlock leaves it to
-// the receiver; the last holder to Unlock releases. Each holder has an
-// owner cell of its own carrying the shared owner id, and all renew the
-// queue cell, so the lock's cells never go unrenewed. Adopt is a claim
-// whose read must show another holder's cell (else lockstep.ErrReleased,
-// nothing changed) and no conflicting cell of another owner
-// (docs/algorithms.md, section 8.7).
+// a held lock, and Adopt on another process's Locker continues it under the
+// same owner and fencing token, without a gap in its renewals; the last
+// holder to Unlock releases (docs/algorithms.md, section 8.7).
 //
 // # Configuration pitfalls
 //
@@ -80,23 +75,14 @@
 //   - Every process locking the same ids must use the same Table and the same
 //     Separator.
 //   - Wake-ups (Options.Wake) need a UDP port per process, reachable by the
-//     fleet at the address it publishes, and one key shared by the fleet; a
-//     process with a wrong key only loses wake-ups and polls. A Locker relies
-//     on wake-ups (reads less often) only once one has arrived, and stops
-//     after two handoffs in a row came without theirs, saying so to the
-//     Logger and to an Observer that implements lockstep.WakeObserver: lost
-//     wake-ups cost about what having none costs. A replayed datagram wakes
-//     no one twice.
-//   - Handoff (Options.Handoff, off by default, with Wake and a store that
-//     writes and deletes in one request, lockstep.Mutator) hands a hot
-//     lock over in two sequential round trips instead of three: the
-//     releaser's one request ends its hold and writes the next waiter's
-//     handed cell, and the woken waiter confirms with one read. Every
-//     Locker of this version reads handed cells; switch the option on only
-//     once the whole fleet runs such a version, since an older process that
-//     is named waits a TTL for the handed cell to expire (never unsafe: it
-//     counts the cell as a holder). With it, every process must also use
-//     the same TTL: the releaser's TTL bounds the named waiter's first lease.
+//     fleet at the address it publishes, and one key shared by the fleet.
+//     Lost wake-ups cost about what having none costs: a Locker relies on
+//     them only while they arrive, and tells its Logger and a
+//     lockstep.WakeObserver when they stop.
+//   - Handoff (Options.Handoff, off by default) must be switched on only
+//     once every process runs a version that reads handed cells, and all
+//     use one TTL; an older process that is named waits a TTL (never
+//     unsafe).
 //   - An id idle for longer than 2×TTL + Poll loses its published read floor,
 //     so its next read steps over the tombstones compaction has not purged yet.
 //
@@ -116,8 +102,6 @@
 // # The argument
 //
 // docs/algorithms.md has the algorithm and its proofs: sections 1 (storage
-// model), 2 (leases), 4 (the queue lock: 4.3 steps, 4.4 mutual exclusion,
-// 4.5 fairness, 4.6 progress, 4.9 wake-ups, 4.11 per-id state, 4.12 the
-// two-round-trip handoff), 5 (fencing)
-// and 8 (accesses, hierarchy, groups).
+// model), 2 (leases), 4 (the queue lock, its wake-ups and handoff), 5
+// (fencing) and 8 (accesses, hierarchy, groups, shared identities).
 package queuelock

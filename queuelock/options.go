@@ -69,17 +69,12 @@ type Options struct {
 	SlowPoll time.Duration
 	// Wake, when set, turns on wake-ups on release. Default off.
 	Wake *Wake
-	// Handoff, with Wake and a store that can write and delete in one
-	// request (lockstep.Mutator), makes an exclusive release hand the lock
-	// to the exclusive waiter its claim saw next in line: one request ends
-	// the hold and writes that waiter's owner cell, and the woken waiter
-	// confirms with one read (docs/algorithms.md, section 4.12): two
-	// sequential round trips per handoff instead of three. Every Locker
-	// reads handed cells whatever this says; a Locker with it also deletes
-	// any handed cell naming it when it gives up. Turn it on in every
-	// process of the fleet once all of them run a version that knows handed
-	// cells: one that predates them, named, waits until the handed cell
-	// expires (a TTL). Default off.
+	// Handoff, with Wake and a store that writes and deletes in one request
+	// (lockstep.Mutator), makes an exclusive release hand the lock to the
+	// exclusive waiter next in line: two sequential round trips per handoff
+	// instead of three (docs/algorithms.md, section 4.12). Switch it on in
+	// every process at once, after all run a version that reads handed
+	// cells (the package doc's pitfalls). Default off.
 	Handoff bool
 	// Separator, when set, makes ids hierarchical: with "/", a lock of "a/b"
 	// first takes an intention lock on "a". 1 to 8 bytes, the same in every

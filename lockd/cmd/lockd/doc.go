@@ -41,6 +41,14 @@
 // cycle through lockd sessions and Go processes alike is broken with a
 // DEADLOCK error).
 //
+// --lock-ttl sets the TTL of the lock cells it writes (the library's
+// Options.TTL, default 30s): a lockd that is killed, paused or cut off from
+// the cluster keeps its clients' locks at most about that long, and a
+// paused one finds them lost when it resumes (its clients' Unlock says
+// LOST). A client cut off from lockd loses its session after the session's
+// TTL, and with it its locks (faults_integration_test.go shows all three on
+// a real node).
+//
 // Metrics: GET /metrics on the --listen address serves Prometheus's text
 // format (--metrics=false turns it off): the Locker's events through
 // adapters/prometheus (lockstep_acquisitions_total, lockstep_hold_seconds,

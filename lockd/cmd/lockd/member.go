@@ -11,6 +11,8 @@ import (
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
+	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
 // openStore returns the store lockd serves, a description of it for the
@@ -89,6 +91,9 @@ func join(store lockstep.Store, o *options, log *slog.Logger, obs lockstep.Obser
 		return nil, err
 	}
 	opts := &migration.Options{Clock: clk, ProcessID: o.processID, Separator: o.separator, Logger: log, Version: "lockd", Observer: obs}
+	if o.lockTTL > 0 { // the library checks it (whole seconds, at least 4s) and says what to use
+		opts.Queue, opts.Legacy = &queuelock.Options{TTL: o.lockTTL}, &shadowlock.Options{TTL: o.lockTTL}
+	}
 	if o.deadlock {
 		opts.Deadlock = &lockstep.DeadlockDetection{} // the library's defaults: published after 1s of waiting
 	}

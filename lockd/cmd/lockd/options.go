@@ -22,6 +22,7 @@ type options struct {
 	clientCA          string
 	requireClientCert bool
 	sessionTTL        time.Duration
+	lockTTL           time.Duration
 	maxWait           time.Duration
 	shutdown          time.Duration
 	separator         string
@@ -46,6 +47,7 @@ var envFlags = map[string]string{
 	"client-ca":           "LOCKSTEP_LOCKD_CLIENT_CA",
 	"require-client-cert": "LOCKSTEP_LOCKD_REQUIRE_CLIENT_CERT",
 	"session-ttl":         "LOCKSTEP_LOCKD_SESSION_TTL",
+	"lock-ttl":            "LOCKSTEP_LOCKD_LOCK_TTL",
 	"max-wait":            "LOCKSTEP_LOCKD_MAX_WAIT",
 	"process-id":          "LOCKSTEP_LOCKD_PROCESS_ID",
 	"metrics":             "LOCKSTEP_LOCKD_METRICS",
@@ -64,6 +66,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.clientCA, "client-ca", "", "PEM CA that signs client certificates: verified when given ($LOCKSTEP_LOCKD_CLIENT_CA)")
 	fs.BoolVar(&o.requireClientCert, "require-client-cert", false, "refuse TLS handshakes without a client certificate signed by --client-ca ($LOCKSTEP_LOCKD_REQUIRE_CLIENT_CERT)")
 	fs.DurationVar(&o.sessionTTL, "session-ttl", 10*time.Second, "TTL of a session that asks none ($LOCKSTEP_LOCKD_SESSION_TTL)")
+	fs.DurationVar(&o.lockTTL, "lock-ttl", 0, "TTL of the lock cells lockd writes, as the library's Options.TTL: whole seconds, at least 4s; a lockd that stops (killed, paused, cut off) keeps its locks at most about this long. Default: the library's, 30s ($LOCKSTEP_LOCKD_LOCK_TTL)")
 	fs.DurationVar(&o.maxWait, "max-wait", 5*time.Minute, "longest a Lock call waits, whatever its deadline ($LOCKSTEP_LOCKD_MAX_WAIT)")
 	fs.DurationVar(&o.shutdown, "shutdown-timeout", 10*time.Second, "how long a graceful shutdown may take")
 	fs.StringVar(&o.separator, "separator", "/", "separator of hierarchical ids; empty: flat ids")
@@ -97,6 +100,9 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if o.sessionTTL <= 0 || o.maxWait <= 0 || o.shutdown <= 0 {
 		return nil, fmt.Errorf("--session-ttl, --max-wait and --shutdown-timeout must be positive")
+	}
+	if o.lockTTL < 0 {
+		return nil, fmt.Errorf("--lock-ttl %v: want a positive number of whole seconds (at least 4s), or leave it out for the library's default", o.lockTTL)
 	}
 	if err := o.connectFromEnv(fs, getenv); err != nil {
 		return nil, err

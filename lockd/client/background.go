@@ -1,0 +1,145 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/lockstep-go/lockstep"
+	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
+)
+
+// keepAlive calls KeepAlive every TTL/3 and after a failure every TTL/10,
+// moving the deadline to the send of each answered call plus the TTL
+// (lockd counts the TTL from its receipt, which is later). It ends the
+// session when lockd says it ended, or when the deadline passes.
+func (s *Session) keepAlive(ctx context.Context) {
+	defer s.bg.Done()
+	every, retry := s.ttl/3, max(s.ttl/10, 10*time.Millisecond)
+	wait := every
+	for {
+		s.mu.Lock()
+		left := time.Until(s.deadline)
+		s.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.done:
+			return
+		case <-time.After(min(wait, max(left, 0))):
+		}
+		s.check()
+		if s.Err() != nil {
+			return
+		}
+		sent := time.Now()
+		cctx, cancel := context.WithDeadline(ctx, sent.Add(max(left, retry)))
+		_, err := s.rpc.KeepAlive(cctx, connect.NewRequest(&pb.KeepAliveRequest{SessionId: s.id}))
+		cancel()
+		if err == nil {
+			s.mu.Lock()
+			if d := sent.Add(s.ttl); d.After(s.deadline) {
+				s.deadline = d
+			}
+			s.mu.Unlock()
+			wait = every
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		s.endIfExpired(wrap(ctx, err))
+		wait = retry
+	}
+}
+
+// watch follows the session's events: a lost lock loses its Lock, an ended
+// session ends this one, and a broken stream ends it too (package doc: the
+// client could no longer be told of a loss in time). watching is closed
+// once the stream is open (or the session ended).
+func (s *Session) watch(ctx context.Context, watching chan<- struct{}) {
+	defer s.bg.Done()
+	opened := false
+	defer func() {
+		if !opened {
+			close(watching)
+		}
+	}()
+	stream, err := s.rpc.WatchSession(ctx, connect.NewRequest(&pb.WatchSessionRequest{SessionId: s.id}))
+	if err != nil {
+		s.watchEnded(ctx, err)
+		return
+	}
+	defer stream.Close()
+	for stream.Receive() {
+		ev := stream.Msg()
+		switch ev.GetKind() {
+		case pb.SessionEvent_KIND_WATCHING:
+			if !opened {
+				opened = true
+				close(watching)
+			}
+		case pb.SessionEvent_KIND_LOCK_LOST:
+			for _, h := range ev.GetLockIds() {
+				if l := s.findOrMark(h); l != nil {
+					l.lose()
+				}
+			}
+		case pb.SessionEvent_KIND_EXPIRED:
+			s.end(fmt.Errorf("lockd client: session %s lapsed at lockd (%s): %w", s.id, ev.GetReason(), errors.Join(ErrSessionEnded, lockstep.ErrLost)))
+			return
+		case pb.SessionEvent_KIND_CLOSED:
+			s.end(fmt.Errorf("lockd client: session %s closed at lockd (%s): %w", s.id, ev.GetReason(), errors.Join(ErrSessionEnded, lockstep.ErrLost)))
+			return
+		}
+	}
+	s.watchEnded(ctx, stream.Err())
+}
+
+func (s *Session) watchEnded(ctx context.Context, err error) {
+	if ctx.Err() != nil {
+		return // Close
+	}
+	if err == nil {
+		err = errors.New("the stream ended without a final event")
+	}
+	s.end(fmt.Errorf("lockd client: session %s: its watch stream broke (%v): a loss could no longer be reported in time, so one is assumed: %w",
+		s.id, err, errors.Join(ErrSessionEnded, lockstep.ErrLost)))
+}
+
+// findOrMark returns the Lock of handle, or notes a loss that came before
+// its Lock call returned.
+func (s *Session) findOrMark(handle string) *Lock {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.locks[handle]
+	if !ok {
+		s.lostEarly[handle] = true
+	}
+	return l
+}
+
+// bearerInterceptor sets the Authorization header of every call.
+type bearerInterceptor string
+
+func (b bearerInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		req.Header().Set("Authorization", string(b))
+		return next(ctx, req)
+	}
+}
+
+func (b bearerInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return func(ctx context.Context, spec connect.Spec) connect.StreamingClientConn {
+		conn := next(ctx, spec)
+		conn.RequestHeader().Set("Authorization", string(b))
+		return conn
+	}
+}
+
+func (b bearerInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return next
+}

@@ -1,0 +1,258 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/lockstep-go/lockstep"
+	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
+	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
+)
+
+// Options configure Open. A nil *Options means all defaults.
+type Options struct {
+	// HTTPClient carries the calls (TLS and client certificates are its
+	// transport's). Default http.DefaultClient.
+	HTTPClient *http.Client
+	// Token, when set, is sent as "Authorization: Bearer <Token>".
+	Token string
+	// TTL is the session's TTL; 0 asks for lockd's default.
+	TTL time.Duration
+	// Name labels the session in lockd's logs and DescribeSession.
+	Name string
+	// ClientOptions are passed to the generated Connect client (for
+	// example connect.WithGRPC()).
+	ClientOptions []connect.ClientOption
+}
+
+// Session is one lockd session: the locks it takes belong to it, and it
+// keeps itself alive until Close. Safe for concurrent use.
+type Session struct {
+	rpc  lockstepv1connect.LockServiceClient
+	id   string
+	ttl  time.Duration
+	stop context.CancelFunc
+	bg   sync.WaitGroup
+
+	mu       sync.Mutex
+	deadline time.Time        // the keep-alive rule's: a loss is assumed after it
+	locks    map[string]*Lock // by lock handle
+	// lostEarly are handles a LOCK_LOST event named before their Lock call
+	// had returned: the Lock is born lost.
+	lostEarly map[string]bool
+	done      chan struct{} // closed when the session ended
+	err       error         // why it ended
+}
+
+var _ lockstep.GroupLocker = (*Session)(nil)
+
+// Open opens a session on the lockd serving url (e.g.
+// "http://127.0.0.1:7420"), and starts keeping it alive and watching it.
+func Open(ctx context.Context, url string, opts *Options) (*Session, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.TTL < 0 {
+		return nil, fmt.Errorf("lockd client: TTL %v: want a positive TTL, or 0 for lockd's default", o.TTL)
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	copts := o.ClientOptions
+	if o.Token != "" {
+		copts = append([]connect.ClientOption{connect.WithInterceptors(bearer(o.Token))}, copts...)
+	}
+	rpc := lockstepv1connect.NewLockServiceClient(hc, url, copts...)
+	req := &pb.OpenSessionRequest{Name: o.Name}
+	if o.TTL > 0 {
+		req.Ttl = durationpb.New(o.TTL)
+	}
+	sent := time.Now()
+	res, err := rpc.OpenSession(ctx, connect.NewRequest(req))
+	if err != nil {
+		return nil, wrap(ctx, err)
+	}
+	bctx, stop := context.WithCancel(context.Background())
+	s := &Session{rpc: rpc, id: res.Msg.GetSessionId(), ttl: res.Msg.GetTtl().AsDuration(), stop: stop,
+		deadline: sent.Add(res.Msg.GetTtl().AsDuration()), locks: map[string]*Lock{}, lostEarly: map[string]bool{}, done: make(chan struct{})}
+	watching := make(chan struct{})
+	s.bg.Add(2)
+	go s.keepAlive(bctx)
+	go s.watch(bctx, watching)
+	select {
+	case <-watching:
+	case <-s.done:
+	case <-ctx.Done():
+	}
+	return s, nil
+}
+
+// ID is the session's id at lockd.
+func (s *Session) ID() string { return s.id }
+
+// TTL is the session's TTL as lockd granted it.
+func (s *Session) TTL() time.Duration { return s.ttl }
+
+// Done is closed when the session has ended: closed, lapsed, or assumed
+// lost by the rules of the package doc; Err says which.
+func (s *Session) Done() <-chan struct{} { s.check(); return s.done }
+
+// Err is nil while the session lives, and then why it ended (wrapping
+// ErrSessionEnded, and lockstep.ErrLost unless Close ended it).
+func (s *Session) Err() error {
+	s.check()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Lock blocks until id is held in exclusive access by this session or ctx
+// is done (lockd bounds the wait by its --max-wait too).
+func (s *Session) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return s.lock(ctx, false, lockstep.Request{ID: id})
+}
+
+// TryLock takes id only if nobody holds it or waits ahead; otherwise the
+// error wraps lockstep.ErrLocked.
+func (s *Session) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return s.lock(ctx, true, lockstep.Request{ID: id})
+}
+
+// LockGroup takes every request as one lock, as the library's GroupLocker.
+func (s *Session) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	return s.lock(ctx, false, reqs...)
+}
+
+// TryLockGroup is LockGroup without waiting.
+func (s *Session) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	return s.lock(ctx, true, reqs...)
+}
+
+func (s *Session) lock(ctx context.Context, try bool, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	if len(reqs) == 0 {
+		return nil, fmt.Errorf("lockd client: an empty group: name at least one id: %w", lockstep.ErrInvalidID)
+	}
+	req := &pb.LockRequest{SessionId: s.id, Comment: lockstep.CommentOf(ctx)}
+	for _, r := range reqs {
+		req.Items = append(req.Items, &pb.LockItem{Id: r.ID, Access: pb.Access(r.Access)})
+	}
+	call := s.rpc.Lock
+	if try {
+		call = s.rpc.TryLock
+	}
+	res, err := call(ctx, connect.NewRequest(req))
+	if err != nil {
+		err = wrap(ctx, err)
+		s.endIfExpired(err)
+		return nil, err
+	}
+	l := newLock(s, res.Msg.GetLock(), reqs)
+	s.mu.Lock()
+	lost := s.err != nil || s.lostEarly[l.handle] // ended, or lost, while the call was answered
+	delete(s.lostEarly, l.handle)
+	if !lost {
+		s.locks[l.handle] = l
+	}
+	s.mu.Unlock()
+	if lost {
+		l.lose()
+	}
+	return l, nil
+}
+
+// UnlockAll releases every lock of the session. A lock whose lease was lost
+// before is released too, and the error then wraps lockstep.ErrLost.
+func (s *Session) UnlockAll(ctx context.Context) error {
+	if err := s.Err(); err != nil {
+		return err
+	}
+	res, err := s.rpc.UnlockAll(ctx, connect.NewRequest(&pb.UnlockAllRequest{SessionId: s.id}))
+	if err != nil {
+		err = wrap(ctx, err)
+		s.endIfExpired(err)
+		return err
+	}
+	for _, h := range res.Msg.GetLockIds() {
+		if l := s.forget(h); l != nil {
+			l.markReleased()
+		}
+	}
+	if lost := res.Msg.GetLostLockIds(); len(lost) > 0 {
+		return fmt.Errorf("lockd client: session %s: locks %v had been lost before UnlockAll released them: %w", s.id, lost, lockstep.ErrLost)
+	}
+	return nil
+}
+
+// Close closes the session: lockd releases its locks. It stops the
+// background calls whatever lockd answers; a session lockd already ended
+// is not an error.
+func (s *Session) Close(ctx context.Context) error {
+	_, err := s.rpc.CloseSession(ctx, connect.NewRequest(&pb.CloseSessionRequest{SessionId: s.id}))
+	err = wrap(ctx, err)
+	if errors.Is(err, ErrSessionEnded) {
+		err = nil
+	}
+	s.end(fmt.Errorf("lockd client: session %s closed: %w", s.id, ErrSessionEnded))
+	s.stop()
+	s.bg.Wait()
+	return err
+}
+
+func (s *Session) forget(handle string) *Lock {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.locks[handle]
+	delete(s.locks, handle)
+	return l
+}
+
+// end ends the session once, with err: every lock it holds is lost.
+func (s *Session) end(err error) {
+	s.mu.Lock()
+	if s.err != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.err = err
+	locks := s.locks
+	s.locks = map[string]*Lock{}
+	close(s.done)
+	s.mu.Unlock()
+	for _, l := range locks {
+		l.lose()
+	}
+}
+
+// endIfExpired ends the session when a call's answer says lockd ended it.
+func (s *Session) endIfExpired(err error) {
+	var e *Error
+	if errors.As(err, &e) && (e.Reason == pb.LockError_REASON_SESSION_EXPIRED || e.Reason == pb.LockError_REASON_UNKNOWN_SESSION) {
+		s.end(fmt.Errorf("lockd client: session %s ended at lockd: %w", s.id, errors.Join(err, lockstep.ErrLost)))
+	}
+}
+
+// check applies the keep-alive rule: past the deadline, a loss is assumed.
+func (s *Session) check() {
+	s.mu.Lock()
+	past := s.err == nil && time.Now().After(s.deadline)
+	s.mu.Unlock()
+	if past {
+		s.end(fmt.Errorf("lockd client: session %s: no keep-alive answered within its TTL of %v: assumed lapsed: %w",
+			s.id, s.ttl, errors.Join(ErrSessionEnded, lockstep.ErrLost)))
+	}
+}
+
+// bearer adds the bearer token to every call.
+func bearer(token string) connect.Interceptor { return bearerInterceptor("Bearer " + token) }
