@@ -21,7 +21,8 @@
 //
 // A client opens a session with a TTL and keeps it alive: KeepAlive, or any
 // call naming it, pushes its expiry one TTL ahead. When a session lapses,
-// lockd releases its locks, reports them lost on WatchSession's stream
+// lockd releases its locks (unless another session shares its identity),
+// reports them lost on WatchSession's stream
 // (EXPIRED, with their handles) and to the next call naming the session
 // (Aborted, SESSION_EXPIRED, with the same handles), and logs it. A lock
 // whose lease the library loses (Lock.Lost) is reported on the stream as
@@ -30,18 +31,81 @@
 //
 // # Seed 003's extras
 //
-// The session is the unit of work: every acquisition is made under
-// lockstep.WithReentrancy(ctx, session), so reentrancy, UnlockAll and the
-// holdings a deadlock detector sees are the session's. A Lock's comment
+// The session's identity (below) is the unit of work: every acquisition is
+// made under lockstep.WithReentrancy(ctx, identity), so reentrancy,
+// UnlockAll and the holdings a deadlock detector sees are the identity's,
+// the session's own until SetToken joins it to another. A Lock's comment
 // travels as lockstep.WithComment. With the Locker's deadlock detection on
 // (cmd/lockd turns it on), a Lock chosen to break a cycle of waits fails
 // Aborted with reason DEADLOCK and the cycle (process, waited id and access,
 // holder, comment per member) in the LockError; the cycle may run through
 // other sessions, other lockds and Go processes of the fleet alike.
-// UnlockAll calls the library's UnlockAll for the session and then each
+// UnlockAll calls the library's UnlockAll for the identity and then each
 // handle's Unlock (nil for what it released; a retry for what it could
 // not), and keeps the session open. Masks ("orders/*") are ordinary Lock
 // items, planned by the library as their parent node.
+//
+// # Identities: getToken and setToken
+//
+// Seed 003 (§3.1–3.2, Appendix A) gives each client a real identifier and
+// an effective one, which owns its locks: getToken reads it, setToken takes
+// another client's, which hands its locks over without releasing them, and
+// the locks are released when the last client with the identifier leaves
+// it. In lockd the real identifier is the session and the effective one
+// its identity: every session opens with an identity of its own, and every
+// acquisition is made under lockstep.WithReentrancy(ctx, identity), so
+// reentrancy, UnlockAll and deadlock holdings are the identity's.
+//
+//   - GetToken returns the identity's token, "lkt1.<instance>.<secret>"
+//     (128 random bits), and changes nothing. It is a credential.
+//   - SetToken(session, token) makes the session join the token's identity:
+//     it holds every lock the identity holds — the same lockstep.Lock
+//     values, so the same leases, owners and fencing tokens; no request
+//     reaches the store — and every lock any of its sessions takes later,
+//     including locks taken after the token was read (the token names the
+//     identity, not a list of locks). Its handles are the identity's:
+//     DescribeSession of any of its sessions lists them, Unlock from any of
+//     them releases one, UnlockAll from any releases all.
+//   - The giver's session is unchanged: it keeps the identity and may go
+//     on locking and unlocking. A handover is GetToken, SetToken, then the
+//     giver's CloseSession.
+//   - A session leaves its identity when it closes, lapses, or joins
+//     another (SetToken). The last session to leave releases the
+//     identity's locks; a lapse then reports them lost to it (EXPIRED,
+//     SESSION_EXPIRED), as before. A session that leaves while others
+//     stay releases nothing and loses nothing: its watch ends with no lost
+//     lock; its Lock calls in flight are cancelled as always. A LOCK_LOST
+//     goes to every session of the identity.
+//   - Seed 003's setToken releases the locks of a client that was the last
+//     with its old identifier. lockd refuses instead (HOLDS_LOCKS), so that
+//     no lock is released as a side effect: UnlockAll first, or adopt with
+//     a fresh session. It refuses too while the session has a Lock in
+//     flight, whose lock would belong to the identity it left.
+//
+// Who may adopt. A token is a bearer secret, but holding one is not enough:
+// a principal may adopt an identity opened by a session of its own
+// principal, or of a principal its "adopt_from" lists (Principal.AdoptFrom),
+// and in open mode anyone may. An adopter's new Locks are still checked
+// against its own prefixes, and it may inspect only its own sessions; the
+// adopted handles are the grant: their ids need not be under its prefixes.
+// Refusals, each logged and changing nothing: a malformed token
+// (InvalidArgument INVALID_TOKEN; the error never echoes it), one of
+// another lockd or of this one before a restart (FailedPrecondition
+// OTHER_LOCKD), one whose sessions have all ended (NotFound UNKNOWN_TOKEN:
+// its locks were released), another principal's without a grant
+// (PermissionDenied NOT_YOUR_TOKEN), the session's own identity
+// (FailedPrecondition OWN_TOKEN), and HOLDS_LOCKS above.
+//
+// Why in lockd, and per lockd. Within one lockd every lock is a value the
+// lockd's own Locker returned, so sharing it between sessions moves nothing
+// in the store: exclusion, leases and fencing are untouched, in every mode
+// of the migration (combined and legacy holds included; the library's
+// refusal to Share a combined lock, ErrIncompatibleMode, cannot arise here,
+// and would map to FailedPrecondition INCOMPATIBLE_MODE as every
+// ErrIncompatibleMode does). A token is not accepted by another lockd
+// (OTHER_LOCKD): moving a hold between processes is the library's
+// lockstep.Sharer (Share, Adopt; docs/algorithms.md §8.7), which the queue
+// Locker implements and migration.Locker, lockd's Locker, does not yet.
 //
 // # Errors
 //
@@ -70,6 +134,16 @@
 // names every child of "a". Taking the mask locks its parent node itself
 // ("a/b"), the over-locking every mask costs, as taking "a/b/x" takes an
 // intention lock on it.
+//
+// # Metrics
+//
+// With Options.Metrics (NewMetrics, a prometheus.Collector) the Server
+// counts sessions open, calls answered by method and status code, error
+// answers by LockError reason, and identity joins; Metrics lists the
+// series. Its labels carry no session, id, principal or error text, so
+// the series are bounded. cmd/lockd serves them at /metrics with its
+// Locker's (the adapters/prometheus Observer, lockstep_*) and the Go
+// runtime's, in a registry of its own.
 //
 // # Why Connect
 //

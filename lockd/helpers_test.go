@@ -45,6 +45,9 @@ type fixtureOptions struct {
 	wrap func(lockstep.GroupLocker) lockstep.GroupLocker
 	// deadlock, when set, turns on the Locker's deadlock detection.
 	deadlock *lockstep.DeadlockDetection
+	// combined leaves the fleet in phase combined: the Locker takes
+	// combined locks (queue and legacy cells), not queue locks.
+	combined bool
 }
 
 // newFixture starts a lockd; the test's cleanup stops it and checks that
@@ -57,7 +60,9 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	ctl, err := migration.NewController(store, nil)
 	require.NoError(t, err)
 	require.NoError(t, ctl.Set(ctx, lockstep.ModeCombined))
-	require.NoError(t, ctl.Set(ctx, lockstep.ModeNew))
+	if !fo.combined {
+		require.NoError(t, ctl.Set(ctx, lockstep.ModeNew))
+	}
 	flag, err := migration.NewPhaseFlag(store, nil)
 	require.NoError(t, err)
 	fencing, err := clock.NewGlobal(store, "", &clock.Local{})

@@ -91,6 +91,8 @@ func TestListSessions_OnlyForAGrantedPrincipal(t *testing.T) {
 		}
 		require.Equal(t, "billing", m["principal"])
 		require.Equal(t, "10s", m["ttl"])
+		require.Regexp(t, `^i-[0-9a-f]{16}$`, m["identity"], "lockctl sessions reads identity and identitySessions")
+		require.Equal(t, 1.0, m["identitySessions"])
 		lock := m["locks"].([]any)[0].(map[string]any)
 		require.Equal(t, "l-1", lock["lockId"])
 		items := lock["items"].([]any)

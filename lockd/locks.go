@@ -51,9 +51,14 @@ func (s *Server) lock(ctx context.Context, rpc string, req *pb.LockRequest, try 
 	if err := s.checkPrefixes(ctx, rpc, pr, ids); err != nil {
 		return nil, wire(err)
 	}
+	id, ok := ss.begin()
+	if !ok {
+		return nil, wire(ss.endedError())
+	}
+	defer ss.done()
 	wctx, cancel := s.bound(ctx, ss)
 	defer cancel(nil)
-	actx := lockstep.WithReentrancy(wctx, ss) // the session is the unit of work: reentrancy, UnlockAll, deadlock holdings
+	actx := lockstep.WithReentrancy(wctx, id) // the identity is the unit of work: reentrancy, UnlockAll, deadlock holdings
 	if c := req.GetComment(); c != "" {
 		actx = lockstep.WithComment(actx, c)
 	}
@@ -68,7 +73,7 @@ func (s *Server) lock(ctx context.Context, rpc string, req *pb.LockRequest, try 
 		_ = l.Unlock(context.WithoutCancel(ctx))
 		return nil, wire(mapError(ctx.Err(), ss.id, ""))
 	}
-	h, ok := ss.add(l, req.GetItems(), s.log)
+	h, ok := id.add(ss, l, req.GetItems(), s.log)
 	if !ok {
 		_ = l.Unlock(context.WithoutCancel(ctx))
 		return nil, wire(ss.endedError())
@@ -133,7 +138,7 @@ func requests(items []*pb.LockItem) ([]lockstep.Request, error) {
 	return reqs, nil
 }
 
-// Unlock releases one of the session's locks. A lease lost before is
+// Unlock releases one of the locks of the session's identity. A lease lost before is
 // reported as Aborted (LOST), the lock released all the same; a store
 // failure leaves the lock held by the session, to retry.
 func (s *Server) Unlock(ctx context.Context, req *connect.Request[pb.UnlockRequest]) (*connect.Response[pb.UnlockResponse], error) {
@@ -145,7 +150,8 @@ func (s *Server) Unlock(ctx context.Context, req *connect.Request[pb.UnlockReque
 	if err != nil {
 		return nil, wire(err)
 	}
-	h, ok := ss.get(req.Msg.GetLockId())
+	id := ss.identity()
+	h, ok := id.get(req.Msg.GetLockId())
 	if !ok {
 		return nil, wire(&rpcError{code: connect.CodeNotFound, reason: pb.LockError_REASON_UNKNOWN_LOCK, session: ss.id, id: req.Msg.GetLockId(),
 			msg: "session " + ss.id + " holds no lock " + quote(req.Msg.GetLockId()) + ": pass the lock_id a Lock of this session returned (DescribeSession lists them)"})
@@ -154,7 +160,7 @@ func (s *Server) Unlock(ctx context.Context, req *connect.Request[pb.UnlockReque
 	if err != nil && !errors.Is(err, lockstep.ErrLost) {
 		return nil, wire(mapError(err, ss.id, h.lock.ID()))
 	}
-	ss.remove(h)
+	id.remove(h)
 	if err != nil {
 		return nil, wire(mapError(err, ss.id, h.lock.ID()))
 	}

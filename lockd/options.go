@@ -36,6 +36,9 @@ type Options struct {
 	// Release bounds the unlocks of a session that lapsed or closed
 	// (default 10s); what they cannot delete expires with its TTL.
 	Release time.Duration
+	// Metrics, when set, counts sessions, calls and refusals (NewMetrics;
+	// register it with a Prometheus registry). Nil: none.
+	Metrics *Metrics
 	// Logger receives refusals (Warn), lapsed sessions and lost locks
 	// (Warn). Default: discard.
 	Logger *slog.Logger

@@ -33,6 +33,13 @@ type Principal struct {
 	// server, other principals' included (ListSessions; lockctl sessions):
 	// for operators. It grants no id and no use of those sessions.
 	ListSessions bool `json:"list_sessions,omitempty"`
+	// AdoptFrom names the principals whose identities this one may adopt
+	// (SetToken with a token their sessions' GetToken returned). Without
+	// it a principal adopts only its own. Adopting grants the identity's
+	// locks, whatever their ids: their handles may then be unlocked by
+	// this principal's session; new Locks are still checked against this
+	// principal's own prefixes.
+	AdoptFrom []string `json:"adopt_from,omitempty"`
 }
 
 // Principals is the server's table of callers, usually read from a JSON file
@@ -85,6 +92,13 @@ func ParsePrincipals(doc []byte) (*Principals, error) {
 		pr := &p.List[i]
 		if err := p.index(pr, names); err != nil {
 			return nil, fmt.Errorf("principal %d (%q): %w", i+1, pr.Name, err)
+		}
+	}
+	for i, pr := range p.List {
+		for _, n := range pr.AdoptFrom {
+			if !names[n] || n == pr.Name {
+				return nil, fmt.Errorf("principal %d (%q): adopt_from %q is not another principal of the file: name principals listed in it (a principal always adopts its own)", i+1, pr.Name, n)
+			}
 		}
 	}
 	return &p, nil

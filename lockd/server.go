@@ -2,8 +2,6 @@ package lockd
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -44,6 +42,13 @@ type Server struct {
 	ended      map[string]*session
 	endedOrder []string
 
+	// instance names this Server in its identities' tokens, so that a
+	// token of another lockd (or of this one before a restart) is told
+	// apart from one whose sessions ended.
+	instance string
+	idMu     sync.Mutex           // identity membership (identity.go)
+	tokens   map[string]*identity // live identities by token
+
 	wg sync.WaitGroup // every session's expiry loop
 }
 
@@ -61,7 +66,8 @@ func New(locker lockstep.GroupLocker, opts *Options) (*Server, error) {
 	}
 	return &Server{locker: locker, principals: cfg.Principals, cfg: cfg, log: cfg.Logger,
 		health: grpchealth.NewStaticChecker(lockstepv1connect.LockServiceName),
-		live:   map[string]*session{}, ended: map[string]*session{}}, nil
+		live:   map[string]*session{}, ended: map[string]*session{},
+		instance: randomHex(8), tokens: map[string]*identity{}}, nil
 }
 
 // Handler returns the HTTP handler of the lock service and the health
@@ -69,7 +75,11 @@ func New(locker lockstep.GroupLocker, opts *Options) (*Server, error) {
 // HTTP/1.1 serves Connect and JSON.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(lockstepv1connect.NewLockServiceHandler(s))
+	var opts []connect.HandlerOption
+	if s.cfg.Metrics != nil {
+		opts = append(opts, connect.WithInterceptors(s.cfg.Metrics.interceptor()))
+	}
+	mux.Handle(lockstepv1connect.NewLockServiceHandler(s, opts...))
 	mux.Handle(grpchealth.NewHandler(s.health))
 	return withCredentials(mux)
 }
@@ -97,21 +107,26 @@ func (s *Server) Close(ctx context.Context) error {
 
 // openSession starts a session for pr.
 func (s *Server) openSession(pr *Principal, ttl time.Duration, name string) (*session, error) {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	ctx, end := context.WithCancel(context.Background())
-	ss := &session{id: "s-" + hex.EncodeToString(b[:]), name: name, principal: pr, ttl: ttl, clock: s.cfg.Clock,
-		ctx: ctx, end: end, released: make(chan struct{}), locks: map[string]*handle{}, watchers: map[chan *pb.SessionEvent]struct{}{}}
+	ss := &session{id: "s-" + randomHex(16), name: name, principal: pr, ttl: ttl, clock: s.cfg.Clock,
+		ctx: ctx, end: end, released: make(chan struct{}), watchers: map[chan *pb.SessionEvent]struct{}{}}
 	ss.deadline = s.cfg.Clock.Elapsed() + ttl.Microseconds()
+	id := newIdentity(s.instance, pr)
+	id.members[ss] = struct{}{}
+	ss.ident = id
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
 		end()
 		return nil, mapError(lockstep.ErrClosed, "", "")
 	}
+	s.idMu.Lock()
+	s.tokens[id.token] = id
+	s.idMu.Unlock()
 	s.live[ss.id] = ss
 	s.wg.Add(1)
 	s.mu.Unlock()
+	s.cfg.Metrics.sessionOpened()
 	go s.expireWhenIdle(ss)
 	return ss, nil
 }
@@ -133,15 +148,28 @@ func (s *Server) expireWhenIdle(ss *session) {
 	}
 }
 
-// endSession ends ss once: its calls in flight are cancelled, its locks
-// released (lost, if it expired), its watchers sent the final event.
+// endSession ends ss once: its calls in flight are cancelled, it leaves
+// its identity, and if it was the identity's last session the identity's
+// locks are released (lost, if it expired); its watchers are sent the final
+// event.
 func (s *Server) endSession(ctx context.Context, ss *session, state sessionState, reason string) {
-	hs, ok := ss.finish(state, reason)
+	s.idMu.Lock()
+	id, ok := ss.finish(state, reason)
+	var hs []*handle
+	var last bool
+	if ok {
+		if hs, last = id.leave(ss, state == expired); last {
+			delete(s.tokens, id.token)
+		}
+	}
+	s.idMu.Unlock()
 	if !ok {
 		return
 	}
+	s.cfg.Metrics.sessionEnded()
 	if state == expired {
-		s.log.Warn("lockd: session expired; releasing its locks, lost to it", "session", ss.id, "principal", ss.principal.Name, "ttl", ss.ttl, "locks", len(hs))
+		s.log.Warn("lockd: session expired; releasing its identity's locks (lost to it) unless another session shares the identity",
+			"session", ss.id, "principal", ss.principal.Name, "ttl", ss.ttl, "identity", id.name, "last", last, "locks", len(hs))
 	}
 	ss.end()
 	for _, h := range hs {
@@ -150,7 +178,9 @@ func (s *Server) endSession(ctx context.Context, ss *session, state sessionState
 			s.log.Warn("lockd: release at session end failed; the cells expire with their TTL", "session", ss.id, "lock", h.id, "error", err)
 		}
 	}
-	ss.watch.Wait()
+	if last {
+		id.watch.Wait()
+	}
 	close(ss.released)
 	s.mu.Lock()
 	delete(s.live, ss.id)

@@ -3,8 +3,6 @@ package lockd
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"strconv"
 	"sync"
 	"time"
 
@@ -28,8 +26,8 @@ const (
 // session ends under them.
 var errSessionEnded = errors.New("lockd: session ended")
 
-// session is one client's session: its TTL, the locks it holds, and who is
-// watching it. Safe for concurrent use; mu guards the fields below it.
+// session is one client's session: its TTL, its identity (which holds its
+// locks), and who is watching it. Safe for concurrent use; mu guards the fields below it.
 type session struct {
 	id, name  string
 	principal *Principal
@@ -43,13 +41,11 @@ type session struct {
 	mu       sync.Mutex
 	deadline int64 // elapsed µs after which the session lapses
 	state    sessionState
-	reason   string             // why it ended
-	locks    map[string]*handle // by handle id
-	next     uint64             // handle ids issued
-	lost     []string           // handles lost: at expiry, or their lease
+	reason   string    // why it ended
+	ident    *identity // whose locks it holds (changed by SetToken, under Server.idMu too)
+	inflight int       // Lock calls in flight
+	lost     []string  // handles lost: at expiry, or their lease
 	watchers map[chan *pb.SessionEvent]struct{}
-
-	watch sync.WaitGroup // the lost-lease watchers of its handles
 }
 
 // handle is one lock a session holds, as Lock returned it.
@@ -87,74 +83,52 @@ func (ss *session) remaining() time.Duration {
 	return time.Duration(ss.deadline-ss.clock.Elapsed()) * time.Microsecond
 }
 
-// add records a lock Lock returned and starts watching its lease; it fails
-// when the session ended while the lock was being taken (the caller then
-// releases it).
-func (ss *session) add(l lockstep.Lock, items []*pb.LockItem, log *slog.Logger) (*handle, bool) {
+// isLive reports whether the session has not ended.
+func (ss *session) isLive() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.state == live
+}
+
+// identity returns the session's identity now.
+func (ss *session) identity() *identity {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.ident
+}
+
+// begin counts a Lock call of the session in flight and returns the
+// identity it acquires for; false if the session has ended. SetToken is
+// refused while a call is in flight, so the identity stays the session's
+// until done.
+func (ss *session) begin() (*identity, bool) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.state != live {
 		return nil, false
 	}
-	ss.next++
-	h := &handle{id: "l-" + strconv.FormatUint(ss.next, 10), items: items, lock: l, stop: make(chan struct{})}
-	if f, ok := l.(lockstep.Fenced); ok {
-		h.token = f.Token()
-	}
-	for _, o := range ss.locks {
-		if o.lock.Owner() == l.Owner() {
-			h.reentrant = true // granted by reentrancy: the same acquisition counted once more
-		}
-	}
-	ss.locks[h.id] = h
-	// Added while live, under mu: finish, which precedes every Wait, cannot
-	// have run yet.
-	ss.watch.Add(1)
-	go ss.watchLease(h, log)
-	return h, true
+	ss.inflight++
+	return ss.ident, true
 }
 
-// watchLease reports the handle's loss, if its lease is lost before the
-// session lets go of it.
-func (ss *session) watchLease(h *handle, log *slog.Logger) {
-	defer ss.watch.Done()
-	select {
-	case <-h.lock.Lost():
-		if ss.lose(h) {
-			log.Warn("lockd: lock lost", "session", ss.id, "principal", ss.principal.Name, "lock", h.id, "id", h.lock.ID())
-		}
-	case <-h.stop:
-	}
-}
-
-// get returns the handle id names.
-func (ss *session) get(id string) (*handle, bool) {
+// done ends what begin counted.
+func (ss *session) done() {
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	h, ok := ss.locks[id]
-	return h, ok
-}
-
-// remove forgets a released handle.
-func (ss *session) remove(h *handle) {
-	ss.mu.Lock()
-	delete(ss.locks, h.id)
+	ss.inflight--
 	ss.mu.Unlock()
-	h.release()
 }
 
-// lose records that a handle's lease was lost and tells the watchers; false
-// if the handle was already let go.
-func (ss *session) lose(h *handle) bool {
+// noteLost records that a lock of the session's identity lost its lease
+// and tells the watchers; the identity's mu is held.
+func (ss *session) noteLost(handleID string) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if _, ok := ss.locks[h.id]; !ok || ss.state != live {
-		return false
+	if ss.state != live {
+		return
 	}
-	ss.lost = append(ss.lost, h.id)
-	ss.emit(&pb.SessionEvent{Kind: pb.SessionEvent_KIND_LOCK_LOST, SessionId: ss.id, LockIds: []string{h.id},
+	ss.lost = append(ss.lost, handleID)
+	ss.emit(&pb.SessionEvent{Kind: pb.SessionEvent_KIND_LOCK_LOST, SessionId: ss.id, LockIds: []string{handleID},
 		Reason: "the lock's lease was lost: stop the work it guards"})
-	return true
 }
 
 // emit sends ev to every watcher that has room; ss.mu is held. A watcher
@@ -187,24 +161,16 @@ func (ss *session) unsubscribe(ch chan *pb.SessionEvent) {
 	ss.mu.Unlock()
 }
 
-// finish marks the session ended and returns the handles it held; false if
-// it had ended already.
-func (ss *session) finish(state sessionState, reason string) ([]*handle, bool) {
+// finish marks the session ended, and returns its identity; false if it
+// had ended already. Server.idMu is held.
+func (ss *session) finish(state sessionState, reason string) (*identity, bool) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.state != live {
 		return nil, false
 	}
 	ss.state, ss.reason = state, reason
-	hs := make([]*handle, 0, len(ss.locks))
-	for _, h := range ss.locks {
-		hs = append(hs, h)
-		if state == expired {
-			ss.lost = append(ss.lost, h.id)
-		}
-	}
-	ss.locks = map[string]*handle{}
-	return hs, true
+	return ss.ident, true
 }
 
 // finalEvent is the last message of a watch: how the session ended.
@@ -226,7 +192,7 @@ func (ss *session) endedError() *rpcError {
 	switch {
 	case ss.state == expired:
 		e.code, e.reason = connect.CodeAborted, pb.LockError_REASON_SESSION_EXPIRED
-		e.msg = "session " + ss.id + " expired (" + ss.reason + "): its locks were released and are lost; stop the work they guarded, then open a new session"
+		e.msg = "session " + ss.id + " expired (" + ss.reason + "): the locks it held were released and are lost (lost_lock_ids; none if another session shares its identity and keeps them); stop the work they guarded, then open a new session"
 	case ss.reason == reasonShutdown:
 		e.code, e.reason = connect.CodeUnavailable, pb.LockError_REASON_SHUTTING_DOWN
 		e.msg = "session " + ss.id + " was closed: " + ss.reason + "; open a new session on another lockd"
@@ -237,14 +203,14 @@ func (ss *session) endedError() *rpcError {
 	return e
 }
 
-// describe renders the session for DescribeSession.
+// describe renders the session for DescribeSession: its identity's locks.
 func (ss *session) describe() *pb.DescribeSessionResponse {
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
 	r := &pb.DescribeSessionResponse{SessionId: ss.id, Name: ss.name, Principal: ss.principal.Name, Ttl: durationpb.New(ss.ttl)}
-	for _, h := range ss.locks {
-		r.Locks = append(r.Locks, h.proto())
-	}
-	sortHeld(r.Locks)
+	id := ss.ident
+	ss.mu.Unlock()
+	var n int
+	r.Locks, n = id.held()
+	r.Identity, r.IdentitySessions = id.name, int32(n)
 	return r
 }

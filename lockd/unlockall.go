@@ -10,8 +10,9 @@ import (
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 )
 
-// UnlockAll releases every lock the session holds (seed 003's unlockAll):
-// the library's UnlockAll for the session, which is the reentrancy holder
+// UnlockAll releases every lock the session's identity holds (seed 003's
+// unlockAll: the identifier's locks, whichever of its sessions took them):
+// the library's UnlockAll for the identity, which is the reentrancy holder
 // of all its acquisitions, then each handle's Unlock, which returns nil for
 // one UnlockAll released and retries one whose release failed. The session
 // stays open. A handle whose lease was lost is released and listed in
@@ -31,10 +32,11 @@ func (s *Server) UnlockAll(ctx context.Context, req *connect.Request[pb.UnlockAl
 		return nil, wire(&rpcError{code: connect.CodeUnimplemented, reason: pb.LockError_REASON_INVALID_ARGUMENT, session: ss.id,
 			msg: "this lockd's Locker has no UnlockAll: Unlock the session's locks one by one (DescribeSession lists them)"})
 	}
-	_ = ua.UnlockAll(ctx, ss) // its errors are met again, per handle, below
+	id := ss.identity()
+	_ = ua.UnlockAll(ctx, id) // its errors are met again, per handle, below
 	res := &pb.UnlockAllResponse{}
 	var failed error
-	for _, h := range ss.handles() {
+	for _, h := range id.handles() {
 		lost := false
 		select {
 		case <-h.lock.Lost():
@@ -46,7 +48,7 @@ func (s *Server) UnlockAll(ctx context.Context, req *connect.Request[pb.UnlockAl
 			failed = errors.Join(failed, err)
 			continue
 		}
-		ss.remove(h)
+		id.remove(h)
 		res.LockIds = append(res.LockIds, h.id)
 		if lost || err != nil {
 			res.LostLockIds = append(res.LostLockIds, h.id)
@@ -56,16 +58,4 @@ func (s *Server) UnlockAll(ctx context.Context, req *connect.Request[pb.UnlockAl
 		return nil, wire(mapError(failed, ss.id, ""))
 	}
 	return connect.NewResponse(res), nil
-}
-
-// handles returns the session's handles in the order Lock returned them.
-func (ss *session) handles() []*handle {
-	ss.mu.Lock()
-	hs := make([]*handle, 0, len(ss.locks))
-	for _, h := range ss.locks {
-		hs = append(hs, h)
-	}
-	ss.mu.Unlock()
-	sortHandles(hs)
-	return hs
 }

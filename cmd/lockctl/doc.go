@@ -137,7 +137,8 @@
 // sessions:
 //
 //	{"lockds": [{"url", "sessions": [{"session", "principal", "name", "ttl_seconds",
-//	             "locks": [{"lock", "items": ["id:X|S|IS|IX|SIX"], "token" (0: none), "reentrant"}]}]}]}
+//	             "identity", "identity_sessions" (the session's identity and how many
+//	             sessions share it: SetToken), "locks": [{"lock", "items": ["id:X|S|IS|IX|SIX"], "token" (0: none), "reentrant"}]}]}]}
 //
 // # sessions
 //

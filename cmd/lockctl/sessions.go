@@ -125,7 +125,11 @@ type lockdSession struct {
 	Name      string `json:"name"`
 	Principal string `json:"principal"`
 	TTL       string `json:"ttl"`
-	Locks     []struct {
+	// The session's identity (seed 003's effective identifier) and how many
+	// sessions share it; absent from a lockd older than GetToken/SetToken.
+	Identity         string `json:"identity"`
+	IdentitySessions int    `json:"identitySessions"`
+	Locks            []struct {
 		LockID string `json:"lockId"`
 		Items  []struct {
 			ID     string `json:"id"`
@@ -217,11 +221,16 @@ type lockdJSON struct {
 }
 
 type sessionJSON struct {
-	Session    string     `json:"session"`
-	Principal  string     `json:"principal"`
-	Name       string     `json:"name"`
-	TTLSeconds float64    `json:"ttl_seconds"`
-	Locks      []heldJSON `json:"locks"`
+	Session    string  `json:"session"`
+	Principal  string  `json:"principal"`
+	Name       string  `json:"name"`
+	TTLSeconds float64 `json:"ttl_seconds"`
+	// Identity is the session's identity ("i-…"; "" from an older lockd)
+	// and IdentitySessions the live sessions sharing it: the locks are the
+	// identity's, listed under each of its sessions.
+	Identity         string     `json:"identity"`
+	IdentitySessions int        `json:"identity_sessions"`
+	Locks            []heldJSON `json:"locks"`
 }
 
 type heldJSON struct {
@@ -238,7 +247,8 @@ func lockdReport(u string, sessions []lockdSession) lockdJSON {
 	r := lockdJSON{URL: u, Sessions: []sessionJSON{}}
 	for _, s := range sessions {
 		ttl, _ := time.ParseDuration(s.TTL)
-		sj := sessionJSON{Session: s.SessionID, Principal: s.Principal, Name: s.Name, TTLSeconds: ttl.Seconds(), Locks: []heldJSON{}}
+		sj := sessionJSON{Session: s.SessionID, Principal: s.Principal, Name: s.Name, TTLSeconds: ttl.Seconds(),
+			Identity: s.Identity, IdentitySessions: s.IdentitySessions, Locks: []heldJSON{}}
 		for _, l := range s.Locks {
 			tok, _ := strconv.ParseInt(l.Token, 10, 64)
 			h := heldJSON{Lock: l.LockID, Token: tok, Reentrant: l.Reentrant, Items: []string{}}
@@ -263,7 +273,7 @@ func writeSessionsText(w io.Writer, r sessionsJSON) {
 			continue
 		}
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  SESSION\tPRINCIPAL\tNAME\tTTL\tLOCKS")
+		fmt.Fprintln(tw, "  SESSION\tPRINCIPAL\tNAME\tTTL\tIDENTITY\tLOCKS")
 		for _, s := range l.Sessions {
 			var locks []string
 			for _, h := range s.Locks {
@@ -281,7 +291,14 @@ func writeSessionsText(w io.Writer, r sessionsJSON) {
 			if len(locks) > 0 {
 				lockText = strings.Join(locks, "; ")
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%gs\t%s\n", s.Session, s.Principal, name, s.TTLSeconds, lockText)
+			ident := "-"
+			if s.Identity != "" {
+				ident = s.Identity
+				if s.IdentitySessions > 1 {
+					ident += " (shared by " + strconv.Itoa(s.IdentitySessions) + ")"
+				}
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%gs\t%s\t%s\n", s.Session, s.Principal, name, s.TTLSeconds, ident, lockText)
 		}
 		tw.Flush()
 	}

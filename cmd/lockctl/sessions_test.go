@@ -31,9 +31,10 @@ func fakeLockd(t *testing.T) *httptest.Server {
 		switch r.Header.Get("Authorization") {
 		case "Bearer tok-ops":
 			_, _ = io.WriteString(w, `{"sessions":[{"sessionId":"s-1", "name":"export", "principal":"billing", "ttl":"10s",
+				"identity":"i-ab", "identitySessions":2,
 				"locks":[{"lockId":"l-1", "items":[{"id":"billing/7", "access":"ACCESS_SHARED"}, {"id":"billing/8"}]},
 				         {"lockId":"l-2", "items":[{"id":"billing-9"}], "token":"42"}]},
-				{"sessionId":"s-2", "principal":"reports", "ttl":"1.500s"}]}`)
+				{"sessionId":"s-2", "principal":"reports", "ttl":"1.500s", "identity":"i-cd", "identitySessions":1}]}`)
 		case "":
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = io.WriteString(w, `{"code":"unauthenticated","message":"no credential"}`)
@@ -60,8 +61,8 @@ func TestSessions_ListsEachLockdsSessionsAndLocks(t *testing.T) {
 	code, out, errOut := runSessions(t, map[string]string{"LOCKSTEP_LOCKD_TOKEN": "tok-ops"}, "--lockd", srv.URL)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "lockd "+srv.URL+": 2 session(s)")
-	assert.Regexp(t, `s-1\s+billing\s+export\s+10s\s+l-1 billing/7:S,billing/8:X; l-2 billing-9:X token 42`, out)
-	assert.Regexp(t, `s-2\s+reports\s+-\s+1.5s\s+-`, out)
+	assert.Regexp(t, `s-1\s+billing\s+export\s+10s\s+i-ab \(shared by 2\)\s+l-1 billing/7:S,billing/8:X; l-2 billing-9:X token 42`, out)
+	assert.Regexp(t, `s-2\s+reports\s+-\s+1.5s\s+i-cd\s+-`, out)
 
 	tok := filepath.Join(t.TempDir(), "token")
 	require.NoError(t, os.WriteFile(tok, []byte("tok-ops\n"), 0o600))
@@ -73,7 +74,7 @@ func TestSessions_ListsEachLockdsSessionsAndLocks(t *testing.T) {
 	require.Len(t, r.Lockds, 1)
 	require.Len(t, r.Lockds[0].Sessions, 2)
 	s1 := r.Lockds[0].Sessions[0]
-	assert.Equal(t, sessionJSON{Session: "s-1", Principal: "billing", Name: "export", TTLSeconds: 10, Locks: []heldJSON{
+	assert.Equal(t, sessionJSON{Session: "s-1", Principal: "billing", Name: "export", TTLSeconds: 10, Identity: "i-ab", IdentitySessions: 2, Locks: []heldJSON{
 		{Lock: "l-1", Items: []string{"billing/7:S", "billing/8:X"}},
 		{Lock: "l-2", Items: []string{"billing-9:X"}, Token: 42},
 	}}, s1, "the token file wins over LOCKSTEP_LOCKD_TOKEN")

@@ -22,6 +22,11 @@
 // and the rest hold as they do in-process. lockstep.WithComment on Lock's
 // ctx names the unit of work in deadlock reports.
 //
+// Token and Adopt are seed 003's getToken and setToken: another session of
+// the same lockd adopts this session's identity and holds its locks, with
+// the same handles and fencing tokens, until the identity's last session
+// leaves (lockd/doc.go, "Identities").
+//
 // # When a lock counts as lost
 //
 // A Lock's Lost channel closes, and the holder must stop the work the lock

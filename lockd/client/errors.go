@@ -72,6 +72,10 @@ var sentinels = map[pb.LockError_Reason][]error{
 	pb.LockError_REASON_UNKNOWN_SESSION:   {ErrSessionEnded},
 	pb.LockError_REASON_DEADLINE:          {context.DeadlineExceeded},
 	pb.LockError_REASON_DEADLOCK:          {lockstep.ErrDeadlock},
+	pb.LockError_REASON_INVALID_TOKEN:     {lockstep.ErrShareToken},
+	pb.LockError_REASON_OTHER_LOCKD:       {lockstep.ErrShareToken},
+	pb.LockError_REASON_UNKNOWN_TOKEN:     {lockstep.ErrReleased},
+	pb.LockError_REASON_NOT_YOUR_TOKEN:    {ErrNotAllowed},
 }
 
 // wrap turns a call's error into an *Error when lockd answered with a

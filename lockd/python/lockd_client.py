@@ -15,6 +15,10 @@ deadlock cycles; a Lock chosen to break a cycle of waits raises Deadlock,
 whose cycle lists the waits (process, waited id, holder, comment);
 session.unlock_all() releases every lock of the session; an id ending in
 "/*" ("orders/*") is a mask: every child of "orders", taken as "orders".
+session.get_token() and other.set_token(token) are seed 003's getToken and
+setToken: the other session joins this session's identity and holds its
+locks (same handles and fencing tokens, nothing released); the locks are
+released when the identity's last session leaves.
 
 Errors are LockdError subclasses carrying the status code and the server's
 LockError detail (reason, session, id, lost lock handles): Locked (TryLock
@@ -207,6 +211,20 @@ class Session:
         """Releases every lock of the session (seed 003's unlockAll) and
         keeps the session open. Returns the lock_ids released."""
         return list(self.client.call("UnlockAll", pb.UnlockAllRequest(session_id=self.id)).lock_ids)
+
+    def get_token(self):
+        """The token of the session's identity (seed 003's getToken): a
+        secret another session of this lockd passes to set_token."""
+        return self.client.call("GetToken", pb.GetTokenRequest(session_id=self.id)).token
+
+    def set_token(self, token):
+        """Joins the identity token names (seed 003's setToken): this session
+        then holds its locks (returned, as HeldLocks) and every lock it
+        takes later. Raises InvalidRequest (REASON_INVALID_TOKEN: malformed;
+        REASON_UNKNOWN_TOKEN: its sessions all ended), Refused
+        (REASON_NOT_YOUR_TOKEN) or LockdError (REASON_OWN_TOKEN,
+        REASON_HOLDS_LOCKS, REASON_OTHER_LOCKD); each changes nothing."""
+        return list(self.client.call("SetToken", pb.SetTokenRequest(session_id=self.id, token=token)).locks)
 
     def keep_alive(self):
         self.client.call("KeepAlive", pb.KeepAliveRequest(session_id=self.id))

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from lockd_client import Client, Deadlock, Locked, Lost, Refused, Timeout, InvalidRequest
+from lockd_client import Client, Deadlock, Locked, LockdError, Lost, Refused, Timeout, InvalidRequest
 from lockstep.v1 import lockd_pb2 as pb
 
 ADDR = os.environ.get("LOCKD_ADDR")
@@ -161,3 +161,42 @@ def test_mask_excludes_every_child_and_is_refused_outside_the_grant(a):
         with pytest.raises(Refused) as e:
             s1.try_lock("other/*")
         assert e.value.reason == "REASON_NO_PREFIX"
+
+
+def test_set_token_hands_the_locks_over_without_releasing_them(a):
+    giver = a.session()
+    with a.session() as taker, a.session() as third:
+        held = giver.lock("py-xfer-1", timeout=5)
+        locks = taker.set_token(giver.get_token())
+        assert [(l.lock_id, l.token) for l in locks] == [(held.lock_id, held.token)]
+        assert held.token > 0, "the same fencing token: nothing was taken again"
+        giver.close()  # the giver leaves; the taker still holds it
+        with pytest.raises(Locked):
+            third.try_lock("py-xfer-1")
+        taker.unlock(held.lock_id)
+        third.unlock(third.try_lock("py-xfer-1"))
+
+
+def test_set_token_refusals(a, b):
+    with a.session() as s1, a.session() as s2, b.session() as theirs:
+        s1.lock("py/keep", timeout=5)
+        tok = s1.get_token()
+        with pytest.raises(Refused) as e:
+            theirs.set_token(tok)  # another principal's identity, no adopt_from
+        assert e.value.reason == "REASON_NOT_YOUR_TOKEN"
+        with pytest.raises(InvalidRequest) as e:
+            s2.set_token("lkt1.nope")
+        assert e.value.reason == "REASON_INVALID_TOKEN"
+        with pytest.raises(LockdError) as e:
+            s1.set_token(tok)
+        assert e.value.reason == "REASON_OWN_TOKEN"
+        gone = a.open_session()
+        gone_tok = gone.get_token()
+        gone.close()
+        with pytest.raises(InvalidRequest) as e:
+            s2.set_token(gone_tok)  # its only session ended: its locks were released
+        assert e.value.reason == "REASON_UNKNOWN_TOKEN"
+        with pytest.raises(LockdError) as e:
+            s1.set_token(s2.get_token())  # s1 is its identity's last and holds py/keep
+        assert e.value.reason == "REASON_HOLDS_LOCKS"
+        assert len(s1.describe().locks) == 1 and len(s2.describe().locks) == 0

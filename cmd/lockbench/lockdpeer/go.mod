@@ -10,10 +10,22 @@ replace (
 
 require (
 	connectrpc.com/connect v1.21.1
-	github.com/lockstep-go/lockstep v0.0.0-00010101000000-000000000000
+	github.com/lockstep-go/lockstep v0.0.0
 	github.com/lockstep-go/lockstep/cmd/lockbench v0.0.0-00010101000000-000000000000
 	github.com/lockstep-go/lockstep/lockd v0.0.0-00010101000000-000000000000
 	google.golang.org/protobuf v1.36.12
 )
 
-require connectrpc.com/grpchealth v1.5.0 // indirect
+require (
+	connectrpc.com/grpchealth v1.5.0 // indirect
+	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/prometheus/client_golang v1.25.0 // indirect
+	github.com/prometheus/client_model v0.6.3 // indirect
+	github.com/prometheus/common v0.72.0 // indirect
+	github.com/prometheus/procfs v0.22.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
+
+replace github.com/lockstep-go/lockstep/adapters/prometheus => ../../../adapters/prometheus

@@ -114,7 +114,7 @@ func startClusterFleet(t *testing.T) *clusterFleet {
 	t.Cleanup(session2.Close)
 	store2, err := conn.NewStore(session2)
 	require.NoError(t, err)
-	f.goProc, err = join(store2, &options{processID: "go-it", separator: "/", fencing: true, deadlock: true}, slog.New(slog.DiscardHandler))
+	f.goProc, err = join(store2, &options{processID: "go-it", separator: "/", fencing: true, deadlock: true}, slog.New(slog.DiscardHandler), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, f.goProc.Close(context.Background())) })
 	return f
@@ -152,6 +152,35 @@ func TestLockd_OnACluster(t *testing.T) {
 	t.Run("ContendedHoldsNeverOverlap", func(t *testing.T) { contended(t, f) })
 	t.Run("SessionLapseLosesItsLocks", func(t *testing.T) { lapse(t, f) })
 	t.Run("DeadlockAcrossServiceAndLibrary", func(t *testing.T) { deadlockAcross(t, f) })
+	t.Run("TokenHandoverKeepsTheGoProcessOut", func(t *testing.T) { handover(t, f) })
+}
+
+// Seed 003's setToken on a real node: a session takes another's identity
+// and its lock, the giver closes, and the Go process still meets a holder
+// until the taker unlocks; then it gets the id with a later fencing token.
+func handover(t *testing.T, f *clusterFleet) {
+	ctx := t.Context()
+	giver, taker := f.open(t, 0), f.open(t, 0)
+	held, err := f.client.Lock(ctx, connect.NewRequest(&pb.LockRequest{SessionId: giver, Items: []*pb.LockItem{{Id: "handover-1"}}}))
+	require.NoError(t, err)
+	tok, err := f.client.GetToken(ctx, connect.NewRequest(&pb.GetTokenRequest{SessionId: giver}))
+	require.NoError(t, err)
+	res, err := f.client.SetToken(ctx, connect.NewRequest(&pb.SetTokenRequest{SessionId: taker, Token: tok.Msg.Token}))
+	require.NoError(t, err)
+	require.Len(t, res.Msg.Locks, 1)
+	require.Equal(t, held.Msg.Lock.Token, res.Msg.Locks[0].Token)
+	_, err = f.client.CloseSession(ctx, connect.NewRequest(&pb.CloseSessionRequest{SessionId: giver}))
+	require.NoError(t, err)
+	_, err = f.goProc.TryLock(ctx, "handover-1")
+	require.ErrorIs(t, err, lockstep.ErrLocked, "the giver's close released nothing: the taker holds it")
+	_, err = f.client.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: taker, LockId: res.Msg.Locks[0].LockId}))
+	require.NoError(t, err)
+	l, err := f.goProc.Lock(ctx, "handover-1")
+	require.NoError(t, err)
+	require.Greater(t, l.(lockstep.Fenced).Token(), held.Msg.Lock.Token)
+	require.NoError(t, l.Unlock(ctx))
+	_, err = f.client.CloseSession(ctx, connect.NewRequest(&pb.CloseSessionRequest{SessionId: taker}))
+	require.NoError(t, err)
 }
 
 // The Go process holds y and waits for x; a lockd session holds x and then

@@ -49,6 +49,16 @@
 // TTL, and with it its locks (faults_integration_test.go shows all three on
 // a real node).
 //
+// Metrics: GET /metrics on the --listen address serves Prometheus's text
+// format (--metrics=false turns it off): the Locker's events through
+// adapters/prometheus (lockstep_acquisitions_total, lockstep_hold_seconds,
+// lockstep_leases_lost_total, ...), lockd's own (lockd_sessions_open,
+// lockd_rpcs_total{method,code}, lockd_refusals_total{reason},
+// lockd_identity_joins_total), and the Go runtime's and the process's.
+// The endpoint takes no credential: the series carry no id, session or
+// principal. Under --require-client-cert the scraper needs a client
+// certificate like any caller.
+//
 // On SIGINT or SIGTERM it shuts down gracefully: health turns NOT_SERVING,
 // every session is closed (its watchers are told CLOSED, "the server is
 // shutting down") and its locks released, then the HTTP server drains and

@@ -60,29 +60,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return err
 	}
 	defer closeStore()
-	locker, err := join(store, o, log)
+	m, err := newMetrics(o.metrics)
+	if err != nil {
+		return err
+	}
+	locker, err := join(store, o, log, m.observer)
 	if err != nil {
 		return schemaHint(o, err)
 	}
-	srv, err := lockd.New(locker, &lockd.Options{Principals: principals, SessionTTL: o.sessionTTL, MaxWait: o.maxWait, Logger: log})
+	srv, err := lockd.New(locker, &lockd.Options{Principals: principals, SessionTTL: o.sessionTTL, MaxWait: o.maxWait, Logger: log, Metrics: m.lockd})
 	if err != nil {
 		_ = locker.Close(context.Background())
 		return err
 	}
-	return serve(ctx, ln, tlsCfg != nil, o, srv, locker, tlsCfg, stdout, log, ready, principals != nil, where)
+	return serve(ctx, ln, tlsCfg != nil, o, srv, m.handler(srv.Handler()), locker, tlsCfg, stdout, log, ready, principals != nil, where)
 }
 
 // serve runs the HTTP server (HTTP/1.1, HTTP/2 over TLS, or cleartext h2c)
 // until ctx ends, then: the lock server closes its sessions (watchers are
 // told CLOSED), the HTTP server drains, and the Locker releases what is
 // left and leaves the census.
-func serve(ctx context.Context, ln net.Listener, useTLS bool, o *options, srv *lockd.Server, locker lockstep.Locker,
+func serve(ctx context.Context, ln net.Listener, useTLS bool, o *options, srv *lockd.Server, h http.Handler, locker lockstep.Locker,
 	tlsCfg *tls.Config, stdout io.Writer, log *slog.Logger, ready chan<- string, secured bool, where string) error {
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)
 	protocols.SetHTTP2(true)
 	protocols.SetUnencryptedHTTP2(true)
-	hs := &http.Server{Handler: srv.Handler(), Protocols: protocols, ReadHeaderTimeout: 10 * time.Second,
+	hs := &http.Server{Handler: h, Protocols: protocols, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn), TLSConfig: tlsCfg}
 	scheme, mode := "http", "open mode: every caller may take every id (loopback only)"
 	if useTLS {

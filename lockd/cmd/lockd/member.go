@@ -84,13 +84,13 @@ func embeddedStore(ctx context.Context, phase lockstep.Mode) (lockstep.Store, er
 // fleet process, in the census, following the phase (PhaseFlag), with
 // hierarchical ids, fencing tokens and deadlock detection (the fleet's
 // lock_waits table, so cycles through Go processes are seen too).
-func join(store lockstep.Store, o *options, log *slog.Logger) (*migration.Locker, error) {
+func join(store lockstep.Store, o *options, log *slog.Logger, obs lockstep.Observer) (*migration.Locker, error) {
 	clk := &clock.Local{}
 	flag, err := migration.NewPhaseFlag(store, &migration.PhaseFlagOptions{Clock: clk})
 	if err != nil {
 		return nil, err
 	}
-	opts := &migration.Options{Clock: clk, ProcessID: o.processID, Separator: o.separator, Logger: log, Version: "lockd"}
+	opts := &migration.Options{Clock: clk, ProcessID: o.processID, Separator: o.separator, Logger: log, Version: "lockd", Observer: obs}
 	if o.lockTTL > 0 { // the library checks it (whole seconds, at least 4s) and says what to use
 		opts.Queue, opts.Legacy = &queuelock.Options{TTL: o.lockTTL}, &shadowlock.Options{TTL: o.lockTTL}
 	}

@@ -19,7 +19,7 @@ func TestJoin_IsInTheCensusAndFollowsThePhase(t *testing.T) {
 	store, err := embeddedStore(ctx, lockstep.ModeNew)
 	require.NoError(t, err)
 	o := &options{processID: "lockd-test", separator: "/", fencing: true}
-	l, err := join(store, o, slog.New(slog.DiscardHandler))
+	l, err := join(store, o, slog.New(slog.DiscardHandler), nil)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, l.Close(ctx)) }()
 

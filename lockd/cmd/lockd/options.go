@@ -29,6 +29,7 @@ type options struct {
 	fencing           bool
 	deadlock          bool
 	processID         string
+	metrics           bool
 	logLevel          slog.Level
 	// conn is the cluster connection, lockctl's settings (flags and
 	// LOCKSTEP_* variables alike); cluster says whether any was given:
@@ -49,6 +50,7 @@ var envFlags = map[string]string{
 	"lock-ttl":            "LOCKSTEP_LOCKD_LOCK_TTL",
 	"max-wait":            "LOCKSTEP_LOCKD_MAX_WAIT",
 	"process-id":          "LOCKSTEP_LOCKD_PROCESS_ID",
+	"metrics":             "LOCKSTEP_LOCKD_METRICS",
 }
 
 // parseOptions parses args, then fills flags not given from their
@@ -71,6 +73,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.BoolVar(&o.fencing, "fencing", true, "give every lock a fencing token")
 	fs.BoolVar(&o.deadlock, "deadlock-detection", true, "detect cycles of waits across the fleet and fail one Lock of each with DEADLOCK (needs the lock_waits table)")
 	fs.StringVar(&o.processID, "process-id", "", "this lockd's id in the fleet census (default: host name and random bits) ($LOCKSTEP_LOCKD_PROCESS_ID)")
+	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics (the Locker's and lockd's own) at /metrics on the --listen address ($LOCKSTEP_LOCKD_METRICS)")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	registerConnect(fs, &o.conn)
 	if passwordOnCommandLine(args) {

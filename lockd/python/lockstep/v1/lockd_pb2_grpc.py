@@ -85,6 +85,16 @@ class LockServiceStub:
                 request_serializer=lockstep_dot_v1_dot_lockd__pb2.UnlockAllRequest.SerializeToString,
                 response_deserializer=lockstep_dot_v1_dot_lockd__pb2.UnlockAllResponse.FromString,
                 _registered_method=True)
+        self.GetToken = channel.unary_unary(
+                '/lockstep.v1.LockService/GetToken',
+                request_serializer=lockstep_dot_v1_dot_lockd__pb2.GetTokenRequest.SerializeToString,
+                response_deserializer=lockstep_dot_v1_dot_lockd__pb2.GetTokenResponse.FromString,
+                _registered_method=True)
+        self.SetToken = channel.unary_unary(
+                '/lockstep.v1.LockService/SetToken',
+                request_serializer=lockstep_dot_v1_dot_lockd__pb2.SetTokenRequest.SerializeToString,
+                response_deserializer=lockstep_dot_v1_dot_lockd__pb2.SetTokenResponse.FromString,
+                _registered_method=True)
 
 
 class LockServiceServicer:
@@ -106,7 +116,8 @@ class LockServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def CloseSession(self, request, context):
-        """CloseSession releases every lock of the session and ends it.
+        """CloseSession ends the session; if it was the last session of its
+        identity (SetToken), it releases every lock of the identity.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -156,7 +167,8 @@ class LockServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Unlock(self, request, context):
-        """Unlock releases one lock the session holds. Aborted with reason LOST
+        """Unlock releases one lock the session's identity holds (whichever of
+        its sessions took it). Aborted with reason LOST
         tells that its lease had been lost before.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -164,9 +176,37 @@ class LockServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def UnlockAll(self, request, context):
-        """UnlockAll releases every lock the session holds (seed 003's
-        unlockAll(): the session is the identifier) and keeps the session
+        """UnlockAll releases every lock the session's identity holds (seed 003's
+        unlockAll(): the identity is the identifier) and keeps the session
         open. A Lock of the session still waiting is not waited for.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetToken(self, request, context):
+        """GetToken returns the token of the session's identity (seed 003's
+        getToken): a secret that lets a session of this lockd share the
+        identity with SetToken. Reading it changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetToken(self, request, context):
+        """SetToken makes the session share the identity the token names (seed
+        003's setToken): from then on it holds every lock that identity holds
+        and takes, and its Locks, Unlocks and UnlockAll are the identity's. The
+        giver's sessions keep the identity too. Nothing is released or taken:
+        the locks keep their leases, owners and fencing tokens. Refused, with
+        nothing changed: a malformed token (InvalidArgument INVALID_TOKEN); a
+        token of another lockd or of this one before a restart
+        (FailedPrecondition OTHER_LOCKD); a token whose sessions have all ended
+        (NotFound UNKNOWN_TOKEN: its locks were released); another principal's
+        token without an adopt_from grant (PermissionDenied NOT_YOUR_TOKEN); the
+        session's own identity (FailedPrecondition OWN_TOKEN); a session that is
+        its identity's last and holds locks or has a Lock in flight
+        (FailedPrecondition HOLDS_LOCKS: UnlockAll first).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -224,6 +264,16 @@ def add_LockServiceServicer_to_server(servicer, server):
                     servicer.UnlockAll,
                     request_deserializer=lockstep_dot_v1_dot_lockd__pb2.UnlockAllRequest.FromString,
                     response_serializer=lockstep_dot_v1_dot_lockd__pb2.UnlockAllResponse.SerializeToString,
+            ),
+            'GetToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetToken,
+                    request_deserializer=lockstep_dot_v1_dot_lockd__pb2.GetTokenRequest.FromString,
+                    response_serializer=lockstep_dot_v1_dot_lockd__pb2.GetTokenResponse.SerializeToString,
+            ),
+            'SetToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetToken,
+                    request_deserializer=lockstep_dot_v1_dot_lockd__pb2.SetTokenRequest.FromString,
+                    response_serializer=lockstep_dot_v1_dot_lockd__pb2.SetTokenResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -497,6 +547,60 @@ class LockService:
             '/lockstep.v1.LockService/UnlockAll',
             lockstep_dot_v1_dot_lockd__pb2.UnlockAllRequest.SerializeToString,
             lockstep_dot_v1_dot_lockd__pb2.UnlockAllResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lockstep.v1.LockService/GetToken',
+            lockstep_dot_v1_dot_lockd__pb2.GetTokenRequest.SerializeToString,
+            lockstep_dot_v1_dot_lockd__pb2.GetTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lockstep.v1.LockService/SetToken',
+            lockstep_dot_v1_dot_lockd__pb2.SetTokenRequest.SerializeToString,
+            lockstep_dot_v1_dot_lockd__pb2.SetTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,
