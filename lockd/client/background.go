@@ -110,13 +110,13 @@ func (s *Session) watchEnded(ctx context.Context, err error) {
 		s.id, err, errors.Join(ErrSessionEnded, lockstep.ErrLost)))
 }
 
-// findOrMark returns the Lock of handle, or notes a loss that came before
-// its Lock call returned.
+// findOrMark returns the Lock of handle, or notes a loss that may belong to
+// a call in flight (lostEarly).
 func (s *Session) findOrMark(handle string) *Lock {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l, ok := s.locks[handle]
-	if !ok {
+	if !ok && s.calls > 0 {
 		s.lostEarly[handle] = true
 	}
 	return l

@@ -46,8 +46,10 @@ func (s *Session) Adopt(ctx context.Context, tok string) ([]lockstep.Lock, error
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
+	s.callStarts()
 	res, err := s.rpc.SetToken(ctx, connect.NewRequest(&pb.SetTokenRequest{SessionId: s.id, Token: tok}))
 	if err != nil {
+		s.callEnds()
 		err = wrap(ctx, err)
 		s.endIfExpired(err)
 		return nil, fmt.Errorf("lockd client: session %s: adopt: %w", s.id, err)
@@ -62,7 +64,6 @@ func (s *Session) Adopt(ctx context.Context, tok string) ([]lockstep.Lock, error
 		}
 		l := newLock(s, h, reqs)
 		if s.lostEarly[l.handle] { // a LOCK_LOST for it came while SetToken was answered
-			delete(s.lostEarly, l.handle)
 			l.lose()
 		}
 		if !ended {
@@ -74,6 +75,7 @@ func (s *Session) Adopt(ctx context.Context, tok string) ([]lockstep.Lock, error
 		}
 		out = append(out, l)
 	}
+	s.callEndsLocked()
 	s.mu.Unlock()
 	if ended {
 		for _, l := range out {

@@ -44,9 +44,13 @@ type Session struct {
 	mu       sync.Mutex
 	deadline time.Time        // the keep-alive rule's: a loss is assumed after it
 	locks    map[string]*Lock // by lock handle
-	// lostEarly are handles a LOCK_LOST event named before their Lock call
-	// had returned: the Lock is born lost.
+	// lostEarly are handles a LOCK_LOST event named, unknown to the
+	// session, while a call that returns handles (Lock, SetToken) was in
+	// flight (calls counts them): such a Lock is born lost. Emptied when no
+	// call is in flight, so a loss of a lock another session of the
+	// identity took is not kept.
 	lostEarly map[string]bool
+	calls     int
 	done      chan struct{} // closed when the session ended
 	err       error         // why it ended
 }
@@ -152,8 +156,10 @@ func (s *Session) lock(ctx context.Context, try bool, reqs ...lockstep.Request) 
 	if try {
 		call = s.rpc.TryLock
 	}
+	s.callStarts()
 	res, err := call(ctx, connect.NewRequest(req))
 	if err != nil {
+		s.callEnds()
 		err = wrap(ctx, err)
 		s.endIfExpired(err)
 		return nil, err
@@ -161,10 +167,10 @@ func (s *Session) lock(ctx context.Context, try bool, reqs ...lockstep.Request) 
 	l := newLock(s, res.Msg.GetLock(), reqs)
 	s.mu.Lock()
 	lost := s.err != nil || s.lostEarly[l.handle] // ended, or lost, while the call was answered
-	delete(s.lostEarly, l.handle)
 	if !lost {
 		s.locks[l.handle] = l
 	}
+	s.callEndsLocked()
 	s.mu.Unlock()
 	if lost {
 		l.lose()
@@ -256,3 +262,22 @@ func (s *Session) check() {
 
 // bearer adds the bearer token to every call.
 func bearer(token string) connect.Interceptor { return bearerInterceptor("Bearer " + token) }
+
+// callStarts and callEnds bracket a call that returns handles (lostEarly).
+func (s *Session) callStarts() {
+	s.mu.Lock()
+	s.calls++
+	s.mu.Unlock()
+}
+
+func (s *Session) callEnds() {
+	s.mu.Lock()
+	s.callEndsLocked()
+	s.mu.Unlock()
+}
+
+func (s *Session) callEndsLocked() {
+	if s.calls--; s.calls == 0 {
+		clear(s.lostEarly)
+	}
+}
