@@ -63,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 
 	r := &runner{o: o, out: stdout, start: time.Now(), workers: &workerSet{}}
-	c, err := cluster.New(cluster.Config{Repo: o.repo, IPOffset: o.ipOffset, Dir: filepath.Join(o.dir, "cluster"), Log: stderr})
+	c, err := cluster.New(cluster.Config{Repo: o.repo, IPOffset: o.ipOffset, Dir: filepath.Join(o.dir, "cluster"), Log: stderr, DCs: o.dcs})
 	if err != nil {
 		fmt.Fprintf(stderr, "robustness: %v\n", err)
 		return exitUsage

@@ -20,6 +20,7 @@ type options struct {
 	ttl      time.Duration
 	maxSkew  time.Duration
 	workers  int
+	dcs      int
 	locks    int
 	ipOffset int
 	dir      string
@@ -42,6 +43,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.ttl, "ttl", 4*time.Second, "lock TTL of the fleets (whole seconds)")
 	fs.DurationVar(&o.maxSkew, "max-server-skew", time.Second, "MaxServerSkew the workers assume; skew nemeses stay within it")
 	fs.IntVar(&o.workers, "workers", 4, "worker processes per segment")
+	fs.IntVar(&o.dcs, "dcs", 1, "data centres of the cluster: 1, or 2 (dc1 = nodes 1 and 2, dc2 = node 3; adds the dc-scopes fleet, the dc-partition nemesis and the ctl-dc-local-quorum control)")
 	fs.IntVar(&o.locks, "locks", 8, "lock ids per fleet")
 	fs.IntVar(&o.ipOffset, "ip-offset", 60, "the cluster's IP offset (nodes on 127.0.0.<offset+N>; 0 is refused)")
 	fs.StringVar(&o.dir, "dir", "/tmp/lockstep-robustness", "state dir: cluster/ and out/ (histories, logs) below it")
@@ -85,6 +87,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.workers < 2 || o.workers > 16 {
 		return o, fmt.Errorf("--workers %d: give 2..16", o.workers)
+	}
+	if o.dcs != 1 && o.dcs != 2 {
+		return o, fmt.Errorf("--dcs %d: give 1 or 2", o.dcs)
 	}
 	if o.managerShare < 0 || o.managerShare > 1 {
 		return o, fmt.Errorf("--manager-share %v: give a share from 0 to 1", o.managerShare)

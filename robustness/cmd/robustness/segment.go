@@ -190,7 +190,8 @@ func keyspaceOf(seg *segment) string {
 	return "robust_" + strings.NewReplacer("+", "_", "-", "_").Replace(seg.name)
 }
 
-// keyspaces creates every segment's keyspace (RF 3) and tables and sets its
+// keyspaces creates every segment's keyspace (RF 3: SimpleStrategy, or
+// NetworkTopologyStrategy dc1: 2, dc2: 1 on two data centres) and tables and sets its
 // initial phase, three at a time, before any fault runs.
 func (r *runner) keyspaces(ctx context.Context, segs []segment) error {
 	sem := make(chan struct{}, 3)
@@ -203,7 +204,7 @@ func (r *runner) keyspaces(ctx context.Context, segs []segment) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			ks := keyspaceOf(&segs[i])
-			if err := r.lockctl(ctx, ks, "schema", "apply", "--replication", "class=SimpleStrategy,replication_factor=3"); err != nil {
+			if err := r.lockctl(ctx, ks, "schema", "apply", "--replication", r.cluster.Replication()); err != nil {
 				errs[i] = err
 				return
 			}
