@@ -15,18 +15,17 @@ func TestKindsFor_DCPartitionNeedsTwoDataCentres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ks, err := KindsFor(one, "all")
+	ks, err := KindsFor(1, "all")
 	if err != nil || slices.Contains(ks, KindDCPartition) || len(ks) != len(AllKinds)-1 {
 		t.Fatalf("all on one data centre: %v, %v", ks, err)
 	}
-	if _, err := KindsFor(one, "isolate,dc-partition"); err == nil || !strings.Contains(err.Error(), "--dcs 2") {
+	if _, err := KindsFor(1, "isolate,dc-partition"); err == nil || !strings.Contains(err.Error(), "--dcs 2") {
 		t.Fatalf("dc-partition on one data centre: %v", err)
 	}
 	if _, err := NewDCPartition(one); err == nil {
 		t.Fatal("NewDCPartition on one data centre accepted")
 	}
-	two := testCluster(t)
-	ks, err = KindsFor(two, "all")
+	ks, err = KindsFor(2, "all")
 	if err != nil || !slices.Contains(ks, KindDCPartition) {
 		t.Fatalf("all on two data centres: %v, %v", ks, err)
 	}

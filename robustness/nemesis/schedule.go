@@ -35,15 +35,15 @@ const (
 var AllKinds = []Kind{KindIsolate, KindBridge, KindHalves, KindOneWay, KindLoss, KindPauseNode,
 	KindKillNode, KindPauseClient, KindSkewBump, KindSkewStrobe, KindSlow, KindDCPartition}
 
-// KindsFor parses a comma list of kinds for cluster c: "all" is every kind
-// c can have (dc-partition only with two data centres), and a kind c cannot
-// have is refused, saying why.
-func KindsFor(c *cluster.Cluster, s string) ([]Kind, error) {
+// KindsFor parses a comma list of kinds for a cluster of dcs data centres:
+// "all" is every kind such a cluster can have (dc-partition only with two),
+// and a kind it cannot have is refused, saying why.
+func KindsFor(dcs int, s string) ([]Kind, error) {
 	ks, err := ParseKinds(s)
 	if err != nil {
 		return nil, err
 	}
-	twoDCs := len(c.DCs()) == 2
+	twoDCs := dcs == 2
 	var out []Kind
 	for _, k := range ks {
 		if k == KindDCPartition && !twoDCs {

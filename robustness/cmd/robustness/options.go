@@ -37,7 +37,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.Float64Var(&o.minutes, "minutes", 8, "total time of the segments (fleets and controls), in minutes")
 	seed := fs.Int64("seed", -1, "seed of the nemesis schedules and the workers (-1: random, printed)")
-	fleets := fs.String("fleets", strings.Join(fleetNames(), ","), "fleets to run, comma-separated")
+	fleets := fs.String("fleets", "all", "fleets to run, comma-separated (all: "+strings.Join(fleetNames(2), ",")+"; dc-scopes with --dcs 2 only)")
 	fs.BoolVar(&o.controls, "controls", true, "run the negative controls")
 	kinds := fs.String("kinds", "all", "nemesis kinds, comma-separated: "+kindList())
 	fs.DurationVar(&o.ttl, "ttl", 4*time.Second, "lock TTL of the fleets (whole seconds)")
@@ -65,18 +65,28 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	} else {
 		o.seed = uint64(*seed)
 	}
+	if o.dcs != 1 && o.dcs != 2 {
+		return o, fmt.Errorf("--dcs %d: give 1 or 2", o.dcs)
+	}
+	if *fleets == "all" {
+		*fleets = strings.Join(fleetNames(o.dcs), ",")
+	}
 	for _, f := range strings.Split(*fleets, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
-		if _, ok := fleetByName(f); !ok {
-			return o, fmt.Errorf("--fleets: unknown fleet %q; fleets: %s", f, strings.Join(fleetNames(), ", "))
+		seg, ok := fleetByName(f)
+		if !ok {
+			return o, fmt.Errorf("--fleets: unknown fleet %q; fleets: %s", f, strings.Join(fleetNames(2), ", "))
+		}
+		if seg.dcs && o.dcs != 2 {
+			return o, fmt.Errorf("--fleets: fleet %s needs two data centres: add --dcs 2", f)
 		}
 		o.fleets = append(o.fleets, f)
 	}
 	var err error
-	if o.kinds, err = nemesis.ParseKinds(*kinds); err != nil {
+	if o.kinds, err = nemesis.KindsFor(o.dcs, *kinds); err != nil {
 		return o, fmt.Errorf("--kinds: %w", err)
 	}
 	if o.ttl < 2*time.Second || o.ttl%time.Second != 0 {
@@ -87,9 +97,6 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.workers < 2 || o.workers > 16 {
 		return o, fmt.Errorf("--workers %d: give 2..16", o.workers)
-	}
-	if o.dcs != 1 && o.dcs != 2 {
-		return o, fmt.Errorf("--dcs %d: give 1 or 2", o.dcs)
 	}
 	if o.managerShare < 0 || o.managerShare > 1 {
 		return o, fmt.Errorf("--manager-share %v: give a share from 0 to 1", o.managerShare)
