@@ -13,7 +13,7 @@ import (
 )
 
 // ciArgs are CI's stage_robustness arguments (.ci/run): keep them equal.
-var ciArgs = []string{"--dcs", "2", "--minutes", "6", "--seed", "21"}
+var ciArgs = []string{"--dcs", "2", "--minutes", "6.2", "--seed", "21"}
 
 // With --dcs 2 the run has every fleet and control, the DC ones included,
 // and dc-partition among the kinds.
@@ -52,6 +52,9 @@ func TestDCs_CIScheduleCoversEveryKind(t *testing.T) {
 	var out strings.Builder
 	r := &runner{o: o, cluster: c, out: &out}
 	segs := r.segments()
+	if err := r.checkLengths(segs); err != nil {
+		t.Fatal(err)
+	}
 	plans, missing, err := r.plan(segs)
 	if err != nil {
 		t.Fatal(err)
