@@ -96,7 +96,7 @@ var controls = []segment{
 	// checker can see it: the mutex model judges each id alone. No faults.
 	{name: "ctl-skip-intention", modes: []string{"new"}, phase: "new", plant: "skip-intention", locks: 2, manager: 0.7,
 		events: func(*runner, *segment, time.Duration) []nemesis.Event { return nil },
-		expect: expectViolation, control: true, weight: 0.4},
+		expect: expectViolation, control: true, weight: 0.45},
 	// Global locks served at LOCAL_QUORUM (planted: the DC-local store with
 	// its scope hidden, which a global store refuses at New), with the data
 	// centres cut apart for the whole window: each side's quorum admits its
@@ -110,7 +110,7 @@ var controls = []segment{
 			}
 			return []nemesis.Event{{At: time.Second, Hold: window - time.Second, Nemesis: p}}
 		},
-		expect: expectViolation, control: true, weight: 0.4},
+		expect: expectViolation, control: true, weight: 0.45},
 }
 
 // fleetNames are the fleets a cluster of dcs data centres runs.
