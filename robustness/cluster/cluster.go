@@ -177,7 +177,8 @@ func (c *Cluster) Up(ctx context.Context) error {
 }
 
 // Load reads the node details of a running cluster from `scripts/cassandra
-// env` (for attaching to a cluster started earlier).
+// env` (for attaching to a cluster started earlier), its data centres
+// included: a cluster started with --dcs 2 is loaded as two.
 func (c *Cluster) Load(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, filepath.Join(c.cfg.Repo, "scripts", "cassandra"), "env")
 	cmd.Env = c.env()
@@ -194,8 +195,17 @@ func (c *Cluster) Load(ctx context.Context) error {
 			vars[k] = strings.Trim(v, "'")
 		}
 	}
+	switch dcs := vars["LOCKSTEP_CASSANDRA_DCS"]; {
+	case dcs == "dc1,dc2":
+		c.cfg.DCs = 2
+	case dcs != "":
+		return fmt.Errorf("cluster: %s has data centres %q; the suite knows one, or dc1,dc2", c.cfg.Dir, dcs)
+	case c.cfg.DCs == 2:
+		return fmt.Errorf("cluster: %s is one data centre, not two; start it with scripts/cassandra up --nodes 3 --dcs 2", c.cfg.Dir)
+	}
 	for i := range c.Nodes {
 		n := i + 1
+		c.Nodes[i].DC = nodeDC(c.cfg.DCs, n)
 		cgs := strings.Split(vars[fmt.Sprintf("LOCKSTEP_CASSANDRA_CGROUPS_%d", n)], ",")
 		if cgs[0] == "" {
 			return fmt.Errorf("cluster: %s has no cgroups for node %d; start it with Up (LOCKSTEP_CASSANDRA_CGROUP)", c.cfg.Dir, n)
