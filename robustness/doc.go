@@ -4,6 +4,16 @@
 // separate OS processes taking locks through the public API, and checkers
 // that read the workers' histories afterwards (ROBUSTNESS.md).
 //
+// With --dcs 2 (CI's run) the cluster is two data centres, dc1 = nodes 1
+// and 2, dc2 = node 3, keyspaces NetworkTopologyStrategy {dc1: 2, dc2: 1},
+// and the run proves, beside the rest, what docs/multi-dc.md promises: under
+// DC partitions (the dc-partition nemesis cuts the nodes and each data
+// centre's workers from the other's) a global lock never has two holders
+// across the data centres — the minority's holders lose their leases before
+// the majority's acquire — and a DC-local lock never has two within one,
+// while both data centres keep taking their DC-local locks; and a global
+// lock served at LOCAL_QUORUM (the ctl-dc-local-quorum control) is caught.
+//
 // It is a module of its own, so that its dependencies stay out of the
 // library's go.mod.
 package robustness

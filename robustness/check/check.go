@@ -29,11 +29,18 @@ type Options struct {
 	// StrictCounter makes lost updates on the unfenced counter violations
 	// (for runs without client pauses).
 	StrictCounter bool
+	// Partitions are the DC partitions of the run (from injection to heal,
+	// ns since the epoch): the per-scope counts say which acquisitions
+	// returned during them.
+	Partitions []Span
+	// LocalProgress makes a data centre that took no DC-local lock during
+	// the Partitions a violation (checker dc-progress).
+	LocalProgress bool
 }
 
 // Violation is one thing the run did wrong.
 type Violation struct {
-	Checker string // mutex, mutex-undecided, access, fenced, counter, liveness, bypass, harness
+	Checker string // mutex, mutex-undecided, access, fenced, counter, liveness, bypass, scope, dc-progress, harness
 	Lock    string // the lock id (for liveness: the process)
 	Detail  string
 }
@@ -65,8 +72,13 @@ type Report struct {
 	// when the worker and the register share the epoch.
 	Misalignment int64
 	// MutexTime is porcupine's total time over all lock ids.
-	MutexTime  time.Duration
-	Violations []Violation
+	MutexTime time.Duration
+	// Scopes counts the holds per scope and data centre (empty when no
+	// record names a data centre); PartitionTime is the DC partitions'
+	// total length.
+	Scopes        []ScopeCount
+	PartitionTime time.Duration
+	Violations    []Violation
 }
 
 // Summary is a few lines for people, ending in the violation count.
@@ -76,6 +88,7 @@ func (r Report) Summary() string {
 		r.Operations, r.Unknown, r.Holds, r.Manager, r.Lost, r.Open, time.Duration(r.Misalignment))
 	fmt.Fprintf(&b, "check: fenced register %d writes accepted, %d rejected; unfenced counter %d lost updates; mutex model checked in %v; max bypass after heal %d; %d compatible overlaps of related holds\n",
 		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond), r.MaxBypass, r.Shared)
+	b.WriteString(r.scopeSummary())
 	const maxShown = 20
 	for i, v := range r.Violations {
 		if i == maxShown {
@@ -157,6 +170,7 @@ func Records(recs []history.Record, ops []register.Op, opts Options) (Report, er
 	r.Violations = append(r.Violations, checkMutex(plain, opts.Timeout, opts.VisualizeDir, &r)...)
 	r.Violations = append(r.Violations, checkAccess(hs, &r)...)
 	r.Violations = append(r.Violations, checkRegister(ops, hs, opts, &r)...)
+	r.Violations = append(r.Violations, checkScopes(recs, hs, opts, &r)...)
 	if opts.HealNS != 0 {
 		r.Violations = append(r.Violations, checkLiveness(recs, opts.HealNS, int64(opts.LivenessBound))...)
 		var flat []*hold // the queue lock's own acquisitions, not the manager's

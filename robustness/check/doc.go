@@ -65,6 +65,19 @@
 // than 2(n−1) acquisitions by others while it waited (n processes): the
 // queue lock's bound, as the model checks state it (propertytests).
 //
+// scope: the records of a run on two data centres carry their lock's scope
+// and their worker's data centre (history.Record.Scope, DC). A global
+// lock's key is its id in every data centre, a DC-local lock's
+// history.LocalKey(id, dc), so the mutex model above judges a global lock
+// across data centres and a DC-local one within its own. The scope checker
+// adds that a DC-local record is about its worker's own data centre's lock,
+// and that a global record has no DC-local key.
+//
+// dc-progress: with Options.LocalProgress and DC partitions in
+// Options.Partitions, every data centre took some DC-local lock during the
+// partitions. Report.Scopes counts holds per scope and data centre, and
+// those that returned during a partition.
+//
 // harness: every write a worker recorded lies, in the register's log, inside
 // the interval the worker recorded for it (within 100ms): otherwise the
 // worker and the register do not share the epoch, and no time comparison

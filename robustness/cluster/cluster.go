@@ -32,6 +32,9 @@ type Config struct {
 	Heap string
 	// Log receives the script's output (default os.Stderr).
 	Log io.Writer
+	// DCs is the number of data centres: 1 (the default) or 2, dc1 (nodes 1
+	// and 2) and dc2 (node 3), as scripts/cassandra up --dcs 2 lays them out.
+	DCs int
 }
 
 // Node is one Cassandra node of the cluster.
@@ -41,6 +44,7 @@ type Node struct {
 	CGroup2   string // absolute path of its cgroup v2 (nftables matches it)
 	CPUGroup  string // absolute path of the cgroup whose CPU quota slows it
 	ClockFile string // the OffsetClock offset file
+	DC        string // its data centre: "dc1" with one, "dc1" or "dc2" with two
 }
 
 // Cluster is a 3-node cluster started by scripts/cassandra.
@@ -90,9 +94,15 @@ func New(cfg Config) (*Cluster, error) {
 	if cfg.Log == nil {
 		cfg.Log = os.Stderr
 	}
+	if cfg.DCs == 0 {
+		cfg.DCs = 1
+	}
+	if cfg.DCs != 1 && cfg.DCs != 2 {
+		return nil, fmt.Errorf("cluster: %d data centres: give 1 or 2 (2: dc1 = nodes 1 and 2, dc2 = node 3)", cfg.DCs)
+	}
 	c := &Cluster{cfg: cfg}
 	for n := 1; n <= Size; n++ {
-		c.Nodes = append(c.Nodes, Node{N: n, IP: fmt.Sprintf("127.0.0.%d", cfg.IPOffset+n)})
+		c.Nodes = append(c.Nodes, Node{N: n, IP: fmt.Sprintf("127.0.0.%d", cfg.IPOffset+n), DC: nodeDC(cfg.DCs, n)})
 	}
 	return c, nil
 }
@@ -157,17 +167,18 @@ func (c *Cluster) script(ctx context.Context, args ...string) error {
 	return nil
 }
 
-// Up starts a fresh 3-node cluster (wiping the state dir) and loads every
-// node's cgroups and clock file.
+// Up starts a fresh 3-node cluster (wiping the state dir), in Config.DCs
+// data centres, and loads every node's cgroups and clock file.
 func (c *Cluster) Up(ctx context.Context) error {
-	if err := c.script(ctx, "up", "--nodes", strconv.Itoa(Size)); err != nil {
+	if err := c.script(ctx, "up", "--nodes", strconv.Itoa(Size), "--dcs", strconv.Itoa(c.cfg.DCs)); err != nil {
 		return err
 	}
 	return c.Load(ctx)
 }
 
 // Load reads the node details of a running cluster from `scripts/cassandra
-// env` (for attaching to a cluster started earlier).
+// env` (for attaching to a cluster started earlier), its data centres
+// included: a cluster started with --dcs 2 is loaded as two.
 func (c *Cluster) Load(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, filepath.Join(c.cfg.Repo, "scripts", "cassandra"), "env")
 	cmd.Env = c.env()
@@ -184,8 +195,17 @@ func (c *Cluster) Load(ctx context.Context) error {
 			vars[k] = strings.Trim(v, "'")
 		}
 	}
+	switch dcs := vars["LOCKSTEP_CASSANDRA_DCS"]; {
+	case dcs == "dc1,dc2":
+		c.cfg.DCs = 2
+	case dcs != "":
+		return fmt.Errorf("cluster: %s has data centres %q; the suite knows one, or dc1,dc2", c.cfg.Dir, dcs)
+	case c.cfg.DCs == 2:
+		return fmt.Errorf("cluster: %s is one data centre, not two; start it with scripts/cassandra up --nodes 3 --dcs 2", c.cfg.Dir)
+	}
 	for i := range c.Nodes {
 		n := i + 1
+		c.Nodes[i].DC = nodeDC(c.cfg.DCs, n)
 		cgs := strings.Split(vars[fmt.Sprintf("LOCKSTEP_CASSANDRA_CGROUPS_%d", n)], ",")
 		if cgs[0] == "" {
 			return fmt.Errorf("cluster: %s has no cgroups for node %d; start it with Up (LOCKSTEP_CASSANDRA_CGROUP)", c.cfg.Dir, n)

@@ -10,4 +10,10 @@
 // starts a fresh cluster, Down stops every node and removes the cgroups;
 // Kill and Start crash and restart one node; Exec runs CQL on one node for
 // the tests that show a nemesis took effect.
+//
+// With Config.DCs 2 the cluster is two data centres (scripts/cassandra up
+// --dcs 2: dc1 = nodes 1 and 2, dc2 = node 3); Replication gives its
+// keyspaces' NetworkTopologyStrategy map, and each data centre has a client
+// cgroup (ClientGroup) the runner starts that data centre's workers in, so
+// that a DC partition can cut them from the other data centre's nodes.
 package cluster

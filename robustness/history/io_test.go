@@ -99,3 +99,18 @@ func TestMember_ParseAndRefuse(t *testing.T) {
 	r := Record{Process: "p", Lock: "l", Op: Acquire, Outcome: OK, Members: []string{"l:Q"}}
 	require.ErrorContains(t, r.Validate(), `unknown access "Q"`)
 }
+
+func TestLocalKey_SplitsBack(t *testing.T) {
+	id, dc, ok := SplitLocal(LocalKey("local-3", "dc2"))
+	if !ok || id != "local-3" || dc != "dc2" {
+		t.Fatalf("SplitLocal(LocalKey) = %q %q %v", id, dc, ok)
+	}
+	for _, k := range []string{"lock-0", "lock-0/a", "@dc1", "local-0@"} {
+		if _, _, ok := SplitLocal(k); ok {
+			t.Errorf("SplitLocal(%q) took it for a DC-local key", k)
+		}
+	}
+	if err := (Record{Process: "p", Lock: "l", Op: Acquire, Outcome: OK, Scope: "regional"}).Validate(); err == nil {
+		t.Error("scope regional accepted")
+	}
+}

@@ -76,6 +76,18 @@ type Record struct {
 	// intention locks on ancestors themselves (check/access.go).
 	Members []string `json:"members,omitempty"`
 
+	// Scope is the scope of the lock the record is about: ScopeGlobal (""
+	// in histories written before scopes) or ScopeLocal, whose Lock is then
+	// LocalKey(id, DC): the DC-local lock of id in data centre DC, a lock of
+	// its own, apart from the global lock of id and from other data
+	// centres' local locks of id. The checkers judge every Lock alone, so a
+	// global lock is judged across data centres and a DC-local one within
+	// its own (check/scope.go adds the consistency check and the counts).
+	Scope string `json:"scope,omitempty"`
+	// DC is the data centre of the worker that wrote the record ("" when
+	// the worker has none: a cluster of one data centre).
+	DC string `json:"dc,omitempty"`
+
 	// Write: which register, the value read and the value written.
 	Register string `json:"register,omitempty"`
 	Read     int64  `json:"read,omitempty"`
@@ -107,6 +119,9 @@ func (r Record) Validate() error {
 		if _, _, err := ParseMember(m); err != nil {
 			return fmt.Errorf("record of %s on %s: %w", r.Process, r.Lock, err)
 		}
+	}
+	if r.Scope != "" && r.Scope != ScopeGlobal && r.Scope != ScopeLocal {
+		return fmt.Errorf("record of %s on %s: unknown scope %q (want global or local)", r.Process, r.Lock, r.Scope)
 	}
 	if r.Op == Write && r.Register != Fenced && r.Register != Counter {
 		return fmt.Errorf("write of %s on %s: unknown register %q (want fenced or counter)", r.Process, r.Lock, r.Register)

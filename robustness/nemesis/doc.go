@@ -22,6 +22,11 @@
 //	            or a strobe (alternating 0 and the offset); heal writes 0.
 //	slow        CPU quota on the node's cgroup (v1 cpu.cfs_quota_us or v2
 //	            cpu.max); heal removes the quota.
+//	dc-partition on a cluster of two data centres only: nftables drops the
+//	            storage traffic between dc1's nodes and dc2's, both ways,
+//	            and the CQL traffic of each data centre's client cgroup
+//	            (cluster.ClientGroup) to the other's nodes. Heal deletes
+//	            the table.
 //
 // Cleanup removes everything any nemesis could have left on the machine
 // (the nftables tables of this cluster, stopped processes, offsets,

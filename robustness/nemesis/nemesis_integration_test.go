@@ -9,8 +9,10 @@ package nemesis
 //	LOCKSTEP_CASSANDRA_CGROUP=lockstep-robust60 LOCKSTEP_CASSANDRA_SKEW_CLOCK=1 \
 //	scripts/cassandra up --nodes 3
 //
-// and read ROBUSTNESS_IP_OFFSET and ROBUSTNESS_DIR (defaults 60 and
-// /tmp/cass-robust). Run as root: go test -tags integration ./nemesis/
+// (add --dcs 2 for the DC partition's test, dc_integration_test.go, which
+// skips on one data centre) and read ROBUSTNESS_IP_OFFSET and ROBUSTNESS_DIR
+// (defaults 60 and /tmp/cass-robust). Run as root: go test -tags
+// integration ./nemesis/
 
 import (
 	"context"

@@ -16,6 +16,9 @@ import (
 // StoragePort is the port every node listens on for its peers.
 const StoragePort = 7000
 
+// CQLPort is the port every node serves clients on.
+const CQLPort = 9042
+
 // EnsureNft installs nftables with apt-get when the nft command is missing
 // (CI machines are fresh); it needs root.
 func EnsureNft(ctx context.Context) error {
@@ -41,21 +44,31 @@ func tail(b []byte) string {
 }
 
 // cgroupMatch is the nftables expression matching packets sent by sockets
-// of node n's cgroup. nft resolves the path below /sys/fs/cgroup and
-// compares the socket's cgroup ancestor at the given level (depth below the
-// cgroup2 mount).
+// of node n's cgroup (cgroupPathMatch).
 func cgroupMatch(n cluster.Node) (string, error) {
-	rel, ok := strings.CutPrefix(n.CGroup2, "/sys/fs/cgroup/")
+	m, err := cgroupPathMatch(n.CGroup2)
+	if err != nil {
+		return "", fmt.Errorf("nemesis: node %d: %w", n.N, err)
+	}
+	return m, nil
+}
+
+// cgroupPathMatch is the nftables expression matching packets sent by
+// sockets of the cgroup v2 at path. nft resolves the path below
+// /sys/fs/cgroup and compares the socket's cgroup ancestor at the given
+// level (depth below the cgroup2 mount).
+func cgroupPathMatch(path string) (string, error) {
+	rel, ok := strings.CutPrefix(path, "/sys/fs/cgroup/")
 	if !ok {
-		return "", fmt.Errorf("nemesis: node %d's cgroup %s is not below /sys/fs/cgroup, where nft looks for cgroupv2 paths", n.N, n.CGroup2)
+		return "", fmt.Errorf("cgroup %s is not below /sys/fs/cgroup, where nft looks for cgroupv2 paths", path)
 	}
 	mount, err := cgroup2Mount()
 	if err != nil {
 		return "", err
 	}
-	below, err := filepath.Rel(mount, n.CGroup2)
+	below, err := filepath.Rel(mount, path)
 	if err != nil || strings.HasPrefix(below, "..") {
-		return "", fmt.Errorf("nemesis: node %d's cgroup %s is not below the cgroup2 mount %s", n.N, n.CGroup2, mount)
+		return "", fmt.Errorf("cgroup %s is not below the cgroup2 mount %s", path, mount)
 	}
 	level := len(strings.Split(below, "/"))
 	return fmt.Sprintf("socket cgroupv2 level %d %q", level, rel), nil

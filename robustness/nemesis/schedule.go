@@ -26,11 +26,36 @@ const (
 	KindSkewBump    Kind = "skew-bump"
 	KindSkewStrobe  Kind = "skew-strobe"
 	KindSlow        Kind = "slow"
+	// KindDCPartition cuts the two data centres apart (DCPartition); only
+	// a cluster of two data centres has it (KindsFor).
+	KindDCPartition Kind = "dc-partition"
 )
 
 // AllKinds is every nemesis family, in a fixed order.
 var AllKinds = []Kind{KindIsolate, KindBridge, KindHalves, KindOneWay, KindLoss, KindPauseNode,
-	KindKillNode, KindPauseClient, KindSkewBump, KindSkewStrobe, KindSlow}
+	KindKillNode, KindPauseClient, KindSkewBump, KindSkewStrobe, KindSlow, KindDCPartition}
+
+// KindsFor parses a comma list of kinds for a cluster of dcs data centres:
+// "all" is every kind such a cluster can have (dc-partition only with two),
+// and a kind it cannot have is refused, saying why.
+func KindsFor(dcs int, s string) ([]Kind, error) {
+	ks, err := ParseKinds(s)
+	if err != nil {
+		return nil, err
+	}
+	twoDCs := dcs == 2
+	var out []Kind
+	for _, k := range ks {
+		if k == KindDCPartition && !twoDCs {
+			if s == "" || s == "all" {
+				continue
+			}
+			return nil, fmt.Errorf("nemesis: kind %s needs a cluster of two data centres (--dcs 2)", k)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
 
 // ParseKinds parses a comma list of kinds ("all" for every kind).
 func ParseKinds(s string) ([]Kind, error) {
@@ -156,6 +181,12 @@ func draw(c *cluster.Cluster, r *rand.Rand, k Kind, p Plan) (Nemesis, time.Durat
 	case KindSlow:
 		s, err := NewSlow(c, node, 5+r.IntN(16))
 		return s, hold, err
+	case KindDCPartition:
+		// Two to three TTLs: the minority's holders lose their leases, the
+		// majority's waiters take the locks over, and both data centres
+		// take their DC-local locks meanwhile.
+		p, err := NewDCPartition(c)
+		return p, 2*ttl + time.Duration(r.Int64N(int64(ttl))), err
 	}
 	return nil, 0, fmt.Errorf("nemesis: unknown kind %q", k)
 }
@@ -235,6 +266,8 @@ func KindOf(n Nemesis) Kind {
 		return KindSkewStrobe
 	case strings.HasPrefix(name, "slow"):
 		return KindSlow
+	case strings.HasPrefix(name, "dc-partition"):
+		return KindDCPartition
 	}
 	return Kind(name)
 }

@@ -10,7 +10,7 @@ import (
 
 func testCluster(t *testing.T) *cluster.Cluster {
 	t.Helper()
-	c, err := cluster.New(cluster.Config{IPOffset: 60, Dir: t.TempDir()})
+	c, err := cluster.New(cluster.Config{IPOffset: 60, Dir: t.TempDir(), DCs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,14 @@
 // has no token). The lease tracker follows every member's lease, ancestors
 // included, and takes the earliest.
 //
+// With --dc the worker lives in one data centre: its session sends every
+// request to that data centre's nodes and never fails over (the routing a
+// DC-local store needs), and every record names the data centre and its
+// lock's scope. With --local-share P, a share P of the acquisitions take a
+// DC-local lock local-N of that data centre (a queue lock on a store built
+// WithLocalDC, LOCAL_QUORUM, fenced by a global time service on that store),
+// recorded under history.LocalKey, local-N@dc, with registers of their own.
+//
 // The mode of each acquisition comes from --flag-file (migration.File), so
 // the runner can flip it while the worker runs.
 //
@@ -50,5 +58,8 @@
 // --bypass-migration takes locks with the algorithm of the flag's mode
 // directly, as an old binary that never went through migration.Locker would:
 // invisible to the census and deaf to the phase, which is how a legacy+new
-// fleet happens in production. Client pauses are the runner's (SIGSTOP).
+// fleet happens in production. --plant global-at-local-quorum (with --dc)
+// is the worker's own defect, not a library knob: its global locks go
+// through the DC-local LOCAL_QUORUM store with the scope hidden, so they
+// live in the global rows at levels a global store refuses. Client pauses are the runner's (SIGSTOP).
 package main

@@ -26,27 +26,56 @@ type locker interface {
 	Close(ctx context.Context) error
 }
 
-// dial connects to the cluster and returns the store and the session.
-func dial(c config) (*gocql.Session, lockstep.Store, error) {
+// stores are what dial builds on the worker's session: the store of its
+// global locks and, with --local-share, the DC-local store of its data
+// centre (nil without).
+type stores struct {
+	global, local lockstep.Store
+}
+
+// dial connects to the cluster and returns the session and the stores. With
+// --dc the session sends every request to that data centre's nodes and
+// never fails over to another's (docs/multi-dc.md: the routing a DC-local
+// store needs); the global store at --consistency takes any coordinator, so
+// it shares the session.
+func dial(c config) (*gocql.Session, stores, error) {
+	var st stores
 	cons, err := gocql.ParseConsistencyWrapper(c.consistency)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--consistency: %w", err)
+		return nil, st, fmt.Errorf("--consistency: %w", err)
 	}
 	cluster := gocql.NewCluster(c.hosts...)
 	cluster.Timeout = c.requestTimeout
 	cluster.ConnectTimeout = 10 * time.Second
 	cluster.Consistency = cons
 	cluster.Logger = log.New(io.Discard, "", 0)
+	if c.dc != "" {
+		cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.dc))
+		cluster.HostFilter = gocql.DataCentreHostFilter(c.dc)
+	}
 	session, err := cluster.CreateSession()
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot reach Cassandra at %v: %w", c.hosts, err)
+		return nil, st, fmt.Errorf("cannot reach Cassandra at %v: %w", c.hosts, err)
 	}
-	store, err := cassandra.New(session, c.keyspace, cassandra.WithConsistency(cons, cons))
-	if err != nil {
+	if c.localShare > 0 || c.planted.globalAtLocal {
+		if st.local, err = cassandra.New(session, c.keyspace, cassandra.WithLocalDC(c.dc)); err != nil {
+			session.Close()
+			return nil, st, err
+		}
+	}
+	if c.planted.globalAtLocal {
+		// The planted defect: the global locks go through the DC-local
+		// LOCAL_QUORUM store with its scope hidden, so the Lockers take it
+		// for a global one and keep the locks in the global rows, at
+		// LOCAL_QUORUM (the mistake a global store refuses at New).
+		st.global = hideScope{st.local}
+		return session, st, nil
+	}
+	if st.global, err = cassandra.New(session, c.keyspace, cassandra.WithConsistency(cons, cons)); err != nil {
 		session.Close()
-		return nil, nil, err
+		return nil, st, err
 	}
-	return session, store, nil
+	return session, st, nil
 }
 
 // window is the lease window the library under test computes for the

@@ -36,6 +36,8 @@ type config struct {
 	planted         planted // what plant switches on (plant.go), set by run
 	bypassMigration bool
 	managerShare    float64
+	dc              string
+	localShare      float64
 	epochUnixNS     int64
 }
 
@@ -61,6 +63,8 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.plant, "plant", "", "planted defect to switch on, one of "+strings.Join(plantable, ", ")+" (needs a worker built with -tags lockstep_bugs)")
 	fs.BoolVar(&c.bypassMigration, "bypass-migration", false, "take locks with the flag's algorithm directly, not through migration.Locker (negative control)")
 	fs.Float64Var(&c.managerShare, "manager-share", 0, "share of acquisitions (0..1) that are the lock manager's: Shared locks, groups and hierarchical ids over lock-0, lock-1 and their children (ids use the separator \"/\")")
+	fs.StringVar(&c.dc, "dc", "", "this worker's data centre: its session sends every request to that data centre's nodes (give its hosts in --hosts), and its records name it")
+	fs.Float64Var(&c.localShare, "local-share", 0, "share of acquisitions (0..1) that take DC-local locks local-0 .. local-N-1 of --dc (a queue lock on a store WithLocalDC, LOCAL_QUORUM), recorded as local-N@<dc>")
 	fs.Int64Var(&c.epochUnixNS, "epoch-unix-ns", 0, "the run's shared epoch, Unix ns (0: now)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -93,6 +97,12 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("--manager-share %v: give a share from 0 to 1", c.managerShare)
 	case c.managerShare > 0 && c.bypassMigration:
 		return c, errors.New("--manager-share needs migration.Locker: drop --bypass-migration or set --manager-share 0")
+	case c.localShare < 0 || c.localShare > 1:
+		return c, fmt.Errorf("--local-share %v: give a share from 0 to 1", c.localShare)
+	case c.localShare > 0 && c.dc == "":
+		return c, errors.New("--local-share needs --dc: a DC-local lock belongs to the worker's data centre")
+	case c.localShare+c.managerShare > 1:
+		return c, fmt.Errorf("--local-share %v and --manager-share %v add up to more than 1: lower one", c.localShare, c.managerShare)
 	case c.duration <= 0 || c.hold < 0 || c.lockTimeout <= 0 || c.requestTimeout <= 0:
 		return c, errors.New("--duration, --lock-timeout and --request-timeout must be positive, --hold not negative")
 	}
@@ -121,6 +131,9 @@ func main() {
 func run(ctx context.Context, c config) (err error) {
 	if c.planted, err = plant(c.plant); err != nil {
 		return err
+	}
+	if c.planted.globalAtLocal && c.dc == "" {
+		return fmt.Errorf("--plant %s needs --dc: the global locks go to that data centre's LOCAL_QUORUM", c.plant)
 	}
 	clk := history.NewClock(c.epochUnixNS)
 	hw, err := history.Create(c.historyPath)

@@ -15,7 +15,7 @@ import (
 
 // plantable lists the defects --plant accepts, by the names the model
 // checks' regression files use.
-var plantable = []string{"half-ttl-lease", "wall-clock-lease", "unchecked-token", "stale-owner-column", "keep-id-state", "skip-intention"}
+var plantable = []string{"half-ttl-lease", "wall-clock-lease", "unchecked-token", "stale-owner-column", "keep-id-state", "skip-intention", "global-at-local-quorum"}
 
 // planted is what --plant switches on: the TestingKnobs the worker's
 // Lockers are built with (newLocker), and whether they measure leases on
@@ -27,6 +27,10 @@ type planted struct {
 	migration *migration.TestingKnobs
 	lease     *lease.TestingKnobs // for the worker's own lease window
 	wallClock bool
+	// globalAtLocal serves the global locks at LOCAL_QUORUM (dial): a
+	// robustness-only defect, which no library knob plants, since the
+	// Cassandra store refuses those levels for a global lock at New.
+	globalAtLocal bool
 }
 
 // plant returns the knobs of the named defect ("" plants nothing). A worker
@@ -56,6 +60,8 @@ func plant(name string) (planted, error) {
 		q.StaleOwnerColumn = true
 	case "keep-id-state":
 		q.KeepIDState = true
+	case "global-at-local-quorum":
+		p.globalAtLocal = true
 	case "skip-intention":
 		mg := &manager.TestingKnobs{SkipIntention: true}
 		q.Manager, g.Manager, c.Manager, m.Manager = mg, mg, mg, mg

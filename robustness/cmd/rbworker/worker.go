@@ -23,6 +23,7 @@ type worker struct {
 	hw      *history.Writer
 	session *gocql.Session
 	locker  locker
+	local   locker // DC-local locks (--local-share), nil without
 	reg     *register.Client
 	tr      *tracker
 	rng     *rand.Rand
@@ -47,14 +48,21 @@ func newWorker(c config, clk *history.Clock, hw *history.Writer) (*worker, error
 	}
 	w := &worker{c: c, clk: clk, hw: hw, reg: reg, rng: rand.New(rand.NewPCG(c.seed, 0x7262776b))}
 	w.tr = &tracker{w: w, window: window(c)}
-	session, store, err := dial(c)
+	session, stores, err := dial(c)
 	if err != nil {
 		return nil, err
 	}
 	w.session = session
-	if w.locker, err = newLocker(c, store, w.tr); err != nil {
+	if w.locker, err = newLocker(c, stores.global, w.tr); err != nil {
 		session.Close()
 		return nil, err
+	}
+	if c.localShare > 0 {
+		if w.local, err = newLocalLocker(c, stores.local, w.tr); err != nil {
+			_ = w.locker.Close(context.Background())
+			session.Close()
+			return nil, err
+		}
 	}
 	return w, nil
 }
@@ -64,6 +72,9 @@ func (w *worker) close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*w.c.requestTimeout)
 	defer cancel()
 	err := w.locker.Close(ctx)
+	if w.local != nil {
+		err = errors.Join(err, w.local.Close(ctx))
+	}
 	w.session.Close()
 	return err
 }
@@ -72,6 +83,10 @@ func (w *worker) close() error {
 // (the other workers' histories stay meaningful); it is counted, and the
 // worker exits non-zero at the end, saying its history is incomplete.
 func (w *worker) record(r history.Record) {
+	r.DC, r.Scope = w.c.dc, history.ScopeGlobal
+	if _, _, ok := history.SplitLocal(r.Lock); ok {
+		r.Scope = history.ScopeLocal
+	}
 	if err := w.hw.Write(r); err != nil {
 		w.histErr.Add(1)
 		fmt.Fprintln(os.Stderr, "rbworker:", err)
@@ -83,7 +98,11 @@ func (w *worker) record(r history.Record) {
 // exclusive Locks of one id with writes to the registers.
 func (w *worker) loop(ctx context.Context) {
 	for ctx.Err() == nil {
-		if w.c.managerShare > 0 && w.rng.Float64() < w.c.managerShare {
+		if w.c.localShare > 0 && w.rng.Float64() < w.c.localShare {
+			w.once(ctx, w.localOp())
+			continue
+		}
+		if w.c.managerShare > 0 && w.rng.Float64() < w.c.managerShare/(1-w.c.localShare) {
 			w.once(ctx, w.managerOp())
 			continue
 		}

@@ -11,8 +11,12 @@ import (
 
 // check runs the checkers on one segment and decides whether it showed
 // what it must: a fleet no violation; a control the violation it plants.
-func (r *runner) check(seg *segment, histDir string, ops []register.Op, finalHeal time.Time, res *result) error {
+func (r *runner) check(seg *segment, histDir string, ops []register.Op, finalHeal time.Time, partitions []check.Span, res *result) error {
 	opts := check.Options{
+		Partitions: partitions,
+		// A fleet with DC-local locks must take them on both sides of
+		// every DC partition.
+		LocalProgress: seg.local > 0 && seg.expect == expectClean,
 		HealNS:        finalHeal.Sub(r.epoch).Nanoseconds(),
 		LivenessBound: r.livenessBound(seg),
 		// Without client pauses a lost counter update can only come from
@@ -43,6 +47,9 @@ func (r *runner) check(seg *segment, histDir string, ops []register.Op, finalHea
 	case expectClean:
 		res.ok = len(rep.Violations) == 0
 		res.verdict = fmt.Sprintf("%d operations, %d unknown, %d violations", rep.Operations, rep.Unknown, len(rep.Violations))
+		if len(rep.Scopes) > 0 {
+			res.verdict += "; " + scopeVerdict(rep)
+		}
 	case expectMeasure:
 		res.ok = true
 		res.verdict = fmt.Sprintf("measured: %d violations (checkers: %s)", len(rep.Violations), strings.Join(rep.Checkers(), ", "))
@@ -106,6 +113,16 @@ func (r *runner) pausesClients(seg *segment) bool {
 		}
 	}
 	return false
+}
+
+// scopeVerdict is the per-scope line of a segment with data centres: holds
+// per scope and data centre, those during DC partitions in brackets.
+func scopeVerdict(rep check.Report) string {
+	var parts []string
+	for _, c := range rep.Scopes {
+		parts = append(parts, fmt.Sprintf("%s %s %d (%d)", c.Scope, c.DC, c.Holds, c.InPartition))
+	}
+	return fmt.Sprintf("holds per scope and DC (during %v of DC partitions): %s", rep.PartitionTime.Round(time.Second), strings.Join(parts, ", "))
 }
 
 func indent(s, prefix string) string {

@@ -17,6 +17,20 @@
 //	          ctl-skip-intention (the lock manager without intention locks,
 //	          planted: the access checker must catch it)
 //
+// With --dcs 2 the cluster is two data centres (dc1 = nodes 1 and 2, dc2 =
+// node 3; NetworkTopologyStrategy {dc1: 2, dc2: 1}), dc-partition joins the
+// kinds, and two segments join the run:
+//
+//	dc-scopes            workers alternating between dc1 and dc2, each
+//	                     started in its data centre's client cgroup with a
+//	                     session routed there, taking global locks (QUORUM)
+//	                     and DC-local ones (LOCAL_QUORUM, --local-share 0.5)
+//	                     under DC partitions only; the check counts holds
+//	                     per scope and data centre, and each data centre
+//	                     must take DC-local locks during the partitions
+//	ctl-dc-local-quorum  global locks served at LOCAL_QUORUM (planted) with
+//	                     the data centres apart: must be caught
+//
 // The fleets' workers make a share --manager-share (default 0.5) of their
 // acquisitions through the lock manager: Shared locks, groups and
 // hierarchical ids over lock-0, lock-1 and their children (rbworker).
@@ -44,6 +58,6 @@
 //
 //	robustness [--minutes N] [--seed S] [--fleets LIST] [--controls=false]
 //	           [--kinds LIST] [--ttl 4s] [--max-server-skew 1s] [--workers 4]
-//	           [--ip-offset 60] [--dir /tmp/lockstep-robustness]
+//	           [--dcs 1|2] [--ip-offset 60] [--dir /tmp/lockstep-robustness]
 //	robustness --skew-sweep default|TTL:skew,skew;TTL:… [--seed S]
 package main

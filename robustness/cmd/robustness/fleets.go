@@ -41,6 +41,17 @@ type segment struct {
 	// manager's (rbworker --manager-share): Shared locks, groups and
 	// hierarchical ids. The fleets take --manager-share; controls their own.
 	manager float64
+	// dcs marks a segment of a cluster of two data centres (--dcs 2): its
+	// workers alternate between dc1 and dc2 (rbworker --dc, their sessions
+	// routed there, started in their data centre's client cgroup), and
+	// take a share local of DC-local locks (rbworker --local-share).
+	dcs   bool
+	local float64
+	// lockTimeout bounds one Lock call (rbworker --lock-timeout; 0: its
+	// default 4×TTL). The DC fleet's is one TTL: a dc2 worker's global
+	// Lock blocks for as long as the data centres are apart, and must give
+	// way in time for the worker to take DC-local locks meanwhile.
+	lockTimeout time.Duration
 }
 
 var fleets = []segment{
@@ -50,6 +61,14 @@ var fleets = []segment{
 	{name: "legacy+combined", modes: []string{"legacy", "combined"}, phase: "legacy"},
 	{name: "combined+new", modes: []string{"combined", "new"}, phase: "new"},
 	{name: "rollout", modes: []string{"legacy"}, phase: "legacy", rollout: true},
+	// Two data centres: workers in both take global locks (QUORUM, one
+	// holder across the data centres) and DC-local ones (LOCAL_QUORUM, one
+	// holder per data centre) under DC partitions only: dc1 keeps a quorum
+	// of every row and goes on with both scopes, dc2 keeps its DC-local
+	// locks only. No lock-manager acquisitions: the manager is judged in
+	// the other fleets.
+	{name: "dc-scopes", modes: []string{"new"}, phase: "new", dcs: true, local: 0.5, weight: 1.3, lockTimeout: 4 * time.Second,
+		kinds: []nemesis.Kind{nemesis.KindDCPartition}},
 }
 
 var controls = []segment{
@@ -77,13 +96,30 @@ var controls = []segment{
 	// checker can see it: the mutex model judges each id alone. No faults.
 	{name: "ctl-skip-intention", modes: []string{"new"}, phase: "new", plant: "skip-intention", locks: 2, manager: 0.7,
 		events: func(*runner, *segment, time.Duration) []nemesis.Event { return nil },
-		expect: expectViolation, control: true, weight: 0.4},
+		expect: expectViolation, control: true, weight: 0.45},
+	// Global locks served at LOCAL_QUORUM (planted: the DC-local store with
+	// its scope hidden, which a global store refuses at New), with the data
+	// centres cut apart for the whole window: each side's quorum admits its
+	// own holder of lock-0, and the mutex model, judging the global lock
+	// across data centres, must catch it.
+	{name: "ctl-dc-local-quorum", modes: []string{"new"}, phase: "new", dcs: true, plant: "global-at-local-quorum", locks: 2,
+		events: func(r *runner, _ *segment, window time.Duration) []nemesis.Event {
+			p, err := nemesis.NewDCPartition(r.cluster)
+			if err != nil {
+				return nil // refused earlier: the control needs --dcs 2
+			}
+			return []nemesis.Event{{At: time.Second, Hold: window - time.Second, Nemesis: p}}
+		},
+		expect: expectViolation, control: true, weight: 0.45},
 }
 
-func fleetNames() []string {
+// fleetNames are the fleets a cluster of dcs data centres runs.
+func fleetNames(dcs int) []string {
 	var n []string
 	for _, f := range fleets {
-		n = append(n, f.name)
+		if !f.dcs || dcs == 2 {
+			n = append(n, f.name)
+		}
 	}
 	return n
 }

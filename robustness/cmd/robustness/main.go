@@ -63,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 
 	r := &runner{o: o, out: stdout, start: time.Now(), workers: &workerSet{}}
-	c, err := cluster.New(cluster.Config{Repo: o.repo, IPOffset: o.ipOffset, Dir: filepath.Join(o.dir, "cluster"), Log: stderr})
+	c, err := cluster.New(cluster.Config{Repo: o.repo, IPOffset: o.ipOffset, Dir: filepath.Join(o.dir, "cluster"), Log: stderr, DCs: o.dcs})
 	if err != nil {
 		fmt.Fprintf(stderr, "robustness: %v\n", err)
 		return exitUsage
@@ -123,6 +123,14 @@ func (r *runner) prepare(ctx context.Context) error {
 		return err
 	}
 	r.logf("cluster up in %v: %v", time.Since(t).Round(100*time.Millisecond), r.cluster.Hosts())
+	if r.o.dcs == 2 {
+		if err := r.cluster.MakeClientGroups(); err != nil {
+			return err
+		}
+		for _, dc := range r.cluster.DCs() {
+			r.logf("data centre %s: nodes %v", dc, r.cluster.NodesIn(dc))
+		}
+	}
 	r.epoch = time.Now()
 	return nil
 }
@@ -135,11 +143,17 @@ func (r *runner) segments() []segment {
 	var s []segment
 	for _, name := range r.o.fleets {
 		f, _ := fleetByName(name)
-		f.manager = r.o.managerShare
+		if !f.dcs {
+			f.manager = r.o.managerShare
+		}
 		s = append(s, f)
 	}
 	if r.o.controls {
-		s = append(s, controls...)
+		for _, c := range controls {
+			if !c.dcs || r.o.dcs == 2 {
+				s = append(s, c)
+			}
+		}
 	}
 	return s
 }

@@ -20,6 +20,7 @@ type options struct {
 	ttl      time.Duration
 	maxSkew  time.Duration
 	workers  int
+	dcs      int
 	locks    int
 	ipOffset int
 	dir      string
@@ -36,12 +37,13 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.Float64Var(&o.minutes, "minutes", 8, "total time of the segments (fleets and controls), in minutes")
 	seed := fs.Int64("seed", -1, "seed of the nemesis schedules and the workers (-1: random, printed)")
-	fleets := fs.String("fleets", strings.Join(fleetNames(), ","), "fleets to run, comma-separated")
+	fleets := fs.String("fleets", "all", "fleets to run, comma-separated (all: "+strings.Join(fleetNames(2), ",")+"; dc-scopes with --dcs 2 only)")
 	fs.BoolVar(&o.controls, "controls", true, "run the negative controls")
 	kinds := fs.String("kinds", "all", "nemesis kinds, comma-separated: "+kindList())
 	fs.DurationVar(&o.ttl, "ttl", 4*time.Second, "lock TTL of the fleets (whole seconds)")
 	fs.DurationVar(&o.maxSkew, "max-server-skew", time.Second, "MaxServerSkew the workers assume; skew nemeses stay within it")
 	fs.IntVar(&o.workers, "workers", 4, "worker processes per segment")
+	fs.IntVar(&o.dcs, "dcs", 1, "data centres of the cluster: 1, or 2 (dc1 = nodes 1 and 2, dc2 = node 3; adds the dc-scopes fleet, the dc-partition nemesis and the ctl-dc-local-quorum control)")
 	fs.IntVar(&o.locks, "locks", 8, "lock ids per fleet")
 	fs.IntVar(&o.ipOffset, "ip-offset", 60, "the cluster's IP offset (nodes on 127.0.0.<offset+N>; 0 is refused)")
 	fs.StringVar(&o.dir, "dir", "/tmp/lockstep-robustness", "state dir: cluster/ and out/ (histories, logs) below it")
@@ -63,18 +65,28 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	} else {
 		o.seed = uint64(*seed)
 	}
+	if o.dcs != 1 && o.dcs != 2 {
+		return o, fmt.Errorf("--dcs %d: give 1 or 2", o.dcs)
+	}
+	if *fleets == "all" {
+		*fleets = strings.Join(fleetNames(o.dcs), ",")
+	}
 	for _, f := range strings.Split(*fleets, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
-		if _, ok := fleetByName(f); !ok {
-			return o, fmt.Errorf("--fleets: unknown fleet %q; fleets: %s", f, strings.Join(fleetNames(), ", "))
+		seg, ok := fleetByName(f)
+		if !ok {
+			return o, fmt.Errorf("--fleets: unknown fleet %q; fleets: %s", f, strings.Join(fleetNames(2), ", "))
+		}
+		if seg.dcs && o.dcs != 2 {
+			return o, fmt.Errorf("--fleets: fleet %s needs two data centres: add --dcs 2", f)
 		}
 		o.fleets = append(o.fleets, f)
 	}
 	var err error
-	if o.kinds, err = nemesis.ParseKinds(*kinds); err != nil {
+	if o.kinds, err = nemesis.KindsFor(o.dcs, *kinds); err != nil {
 		return o, fmt.Errorf("--kinds: %w", err)
 	}
 	if o.ttl < 2*time.Second || o.ttl%time.Second != 0 {

@@ -17,6 +17,9 @@ func TestOptionsRejectBadInput(t *testing.T) {
 		{"--manager-share", "1.5"},
 		{"--manager-share", "-0.1"},
 		{"--skew-sweep", "3s"},
+		{"--dcs", "3"},
+		{"--fleets", "dc-scopes"},
+		{"--kinds", "dc-partition"},
 		{"--skew-sweep", "3s:-1s"},
 		{"stray"},
 	} {
@@ -33,8 +36,13 @@ func TestLengthsFollowWeightsAndRefuseTooShort(t *testing.T) {
 	}
 	r := &runner{o: o}
 	segs := r.segments()
-	if len(segs) != len(fleets)+len(controls) {
-		t.Fatalf("%d segments, want every fleet and control", len(segs))
+	if len(segs) != len(fleets)+len(controls)-2 {
+		t.Fatalf("%d segments, want every fleet and control but the two of two data centres", len(segs))
+	}
+	for _, s := range segs {
+		if s.dcs {
+			t.Errorf("segment %s of two data centres on one", s.name)
+		}
 	}
 	if err := r.checkLengths(segs); err != nil {
 		t.Fatal(err)

@@ -33,52 +33,9 @@ type finding struct{ checker, lock, detail string }
 // them one after the other.
 func (r *runner) runSegments(ctx context.Context, segs []segment) ([]result, error) {
 	lengths, windows := r.lengths(segs)
-	plans := make([][]nemesis.Event, len(segs))
-	covered := map[nemesis.Kind]bool{}
-	start := 0
-	fmt.Fprintf(r.out, "schedule (seed %d):\n", r.o.seed)
-	for i := range segs {
-		seg := &segs[i]
-		length, window := lengths[i], windows[i]
-		var evs []nemesis.Event
-		if seg.events != nil {
-			evs = seg.events(r, seg, window)
-		} else {
-			kinds := r.o.kinds
-			if seg.kinds != nil {
-				kinds = seg.kinds
-			}
-			ttl := seg.ttl
-			if ttl == 0 {
-				ttl = r.o.ttl
-			}
-			var err error
-			evs, err = nemesis.Schedule(r.cluster, nemesis.Plan{
-				Seed: r.o.seed, Window: window, Kinds: kinds, TTL: ttl, MaxSkew: r.o.maxSkew,
-				Clients: r.clientPauser(seg), Start: start, Segment: i,
-			})
-			if err != nil {
-				return nil, err
-			}
-			if seg.kinds == nil {
-				start += len(evs)
-			}
-		}
-		fmt.Fprintf(r.out, " segment %d %s (%v, faults in the first %v):\n", i+1, seg.name, length, window)
-		if len(evs) == 0 {
-			fmt.Fprintln(r.out, "  (no nemesis)")
-		}
-		nemesis.Print(r.out, seg.name, evs)
-		plans[i] = evs
-		for _, e := range evs {
-			covered[nemesis.KindOf(e.Nemesis)] = true
-		}
-	}
-	var missing []string
-	for _, k := range r.o.kinds {
-		if !covered[k] {
-			missing = append(missing, string(k))
-		}
+	plans, missing, err := r.plan(segs)
+	if err != nil {
+		return nil, err
 	}
 	if len(missing) > 0 {
 		fmt.Fprintf(r.out, " kinds NOT scheduled (give more --minutes): %s\n", strings.Join(missing, ", "))
@@ -107,6 +64,58 @@ func (r *runner) runSegments(ctx context.Context, segs []segment) ([]result, err
 	return res, nil
 }
 
+// plan draws and prints every segment's schedule, and lists the kinds
+// asked for that no segment drew.
+func (r *runner) plan(segs []segment) (plans [][]nemesis.Event, missing []string, err error) {
+	lengths, windows := r.lengths(segs)
+	plans = make([][]nemesis.Event, len(segs))
+	covered := map[nemesis.Kind]bool{}
+	start := 0
+	fmt.Fprintf(r.out, "schedule (seed %d):\n", r.o.seed)
+	for i := range segs {
+		seg := &segs[i]
+		length, window := lengths[i], windows[i]
+		var evs []nemesis.Event
+		if seg.events != nil {
+			evs = seg.events(r, seg, window)
+		} else {
+			kinds := r.o.kinds
+			if seg.kinds != nil {
+				kinds = seg.kinds
+			}
+			ttl := seg.ttl
+			if ttl == 0 {
+				ttl = r.o.ttl
+			}
+			evs, err = nemesis.Schedule(r.cluster, nemesis.Plan{
+				Seed: r.o.seed, Window: window, Kinds: kinds, TTL: ttl, MaxSkew: r.o.maxSkew,
+				Clients: r.clientPauser(seg), Start: start, Segment: i,
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			if seg.kinds == nil {
+				start += len(evs)
+			}
+		}
+		fmt.Fprintf(r.out, " segment %d %s (%v, faults in the first %v):\n", i+1, seg.name, length, window)
+		if len(evs) == 0 {
+			fmt.Fprintln(r.out, "  (no nemesis)")
+		}
+		nemesis.Print(r.out, seg.name, evs)
+		plans[i] = evs
+		for _, e := range evs {
+			covered[nemesis.KindOf(e.Nemesis)] = true
+		}
+	}
+	for _, k := range r.o.kinds {
+		if !covered[k] {
+			missing = append(missing, string(k))
+		}
+	}
+	return plans, missing, nil
+}
+
 func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []nemesis.Event, length, window time.Duration) (result, error) {
 	t0 := time.Now()
 	res := result{seg: *seg}
@@ -133,6 +142,8 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 		}
 		r.logf("segment %s: %s for the whole segment", seg.name, b.Name())
 	}
+	spans := &spanRecorder{}
+	evs = spans.wrap(evs)
 	segStart := time.Now()
 	var wg sync.WaitGroup
 	if seg.rollout {
@@ -148,6 +159,7 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 		return res, err
 	}
 	finalHeal := time.Now()
+	partitions := spans.spans(r.epoch, finalHeal)
 	if nerr != nil {
 		r.logf("segment %s: nemesis: %v (healed; the segment goes on)", seg.name, nerr)
 	}
@@ -178,7 +190,7 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 	if err := register.Save(filepath.Join(histDir, history.RegisterFile), ops); err != nil {
 		return res, err
 	}
-	if err := r.check(seg, histDir, ops, finalHeal, &res); err != nil {
+	if err := r.check(seg, histDir, ops, finalHeal, partitions, &res); err != nil {
 		return res, err
 	}
 	res.elapsed = time.Since(t0)
@@ -190,7 +202,8 @@ func keyspaceOf(seg *segment) string {
 	return "robust_" + strings.NewReplacer("+", "_", "-", "_").Replace(seg.name)
 }
 
-// keyspaces creates every segment's keyspace (RF 3) and tables and sets its
+// keyspaces creates every segment's keyspace (RF 3: SimpleStrategy, or
+// NetworkTopologyStrategy dc1: 2, dc2: 1 on two data centres) and tables and sets its
 // initial phase, three at a time, before any fault runs.
 func (r *runner) keyspaces(ctx context.Context, segs []segment) error {
 	sem := make(chan struct{}, 3)
@@ -203,7 +216,7 @@ func (r *runner) keyspaces(ctx context.Context, segs []segment) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			ks := keyspaceOf(&segs[i])
-			if err := r.lockctl(ctx, ks, "schema", "apply", "--replication", "class=SimpleStrategy,replication_factor=3"); err != nil {
+			if err := r.lockctl(ctx, ks, "schema", "apply", "--replication", r.cluster.Replication()); err != nil {
 				errs[i] = err
 				return
 			}

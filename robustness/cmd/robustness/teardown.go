@@ -33,6 +33,11 @@ func (r *runner) teardownOnce() {
 	if err := r.cluster.Down(ctx); err != nil {
 		left = append(left, err.Error())
 	}
+	if err := r.cluster.RemoveClientGroups(); err != nil {
+		left = append(left, err.Error())
+	} else if gs := r.cluster.ClientGroupsLeft(); len(gs) > 0 {
+		left = append(left, "client cgroups "+strings.Join(gs, ", "))
+	}
 	if ts, err := nemesis.Tables(ctx, r.cluster); err != nil || len(ts) > 0 {
 		left = append(left, fmt.Sprintf("nftables tables %v %v", ts, err))
 	}

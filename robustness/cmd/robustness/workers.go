@@ -84,8 +84,14 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		if err := writeFlag(w.flagFile, seg.modes[i%len(seg.modes)]); err != nil {
 			return ws, err
 		}
+		hosts, dc := r.cluster.Hosts(), ""
+		if seg.dcs {
+			dcs := r.cluster.DCs()
+			dc = dcs[i%len(dcs)]
+			hosts = r.cluster.HostsIn(dc)
+		}
 		args := []string{
-			"--hosts", strings.Join(r.cluster.Hosts(), ","),
+			"--hosts", strings.Join(hosts, ","),
 			"--keyspace", keyspace,
 			"--process", id,
 			"--locks", fmt.Sprint(locks),
@@ -110,6 +116,15 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		if seg.plant != "" {
 			args = append(args, "--plant", seg.plant)
 		}
+		if dc != "" {
+			args = append(args, "--dc", dc)
+		}
+		if seg.lockTimeout > 0 {
+			args = append(args, "--lock-timeout", seg.lockTimeout.String())
+		}
+		if seg.local > 0 {
+			args = append(args, "--local-share", fmt.Sprint(seg.local))
+		}
 		logf, err := os.Create(filepath.Join(histDir, id+".log"))
 		if err != nil {
 			return ws, err
@@ -118,7 +133,21 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		w.cmd.Stdout, w.cmd.Stderr = logf, logf
 		// The worker dies with the runner, whatever kills the runner.
 		w.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		if err := w.cmd.Start(); err != nil {
+		var group *os.File
+		if dc != "" {
+			// Born in its data centre's client cgroup, before it opens any
+			// socket: the DC partition's rules match the sockets' cgroup.
+			if group, err = r.cluster.OpenClientGroup(dc); err != nil {
+				logf.Close()
+				return ws, err
+			}
+			w.cmd.SysProcAttr.UseCgroupFD, w.cmd.SysProcAttr.CgroupFD = true, int(group.Fd())
+		}
+		err = w.cmd.Start()
+		if group != nil {
+			group.Close()
+		}
+		if err != nil {
 			logf.Close()
 			return ws, fmt.Errorf("start worker %s: %w", id, err)
 		}
