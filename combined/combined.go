@@ -13,9 +13,9 @@ import (
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/held"
-	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/manager"
+	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -119,7 +119,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 			Reason: fmt.Sprintf("one combined Locker is one process, but they differ (%q, %q): set one of them, or both alike", qo.ProcessID, so.ProcessID)}
 	}
 	if qo.ProcessID == "" {
-		qo.ProcessID = ident.NewProcessID()
+		qo.ProcessID = setup.NewProcessID()
 		so.ProcessID = qo.ProcessID
 	}
 	if qo.Clock == nil {

@@ -7,12 +7,11 @@ import (
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
-	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/manager"
-	"github.com/lockstep-go/lockstep/internal/turn"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // Locker takes queue locks on a Store. One Locker stands for one process: its
@@ -27,12 +26,12 @@ type Locker struct {
 	scope  lockstep.Scope
 	hlc    *clock.HLC
 	ts     *clock.Timestamps
-	owners *ident.Owners
+	owners *setup.Owners
 	// ownerCol is this Locker's owner cell in every id's partition
 	// (internal/layout): the one acquisition of an id it has in the store at a
 	// time writes it.
 	ownerCol string
-	turns    turn.Turns
+	turns    lifecycle.Turns
 	floors   floors
 	hints    hints   // ids recently seen contended: no fast path for them
 	janitor  janitor // drops expired floors and hints (idstate.go)
@@ -73,7 +72,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	l := &Locker{
 		store: store, cfg: cfg, scope: scope,
 		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
-		owners: ident.NewOwners(cfg.Process), ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
+		owners: setup.NewOwners(cfg.Process), ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
 		leases: leases,
 	}
 	l.turns.Clock = cfg.Clock
@@ -159,7 +158,7 @@ func (l *Locker) One(held.Key) manager.One { return l.acquire }
 // type is internal to the module, so nothing outside it can call Parts.
 func (l *Locker) Parts(held.Key) held.Source {
 	return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
-		Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }}
+		Owners: l.owners, UseOwners: func(o *setup.Owners) { l.owners = o }}
 }
 
 // part takes a queue lock as one part of a larger acquisition

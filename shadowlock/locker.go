@@ -11,10 +11,10 @@ import (
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
-	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/manager"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // Locker takes legacy shadow-table locks. Every goroutine contends in the
@@ -23,7 +23,7 @@ type Locker struct {
 	store  lockstep.Store
 	cfg    config
 	ts     *clock.Timestamps
-	owners *ident.Owners
+	owners *setup.Owners
 
 	life   lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
 	leases *lease.Scheduler              // renews every held lock
@@ -56,7 +56,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: ident.NewOwners(cfg.Process), leases: leases}
+	l := &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: setup.NewOwners(cfg.Process), leases: leases}
 	var sep string
 	var dl *lockstep.DeadlockDetection
 	if opts != nil {
@@ -137,7 +137,7 @@ func (l *Locker) One(held.Key) manager.One { return l.acquire }
 // type is internal to the module, so nothing outside it can call Parts.
 func (l *Locker) Parts(held.Key) held.Source {
 	return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
-		Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }, Prepare: l.prepare}
+		Owners: l.owners, UseOwners: func(o *setup.Owners) { l.owners = o }, Prepare: l.prepare}
 }
 
 // part takes a legacy lock as one part of a larger acquisition

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // Request asks an algorithm's Locker for one part of an acquisition.
@@ -43,10 +43,10 @@ type Source struct {
 	Clock    lockstep.Clock
 	Process  string
 	Observer lockstep.Observer
-	Owners   *ident.Owners // the Locker's owner-id issuer
+	Owners   *setup.Owners // the Locker's owner-id issuer
 	// UseOwners replaces the Locker's owner-id issuer. Only for a Locker
 	// that has taken no lock yet (see ShareOwners).
-	UseOwners func(*ident.Owners)
+	UseOwners func(*setup.Owners)
 	// Prepare, when set, starts taking a part whose first round runs up to
 	// its decision at once and then waits for Prepared.Go: package combined
 	// runs the legacy half's round beside the queue half's claim. Nil for

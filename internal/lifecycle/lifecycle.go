@@ -3,8 +3,10 @@
 // for (Tracker: every algorithm's Locker embeds one, so "Close releases what
 // it holds and joins its goroutines" is written once); the goroutines it
 // starts and the waits another goroutine ends, through which a simulator
-// orders them (Go, Resumed: goroutine.go); and Unlocks of one lock one at a
-// time (Mutex: serial.go).
+// orders them (Go, Resumed: goroutine.go); Unlocks of one lock one at a
+// time (Mutex: serial.go); and the in-process turns that queue a process's
+// goroutines contending for one lock id, so that one of them at a time
+// talks to the store about it (Turns: turn.go, used by the queue lock).
 package lifecycle
 
 import (
