@@ -17,11 +17,10 @@ type Request struct {
 	// excludes at least as much.
 	Access lockstep.Access
 	Loss   *Loss // the acquisition's loss signal: the part's lease fires it
-	// Claiming, when set, is called by a queue part as each of its claims'
-	// writes is about to be sent, and the function it returns once that
-	// claim's outcome is known (won: the claim holds the queue lock). Package
-	// combined starts the legacy half's first round there (overlap.go).
-	Claiming func() (settled func(won bool))
+	// Beside, when set, is told by a queue part of each of its claims
+	// (Beside.Claiming): package combined takes the legacy half beside them
+	// (beside.go). Nil: nothing runs beside the part.
+	Beside *Beside
 }
 
 // Result is a part taken.
