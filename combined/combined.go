@@ -13,9 +13,8 @@ import (
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/held"
-	"github.com/lockstep-go/lockstep/internal/ident"
-	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/manager"
+	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -65,12 +64,13 @@ const drawRetry = 50 * time.Millisecond
 type Locker struct {
 	queue, legacy held.Source
 	fencing       *clock.Global
-	observer      lockstep.Observer
 	clock         lockstep.Clock
-	life          lifecycle.Tracker[*held.Lock] // calls in flight and combined locks held, for Close
-	owned         []lockstep.Locker             // built by New: closed by Close
-	groups        *manager.Manager              // groups, hierarchy and reentrancy (group.go)
-	knobs         TestingKnobs                  // planted defects; zero in production
+	// sh is the Locker's shell: groups, hierarchy and reentrancy
+	// (group.go), the calls in flight and combined locks held that Close
+	// ends and releases, and the acquisition of one id around take.
+	sh    *manager.Shell
+	owned []lockstep.Locker // built by New: closed by Close, after sh
+	knobs TestingKnobs      // planted defects; zero in production
 }
 
 var _ lockstep.GroupLocker = (*Locker)(nil)
@@ -119,7 +119,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 			Reason: fmt.Sprintf("one combined Locker is one process, but they differ (%q, %q): set one of them, or both alike", qo.ProcessID, so.ProcessID)}
 	}
 	if qo.ProcessID == "" {
-		qo.ProcessID = ident.NewProcessID()
+		qo.ProcessID = setup.NewProcessID()
 		so.ProcessID = qo.ProcessID
 	}
 	if qo.Clock == nil {
@@ -184,7 +184,7 @@ func compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 	if o.Observer == nil {
 		o.Observer = q.Observer
 	}
-	l := &Locker{queue: q, legacy: g, fencing: o.Fencing, observer: o.Observer, clock: q.Clock}
+	l := &Locker{queue: q, legacy: g, fencing: o.Fencing, clock: q.Clock}
 	if o.TestingKnobs != nil {
 		l.knobs = *o.TestingKnobs
 	}
@@ -192,7 +192,8 @@ func compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 	if err != nil {
 		return nil, err
 	}
-	if l.groups, err = manager.New(o.Separator, l.acquire, q.Clock, det, l.knobs.Manager); err != nil {
+	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "combined", Mode: lockstep.ModeCombined, Clock: q.Clock, Observer: o.Observer,
+		Take: l.take, Separator: o.Separator, Detector: det, Knobs: l.knobs.Manager}); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -203,63 +204,44 @@ func compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 // reentrancy) itself (package migration): it calls down into the
 // algorithm, not through this Locker's own manager. Its key type is
 // internal to the module, so nothing outside it can call One.
-func (l *Locker) One(held.Key) manager.One { return l.acquire }
+func (l *Locker) One(held.Key) manager.One { return l.sh.One() }
 
 // Lock takes the queue lock, then the legacy lock, waiting for each; when ctx
 // ends first it releases what it took and returns an error for which
 // errors.Is(err, ctx.Err()) holds.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.groups.Lock(ctx, id, false)
+	return l.sh.Lock(ctx, id, false)
 }
 
 // TryLock takes both halves without waiting for a holder; it fails with
 // ErrLocked, holding nothing, if either is taken.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.groups.Lock(ctx, id, true)
+	return l.sh.Lock(ctx, id, true)
 }
 
 // errQueueLost ends a wait for the legacy lock whose queue lock was lost.
 var errQueueLost = fmt.Errorf("queue lock lost while taking the legacy lock: %w", lockstep.ErrLost)
 
-// acquire takes id exclusively, both halves, whatever access is asked
-// (docs/algorithms.md, section 6.3, "Fairness"); access is reported in the AcquireEvent.
-func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
-	if err := lockstep.ValidateID(id); err != nil {
-		return nil, err
-	}
-	ctx, done, err := l.life.Enter(ctx)
+// take is the combined lock's acquisition of one id, for its shell
+// (manager.Take): it takes id exclusively, both halves, whatever access is
+// asked (docs/algorithms.md, section 6.3, "Fairness"; the shell reports
+// access in the AcquireEvent). Its errors say "combined: ".
+func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *manager.Stats) (held.Spec, error) {
+	s, err := l.takeLoop(ctx, id, access, try, st)
 	if err != nil {
-		return nil, err
+		return held.Spec{}, fmt.Errorf("combined: %w", err)
 	}
-	defer done()
-	start := l.clock.Elapsed()
-	var st stats
-	lk, err := l.take(ctx, id, access, try, &st)
-	if err != nil {
-		err = l.failed(ctx, id, err)
-	}
-	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.ModeCombined, Access: access, Try: try, Acquired: lk != nil, Err: err,
-		Attempts: st.attempts, Requests: st.requests, Wait: time.Duration(l.clock.Elapsed()-start) * time.Microsecond}
-	if lk != nil {
-		e.Owner = lk.Owner()
-	}
-	l.observer.ObserveAcquire(ctx, e)
-	if err != nil {
-		return nil, err
-	}
-	return held.Public(lk), nil
+	return s, nil
 }
 
-// stats adds up the halves' attempts and requests for the AcquireEvent.
-type stats struct{ attempts, requests int }
-
-func (s *stats) add(r held.Result) {
-	s.attempts, s.requests = s.attempts+r.Attempts, s.requests+r.Requests
+// add adds a half's attempts and requests to st, for the AcquireEvent.
+func add(st *manager.Stats, r held.Result) {
+	st.Attempts, st.Requests = st.Attempts+r.Attempts, st.Requests+r.Requests
 }
 
-// take runs the combined protocol until both halves (and the token) are
+// takeLoop runs the combined protocol until both halves (and the token) are
 // held, or it must give up.
-func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *stats) (*held.Lock, error) {
+func (l *Locker) takeLoop(ctx context.Context, id string, access lockstep.Access, try bool, st *manager.Stats) (held.Spec, error) {
 	for {
 		loss := held.NewLoss() // one per try: a loss of an abandoned one must not reach the next
 		req := held.Request{ID: id, Try: try, Mode: lockstep.ModeCombined, Access: lockstep.Exclusive, Loss: loss}
@@ -268,20 +250,16 @@ func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, tr
 		}
 		q, g, err := l.takeBoth(ctx, req)
 		if q.Part == nil {
-			return nil, err
+			return held.Spec{}, err
 		}
-		st.add(q)
+		add(st, q)
 		var token int64
 		drawFailed := false
 		if err == nil {
-			st.add(g)
+			add(st, g)
 			if token, err = l.fence(ctx, loss, st); err == nil {
-				var lk *held.Lock
-				lk = held.New(held.Spec{ID: id, Owner: q.Owner, LegacyOwner: g.Owner, Mode: lockstep.ModeCombined, Token: token,
-					Parts: []held.Part{q.Part, g.Part}, ParallelRelease: true, Loss: loss, Since: q.Since, Clock: l.clock, Observer: l.observer,
-					OnReleased: func() { l.life.Untrack(lk) }})
-				l.life.Track(lk)
-				return lk, nil
+				return held.Spec{ID: id, Owner: q.Owner, LegacyOwner: g.Owner, Mode: lockstep.ModeCombined, Token: token,
+					Parts: []held.Part{q.Part, g.Part}, ParallelRelease: true, Loss: loss, Since: q.Since}, nil
 			}
 			drawFailed = !errors.Is(err, fencing.ErrLapsed)
 			err = errors.Join(err, giveUp(ctx, g.Part))
@@ -289,11 +267,11 @@ func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, tr
 		err = errors.Join(err, giveUp(ctx, q.Part))
 		again := (errors.Is(err, errQueueLost) || errors.Is(err, fencing.ErrLapsed) || drawFailed) && !errors.Is(err, lockstep.ErrRefused)
 		if try || !again || ctx.Err() != nil {
-			return nil, err
+			return held.Spec{}, err
 		}
 		if drawFailed {
 			if serr := l.clock.Sleep(ctx, drawRetry); serr != nil {
-				return nil, fmt.Errorf("%w (last error: %v)", serr, err)
+				return held.Spec{}, fmt.Errorf("%w (last error: %v)", serr, err)
 			}
 		}
 	}
@@ -311,11 +289,11 @@ func giveUp(ctx context.Context, p held.Part) error {
 // held, and keeps it only if both leases were still open when it arrived
 // (internal/fencing has the argument; the Loss checks every part's
 // deadline). On error the caller gives both halves up.
-func (l *Locker) fence(ctx context.Context, loss *held.Loss, st *stats) (int64, error) {
+func (l *Locker) fence(ctx context.Context, loss *held.Loss, st *manager.Stats) (int64, error) {
 	if l.fencing == nil {
 		return 0, nil
 	}
-	st.requests += 2
+	st.Requests += 2
 	return fencing.Drawer{Global: l.fencing, Knobs: l.knobs.Fencing}.Draw(ctx, func() bool { return !loss.Fired() })
 }
 
@@ -352,20 +330,11 @@ func (l *Locker) takeLegacy(ctx, lctx context.Context, cancel context.CancelCaus
 	return g, nil
 }
 
-// failed wraps the error of an acquisition, as lockstep.ErrClosed if Close
-// ended it.
-func (l *Locker) failed(ctx context.Context, id string, err error) error {
-	if lifecycle.ClosedBy(ctx) {
-		return fmt.Errorf("combined: %q: %w", id, lockstep.ErrClosed)
-	}
-	return fmt.Errorf("combined: %w", err)
-}
-
 // Close makes further calls fail with lockstep.ErrClosed, ends the waits in
 // flight and releases every combined lock still held (both halves side by
 // side). A Locker from New then closes its two Lockers.
 func (l *Locker) Close(ctx context.Context) error {
-	errs := []error{l.life.Close(ctx)}
+	errs := []error{l.sh.Close(ctx)}
 	for _, o := range l.owned {
 		errs = append(errs, o.Close(ctx))
 	}

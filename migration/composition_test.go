@@ -59,7 +59,7 @@ func (w *queueWatch) Delete(ctx context.Context, table, row string, ts int64, co
 // Goroutines of one process contending for one id while its flag flips
 // between new and combined keep exactly one contender in the store: both
 // modes take their queue lock from the one queue Locker of the process, whose
-// goroutines queue in-process (internal/turn). Two queue Lockers, one per mode,
+// goroutines queue in-process (internal/lifecycle, Turns). Two queue Lockers, one per mode,
 // would put two queue cells of one process in line.
 func TestLocker_OneRemoteContenderAcrossFlagFlips(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
-	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/manager"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // ErrStaleCensus is wrapped by an acquisition's error when this process's
@@ -90,7 +90,7 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 		clk, process = opts.Clock, opts.ProcessID
 	}
 	if process == "" {
-		process = ident.NewProcessID()
+		process = setup.NewProcessID()
 	}
 	clk = clockOr(clk)
 	cfg, err := opts.resolve(process)

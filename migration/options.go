@@ -13,8 +13,8 @@ import (
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/combined"
 	"github.com/lockstep-go/lockstep/internal/held"
-	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -77,7 +77,7 @@ func (o *Options) resolve(process string) (config, error) {
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
 	}
-	if err := ident.ValidateProcessID(process); err != nil {
+	if err := setup.ValidateProcessID(process); err != nil {
 		return c, err
 	}
 	def := func(s *string, d string) {
@@ -165,7 +165,7 @@ func (a algorithms) one(m lockstep.Mode) manager.One {
 // lock taken in mode new and the queue half of one taken in mode combined
 // come from the same queue Locker, so goroutines of a process whose flag
 // flips between the two still contend for an id one at a time in the store
-// (internal/turn), and owner ids, numbered by one Locker per table, never
+// (internal/lifecycle, Turns), and owner ids, numbered by one Locker per table, never
 // repeat within a table.
 func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *Options, obs lockstep.Observer, logger *slog.Logger, k TestingKnobs) (algorithms, error) {
 	var qo queuelock.Options

@@ -68,7 +68,7 @@ func TestLocker_MaxLengthProcessIDWorksInEveryMode(t *testing.T) {
 	})
 }
 
-// One byte more is refused by New, with the one text internal/ident gives.
+// One byte more is refused by New, with the one text internal/setup gives.
 func TestNew_RefusesA256ByteProcessIDSayingWhatToDo(t *testing.T) {
 	l, err := New(newStore(), Static(lockstep.ModeLegacy), withIdentity(nil, &clock.Local{}, strings.Repeat("p", 256)))
 	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)

@@ -5,13 +5,13 @@ import (
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/probe"
+	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
 // ErrNotReady is wrapped by Ready's errors.
-var ErrNotReady = probe.ErrNotReady
+var ErrNotReady = setup.ErrNotReady
 
 // lockTables are the lock tables of the Locker's algorithms, resolved as
 // they resolve them.
@@ -52,24 +52,24 @@ func (l *Locker) Ready(ctx context.Context) error {
 		return lockstep.ErrClosed
 	}
 	defer l.calls.Done()
-	if err := probe.Tables(ctx, l.store, "migration: ", append(l.tables, l.cfg.censusTable, l.cfg.phaseTable)...); err != nil {
+	if err := setup.ProbeTables(ctx, l.store, "migration: ", append(l.tables, l.cfg.censusTable, l.cfg.phaseTable)...); err != nil {
 		return err
 	}
 	if f := l.algs.fencing; f != nil {
 		if _, err := f.Read(ctx); err != nil {
-			return notReady(ctx, fmt.Sprintf("the global time table (fencing tokens) does not answer a read: %v", err), err, probe.Fix)
+			return notReady(ctx, fmt.Sprintf("the global time table (fencing tokens) does not answer a read: %v", err), err, setup.SchemaFix)
 		}
 	}
 	writes := append(append([]string(nil), l.tables...), l.cfg.censusTable)
 	if f := l.algs.fencing; f != nil {
 		writes = append(writes, f.Table())
 	}
-	if err := probe.Writes(ctx, l.store, l.clock, "migration: ", writes...); err != nil {
+	if err := setup.ProbeWrites(ctx, l.store, l.clock, "migration: ", writes...); err != nil {
 		return err
 	}
 	phase, _, err := readPhaseRow(ctx, l.store, l.cfg.phaseTable)
 	if err != nil {
-		return notReady(ctx, fmt.Sprintf("table %s does not answer a read: %v", l.cfg.phaseTable, err), err, probe.Fix)
+		return notReady(ctx, fmt.Sprintf("table %s does not answer a read: %v", l.cfg.phaseTable, err), err, setup.SchemaFix)
 	}
 	m, err := l.flag.Mode(ctx)
 	if err == nil && !m.Valid() {
@@ -101,5 +101,5 @@ func nextStep(p, m lockstep.Mode) lockstep.Mode {
 }
 
 func notReady(ctx context.Context, what string, cause error, fix string) error {
-	return probe.Failed(ctx, "migration: ", what, cause, fix)
+	return setup.NotReady(ctx, "migration: ", what, cause, fix)
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/probe"
+	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/queuelock"
 )
 
@@ -34,7 +34,7 @@ type writeFault struct {
 }
 
 func (s *writeFault) count(table, row string) {
-	if row != probe.WriteRow {
+	if row != setup.ProbeWriteRow {
 		return
 	}
 	s.mu.Lock()
@@ -89,7 +89,7 @@ func TestReady_WriteProbe(t *testing.T) {
 			require.NoError(t, ready(t, s, true))
 			for _, table := range written {
 				assert.Equal(t, 2, s.probes[table], "table %s: one put, one delete", table)
-				cells, err := m.Read(context.Background(), table, probe.WriteRow, lockstep.Slice{})
+				cells, err := m.Read(context.Background(), table, setup.ProbeWriteRow, lockstep.Slice{})
 				require.NoError(t, err)
 				assert.Empty(t, cells, "table %s", table)
 			}
@@ -125,10 +125,10 @@ func TestReady_WriteProbe(t *testing.T) {
 			err := ready(t, &writeFault{Store: m, table: "my_queue", err: errRefusedModify, deleteOnly: true}, false)
 			require.ErrorIs(t, err, lockstep.ErrRefused)
 			assert.Contains(t, err.Error(), "table my_queue refuses a write: fault: delete my_queue: ")
-			cells, rerr := m.Read(context.Background(), "my_queue", probe.WriteRow, lockstep.Slice{})
+			cells, rerr := m.Read(context.Background(), "my_queue", setup.ProbeWriteRow, lockstep.Slice{})
 			require.NoError(t, rerr)
 			require.Len(t, cells, 1)
-			assert.LessOrEqual(t, cells[0].TTL, probe.WriteTTL)
+			assert.LessOrEqual(t, cells[0].TTL, setup.ProbeWriteTTL)
 			assert.Positive(t, cells[0].TTL)
 		})
 	})
@@ -139,7 +139,7 @@ func TestReady_WriteProbe(t *testing.T) {
 			require.ErrorIs(t, err, ErrNotReady)
 			require.NotErrorIs(t, err, lockstep.ErrRefused)
 			assert.Contains(t, err.Error(), "migration: not ready: table legacy_main does not take a write: ")
-			assert.Contains(t, err.Error(), probe.Fix)
+			assert.Contains(t, err.Error(), setup.SchemaFix)
 		})
 	})
 }

@@ -20,7 +20,7 @@ import (
 // delete in eight fails (cleanups, withdrawals and Unlocks, retried by the
 // users): no two holders are ever incompatible, and every acquisition
 // completes. A randomized companion of the model checks, on the Locker
-// itself: it exercises slot reuse, retried Unlocks (turn.Reserve) and
+// itself: it exercises slot reuse, retried Unlocks (Turns.Reserve) and
 // wake-up-free handoffs between sharing holders.
 func TestAccess_RandomAccessesWithFailingDeletesStayCompatible(t *testing.T) {
 	for seed := range uint64(6) {

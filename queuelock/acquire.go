@@ -26,16 +26,15 @@ type attempt struct {
 	name   string // the caller's id, for the Observer
 	owner  string
 	try    bool
-	start  int64           // elapsed µs, when the call began
 	mode   lockstep.Mode   // the mode the caller asked for (lease events)
 	access lockstep.Access // what the acquisition asks of the id (docs/algorithms.md, section 4.2)
 	slot   int             // our in-process turn's slot: names our owner cell (layout.SlotColumn)
 	loss   *held.Loss      // the acquisition's loss signal, fired by the lease
-	// claiming is held.Request.Claiming of a part's acquisition (package
+	// beside is held.Request.Beside of a part's acquisition (package
 	// combined), nil otherwise: told of every claim and its outcome.
-	claiming func() (settled func(won bool))
-	fence    bool  // draw a fencing token (Options.Fencing) for this lock alone
-	token    int64 // the token drawn
+	beside *held.Beside
+	fence  bool  // draw a fencing token (Options.Fencing) for this lock alone
+	token  int64 // the token drawn
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell
@@ -404,16 +403,4 @@ func (a *attempt) storeErr(step string, ctx context.Context, err error) error {
 		return a.ctxErr(ctx, nil)
 	}
 	return fmt.Errorf("queuelock: %q: %s: %w", a.id, step, err)
-}
-
-func (a *attempt) observe(ctx context.Context, lk *held.Lock, err error) {
-	e := lockstep.AcquireEvent{
-		ID: a.name, Mode: lockstep.ModeNew, Access: a.access, Try: a.try, Acquired: lk != nil, Err: err,
-		Attempts: a.claims, Requests: a.requests,
-		Wait: time.Duration(a.l.cfg.Clock.Elapsed()-a.start) * time.Microsecond,
-	}
-	if lk != nil {
-		e.Owner = lk.Owner()
-	}
-	a.l.cfg.Observer.ObserveAcquire(ctx, e)
 }

@@ -26,7 +26,7 @@ func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 		return nil, err
 	}
 	var locks []lockstep.Lock
-	err = l.life.Do(ctx, "queuelock", t.Members[0].Name, func(ctx context.Context) error {
+	err = l.sh.Do(ctx, t.Members[0].Name, func(ctx context.Context) error {
 		for _, m := range t.Members {
 			lk, err := l.adoptOne(ctx, m)
 			if err != nil {
@@ -46,7 +46,7 @@ func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 	if len(t.Plan) == 0 {
 		return locks[0], nil
 	}
-	return l.groups.Adopted(t.ID, t.Plan, locks), nil
+	return l.sh.Adopted(t.ID, t.Plan, locks), nil
 }
 
 // fits refuses a token this Locker cannot continue, before any request.
@@ -60,8 +60,8 @@ func (l *Locker) fits(t shareToken) error {
 		return bad("table", t.Table, l.cfg.table)
 	case t.Scope != l.scope.String():
 		return bad("scope", t.Scope, l.scope.String())
-	case t.Sep != l.groups.Separator():
-		return bad("separator", t.Sep, l.groups.Separator())
+	case t.Sep != l.sh.Separator():
+		return bad("separator", t.Sep, l.sh.Separator())
 	case len(t.Plan) != 0 && len(t.Plan) != len(t.Members):
 		return fmt.Errorf("%w: its plan and members differ: pass the string the giver's Share returned, unchanged", lockstep.ErrShareToken)
 	}
@@ -154,12 +154,8 @@ func (l *Locker) adopted(m shareMember, ocol string, slot int, since int64, v vi
 	rep := held.Reporting{Algorithm: "queuelock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: m.Row, Owner: m.Owner, Mode: lockstep.ModeNew}
 	p.Lease = l.leases.Start(l.cfg.Lease, since, p.renew, rep.Hooks(loss, true))
 	loss.Watch(p.Expired)
-	var lk *held.Lock
-	lk = held.New(held.Spec{ID: m.Name, Owner: m.Owner, Mode: lockstep.ModeNew, Token: m.Token,
-		Parts: []held.Part{p}, Loss: loss, Since: since, Clock: l.cfg.Clock, Observer: l.cfg.Observer,
-		OnReleased: func() { l.life.Untrack(lk) }})
-	l.life.Track(lk)
-	return held.Public(lk)
+	return held.Public(l.sh.Hold(held.Spec{ID: m.Name, Owner: m.Owner, Mode: lockstep.ModeNew, Token: m.Token,
+		Parts: []held.Part{p}, Loss: loss, Since: since}))
 }
 
 // witnessed reports whether v shows another holder of m: an owner cell of

@@ -89,11 +89,9 @@ func (a *attempt) claimWon(v view, since int64, head bool) bool {
 	return true
 }
 
-// claimStarts tells a composing Locker (held.Request.Claiming) that a claim's
-// write is about to be sent; call the result with the claim's outcome.
+// claimStarts tells what runs beside this part (held.Request.Beside: the
+// legacy half of a combined lock) that a claim's write is about to be
+// sent; call the result with the claim's outcome.
 func (a *attempt) claimStarts() (settled func(won bool)) {
-	if a.claiming == nil {
-		return func(bool) {}
-	}
-	return a.claiming()
+	return a.beside.Claiming()
 }

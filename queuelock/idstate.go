@@ -22,7 +22,7 @@ import (
 //     clock.
 //
 // A floor entry expires a TTL after its last use, but is kept while the
-// id's in-process turn is held or awaited (internal/turn), so a claim always
+// id's in-process turn is held or awaited (internal/lifecycle, Turns), so a claim always
 // publishes the floor its read started at. A hint expires at its own "until"
 // (a TTL after the contention was seen). docs/algorithms.md, section 4.11, says
 // why dropping either is safe.

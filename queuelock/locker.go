@@ -7,12 +7,11 @@ import (
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
-	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/manager"
-	"github.com/lockstep-go/lockstep/internal/turn"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // Locker takes queue locks on a Store. One Locker stands for one process: its
@@ -27,22 +26,24 @@ type Locker struct {
 	scope  lockstep.Scope
 	hlc    *clock.HLC
 	ts     *clock.Timestamps
-	owners *ident.Owners
+	owners *setup.Owners
 	// ownerCol is this Locker's owner cell in every id's partition
 	// (internal/layout): the one acquisition of an id it has in the store at a
 	// time writes it.
 	ownerCol string
-	turns    turn.Turns
+	turns    lifecycle.Turns
 	floors   floors
 	hints    hints   // ids recently seen contended: no fast path for them
 	janitor  janitor // drops expired floors and hints (idstate.go)
 
-	life   lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
-	leases *lease.Scheduler              // renews every held lock and waiting queue cell
-	wake   *waker                        // nil: wake-ups off (wake.go)
+	// sh is the Locker's shell: groups, hierarchy and reentrancy
+	// (group.go), the calls in flight and locks held that Close ends and
+	// releases, and the acquisition of one id around take.
+	sh     *manager.Shell
+	leases *lease.Scheduler // renews every held lock and waiting queue cell
+	wake   *waker           // nil: wake-ups off (wake.go)
 	// wakeHealth is whether wake-ups arrive (wakehealth.go).
 	wakeHealth wakeHealth
-	groups     *manager.Manager // groups, hierarchy and reentrancy (group.go)
 }
 
 var _ lockstep.GroupLocker = (*Locker)(nil)
@@ -73,7 +74,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	l := &Locker{
 		store: store, cfg: cfg, scope: scope,
 		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
-		owners: ident.NewOwners(cfg.Process), ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
+		owners: setup.NewOwners(cfg.Process), ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
 		leases: leases,
 	}
 	l.turns.Clock = cfg.Clock
@@ -86,7 +87,8 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, det, cfg.knobs.Manager); err != nil {
+	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "queuelock", Mode: lockstep.ModeNew, Clock: cfg.Clock, Observer: cfg.Observer,
+		Take: l.take, Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
 		return nil, err
 	}
 	if cfg.wake != nil { // last: it hands the transport to l
@@ -101,40 +103,29 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // which it returns at once. When ctx ends first it deletes its cells and
 // returns an error for which errors.Is(err, ctx.Err()) holds.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.groups.Lock(ctx, id, false)
+	return l.sh.Lock(ctx, id, false)
 }
 
 // TryLock makes one attempt: it fails with ErrLocked, having deleted
 // whatever it wrote, when the lock is held or awaited in a conflicting
 // access.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.groups.Lock(ctx, id, true)
+	return l.sh.Lock(ctx, id, true)
 }
 
-func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
-	var a *attempt
-	var lk *held.Lock
-	err := l.life.Do(ctx, "queuelock", id, func(ctx context.Context) error {
-		loss := held.NewLoss()
-		a = &attempt{l: l, id: l.row(id), name: id, owner: l.owners.Next(), try: try, start: l.cfg.Clock.Elapsed(),
-			mode: lockstep.ModeNew, access: access, loss: loss, fence: true}
-		p, err := a.run(ctx)
-		if err != nil {
-			return err
-		}
-		lk = held.New(held.Spec{ID: id, Owner: a.owner, Mode: lockstep.ModeNew, Token: a.token,
-			Parts: []held.Part{p}, Loss: loss, Since: p.since, Clock: l.cfg.Clock, Observer: l.cfg.Observer,
-			OnReleased: func() { l.life.Untrack(lk) }})
-		l.life.Track(lk) // before the call ends, so that Close releases it
-		return nil
-	})
-	if a != nil {
-		a.observe(ctx, lk, err)
-	}
+// take is the queue lock's acquisition of one id, for its shell
+// (manager.Take): the attempt, with a fencing token when Options.Fencing
+// is set.
+func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *manager.Stats) (held.Spec, error) {
+	loss := held.NewLoss()
+	a := &attempt{l: l, id: l.row(id), name: id, owner: l.owners.Next(), try: try,
+		mode: lockstep.ModeNew, access: access, loss: loss, fence: true}
+	p, err := a.run(ctx)
+	st.Attempts, st.Requests = a.claims, a.requests
 	if err != nil {
-		return nil, err
+		return held.Spec{}, err
 	}
-	return held.Public(lk), nil
+	return held.Spec{ID: id, Owner: a.owner, Mode: lockstep.ModeNew, Token: a.token, Parts: []held.Part{p}, Loss: loss, Since: p.since}, nil
 }
 
 // row returns the partition the lock of id is kept in: the one place where
@@ -152,14 +143,14 @@ func (l *Locker) Scope() lockstep.Scope { return l.scope }
 // reentrancy) itself (package migration): it calls down into the
 // algorithm, not through this Locker's own manager. Its key type is
 // internal to the module, so nothing outside it can call One.
-func (l *Locker) One(held.Key) manager.One { return l.acquire }
+func (l *Locker) One(held.Key) manager.One { return l.sh.One() }
 
 // Parts returns what this module's composing Lockers take parts through
 // (package combined, package migration): internal/held's Source. Its key
 // type is internal to the module, so nothing outside it can call Parts.
 func (l *Locker) Parts(held.Key) held.Source {
 	return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
-		Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }}
+		Owners: l.owners, UseOwners: func(o *setup.Owners) { l.owners = o }}
 }
 
 // part takes a queue lock as one part of a larger acquisition
@@ -167,9 +158,9 @@ func (l *Locker) Parts(held.Key) held.Source {
 // Close of this Locker still ends the wait.
 func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) {
 	var res held.Result
-	err := l.life.Do(ctx, "queuelock", r.ID, func(ctx context.Context) error {
-		a := &attempt{l: l, id: l.row(r.ID), name: r.ID, owner: l.owners.Next(), try: r.Try, start: l.cfg.Clock.Elapsed(), mode: r.Mode,
-			access: r.Access, loss: r.Loss, claiming: r.Claiming}
+	err := l.sh.Do(ctx, r.ID, func(ctx context.Context) error {
+		a := &attempt{l: l, id: l.row(r.ID), name: r.ID, owner: l.owners.Next(), try: r.Try, mode: r.Mode,
+			access: r.Access, loss: r.Loss, beside: r.Beside}
 		p, err := a.run(ctx)
 		if err != nil {
 			return err
@@ -184,7 +175,7 @@ func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) 
 // releases every lock still held and waits for its goroutines. ctx bounds
 // the releases.
 func (l *Locker) Close(ctx context.Context) error {
-	err := l.life.Close(ctx)
+	err := l.sh.Close(ctx)
 	l.leases.Close()
 	l.stopJanitor()
 	return err

@@ -9,7 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/settings"
+	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/wakeup"
 )
 
@@ -99,7 +99,7 @@ type Wake struct {
 
 // config is Options resolved and validated.
 type config struct {
-	settings.Resolved
+	setup.Resolved
 	table   string
 	poll    time.Duration
 	skew    time.Duration
@@ -120,7 +120,7 @@ func (o *Options) resolve() (config, error) {
 	if o != nil {
 		in = *o
 	}
-	common, err := settings.Common{
+	common, err := setup.Common{
 		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
 		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
 	}.Resolve()

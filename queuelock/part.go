@@ -81,7 +81,7 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 		return p.leave(ctx)
 	}
 	// The first call holds the turn (the part owns it); a retry takes its
-	// slot back only if no acquisition holds it (turn.Reserve), so its
+	// slot back only if no acquisition holds it (Turns.Reserve), so its
 	// owner-cell delete cannot reach a newer acquisition's cell, whatever
 	// other slots are held meanwhile.
 	turn, slot := p.turn, p.slot

@@ -11,10 +11,9 @@ import (
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
-	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lease"
-	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/manager"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // Locker takes legacy shadow-table locks. Every goroutine contends in the
@@ -23,14 +22,15 @@ type Locker struct {
 	store  lockstep.Store
 	cfg    config
 	ts     *clock.Timestamps
-	owners *ident.Owners
+	owners *setup.Owners
 
-	life   lifecycle.Tracker[*held.Lock] // calls in flight and locks held, for Close
-	leases *lease.Scheduler              // renews every held lock
+	// sh is the Locker's shell: groups, hierarchy and reentrancy
+	// (group.go), the calls in flight and locks held that Close ends and
+	// releases, and the acquisition of one id around take.
+	sh     *manager.Shell
+	leases *lease.Scheduler // renews every held lock
 
 	mu sync.Mutex // guards cfg.rand
-
-	groups *manager.Manager // groups, hierarchy and reentrancy (group.go)
 }
 
 var _ lockstep.GroupLocker = (*Locker)(nil)
@@ -56,7 +56,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: ident.NewOwners(cfg.Process), leases: leases}
+	l := &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: setup.NewOwners(cfg.Process), leases: leases}
 	var sep string
 	var dl *lockstep.DeadlockDetection
 	if opts != nil {
@@ -66,7 +66,8 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.groups, err = manager.New(sep, l.acquire, cfg.Clock, det, cfg.knobs.Manager); err != nil {
+	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "shadowlock", Mode: lockstep.ModeLegacy, Clock: cfg.Clock, Observer: cfg.Observer,
+		Take: l.take, Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -79,50 +80,32 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // returns at once. When ctx ends first it returns an
 // error for which errors.Is(err, ctx.Err()) holds, having deleted its cells.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.groups.Lock(ctx, id, false)
+	return l.sh.Lock(ctx, id, false)
 }
 
 // TryLock fails with ErrLocked when someone holds the lock, or after
 // lockstep.MaxTryAttempts rounds that met a concurrent attempt. A store error
 // ends it, its cells deleted.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.groups.Lock(ctx, id, true)
+	return l.sh.Lock(ctx, id, true)
 }
 
-// acquire takes id exclusively whatever access is asked: the legacy format
-// has only exclusive locks, and an exclusive lock excludes at least what any
-// access does. access is reported in the AcquireEvent.
-func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
-	start := l.cfg.Clock.Elapsed()
-	var r *round
-	var rounds int
-	var lk *held.Lock
-	err := l.life.Do(ctx, "shadowlock", id, func(ctx context.Context) error {
-		r = &round{l: l, id: id, owner: l.owners.Next(), fenced: true}
-		var err error
-		if rounds, err = l.run(ctx, r, try); err != nil {
-			return err
-		}
-		loss := held.NewLoss()
-		lk = held.New(held.Spec{ID: id, Owner: r.owner, LegacyOwner: r.owner, Mode: lockstep.ModeLegacy, Token: r.token,
-			Parts: []held.Part{newPart(r, lockstep.ModeLegacy, loss)}, Loss: loss, Since: r.since,
-			Clock: l.cfg.Clock, Observer: l.cfg.Observer, OnReleased: func() { l.life.Untrack(lk) }})
-		l.life.Track(lk) // before the call ends, so that Close releases it
-		return nil
-	})
-	if r == nil {
-		return nil, err // invalid id, or closed: no acquisition began
-	}
-	e := lockstep.AcquireEvent{ID: id, Mode: lockstep.ModeLegacy, Access: access, Try: try, Acquired: lk != nil, Err: err,
-		Attempts: rounds, Requests: r.requests, Wait: time.Duration(l.cfg.Clock.Elapsed()-start) * time.Microsecond}
-	if lk != nil {
-		e.Owner = lk.Owner()
-	}
-	l.cfg.Observer.ObserveAcquire(ctx, e)
+// take is the legacy lock's acquisition of one id, for its shell
+// (manager.Take): rounds until one wins, with a fencing token when
+// Options.Fencing is set. It takes id exclusively whatever access is
+// asked: the legacy format has only exclusive locks, and an exclusive lock
+// excludes at least what any access does (the shell reports access in the
+// AcquireEvent).
+func (l *Locker) take(ctx context.Context, id string, _ lockstep.Access, try bool, st *manager.Stats) (held.Spec, error) {
+	r := &round{l: l, id: id, owner: l.owners.Next(), fenced: true}
+	rounds, err := l.run(ctx, r, try)
+	st.Attempts, st.Requests = rounds, r.requests
 	if err != nil {
-		return nil, err
+		return held.Spec{}, err
 	}
-	return held.Public(lk), nil
+	loss := held.NewLoss()
+	return held.Spec{ID: id, Owner: r.owner, LegacyOwner: r.owner, Mode: lockstep.ModeLegacy, Token: r.token,
+		Parts: []held.Part{newPart(r, lockstep.ModeLegacy, loss)}, Loss: loss, Since: r.since}, nil
 }
 
 // One returns this Locker's acquisition of one flat id, for a composing
@@ -130,14 +113,14 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 // reentrancy) itself (package migration): it calls down into the
 // algorithm, not through this Locker's own manager. Its key type is
 // internal to the module, so nothing outside it can call One.
-func (l *Locker) One(held.Key) manager.One { return l.acquire }
+func (l *Locker) One(held.Key) manager.One { return l.sh.One() }
 
 // Parts returns what this module's composing Lockers take parts through
 // (package combined, package migration): internal/held's Source. Its key
 // type is internal to the module, so nothing outside it can call Parts.
 func (l *Locker) Parts(held.Key) held.Source {
 	return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
-		Owners: l.owners, UseOwners: func(o *ident.Owners) { l.owners = o }, Prepare: l.prepare}
+		Owners: l.owners, UseOwners: func(o *setup.Owners) { l.owners = o }, Prepare: l.prepare}
 }
 
 // part takes a legacy lock as one part of a larger acquisition
@@ -145,7 +128,7 @@ func (l *Locker) Parts(held.Key) held.Source {
 // Close of this Locker still ends the wait.
 func (l *Locker) part(ctx context.Context, q held.Request) (held.Result, error) {
 	var res held.Result
-	err := l.life.Do(ctx, "shadowlock", q.ID, func(ctx context.Context) error {
+	err := l.sh.Do(ctx, q.ID, func(ctx context.Context) error {
 		r := &round{l: l, id: q.ID, owner: l.owners.Next()}
 		rounds, err := l.run(ctx, r, q.Try)
 		if err != nil {
@@ -222,7 +205,7 @@ func (l *Locker) uniform(max time.Duration) time.Duration {
 // Close makes further calls fail with ErrClosed, ends waits in flight,
 // releases every lock still held and waits for its goroutines.
 func (l *Locker) Close(ctx context.Context) error {
-	err := l.life.Close(ctx)
+	err := l.sh.Close(ctx)
 	l.leases.Close()
 	return err
 }

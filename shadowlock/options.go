@@ -8,7 +8,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/settings"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // Default table names of the frozen legacy format.
@@ -60,7 +60,7 @@ type Options struct {
 }
 
 type config struct {
-	settings.Resolved
+	setup.Resolved
 	main, shadow string
 	fencing      *clock.Global
 	rand         *rand.Rand
@@ -72,7 +72,7 @@ func (o *Options) resolve() (config, error) {
 	if o != nil {
 		in = *o
 	}
-	common, err := settings.Common{
+	common, err := setup.Common{
 		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
 		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
 	}.Resolve()

@@ -3,16 +3,16 @@ package shadowlock
 import (
 	"context"
 
-	"github.com/lockstep-go/lockstep/internal/probe"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // ErrNotReady is wrapped by the error Ready returns when a legacy table does
 // not answer. It is the same value as migration.ErrNotReady.
-var ErrNotReady = probe.ErrNotReady
+var ErrNotReady = setup.ErrNotReady
 
 // Ready reads one row of each legacy table, writing nothing: call it once at
 // startup, so a missing keyspace or table shows then. The error wraps
 // ErrNotReady and the store's error.
 func (l *Locker) Ready(ctx context.Context) error {
-	return probe.Tables(ctx, l.store, "shadowlock: ", l.cfg.main, l.cfg.shadow)
+	return setup.ProbeTables(ctx, l.store, "shadowlock: ", l.cfg.main, l.cfg.shadow)
 }

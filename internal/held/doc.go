@@ -36,10 +36,12 @@
 // is internal, so only this module can call Parts, and a Lock is only ever
 // handed out as a lockstep.Lock.
 //
-// Two hooks let package combined overlap its halves' requests: a queue part
-// calls Request.Claiming as each claim's write is sent and tells it the
-// claim's outcome, and a legacy Source's Prepare starts a part whose rounds
-// wait for Prepared.Go (or Abort) before they write the cell that holds
-// the lock. With Spec.ParallelRelease, Unlock sends the parts' deletes at
-// once.
+// Two pieces let package combined overlap its halves' requests: a legacy
+// Source's Prepare starts a part whose rounds wait for Prepared.Go (or
+// Abort) before they write the cell that holds the lock, and a [Beside],
+// handed to the queue part in its Request, starts one such part as each
+// claim's write is sent and is told the claim's outcome. The queue part
+// calls Beside, here, and Beside calls the legacy Source: neither calls
+// package combined back. With Spec.ParallelRelease, Unlock sends the
+// parts' deletes at once.
 package held

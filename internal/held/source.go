@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // Request asks an algorithm's Locker for one part of an acquisition.
@@ -17,11 +17,10 @@ type Request struct {
 	// excludes at least as much.
 	Access lockstep.Access
 	Loss   *Loss // the acquisition's loss signal: the part's lease fires it
-	// Claiming, when set, is called by a queue part as each of its claims'
-	// writes is about to be sent, and the function it returns once that
-	// claim's outcome is known (won: the claim holds the queue lock). Package
-	// combined starts the legacy half's first round there (overlap.go).
-	Claiming func() (settled func(won bool))
+	// Beside, when set, is told by a queue part of each of its claims
+	// (Beside.Claiming): package combined takes the legacy half beside them
+	// (beside.go). Nil: nothing runs beside the part.
+	Beside *Beside
 }
 
 // Result is a part taken.
@@ -43,10 +42,10 @@ type Source struct {
 	Clock    lockstep.Clock
 	Process  string
 	Observer lockstep.Observer
-	Owners   *ident.Owners // the Locker's owner-id issuer
+	Owners   *setup.Owners // the Locker's owner-id issuer
 	// UseOwners replaces the Locker's owner-id issuer. Only for a Locker
 	// that has taken no lock yet (see ShareOwners).
-	UseOwners func(*ident.Owners)
+	UseOwners func(*setup.Owners)
 	// Prepare, when set, starts taking a part whose first round runs up to
 	// its decision at once and then waits for Prepared.Go: package combined
 	// runs the legacy half's round beside the queue half's claim. Nil for

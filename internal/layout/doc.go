@@ -49,7 +49,7 @@
 //
 // # Lengths
 //
-// A process id is at most 255 bytes (internal/ident) and an owner id adds
+// A process id is at most 255 bytes (internal/setup) and an owner id adds
 // '.' and at most 20 digits, so the longest names are a queue column
 // (20 + 3 + 276 bytes), an owner column (3 + 255 + 1 + 16) and a census
 // column (the process id, 255). Each is a text clustering value, which

@@ -95,7 +95,7 @@ func QueueColumn(t int64, owner string) string { return Stamp(t) + queueInfix + 
 
 // OwnerColumn names the owner cell of the Locker of process with the given
 // incarnation: "~o/<process>/<16 hex digits>". Process ids contain no '/'
-// (internal/ident), so the column parses back unambiguously.
+// (internal/setup), so the column parses back unambiguously.
 func OwnerColumn(process string, incarnation uint64) string {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], incarnation)
@@ -123,7 +123,7 @@ func NewOwnerColumn(process string, r *mrand.Rand) string {
 // the Locker's own column (OwnerColumn), so an exclusive acquisition, which
 // always has slot 0, writes what a Locker that predates accesses writes;
 // slot k ≥ 1, used while k+1 compatible acquisitions of one Locker hold an id
-// at once (internal/turn), is "<column>.<k>". Slots are reused, so a Locker
+// at once (internal/lifecycle, Turns), is "<column>.<k>". Slots are reused, so a Locker
 // leaves at most as many owner columns in a partition as it ever held
 // acquisitions of the id at once. ParseOwnerColumn reads "<incarnation>.<k>"
 // as the incarnation, as every earlier version does.
@@ -164,7 +164,7 @@ func QueueCell(column, owner string, ts int64, ttl time.Duration) lockstep.Cell 
 //
 //	<owner>[\naccess=<IS|IX|S|SIX>][\nwake=<address>]
 //
-// Owner ids never contain a newline (internal/ident). An exclusive
+// Owner ids never contain a newline (internal/setup). An exclusive
 // acquisition writes no access line, so its cells are byte for byte what a
 // Locker that predates accesses writes; the wake line comes last, so a Locker
 // that predates accesses, which took everything after "\nwake=" as the

@@ -97,7 +97,7 @@ func genTime(t *rapid.T, label string) int64 {
 	return rapid.Int64Range(0, math.MaxInt64).Draw(t, label)
 }
 
-// processID draws ids of internal/ident's alphabet: 1–255 of [A-Za-z0-9._:-].
+// processID draws ids of internal/setup's alphabet: 1–255 of [A-Za-z0-9._:-].
 var processID = rapid.StringMatching(`[A-Za-z0-9._:-]{1,255}`)
 
 // ownerID draws owner ids: a process id, '.', a number — or anything

@@ -1,10 +1,13 @@
 // Package lifecycle is how a Locker runs, apart from any algorithm: the
 // calls in flight and the locks held, which Close ends, releases and waits
-// for (Tracker: every algorithm's Locker embeds one, so "Close releases what
-// it holds and joins its goroutines" is written once); the goroutines it
+// for (Tracker: the Locker shell every algorithm's Locker holds,
+// internal/manager.Shell, keeps one, so "Close releases what it holds and
+// joins its goroutines" is written once); the goroutines it
 // starts and the waits another goroutine ends, through which a simulator
-// orders them (Go, Resumed: goroutine.go); and Unlocks of one lock one at a
-// time (Mutex: serial.go).
+// orders them (Go, Resumed: goroutine.go); Unlocks of one lock one at a
+// time (Mutex: serial.go); and the in-process turns that queue a process's
+// goroutines contending for one lock id, so that one of them at a time
+// talks to the store about it (Turns: turn.go, used by the queue lock).
 package lifecycle
 
 import (

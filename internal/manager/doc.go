@@ -8,6 +8,20 @@
 // internal/lifecycle, never on a store: what an access means in the store is
 // the Locker's business (docs/algorithms.md, section 4.2, for the queue algorithm).
 //
+// # The Locker shell
+//
+// queuelock, shadowlock and combined do not build a Manager themselves:
+// each holds a [Shell] (shell.go), given the algorithm's acquisition of one
+// id as a [Take]. The Shell's own acquisition is the One its Manager calls:
+// it validates the id, registers the call so that Close ends it, runs Take,
+// builds the held lock from what Take returns and tracks it until its
+// cells are deleted, and reports one AcquireEvent. So the contract of
+// Lock, TryLock, Unlock and Close, and when the Observer hears of an
+// acquisition, are written here once, not once per algorithm. A composing
+// Locker that applies a Manager of its own (package migration) calls the
+// inner Locker's Shell.One, below that Locker's Manager: a Manager is
+// applied once per acquisition, at the outermost Locker.
+//
 // # The plan
 //
 // Manager.Plan turns the caller's requests into the members an acquisition

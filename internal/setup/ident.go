@@ -1,4 +1,4 @@
-// Package ident names processes and acquisitions. Every cell a lock writes
+// Process ids and owner ids (ident.go) name processes and acquisitions. Every cell a lock writes
 // carries the owner id of exactly one acquisition, which is how the rule "a
 // cell is written and deleted only by its owner" is kept: two acquisitions,
 // even in one process, never share a column.
@@ -12,7 +12,8 @@
 // columns ("~o/<process>/<incarnation>") are split on it. ValidateProcessID
 // is the one place that checks it, and its error text is the one every
 // Locker returns.
-package ident
+
+package setup
 
 import (
 	"crypto/rand"

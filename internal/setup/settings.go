@@ -1,8 +1,9 @@
-// Package settings resolves and validates the options every lock algorithm
+// Common and Resolve (settings.go) resolve and validate the options every lock algorithm
 // shares (lease timing, clock, process id, logger, observer), so that each
 // algorithm's public Options type applies the same defaults and refuses the
 // same bad values with the same errors.
-package settings
+
+package setup
 
 import (
 	"log/slog"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/ident"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
@@ -61,7 +61,7 @@ func (c Common) Resolve() (Resolved, error) {
 		r.Clock = &clock.Local{}
 	}
 	if r.Process == "" {
-		r.Process = ident.NewProcessID()
+		r.Process = NewProcessID()
 	}
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.DiscardHandler)
@@ -72,5 +72,5 @@ func (c Common) Resolve() (Resolved, error) {
 	if err := r.Lease.Validate(); err != nil {
 		return r, err
 	}
-	return r, ident.ValidateProcessID(r.Process)
+	return r, ValidateProcessID(r.Process)
 }

@@ -1,4 +1,4 @@
-// Package turn queues the goroutines of one process that contend for the same
+// Turns (turn.go) queue the goroutines of one process that contend for the same
 // lock id, first come first served, so that only the ones whose accesses are
 // compatible with each other talk to the store about that id at one time
 // (docs/algorithms.md, section 4.7): for exclusive requests, one at
@@ -10,7 +10,8 @@
 // Release (or a cancelled last waiter) forgets the key, and the map itself
 // once no key is left, so a process locking ever new ids keeps no memory of
 // the ones it released.
-package turn
+
+package lifecycle
 
 import (
 	"context"
@@ -18,7 +19,6 @@ import (
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // Turns hands out, per key, turns in FIFO order: a request is granted when
@@ -34,7 +34,7 @@ import (
 // ready to use; it is safe for concurrent use.
 type Turns struct {
 	// Clock, when set, is what a Take that waited resumes through
-	// (internal/lifecycle.Resumed), so that a simulator runs it alone.
+	// (internal/Resumed), so that a simulator runs it alone.
 	Clock lockstep.Clock
 
 	mu   sync.Mutex
@@ -92,10 +92,10 @@ func (t *Turns) Take(ctx context.Context, key string, a lockstep.Access) (int, e
 
 	select {
 	case <-w.ready:
-		lifecycle.Resumed(ctx, t.Clock)
+		Resumed(ctx, t.Clock)
 		return w.slot, nil
 	case <-ctx.Done():
-		lifecycle.Resumed(ctx, t.Clock)
+		Resumed(ctx, t.Clock)
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		select {

@@ -1,4 +1,4 @@
-package probe_test
+package setup_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/probe"
+	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
@@ -48,22 +48,22 @@ func TestReady_SingleAlgorithmLockers(t *testing.T) {
 	err = q.Ready(ctx)
 	require.ErrorIs(t, err, queuelock.ErrNotReady)
 	require.ErrorIs(t, err, errNoTable)
-	assert.Equal(t, "queuelock: not ready: table q does not answer a read: table does not exist: "+probe.Fix, err.Error())
+	assert.Equal(t, "queuelock: not ready: table q does not answer a read: table does not exist: "+setup.SchemaFix, err.Error())
 
 	s, err = shadowlock.New(missing{store, shadowlock.DefaultShadowTable}, nil)
 	require.NoError(t, err)
 	err = s.Ready(ctx)
 	require.ErrorIs(t, err, shadowlock.ErrNotReady)
-	assert.Equal(t, "shadowlock: not ready: table legacy_shadow does not answer a read: table does not exist: "+probe.Fix, err.Error())
+	assert.Equal(t, "shadowlock: not ready: table legacy_shadow does not answer a read: table does not exist: "+setup.SchemaFix, err.Error())
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	err = probe.Tables(cctx, missing{store, "x"}, "p: ", "x")
+	err = setup.ProbeTables(cctx, missing{store, "x"}, "p: ", "x")
 	require.ErrorIs(t, err, errNoTable)
-	assert.NotErrorIs(t, err, probe.ErrNotReady, "a done ctx did not finish the check")
+	assert.NotErrorIs(t, err, setup.ErrNotReady, "a done ctx did not finish the check")
 }
 
 // The write probe's partition is one no lock can use: it is not a valid id.
 func TestWriteRow_IsNoLockID(t *testing.T) {
-	require.ErrorIs(t, lockstep.ValidateID(probe.WriteRow), lockstep.ErrInvalidID)
+	require.ErrorIs(t, lockstep.ValidateID(setup.ProbeWriteRow), lockstep.ErrInvalidID)
 }

@@ -1,4 +1,4 @@
-package ident_test
+package setup_test
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/ident"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 func TestValidateProcessID(t *testing.T) {
@@ -36,7 +36,7 @@ func TestValidateProcessID(t *testing.T) {
 		{"quote'", false},
 		{"semi;colon", false},
 	} {
-		err := ident.ValidateProcessID(tc.id)
+		err := setup.ValidateProcessID(tc.id)
 		if tc.ok && err != nil {
 			t.Errorf("ValidateProcessID(%q) = %v, want nil", tc.id, err)
 		}
@@ -49,41 +49,41 @@ func TestValidateProcessID(t *testing.T) {
 func TestNewProcessID_IsValidAndRandom(t *testing.T) {
 	seen := make(map[string]bool)
 	for range 100 {
-		id := ident.NewProcessID()
-		require.NoError(t, ident.ValidateProcessID(id), "NewProcessID() = %q", id)
+		id := setup.NewProcessID()
+		require.NoError(t, setup.ValidateProcessID(id), "NewProcessID() = %q", id)
 		require.False(t, seen[id], "NewProcessID() repeated %q", id)
 		seen[id] = true
 	}
 }
 
 func TestNewProcessIDFor_NamesTheHost(t *testing.T) {
-	id := ident.NewProcessIDFor("pod-7.orders.svc.cluster.local")
+	id := setup.NewProcessIDFor("pod-7.orders.svc.cluster.local")
 	assert.Regexp(t, `^pod-7\.orders\.svc\.cluster\.local-[0-9a-f]{16}$`, id)
 
-	id = ident.NewProcessIDFor("bad host/name ü")
+	id = setup.NewProcessIDFor("bad host/name ü")
 	assert.Regexp(t, `^bad-host-name----[0-9a-f]{16}$`, id)
-	require.NoError(t, ident.ValidateProcessID(id))
+	require.NoError(t, setup.ValidateProcessID(id))
 
-	assert.Regexp(t, `^lockstep-[0-9a-f]{16}$`, ident.NewProcessIDFor(""))
+	assert.Regexp(t, `^lockstep-[0-9a-f]{16}$`, setup.NewProcessIDFor(""))
 
-	long := ident.NewProcessIDFor(strings.Repeat("h", 400))
-	assert.Len(t, long, ident.MaxProcessIDLen)
-	require.NoError(t, ident.ValidateProcessID(long))
+	long := setup.NewProcessIDFor(strings.Repeat("h", 400))
+	assert.Len(t, long, setup.MaxProcessIDLen)
+	require.NoError(t, setup.ValidateProcessID(long))
 }
 
 func TestValidateProcessID_Text(t *testing.T) {
-	err := ident.ValidateProcessID(strings.Repeat("x", 256))
+	err := setup.ValidateProcessID(strings.Repeat("x", 256))
 	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
 	assert.Equal(t, `lockstep: invalid configuration: ProcessID: 256 bytes ("`+strings.Repeat("x", 40)+`"…): `+
 		`a process id is 1 to 255 bytes of [A-Za-z0-9._:-]; use e.g. the pod or host name, `+
 		`or leave it empty for a default (host name and a random suffix)`, err.Error())
 
-	err = ident.ValidateProcessID("a/b")
+	err = setup.ValidateProcessID("a/b")
 	assert.Contains(t, err.Error(), `"a/b" has '/' at byte 1: a process id is 1 to 255 bytes`)
 }
 
 func TestOwners_NamesOwnersAfterTheProcess(t *testing.T) {
-	o := ident.NewOwners("p7")
+	o := setup.NewOwners("p7")
 	if got := o.Process(); got != "p7" {
 		t.Fatalf("Process() = %q", got)
 	}
@@ -94,7 +94,7 @@ func TestOwners_NamesOwnersAfterTheProcess(t *testing.T) {
 
 func TestOwners_NextIsUniqueUnderConcurrency(t *testing.T) {
 	const goroutines, calls = 8, 1000
-	o := ident.NewOwners("proc")
+	o := setup.NewOwners("proc")
 	got := make([][]string, goroutines)
 	var wg sync.WaitGroup
 	for g := range goroutines {
@@ -126,10 +126,10 @@ func TestOwners_OfDifferentProcessesNeverCollide(t *testing.T) {
 	// Process ids may contain dots, so "p" and "p.1" are both valid; their
 	// owner ids must still differ ("p.<n>" against "p.1.<n>": an owner id
 	// splits uniquely at its last dot, since the sequence has none).
-	a, b := ident.NewOwners("p"), ident.NewOwners("p.1")
+	a, b := setup.NewOwners("p"), setup.NewOwners("p.1")
 	seen := make(map[string]string)
 	for range 20 {
-		for name, o := range map[string]*ident.Owners{"p": a, "p.1": b} {
+		for name, o := range map[string]*setup.Owners{"p": a, "p.1": b} {
 			id := o.Next()
 			if prev, dup := seen[id]; dup {
 				t.Fatalf("owner id %q issued by both process %q and %q", id, prev, name)

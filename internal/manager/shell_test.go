@@ -1,0 +1,132 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/model"
+)
+
+// shellPart is a held.Part that counts its releases.
+type shellPart struct {
+	mu       sync.Mutex
+	released int
+}
+
+func (p *shellPart) Stop() bool    { return false }
+func (p *shellPart) Expired() bool { return false }
+func (p *shellPart) Release(context.Context) (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.released++
+	return true, nil
+}
+
+// events records AcquireEvents.
+type events struct {
+	lockstep.NopObserver
+	mu  sync.Mutex
+	got []lockstep.AcquireEvent
+}
+
+func (e *events) ObserveAcquire(_ context.Context, ev lockstep.AcquireEvent) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.got = append(e.got, ev)
+}
+
+func newTestShell(t *testing.T, take Take) (*Shell, *events) {
+	t.Helper()
+	obs := &events{}
+	s, err := NewShell(ShellConfig{Name: "algo", Mode: lockstep.ModeNew, Clock: model.NewManualClock(0), Observer: obs, Take: take})
+	require.NoError(t, err)
+	return s, obs
+}
+
+func TestShell_HoldsReportsAndCloseReleases(t *testing.T) {
+	p := &shellPart{}
+	s, obs := newTestShell(t, func(_ context.Context, id string, _ lockstep.Access, _ bool, st *Stats) (held.Spec, error) {
+		st.Attempts, st.Requests = 1, 2
+		return held.Spec{ID: id, Owner: "o.1", Mode: lockstep.ModeNew, Parts: []held.Part{p}, Loss: held.NewLoss()}, nil
+	})
+	lk, err := s.Lock(context.Background(), "a", false)
+	require.NoError(t, err)
+	assert.Equal(t, "a", lk.ID())
+	require.Len(t, obs.got, 1)
+	assert.Equal(t, lockstep.AcquireEvent{ID: "a", Owner: "o.1", Mode: lockstep.ModeNew, Access: lockstep.Exclusive,
+		Acquired: true, Attempts: 1, Requests: 2}, obs.got[0])
+
+	require.NoError(t, s.Close(context.Background()))
+	assert.Equal(t, 1, p.released, "Close releases what the shell holds")
+	require.NoError(t, lk.Unlock(context.Background()))
+	assert.Equal(t, 1, p.released, "a released lock is released once")
+	_, err = s.Lock(context.Background(), "a", false)
+	assert.ErrorIs(t, err, lockstep.ErrClosed)
+	assert.Len(t, obs.got, 1, "a call refused by a closed shell reports nothing")
+}
+
+func TestShell_UnlockedLockIsForgotten(t *testing.T) {
+	p := &shellPart{}
+	s, _ := newTestShell(t, func(_ context.Context, id string, _ lockstep.Access, _ bool, _ *Stats) (held.Spec, error) {
+		return held.Spec{ID: id, Owner: "o.1", Mode: lockstep.ModeNew, Parts: []held.Part{p}, Loss: held.NewLoss()}, nil
+	})
+	lk, err := s.Lock(context.Background(), "a", false)
+	require.NoError(t, err)
+	require.NoError(t, lk.Unlock(context.Background()))
+	require.NoError(t, s.Close(context.Background()))
+	assert.Equal(t, 1, p.released, "Close does not release an unlocked lock again")
+}
+
+func TestShell_FailureIsReportedWithItsCounts(t *testing.T) {
+	errTake := errors.New("take failed")
+	s, obs := newTestShell(t, func(_ context.Context, _ string, _ lockstep.Access, _ bool, st *Stats) (held.Spec, error) {
+		st.Attempts, st.Requests = 3, 4
+		return held.Spec{}, errTake
+	})
+	_, err := s.Lock(context.Background(), "a", true)
+	require.ErrorIs(t, err, errTake)
+	require.Len(t, obs.got, 1)
+	e := obs.got[0]
+	assert.True(t, e.Try)
+	assert.False(t, e.Acquired)
+	assert.Equal(t, [2]int{3, 4}, [2]int{e.Attempts, e.Requests})
+	assert.ErrorIs(t, e.Err, errTake)
+}
+
+func TestShell_InvalidIDIsRefusedBeforeTake(t *testing.T) {
+	s, obs := newTestShell(t, func(context.Context, string, lockstep.Access, bool, *Stats) (held.Spec, error) {
+		t.Fatal("Take called for an invalid id")
+		return held.Spec{}, nil
+	})
+	_, err := s.One()(context.Background(), "", lockstep.Exclusive, false)
+	require.ErrorIs(t, err, lockstep.ErrInvalidID)
+	assert.Empty(t, obs.got)
+}
+
+func TestShell_CloseEndsATakeWithErrClosed(t *testing.T) {
+	started := make(chan struct{})
+	s, obs := newTestShell(t, func(ctx context.Context, _ string, _ lockstep.Access, _ bool, _ *Stats) (held.Spec, error) {
+		close(started)
+		<-ctx.Done()
+		return held.Spec{}, ctx.Err()
+	})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Lock(context.Background(), "a", false)
+		errc <- err
+	}()
+	<-started
+	require.NoError(t, s.Close(context.Background()))
+	err := <-errc
+	require.ErrorIs(t, err, lockstep.ErrClosed)
+	assert.Equal(t, `algo: "a": lockstep: locker closed`, err.Error())
+	require.Len(t, obs.got, 1)
+	assert.ErrorIs(t, obs.got[0].Err, lockstep.ErrClosed)
+}

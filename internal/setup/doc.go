@@ -1,0 +1,18 @@
+// Package setup is what every Locker of the module is set up with and
+// checks when it starts, apart from any algorithm:
+//
+//   - the options every algorithm shares (lease timing, clock, process id,
+//     logger, observer), resolved and validated once, so that each
+//     algorithm's public Options type applies the same defaults and refuses
+//     the same bad values with the same errors (Common, Resolve:
+//     settings.go);
+//   - the names of processes and acquisitions: process ids, checked in one
+//     place, and the owner-id issuer that gives every acquisition a column
+//     of its own (ValidateProcessID, Owners: ident.go);
+//   - the store half of the Lockers' startup checks (queuelock, shadowlock
+//     and migration Ready): ProbeTables reads one row of each table a Locker
+//     uses, writing nothing; ProbeWrites writes and deletes one short-lived
+//     cell in a row of its own in each table a Locker writes, to find a role
+//     without MODIFY. Both turn a failure into an error that names the table
+//     and the fix, one text for every Locker (probe.go).
+package setup
