@@ -6,7 +6,8 @@
     with client.session(ttl=10) as session:             # keeps itself alive
         lock = session.lock("invoice/42", timeout=5)    # blocks, at most 5 s
         try:
-            ...                                         # the work the lock guards
+            ...                                         # the work the lock guards,
+                                                        # checking session.lost(lock)
         finally:
             session.unlock(lock)
 
@@ -32,6 +33,7 @@ Needs grpcio, grpcio-status and protobuf (lockd/python/requirements.txt).
 """
 
 import threading
+import time
 
 import grpc
 from google.protobuf import duration_pb2
@@ -186,7 +188,11 @@ class Session:
     def __init__(self, client, session_id, ttl):
         self.client, self.id, self.ttl = client, session_id, ttl
         self._stop = threading.Event()
-        self._keeper = None
+        self._keeper = self._watcher = self._watch_call = None
+        self._deadline = None
+        self._lost = threading.Event()
+        self._lost_reason = None
+        self.lost_locks = set()
 
     def lock(self, ids, timeout=None, comment=""):
         """Blocks until the lock (an id, or a group of ids and (id, access)
@@ -244,24 +250,94 @@ class Session:
             raise _error(err) from None
 
     def keep_alive_in_background(self):
-        """Calls KeepAlive every third of the TTL until close()."""
+        """Keeps the session alive and tells its holder when its locks must
+        be taken as lost (lost(), lost_locks): a KeepAlive every third of
+        the TTL (every tenth after a failure), and the session's watch
+        stream followed on a second thread. The session counts as lost when
+        lockd says so (EXPIRED, CLOSED, or an answer saying the session
+        expired), when the watch stream breaks (the client could no longer
+        be told of a loss in time), or when no KeepAlive was answered for
+        the TTL counted from its send (lockd counts from its receipt, which
+        is later). A lock in lost_locks lost its lease (LOCK_LOST)."""
+        self._deadline = time.monotonic() + self.ttl
 
-        def loop():
-            while not self._stop.wait(self.ttl / 3):
-                try:
-                    self.keep_alive()
-                except LockdError:
+        def keeper():
+            wait = self.ttl / 3
+            while not self._stop.wait(min(wait, max(self._deadline - time.monotonic(), 0))):
+                if time.monotonic() >= self._deadline:
+                    self._lose("no KeepAlive answered within the session's TTL")
                     return
+                sent = time.monotonic()
+                try:
+                    self.client.call("KeepAlive", pb.KeepAliveRequest(session_id=self.id),
+                                     timeout=max(self._deadline - sent, 0.01))
+                except Lost as err:
+                    self._lose(f"lockd ended the session: {err}")
+                    return
+                except LockdError:
+                    wait = self.ttl / 10
+                    continue
+                self._deadline = max(self._deadline, sent + self.ttl)
+                wait = self.ttl / 3
 
-        self._keeper = threading.Thread(target=loop, daemon=True)
+        self._watch_call = self.client._stub.WatchSession(
+            pb.WatchSessionRequest(session_id=self.id), metadata=self.client._metadata)
+
+        def watcher():
+            try:
+                for ev in self._watch_call:
+                    if ev.kind == pb.SessionEvent.KIND_LOCK_LOST:
+                        self.lost_locks.update(ev.lock_ids)
+                    elif ev.kind in (pb.SessionEvent.KIND_EXPIRED, pb.SessionEvent.KIND_CLOSED):
+                        self.lost_locks.update(ev.lock_ids)
+                        self._lose(f"lockd says the session ended: {ev.reason}")
+                        return
+            except grpc.RpcError as err:
+                if not self._stop.is_set():
+                    self._lose(f"the watch stream broke: {err.code()}")
+                return
+            if not self._stop.is_set():
+                self._lose("the watch stream ended")
+
+        self._keeper = threading.Thread(target=keeper, daemon=True)
+        self._watcher = threading.Thread(target=watcher, daemon=True)
         self._keeper.start()
+        self._watcher.start()
+
+    def lost(self, lock=None):
+        """True once the session's locks must be taken as lost (see
+        keep_alive_in_background), or, given a HeldLock or lock_id, once
+        that lock's lease was. Check it before each step of the work a lock
+        guards, and stop when it is true."""
+        if self._deadline is not None and not self._lost.is_set() and time.monotonic() >= self._deadline:
+            self._lose("no KeepAlive answered within the session's TTL")
+        if self._lost.is_set():
+            return True
+        if lock is None:
+            return False
+        return (lock if isinstance(lock, str) else lock.lock_id) in self.lost_locks
+
+    def lost_reason(self):
+        """Why the session counts as lost, or None."""
+        return self._lost_reason
+
+    def _lose(self, reason):
+        if not self._lost.is_set():
+            self._lost_reason = reason
+            self._lost.set()
 
     def close(self):
         """Releases every lock of the session and ends it."""
         self._stop.set()
         if self._keeper is not None:
             self._keeper.join()
-        self.client.call("CloseSession", pb.CloseSessionRequest(session_id=self.id))
+        try:
+            self.client.call("CloseSession", pb.CloseSessionRequest(session_id=self.id))
+        finally:
+            if self._watch_call is not None:
+                self._watch_call.cancel()
+            if self._watcher is not None:
+                self._watcher.join()
 
     def __enter__(self):
         return self

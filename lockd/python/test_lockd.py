@@ -6,6 +6,7 @@ deadlocks."""
 
 import os
 import threading
+import time
 
 import pytest
 
@@ -62,6 +63,26 @@ def test_lapsed_session_loses_its_lock_to_the_waiter(a):
         s1.keep_alive()
     assert e.value.reason == "REASON_SESSION_EXPIRED"
     assert list(e.value.detail.lost_lock_ids) == [held.lock_id]
+
+
+def test_background_session_tells_its_holder_when_it_lapsed(a):
+    s1 = a.session(ttl=1)
+    held = s1.lock("py/bg-lapse", timeout=5)
+    time.sleep(1.5)  # kept alive past its TTL
+    assert not s1.lost() and not s1.lost(held)
+    s1._stop.set()  # its keep-alives stop, as if cut off; the watch stays
+    s1._keeper.join()
+    with a.session(ttl=30) as s2:
+        got = s2.lock("py/bg-lapse", timeout=10)  # granted once s1 lapses
+        deadline = time.monotonic() + 5
+        while not s1.lost() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert s1.lost(held), "the holder is told"
+        assert s1.lost_reason() is not None
+        assert held.lock_id in s1.lost_locks
+        s2.unlock(got)
+    with pytest.raises(Lost):
+        s1.close()
 
 
 def test_group_and_hierarchy(a):
