@@ -25,17 +25,23 @@ func leaseLostAfterWallClockStepBack(t *testing.T, env Env) {
 }
 
 // leaseKeptAfterWallClockStepForward: a wall clock stepped forward by 2×TTL
-// must not end a lease whose renewals succeed.
+// must not end a lease whose renewals succeed. A lease deadline kept on the
+// wall clock would be past at once, so one TTL after the step shows it; the
+// TTL is twice the smallest, so that the lease window (3 s) holds three
+// renewals and one renewal slowed by a loaded machine cannot end it (with
+// the smallest, a 1 s window and renewals every 500 ms, one did, once, in
+// a CI run at load 8).
 func leaseKeptAfterWallClockStepForward(t *testing.T, env Env) {
 	ctx := context.Background()
 	s := env.NewStore(t)
 	stepped := &clock.Stepped{Base: &clock.Local{}}
-	tm := short
+	kept := Timing{TTL: 2 * short.TTL, Renew: 2 * short.Renew}
+	tm := kept
 	tm.Clock = stepped
-	a, b := newLocker(t, env, s, tm), newLocker(t, env, s, short)
+	a, b := newLocker(t, env, s, tm), newLocker(t, env, s, kept)
 	la := ok(t)(a.Lock(ctx, "res"))
-	stepped.Step(2 * short.TTL)
-	sleep(ctx, 2*short.TTL)
+	stepped.Step(2 * kept.TTL)
+	sleep(ctx, kept.TTL)
 	select {
 	case <-la.Lost():
 		t.Fatal("Lost() closed after a wall-clock step forward, with renewals succeeding")
