@@ -66,9 +66,8 @@ type variant struct {
 	// anything runs, as the random phase's clock-step fault would: for a
 	// control whose defect needs a stepped clock and then time to pass.
 	stepFirst time.Duration
-	// fromHandoff starts the random phase at the first acknowledged
-	// handoff of a fair run (handoff_test.go), its wake-up still in flight:
-	// for a control whose defect shows only in what happens between a
+	// fromHandoff starts the random phase where a fair run's first handoff
+	// write is about to be sent (handoff_test.go): for a control whose defect shows only in what happens between a
 	// handoff and its confirmation, which the random phase, whose holders
 	// seldom keep their leases long enough to hand over, does not reach.
 	fromHandoff bool
