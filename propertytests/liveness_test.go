@@ -41,6 +41,9 @@ func (h *harness) quietPhase() error {
 		s.Pause(pr.sp, 0)
 	}
 	s.HealDCs() // a DC partition heals, as the quiet phase's outages end (dc_test.go)
+	for _, pr := range h.procs {
+		s.Reroute(pr.sp) // and every session routes to its own data centre again
+	}
 	s.Cluster().DeliverAll()
 	if h.wake != nil && !h.wake.arriveInQuiet {
 		h.wake.loseAll() // progress by polls alone (wake_test.go)
