@@ -16,7 +16,9 @@ import (
 // The data-centre fleets (docs/multi-dc.md): queue-lock processes in two
 // data centres of one cluster, replicas 0 and 1 in dc1 and replica 2 in dc2
 // (the shape of a 3-node cluster split 2 + 1), with a DC partition and its
-// heal among the random phase's faults. Properties as every fleet's, per
+// heal, and a misroute (a process's requests coordinated by a replica of
+// the other data centre, as by a session failed over to a remote one) and
+// its end, among the random phase's faults. Properties as every fleet's, per
 // scope: the harness keys each holding by its row (harness.row), so a
 // global fleet allows one holder of the id cluster-wide and a DC-local
 // fleet one per data centre.
@@ -35,7 +37,7 @@ type dcSpec struct {
 }
 
 // dcName is the name of data centre d of the model.
-func dcName(d int) string { return fmt.Sprintf("dc%d", d+1) }
+func dcName(d int) string { return sim.DCName(d) }
 
 // dcQueue is a queue-lock process on a store of the fleet's scope, at its
 // levels: the sim refuses levels that cannot keep the scope (the defect
@@ -71,14 +73,60 @@ var dcFleets = []fleet{
 	// blocks every EACH_QUORUM write until it heals: no holder on either
 	// side can renew, none can claim.
 	{name: "new/dc-global", kinds: []kind{dcQueue(globalEachQuorum), dcQueue(globalEachQuorum), dcQueue(globalEachQuorum)},
-		starvationFree: true, dc: &globalEachQuorum, extraFault: partitionDCs},
+		starvationFree: true, dc: &globalEachQuorum, extraFault: dcFaults},
 	// DC-local locks of one id, two processes in each data centre: one
-	// holder per data centre, and a partition changes nothing.
+	// holder per data centre, and a partition changes nothing. A
+	// misrouted process's requests are refused (cqlstore.CheckCoordinator):
+	// its LOCAL_QUORUM would be the other data centre's.
 	{name: "new/dc-local", kinds: []kind{dcQueue(localQuorum), dcQueue(localQuorum), dcQueue(localQuorum), dcQueue(localQuorum)},
-		dc: &localQuorum, extraFault: partitionDCs},
+		dc: &localQuorum, extraFault: dcFaults},
 }
 
-// partitionDCs is the DC fleets' extra fault: cut every link between the
+// dcFaults is the DC fleets' extra fault: a DC partition or its heal
+// (partitionDCs), or a misroute or its end (misroute).
+func dcFaults(h *harness, ch sim.Chooser) bool {
+	if ch.Choose("dc fault", 2) == 0 {
+		return partitionDCs(h, ch)
+	}
+	return misroute(h, ch)
+}
+
+// misroute sends one process's requests to a replica of the other data
+// centre to coordinate, as a session whose load-balancing policy failed
+// over to a remote data centre does, or home again if they are misrouted
+// already. A global lock's levels keep it safe wherever its requests are
+// coordinated; a DC-local store refuses the answers (docs/multi-dc.md),
+// unless the defect accept-remote-coordinator takes them. The quiet phase
+// routes every process home.
+func misroute(h *harness, ch sim.Chooser) bool {
+	pr := h.pick(ch)
+	if pr == nil {
+		return false
+	}
+	if _, ok := pr.sp.Misrouted(); ok {
+		h.s.Reroute(pr.sp)
+		h.event("route %s home", pr.sp.Name)
+		return true
+	}
+	h.misroute(pr, ch)
+	return true
+}
+
+// misroute sends pr's requests to a replica of the other data centre, the
+// one ch picks.
+func (h *harness) misroute(pr *proc, ch sim.Chooser) {
+	var remote []int
+	for i, d := range dcReplicas {
+		if d != pr.sp.DC() {
+			remote = append(remote, i)
+		}
+	}
+	c := remote[ch.Choose("coordinator", len(remote))]
+	h.s.Misroute(pr.sp, c)
+	h.event("misroute %s to replica %d in %s", pr.sp.Name, c, dcName(dcReplicas[c]))
+}
+
+// partitionDCs is a DC fleet's extra fault: cut every link between the
 // two data centres, or heal them if cut.
 func partitionDCs(h *harness, _ sim.Chooser) bool {
 	if h.s.Cluster().Partitioned() {

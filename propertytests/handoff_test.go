@@ -1,6 +1,8 @@
 package propertytests
 
 import (
+	"fmt"
+
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/model/sim"
@@ -125,4 +127,66 @@ func (h *harness) checkHandedLease(pr *proc, l lockstep.Lock, owner string) bool
 		return false
 	}
 	return true
+}
+
+// maxStepsToHandoff bounds the fair run of variant.fromHandoff.
+const maxStepsToHandoff = 20_000
+
+// runToHandoff runs the fleet as the quiet phase does — every runnable
+// goroutine in turn, benign choices, wake-ups arriving at once — until the
+// first handoff's write is ready to be sent, checking safety after every
+// step. The random phase then decides what happens from there: the
+// handoff's write and the waiter's poll in either order, the wake-up, the
+// waiter's confirmation.
+func (h *harness) runToHandoff() error {
+	s := h.s
+	next := 0
+	for steps := 0; ; steps++ {
+		if steps > maxStepsToHandoff {
+			return fmt.Errorf("no handoff within %d fair steps", maxStepsToHandoff)
+		}
+		if h.wake != nil {
+			h.wakeArrive()
+		}
+		ys := s.Runnable()
+		for _, y := range ys {
+			if isHandoff(y) {
+				h.event("random phase from the first handoff")
+				return nil
+			}
+		}
+		switch {
+		case len(ys) > 0:
+			k := 0
+			for i, y := range ys {
+				if y.Proc.Index >= next {
+					k = i
+					break
+				}
+			}
+			next = ys[k].Proc.Index + 1
+			h.grant(ys[k], zeroChooser{})
+		case s.Messages() > 0:
+			s.Cluster().DeliverAll()
+		case !s.Tick():
+			return fmt.Errorf("nothing can run before the first handoff")
+		}
+		if err := h.checkSafety(); err != nil {
+			return fmt.Errorf("%w (before the first handoff)\ntrace:\n%s", err, h.report())
+		}
+	}
+}
+
+// isHandoff reports whether y is a handoff's write not yet sent: a put of
+// a handed cell.
+func isHandoff(y *sim.Yield) bool {
+	if y.Kind != sim.Put || y.Table != queuelock.DefaultTable {
+		return false
+	}
+	for _, c := range y.Cells {
+		if handedOwner(c.Column) != "" && c.Value != nil {
+			return true
+		}
+	}
+	return false
 }

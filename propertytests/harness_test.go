@@ -40,6 +40,11 @@ type variant struct {
 	// that must be caught by bounded bypass (G3), which the others would
 	// otherwise often report first (groupstate_test.go).
 	onlyBypass bool
+	// noLiveness leaves out the quiet phase's liveness checks altogether
+	// (its safety checks stay), for a control whose defect starves a
+	// waiter too but must be caught by a safety property, which the
+	// starvation would otherwise often be reported before.
+	noLiveness bool
 	// plant switches on the defects of the shared lease, fencing and
 	// lock-manager code and of the layers above (knobs_test.go) in every
 	// process's Lockers, and runs the fleets at the smallest TTL the options
@@ -61,6 +66,11 @@ type variant struct {
 	// anything runs, as the random phase's clock-step fault would: for a
 	// control whose defect needs a stepped clock and then time to pass.
 	stepFirst time.Duration
+	// fromHandoff starts the random phase where a fair run's first handoff
+	// write is about to be sent (handoff_test.go): for a control whose defect shows only in what happens between a
+	// handoff and its confirmation, which the random phase, whose holders
+	// seldom keep their leases long enough to hand over, does not reach.
+	fromHandoff bool
 }
 
 // proc is one simulated process and what its user goroutine is doing.
@@ -240,6 +250,12 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 		h.event("step %s's wall clock by %v", h.procs[0].sp.Name, v.stepFirst)
 	}
 	h.s.Settle()
+	if v.fromHandoff {
+		if err := h.runToHandoff(); err != nil {
+			_ = h.close()
+			return nil, err
+		}
+	}
 	return h, nil
 }
 

@@ -85,6 +85,7 @@ const (
 	deadlockVictimUnshared  defect = "deadlock-victim-unshared"
 	deadlockBystander       defect = "deadlock-bystander"
 	acceptAnyLevels         defect = "accept-any-levels"
+	acceptRemoteCoordinator defect = "accept-remote-coordinator"
 	adoptWithoutWitness     defect = "adopt-without-witness"
 	shareStopsGiver         defect = "share-stops-giver"
 )
@@ -97,7 +98,8 @@ type knobs struct {
 	combined  *combinedlock.TestingKnobs
 	migration *migration.TestingKnobs
 	// sim plants defects in the simulated stores (model/sim's
-	// TestingKnobs): the defect accept-any-levels.
+	// TestingKnobs): the defects accept-any-levels and
+	// accept-remote-coordinator.
 	sim *sim.TestingKnobs
 	// wallClock measures the Lockers' leases on the wall clock
 	// (lease.WallClock): the defect wall-clock-lease.
@@ -123,6 +125,7 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 	var ls lease.TestingKnobs
 	var mg manager.TestingKnobs
 	var f fencing.TestingKnobs
+	var sk sim.TestingKnobs
 	var k knobs
 	q.SkipOwnerReread, q.ReuseTombstonedTimestamp, q.QueueCellsWithoutTTL = s.SkipOwnerReread, s.ReuseTombstonedTimestamp, s.QueueCellsWithoutTTL
 	q.IgnoreContentionHint, q.NoFloorLag, q.IgnorePublishedFloor = s.IgnoreContentionHint, s.NoFloorLag, s.IgnorePublishedFloor
@@ -176,10 +179,15 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 		case shareStopsGiver:
 			q.ShareStopsGiver = true
 		case acceptAnyLevels:
-			k.sim = &sim.TestingKnobs{AcceptAnyLevels: true}
+			sk.AcceptAnyLevels = true
+		case acceptRemoteCoordinator:
+			sk.AcceptRemoteCoordinator = true
 		default:
 			return knobs{}, fmt.Errorf("unknown planted defect %q: the names are the defect constants of propertytests/knobs_test.go", d)
 		}
+	}
+	if sk != (sim.TestingKnobs{}) {
+		k.sim = &sk
 	}
 	if ls != (lease.TestingKnobs{}) {
 		q.Lease, g.Lease = &ls, &ls

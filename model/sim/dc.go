@@ -26,6 +26,11 @@ type TestingKnobs struct {
 	// scope (a global lock at LOCAL_QUORUM), which it refuses otherwise, as
 	// the Cassandra stores do (cqlstore.ValidateScope).
 	AcceptAnyLevels bool
+	// AcceptRemoteCoordinator lets a DC-local store take an answer that a
+	// replica of another data centre coordinated (a misroute), which it
+	// refuses otherwise, as the Cassandra stores do
+	// (cqlstore.CheckCoordinator).
+	AcceptRemoteCoordinator bool
 }
 
 // AddProcessAt adds a live process named name whose requests replica coord
@@ -54,7 +59,7 @@ func (p *Process) ScopedStore(scope lockstep.Scope, read, write model.Level) (lo
 			return nil, err
 		}
 	}
-	p.read, p.write = read, write
+	p.read, p.write, p.scope = read, write, scope
 	return scopedStore{procStore{p}, scope}, nil
 }
 
@@ -94,20 +99,23 @@ func (s *Sim) HealDCs() {
 }
 
 // acked reports whether m, written by p, has the acknowledgements p's write
-// level needs.
+// level needs, counted for the data centre of m's coordinator (a
+// LOCAL_QUORUM write coordinated in another data centre is acknowledged by
+// that data centre's quorum, as in Cassandra).
 func (s *Sim) acked(p *Process, m *model.Mutation) bool {
 	if p.write == model.Count {
 		return m.Acks() >= s.cluster.Config().W
 	}
-	return s.cluster.Enough(p.write, 0, p.DC(), m.Applied)
+	return s.cluster.Enough(p.write, 0, s.cluster.DC(m.Coord), m.Applied)
 }
 
-// levelSets returns the sets of replicas p's coordinator reaches that
-// satisfy level, minimal ones only if minimal (reads ask just enough
-// replicas), and, if !minimal, after them (largest first) the reachable
-// sets that do not (a write applied by too few at once, waiting for
-// deliveries). ok is false if no reachable set satisfies level.
-func (s *Sim) levelSets(p *Process, level model.Level, minimal bool) (sets [][]int, ok bool) {
+// levelSets returns the sets of replicas that coordinator coord reaches
+// that satisfy level counted for coord's data centre, minimal ones only if
+// minimal (reads ask just enough replicas), and, if !minimal, after them
+// (largest first) the reachable sets that do not (a write applied by too
+// few at once, waiting for deliveries). ok is false if no reachable set
+// satisfies level.
+func (s *Sim) levelSets(coord int, level model.Level, minimal bool) (sets [][]int, ok bool) {
 	c := s.cluster
 	n := c.Config().Replicas
 	mark := func(set []int) []bool {
@@ -119,13 +127,13 @@ func (s *Sim) levelSets(p *Process, level model.Level, minimal bool) (sets [][]i
 	}
 	reachable := func(set []int) bool {
 		for _, i := range set {
-			if !c.Reachable(p.Coordinator, i) {
+			if !c.Reachable(coord, i) {
 				return false
 			}
 		}
 		return true
 	}
-	enough := func(set []int) bool { return c.Enough(level, 0, p.DC(), mark(set)) }
+	enough := func(set []int) bool { return c.Enough(level, 0, c.DC(coord), mark(set)) }
 	var good, short [][]int
 	for _, set := range subsets(n, func(int) bool { return true }, !minimal) {
 		if !reachable(set) {
@@ -158,4 +166,64 @@ func isMinimal(set []int, enough func([]int) bool) bool {
 		}
 	}
 	return true
+}
+
+// DCName is the name of data centre d of the model ("dc1" for 0), as a
+// DC-local scope names it (lockstep.LocalTo).
+func DCName(d int) string { return fmt.Sprintf("dc%d", d+1) }
+
+// Misroute sends p's requests from now on to replica coord to coordinate —
+// typically a node of another data centre: a session whose load-balancing
+// policy fails over to a remote data centre, or was never told the local
+// one — until Reroute. The levels of those requests are counted for coord's
+// data centre, as Cassandra counts them; a DC-local store refuses their
+// answers (refusal).
+func (s *Sim) Misroute(p *Process, coord int) {
+	s.trace("misroute %s to replica %d", p.Name, coord)
+	p.misroute.Store(int32(coord) + 1)
+}
+
+// Reroute sends p's requests to its own coordinator again; it traces only if
+// p was misrouted.
+func (s *Sim) Reroute(p *Process) {
+	if p.misroute.Swap(0) != 0 {
+		s.trace("reroute %s", p.Name)
+	}
+}
+
+// Misrouted returns the replica coordinating p's requests under a misroute,
+// ok false if p is not misrouted.
+func (p *Process) Misrouted() (coord int, ok bool) {
+	m := p.misroute.Load()
+	return int(m) - 1, m != 0
+}
+
+// coord returns the replica that coordinates a request p sends now.
+func (p *Process) coord() int {
+	if c, ok := p.Misrouted(); ok {
+		return c
+	}
+	return p.Coordinator
+}
+
+// refusal is what a DC-local store says of the answer to y: the Cassandra
+// stores' rule (cqlstore.CheckCoordinator) refuses an answer coordinated in
+// another data centre, wrapped as they wrap it (cqlstore.Errors: a write's
+// outcome is then unknown, and both wrap lockstep.ErrRefused); nil for a
+// global store, a local coordinator, or with the knob
+// AcceptRemoteCoordinator on.
+func (s *Sim) refusal(y *Yield) error {
+	p := y.Proc
+	if p.scope.IsGlobal() || s.knobs.AcceptRemoteCoordinator {
+		return nil
+	}
+	err := cqlstore.CheckCoordinator(p.scope.DC(), fmt.Sprintf("replica %d", y.Coord), DCName(s.cluster.DC(y.Coord)))
+	if err == nil {
+		return nil
+	}
+	e := cqlstore.Errors{Name: "sim"}
+	if y.Kind == Read {
+		return e.Read(y.Table, err)
+	}
+	return e.Write(y.Kind.String(), y.Table, err)
 }

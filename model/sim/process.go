@@ -21,9 +21,13 @@ type Process struct {
 	Name  string
 	// Coordinator is the replica that coordinates this process's requests.
 	Coordinator int
-	// read and write are the levels of its requests (ScopedStore; dc.go):
-	// model.Count unless set.
+	// read and write are the levels of its requests, and scope the scope
+	// of its store (ScopedStore; dc.go): model.Count and global unless set.
 	read, write model.Level
+	scope       lockstep.Scope
+	// misroute is 1 + the replica that coordinates its requests under a
+	// misroute (Sim.Misroute; dc.go), 0 when they go to Coordinator.
+	misroute atomic.Int32
 
 	skew atomic.Int64 // µs
 	last atomic.Int64 // µs, the clock's last reading
@@ -174,12 +178,15 @@ type Yield struct {
 	// SentElapsed is virtual time when the request was made: the true
 	// moment of the send, which no clock fault moves.
 	SentElapsed int64
-	Table       string
-	Row         string
-	Cells       []lockstep.Cell // Put
-	Columns     []string        // Delete, and the tombstones of a Put from PutDelete
-	TS          int64           // Delete, and the tombstones of a Put from PutDelete
-	Slice       lockstep.Slice  // Read
+	// Coord is the replica that coordinates the request: the process's
+	// Coordinator, or under a misroute the replica it was sent to.
+	Coord   int
+	Table   string
+	Row     string
+	Cells   []lockstep.Cell // Put
+	Columns []string        // Delete, and the tombstones of a Put from PutDelete
+	TS      int64           // Delete, and the tombstones of a Put from PutDelete
+	Slice   lockstep.Slice  // Read
 
 	label    label // the goroutine's, for a deterministic order
 	cause    error // a Resume's result: the context error that woke it
@@ -217,21 +224,21 @@ func (c procClock) Sleep(ctx context.Context, d time.Duration) error {
 type procStore struct{ p *Process }
 
 func (st procStore) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
-	return st.p.block(ctx, &Yield{Kind: Put, Table: table, Row: row, Cells: slices.Clone(cells), SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()}).err
+	return st.p.block(ctx, &Yield{Coord: st.p.coord(), Kind: Put, Table: table, Row: row, Cells: slices.Clone(cells), SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()}).err
 }
 
 func (st procStore) Delete(ctx context.Context, table, row string, ts int64, columns ...string) error {
-	return st.p.block(ctx, &Yield{Kind: Delete, Table: table, Row: row, TS: ts, Columns: slices.Clone(columns), SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()}).err
+	return st.p.block(ctx, &Yield{Coord: st.p.coord(), Kind: Delete, Table: table, Row: row, TS: ts, Columns: slices.Clone(columns), SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()}).err
 }
 
 // PutDelete is one Put yield carrying tombstones too (lockstep.Mutator):
 // one mutation, applied atomically by each replica.
 func (st procStore) PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...lockstep.Cell) error {
-	return st.p.block(ctx, &Yield{Kind: Put, Table: table, Row: row, Cells: slices.Clone(cells), TS: ts, Columns: slices.Clone(columns), SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()}).err
+	return st.p.block(ctx, &Yield{Coord: st.p.coord(), Kind: Put, Table: table, Row: row, Cells: slices.Clone(cells), TS: ts, Columns: slices.Clone(columns), SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()}).err
 }
 
 func (st procStore) Read(ctx context.Context, table, row string, s lockstep.Slice) ([]lockstep.Cell, error) {
-	r := st.p.block(ctx, &Yield{Kind: Read, Table: table, Row: row, Slice: s, SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()})
+	r := st.p.block(ctx, &Yield{Coord: st.p.coord(), Kind: Read, Table: table, Row: row, Slice: s, SentAt: st.p.Now(), SentElapsed: st.p.s.now.Load()})
 	return r.cells, r.err
 }
 

@@ -95,20 +95,25 @@ func (s *Sim) Grant(y *Yield, ch Chooser) {
 	case y.Kind == Resume:
 		s.finish(y, result{err: y.cause})
 	case y.Kind == Read:
-		sets, ok := s.readSets(y.Proc)
+		sets, ok := s.readSets(y.Proc, y.Coord)
 		if !ok {
 			s.finish(y, result{err: fmt.Errorf("%w: read at %v", ErrUnavailable, y.Proc.read)})
 			break
 		}
 		s.sent(y)
-		cells, err := s.cluster.Read(y.Proc.Coordinator, sets[ch.Choose("read replicas", len(sets))], y.Table, y.Row, y.Slice)
+		cells, err := s.cluster.Read(y.Coord, sets[ch.Choose("read replicas", len(sets))], y.Table, y.Row, y.Slice)
+		if err == nil {
+			if err = s.refusal(y); err != nil {
+				cells = nil
+			}
+		}
 		s.finish(y, result{cells: cells, err: err})
 	case y.pending != nil && y.pending.failed:
 		s.finish(y, result{err: fmt.Errorf("%w: %w", ErrTimeout, lockstep.ErrUnknownOutcome)})
 	case y.pending != nil:
-		s.finish(y, result{})
+		s.finish(y, result{err: s.refusal(y)})
 	default:
-		sets, ok := s.writeSets(y.Proc)
+		sets, ok := s.writeSets(y.Proc, y.Coord)
 		if !ok {
 			s.finish(y, result{err: fmt.Errorf("%w: write at %v", ErrUnavailable, y.Proc.write)})
 			break
@@ -118,7 +123,7 @@ func (s *Sim) Grant(y *Yield, ch Chooser) {
 		case err != nil:
 			s.finish(y, result{err: err})
 		case s.acked(y.Proc, m):
-			s.finish(y, result{})
+			s.finish(y, result{err: s.refusal(y)})
 		default:
 			y.pending = &pendingWrite{m: m}
 		}
@@ -136,7 +141,7 @@ func (s *Sim) Timeout(y *Yield, ch Chooser) {
 	if y.Kind != Read {
 		err = fmt.Errorf("%w: %w", ErrTimeout, lockstep.ErrUnknownOutcome)
 		if y.pending == nil {
-			sets := s.allSets(y.Proc)
+			sets := s.allSets(y.Proc, y.Coord)
 			if _, werr := s.write(y, sets[ch.Choose("timed-out write replicas", len(sets))]); werr != nil {
 				err = werr
 			}
@@ -151,18 +156,18 @@ func (s *Sim) write(y *Yield, now []int) (*model.Mutation, error) {
 	var cells []model.StoredCell
 	if y.Kind == Put {
 		var err error
-		if cells, err = s.cluster.Prepare(y.Proc.Coordinator, y.Cells); err != nil {
+		if cells, err = s.cluster.Prepare(y.Coord, y.Cells); err != nil {
 			return nil, err
 		}
 		if len(y.Columns) > 0 { // PutDelete: one mutation
-			cells = append(s.cluster.PrepareDelete(y.Proc.Coordinator, y.TS, y.Columns), cells...)
+			cells = append(s.cluster.PrepareDelete(y.Coord, y.TS, y.Columns), cells...)
 		}
 	} else {
-		cells = s.cluster.PrepareDelete(y.Proc.Coordinator, y.TS, y.Columns)
+		cells = s.cluster.PrepareDelete(y.Coord, y.TS, y.Columns)
 	}
 	s.sent(y)
 	m := s.cluster.Write(y.Table, y.Row, cells, now)
-	m.Coord = y.Proc.Coordinator
+	m.Coord = y.Coord
 	return m, nil
 }
 
@@ -197,7 +202,7 @@ func (s *Sim) Drop(k int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, y := range s.yields {
-		if y.pending != nil && y.pending.m == m && !s.acked(y.Proc, &model.Mutation{Applied: reachable}) {
+		if y.pending != nil && y.pending.m == m && !s.acked(y.Proc, &model.Mutation{Applied: reachable, Coord: m.Coord}) {
 			y.pending.failed = true // Grant returns the timeout
 		}
 	}

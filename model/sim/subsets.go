@@ -35,12 +35,12 @@ func subsets(n int, keep func(size int) bool, desc bool) [][]int {
 	return out
 }
 
-// readSets are the read sets of p: the R-replica sets, or at p's read
-// level the minimal sets its coordinator reaches that satisfy it (ok false
-// if none does).
-func (s *Sim) readSets(p *Process) (sets [][]int, ok bool) {
+// readSets are the read sets of p's request coordinated by replica coord:
+// the R-replica sets, or at p's read level the minimal sets coord reaches
+// that satisfy it (ok false if none does).
+func (s *Sim) readSets(p *Process, coord int) (sets [][]int, ok bool) {
 	if p.read != model.Count {
-		return s.levelSets(p, p.read, true)
+		return s.levelSets(coord, p.read, true)
 	}
 	cfg := s.cluster.Config()
 	return subsets(cfg.Replicas, func(k int) bool { return k == cfg.R }, false), true
@@ -49,11 +49,11 @@ func (s *Sim) readSets(p *Process) (sets [][]int, ok bool) {
 // writeSets are the sets of replicas that apply a write of p at once: every
 // replica first (the benign choice), then the sets of W or more, then the
 // smaller ones, which leave the writer waiting for deliveries. At p's write
-// level, the sets are those its coordinator reaches, those that satisfy
-// the level first (ok false if none does).
-func (s *Sim) writeSets(p *Process) (sets [][]int, ok bool) {
+// level, the sets are those its coordinator coord reaches, those that
+// satisfy the level first (ok false if none does).
+func (s *Sim) writeSets(p *Process, coord int) (sets [][]int, ok bool) {
 	if p.write != model.Count {
-		return s.levelSets(p, p.write, false)
+		return s.levelSets(coord, p.write, false)
 	}
 	cfg := s.cluster.Config()
 	out := subsets(cfg.Replicas, func(k int) bool { return k >= cfg.W }, true)
@@ -61,8 +61,8 @@ func (s *Sim) writeSets(p *Process) (sets [][]int, ok bool) {
 }
 
 // allSets are the sets of replicas a timed-out write of p reached: none
-// first. At p's write level, only replicas its coordinator reaches.
-func (s *Sim) allSets(p *Process) [][]int {
+// first. At p's write level, only replicas its coordinator coord reaches.
+func (s *Sim) allSets(p *Process, coord int) [][]int {
 	all := subsets(s.cluster.Config().Replicas, func(int) bool { return true }, false)
 	if p.write == model.Count {
 		return all
@@ -71,7 +71,7 @@ func (s *Sim) allSets(p *Process) [][]int {
 	for _, set := range all {
 		ok := true
 		for _, i := range set {
-			ok = ok && s.cluster.Reachable(p.Coordinator, i)
+			ok = ok && s.cluster.Reachable(coord, i)
 		}
 		if ok {
 			out = append(out, set)
