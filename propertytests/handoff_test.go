@@ -157,15 +157,7 @@ func (h *harness) runToHandoff() error {
 		}
 		switch {
 		case len(ys) > 0:
-			k := 0
-			for i, y := range ys {
-				if y.Proc.Index >= next {
-					k = i
-					break
-				}
-			}
-			next = ys[k].Proc.Index + 1
-			h.grant(ys[k], zeroChooser{})
+			h.grant(roundRobin(ys, &next), zeroChooser{})
 		case s.Messages() > 0:
 			s.Cluster().DeliverAll()
 		case !s.Tick():

@@ -193,15 +193,7 @@ func (r *rollout) calm() (int, error) {
 		ys := s.Runnable()
 		switch {
 		case len(ys) > 0:
-			k := 0
-			for i, y := range ys {
-				if y.Proc.Index >= next {
-					k = i
-					break
-				}
-			}
-			next = ys[k].Proc.Index + 1
-			s.Grant(ys[k], zeroChooser{})
+			s.Grant(roundRobin(ys, &next), zeroChooser{})
 		case s.Messages() > 0:
 			s.Cluster().DeliverAll()
 		case !s.Tick():
