@@ -2,8 +2,9 @@ package propertytests
 
 import (
 	"fmt"
-	"github.com/lockstep-go/lockstep/model/sim"
 	"time"
+
+	"github.com/lockstep-go/lockstep/model/sim"
 )
 
 // Liveness bounds, derived from the TTL: a crashed or paused holder's cells
