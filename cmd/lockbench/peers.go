@@ -143,25 +143,13 @@ func runPeersCommand(o *options) error {
 	if err != nil {
 		return err
 	}
-	list := o.algorithms
-	if list == "" {
-		list = joinAlgorithms([]algorithm{algoNew, algoLegacy, algoLWT, algoLWTNaive, algoEtcd})
-	}
-	algos, err := parseAlgorithms(list, realAlgorithms)
+	algos, version, cleanup, err := o.prepareRealRun([]algorithm{algoNew, algoLegacy, algoLWT, algoLWTNaive, algoEtcd}, realAlgorithms)
 	if err != nil {
-		return err
-	}
-	var cleanup func()
-	if o.real, cleanup, err = o.real.withEtcdPeer(algos); err != nil {
 		return err
 	}
 	defer cleanup()
 	ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
 	defer cancel()
-	version, err := prepareCassandra(ctx, o.real)
-	if err != nil {
-		return err
-	}
 	started := time.Now()
 	tag := runTag()
 	plainBefore, err := measurePlainRequest(ctx, o.real, "lockbench-plain-"+tag)
@@ -209,4 +197,29 @@ func runPeersCommand(o *options) error {
 	}
 	fmt.Printf("\n(ran in %.1f s of real time)\n", time.Since(started).Seconds())
 	return nil
+}
+
+// prepareRealRun is how the multi-process runs on a cluster (-scenario
+// peers and service) start: the algorithms of -algorithms (def when it is
+// empty) among allowed, the etcd peer they may need, and the cluster's
+// keyspace and schema (within prepareTimeout). It returns the cluster's
+// version and what stops the peer.
+func (o *options) prepareRealRun(def, allowed []algorithm) (algos []algorithm, version string, cleanup func(), err error) {
+	list := o.algorithms
+	if list == "" {
+		list = joinAlgorithms(def)
+	}
+	if algos, err = parseAlgorithms(list, allowed); err != nil {
+		return nil, "", nil, err
+	}
+	if o.real, cleanup, err = o.real.withEtcdPeer(algos); err != nil {
+		return nil, "", nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
+	defer cancel()
+	if version, err = prepareCassandra(ctx, o.real); err != nil {
+		cleanup()
+		return nil, "", nil, err
+	}
+	return algos, version, cleanup, nil
 }

@@ -184,25 +184,13 @@ func runServiceCommand(o *options) error {
 	if err != nil {
 		return err
 	}
-	list := o.algorithms
-	if list == "" {
-		list = joinAlgorithms(serviceAlgorithms)
-	}
-	algos, err := parseAlgorithms(list, serviceAlgorithms)
+	algos, version, cleanup, err := o.prepareRealRun(serviceAlgorithms, serviceAlgorithms)
 	if err != nil {
-		return err
-	}
-	var cleanup func()
-	if o.real, cleanup, err = o.real.withEtcdPeer(algos); err != nil {
 		return err
 	}
 	defer cleanup()
 	ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
 	defer cancel()
-	version, err := prepareCassandra(ctx, o.real)
-	if err != nil {
-		return err
-	}
 	loadBefore := loadAverage()
 	if slices.Contains(algos, algoLockd) {
 		stop, err := o.startLockd(ctx)
