@@ -1,13 +1,6 @@
 package cassandra
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,34 +9,9 @@ import (
 	"github.com/gocql/gocql"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// tlsFiles writes a self-signed CA certificate and a client certificate it
-// signed, with their keys, as PEM files in a temporary directory.
-func tlsFiles(t *testing.T) (ca, cert, key string) {
-	t.Helper()
-	dir := t.TempDir()
-	write := func(name, typ string, der []byte) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600))
-		return p
-	}
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"}, IsCA: true,
-		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	require.NoError(t, err)
-	clientKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	clientTmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "ops"},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	clientDER, err := x509.CreateCertificate(rand.Reader, clientTmpl, caTmpl, &clientKey.PublicKey, caKey)
-	require.NoError(t, err)
-	keyDER, err := x509.MarshalECPrivateKey(clientKey)
-	require.NoError(t, err)
-	return write("ca.pem", "CERTIFICATE", caDER), write("client.pem", "CERTIFICATE", clientDER), write("client.key", "EC PRIVATE KEY", keyDER)
-}
+	"github.com/lockstep-go/lockstep/cassandra/securetest"
+)
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
@@ -65,7 +33,7 @@ func TestConnectOptions_DefaultsMakeALocalPlainConfig(t *testing.T) {
 }
 
 func TestConnectOptions_FromEnvReadsEveryVariable(t *testing.T) {
-	ca, cert, key := tlsFiles(t)
+	ca, cert, key := securetest.ClientCertFiles(t)
 	env := map[string]string{
 		"LOCKSTEP_HOSTS": "10.0.0.1, 10.0.0.2:9343", "CASSANDRA_HOSTS": "ignored", "LOCKSTEP_PORT": "9142",
 		"LOCKSTEP_KEYSPACE": "ks", "LOCKSTEP_CONSISTENCY": "all", "LOCKSTEP_LOCAL_DC": "dc2",
@@ -170,7 +138,7 @@ func TestConnectOptions_ValidateRefusesWhatCannotWork(t *testing.T) {
 // A TLS file that cannot be used is refused by ClusterConfig, before any
 // connection; --tls-insecure-skip-verify turns verification off and TLS on.
 func TestConnectOptions_TLSFiles(t *testing.T) {
-	ca, cert, _ := tlsFiles(t)
+	ca, cert, _ := securetest.ClientCertFiles(t)
 	notPEM := filepath.Join(t.TempDir(), "ca.txt")
 	require.NoError(t, os.WriteFile(notPEM, []byte("not a certificate"), 0o600))
 	for _, c := range []struct {
