@@ -19,17 +19,12 @@ import (
 //     the lock's Lost stays open.
 
 // TestingKnobs plant deliberate defects for this module's negative controls
-// (propertytests), through Options.TestingKnobs or
-// ControllerOptions.TestingKnobs; the comment above the type, in knobs.go,
-// says what each does. Leave them nil: each breaks the migration's
-// guarantees.
+// (the comment above, in knobs.go, says what each does). Leave them nil.
 type TestingKnobs struct {
-	DrainSkipsRecheck bool // commit without re-reading the census
-	CensusUnbound     bool // a lock outside its census epoch
+	DrainSkipsRecheck bool
+	CensusUnbound     bool
 
-	// Manager reaches the planted defects of the Locker's lock manager,
-	// Combined those of its combined Locker, and Fencing those of the token
-	// draw in every mode.
+	// Defects of the lock manager, the combined Locker and the token draw.
 	Manager  *manager.TestingKnobs
 	Combined *combined.TestingKnobs
 	Fencing  *fencing.TestingKnobs
