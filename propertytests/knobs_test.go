@@ -88,6 +88,7 @@ const (
 	acceptRemoteCoordinator defect = "accept-remote-coordinator"
 	adoptWithoutWitness     defect = "adopt-without-witness"
 	shareStopsGiver         defect = "share-stops-giver"
+	validForPastDeadline    defect = "valid-for-past-deadline"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -140,6 +141,8 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			ls.LostTrustsScheduler = true
 		case renewFromStart:
 			ls.RenewFromStart = true
+		case validForPastDeadline:
+			ls.RemainingPastDeadline = ttl
 		case wallClockLease:
 			k.wallClock = true
 		case uncheckedToken:
