@@ -21,14 +21,14 @@ import (
 //
 //	lockd_sessions_open                      sessions live now
 //	lockd_rpcs_total{method,code}            calls answered, by method and status code ("ok" for success)
-//	lockd_refusals_total{reason}             error answers, by LockError reason ("no_prefix", "not_your_token", ...)
+//	lockd_error_answers_total{reason}        error answers, by LockError reason ("no_prefix", "not_your_token", ...)
 //	lockd_identity_joins_total               SetToken calls that joined a session to an identity
 //
 // A streaming call (WatchSession) counts when its stream ends.
 type Metrics struct {
 	sessions prom.Gauge
 	rpcs     *prom.CounterVec
-	refusals *prom.CounterVec
+	errors   *prom.CounterVec
 	joins    prom.Counter
 }
 
@@ -43,7 +43,7 @@ func NewMetrics(namespace string) *Metrics {
 		sessions: prom.NewGauge(prom.GaugeOpts{Namespace: namespace, Name: "sessions_open", Help: "Sessions live now."}),
 		rpcs: prom.NewCounterVec(prom.CounterOpts{Namespace: namespace, Name: "rpcs_total",
 			Help: "Calls answered, by method and status code (ok for success)."}, []string{"method", "code"}),
-		refusals: prom.NewCounterVec(prom.CounterOpts{Namespace: namespace, Name: "refusals_total",
+		errors: prom.NewCounterVec(prom.CounterOpts{Namespace: namespace, Name: "error_answers_total",
 			Help: "Error answers, by the LockError reason they carried."}, []string{"reason"}),
 		joins: prom.NewCounter(prom.CounterOpts{Namespace: namespace, Name: "identity_joins_total",
 			Help: "SetToken calls that joined a session to another session's identity."}),
@@ -54,7 +54,7 @@ func NewMetrics(namespace string) *Metrics {
 func (m *Metrics) Describe(ch chan<- *prom.Desc) {
 	m.sessions.Describe(ch)
 	m.rpcs.Describe(ch)
-	m.refusals.Describe(ch)
+	m.errors.Describe(ch)
 	m.joins.Describe(ch)
 }
 
@@ -62,7 +62,7 @@ func (m *Metrics) Describe(ch chan<- *prom.Desc) {
 func (m *Metrics) Collect(ch chan<- prom.Metric) {
 	m.sessions.Collect(ch)
 	m.rpcs.Collect(ch)
-	m.refusals.Collect(ch)
+	m.errors.Collect(ch)
 	m.joins.Collect(ch)
 }
 
@@ -101,7 +101,7 @@ func (m *Metrics) answered(procedure string, err error) {
 			for _, d := range ce.Details() {
 				if v, derr := d.Value(); derr == nil {
 					if le, ok := v.(*pb.LockError); ok && le.Reason != pb.LockError_REASON_UNSPECIFIED {
-						m.refusals.WithLabelValues(strings.ToLower(strings.TrimPrefix(le.Reason.String(), "REASON_"))).Inc()
+						m.errors.WithLabelValues(strings.ToLower(strings.TrimPrefix(le.Reason.String(), "REASON_"))).Inc()
 					}
 				}
 			}

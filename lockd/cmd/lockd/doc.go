@@ -53,7 +53,7 @@
 // format (--metrics=false turns it off): the Locker's events through
 // adapters/prometheus (lockstep_acquisitions_total, lockstep_hold_seconds,
 // lockstep_leases_lost_total, ...), lockd's own (lockd_sessions_open,
-// lockd_rpcs_total{method,code}, lockd_refusals_total{reason},
+// lockd_rpcs_total{method,code}, lockd_error_answers_total{reason},
 // lockd_identity_joins_total), and the Go runtime's and the process's.
 // The endpoint takes no credential: the series carry no id, session or
 // principal. Under --require-client-cert the scraper needs a client

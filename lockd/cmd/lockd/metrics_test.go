@@ -100,8 +100,8 @@ func TestMetrics_ScrapedOverHTTPMoveWithTheCalls(t *testing.T) {
 		`lockd_rpcs_total{code="failed_precondition",method="TryLock"}`:         1,
 		`lockd_rpcs_total{code="invalid_argument",method="SetToken"}`:           1,
 		`lockd_rpcs_total{code="ok",method="SetToken"}`:                         1,
-		`lockd_refusals_total{reason="locked"}`:                                 1,
-		`lockd_refusals_total{reason="invalid_token"}`:                          1,
+		`lockd_error_answers_total{reason="locked"}`:                            1,
+		`lockd_error_answers_total{reason="invalid_token"}`:                     1,
 		`lockd_identity_joins_total`:                                            1,
 		`lockstep_acquisitions_total{call="lock",mode="new",result="acquired"}`: 1,
 	} {
