@@ -40,17 +40,26 @@ func (s *Session) answered(sent time.Time, res *pb.KeepAliveResponse) {
 	}
 }
 
-// untilEarliestLock returns d, or less: the time left of the earliest lock
-// deadline still ahead. A KeepAlive call is cut at it, so that a lockd
-// that stops answering cannot hold the loop past a lock's deadline.
-func (s *Session) untilEarliestLock(d time.Duration) time.Duration {
+// earliestLock returns the time left of the earliest lock deadline still
+// ahead; ok is false when no lock has time left to renew.
+func (s *Session) earliestLock() (left time.Duration, ok bool) {
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, l := range s.locks {
-		if left := l.deadline.Sub(now); left > 0 {
-			d = min(d, left)
+		if d := l.deadline.Sub(now); d > 0 && (!ok || d < left) {
+			left, ok = d, true
 		}
+	}
+	return left, ok
+}
+
+// untilEarliestLock returns d, or less: the time left of the earliest lock
+// deadline still ahead. A KeepAlive call is cut at it, so that a lockd
+// that stops answering cannot hold the loop past a lock's deadline.
+func (s *Session) untilEarliestLock(d time.Duration) time.Duration {
+	if left, ok := s.earliestLock(); ok {
+		return min(d, left)
 	}
 	return d
 }
@@ -59,13 +68,8 @@ func (s *Session) untilEarliestLock(d time.Duration) time.Duration {
 // lock deadline still has, so that a KeepAlive renews it well before it
 // ends (at least 10ms; wait when no lock has time left to renew).
 func (s *Session) beforeEarliestLock(wait time.Duration) time.Duration {
-	now := time.Now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, l := range s.locks {
-		if left := l.deadline.Sub(now); left > 0 {
-			wait = min(wait, max(left/2, 10*time.Millisecond))
-		}
+	if left, ok := s.earliestLock(); ok {
+		return min(wait, max(left/2, 10*time.Millisecond))
 	}
 	return wait
 }
