@@ -138,7 +138,7 @@ func (s *Server) expireWhenIdle(ss *session) {
 		left := ss.remaining()
 		if left <= 0 {
 			ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Release)
-			s.endSession(ctx, ss, expired, "no call named it for its TTL of "+ss.ttl.String())
+			s.endSession(ctx, ss, expired, expiredReason(ss))
 			cancel()
 			return
 		}
@@ -147,6 +147,9 @@ func (s *Server) expireWhenIdle(ss *session) {
 		}
 	}
 }
+
+// expiredReason is why ss expired.
+func expiredReason(ss *session) string { return "no call named it for its TTL of " + ss.ttl.String() }
 
 // endSession ends ss once: its calls in flight are cancelled, it leaves
 // its identity, and if it was the identity's last session the identity's
@@ -214,10 +217,15 @@ func (s *Server) session(ctx context.Context, rpc string, pr *Principal, id stri
 		return nil, s.refuse(ctx, rpc, pr.Name, id, &rpcError{code: connect.CodePermissionDenied, reason: pb.LockError_REASON_NOT_YOUR_SESSION, session: id,
 			msg: "session " + quote(id) + " belongs to another principal: principal " + quote(pr.Name) + " may use only the sessions it opened"})
 	}
-	if !ss.touch() {
-		return nil, ss.endedError()
+	switch ss.touch() {
+	case touched:
+		return ss, nil
+	case overdue: // ended here rather than by its expiry loop, which has not run yet
+		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Release)
+		s.endSession(ectx, ss, expired, expiredReason(ss))
+		cancel()
 	}
-	return ss, nil
+	return nil, ss.endedError()
 }
 
 // handleNumber is the number of a handle id, "l-<n>".

@@ -65,15 +65,31 @@ func (h *handle) proto() *pb.HeldLock {
 	return &pb.HeldLock{LockId: h.id, Items: h.items, Token: h.token, Reentrant: h.reentrant, ValidFor: durationpb.New(h.validFor())}
 }
 
-// touch pushes the deadline one TTL ahead; false if the session has ended.
-func (ss *session) touch() bool {
+// touchResult is what touch did.
+type touchResult uint8
+
+const (
+	touched touchResult = iota // the deadline moved one TTL ahead
+	ended                      // the session had ended
+	overdue                    // its deadline had passed, the expiry not yet run: it must not revive
+)
+
+// touch pushes the deadline one TTL ahead, unless the session has ended or
+// its deadline has already passed: a call that arrives late (after a pause
+// of lockd, or held back by a cut link) must not revive a session its
+// client, counting from the send, already takes as lapsed.
+func (ss *session) touch() touchResult {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.state != live {
-		return false
+		return ended
 	}
-	ss.deadline = ss.clock.Elapsed() + ss.ttl.Microseconds()
-	return true
+	now := ss.clock.Elapsed()
+	if now >= ss.deadline {
+		return overdue
+	}
+	ss.deadline = now + ss.ttl.Microseconds()
+	return touched
 }
 
 // remaining is the time left before the session lapses.

@@ -136,3 +136,34 @@ func TestSession_LostLeaseIsReportedOnTheStreamAndByUnlock(t *testing.T) {
 	require.Empty(t, d.Msg.Locks, "the lost lock was released all the same")
 	require.Contains(t, f.logs.String(), "lock lost")
 }
+
+// stuckClock is a manual clock whose sleeps end only with their context:
+// a session's expiry loop never runs, as when lockd's process was paused
+// and a call arrives before the loop wakes.
+type stuckClock struct{ *model.ManualClock }
+
+func (stuckClock) Sleep(ctx context.Context, _ time.Duration) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// A call that arrives after the session's deadline, before its expiry loop
+// has ended it, does not revive it: the client, counting from its send,
+// already takes it as lapsed. The call ends the session itself, releasing
+// the lock, and is answered SESSION_EXPIRED.
+func TestSession_ALateCallDoesNotReviveALapsedSession(t *testing.T) {
+	clk := stuckClock{model.NewManualClock(0)}
+	f := newFixture(t, fixtureOptions{opts: lockd.Options{Clock: clk}})
+	c := f.client("connect", "", nil)
+	ctx := context.Background()
+	sa := open(t, c, 2*time.Second)
+	la, err := c.Lock(ctx, lockReq(sa, item("late", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	clk.Advance(3 * time.Second) // past sa's TTL; its expiry loop sleeps on
+	sc := open(t, c, time.Minute)
+	_, err = c.KeepAlive(ctx, connect.NewRequest(&pb.KeepAliveRequest{SessionId: sa}))
+	le := requireRefusal(t, err, connect.CodeAborted, pb.LockError_REASON_SESSION_EXPIRED)
+	require.Equal(t, []string{la.Msg.Lock.LockId}, le.LostLockIds)
+	_, err = c.TryLock(ctx, lockReq(sc, item("late", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err, "the lapsed session's lock was released")
+}

@@ -68,7 +68,7 @@ func (h *harness) checkValidFor(pr *proc, l lockstep.Lock) {
 	}
 	e, ok := l.(lockstep.Expiring)
 	if !ok {
-		h.violate("valid-for: %s's lock %q (%T) is not lockstep.Expiring", pr.sp.Name, l.ID(), l)
+		h.violate("lease: valid-for: %s's lock %q (%T) is not lockstep.Expiring", pr.sp.Name, l.ID(), l)
 		return
 	}
 	v := e.ValidFor()
@@ -76,7 +76,7 @@ func (h *harness) checkValidFor(pr *proc, l lockstep.Lock) {
 	for _, m := range ms {
 		for _, owner := range ownersOf(m) {
 			if since := h.elapsed(h.lastOK[owner]); since+v > cellLife() {
-				h.violate("valid-for: %s holds %q as %s and is told it stays valid %v more, but the send of its last acknowledged write of %s's cells (member %q) was %v ago and they surely live only %v: ValidFor reaches past the cells' life",
+				h.violate("lease: valid-for: %s holds %q as %s and is told it stays valid %v more, but the send of its last acknowledged write of %s's cells (member %q) was %v ago and they surely live only %v: ValidFor reaches past the cells' life",
 					pr.sp.Name, l.ID(), l.Owner(), v, owner, m.ID(), since, cellLife())
 				return
 			}

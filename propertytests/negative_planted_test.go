@@ -21,7 +21,7 @@ func init() {
 		// the promise at every work step, against the send of the owner's
 		// last acknowledged write.
 		control{name: "ValidForPastDeadline", fleet: fleetNamed("new"),
-			v: variant{plant: []defect{validForPastDeadline}}, want: "valid-for:"},
+			v: variant{plant: []defect{validForPastDeadline}}, want: "lease: valid-for:"},
 		control{name: "HalfTTLLease", fleet: fleetNamed("new"),
 			v: variant{plant: []defect{halfTTLLease}}, want: "lease:",
 			keep:  "lease-outlives-whole-second-ttl",

@@ -64,14 +64,19 @@ func (l *Loss) Watch(remaining func() time.Duration) {
 // source's deadline check, so that a deadline passed is seen even before
 // any goroutine has noticed it.
 func (l *Loss) C() <-chan struct{} {
-	l.Remaining()
+	if l.Remaining() <= 0 {
+		l.Fire()
+	}
 	return l.ch
 }
 
 // Remaining returns how long the acquisition stays valid if no source
 // renews from now on: the least time left of its sources, or 0 once the
-// signal is closed (it fires the signal when a source's deadline passed).
-// A Loss with no source has no deadline of its own: NoBound.
+// signal is closed or a source's deadline passed. It only reads: a passed
+// deadline closes the signal at the next C (or a source's own
+// declaration), so that asking how long a lock stays valid never changes
+// what its holder sees. A Loss with no source has no deadline of its own:
+// NoBound.
 func (l *Loss) Remaining() time.Duration {
 	select {
 	case <-l.ch:
@@ -85,7 +90,6 @@ func (l *Loss) Remaining() time.Duration {
 	for _, c := range checks {
 		left := c()
 		if left <= 0 {
-			l.Fire()
 			return 0
 		}
 		least = min(least, left)

@@ -52,8 +52,8 @@ func TestLoss_FireWithoutSources(t *testing.T) {
 }
 
 // Remaining is the least time left of the sources; with none it is
-// NoBound (only Fire ends such a Loss); a source at 0 fires the signal; a
-// fired Loss has 0 left whatever its sources say.
+// NoBound (only Fire ends such a Loss); a source at 0 makes it 0 without
+// firing (C does that); a fired Loss has 0 left whatever its sources say.
 func TestLoss_RemainingIsTheLeastOfItsSources(t *testing.T) {
 	l := NewLoss()
 	require.Equal(t, NoBound, l.Remaining(), "no source: no bound")
@@ -63,7 +63,8 @@ func TestLoss_RemainingIsTheLeastOfItsSources(t *testing.T) {
 	require.Equal(t, 3*time.Second, l.Remaining())
 	left = 0
 	require.Equal(t, time.Duration(0), l.Remaining())
-	require.True(t, l.Fired(), "a source at its deadline fires the signal")
+	require.False(t, closed(l.ch), "Remaining only reads")
+	require.True(t, l.Fired(), "C (through Fired) fires the signal at a source's deadline")
 	left = time.Minute
 	require.Equal(t, time.Duration(0), l.Remaining(), "a fired Loss stays at 0")
 }
