@@ -65,7 +65,7 @@ func (s *Session) Adopt(ctx context.Context, tok string) ([]lockstep.Lock, error
 			reqs[i] = lockstep.Request{ID: it.GetId(), Access: lockstep.Access(it.GetAccess())}
 		}
 		l := newLock(s, h, reqs)
-		l.deadline = sent.Add(min(s.ttl, h.GetValidFor().AsDuration()))
+		l.deadline = sent.Add(s.lockTime(h.GetValidFor()))
 		if s.lostEarly[l.handle] { // a LOCK_LOST for it came while SetToken was answered
 			l.lose()
 		}

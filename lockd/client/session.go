@@ -30,6 +30,17 @@ type Options struct {
 	// ClientOptions are passed to the generated Connect client (for
 	// example connect.WithGRPC()).
 	ClientOptions []connect.ClientOption
+	// TestingKnobs plant defects for negative controls. Leave nil.
+	TestingKnobs *TestingKnobs
+}
+
+// TestingKnobs plant deliberate defects, for the robustness suite's
+// controls. IgnoreValidFor gives every lock the session's time instead of
+// the valid_for lockd sends: the rule before valid_for, under which a
+// lockd that stops renewing leaves its clients holding locks past its
+// lease when their session TTL is the longer.
+type TestingKnobs struct {
+	IgnoreValidFor bool
 }
 
 // Session is one lockd session: the locks it takes belong to it, and it
@@ -56,6 +67,7 @@ type Session struct {
 	// newLock wakes the keep-alive loop to time its next call by a lock
 	// just added (valid.go); buffered, never closed.
 	newLock chan struct{}
+	knobs   TestingKnobs
 }
 
 var _ lockstep.GroupLocker = (*Session)(nil)
@@ -92,6 +104,9 @@ func Open(ctx context.Context, url string, opts *Options) (*Session, error) {
 	s := &Session{rpc: rpc, id: res.Msg.GetSessionId(), ttl: res.Msg.GetTtl().AsDuration(), stop: stop,
 		deadline: sent.Add(res.Msg.GetTtl().AsDuration()), locks: map[string]*Lock{}, lostEarly: map[string]bool{}, done: make(chan struct{}),
 		newLock: make(chan struct{}, 1)}
+	if o.TestingKnobs != nil {
+		s.knobs = *o.TestingKnobs
+	}
 	watching := make(chan struct{})
 	s.bg.Add(2)
 	go s.keepAlive(bctx)
@@ -170,7 +185,7 @@ func (s *Session) lock(ctx context.Context, try bool, reqs ...lockstep.Request) 
 		return nil, err
 	}
 	l := newLock(s, res.Msg.GetLock(), reqs)
-	l.deadline = sent.Add(min(s.ttl, res.Msg.GetLock().GetValidFor().AsDuration()))
+	l.deadline = sent.Add(s.lockTime(res.Msg.GetLock().GetValidFor()))
 	if time.Until(l.deadline) < s.ttl/3 {
 		s.grantedLate(ctx, l) // a grant late in a long wait: ask again how long it stays valid
 	}

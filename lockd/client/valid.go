@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 )
@@ -32,12 +33,21 @@ func (s *Session) answered(sent time.Time, res *pb.KeepAliveResponse) {
 	}
 	valid := res.GetValidFor()
 	for h, l := range s.locks {
-		if v, ok := valid[h]; ok {
-			if d := sent.Add(min(s.ttl, v.AsDuration())); d.After(l.deadline) {
+		if v, ok := valid[h]; ok || s.knobs.IgnoreValidFor {
+			if d := sent.Add(s.lockTime(v)); d.After(l.deadline) {
 				l.deadline = d
 			}
 		}
 	}
+}
+
+// lockTime is the time an answer gives a lock: its valid_for, never past
+// the session's TTL — or, with the planted defect IgnoreValidFor, the TTL.
+func (s *Session) lockTime(v *durationpb.Duration) time.Duration {
+	if s.knobs.IgnoreValidFor {
+		return s.ttl
+	}
+	return min(s.ttl, v.AsDuration())
 }
 
 // earliestLock returns the time left of the earliest lock deadline still
@@ -111,7 +121,7 @@ func (s *Session) grantedLate(ctx context.Context, l *Lock) {
 		return
 	}
 	if v, ok := res.Msg.GetValidFor()[l.handle]; ok {
-		if d := sent.Add(min(s.ttl, v.AsDuration())); d.After(l.deadline) {
+		if d := sent.Add(s.lockTime(v)); d.After(l.deadline) {
 			l.deadline = d
 		}
 	}
