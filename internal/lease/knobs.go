@@ -19,8 +19,9 @@ type TestingKnobs struct {
 	// whatever the TTL, ignoring whole-second expiry and server clock skew,
 	// and accepts any TTL of at least one second.
 	HalfTTLLease bool
-	// LostTrustsScheduler makes Lost and IsLost trust the Scheduler to close
-	// Lost at the deadline instead of checking it themselves: the scheduler
+	// LostTrustsScheduler makes Lost, IsLost and Remaining trust the
+	// Scheduler to close Lost at the deadline instead of checking it
+	// themselves: the scheduler
 	// wakes late whenever its process was paused, and a holder that looks at
 	// Lost first then works past the deadline.
 	LostTrustsScheduler bool

@@ -80,6 +80,9 @@ func (l *Lease) Remaining() time.Duration {
 	if k := l.cfg.knobs().RemainingPastDeadline; k > 0 {
 		left += k.Microseconds() // the planted defect: a bound later than the deadline
 	}
+	if l.cfg.knobs().LostTrustsScheduler {
+		left = max(left, 1) // the planted defect: only the Scheduler's deadline entry ends the lease
+	}
 	return max(time.Duration(left)*time.Microsecond, 0)
 }
 
