@@ -192,7 +192,7 @@ func compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 		return nil, err
 	}
 	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "combined", Mode: lockstep.ModeCombined, Clock: q.Clock, Observer: o.Observer,
-		Take: l.take, Separator: o.Separator, Detector: det, Knobs: l.knobs.Manager}); err != nil {
+		One: l.acquireOne, Separator: o.Separator, Detector: det, Knobs: l.knobs.Manager}); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -203,7 +203,7 @@ func compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 // reentrancy) itself (package migration): it calls down into the
 // algorithm, not through this Locker's own manager. Its key type is
 // internal to the module, so nothing outside it can call One.
-func (l *Locker) One(held.Key) manager.One { return l.sh.One() }
+func (l *Locker) One(held.Key) manager.One { return l.acquireOne }
 
 // Lock takes the queue lock, then the legacy lock, waiting for each; when ctx
 // ends first it releases what it took and returns an error for which
@@ -221,8 +221,20 @@ func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) 
 // errQueueLost ends a wait for the legacy lock whose queue lock was lost.
 var errQueueLost = fmt.Errorf("queue lock lost while taking the legacy lock: %w", lockstep.ErrLost)
 
-// take is the combined lock's acquisition of one id, for its shell
-// (manager.Take): it takes id exclusively, both halves, whatever access is
+// acquireOne is this Locker's acquisition of one flat id: the shell's
+// call (Close ends it) around take, then the held lock and its event.
+func (l *Locker) acquireOne(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	call, ctx, err := l.sh.Begin(ctx, id, access, try)
+	if err != nil {
+		return nil, err
+	}
+	var st manager.Stats
+	spec, err := l.take(ctx, id, access, try, &st)
+	return call.End(spec, err, st)
+}
+
+// take is the combined lock's acquisition of one id, for
+// acquireOne: it takes id exclusively, both halves, whatever access is
 // asked (docs/algorithms.md, section 6.3, "Fairness"; the shell reports
 // access in the AcquireEvent). Its errors say "combined: ".
 func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *manager.Stats) (held.Spec, error) {

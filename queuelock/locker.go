@@ -88,7 +88,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		return nil, err
 	}
 	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "queuelock", Mode: lockstep.ModeNew, Clock: cfg.Clock, Observer: cfg.Observer,
-		Take: l.take, Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
+		One: l.acquireOne, Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
 		return nil, err
 	}
 	if cfg.wake != nil { // last: it hands the transport to l
@@ -113,8 +113,20 @@ func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) 
 	return l.sh.Lock(ctx, id, true)
 }
 
-// take is the queue lock's acquisition of one id, for its shell
-// (manager.Take): the attempt, with a fencing token when Options.Fencing
+// acquireOne is this Locker's acquisition of one flat id: the shell's
+// call (Close ends it) around take, then the held lock and its event.
+func (l *Locker) acquireOne(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	call, ctx, err := l.sh.Begin(ctx, id, access, try)
+	if err != nil {
+		return nil, err
+	}
+	var st manager.Stats
+	spec, err := l.take(ctx, id, access, try, &st)
+	return call.End(spec, err, st)
+}
+
+// take is the queue lock's acquisition of one id, for
+// acquireOne: the attempt, with a fencing token when Options.Fencing
 // is set.
 func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *manager.Stats) (held.Spec, error) {
 	loss := held.NewLoss()
@@ -143,7 +155,7 @@ func (l *Locker) Scope() lockstep.Scope { return l.scope }
 // reentrancy) itself (package migration): it calls down into the
 // algorithm, not through this Locker's own manager. Its key type is
 // internal to the module, so nothing outside it can call One.
-func (l *Locker) One(held.Key) manager.One { return l.sh.One() }
+func (l *Locker) One(held.Key) manager.One { return l.acquireOne }
 
 // Parts returns what this module's composing Lockers take parts through
 // (package combined, package migration): internal/held's Source. Its key
