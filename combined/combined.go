@@ -192,30 +192,32 @@ func compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 		return nil, err
 	}
 	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "combined", Mode: lockstep.ModeCombined, Clock: q.Clock, Observer: o.Observer,
-		One: l.acquireOne, Separator: o.Separator, Detector: det, Knobs: l.knobs.Manager}); err != nil {
+		Separator: o.Separator, Detector: det, Knobs: l.knobs.Manager}); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
-// One returns this Locker's acquisition of one flat id, for a composing
-// Locker of this module that applies the lock manager (groups, hierarchy,
-// reentrancy) itself (package migration): it calls down into the
-// algorithm, not through this Locker's own manager. Its key type is
+// One is this Locker's acquisition of one flat id in access (with try:
+// one attempt), for a composing Locker of this module that applies the
+// lock manager (groups, hierarchy, reentrancy) itself (package migration
+// calls it directly, below this Locker's own manager). Its key type is
 // internal to the module, so nothing outside it can call One.
-func (l *Locker) One(held.Key) manager.One { return l.acquireOne }
+func (l *Locker) One(ctx context.Context, _ held.Key, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	return l.acquireOne(ctx, id, access, try)
+}
 
 // Lock takes the queue lock, then the legacy lock, waiting for each; when ctx
 // ends first it releases what it took and returns an error for which
 // errors.Is(err, ctx.Err()) holds.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.sh.Lock(ctx, id, false)
+	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
 }
 
 // TryLock takes both halves without waiting for a holder; it fails with
 // ErrLocked, holding nothing, if either is taken.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.sh.Lock(ctx, id, true)
+	return l.group(ctx, []lockstep.Request{{ID: id}}, true)
 }
 
 // errQueueLost ends a wait for the legacy lock whose queue lock was lost.

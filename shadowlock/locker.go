@@ -67,7 +67,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		return nil, err
 	}
 	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "shadowlock", Mode: lockstep.ModeLegacy, Clock: cfg.Clock, Observer: cfg.Observer,
-		One: l.acquireOne, Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
+		Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -80,14 +80,14 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // returns at once. When ctx ends first it returns an
 // error for which errors.Is(err, ctx.Err()) holds, having deleted its cells.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.sh.Lock(ctx, id, false)
+	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
 }
 
 // TryLock fails with ErrLocked when someone holds the lock, or after
 // lockstep.MaxTryAttempts rounds that met a concurrent attempt. A store error
 // ends it, its cells deleted.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.sh.Lock(ctx, id, true)
+	return l.group(ctx, []lockstep.Request{{ID: id}}, true)
 }
 
 // acquireOne is this Locker's acquisition of one flat id: the shell's
@@ -120,12 +120,14 @@ func (l *Locker) take(ctx context.Context, id string, _ lockstep.Access, try boo
 		Parts: []held.Part{newPart(r, lockstep.ModeLegacy, loss)}, Loss: loss, Since: r.since}, nil
 }
 
-// One returns this Locker's acquisition of one flat id, for a composing
-// Locker of this module that applies the lock manager (groups, hierarchy,
-// reentrancy) itself (package migration): it calls down into the
-// algorithm, not through this Locker's own manager. Its key type is
+// One is this Locker's acquisition of one flat id in access (with try:
+// one attempt), for a composing Locker of this module that applies the
+// lock manager (groups, hierarchy, reentrancy) itself (package migration
+// calls it directly, below this Locker's own manager). Its key type is
 // internal to the module, so nothing outside it can call One.
-func (l *Locker) One(held.Key) manager.One { return l.acquireOne }
+func (l *Locker) One(ctx context.Context, _ held.Key, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	return l.acquireOne(ctx, id, access, try)
+}
 
 // Parts returns what this module's composing Lockers take parts through
 // (package combined, package migration): internal/held's Source. Its key

@@ -1,10 +1,11 @@
-// Shell (shell.go) is what every algorithm's Locker of this module is
-// around its algorithm, written once: the Manager on top of its
-// acquisition of one id, the calls in flight and the locks held that Close
-// ends and releases (internal/lifecycle.Tracker), the held lock built from
-// what the algorithm took (internal/held), and the one AcquireEvent per
-// acquisition. An algorithm gives NewShell its Take; queuelock, shadowlock
-// and combined each hold one Shell.
+// Shell (shell.go) is what every algorithm's Locker of this module holds
+// beside its algorithm, written once: its Manager, the calls in flight and
+// the locks held that Close ends and releases (internal/lifecycle.Tracker),
+// and the two ends of its acquisition of one id, which the Locker calls
+// down into around its own take: Begin (validate the id, register the
+// call) and Call.End (the held lock built from what the algorithm took,
+// tracked until released, and the one AcquireEvent). queuelock, shadowlock
+// and combined each hold one Shell; it holds no function of theirs.
 
 package manager
 
@@ -29,9 +30,6 @@ type ShellConfig struct {
 	Mode     lockstep.Mode // reported in every AcquireEvent
 	Clock    lockstep.Clock
 	Observer lockstep.Observer
-	// One is the Locker's acquisition of one id (its Begin … End around its
-	// algorithm's take), for the Manager (New).
-	One One
 	// Separator, Detector and Knobs are the Manager's (New).
 	Separator string
 	Detector  *deadlock.Detector
@@ -53,7 +51,7 @@ type Shell struct {
 // NewShell returns the Shell of a Locker; its errors are New's.
 func NewShell(c ShellConfig) (*Shell, error) {
 	s := &Shell{c: c}
-	m, err := New(c.Separator, c.One, c.Clock, c.Detector, c.Knobs)
+	m, err := New(c.Separator, c.Clock, c.Detector, c.Knobs)
 	if err != nil {
 		return nil, err
 	}

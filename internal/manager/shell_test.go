@@ -69,7 +69,7 @@ func newTestShell(t *testing.T, take func(context.Context, string, lockstep.Acce
 	t.Helper()
 	obs := &events{}
 	l := &shellLocker{take: take}
-	s, err := NewShell(ShellConfig{Name: "algo", Mode: lockstep.ModeNew, Clock: model.NewManualClock(0), Observer: obs, One: l.one})
+	s, err := NewShell(ShellConfig{Name: "algo", Mode: lockstep.ModeNew, Clock: model.NewManualClock(0), Observer: obs})
 	require.NoError(t, err)
 	l.Shell = s
 	return l, obs
