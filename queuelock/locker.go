@@ -174,7 +174,7 @@ func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) 
 	var res held.Result
 	err := l.sh.Do(ctx, r.ID, func(ctx context.Context) error {
 		a := &attempt{l: l, id: l.row(r.ID), name: r.ID, owner: l.owners.Next(), try: r.Try, mode: r.Mode,
-			access: r.Access, loss: r.Loss, beside: r.Beside}
+			access: r.Access, loss: r.Loss, notes: r.Claims}
 		p, err := a.run(ctx)
 		if err != nil {
 			return err
