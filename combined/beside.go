@@ -40,7 +40,11 @@ func (l *Locker) startBeside(ctx context.Context, req held.Request) *beside {
 	return b
 }
 
-// run follows the notes until End.
+// run follows the notes until End. It is started with lifecycle.Go, so a
+// simulator names the goroutines it starts (the legacy rounds); after a
+// wake-up it touches only its own fields, the notes (under their mutex)
+// and the prepared acquisitions it owns, none of which another goroutine
+// of the process orders itself by, so it needs no lifecycle.Resumed.
 func (b *beside) run() {
 	defer close(b.done)
 	for {
