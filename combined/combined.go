@@ -192,37 +192,51 @@ func compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 		return nil, err
 	}
 	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "combined", Mode: lockstep.ModeCombined, Clock: q.Clock, Observer: o.Observer,
-		Take: l.take, Separator: o.Separator, Detector: det, Knobs: l.knobs.Manager}); err != nil {
+		Separator: o.Separator, Detector: det, Knobs: l.knobs.Manager}); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
-// One returns this Locker's acquisition of one flat id, for a composing
-// Locker of this module that applies the lock manager (groups, hierarchy,
-// reentrancy) itself (package migration): it calls down into the
-// algorithm, not through this Locker's own manager. Its key type is
+// One is this Locker's acquisition of one flat id in access (with try:
+// one attempt), for a composing Locker of this module that applies the
+// lock manager (groups, hierarchy, reentrancy) itself (package migration
+// calls it directly, below this Locker's own manager). Its key type is
 // internal to the module, so nothing outside it can call One.
-func (l *Locker) One(held.Key) manager.One { return l.sh.One() }
+func (l *Locker) One(ctx context.Context, _ held.Key, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	return l.acquireOne(ctx, id, access, try)
+}
 
 // Lock takes the queue lock, then the legacy lock, waiting for each; when ctx
 // ends first it releases what it took and returns an error for which
 // errors.Is(err, ctx.Err()) holds.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.sh.Lock(ctx, id, false)
+	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
 }
 
 // TryLock takes both halves without waiting for a holder; it fails with
 // ErrLocked, holding nothing, if either is taken.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.sh.Lock(ctx, id, true)
+	return l.group(ctx, []lockstep.Request{{ID: id}}, true)
 }
 
 // errQueueLost ends a wait for the legacy lock whose queue lock was lost.
 var errQueueLost = fmt.Errorf("queue lock lost while taking the legacy lock: %w", lockstep.ErrLost)
 
-// take is the combined lock's acquisition of one id, for its shell
-// (manager.Take): it takes id exclusively, both halves, whatever access is
+// acquireOne is this Locker's acquisition of one flat id: the shell's
+// call (Close ends it) around take, then the held lock and its event.
+func (l *Locker) acquireOne(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	call, ctx, err := l.sh.Begin(ctx, id, access, try)
+	if err != nil {
+		return nil, err
+	}
+	var st manager.Stats
+	spec, err := l.take(ctx, id, access, try, &st)
+	return call.End(spec, err, st)
+}
+
+// take is the combined lock's acquisition of one id, for
+// acquireOne: it takes id exclusively, both halves, whatever access is
 // asked (docs/algorithms.md, section 6.3, "Fairness"; the shell reports
 // access in the AcquireEvent). Its errors say "combined: ".
 func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *manager.Stats) (held.Spec, error) {

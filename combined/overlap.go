@@ -8,7 +8,9 @@ import (
 
 // takeBoth takes the queue half and then the legacy half of one try, the
 // legacy half's first round overlapped with the queue half's winning claim
-// (docs/algorithms.md, section 6.1). On error it holds nothing, except that
+// (docs/algorithms.md, section 6.1): the queue part notes its claims, and
+// a goroutine of this package prepares the legacy rounds beside them
+// (beside.go). On error it holds nothing, except that
 // a queue half held when the legacy half failed is returned with the error
 // (q.Part set), for the caller to give up. A nil q.Part means nothing is
 // held.
@@ -17,11 +19,13 @@ func (l *Locker) takeBoth(ctx context.Context, req held.Request) (q, g held.Resu
 	defer cancel(nil)
 	legacy := func() (held.Result, error) { return l.legacy.Acquire(lctx, req) }
 	qreq := req
+	var b *beside
 	if l.legacy.Prepare != nil {
-		qreq.Beside = held.NewBeside(lctx, l.legacy.Prepare, req)
+		b = l.startBeside(lctx, req)
+		qreq.Claims = b.claims
 	}
 	q, err = l.queue.Acquire(ctx, qreq)
-	p := qreq.Beside.End(err == nil)
+	p := b.End(err == nil)
 	if err != nil {
 		return held.Result{}, held.Result{}, err
 	}

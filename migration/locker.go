@@ -128,7 +128,7 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 		_ = algs.close(context.Background())
 		return nil, err
 	}
-	if l.groups, err = manager.New(sep, l.acquire, clk, det, cfg.knobs.Manager); err != nil {
+	if l.groups, err = manager.New(sep, clk, det, cfg.knobs.Manager); err != nil {
 		_ = algs.close(context.Background())
 		return nil, err
 	}
@@ -153,12 +153,12 @@ func (l *Locker) Entry() Entry {
 // Lock blocks until id is held in the flag's mode, if the phase allows it, or
 // ctx is done (then errors.Is(err, ctx.Err()) holds).
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.groups.Lock(ctx, id, false)
+	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
 }
 
 // TryLock is Lock failing with lockstep.ErrLocked instead of waiting.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.groups.Lock(ctx, id, true)
+	return l.group(ctx, []lockstep.Request{{ID: id}}, true)
 }
 
 // acquire takes id in access with the algorithm of the flag's mode: in mode
@@ -190,7 +190,7 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 	// One flat id, taken by the mode's algorithm itself (a *held.Lock):
 	// groups, hierarchy and reentrancy are this Locker's manager's alone,
 	// applied once, above this call.
-	inner, err := l.algs.one(m)(ctx, id, access, try)
+	inner, err := l.algs.one(ctx, m, id, access, try)
 	if err != nil {
 		l.hb.finish(t, false)
 		return nil, err

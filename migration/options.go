@@ -1,9 +1,9 @@
 package migration
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"github.com/lockstep-go/lockstep/internal/manager"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -148,16 +148,16 @@ type algorithms struct {
 	fencing  *clock.Global // Options.Fencing; nil without fencing
 }
 
-// one returns the acquisition of one flat id in mode m: the algorithm's
-// own, below its Locker's lock manager.
-func (a algorithms) one(m lockstep.Mode) manager.One {
+// one takes one flat id in mode m with that mode's algorithm itself,
+// below its Locker's lock manager: a call down into the algorithm.
+func (a algorithms) one(ctx context.Context, m lockstep.Mode, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	switch m {
 	case lockstep.ModeLegacy:
-		return a.legacy.One(held.Key{})
+		return a.legacy.One(ctx, held.Key{}, id, access, try)
 	case lockstep.ModeCombined:
-		return a.combined.One(held.Key{})
+		return a.combined.One(ctx, held.Key{}, id, access, try)
 	}
-	return a.queue.One(held.Key{})
+	return a.queue.One(ctx, held.Key{}, id, access, try)
 }
 
 // newAlgorithms builds one queue Locker and one legacy Locker for the

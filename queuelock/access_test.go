@@ -17,7 +17,7 @@ import (
 
 // lockIn takes id in access a through the Locker's own acquisition.
 func lockIn(ctx context.Context, l *Locker, id string, a lockstep.Access) (lockstep.Lock, error) {
-	return l.sh.One()(ctx, id, a, false)
+	return l.acquireOne(ctx, id, a, false)
 }
 
 // pending starts an acquisition of id in access a and returns a channel that
@@ -89,7 +89,7 @@ func TestAccess_TryLockFollowsTheMatrix(t *testing.T) {
 			lk, err := lockIn(ctx, a, "k", held)
 			require.NoError(t, err)
 			for _, asked := range all {
-				other, err := b.sh.One()(ctx, "k", asked, true)
+				other, err := b.acquireOne(ctx, "k", asked, true)
 				if held.Compatible(asked) {
 					require.NoError(t, err, "%v held, %v asked", held, asked)
 					require.NoError(t, other.Unlock(ctx))

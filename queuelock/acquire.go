@@ -30,11 +30,11 @@ type attempt struct {
 	access lockstep.Access // what the acquisition asks of the id (docs/algorithms.md, section 4.2)
 	slot   int             // our in-process turn's slot: names our owner cell (layout.SlotColumn)
 	loss   *held.Loss      // the acquisition's loss signal, fired by the lease
-	// beside is held.Request.Beside of a part's acquisition (package
-	// combined), nil otherwise: told of every claim and its outcome.
-	beside *held.Beside
-	fence  bool  // draw a fencing token (Options.Fencing) for this lock alone
-	token  int64 // the token drawn
+	// notes is held.Request.Claims of a part's acquisition (package
+	// combined), nil otherwise: notes every claim and its outcome.
+	notes *held.Claims
+	fence bool  // draw a fencing token (Options.Fencing) for this lock alone
+	token int64 // the token drawn
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell

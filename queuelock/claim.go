@@ -89,9 +89,10 @@ func (a *attempt) claimWon(v view, since int64, head bool) bool {
 	return true
 }
 
-// claimStarts tells what runs beside this part (held.Request.Beside: the
-// legacy half of a combined lock) that a claim's write is about to be
-// sent; call the result with the claim's outcome.
+// claimStarts notes, for what runs beside this part (held.Request.Claims:
+// the legacy half of a combined lock), that a claim's write is about to be
+// sent; call the result with the claim's outcome. It only notes: the
+// composer reads the notes on its own goroutine.
 func (a *attempt) claimStarts() (settled func(won bool)) {
-	return a.beside.Claiming()
+	return a.notes.Claiming()
 }

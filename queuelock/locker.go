@@ -88,7 +88,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		return nil, err
 	}
 	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "queuelock", Mode: lockstep.ModeNew, Clock: cfg.Clock, Observer: cfg.Observer,
-		Take: l.take, Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
+		Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
 		return nil, err
 	}
 	if cfg.wake != nil { // last: it hands the transport to l
@@ -103,18 +103,30 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // which it returns at once. When ctx ends first it deletes its cells and
 // returns an error for which errors.Is(err, ctx.Err()) holds.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.sh.Lock(ctx, id, false)
+	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
 }
 
 // TryLock makes one attempt: it fails with ErrLocked, having deleted
 // whatever it wrote, when the lock is held or awaited in a conflicting
 // access.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.sh.Lock(ctx, id, true)
+	return l.group(ctx, []lockstep.Request{{ID: id}}, true)
 }
 
-// take is the queue lock's acquisition of one id, for its shell
-// (manager.Take): the attempt, with a fencing token when Options.Fencing
+// acquireOne is this Locker's acquisition of one flat id: the shell's
+// call (Close ends it) around take, then the held lock and its event.
+func (l *Locker) acquireOne(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	call, ctx, err := l.sh.Begin(ctx, id, access, try)
+	if err != nil {
+		return nil, err
+	}
+	var st manager.Stats
+	spec, err := l.take(ctx, id, access, try, &st)
+	return call.End(spec, err, st)
+}
+
+// take is the queue lock's acquisition of one id, for
+// acquireOne: the attempt, with a fencing token when Options.Fencing
 // is set.
 func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *manager.Stats) (held.Spec, error) {
 	loss := held.NewLoss()
@@ -138,12 +150,14 @@ func (l *Locker) row(id string) string { return l.scope.Row(id) }
 // (lockstep.ScopeOf).
 func (l *Locker) Scope() lockstep.Scope { return l.scope }
 
-// One returns this Locker's acquisition of one flat id, for a composing
-// Locker of this module that applies the lock manager (groups, hierarchy,
-// reentrancy) itself (package migration): it calls down into the
-// algorithm, not through this Locker's own manager. Its key type is
+// One is this Locker's acquisition of one flat id in access (with try:
+// one attempt), for a composing Locker of this module that applies the
+// lock manager (groups, hierarchy, reentrancy) itself (package migration
+// calls it directly, below this Locker's own manager). Its key type is
 // internal to the module, so nothing outside it can call One.
-func (l *Locker) One(held.Key) manager.One { return l.sh.One() }
+func (l *Locker) One(ctx context.Context, _ held.Key, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	return l.acquireOne(ctx, id, access, try)
+}
 
 // Parts returns what this module's composing Lockers take parts through
 // (package combined, package migration): internal/held's Source. Its key
@@ -160,7 +174,7 @@ func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) 
 	var res held.Result
 	err := l.sh.Do(ctx, r.ID, func(ctx context.Context) error {
 		a := &attempt{l: l, id: l.row(r.ID), name: r.ID, owner: l.owners.Next(), try: r.Try, mode: r.Mode,
-			access: r.Access, loss: r.Loss, beside: r.Beside}
+			access: r.Access, loss: r.Loss, notes: r.Claims}
 		p, err := a.run(ctx)
 		if err != nil {
 			return err

@@ -67,7 +67,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		return nil, err
 	}
 	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "shadowlock", Mode: lockstep.ModeLegacy, Clock: cfg.Clock, Observer: cfg.Observer,
-		Take: l.take, Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
+		Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -80,18 +80,30 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // returns at once. When ctx ends first it returns an
 // error for which errors.Is(err, ctx.Err()) holds, having deleted its cells.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.sh.Lock(ctx, id, false)
+	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
 }
 
 // TryLock fails with ErrLocked when someone holds the lock, or after
 // lockstep.MaxTryAttempts rounds that met a concurrent attempt. A store error
 // ends it, its cells deleted.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.sh.Lock(ctx, id, true)
+	return l.group(ctx, []lockstep.Request{{ID: id}}, true)
 }
 
-// take is the legacy lock's acquisition of one id, for its shell
-// (manager.Take): rounds until one wins, with a fencing token when
+// acquireOne is this Locker's acquisition of one flat id: the shell's
+// call (Close ends it) around take, then the held lock and its event.
+func (l *Locker) acquireOne(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	call, ctx, err := l.sh.Begin(ctx, id, access, try)
+	if err != nil {
+		return nil, err
+	}
+	var st manager.Stats
+	spec, err := l.take(ctx, id, access, try, &st)
+	return call.End(spec, err, st)
+}
+
+// take is the legacy lock's acquisition of one id, for
+// acquireOne: rounds until one wins, with a fencing token when
 // Options.Fencing is set. It takes id exclusively whatever access is
 // asked: the legacy format has only exclusive locks, and an exclusive lock
 // excludes at least what any access does (the shell reports access in the
@@ -108,12 +120,14 @@ func (l *Locker) take(ctx context.Context, id string, _ lockstep.Access, try boo
 		Parts: []held.Part{newPart(r, lockstep.ModeLegacy, loss)}, Loss: loss, Since: r.since}, nil
 }
 
-// One returns this Locker's acquisition of one flat id, for a composing
-// Locker of this module that applies the lock manager (groups, hierarchy,
-// reentrancy) itself (package migration): it calls down into the
-// algorithm, not through this Locker's own manager. Its key type is
+// One is this Locker's acquisition of one flat id in access (with try:
+// one attempt), for a composing Locker of this module that applies the
+// lock manager (groups, hierarchy, reentrancy) itself (package migration
+// calls it directly, below this Locker's own manager). Its key type is
 // internal to the module, so nothing outside it can call One.
-func (l *Locker) One(held.Key) manager.One { return l.sh.One() }
+func (l *Locker) One(ctx context.Context, _ held.Key, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	return l.acquireOne(ctx, id, access, try)
+}
 
 // Parts returns what this module's composing Lockers take parts through
 // (package combined, package migration): internal/held's Source. Its key

@@ -1,7 +1,10 @@
 // Package deadlock is the lock manager's deadlock detector (the
 // deadlock-detection module of seed 003, §3.2 and Appendix A): waiters that have waited long publish
 // wait records in the store, and the victim of a cycle among them fails
-// itself with lockstep.ErrDeadlock. internal/manager calls it; it depends on
+// itself with lockstep.ErrDeadlock. internal/manager calls it (Detector.Begin
+// starts a wait and returns the ctx the Locker's take runs under, which the
+// detector cancels when the wait is a cycle's victim; Wait.Finish ends it):
+// it never calls the take, and depends on
 // the root package and a lockstep.Store, never on a Locker. The full
 // argument is docs/algorithms.md, section 8.5; this is its summary.
 //
@@ -15,7 +18,7 @@
 //
 //   - R1, delete first: a wait's record is deleted, with a timestamp above
 //     its writes, before any holding it lists is released and before the
-//     call returns (Wait.End; a failed delete is retried until the record has
+//     call returns (Wait.Finish; a failed delete is retried until the record has
 //     surely expired).
 //   - R2, a name is never reused: a record whose holdings shrink is deleted
 //     and published again under a new name (Wait.Retract).

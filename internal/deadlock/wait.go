@@ -18,6 +18,13 @@ type Wait struct {
 	d        *Detector
 	identity any
 	holds    func() []Hold
+	outer    context.Context // Begin's ctx, the caller's
+
+	// cancel ends the take's ctx; done is closed once the watch returned,
+	// having set cycle if this wait is the victim of one.
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+	cycle  []Record
 
 	// mu serializes a round (write, reads) with Retract and with the end.
 	mu        sync.Mutex
@@ -28,36 +35,45 @@ type Wait struct {
 	ended     bool
 }
 
-// Run runs fn, the Locker's wait for req, as identity's wait. holds returns
-// what identity holds; it is called at each write. After After, the wait
-// is published and looked at every Every; if it is found the victim of a
-// cycle (doc.go), fn's ctx is cancelled and, unless fn was granted anyway,
-// Run returns a *lockstep.DeadlockError. Whatever happens, the record is
-// deleted before Run returns (R1). A ctx that ends returns fn's error.
-func (d *Detector) Run(ctx context.Context, identity any, req lockstep.Request, holds func() []Hold,
-	fn func(context.Context) (lockstep.Lock, error)) (lockstep.Lock, error) {
-	w := &Wait{d: d, identity: identity, holds: holds,
+// Begin starts identity's wait for req: the Locker's take of req runs
+// with the returned ctx, and its outcome is given to the Wait's Finish.
+// holds returns what identity holds; it is called at each write. After
+// After, the wait is published and looked at every Every; if it is found
+// the victim of a cycle (doc.go), the returned ctx is cancelled, so that
+// the take ends holding nothing, and Finish turns its error into a
+// *lockstep.DeadlockError. The detector never calls the take: it only
+// cancels its ctx.
+func (d *Detector) Begin(ctx context.Context, identity any, req lockstep.Request, holds func() []Hold) (*Wait, context.Context) {
+	w := &Wait{d: d, identity: identity, holds: holds, outer: ctx,
 		rec: Record{Name: d.name(), Process: d.proc, Waits: req, Comment: lockstep.CommentOf(ctx), Start: d.clock.Now()}}
 	d.track(w)
 	inner, cancel := context.WithCancelCause(ctx)
-	done := make(chan struct{})
-	var cycle []Record
+	w.cancel, w.done = cancel, make(chan struct{})
 	lifecycle.Go(d.clock, func() {
-		defer close(done)
-		if cycle = w.watch(inner); cycle != nil {
+		defer close(w.done)
+		if w.cycle = w.watch(inner); w.cycle != nil {
 			cancel(errWithdrawn)
 		}
 	})
-	l, err := fn(inner)
-	cancel(nil)
-	<-done
+	return w, inner
+}
+
+// Finish ends the wait with the take's outcome (l, err): it stops the
+// watch, deletes the record (R1) and returns the outcome, or, if the wait
+// was the victim of a cycle and the take was not granted anyway, a
+// *lockstep.DeadlockError. An outer ctx that ended returns the take's
+// error. Call it once, after the take returned.
+func (w *Wait) Finish(l lockstep.Lock, err error) (lockstep.Lock, error) {
+	d, ctx := w.d, w.outer
+	w.cancel(nil)
+	<-w.done
 	lifecycle.Resumed(ctx, d.clock)
 	w.end(context.WithoutCancel(ctx))
 	d.untrack(w)
-	if err == nil || cycle == nil || ctx.Err() != nil {
+	if err == nil || w.cycle == nil || ctx.Err() != nil {
 		return l, err
 	}
-	return nil, &lockstep.DeadlockError{Cycle: Members(cycle)}
+	return nil, &lockstep.DeadlockError{Cycle: Members(w.cycle)}
 }
 
 // watch waits After, then runs a round every Every until ctx ends or a
@@ -119,7 +135,7 @@ func (w *Wait) publish(ctx context.Context) error {
 }
 
 // end stops the wait for good and deletes its record (R1). Called once, by
-// Run, after the watch goroutine returned.
+// Finish, after the watch goroutine returned.
 func (w *Wait) end(ctx context.Context) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

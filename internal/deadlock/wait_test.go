@@ -41,6 +41,14 @@ func blocked(release <-chan struct{}) func(context.Context) (lockstep.Lock, erro
 	}
 }
 
+// run is a Locker's blocking take as a wait of d: Begin, the take with
+// Begin's ctx, Finish.
+func run(d *Detector, ctx context.Context, identity any, req lockstep.Request, holds func() []Hold,
+	take func(context.Context) (lockstep.Lock, error)) (lockstep.Lock, error) {
+	w, ctx := d.Begin(ctx, identity, req, holds)
+	return w.Finish(take(ctx))
+}
+
 func holding(ids ...string) func() []Hold {
 	return func() []Hold {
 		var hs []Hold
@@ -51,16 +59,16 @@ func holding(ids ...string) func() []Hold {
 	}
 }
 
-// A wait is published only after After, and its record is gone when Run
+// A wait is published only after After, and its record is gone when Finish
 // returns (R1).
-func TestRun_PublishesAfterThresholdAndDeletesAtTheEnd(t *testing.T) {
+func TestWait_PublishesAfterThresholdAndDeletesAtTheEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := model.New(&clock.Local{})
 		d := newDetector(t, s)
 		release := make(chan struct{})
 		done := make(chan error, 1)
 		go func() {
-			_, err := d.Run(lockstep.WithComment(bg, "why"), "me", lockstep.Request{ID: "b"}, holding("a"), blocked(release))
+			_, err := run(d, lockstep.WithComment(bg, "why"), "me", lockstep.Request{ID: "b"}, holding("a"), blocked(release))
 			done <- err
 		}()
 		time.Sleep(900 * time.Millisecond)
@@ -85,7 +93,7 @@ func TestRun_PublishesAfterThresholdAndDeletesAtTheEnd(t *testing.T) {
 
 // Two identities of two detectors waiting for each other's ids: exactly one
 // fails with a DeadlockError, having withdrawn; the other keeps waiting.
-func TestRun_OneOfTwoCrossedWaitsFails(t *testing.T) {
+func TestWait_OneOfTwoCrossedWaitsFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := model.New(&clock.Local{})
 		d1, d2 := newDetector(t, s), newDetector(t, s)
@@ -94,11 +102,11 @@ func TestRun_OneOfTwoCrossedWaitsFails(t *testing.T) {
 		never := make(chan struct{})
 		errs := make(chan error, 2)
 		go func() {
-			_, err := d1.Run(ctx, "one", lockstep.Request{ID: "b"}, holding("a"), blocked(never))
+			_, err := run(d1, ctx, "one", lockstep.Request{ID: "b"}, holding("a"), blocked(never))
 			errs <- err
 		}()
 		go func() {
-			_, err := d2.Run(ctx, "two", lockstep.Request{ID: "a"}, holding("b"), blocked(never))
+			_, err := run(d2, ctx, "two", lockstep.Request{ID: "a"}, holding("b"), blocked(never))
 			errs <- err
 		}()
 		err := <-errs
@@ -133,7 +141,7 @@ func TestRetract_RenamesTheRecord(t *testing.T) {
 		release := make(chan struct{})
 		done := make(chan error, 1)
 		go func() {
-			_, err := d.Run(bg, "me", lockstep.Request{ID: "b"}, holds, blocked(release))
+			_, err := run(d, bg, "me", lockstep.Request{ID: "b"}, holds, blocked(release))
 			done <- err
 		}()
 		time.Sleep(1500 * time.Millisecond)

@@ -38,10 +38,11 @@
 //
 // Two pieces let package combined overlap its halves' requests: a legacy
 // Source's Prepare starts a part whose rounds wait for Prepared.Go (or
-// Abort) before they write the cell that holds the lock, and a [Beside],
-// handed to the queue part in its Request, starts one such part as each
-// claim's write is sent and is told the claim's outcome. The queue part
-// calls Beside, here, and Beside calls the legacy Source: neither calls
-// package combined back. With Spec.ParallelRelease, Unlock sends the
+// Abort) before they write the cell that holds the lock, and [Claims],
+// handed to the queue part in its Request, on which the part notes each
+// claim as its write is sent and the claim's outcome. Package combined
+// reads those notes on a goroutine of its own and starts and aborts the
+// prepared legacy part itself: the queue part only notes, and nothing
+// here calls an algorithm. With Spec.ParallelRelease, Unlock sends the
 // parts' deletes at once.
 package held

@@ -17,10 +17,10 @@ type Request struct {
 	// excludes at least as much.
 	Access lockstep.Access
 	Loss   *Loss // the acquisition's loss signal: the part's lease fires it
-	// Beside, when set, is told by a queue part of each of its claims
-	// (Beside.Claiming): package combined takes the legacy half beside them
-	// (beside.go). Nil: nothing runs beside the part.
-	Beside *Beside
+	// Claims, when set, is told by a queue part of each of its claims
+	// (Claims.Claiming): package combined takes the legacy half beside them
+	// (claims.go). Nil: nothing runs beside the part.
+	Claims *Claims
 }
 
 // Result is a part taken.

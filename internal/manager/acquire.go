@@ -4,71 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
-
-// Acquire takes the members of m.Plan(reqs) one by one, in that order,
-// through One (with try: TryLock's semantics for each), and returns them as
-// one Lock. On any error — ctx ending, a busy member under try, a store
-// error, an upgrade under reentrancy — it releases what it took, last taken
-// first, with context.WithoutCancel(ctx) so that the cleanup runs after a
-// cancellation, and returns an error naming the member that stopped it and
-// wrapping the cause (errors.Is sees ctx.Err(), lockstep.ErrLocked,
-// lockstep.ErrUpgrade, ...), joined with any release error. A release that
-// fails is left to the Locker's Close and the cells' TTL. A member lost
-// while the members after it were taken fails the call the same way, with
-// an error wrapping lockstep.ErrLost: a group is returned only whole
-// (doc.go, "Losing a member").
-//
-// Under lockstep.WithReentrancy(ctx, holder), a member the holder already
-// holds in an access that Covers the request is counted, with no store
-// request; one it holds in a weaker access fails the call with an error
-// wrapping lockstep.ErrUpgrade.
-func (m *Manager) Acquire(ctx context.Context, reqs []lockstep.Request, try bool) (lockstep.Lock, error) {
-	plan, err := m.Plan(reqs)
-	if err != nil {
-		return nil, err
-	}
-	holder, reentrant := lockstep.ReentrancyHolder(ctx)
-	if reentrant && !reflect.ValueOf(holder).Comparable() { // the value: an interface field may hold a slice
-		return nil, fmt.Errorf("%w: reentrancy holder of type %T is not comparable (it is, or holds, a slice, map or function): pass a pointer, a string or a number",
-			lockstep.ErrInvalidConfig, holder)
-	}
-	members := make([]*member, 0, len(plan))
-	w := waiter{identity: holder, reentrant: reentrant, try: try}
-	if !reentrant {
-		w.identity = &call{}
-		w.taken = func() []*member { return members }
-	}
-	for i, r := range plan {
-		var mb *member
-		if reentrant {
-			mb, err = m.takeReentrant(ctx, w, r)
-		} else {
-			mb, err = m.take(ctx, w, r)
-		}
-		if err != nil {
-			err = fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, not taken (%d taken before it released): %w",
-				joinRequests(plan), i+1, len(plan), r, len(members), err)
-			return nil, errors.Join(err, m.abandon(context.WithoutCancel(ctx), members))
-		}
-		members = append(members, mb)
-	}
-	if i := firstLost(members); i >= 0 && !m.knobs.GroupReturnsLostMember {
-		err := fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, was lost while the members after it were taken "+
-			"(its lease lapsed: the store or the network stalled its renewals); the group released what it took, so nothing is held: take the group again: %w",
-			joinRequests(plan), i+1, len(plan), plan[i], lockstep.ErrLost)
-		return nil, errors.Join(err, m.abandon(context.WithoutCancel(ctx), members))
-	}
-	if !reentrant {
-		holder = nil
-	}
-	return newLock(m, callerID(reqs), plan, members, holder), nil
-}
 
 // firstLost returns the index of the first member whose lease is lost, or
 // -1. A group is held only while every member is (doc.go, "Losing a
@@ -84,23 +24,14 @@ func firstLost(members []*member) int {
 	return -1
 }
 
-// take acquires r for one group, outside any registry.
-func (m *Manager) take(ctx context.Context, w waiter, r lockstep.Request) (*member, error) {
-	l, err := m.wait(ctx, w, r)
-	if err != nil {
-		return nil, err
-	}
-	mb := &member{access: r.Access}
-	mb.setReal(l)
-	return mb, nil
-}
-
-// takeReentrant acquires r for holder: it counts a covering acquisition
-// the holder already has, refuses a weaker one (ErrUpgrade), and otherwise
-// takes the id through One and registers it. A second acquisition by the
-// same holder while the first is still waiting for the id waits for its
+// enterReentrant is the registry's part of holder w's request r before any
+// take: a covering acquisition the holder already has is counted and
+// returned (mb); a weaker one is refused (ErrUpgrade); otherwise r is
+// registered as pending, for the Locker to take, and returned (pending),
+// to be settled by settleReentrant. A second acquisition by the same
+// holder while the first is still waiting for the id waits for its
 // outcome, as it would in the id's queue.
-func (m *Manager) takeReentrant(ctx context.Context, w waiter, r lockstep.Request) (*member, error) {
+func (m *Manager) enterReentrant(ctx context.Context, w waiter, r lockstep.Request) (mb, pending *member, err error) {
 	holder, try := w.identity, w.try
 	key := regKey{holder: holder, id: r.ID}
 	for {
@@ -113,7 +44,7 @@ func (m *Manager) takeReentrant(ctx context.Context, w waiter, r lockstep.Reques
 			ready := mb.ready
 			m.mu.Unlock()
 			if try {
-				return nil, fmt.Errorf("%w: this holder's own acquisition of %q is still waiting", lockstep.ErrLocked, r.ID)
+				return nil, nil, fmt.Errorf("%w: this holder's own acquisition of %q is still waiting", lockstep.ErrLocked, r.ID)
 			}
 			select {
 			case <-ready:
@@ -121,24 +52,30 @@ func (m *Manager) takeReentrant(ctx context.Context, w waiter, r lockstep.Reques
 				continue
 			case <-ctx.Done():
 				lifecycle.Resumed(ctx, m.clock)
-				return nil, ctx.Err()
+				return nil, nil, ctx.Err()
 			}
 		}
 		if !mb.access.Covers(r.Access) {
 			held := mb.access
 			m.mu.Unlock()
-			return nil, fmt.Errorf("%w: the holder holds %q in %v, which does not cover %v: "+
+			return nil, nil, fmt.Errorf("%w: the holder holds %q in %v, which does not cover %v: "+
 				"release it first, or take the stronger access first", lockstep.ErrUpgrade, r.ID, held, r.Access)
 		}
 		mb.count++
 		m.mu.Unlock()
-		return mb, nil
+		return mb, nil, nil
 	}
-	mb := &member{access: r.Access, key: &key, ready: make(chan struct{})}
-	m.reg[key] = mb
+	pending = &member{access: r.Access, key: &key, ready: make(chan struct{})}
+	m.reg[key] = pending
 	m.mu.Unlock()
+	return nil, pending, nil
+}
 
-	l, err := m.wait(ctx, w, r)
+// settleReentrant records the outcome of the Locker's take of a pending
+// registry entry mb (enterReentrant): on success the entry holds l, counted
+// once; on error it is deleted. Either way the holder's other calls
+// waiting for it go on.
+func (m *Manager) settleReentrant(mb *member, l lockstep.Lock, err error) (*member, error) {
 	if err == nil {
 		// A lock released other than by its groups (the Locker's Close
 		// releases every lock it holds) must not be counted again: its
@@ -154,7 +91,7 @@ func (m *Manager) takeReentrant(ctx context.Context, w waiter, r lockstep.Reques
 	defer m.mu.Unlock()
 	defer close(mb.ready)
 	if err != nil {
-		delete(m.reg, key)
+		delete(m.reg, *mb.key)
 		return nil, err
 	}
 	mb.setReal(l)
@@ -193,7 +130,7 @@ func (m *Manager) forget(mb *member) {
 	}
 }
 
-// abandon releases the members a failed Acquire took, last taken first.
+// abandon releases the members a failed Run took, last taken first.
 func (m *Manager) abandon(ctx context.Context, members []*member) error {
 	var errs []error
 	for i := len(members) - 1; i >= 0; i-- {

@@ -1,26 +1,50 @@
-// Package manager is the lock manager every Locker of this module puts on
-// top of its own acquisition of one id: lock groups, hierarchical ids and
-// opt-in reentrancy (after seeds 003 and 004). A Locker gives New its
-// acquisition of one id in one access (One) and its hierarchy separator;
-// its LockGroup, TryLockGroup and, with a separator or under
-// lockstep.WithReentrancy, Lock and TryLock go through Manager.Acquire. It
-// depends on the root package and on internal/held (loss signals) and
-// internal/lifecycle, never on a store: what an access means in the store is
-// the Locker's business (docs/algorithms.md, section 4.2, for the queue algorithm).
+// Package manager is the lock manager of every Locker of this module:
+// lock groups, hierarchical ids and opt-in reentrancy (after seeds 003 and
+// 004), applied once, at the outermost Locker. It depends on the root
+// package and on internal/held (loss signals), internal/deadlock and
+// internal/lifecycle, never on a store or on a Locker: what an access means
+// in the store is the Locker's business (docs/algorithms.md, section 4.2,
+// for the queue algorithm).
+//
+// # Calls flow down
+//
+// The Manager never calls a Locker. A Locker's Lock, TryLock, LockGroup
+// and TryLockGroup start a [Run] (Manager.Start) and drive it, taking each
+// member with their own acquisition of one id:
+//
+//	run := m.Start(ctx, reqs, try)
+//	for run.Next() {
+//		st := run.Step()
+//		run.Done(l.acquireOne(st.Ctx(), st.ID, st.Access, st.Try))
+//	}
+//	return run.Result()
+//
+// The Run is a small state machine (run.go): Next plans the next member,
+// counts what a reentrancy holder already holds (no step) and, under
+// deadlock detection, starts the step's published wait; Done ends that
+// wait, records the member or, on error, releases what the run took; Result
+// is the group Lock or the error. The registry, the rollback of partial
+// groups, UnlockAll and the deadlock wait stay here; the Locker only takes
+// ids.
 //
 // # The Locker shell
 //
-// queuelock, shadowlock and combined do not build a Manager themselves:
-// each holds a [Shell] (shell.go), given the algorithm's acquisition of one
-// id as a [Take]. The Shell's own acquisition is the One its Manager calls:
-// it validates the id, registers the call so that Close ends it, runs Take,
-// builds the held lock from what Take returns and tracks it until its
-// cells are deleted, and reports one AcquireEvent. So the contract of
-// Lock, TryLock, Unlock and Close, and when the Observer hears of an
-// acquisition, are written here once, not once per algorithm. A composing
-// Locker that applies a Manager of its own (package migration) calls the
-// inner Locker's Shell.One, below that Locker's Manager: a Manager is
-// applied once per acquisition, at the outermost Locker.
+// queuelock, shadowlock and combined each hold a [Shell] (shell.go): their
+// Manager, and the calls in flight and locks held that Close ends and
+// releases. Their acquisition of one id calls down into it around their
+// own take:
+//
+//	call, ctx, err := sh.Begin(ctx, id, access, try) // validate, register: Close ends ctx
+//	… the algorithm's take, with ctx …
+//	return call.End(spec, err, stats) // hold and track, AcquireEvent, ErrClosed
+//
+// So the contract of Lock, TryLock, Unlock and Close, and when the Observer
+// hears of an acquisition, are written here once, not once per algorithm,
+// and the Shell holds no function of the algorithm. A composing Locker that
+// applies a Manager of its own (package migration) calls the inner
+// Locker's acquisition of one id (its One method) directly, below that
+// Locker's Manager: a Manager is applied once per acquisition, at the
+// outermost Locker.
 //
 // # The plan
 //
@@ -81,7 +105,7 @@
 // # Failure, loss and release
 //
 // When a member cannot be taken (ctx ended, a busy member under TryLock, a
-// store error), Acquire releases the members it took, last first, with a
+// store error), the Run releases the members it took, last first, with a
 // context that the caller's cancellation does not end, and returns an error
 // that names the member and wraps the cause. The Lock it returns has one
 // Lost, closed when any member's lease is lost: a member whose lock has a
@@ -97,7 +121,7 @@
 // another, and a member taken early can lose its lease while a later one
 // is awaited (its renewals stalled by the store or the network, or by a
 // keyspace the process is cut off from). Such a group is never returned:
-// once the last member is taken, Acquire checks every member's lease
+// once the last member is taken, the Run checks every member's lease
 // (Lost, without blocking, which runs its deadline check) and, if one is
 // lost, releases all of them and fails with an error naming that member
 // and wrapping lockstep.ErrLost. Nothing holds the lapsed member's id for
@@ -136,17 +160,20 @@
 // Units of work that take their locks in calls of their own, in orders of
 // their own, are outside the canonical order and can wait in a cycle. A
 // Locker built with a lockstep.DeadlockDetection gives New a
-// *deadlock.Detector, and every blocking take of a member then runs as a
-// wait of the detector (wait.go): the waiting identity is the reentrancy
-// holder, or the call without one; its holdings are the registry's granted
-// members of the holder, or the members the call took. A wait longer than
-// After is published, and if it is the victim of a cycle (internal/deadlock,
-// docs/algorithms.md section 8.5) the take fails with a
-// *lockstep.DeadlockError and Acquire releases what the call took, as for
-// any failed member. Two orders make a visible record true: a wait's record
-// is deleted before Acquire's abandon runs (the detector does it before its
-// Run returns), and a reentrant member whose last reference drops is
-// withdrawn from every record of its holder before its lock is unlocked
+// *deadlock.Detector, and every blocking take of a group's member then runs
+// as a wait of the detector: the Run's Next starts it (Detector.Begin) and
+// hands the Locker a step whose ctx the detector cancels if this wait is
+// the victim of a cycle; Done ends it (Wait.Finish). The detector never
+// calls the take. The waiting identity is the reentrancy holder, or the
+// run without one; its holdings are the registry's granted members of the
+// holder, or the members the run took. A wait longer than After is
+// published, and if it is the victim of a cycle (internal/deadlock,
+// docs/algorithms.md section 8.5) the take ends with its ctx, Done turns
+// its error into a *lockstep.DeadlockError and the Run releases what it
+// took, as for any failed member. Two orders make a visible record true: a
+// wait's record is deleted before the Run's abandon runs (Finish deletes it
+// before Done goes on), and a reentrant member whose last reference drops
+// is withdrawn from every record of its holder before its lock is unlocked
 // (unlockMember). TryLock and TryLockGroup never wait, so they publish
 // nothing, and a reentrant request is counted or refused without a wait.
 //

@@ -298,12 +298,38 @@ func groupOf(tb testing.TB, l lockstep.Lock) *Lock {
 	return nil
 }
 
-func newManager(tb testing.TB, sep string) (*Manager, *table) {
+// fakeLocker is a Locker over the fake table: its Manager, and its
+// acquisition of one id, the table's one, driving the Manager's Runs.
+type fakeLocker struct {
+	*Manager
+	one func(ctx context.Context, id string, a lockstep.Access, try bool) (lockstep.Lock, error)
+}
+
+// drive takes run's members through l.one, as a Locker's Lock does.
+func (l *fakeLocker) drive(run *Run) (lockstep.Lock, error) {
+	for run.Next() {
+		st := run.Step()
+		run.Done(l.one(st.Ctx(), st.ID, st.Access, st.Try))
+	}
+	return run.Result()
+}
+
+// Acquire takes reqs as a group, even one flat request without a holder.
+func (l *fakeLocker) Acquire(ctx context.Context, reqs []lockstep.Request, try bool) (lockstep.Lock, error) {
+	return l.drive(l.StartGroup(ctx, reqs, try))
+}
+
+// Group is a Locker's LockGroup (with try: TryLockGroup).
+func (l *fakeLocker) Group(ctx context.Context, reqs []lockstep.Request, try bool) (lockstep.Lock, error) {
+	return l.drive(l.Start(ctx, reqs, try))
+}
+
+func newManager(tb testing.TB, sep string) (*fakeLocker, *table) {
 	tb.Helper()
 	t := newTable()
-	m, err := New(sep, t.one, nil, nil, nil)
+	m, err := New(sep, nil, nil, nil)
 	require.NoError(tb, err)
-	return m, t
+	return &fakeLocker{Manager: m, one: t.one}, t
 }
 
 func reqs(rs ...string) []lockstep.Request {

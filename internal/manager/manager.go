@@ -1,7 +1,6 @@
 package manager
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,24 +10,16 @@ import (
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 )
 
-// One takes one member of a group: the Locker's own acquisition of id in
-// access a, blocking as Lock does, or, with try, failing with an error
-// wrapping lockstep.ErrLocked as TryLock does. When ctx ends first it
-// returns an error for which errors.Is(err, ctx.Err()) holds, having left
-// nothing behind. The Lock it returns is in practice a *held.Lock, whose
-// Loss() is a *held.Loss, but any lockstep.Lock will do.
-type One func(ctx context.Context, id string, a lockstep.Access, try bool) (lockstep.Lock, error)
-
 // MaxSeparatorLen is the longest hierarchy separator New accepts, in bytes.
 const MaxSeparatorLen = 8
 
-// Manager turns a Locker's acquisition of one id into groups, hierarchical
-// ids and reentrant acquisition (the package doc says how). Safe for
+// Manager plans a Locker's groups, hierarchical ids and reentrant
+// acquisitions, and keeps what lies between their members (the package doc
+// says how); the Locker takes each member itself, driving a Run. Safe for
 // concurrent use; a Locker has one Manager for its whole life.
 type Manager struct {
 	sep      string
-	overlaps bool // sep can overlap itself: ids are then checked at their segments' edges (plan.go)
-	one      One
+	overlaps bool               // sep can overlap itself: ids are then checked at their segments' edges (plan.go)
 	clock    lockstep.Clock     // for internal/lifecycle.Resumed; may be nil
 	det      *deadlock.Detector // nil: deadlock detection off (wait.go)
 	knobs    TestingKnobs       // planted defects; zero in production
@@ -48,23 +39,20 @@ type regKey struct {
 	id     string
 }
 
-// New returns a Manager taking members through one. separator is the
-// hierarchy separator: "" for flat ids (no ancestors), or 1 to
-// MaxSeparatorLen bytes of UTF-8 with no NUL and not only white space, such
-// as "/". A bad separator or a nil one returns a *lockstep.ConfigError.
+// New returns a Manager. separator is the hierarchy separator: "" for flat
+// ids (no ancestors), or 1 to MaxSeparatorLen bytes of UTF-8 with no NUL
+// and not only white space, such as "/". A bad separator returns a
+// *lockstep.ConfigError.
 // clock is the Locker's (nil for none): a call that waited for another of
 // the same holder resumes through it (internal/lifecycle.Resumed). det,
 // if not nil, publishes the blocking waits and fails the victims of cycles
 // among them with lockstep.ErrDeadlock (wait.go; nil: detection off). knobs
 // switch on planted defects; nil in production.
-func New(separator string, one One, clock lockstep.Clock, det *deadlock.Detector, knobs *TestingKnobs) (*Manager, error) {
-	if one == nil {
-		return nil, &lockstep.ConfigError{Field: "One", Reason: "nil: the manager needs the Locker's acquisition of one id"}
-	}
+func New(separator string, clock lockstep.Clock, det *deadlock.Detector, knobs *TestingKnobs) (*Manager, error) {
 	if err := validateSeparator(separator); err != nil {
 		return nil, err
 	}
-	m := &Manager{sep: separator, overlaps: selfOverlaps(separator), one: one, clock: clock, det: det,
+	m := &Manager{sep: separator, overlaps: selfOverlaps(separator), clock: clock, det: det,
 		reg: map[regKey]*member{}, handles: map[any]map[*Lock]struct{}{}}
 	if knobs != nil {
 		m.knobs = *knobs

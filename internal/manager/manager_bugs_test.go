@@ -14,12 +14,12 @@ import (
 )
 
 // planted returns a manager with knobs k, as newManager does.
-func planted(t *testing.T, sep string, k TestingKnobs) (*Manager, *table) {
+func planted(t *testing.T, sep string, k TestingKnobs) (*fakeLocker, *table) {
 	t.Helper()
 	tab := newTable()
-	m, err := New(sep, tab.one, nil, nil, &k)
+	m, err := New(sep, nil, nil, &k)
 	require.NoError(t, err)
-	return m, tab
+	return &fakeLocker{Manager: m, one: tab.one}, tab
 }
 
 func TestBugs_GroupUnorderedPlansInTheCallersOrder(t *testing.T) {

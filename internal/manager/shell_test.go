@@ -42,12 +42,37 @@ func (e *events) ObserveAcquire(_ context.Context, ev lockstep.AcquireEvent) {
 	e.got = append(e.got, ev)
 }
 
-func newTestShell(t *testing.T, take Take) (*Shell, *events) {
+// shellLocker is a Locker around a Shell, as the algorithms' are: its
+// acquisition of one id is Begin, its take, End.
+type shellLocker struct {
+	*Shell
+	take func(ctx context.Context, id string, a lockstep.Access, try bool, st *Stats) (held.Spec, error)
+}
+
+func (l *shellLocker) one(ctx context.Context, id string, a lockstep.Access, try bool) (lockstep.Lock, error) {
+	call, ctx, err := l.Begin(ctx, id, a, try)
+	if err != nil {
+		return nil, err
+	}
+	var st Stats
+	spec, err := l.take(ctx, id, a, try, &st)
+	return call.End(spec, err, st)
+}
+
+// Lock is the Locker's Lock (with try, TryLock) of a flat id without a
+// reentrancy holder: its acquisition of one id, exclusively.
+func (l *shellLocker) Lock(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
+	return l.one(ctx, id, lockstep.Exclusive, try)
+}
+
+func newTestShell(t *testing.T, take func(context.Context, string, lockstep.Access, bool, *Stats) (held.Spec, error)) (*shellLocker, *events) {
 	t.Helper()
 	obs := &events{}
-	s, err := NewShell(ShellConfig{Name: "algo", Mode: lockstep.ModeNew, Clock: model.NewManualClock(0), Observer: obs, Take: take})
+	l := &shellLocker{take: take}
+	s, err := NewShell(ShellConfig{Name: "algo", Mode: lockstep.ModeNew, Clock: model.NewManualClock(0), Observer: obs})
 	require.NoError(t, err)
-	return s, obs
+	l.Shell = s
+	return l, obs
 }
 
 func TestShell_HoldsReportsAndCloseReleases(t *testing.T) {
@@ -105,7 +130,7 @@ func TestShell_InvalidIDIsRefusedBeforeTake(t *testing.T) {
 		t.Fatal("Take called for an invalid id")
 		return held.Spec{}, nil
 	})
-	_, err := s.One()(context.Background(), "", lockstep.Exclusive, false)
+	_, err := s.one(context.Background(), "", lockstep.Exclusive, false)
 	require.ErrorIs(t, err, lockstep.ErrInvalidID)
 	assert.Empty(t, obs.got)
 }

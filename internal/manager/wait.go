@@ -3,11 +3,10 @@ package manager
 import (
 	"context"
 
-	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 )
 
-// waiter is who an Acquire call waits as, for deadlock detection
+// waiter is who a Run waits as, for deadlock detection
 // (docs/algorithms.md, section 8.5): the reentrancy holder, or, without
 // one, the call itself, which then holds only the members it took.
 type waiter struct {
@@ -17,21 +16,9 @@ type waiter struct {
 	taken     func() []*member // without a holder: the call's members so far
 }
 
-// call is the identity of an Acquire call without a reentrancy holder: a
+// call is the identity of a Run without a reentrancy holder: a
 // pointer no other call shares.
 type call struct{ _ byte }
-
-// wait takes r through One as w. With deadlock detection on, a blocking
-// take runs as a published wait (internal/deadlock): it may fail with a
-// *lockstep.DeadlockError, having withdrawn its request and deleted its
-// record; the caller then releases what the call took, as for any error.
-func (m *Manager) wait(ctx context.Context, w waiter, r lockstep.Request) (lockstep.Lock, error) {
-	if m.det == nil || w.try {
-		return m.one(ctx, r.ID, r.Access, w.try)
-	}
-	return m.det.Run(ctx, w.identity, r, func() []deadlock.Hold { return m.holds(w) },
-		func(ctx context.Context) (lockstep.Lock, error) { return m.one(ctx, r.ID, r.Access, false) })
-}
 
 // holds returns what w holds now: with a holder, every member the registry
 // shows granted to it; without, the members its call took.

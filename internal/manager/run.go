@@ -1,0 +1,246 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deadlock"
+)
+
+// Run is one acquisition in progress: a Locker's Lock, TryLock, LockGroup
+// or TryLockGroup. The Manager plans it and keeps what lies between the
+// members (the reentrancy registry, the deadlock wait, the rollback of a
+// partial group); the Locker takes each member itself, with its own
+// acquisition of one id, so the Manager never calls the Locker:
+//
+//	run := m.Start(ctx, reqs, try)
+//	for run.Next() {
+//		st := run.Step()
+//		run.Done(l.acquireOne(st.Ctx(), st.ID, st.Access, st.Try))
+//	}
+//	return run.Result()
+//
+// A Run is one goroutine's, and is not reused.
+type Run struct {
+	m      *Manager
+	ctx    context.Context
+	try    bool
+	direct bool // one flat request without a holder: the member's lock is the result
+	reqs   []lockstep.Request
+	plan   []lockstep.Request
+	w      waiter
+
+	members []*member
+	i       int  // plan index of the member being taken, or next
+	taking  bool // between Next's true and Done
+	step    Step
+	pending *member        // under reentrancy: the registry entry the step fills
+	wait    *deadlock.Wait // the step's published wait; nil without one
+	over    bool
+	res     lockstep.Lock
+	err     error
+}
+
+// Step is one member for the Locker to take: its acquisition of ID in
+// Access (with Try: one attempt, failing with an error wrapping
+// lockstep.ErrLocked), under Ctx. The Locker's acquisition must return an
+// error for which errors.Is(err, ctx.Err()) holds, having left nothing
+// behind, when Ctx ends first.
+type Step struct {
+	ID     string
+	Access lockstep.Access
+	Try    bool
+	ctx    context.Context
+}
+
+// Ctx is the context the member is taken under: the caller's or, under
+// deadlock detection, one the detector cancels when this wait is the victim
+// of a cycle.
+func (s Step) Ctx() context.Context { return s.ctx }
+
+// Start begins a Locker's acquisition of reqs (with try: TryLock's
+// semantics for each member). A group of one request with flat ids and no
+// reentrancy holder in ctx is that request's lock itself, as the Locker's
+// own acquisition returns it (it has no Members; its ID is the id): the
+// same store requests and the same lock value as before groups existed, so
+// the uncontended exclusive Lock + Unlock of the queue lock stays 3
+// requests. Anything else is a group (StartGroup).
+func (m *Manager) Start(ctx context.Context, reqs []lockstep.Request, try bool) *Run {
+	if _, reentrant := lockstep.ReentrancyHolder(ctx); len(reqs) == 1 && m.sep == "" && !reentrant && reqs[0].Access.Valid() {
+		return &Run{m: m, ctx: ctx, try: try, direct: true, reqs: reqs, plan: reqs}
+	}
+	return m.StartGroup(ctx, reqs, try)
+}
+
+// StartGroup begins the acquisition of the members of m.Plan(reqs), one
+// by one, in that order, as one group Lock. On any error — ctx ending, a
+// busy member under try, a store error, an upgrade under reentrancy, a
+// deadlock — the Run releases what it took, last taken first, with
+// context.WithoutCancel(ctx) so that the cleanup runs after a
+// cancellation, and Result returns an error naming the member that stopped
+// it and wrapping the cause (errors.Is sees ctx.Err(), lockstep.ErrLocked,
+// lockstep.ErrUpgrade, ...), joined with any release error. A release that
+// fails is left to the Locker's Close and the cells' TTL. A member lost
+// while the members after it were taken fails the run the same way, with
+// an error wrapping lockstep.ErrLost: a group is returned only whole
+// (doc.go, "Losing a member").
+//
+// Under lockstep.WithReentrancy(ctx, holder), a member the holder already
+// holds in an access that Covers the request is counted, with no step; one
+// it holds in a weaker access fails the run with an error wrapping
+// lockstep.ErrUpgrade.
+func (m *Manager) StartGroup(ctx context.Context, reqs []lockstep.Request, try bool) *Run {
+	r := &Run{m: m, ctx: ctx, try: try, reqs: reqs}
+	plan, err := m.Plan(reqs)
+	if err != nil {
+		return r.end(nil, err)
+	}
+	holder, reentrant := lockstep.ReentrancyHolder(ctx)
+	if reentrant && !reflect.ValueOf(holder).Comparable() { // the value: an interface field may hold a slice
+		return r.end(nil, fmt.Errorf("%w: reentrancy holder of type %T is not comparable (it is, or holds, a slice, map or function): pass a pointer, a string or a number",
+			lockstep.ErrInvalidConfig, holder))
+	}
+	r.plan, r.members = plan, make([]*member, 0, len(plan))
+	r.w = waiter{identity: holder, reentrant: reentrant, try: try}
+	if !reentrant {
+		r.w.identity = &call{}
+		r.w.taken = func() []*member { return r.members }
+	}
+	return r
+}
+
+// end ends r with its result.
+func (r *Run) end(l lockstep.Lock, err error) *Run {
+	r.over, r.res, r.err = true, l, err
+	return r
+}
+
+// Next reports whether the Locker must take a member now (Step says
+// which, Done takes its outcome). Members a reentrancy holder already
+// holds are counted here, with no step. False means the run is over:
+// Result has its outcome.
+func (r *Run) Next() bool {
+	if r.taking {
+		panic("manager: Run.Next before Done")
+	}
+	if r.over {
+		return false
+	}
+	if r.direct {
+		r.begin(r.plan[0], nil)
+		return true
+	}
+	for r.i < len(r.plan) {
+		q := r.plan[r.i]
+		if !r.w.reentrant {
+			r.begin(q, nil)
+			return true
+		}
+		mb, pending, err := r.m.enterReentrant(r.ctx, r.w, q)
+		if err != nil {
+			r.fail(err)
+			return false
+		}
+		if pending == nil {
+			r.members = append(r.members, mb)
+			r.i++
+			continue
+		}
+		r.begin(q, pending)
+		return true
+	}
+	r.complete()
+	return false
+}
+
+// begin makes q the step. A blocking take of a group's member, under
+// deadlock detection, runs as a published wait of the detector (wait.go).
+func (r *Run) begin(q lockstep.Request, pending *member) {
+	ctx := r.ctx
+	if r.m.det != nil && !r.try && !r.direct {
+		w := r.w
+		r.wait, ctx = r.m.det.Begin(ctx, w.identity, q, func() []deadlock.Hold { return r.m.holds(w) })
+	}
+	r.step = Step{ID: q.ID, Access: q.Access, Try: r.try, ctx: ctx}
+	r.pending, r.taking = pending, true
+}
+
+// Step returns the member to take now. Only after Next returned true.
+func (r *Run) Step() Step {
+	if !r.taking {
+		panic("manager: Run.Step without a step")
+	}
+	return r.step
+}
+
+// Done takes the outcome of the step: the Locker's acquisition's lock, or
+// its error (then it holds nothing). Under deadlock detection it first ends
+// the step's wait, which deletes its record and turns the error of a
+// victim into a *lockstep.DeadlockError; an error fails the run.
+func (r *Run) Done(l lockstep.Lock, err error) {
+	if !r.taking {
+		panic("manager: Run.Done without a step")
+	}
+	r.taking = false
+	if r.direct {
+		r.end(l, err)
+		return
+	}
+	if r.wait != nil {
+		l, err = r.wait.Finish(l, err)
+		r.wait = nil
+	}
+	var mb *member
+	switch {
+	case r.pending != nil:
+		mb, err = r.m.settleReentrant(r.pending, l, err)
+		r.pending = nil
+	case err == nil:
+		mb = &member{access: r.plan[r.i].Access}
+		mb.setReal(l)
+	}
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	r.members = append(r.members, mb)
+	r.i++
+}
+
+// fail ends the run with err, the cause that stopped member r.i, having
+// released what the run took.
+func (r *Run) fail(err error) {
+	err = fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, not taken (%d taken before it released): %w",
+		joinRequests(r.plan), r.i+1, len(r.plan), r.plan[r.i], len(r.members), err)
+	r.end(nil, errors.Join(err, r.m.abandon(context.WithoutCancel(r.ctx), r.members)))
+}
+
+// complete ends a run whose members are all taken: the group, unless a
+// member was lost meanwhile.
+func (r *Run) complete() {
+	m := r.m
+	if i := firstLost(r.members); i >= 0 && !m.knobs.GroupReturnsLostMember {
+		err := fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, was lost while the members after it were taken "+
+			"(its lease lapsed: the store or the network stalled its renewals); the group released what it took, so nothing is held: take the group again: %w",
+			joinRequests(r.plan), i+1, len(r.plan), r.plan[i], lockstep.ErrLost)
+		r.end(nil, errors.Join(err, m.abandon(context.WithoutCancel(r.ctx), r.members)))
+		return
+	}
+	holder := r.w.identity
+	if !r.w.reentrant {
+		holder = nil
+	}
+	r.end(newLock(m, callerID(r.reqs), r.plan, r.members, holder), nil)
+}
+
+// Result returns the run's outcome once Next returned false: the lock
+// (for a group, a *Lock or a *FencedLock) or the error.
+func (r *Run) Result() (lockstep.Lock, error) {
+	if !r.over {
+		panic("manager: Run.Result before the run ended")
+	}
+	return r.res, r.err
+}
