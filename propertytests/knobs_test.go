@@ -88,6 +88,7 @@ const (
 	acceptRemoteCoordinator defect = "accept-remote-coordinator"
 	adoptWithoutWitness     defect = "adopt-without-witness"
 	shareStopsGiver         defect = "share-stops-giver"
+	adoptWithoutCensus      defect = "adopt-without-census"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -178,6 +179,8 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			q.AdoptWithoutWitness = true
 		case shareStopsGiver:
 			q.ShareStopsGiver = true
+		case adoptWithoutCensus:
+			m.AdoptWithoutCensus = true
 		case acceptAnyLevels:
 			sk.AcceptAnyLevels = true
 		case acceptRemoteCoordinator:

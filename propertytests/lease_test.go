@@ -26,6 +26,9 @@ func (h *harness) work(pr *proc, l lockstep.Lock) {
 		h.increments++
 	}
 	h.checkLease(pr, l)
+	if h.onWork != nil {
+		h.onWork(pr, l)
+	}
 }
 
 // checkLease is property 3 for pr about to work on l; the caller holds
