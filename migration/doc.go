@@ -49,6 +49,18 @@
 //     cache, plus the longest hold, plus the heartbeat period, plus
 //     FlagStaleFor.
 //
+// # Handovers
+//
+// A Locker is a lockstep.Sharer for locks taken in mode new: Share hands
+// one over (a legacy or combined hold is refused with
+// lockstep.ErrIncompatibleMode), and Adopt on another Locker continues it
+// once admitted as a Lock in mode new would be: its flag must say new, its
+// census entry publishes new before the phase is read, and the phase must
+// allow new. The adopted lock counts in the census, its Lost() closes when
+// the census heartbeat lapses, and under lockstep.WithReentrancy it joins
+// the holder. A refusal writes nothing; the giver still holds.
+//
 // The argument is in docs/algorithms.md, sections 6 (which modes may run
-// together, Theorem 7) and 7 (phases, census and admission; Theorem 9).
+// together, Theorem 7), 7 (phases, census and admission; Theorem 9; 7.4,
+// Lemma 13, for handovers) and 8.7 (the handover).
 package migration
