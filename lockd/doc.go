@@ -104,8 +104,9 @@
 // and would map to FailedPrecondition INCOMPATIBLE_MODE as every
 // ErrIncompatibleMode does). A token is not accepted by another lockd
 // (OTHER_LOCKD): moving a hold between processes is the library's
-// lockstep.Sharer (Share, Adopt; docs/algorithms.md §8.7), which the queue
-// Locker implements and migration.Locker, lockd's Locker, does not yet.
+// lockstep.Sharer (Share, Adopt; docs/algorithms.md §8.7 and §7.4), which
+// migration.Locker, lockd's Locker, implements for locks taken in mode
+// new; lockd does not use it across lockds yet.
 //
 // # Errors
 //
