@@ -40,8 +40,7 @@ type Options struct {
 	// locks, as queuelock.Options.Deadlock says; leave the halves' unset.
 	// Default nil: off.
 	Deadlock *lockstep.DeadlockDetection
-	// TestingKnobs switch on planted defects for this module's negative
-	// controls (knobs.go). Leave nil.
+	// TestingKnobs plant defects for negative controls. Leave nil.
 	TestingKnobs *TestingKnobs
 }
 

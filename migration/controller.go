@@ -63,8 +63,7 @@ type ControllerOptions struct {
 	// Poll (default 1s), before writing anything.
 	Drain time.Duration
 	Poll  time.Duration
-	// TestingKnobs switch on planted defects for this module's negative
-	// controls (knobs.go). Leave nil.
+	// TestingKnobs plant defects for negative controls. Leave nil.
 	TestingKnobs *TestingKnobs
 }
 

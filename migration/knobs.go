@@ -17,25 +17,18 @@ import (
 //   - CensusUnbound leaves a lock out of its census epoch: when the
 //     heartbeat goes stale (the Controller may no longer see the process),
 //     the lock's Lost stays open.
-//   - AdoptWithoutCensus makes Adopt (share.go) take the handed lock with
-//     no admission: no flag check, no census write before the phase read,
-//     no phase read, and the lock not counted in the census. A Controller
-//     can then commit a phase that forbids new while the receiver holds the
-//     adopted new lock.
+//   - AdoptWithoutCensus makes Adopt (share.go) skip the admission (flag,
+//     census write, phase read) and the census count: a Controller can
+//     commit a phase that forbids new while the adopted new lock is held.
 
 // TestingKnobs plant deliberate defects for this module's negative controls
-// (propertytests), through Options.TestingKnobs or
-// ControllerOptions.TestingKnobs; the comment above the type, in knobs.go,
-// says what each does. Leave them nil: each breaks the migration's
-// guarantees.
+// (the comment above, in knobs.go, says what each does). Leave them nil.
 type TestingKnobs struct {
-	DrainSkipsRecheck  bool // commit without re-reading the census
-	CensusUnbound      bool // a lock outside its census epoch
-	AdoptWithoutCensus bool // Adopt without admission or census count
+	DrainSkipsRecheck  bool
+	CensusUnbound      bool
+	AdoptWithoutCensus bool
 
-	// Manager reaches the planted defects of the Locker's lock manager,
-	// Combined those of its combined Locker, and Fencing those of the token
-	// draw in every mode.
+	// Defects of the lock manager, the combined Locker and the token draw.
 	Manager  *manager.TestingKnobs
 	Combined *combined.TestingKnobs
 	Fencing  *fencing.TestingKnobs

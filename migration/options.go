@@ -34,12 +34,13 @@ type Options struct {
 	// Fencing gives every lock a token; Separator makes ids hierarchical.
 	Fencing   *clock.Global
 	Separator string
-	// Deadlock, when set, turns on deadlock detection in every mode, as
-	// queuelock.Options.Deadlock says; leave Queue's and Legacy's unset.
-	// Default nil: off.
+	// Deadlock turns on deadlock detection in every mode; leave Queue's and
+	// Legacy's unset. Default off.
 	Deadlock *lockstep.DeadlockDetection
-	// CensusTTL is whole seconds, at least 4s. PhaseCache (default 1s) is how
-	// long admission reuses a phase read. FlagStaleFor: see KeepLastGood.
+	// CensusTTL is whole seconds, at least 4s; keep its window above the
+	// store's read timeout (5s on Cassandra), as the default does.
+	// PhaseCache (default 1s) is how long admission reuses a phase read.
+	// FlagStaleFor: see KeepLastGood.
 	CensusTable  string
 	PhaseTable   string
 	CensusTTL    time.Duration
@@ -51,8 +52,7 @@ type Options struct {
 	// Logger and Observer are inherited by Queue and Legacy.
 	Logger   *slog.Logger
 	Observer lockstep.Observer
-	// TestingKnobs switch on planted defects for this module's negative
-	// controls (knobs.go). Leave nil.
+	// TestingKnobs plant defects for negative controls. Leave nil.
 	TestingKnobs *TestingKnobs
 }
 

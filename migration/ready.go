@@ -31,22 +31,12 @@ func lockTables(o *Options) []string {
 	return []string{m, s, q}
 }
 
-// Ready checks that the Locker can work, in this order:
-//
-//   - every table it uses answers a read (the lock tables of both
-//     algorithms, the census, the phase and, with fencing, the global time
-//     table);
-//   - every table it writes takes a write: it puts one cell with a
-//     10-second TTL in a partition no lock uses, and deletes it (every
-//     table above but the phase, which only the operator writes). A role
-//     without MODIFY fails here, with the GRANT that is missing, instead of
-//     at its first Lock;
-//   - the flag gives a mode, and the fleet phase allows it.
-//
-// It returns nil, or an error wrapping ErrNotReady and the cause that says
-// what failed and what to do. When ctx ends first it returns the store's
-// error as it is, not ErrNotReady: the check did not finish. A failed write probe leaves at most its one cell, until
-// its TTL.
+// Ready checks, in this order, that every table the Locker uses answers a
+// read; that every table it writes takes one (a cell with a 10-second TTL
+// in a partition no lock uses, then deleted), so a role without MODIFY
+// fails here with the missing GRANT rather than at its first Lock; and that
+// the flag's mode is allowed by the fleet phase. Its error wraps ErrNotReady
+// and says what to do; when ctx ends first it is the store's error as is.
 func (l *Locker) Ready(ctx context.Context) error {
 	if !l.enter() {
 		return lockstep.ErrClosed

@@ -11,12 +11,10 @@ import (
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
-// Adopt makes this Locker a holder of the lock tok names, as
-// lockstep.Sharer says: per id it proves by a read that another holder is
-// still there, writes its own owner cell, and holds if a second read shows
-// nothing conflicting (docs/algorithms.md, section 8.7). An id that fails
-// undoes this call's writes, leaves the ids adopted before it, and the
-// error names the id.
+// Adopt makes this Locker a holder of the lock tok names (lockstep.Sharer):
+// per id it reads that another holder is still there, writes its own owner
+// cell and reads again. An id that fails undoes its writes and is named in
+// the error; the ids adopted before it stay adopted.
 func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 	t, err := decodeShareToken(tok)
 	if err != nil {

@@ -61,26 +61,25 @@ import (
 // type, in knobs.go, says what each does. Leave them nil: each breaks the
 // lock.
 type TestingKnobs struct {
-	SkipOwnerReread          bool // claim without the owner re-read
-	ReuseTombstonedTimestamp bool // rewrite at the tombstone's timestamp
-	QueueCellsWithoutTTL     bool // queue cells that never expire
-	IgnoreContentionHint     bool // fast path on a contended id
-	NoFloorLag               bool // read floor without the clock lag
-	IgnorePublishedFloor     bool // published floor cell ignored
-	WakeGrants               bool // a wake-up taken for a grant
-	WakeOnly                 bool // waiters with wake-ups stop polling
-	ReaderBypass             bool // readers ignore the line
-	StaleOwnerColumn         bool // a handle inherits a stale owner column
-	KeepIDState              bool // per-id state never freed
-	SkipForeignCells         bool // foreign cells skipped, not refused
-	RetryNeedsFreeID         bool // retried Unlock waits for a free id
-	ShareStopsGiver          bool // Share stops the giver's renewals
-	AdoptWithoutWitness      bool // Adopt without its witness reads
-	HandoffFromRead          bool // handed lease counted from the read
-	HandoffNamesLast         bool // handoff to the last waiter seen
+	SkipOwnerReread          bool
+	ReuseTombstonedTimestamp bool
+	QueueCellsWithoutTTL     bool
+	IgnoreContentionHint     bool
+	NoFloorLag               bool
+	IgnorePublishedFloor     bool
+	WakeGrants               bool
+	WakeOnly                 bool
+	ReaderBypass             bool
+	StaleOwnerColumn         bool
+	KeepIDState              bool
+	SkipForeignCells         bool
+	RetryNeedsFreeID         bool
+	ShareStopsGiver          bool
+	AdoptWithoutWitness      bool
+	HandoffFromRead          bool
+	HandoffNamesLast         bool
 
-	// Lease, Manager and Fencing reach the planted defects of the shared
-	// lease, lock-manager and fencing code this Locker uses.
+	// Defects of the shared lease, lock-manager and fencing code.
 	Lease   *lease.TestingKnobs
 	Manager *manager.TestingKnobs
 	Fencing *fencing.TestingKnobs

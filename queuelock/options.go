@@ -31,16 +31,14 @@ type Options struct {
 	// Renew is the renewal period, at most (TTL − 1s − MaxServerSkew)/4.
 	// Default TTL/3 or that bound, whichever is shorter.
 	Renew time.Duration
-	// MaxServerSkew bounds the clock difference between Cassandra nodes.
-	// The lease window is derived from it, so it must not be below the real
-	// skew. Default 1s.
+	// MaxServerSkew bounds the clock difference between Cassandra nodes;
+	// the lease window depends on it. Default 1s.
 	MaxServerSkew time.Duration
 	// Poll is how often a waiter re-reads the queue (Poll/4 when next in
 	// line). Default 50ms.
 	Poll time.Duration
-	// MaxClockSkew bounds the clock difference between processes. It trades
-	// read cost against fairness; exclusion does not depend on it. Below
-	// TTL/2. Default DefaultMaxClockSkew.
+	// MaxClockSkew bounds the clock difference between processes, for
+	// fairness only. Below TTL/2. Default DefaultMaxClockSkew.
 	MaxClockSkew time.Duration
 	// Clock is this process's clock. Default a clock.Local.
 	Clock lockstep.Clock
@@ -51,15 +49,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Observer receives acquisition, release and lease events. Default none.
 	Observer lockstep.Observer
-	// Fencing, when set, gives each acquisition a token drawn from this
-	// service (lockstep.Fenced); a lock of several members is not Fenced.
-	// Default none: the locks are not lockstep.Fenced.
+	// Fencing, when set, gives each one-id lock a token drawn from this
+	// service (lockstep.Fenced). Default none.
 	Fencing *clock.Global
-	// TestingKnobs switch on planted defects for this module's negative
-	// controls (knobs.go). Leave nil.
+	// TestingKnobs plant defects for negative controls. Leave nil.
 	TestingKnobs *TestingKnobs
-	// Rand draws the Locker's incarnation. Default crypto/rand; set it only
-	// to make a simulation repeat exactly.
+	// Rand draws the Locker's incarnation, for exact replay of simulations.
+	// Default crypto/rand.
 	Rand *rand.Rand
 	// NoFastPath turns off the uncontended one-write, one-read acquisition.
 	// Default false.
@@ -69,21 +65,15 @@ type Options struct {
 	SlowPoll time.Duration
 	// Wake, when set, turns on wake-ups on release. Default off.
 	Wake *Wake
-	// Handoff, with Wake and a store that writes and deletes in one request
-	// (lockstep.Mutator), makes an exclusive release hand the lock to the
-	// exclusive waiter next in line: two sequential round trips per handoff
-	// instead of three (docs/algorithms.md, section 4.12). Switch it on in
-	// every process at once, after all run a version that reads handed
-	// cells (the package doc's pitfalls). Default off.
+	// Handoff, with Wake and a lockstep.Mutator store, makes an exclusive
+	// release hand the lock to the next exclusive waiter: two round trips
+	// instead of three. See the pitfalls. Default off.
 	Handoff bool
-	// Separator, when set, makes ids hierarchical: with "/", a lock of "a/b"
-	// first takes an intention lock on "a". 1 to 8 bytes, the same in every
-	// process. Default "": flat ids.
+	// Separator makes ids hierarchical: with "/", a lock of "a/b" first
+	// takes an intention lock on "a". Default "": flat ids.
 	Separator string
-	// Deadlock, when set, turns on deadlock detection: a blocking
-	// acquisition that waits in a cycle with others of the fleet's detecting
-	// Lockers may fail with lockstep.ErrDeadlock (lockstep.DeadlockDetection
-	// says how; its table must exist). Default nil: off.
+	// Deadlock, when set, turns on deadlock detection
+	// (lockstep.DeadlockDetection). Default off.
 	Deadlock *lockstep.DeadlockDetection
 }
 

@@ -54,8 +54,7 @@ type Options struct {
 	Fencing *clock.Global
 	// Rand draws the backoff. Default a randomly initialised PCG.
 	Rand *rand.Rand
-	// TestingKnobs switch on planted defects for this module's negative
-	// controls (knobs.go). Leave nil.
+	// TestingKnobs plant defects for negative controls. Leave nil.
 	TestingKnobs *TestingKnobs
 }
 
