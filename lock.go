@@ -1,6 +1,9 @@
 package lockstep
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Locker acquires distributed locks identified by strings.
 //
@@ -91,6 +94,20 @@ type Lock interface {
 // assertion tells whether fencing is on.
 type Fenced interface {
 	Token() int64
+}
+
+// Expiring is implemented by the locks of this module's Lockers: how long a
+// held lock is certain to stay valid. It is for a process that must tell
+// another how long a lock is safe — lockd tells its clients in each
+// KeepAlive answer — rather than let it watch Lost().
+type Expiring interface {
+	// ValidFor returns how long from now, on this process's monotonic
+	// clock, the lock stays valid even if no renewal succeeds from now on:
+	// the time left until Lost() closes by its deadline. It is 0 once Lost()
+	// is closed or Unlock has begun. Whoever passes it on must count it from
+	// an instant no later than the call (lockd's clients count it from the
+	// send of the KeepAlive that carried it), never from when it arrives.
+	ValidFor() time.Duration
 }
 
 // MaxTryAttempts bounds the attempts of one TryLock that meets only

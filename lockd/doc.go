@@ -29,6 +29,18 @@
 // LOCK_LOST. Lock calls of a session that ends are cancelled. Locks are
 // reentrant per session (lockstep.WithReentrancy, keyed by the session).
 //
+// Each answer that grants a lock (HeldLock.valid_for) and each KeepAlive
+// answer (KeepAliveResponse.valid_for, by handle) says how long the lock
+// is certain to stay valid even if lockd renews nothing more: the
+// library's lockstep.Expiring, computed as lockd answers. A client counts
+// it from the send of its call and takes the lock as lost when it runs
+// out without a later answer naming the lock (package client does; so
+// does the Python client). So a lockd that stops renewing — paused, cut
+// off from Cassandra, or on a host that vanished without closing its
+// connections — costs its clients their locks no later than its own lease
+// deadlines, before another process can be granted them
+// (docs/algorithms.md, section 2, Corollary 1a).
+//
 // # Seed 003's extras
 //
 // The session's identity (below) is the unit of work: every acquisition is

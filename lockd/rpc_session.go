@@ -45,7 +45,7 @@ func (s *Server) KeepAlive(ctx context.Context, req *connect.Request[pb.KeepAliv
 	if err != nil {
 		return nil, wire(err)
 	}
-	return connect.NewResponse(&pb.KeepAliveResponse{Ttl: durationpb.New(ss.ttl)}), nil
+	return connect.NewResponse(&pb.KeepAliveResponse{Ttl: durationpb.New(ss.ttl), ValidFor: ss.identity().validFor()}), nil
 }
 
 // CloseSession releases the session's locks and ends it; watchers get

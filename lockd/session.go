@@ -62,7 +62,7 @@ type handle struct {
 func (h *handle) release() { h.stopOnce.Do(func() { close(h.stop) }) }
 
 func (h *handle) proto() *pb.HeldLock {
-	return &pb.HeldLock{LockId: h.id, Items: h.items, Token: h.token, Reentrant: h.reentrant}
+	return &pb.HeldLock{LockId: h.id, Items: h.items, Token: h.token, Reentrant: h.reentrant, ValidFor: durationpb.New(h.validFor())}
 }
 
 // touch pushes the deadline one TTL ahead; false if the session has ended.

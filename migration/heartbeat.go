@@ -168,6 +168,19 @@ func (h *heartbeat) trusted(t ticket, covered bool) (ok bool, written uint64) {
 	return ok, h.written
 }
 
+// remaining is how long a lock taken in t's epoch stays bound to a live
+// census entry if no heartbeat succeeds from now on: the time left of the
+// heartbeat's window, 0 once the epoch ended or the window passed (as
+// trusted judges).
+func (h *heartbeat) remaining(t ticket) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stale || h.epoch != t.epoch {
+		return 0
+	}
+	return max(time.Duration(h.lastOK+h.limit()-lease.Stamp(h.clock))*time.Microsecond, 0)
+}
+
 // staleError explains why the process may not take locks now.
 func (h *heartbeat) staleError(cause error) error {
 	h.mu.Lock()
@@ -253,10 +266,7 @@ func (h *heartbeat) endEpochLocked() {
 // (at once if it has), and adds the heartbeat's deadline to its checks, so
 // that Lost sees a lapsed heartbeat before the watchdog has run.
 func (h *heartbeat) bind(t ticket, loss *held.Loss) {
-	loss.Watch(func() bool {
-		ok, _ := h.trusted(t, false)
-		return !ok
-	})
+	loss.Watch(func() time.Duration { return h.remaining(t) })
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.stale || h.epoch != t.epoch {

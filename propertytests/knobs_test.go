@@ -89,6 +89,7 @@ const (
 	adoptWithoutWitness     defect = "adopt-without-witness"
 	shareStopsGiver         defect = "share-stops-giver"
 	adoptWithoutCensus      defect = "adopt-without-census"
+	validForPastDeadline    defect = "valid-for-past-deadline"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -141,6 +142,8 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			ls.LostTrustsScheduler = true
 		case renewFromStart:
 			ls.RenewFromStart = true
+		case validForPastDeadline:
+			ls.RemainingPastDeadline = ttl
 		case wallClockLease:
 			k.wallClock = true
 		case uncheckedToken:

@@ -26,6 +26,7 @@ func (h *harness) work(pr *proc, l lockstep.Lock) {
 		h.increments++
 	}
 	h.checkLease(pr, l)
+	h.checkValidFor(pr, l)
 	if h.onWork != nil {
 		h.onWork(pr, l)
 	}
@@ -52,6 +53,34 @@ func (h *harness) checkLease(pr *proc, l lockstep.Lock) {
 			if since := h.elapsed(h.lastOK[owner]); since >= cellLife() {
 				h.violate("lease: %s works as %s (%v) %v after the send of its last acknowledged write of %s's cells (member %q), but they surely live only %v (TTL %v − 1s − server skew %v): Lost() should have closed",
 					pr.sp.Name, l.Owner(), l.Mode(), since, owner, m.ID(), cellLife(), ttl, maxServerSkew)
+				return
+			}
+		}
+	}
+}
+
+// checkValidFor is property 3's promise to a process that does not watch
+// Lost (lockd's clients): a holder told now that l stays valid for
+// ValidFor() may work until then with no further look, so every cell l
+// stands on must surely live that much longer — judged, as property 3 is,
+// by the send of the owner's latest acknowledged write. The caller holds
+// h.mu.
+func (h *harness) checkValidFor(pr *proc, l lockstep.Lock) {
+	if h.v.noLeaseCheck {
+		return
+	}
+	e, ok := l.(lockstep.Expiring)
+	if !ok {
+		h.violate("valid-for: %s's lock %q (%T) is not lockstep.Expiring", pr.sp.Name, l.ID(), l)
+		return
+	}
+	v := e.ValidFor()
+	ms, _ := memberLocks(l)
+	for _, m := range ms {
+		for _, owner := range ownersOf(m) {
+			if since := h.elapsed(h.lastOK[owner]); since+v > cellLife() {
+				h.violate("valid-for: %s holds %q as %s and is told it stays valid %v more, but the send of its last acknowledged write of %s's cells (member %q) was %v ago and they surely live only %v: ValidFor reaches past the cells' life",
+					pr.sp.Name, l.ID(), l.Owner(), v, owner, m.ID(), since, cellLife())
 				return
 			}
 		}

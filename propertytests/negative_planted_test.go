@@ -15,6 +15,13 @@ func init() {
 		// cells expire before the lease ends, and the harness, judging by the
 		// model's whole-second expiry rather than by the lease's arithmetic,
 		// sees the holder work after its cells may be gone.
+		// ValidFor reaching a TTL past the lease's deadline: a process told
+		// how long its lock is safe (lockd's clients are) would work on
+		// after its cells may have expired. The valid-for property judges
+		// the promise at every work step, against the send of the owner's
+		// last acknowledged write.
+		control{name: "ValidForPastDeadline", fleet: fleetNamed("new"),
+			v: variant{plant: []defect{validForPastDeadline}}, want: "valid-for:"},
 		control{name: "HalfTTLLease", fleet: fleetNamed("new"),
 			v: variant{plant: []defect{halfTTLLease}}, want: "lease:",
 			keep:  "lease-outlives-whole-second-ttl",

@@ -151,7 +151,7 @@ func (l *Locker) adopted(m shareMember, ocol string, slot int, since int64, v vi
 	loss := held.NewLoss()
 	rep := held.Reporting{Algorithm: "queuelock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: m.Row, Owner: m.Owner, Mode: lockstep.ModeNew}
 	p.Lease = l.leases.Start(l.cfg.Lease, since, p.renew, rep.Hooks(loss, true))
-	loss.Watch(p.Expired)
+	loss.Watch(p.Remaining)
 	return held.Public(l.sh.Hold(held.Spec{ID: m.Name, Owner: m.Owner, Mode: lockstep.ModeNew, Token: m.Token,
 		Parts: []held.Part{p}, Loss: loss, Since: since}))
 }

@@ -53,7 +53,7 @@ func newPart(a *attempt, since int64) *part {
 	l, mode, loss := a.l, a.mode, a.loss
 	rep := held.Reporting{Algorithm: "queuelock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
 	p.Lease = l.leases.Start(l.cfg.Lease, since, p.renew, rep.Hooks(loss, true))
-	loss.Watch(p.Expired)
+	loss.Watch(p.Remaining)
 	return p
 }
 

@@ -35,7 +35,7 @@ func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
 	rep := held.Reporting{Algorithm: "shadowlock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
 	p.Lease = l.leases.Start(l.cfg.Lease, r.since, p.renew, rep.Hooks(loss, watched))
 	if watched {
-		loss.Watch(p.Expired)
+		loss.Watch(p.Remaining)
 	}
 	return p
 }

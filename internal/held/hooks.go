@@ -3,6 +3,7 @@ package held
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/lease"
@@ -51,3 +52,6 @@ func (x *Leased) Stop() bool {
 
 // Expired reports whether the lease's deadline passed (declaring it lost).
 func (x *Leased) Expired() bool { return x.Lease.IsLost() }
+
+// Remaining is the lease's time left, its Loss's source (Loss.Watch).
+func (x *Leased) Remaining() time.Duration { return x.Lease.Remaining() }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
@@ -60,11 +61,15 @@ type Lock struct {
 	mu       lifecycle.Mutex
 	stopped  bool // the parts stopped: an Unlock ran
 	released bool // every part released: later calls return nil
+	// ending is set as the first Unlock begins, read without mu: from then
+	// on the lock is no longer held (ValidFor).
+	ending atomic.Bool
 }
 
 var (
-	_ lockstep.Lock   = (*Lock)(nil)
-	_ lockstep.Fenced = Fenced{}
+	_ lockstep.Lock     = (*Lock)(nil)
+	_ lockstep.Fenced   = Fenced{}
+	_ lockstep.Expiring = (*Lock)(nil)
 )
 
 // New returns the Lock of an acquisition whose parts are all held. Each
@@ -114,6 +119,20 @@ func Of(l lockstep.Lock) *Lock {
 // source of its Loss fires). It checks every deadline itself first.
 func (l *Lock) Lost() <-chan struct{} { return l.s.Loss.C() }
 
+// ValidFor follows lockstep.Expiring: the least time left of the
+// acquisition's sources (every part's lease; a migration lock's census
+// heartbeat), 0 once Lost is closed or an Unlock has begun. A Loss no
+// source bounds counts as 0, never as unbounded.
+func (l *Lock) ValidFor() time.Duration {
+	if l.ending.Load() {
+		return 0
+	}
+	if left := l.s.Loss.Remaining(); left != NoBound {
+		return left
+	}
+	return 0
+}
+
 // Unlock follows lockstep.Lock's contract: concurrent calls serialize; the
 // first stops every part's renewals and then deletes the parts' cells, last
 // taken first (or all at once, Spec.ParallelRelease); a part whose delete failed is retried by the next call (or by
@@ -130,6 +149,7 @@ func (l *Lock) Unlock(ctx context.Context) error {
 		return nil
 	}
 	first := !l.stopped
+	l.ending.Store(true)
 	lost := false
 	if first {
 		for _, p := range l.s.Parts {

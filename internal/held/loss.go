@@ -1,6 +1,10 @@
 package held
 
-import "sync"
+import (
+	"math"
+	"sync"
+	"time"
+)
 
 // Loss is one acquisition's loss signal. The zero value is not usable; use
 // NewLoss. Safe for concurrent use.
@@ -9,7 +13,7 @@ type Loss struct {
 	ch   chan struct{}
 
 	mu     sync.Mutex
-	checks []func() bool
+	checks []func() time.Duration
 	fired  bool
 	then   []func() // run once, when the signal closes (OnFire)
 }
@@ -46,12 +50,13 @@ func (l *Loss) OnFire(f func()) {
 	f()
 }
 
-// Watch adds a source: check reports whether that source's deadline has
-// passed (and may declare its own loss, which is expected to Fire this
-// Loss). C runs every check.
-func (l *Loss) Watch(check func() bool) {
+// Watch adds a source: remaining returns how long that source's deadline
+// is still ahead (0 or less once it has passed; it may declare its own
+// loss, which is expected to Fire this Loss). C and Remaining run every
+// source.
+func (l *Loss) Watch(remaining func() time.Duration) {
 	l.mu.Lock()
-	l.checks = append(l.checks, check)
+	l.checks = append(l.checks, remaining)
 	l.mu.Unlock()
 }
 
@@ -59,22 +64,38 @@ func (l *Loss) Watch(check func() bool) {
 // source's deadline check, so that a deadline passed is seen even before
 // any goroutine has noticed it.
 func (l *Loss) C() <-chan struct{} {
+	l.Remaining()
+	return l.ch
+}
+
+// Remaining returns how long the acquisition stays valid if no source
+// renews from now on: the least time left of its sources, or 0 once the
+// signal is closed (it fires the signal when a source's deadline passed).
+// A Loss with no source has no deadline of its own: NoBound.
+func (l *Loss) Remaining() time.Duration {
 	select {
 	case <-l.ch:
-		return l.ch
+		return 0
 	default:
 	}
 	l.mu.Lock()
 	checks := l.checks
 	l.mu.Unlock()
+	least := NoBound
 	for _, c := range checks {
-		if c() {
+		left := c()
+		if left <= 0 {
 			l.Fire()
-			break
+			return 0
 		}
+		least = min(least, left)
 	}
-	return l.ch
+	return least
 }
+
+// NoBound is what Remaining returns for a Loss no source bounds: only its
+// Fire ends it.
+const NoBound = time.Duration(math.MaxInt64)
 
 // Fired reports whether the signal is closed, running the checks as C does.
 func (l *Loss) Fired() bool {

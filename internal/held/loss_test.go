@@ -2,6 +2,7 @@ package held
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -21,8 +22,13 @@ func closed(c <-chan struct{}) bool {
 func TestLoss_CRunsTheChecksAndFiresOnce(t *testing.T) {
 	l := NewLoss()
 	expired := false
-	l.Watch(func() bool { return false })
-	l.Watch(func() bool { return expired })
+	l.Watch(func() time.Duration { return time.Hour })
+	l.Watch(func() time.Duration {
+		if expired {
+			return 0
+		}
+		return time.Minute
+	})
 	fired := 0
 	l.OnFire(func() { fired++ })
 	require.False(t, closed(l.C()))
@@ -43,4 +49,21 @@ func TestLoss_FireWithoutSources(t *testing.T) {
 	require.False(t, l.Fired())
 	l.Fire()
 	require.True(t, closed(l.C()))
+}
+
+// Remaining is the least time left of the sources; with none it is
+// NoBound (only Fire ends such a Loss); a source at 0 fires the signal; a
+// fired Loss has 0 left whatever its sources say.
+func TestLoss_RemainingIsTheLeastOfItsSources(t *testing.T) {
+	l := NewLoss()
+	require.Equal(t, NoBound, l.Remaining(), "no source: no bound")
+	left := 3 * time.Second
+	l.Watch(func() time.Duration { return time.Hour })
+	l.Watch(func() time.Duration { return left })
+	require.Equal(t, 3*time.Second, l.Remaining())
+	left = 0
+	require.Equal(t, time.Duration(0), l.Remaining())
+	require.True(t, l.Fired(), "a source at its deadline fires the signal")
+	left = time.Minute
+	require.Equal(t, time.Duration(0), l.Remaining(), "a fired Loss stays at 0")
 }

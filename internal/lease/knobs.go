@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
@@ -27,6 +28,10 @@ type TestingKnobs struct {
 	// winning write's send: an acquisition slower than Window − Renew loses
 	// a healthy lease before renewing once.
 	RenewFromStart bool
+	// RemainingPastDeadline makes Remaining report this much more than the
+	// time left to the deadline: a holder, or a lockd client, told the lock
+	// is safe for that long works on after the cells may have expired.
+	RemainingPastDeadline time.Duration
 }
 
 // knobs returns c's knobs; the zero value (no defect) when there are none.

@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
 )
@@ -59,6 +60,27 @@ func (l *Lease) IsLost() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.isLost
+}
+
+// Remaining returns how long, from now on the lease's clock, the lease
+// stays valid if no renewal succeeds from now on: the deadline less now,
+// or 0 once the lease is lost (it checks the deadline as Lost does, and a
+// lease stopped by its Unlock is past it no sooner). A caller that tells
+// someone else how long the lock is safe must count it from before it
+// asked.
+func (l *Lease) Remaining() time.Duration {
+	l.check()
+	now := Stamp(l.clock)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.isLost {
+		return 0
+	}
+	left := l.lastOK + l.cfg.Window().Microseconds() - now
+	if k := l.cfg.knobs().RemainingPastDeadline; k > 0 {
+		left += k.Microseconds() // the planted defect: a bound later than the deadline
+	}
+	return max(time.Duration(left)*time.Microsecond, 0)
 }
 
 // check declares the lease lost if no renewal sent within the last Window

@@ -104,7 +104,12 @@ func (t *table) one(ctx context.Context, id string, a lockstep.Access, try bool)
 		return plainLock{l}, nil
 	}
 	l.loss = held.NewLoss()
-	l.loss.Watch(l.expired.Load)
+	l.loss.Watch(func() time.Duration {
+		if l.expired.Load() {
+			return 0
+		}
+		return time.Hour
+	})
 	return heldLock{l}, nil
 }
 

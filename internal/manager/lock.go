@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync/atomic"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/held"
@@ -37,6 +38,7 @@ type Lock struct {
 	// mu is held for a whole Unlock, so concurrent calls serialize.
 	mu       lifecycle.Mutex
 	stopped  bool        // the first Unlock ran: the loss forwarding is undone
+	ending   atomic.Bool // set as the first Unlock begins, read without mu (ValidFor)
 	state    []heldState // per member, under mu
 	released bool        // every member released: later calls return nil
 }
@@ -71,7 +73,7 @@ func newLock(m *Manager, id string, plan []lockstep.Request, members []*member, 
 	}
 	var watch []<-chan struct{}
 	for _, mb := range members {
-		g.loss.Watch(mb.lostNow)
+		g.loss.Watch(mb.remaining)
 		if mb.hasLoss {
 			mb.subscribe(g.loss)
 		} else {
@@ -162,6 +164,7 @@ func (g *Lock) Unlock(ctx context.Context) error {
 	}
 	lost := false
 	if !g.stopped {
+		g.ending.Store(true)
 		g.stopped = true
 		if g.stop != nil {
 			close(g.stop)

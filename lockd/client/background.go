@@ -12,15 +12,18 @@ import (
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 )
 
-// keepAlive calls KeepAlive every TTL/3 and after a failure every TTL/10,
-// moving the deadline to the send of each answered call plus the TTL
-// (lockd counts the TTL from its receipt, which is later). It ends the
-// session when lockd says it ended, or when the deadline passes.
+// keepAlive calls KeepAlive every TTL/3, or within half the time the
+// earliest lock has left, and after a failure every TTL/10, moving the
+// session's deadline to the send of each answered call plus the TTL (lockd
+// counts the TTL from its receipt, which is later) and each lock's as the
+// answer says (valid.go). It ends the session when lockd says it ended, or
+// when the deadline passes.
 func (s *Session) keepAlive(ctx context.Context) {
 	defer s.bg.Done()
 	every, retry := s.ttl/3, max(s.ttl/10, 10*time.Millisecond)
 	wait := every
 	for {
+		s.checkLocks()
 		s.mu.Lock()
 		left := time.Until(s.deadline)
 		s.mu.Unlock()
@@ -29,22 +32,21 @@ func (s *Session) keepAlive(ctx context.Context) {
 			return
 		case <-s.done:
 			return
-		case <-time.After(min(wait, max(left, 0))):
+		case <-s.newLock: // a lock whose time may end before this wait would
+			continue
+		case <-time.After(min(s.beforeEarliestLock(wait), max(left, 0))):
 		}
 		s.check()
+		s.checkLocks()
 		if s.Err() != nil {
 			return
 		}
 		sent := time.Now()
-		cctx, cancel := context.WithDeadline(ctx, sent.Add(max(left, retry)))
-		_, err := s.rpc.KeepAlive(cctx, connect.NewRequest(&pb.KeepAliveRequest{SessionId: s.id}))
+		cctx, cancel := context.WithDeadline(ctx, sent.Add(s.untilEarliestLock(max(left, retry))))
+		res, err := s.rpc.KeepAlive(cctx, connect.NewRequest(&pb.KeepAliveRequest{SessionId: s.id}))
 		cancel()
 		if err == nil {
-			s.mu.Lock()
-			if d := sent.Add(s.ttl); d.After(s.deadline) {
-				s.deadline = d
-			}
-			s.mu.Unlock()
+			s.answered(sent, res.Msg)
 			wait = every
 			continue
 		}

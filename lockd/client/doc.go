@@ -39,12 +39,23 @@
 //     in time (lockd stopped, or the link to it broke), so it assumes one;
 //   - no keep-alive has been answered for the session's TTL, counted from
 //     the send of the last one that was: lockd ends the session a TTL after
-//     it received that call, which was later.
+//     it received that call, which was later;
+//   - the lock's own time runs out. lockd says, in the answer that grants a
+//     lock and in every KeepAlive answer, how long each lock is certain to
+//     stay valid even if lockd renews nothing more (the library's
+//     lockstep.Expiring, computed as lockd answers). The client counts it
+//     from the send of that call, never past the session's TTL, and a lock
+//     a KeepAlive answer leaves out gets no more time. KeepAlives go out
+//     at least twice within the shortest such time.
 //
 // The second rule makes a lockd killed or shut down, whose connections the
-// kernel closes, a loss at once; a lockd host that vanishes without closing
-// them is noticed only by the third rule or the transport's own timeouts,
-// while that lockd's leases in the store may lapse sooner (its --lock-ttl).
-// Work that must be safe against that case checks the lock's fencing token
-// (lockstep.Fenced) where it writes, as with any lease-based lock.
+// kernel closes, a loss at once. The fourth makes a lockd that stops
+// renewing — paused, cut off from Cassandra, or its host gone without
+// closing its connections — a loss no later than lockd's own lease
+// deadline, which comes before the lock's cells can expire in the store
+// (docs/algorithms.md, section 2, Corollary 1a): no other process can be
+// granted the lock while this client still counts it held, as long as the
+// two machines' clocks run at nearly the same rate. A blocking Lock granted
+// late in a long wait asks once more at once (its time counted from the
+// Lock call's send would be short).
 package client

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -47,6 +48,7 @@ func (s *Session) Adopt(ctx context.Context, tok string) ([]lockstep.Lock, error
 		return nil, err
 	}
 	s.callStarts()
+	sent := time.Now()
 	res, err := s.rpc.SetToken(ctx, connect.NewRequest(&pb.SetTokenRequest{SessionId: s.id, Token: tok}))
 	if err != nil {
 		s.callEnds()
@@ -63,6 +65,7 @@ func (s *Session) Adopt(ctx context.Context, tok string) ([]lockstep.Lock, error
 			reqs[i] = lockstep.Request{ID: it.GetId(), Access: lockstep.Access(it.GetAccess())}
 		}
 		l := newLock(s, h, reqs)
+		l.deadline = sent.Add(min(s.ttl, h.GetValidFor().AsDuration()))
 		if s.lostEarly[l.handle] { // a LOCK_LOST for it came while SetToken was answered
 			l.lose()
 		}
@@ -77,6 +80,7 @@ func (s *Session) Adopt(ctx context.Context, tok string) ([]lockstep.Lock, error
 	}
 	s.callEndsLocked()
 	s.mu.Unlock()
+	s.added()
 	if ended {
 		for _, l := range out {
 			l.(*Lock).lose()

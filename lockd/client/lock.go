@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -26,6 +27,10 @@ type Lock struct {
 	lost     chan struct{}
 	mu       sync.Mutex
 	released bool
+
+	// deadline is when the lock must be taken as lost unless a KeepAlive
+	// answer gives it more time (valid.go); guarded by s.mu.
+	deadline time.Time
 }
 
 var _ lockstep.Lock = (*Lock)(nil)
@@ -62,9 +67,11 @@ func (l *Lock) Token() int64 { return l.token }
 func (l *Lock) Reentrant() bool { return l.reentrant }
 
 // Lost is closed when the lock must be taken as lost (package doc). It
-// applies the keep-alive rule's deadline itself each time it is called.
+// applies the session's and the lock's own deadlines itself each time it
+// is called.
 func (l *Lock) Lost() <-chan struct{} {
 	l.s.check()
+	l.s.checkLocks()
 	return l.lost
 }
 

@@ -53,6 +53,9 @@ type Session struct {
 	calls     int
 	done      chan struct{} // closed when the session ended
 	err       error         // why it ended
+	// newLock wakes the keep-alive loop to time its next call by a lock
+	// just added (valid.go); buffered, never closed.
+	newLock chan struct{}
 }
 
 var _ lockstep.GroupLocker = (*Session)(nil)
@@ -87,7 +90,8 @@ func Open(ctx context.Context, url string, opts *Options) (*Session, error) {
 	}
 	bctx, stop := context.WithCancel(context.Background())
 	s := &Session{rpc: rpc, id: res.Msg.GetSessionId(), ttl: res.Msg.GetTtl().AsDuration(), stop: stop,
-		deadline: sent.Add(res.Msg.GetTtl().AsDuration()), locks: map[string]*Lock{}, lostEarly: map[string]bool{}, done: make(chan struct{})}
+		deadline: sent.Add(res.Msg.GetTtl().AsDuration()), locks: map[string]*Lock{}, lostEarly: map[string]bool{}, done: make(chan struct{}),
+		newLock: make(chan struct{}, 1)}
 	watching := make(chan struct{})
 	s.bg.Add(2)
 	go s.keepAlive(bctx)
@@ -157,6 +161,7 @@ func (s *Session) lock(ctx context.Context, try bool, reqs ...lockstep.Request) 
 		call = s.rpc.TryLock
 	}
 	s.callStarts()
+	sent := time.Now()
 	res, err := call(ctx, connect.NewRequest(req))
 	if err != nil {
 		s.callEnds()
@@ -165,6 +170,10 @@ func (s *Session) lock(ctx context.Context, try bool, reqs ...lockstep.Request) 
 		return nil, err
 	}
 	l := newLock(s, res.Msg.GetLock(), reqs)
+	l.deadline = sent.Add(min(s.ttl, res.Msg.GetLock().GetValidFor().AsDuration()))
+	if time.Until(l.deadline) < s.ttl/3 {
+		s.grantedLate(ctx, l) // a grant late in a long wait: ask again how long it stays valid
+	}
 	s.mu.Lock()
 	lost := s.err != nil || s.lostEarly[l.handle] // ended, or lost, while the call was answered
 	if !lost {
@@ -175,6 +184,7 @@ func (s *Session) lock(ctx context.Context, try bool, reqs ...lockstep.Request) 
 	if lost {
 		l.lose()
 	}
+	s.added()
 	return l, nil
 }
 

@@ -193,6 +193,10 @@ class Session:
         self._lost = threading.Event()
         self._lost_reason = None
         self.lost_locks = set()
+        # lock_id -> time.monotonic() after which that lock counts as lost
+        # unless a KeepAlive answer gives it more time (valid_for).
+        self._lock_deadline = {}
+        self._mu = threading.Lock()
 
     def lock(self, ids, timeout=None, comment=""):
         """Blocks until the lock (an id, or a group of ids and (id, access)
@@ -201,22 +205,34 @@ class Session:
         lock_id to unlock, its fencing token. Raises Deadlock if chosen to
         break a cycle of waits."""
         req = pb.LockRequest(session_id=self.id, items=_items(ids), comment=comment)
-        return self.client.call("Lock", req, timeout=timeout).lock
+        sent = time.monotonic()
+        held = self.client.call("Lock", req, timeout=timeout).lock
+        self._granted(held, sent)
+        if self._deadline is not None and self._lock_deadline[held.lock_id] - time.monotonic() < self.ttl / 3:
+            self._refresh()  # granted late in a long wait: ask again how long it stays valid
+        return held
 
     def try_lock(self, ids, comment=""):
         """Takes the lock at once, or raises Locked."""
-        return self.client.call("TryLock", pb.LockRequest(session_id=self.id, items=_items(ids), comment=comment)).lock
+        sent = time.monotonic()
+        held = self.client.call("TryLock", pb.LockRequest(session_id=self.id, items=_items(ids), comment=comment)).lock
+        self._granted(held, sent)
+        return held
 
     def unlock(self, lock):
         """Releases a HeldLock (or its lock_id). Raises Lost if its lease
         had been lost before: the work it guarded may not have been exclusive."""
         lock_id = lock if isinstance(lock, str) else lock.lock_id
         self.client.call("Unlock", pb.UnlockRequest(session_id=self.id, lock_id=lock_id))
+        self._forget(lock_id)
 
     def unlock_all(self):
         """Releases every lock of the session (seed 003's unlockAll) and
         keeps the session open. Returns the lock_ids released."""
-        return list(self.client.call("UnlockAll", pb.UnlockAllRequest(session_id=self.id)).lock_ids)
+        ids = list(self.client.call("UnlockAll", pb.UnlockAllRequest(session_id=self.id)).lock_ids)
+        for lock_id in ids:
+            self._forget(lock_id)
+        return ids
 
     def get_token(self):
         """The token of the session's identity (seed 003's getToken): a
@@ -230,7 +246,11 @@ class Session:
         REASON_UNKNOWN_TOKEN: its sessions all ended), Refused
         (REASON_NOT_YOUR_TOKEN) or LockdError (REASON_OWN_TOKEN,
         REASON_HOLDS_LOCKS, REASON_OTHER_LOCKD); each changes nothing."""
-        return list(self.client.call("SetToken", pb.SetTokenRequest(session_id=self.id, token=token)).locks)
+        sent = time.monotonic()
+        locks = list(self.client.call("SetToken", pb.SetTokenRequest(session_id=self.id, token=token)).locks)
+        for held in locks:
+            self._granted(held, sent)
+        return locks
 
     def keep_alive(self):
         self.client.call("KeepAlive", pb.KeepAliveRequest(session_id=self.id))
@@ -252,32 +272,42 @@ class Session:
     def keep_alive_in_background(self):
         """Keeps the session alive and tells its holder when its locks must
         be taken as lost (lost(), lost_locks): a KeepAlive every third of
-        the TTL (every tenth after a failure), and the session's watch
-        stream followed on a second thread. The session counts as lost when
-        lockd says so (EXPIRED, CLOSED, or an answer saying the session
-        expired), when the watch stream breaks (the client could no longer
-        be told of a loss in time), or when no KeepAlive was answered for
-        the TTL counted from its send (lockd counts from its receipt, which
-        is later). A lock in lost_locks lost its lease (LOCK_LOST)."""
+        the TTL, or within half the time the earliest lock has left (every
+        tenth of the TTL after a failure), and the session's watch stream
+        followed on a second thread. The session counts as lost when lockd
+        says so (EXPIRED, CLOSED, or an answer saying the session expired),
+        when the watch stream breaks (the client could no longer be told of
+        a loss in time), or when no KeepAlive was answered for the TTL
+        counted from its send (lockd counts from its receipt, which is
+        later). A lock counts as lost on LOCK_LOST, and when its own time
+        runs out: lockd says, in the answer granting it and in each
+        KeepAlive answer, how long it is certain to stay valid even if lockd
+        renews nothing more; that counts from the send of the call, and a
+        lock an answer leaves out gets no more time."""
         self._deadline = time.monotonic() + self.ttl
 
         def keeper():
             wait = self.ttl / 3
-            while not self._stop.wait(min(wait, max(self._deadline - time.monotonic(), 0))):
+            while True:
+                self._check_locks()
+                left = max(self._deadline - time.monotonic(), 0)
+                if self._stop.wait(min(self._before_earliest_lock(wait), left)):
+                    return
                 if time.monotonic() >= self._deadline:
                     self._lose("no KeepAlive answered within the session's TTL")
                     return
+                self._check_locks()
                 sent = time.monotonic()
+                timeout = max(min(self._deadline - sent, self._until_earliest_lock(self.ttl)), 0.01)
                 try:
-                    self.client.call("KeepAlive", pb.KeepAliveRequest(session_id=self.id),
-                                     timeout=max(self._deadline - sent, 0.01))
+                    res = self.client.call("KeepAlive", pb.KeepAliveRequest(session_id=self.id), timeout=timeout)
                 except Lost as err:
                     self._lose(f"lockd ended the session: {err}")
                     return
                 except LockdError:
                     wait = self.ttl / 10
                     continue
-                self._deadline = max(self._deadline, sent + self.ttl)
+                self._answered(sent, res)
                 wait = self.ttl / 3
 
         self._watch_call = self.client._stub.WatchSession(
@@ -304,6 +334,58 @@ class Session:
         self._keeper.start()
         self._watcher.start()
 
+    def _granted(self, held, sent):
+        """Starts the deadline of a lock an answer to a call sent at sent
+        returned: sent + its valid_for, at most the TTL."""
+        with self._mu:
+            self._lock_deadline[held.lock_id] = sent + min(self.ttl, held.valid_for.ToTimedelta().total_seconds())
+
+    def _answered(self, sent, res):
+        """Applies a KeepAlive answer to a call sent at sent: the session's
+        deadline and each named lock's move on; an unnamed lock gets no
+        more time."""
+        self._deadline = max(self._deadline, sent + self.ttl)
+        with self._mu:
+            for lock_id, v in res.valid_for.items():
+                if lock_id in self._lock_deadline:
+                    d = sent + min(self.ttl, v.ToTimedelta().total_seconds())
+                    self._lock_deadline[lock_id] = max(self._lock_deadline[lock_id], d)
+
+    def _refresh(self):
+        sent = time.monotonic()
+        try:
+            res = self.client.call("KeepAlive", pb.KeepAliveRequest(session_id=self.id))
+        except LockdError:
+            return
+        self._answered(sent, res)
+
+    def _until_earliest_lock(self, d):
+        now = time.monotonic()
+        with self._mu:
+            for deadline in self._lock_deadline.values():
+                if deadline > now:
+                    d = min(d, deadline - now)
+        return d
+
+    def _before_earliest_lock(self, wait):
+        now = time.monotonic()
+        with self._mu:
+            for deadline in self._lock_deadline.values():
+                if deadline > now:
+                    wait = min(wait, max((deadline - now) / 2, 0.01))
+        return wait
+
+    def _check_locks(self):
+        now = time.monotonic()
+        with self._mu:
+            for lock_id, deadline in self._lock_deadline.items():
+                if now >= deadline:
+                    self.lost_locks.add(lock_id)
+
+    def _forget(self, lock_id):
+        with self._mu:
+            self._lock_deadline.pop(lock_id, None)
+
     def lost(self, lock=None):
         """True once the session's locks must be taken as lost (see
         keep_alive_in_background), or, given a HeldLock or lock_id, once
@@ -315,6 +397,8 @@ class Session:
             return True
         if lock is None:
             return False
+        if self._deadline is not None:
+            self._check_locks()
         return (lock if isinstance(lock, str) else lock.lock_id) in self.lost_locks
 
     def lost_reason(self):

@@ -221,3 +221,17 @@ def test_set_token_refusals(a, b):
             s1.set_token(s2.get_token())  # s1 is its identity's last and holds py/keep
         assert e.value.reason == "REASON_HOLDS_LOCKS"
         assert len(s1.describe().locks) == 1 and len(s2.describe().locks) == 0
+
+
+def test_each_lock_has_its_own_deadline_from_lockd(a):
+    with a.session(ttl=30) as s:
+        held = s.lock("py/valid-for", timeout=5)
+        v = held.valid_for.ToTimedelta().total_seconds()
+        assert 0 < v <= 30, "lockd says how long the lock stays valid"
+        left = s._lock_deadline[held.lock_id] - time.monotonic()
+        assert 0 < left <= v, "counted from the Lock call's send, not its answer"
+        time.sleep(1)
+        assert not s.lost(held), "KeepAlive answers give it more time"
+        assert s._lock_deadline[held.lock_id] - time.monotonic() > 0
+        s.unlock(held)
+        assert held.lock_id not in s._lock_deadline

@@ -459,8 +459,15 @@ func (x *KeepAliveRequest) GetSessionId() string {
 }
 
 type KeepAliveResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Ttl           *durationpb.Duration   `protobuf:"bytes,1,opt,name=ttl,proto3" json:"ttl,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Ttl   *durationpb.Duration   `protobuf:"bytes,1,opt,name=ttl,proto3" json:"ttl,omitempty"`
+	// For each lock the session holds (by lock_id) whose lease is still
+	// valid: how long it is certain to stay valid even if the server renews
+	// nothing more (lockstep.Expiring), computed as the server answers. A
+	// client counts it from the SEND of this KeepAlive, which precedes the
+	// answer, and takes a lock as lost once that instant passes without a
+	// later answer naming it; a lock absent from the map gets no more time.
+	ValidFor      map[string]*durationpb.Duration `protobuf:"bytes,2,rep,name=valid_for,json=validFor,proto3" json:"valid_for,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -498,6 +505,13 @@ func (*KeepAliveResponse) Descriptor() ([]byte, []int) {
 func (x *KeepAliveResponse) GetTtl() *durationpb.Duration {
 	if x != nil {
 		return x.Ttl
+	}
+	return nil
+}
+
+func (x *KeepAliveResponse) GetValidFor() map[string]*durationpb.Duration {
+	if x != nil {
+		return x.ValidFor
 	}
 	return nil
 }
@@ -1091,7 +1105,11 @@ type HeldLock struct {
 	Token int64 `protobuf:"varint,3,opt,name=token,proto3" json:"token,omitempty"`
 	// True when this Lock was granted by reentrancy: the session already held
 	// the ids in an access covering the request; it only counts.
-	Reentrant     bool `protobuf:"varint,4,opt,name=reentrant,proto3" json:"reentrant,omitempty"`
+	Reentrant bool `protobuf:"varint,4,opt,name=reentrant,proto3" json:"reentrant,omitempty"`
+	// How long the lock is certain to stay valid, computed as the server
+	// answers (as KeepAliveResponse.valid_for). A client counts it from the
+	// send of the call that returned it.
+	ValidFor      *durationpb.Duration `protobuf:"bytes,5,opt,name=valid_for,json=validFor,proto3" json:"valid_for,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1152,6 +1170,13 @@ func (x *HeldLock) GetReentrant() bool {
 		return x.Reentrant
 	}
 	return false
+}
+
+func (x *HeldLock) GetValidFor() *durationpb.Duration {
+	if x != nil {
+		return x.ValidFor
+	}
+	return nil
 }
 
 type UnlockRequest struct {
@@ -1738,9 +1763,13 @@ const file_lockstep_v1_lockd_proto_rawDesc = "" +
 	"\x03ttl\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\"1\n" +
 	"\x10KeepAliveRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"@\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"\xe3\x01\n" +
 	"\x11KeepAliveResponse\x12+\n" +
-	"\x03ttl\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\"4\n" +
+	"\x03ttl\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12I\n" +
+	"\tvalid_for\x18\x02 \x03(\v2,.lockstep.v1.KeepAliveResponse.ValidForEntryR\bvalidFor\x1aV\n" +
+	"\rValidForEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12/\n" +
+	"\x05value\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x05value:\x028\x01\"4\n" +
 	"\x13CloseSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\"\x16\n" +
@@ -1784,12 +1813,13 @@ const file_lockstep_v1_lockd_proto_rawDesc = "" +
 	"\x05items\x18\x02 \x03(\v2\x15.lockstep.v1.LockItemR\x05items\x12\x18\n" +
 	"\acomment\x18\x03 \x01(\tR\acomment\"9\n" +
 	"\fLockResponse\x12)\n" +
-	"\x04lock\x18\x01 \x01(\v2\x15.lockstep.v1.HeldLockR\x04lock\"\x84\x01\n" +
+	"\x04lock\x18\x01 \x01(\v2\x15.lockstep.v1.HeldLockR\x04lock\"\xbc\x01\n" +
 	"\bHeldLock\x12\x17\n" +
 	"\alock_id\x18\x01 \x01(\tR\x06lockId\x12+\n" +
 	"\x05items\x18\x02 \x03(\v2\x15.lockstep.v1.LockItemR\x05items\x12\x14\n" +
 	"\x05token\x18\x03 \x01(\x03R\x05token\x12\x1c\n" +
-	"\treentrant\x18\x04 \x01(\bR\treentrant\"G\n" +
+	"\treentrant\x18\x04 \x01(\bR\treentrant\x126\n" +
+	"\tvalid_for\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\bvalidFor\"G\n" +
 	"\rUnlockRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +
@@ -1888,7 +1918,7 @@ func file_lockstep_v1_lockd_proto_rawDescGZIP() []byte {
 }
 
 var file_lockstep_v1_lockd_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lockstep_v1_lockd_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_lockstep_v1_lockd_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_lockstep_v1_lockd_proto_goTypes = []any{
 	(Access)(0),                     // 0: lockstep.v1.Access
 	(SessionEvent_Kind)(0),          // 1: lockstep.v1.SessionEvent.Kind
@@ -1919,54 +1949,58 @@ var file_lockstep_v1_lockd_proto_goTypes = []any{
 	(*SetTokenResponse)(nil),        // 26: lockstep.v1.SetTokenResponse
 	(*DeadlockMember)(nil),          // 27: lockstep.v1.DeadlockMember
 	(*LockError)(nil),               // 28: lockstep.v1.LockError
-	(*durationpb.Duration)(nil),     // 29: google.protobuf.Duration
+	nil,                             // 29: lockstep.v1.KeepAliveResponse.ValidForEntry
+	(*durationpb.Duration)(nil),     // 30: google.protobuf.Duration
 }
 var file_lockstep_v1_lockd_proto_depIdxs = []int32{
-	29, // 0: lockstep.v1.OpenSessionRequest.ttl:type_name -> google.protobuf.Duration
-	29, // 1: lockstep.v1.OpenSessionResponse.ttl:type_name -> google.protobuf.Duration
-	29, // 2: lockstep.v1.KeepAliveResponse.ttl:type_name -> google.protobuf.Duration
-	1,  // 3: lockstep.v1.SessionEvent.kind:type_name -> lockstep.v1.SessionEvent.Kind
-	29, // 4: lockstep.v1.DescribeSessionResponse.ttl:type_name -> google.protobuf.Duration
-	18, // 5: lockstep.v1.DescribeSessionResponse.locks:type_name -> lockstep.v1.HeldLock
-	12, // 6: lockstep.v1.ListSessionsResponse.sessions:type_name -> lockstep.v1.DescribeSessionResponse
-	0,  // 7: lockstep.v1.LockItem.access:type_name -> lockstep.v1.Access
-	15, // 8: lockstep.v1.LockRequest.items:type_name -> lockstep.v1.LockItem
-	18, // 9: lockstep.v1.LockResponse.lock:type_name -> lockstep.v1.HeldLock
-	15, // 10: lockstep.v1.HeldLock.items:type_name -> lockstep.v1.LockItem
-	18, // 11: lockstep.v1.SetTokenResponse.locks:type_name -> lockstep.v1.HeldLock
-	15, // 12: lockstep.v1.DeadlockMember.waits:type_name -> lockstep.v1.LockItem
-	0,  // 13: lockstep.v1.DeadlockMember.held_in:type_name -> lockstep.v1.Access
-	2,  // 14: lockstep.v1.LockError.reason:type_name -> lockstep.v1.LockError.Reason
-	27, // 15: lockstep.v1.LockError.cycle:type_name -> lockstep.v1.DeadlockMember
-	3,  // 16: lockstep.v1.LockService.OpenSession:input_type -> lockstep.v1.OpenSessionRequest
-	5,  // 17: lockstep.v1.LockService.KeepAlive:input_type -> lockstep.v1.KeepAliveRequest
-	7,  // 18: lockstep.v1.LockService.CloseSession:input_type -> lockstep.v1.CloseSessionRequest
-	9,  // 19: lockstep.v1.LockService.WatchSession:input_type -> lockstep.v1.WatchSessionRequest
-	11, // 20: lockstep.v1.LockService.DescribeSession:input_type -> lockstep.v1.DescribeSessionRequest
-	13, // 21: lockstep.v1.LockService.ListSessions:input_type -> lockstep.v1.ListSessionsRequest
-	16, // 22: lockstep.v1.LockService.Lock:input_type -> lockstep.v1.LockRequest
-	16, // 23: lockstep.v1.LockService.TryLock:input_type -> lockstep.v1.LockRequest
-	19, // 24: lockstep.v1.LockService.Unlock:input_type -> lockstep.v1.UnlockRequest
-	21, // 25: lockstep.v1.LockService.UnlockAll:input_type -> lockstep.v1.UnlockAllRequest
-	23, // 26: lockstep.v1.LockService.GetToken:input_type -> lockstep.v1.GetTokenRequest
-	25, // 27: lockstep.v1.LockService.SetToken:input_type -> lockstep.v1.SetTokenRequest
-	4,  // 28: lockstep.v1.LockService.OpenSession:output_type -> lockstep.v1.OpenSessionResponse
-	6,  // 29: lockstep.v1.LockService.KeepAlive:output_type -> lockstep.v1.KeepAliveResponse
-	8,  // 30: lockstep.v1.LockService.CloseSession:output_type -> lockstep.v1.CloseSessionResponse
-	10, // 31: lockstep.v1.LockService.WatchSession:output_type -> lockstep.v1.SessionEvent
-	12, // 32: lockstep.v1.LockService.DescribeSession:output_type -> lockstep.v1.DescribeSessionResponse
-	14, // 33: lockstep.v1.LockService.ListSessions:output_type -> lockstep.v1.ListSessionsResponse
-	17, // 34: lockstep.v1.LockService.Lock:output_type -> lockstep.v1.LockResponse
-	17, // 35: lockstep.v1.LockService.TryLock:output_type -> lockstep.v1.LockResponse
-	20, // 36: lockstep.v1.LockService.Unlock:output_type -> lockstep.v1.UnlockResponse
-	22, // 37: lockstep.v1.LockService.UnlockAll:output_type -> lockstep.v1.UnlockAllResponse
-	24, // 38: lockstep.v1.LockService.GetToken:output_type -> lockstep.v1.GetTokenResponse
-	26, // 39: lockstep.v1.LockService.SetToken:output_type -> lockstep.v1.SetTokenResponse
-	28, // [28:40] is the sub-list for method output_type
-	16, // [16:28] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	30, // 0: lockstep.v1.OpenSessionRequest.ttl:type_name -> google.protobuf.Duration
+	30, // 1: lockstep.v1.OpenSessionResponse.ttl:type_name -> google.protobuf.Duration
+	30, // 2: lockstep.v1.KeepAliveResponse.ttl:type_name -> google.protobuf.Duration
+	29, // 3: lockstep.v1.KeepAliveResponse.valid_for:type_name -> lockstep.v1.KeepAliveResponse.ValidForEntry
+	1,  // 4: lockstep.v1.SessionEvent.kind:type_name -> lockstep.v1.SessionEvent.Kind
+	30, // 5: lockstep.v1.DescribeSessionResponse.ttl:type_name -> google.protobuf.Duration
+	18, // 6: lockstep.v1.DescribeSessionResponse.locks:type_name -> lockstep.v1.HeldLock
+	12, // 7: lockstep.v1.ListSessionsResponse.sessions:type_name -> lockstep.v1.DescribeSessionResponse
+	0,  // 8: lockstep.v1.LockItem.access:type_name -> lockstep.v1.Access
+	15, // 9: lockstep.v1.LockRequest.items:type_name -> lockstep.v1.LockItem
+	18, // 10: lockstep.v1.LockResponse.lock:type_name -> lockstep.v1.HeldLock
+	15, // 11: lockstep.v1.HeldLock.items:type_name -> lockstep.v1.LockItem
+	30, // 12: lockstep.v1.HeldLock.valid_for:type_name -> google.protobuf.Duration
+	18, // 13: lockstep.v1.SetTokenResponse.locks:type_name -> lockstep.v1.HeldLock
+	15, // 14: lockstep.v1.DeadlockMember.waits:type_name -> lockstep.v1.LockItem
+	0,  // 15: lockstep.v1.DeadlockMember.held_in:type_name -> lockstep.v1.Access
+	2,  // 16: lockstep.v1.LockError.reason:type_name -> lockstep.v1.LockError.Reason
+	27, // 17: lockstep.v1.LockError.cycle:type_name -> lockstep.v1.DeadlockMember
+	30, // 18: lockstep.v1.KeepAliveResponse.ValidForEntry.value:type_name -> google.protobuf.Duration
+	3,  // 19: lockstep.v1.LockService.OpenSession:input_type -> lockstep.v1.OpenSessionRequest
+	5,  // 20: lockstep.v1.LockService.KeepAlive:input_type -> lockstep.v1.KeepAliveRequest
+	7,  // 21: lockstep.v1.LockService.CloseSession:input_type -> lockstep.v1.CloseSessionRequest
+	9,  // 22: lockstep.v1.LockService.WatchSession:input_type -> lockstep.v1.WatchSessionRequest
+	11, // 23: lockstep.v1.LockService.DescribeSession:input_type -> lockstep.v1.DescribeSessionRequest
+	13, // 24: lockstep.v1.LockService.ListSessions:input_type -> lockstep.v1.ListSessionsRequest
+	16, // 25: lockstep.v1.LockService.Lock:input_type -> lockstep.v1.LockRequest
+	16, // 26: lockstep.v1.LockService.TryLock:input_type -> lockstep.v1.LockRequest
+	19, // 27: lockstep.v1.LockService.Unlock:input_type -> lockstep.v1.UnlockRequest
+	21, // 28: lockstep.v1.LockService.UnlockAll:input_type -> lockstep.v1.UnlockAllRequest
+	23, // 29: lockstep.v1.LockService.GetToken:input_type -> lockstep.v1.GetTokenRequest
+	25, // 30: lockstep.v1.LockService.SetToken:input_type -> lockstep.v1.SetTokenRequest
+	4,  // 31: lockstep.v1.LockService.OpenSession:output_type -> lockstep.v1.OpenSessionResponse
+	6,  // 32: lockstep.v1.LockService.KeepAlive:output_type -> lockstep.v1.KeepAliveResponse
+	8,  // 33: lockstep.v1.LockService.CloseSession:output_type -> lockstep.v1.CloseSessionResponse
+	10, // 34: lockstep.v1.LockService.WatchSession:output_type -> lockstep.v1.SessionEvent
+	12, // 35: lockstep.v1.LockService.DescribeSession:output_type -> lockstep.v1.DescribeSessionResponse
+	14, // 36: lockstep.v1.LockService.ListSessions:output_type -> lockstep.v1.ListSessionsResponse
+	17, // 37: lockstep.v1.LockService.Lock:output_type -> lockstep.v1.LockResponse
+	17, // 38: lockstep.v1.LockService.TryLock:output_type -> lockstep.v1.LockResponse
+	20, // 39: lockstep.v1.LockService.Unlock:output_type -> lockstep.v1.UnlockResponse
+	22, // 40: lockstep.v1.LockService.UnlockAll:output_type -> lockstep.v1.UnlockAllResponse
+	24, // 41: lockstep.v1.LockService.GetToken:output_type -> lockstep.v1.GetTokenResponse
+	26, // 42: lockstep.v1.LockService.SetToken:output_type -> lockstep.v1.SetTokenResponse
+	31, // [31:43] is the sub-list for method output_type
+	19, // [19:31] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_lockstep_v1_lockd_proto_init() }
@@ -1980,7 +2014,7 @@ func file_lockstep_v1_lockd_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lockstep_v1_lockd_proto_rawDesc), len(file_lockstep_v1_lockd_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   26,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

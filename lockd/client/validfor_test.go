@@ -1,0 +1,125 @@
+package client_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
+	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
+)
+
+// scripted is a lockd that answers as a test says: a session of a long TTL,
+// one lock, KeepAlive answers naming the lock's valid_for (or not, or no
+// answer at all), and a watch stream that stays open and silent — a lockd
+// that stops renewing without telling anyone.
+type scripted struct {
+	lockstepv1connect.UnimplementedLockServiceHandler
+	ttl, grantValid, aliveValid time.Duration
+	leaveOut                    atomic.Bool // KeepAlive answers no longer name the lock
+	hang                        atomic.Bool // KeepAlive answers nothing
+	mu                          sync.Mutex
+	sends                       []time.Time // when each answered KeepAlive arrived
+}
+
+func (f *scripted) OpenSession(context.Context, *connect.Request[pb.OpenSessionRequest]) (*connect.Response[pb.OpenSessionResponse], error) {
+	return connect.NewResponse(&pb.OpenSessionResponse{SessionId: "s-1", Ttl: durationpb.New(f.ttl)}), nil
+}
+
+func (f *scripted) Lock(context.Context, *connect.Request[pb.LockRequest]) (*connect.Response[pb.LockResponse], error) {
+	return connect.NewResponse(&pb.LockResponse{Lock: &pb.HeldLock{LockId: "l-1", Items: []*pb.LockItem{{Id: "x"}},
+		ValidFor: durationpb.New(f.grantValid)}}), nil
+}
+
+func (f *scripted) KeepAlive(ctx context.Context, _ *connect.Request[pb.KeepAliveRequest]) (*connect.Response[pb.KeepAliveResponse], error) {
+	if f.hang.Load() {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	res := &pb.KeepAliveResponse{Ttl: durationpb.New(f.ttl), ValidFor: map[string]*durationpb.Duration{}}
+	if !f.leaveOut.Load() {
+		res.ValidFor["l-1"] = durationpb.New(f.aliveValid)
+	}
+	f.mu.Lock()
+	f.sends = append(f.sends, time.Now())
+	f.mu.Unlock()
+	return connect.NewResponse(res), nil
+}
+
+func (f *scripted) WatchSession(ctx context.Context, _ *connect.Request[pb.WatchSessionRequest], st *connect.ServerStream[pb.SessionEvent]) error {
+	if err := st.Send(&pb.SessionEvent{Kind: pb.SessionEvent_KIND_WATCHING}); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func (f *scripted) CloseSession(context.Context, *connect.Request[pb.CloseSessionRequest]) (*connect.Response[pb.CloseSessionResponse], error) {
+	return connect.NewResponse(&pb.CloseSessionResponse{}), nil
+}
+
+func serveScripted(t *testing.T, f *scripted) string {
+	t.Helper()
+	path, h := lockstepv1connect.NewLockServiceHandler(f)
+	mux := http.NewServeMux()
+	mux.Handle(path, h)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	hs := &http.Server{Handler: mux}
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() { _ = hs.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// A lock's own time: KeepAlive answers that name the lock with a
+// valid_for far below the session's TTL keep it (the client sends them
+// often enough), and once they stop naming it the lock is lost within
+// that valid_for while the session itself lives on.
+func TestSession_ALockIsLostWhenLockdStopsGivingItTime(t *testing.T) {
+	f := &scripted{ttl: 30 * time.Second, grantValid: 2 * time.Second, aliveValid: 1500 * time.Millisecond}
+	s := open(t, serveScripted(t, f), nil)
+	l, err := s.Lock(t.Context(), "x")
+	require.NoError(t, err)
+	time.Sleep(4 * time.Second) // longer than any single valid_for
+	select {
+	case <-l.Lost():
+		t.Fatal("lost although every KeepAlive answer gave it 1.5s more")
+	default:
+	}
+	f.leaveOut.Store(true)
+	cut := time.Now()
+	d := lostWithin(t, l, 5*time.Second)
+	t.Logf("lost %v after the answers stopped naming it (valid_for 1.5s, TTL 30s)", d)
+	require.Less(t, time.Since(cut), 1500*time.Millisecond, "lost within one valid_for of the last answer naming it")
+	require.NoError(t, s.Err(), "the session itself lives on")
+}
+
+// A lockd that stops answering: the lock is lost at the send of the last
+// answered KeepAlive plus the valid_for that answer gave, long before the
+// session's TTL would have ended it.
+func TestSession_ALockIsLostByItsOwnDeadlineWhenLockdHangs(t *testing.T) {
+	f := &scripted{ttl: 30 * time.Second, grantValid: time.Second, aliveValid: 500 * time.Millisecond}
+	s := open(t, serveScripted(t, f), nil)
+	l, err := s.Lock(t.Context(), "x")
+	require.NoError(t, err)
+	time.Sleep(700 * time.Millisecond)
+	f.hang.Store(true)
+	<-l.Lost()
+	lost := time.Now()
+	f.mu.Lock()
+	last := f.sends[len(f.sends)-1]
+	f.mu.Unlock()
+	require.NotEmpty(t, f.sends)
+	require.LessOrEqual(t, lost.Sub(last), 500*time.Millisecond+50*time.Millisecond,
+		"lost by the last answered KeepAlive's valid_for after it reached lockd (it was sent before), plus 50ms to notice")
+	t.Logf("lost %v after the last answered KeepAlive reached lockd (valid_for 500ms, TTL 30s)", lost.Sub(last))
+	require.NoError(t, s.Err(), "the session's own TTL has not run out")
+}
