@@ -11,6 +11,7 @@ import (
 	"connectrpc.com/connect"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/lockd"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
@@ -32,6 +33,44 @@ func twoLockds(t *testing.T, fo fixtureOptions, b lockd.Options) (*fixture, *fix
 func peer(t *testing.T, fa *fixture, opts lockd.Options, process string) *fixture {
 	t.Helper()
 	return newFixture(t, fixtureOptions{opts: opts, store: fa.store, process: process})
+}
+
+// A lockd whose flag says combined refuses to adopt a lock in mode new
+// (INCOMPATIBLE_MODE), and a session that is the last of an identity
+// holding locks refuses to leave it (HOLDS_LOCKS) after the adoption: in
+// both cases nothing changes, and what was adopted is left to the giver.
+func TestPeerToken_ModeAndHoldsLocksRefusals(t *testing.T) {
+	fa := newFixture(t, fixtureOptions{opts: lockd.Options{PeerKey: peerKey}, process: "lockd-a"})
+	fc := newFixture(t, fixtureOptions{opts: lockd.Options{PeerKey: peerKey}, store: fa.store, process: "lockd-c", mode: lockstep.ModeCombined})
+	fb := peer(t, fa, lockd.Options{PeerKey: peerKey}, "lockd-b")
+	ca, cb, cc := fa.client("connect", "", nil), fb.client("connect", "", nil), fc.client("connect", "", nil)
+	ctx := context.Background()
+	a := open(t, ca, 0)
+	_, err := ca.Lock(ctx, lockReq(a, item("m", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	tok := getToken(t, ca, a)
+
+	c := open(t, cc, 0)
+	_, err = setToken(cc, c, tok)
+	requireRefusal(t, err, connect.CodeFailedPrecondition, pb.LockError_REASON_INCOMPATIBLE_MODE)
+	require.Contains(t, err.Error(), "flag says combined")
+	require.Empty(t, describe(t, cc, c).Locks)
+	closeSession(t, cc, c)
+
+	b := open(t, cb, 0)
+	_, err = cb.Lock(ctx, lockReq(b, item("own", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	before := describe(t, cb, b)
+	_, err = setToken(cb, b, tok)
+	requireRefusal(t, err, connect.CodeFailedPrecondition, pb.LockError_REASON_HOLDS_LOCKS)
+	now := describe(t, cb, b)
+	require.Equal(t, before.Identity, now.Identity)
+	require.Len(t, now.Locks, 1)
+	require.Len(t, describe(t, ca, a).Locks, 1)
+	requireFree(t, cb, "m", false) // the giver still holds it
+	closeSession(t, cb, b)
+	closeSession(t, ca, a)
+	requireFree(t, cb, "m", true) // and released it: the adoption left nothing behind
 }
 
 func closeSession(t *testing.T, c lockstepv1connect.LockServiceClient, s string) {

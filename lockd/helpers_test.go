@@ -54,6 +54,9 @@ type fixtureOptions struct {
 	// process id there (default "lockd-test").
 	store   *model.Store
 	process string
+	// mode, when set, is the Locker's flag (migration.Static) instead of
+	// the phase's (migration.NewPhaseFlag).
+	mode lockstep.Mode
 }
 
 // newFixture starts a lockd; the test's cleanup stops it and checks that
@@ -76,8 +79,14 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	if process == "" {
 		process = "lockd-test"
 	}
-	flag, err := migration.NewPhaseFlag(store, nil)
-	require.NoError(t, err)
+	var flag migration.FlagSource
+	if fo.mode.Valid() {
+		flag = migration.Static(fo.mode)
+	} else {
+		pf, err := migration.NewPhaseFlag(store, nil)
+		require.NoError(t, err)
+		flag = pf
+	}
 	fencing, err := clock.NewGlobal(store, "", &clock.Local{})
 	require.NoError(t, err)
 	locker, err := migration.New(store, flag, &migration.Options{Separator: "/", Fencing: fencing, Deadlock: fo.deadlock, ProcessID: process})
