@@ -8,9 +8,11 @@ import (
 // Sharer is implemented by the Lockers that let several processes share one
 // owner identity and hand held locks over without releasing them (seed
 // 003's real and effective identifiers, getToken and setToken): in this
-// module, the queue lock's (package queuelock). The combined and migration
-// Lockers do not implement it: their locks also hold legacy cells, whose
-// algorithm has one renewer per owner and would not see a second one.
+// module, the queue lock's (package queuelock) and the migration Locker's
+// for locks it took in mode new (package migration, which admits an Adopt
+// as a Lock in mode new). The combined Locker does not implement it, and
+// legacy or combined locks cannot be shared: they also hold legacy cells,
+// whose algorithm has one renewer per owner and would not see a second one.
 //
 // A handover is Share, then Adopt, then the giver's Unlock:
 //

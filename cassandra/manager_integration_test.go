@@ -3,6 +3,7 @@
 package cassandra_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/lockstep-go/lockstep/combined"
 	"github.com/lockstep-go/lockstep/locktest"
 	"github.com/lockstep-go/lockstep/locktest/managertest"
+	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -58,6 +60,30 @@ func TestManagerScenarios(t *testing.T) {
 		managertest.Run(t, env([]int{1, 8, 40}, false, func(s lockstep.Store, sep string, _ uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error) {
 			return queuelock.New(s, &queuelock.Options{Poll: 10 * time.Millisecond, Separator: sep, Deadlock: d})
 		}))
+	})
+	// A migration.Locker in mode new (phase new in each scenario's
+	// prefix): the lock manager above the migration, and Transfer between
+	// migration Lockers, whose Adopt goes through the census admission.
+	t.Run("migration-new", func(t *testing.T) {
+		e := env([]int{1, 8}, false, func(s lockstep.Store, sep string, _ uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error) {
+			return migration.New(s, migration.Static(lockstep.ModeNew), &migration.Options{
+				Queue: &queuelock.Options{Poll: 10 * time.Millisecond}, Separator: sep, Deadlock: d})
+		})
+		fresh := e.NewStore
+		e.NewStore = func(t *testing.T) lockstep.Store {
+			s := fresh(t)
+			ctrl, err := migration.NewController(s, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range []lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew} {
+				if err := ctrl.Set(context.Background(), m); err != nil {
+					t.Fatalf("phase %v: %v", m, err)
+				}
+			}
+			return s
+		}
+		managertest.Run(t, e)
 	})
 	t.Run("legacy", func(t *testing.T) {
 		managertest.Run(t, env([]int{1, 8}, true, func(s lockstep.Store, sep string, seed uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error) {

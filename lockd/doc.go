@@ -102,11 +102,12 @@
 // adopted handles are the grant: their ids need not be under its prefixes.
 // Refusals, each logged and changing nothing: a malformed token
 // (InvalidArgument INVALID_TOKEN; the error never echoes it), one of
-// another lockd or of this one before a restart (FailedPrecondition
-// OTHER_LOCKD), one whose sessions have all ended (NotFound UNKNOWN_TOKEN:
-// its locks were released), another principal's without a grant
-// (PermissionDenied NOT_YOUR_TOKEN), the session's own identity
-// (FailedPrecondition OWN_TOKEN), and HOLDS_LOCKS above.
+// another lockd or of this one before a restart, without a peer key
+// (FailedPrecondition OTHER_LOCKD; below for peer tokens), one whose
+// sessions have all ended (NotFound UNKNOWN_TOKEN: its locks were
+// released), another principal's without a grant (PermissionDenied
+// NOT_YOUR_TOKEN), the session's own identity (FailedPrecondition
+// OWN_TOKEN), and HOLDS_LOCKS above.
 //
 // Why in lockd, and per lockd. Within one lockd every lock is a value the
 // lockd's own Locker returned, so sharing it between sessions moves nothing
@@ -115,9 +116,51 @@
 // refusal to Share a combined lock, ErrIncompatibleMode, cannot arise here,
 // and would map to FailedPrecondition INCOMPATIBLE_MODE as every
 // ErrIncompatibleMode does). A token is not accepted by another lockd
-// (OTHER_LOCKD): moving a hold between processes is the library's
-// lockstep.Sharer (Share, Adopt; docs/algorithms.md §8.7), which the queue
-// Locker implements and migration.Locker, lockd's Locker, does not yet.
+// (OTHER_LOCKD) unless the lockds share a peer key (below).
+//
+// # Across lockds: peer tokens
+//
+// Moving a hold between processes is the library's lockstep.Sharer
+// (Share, Adopt; docs/algorithms.md §8.7 and §7.4), which migration.Locker
+// implements for locks taken in mode new. With Options.PeerKey (cmd/lockd:
+// --peer-key-file; at least 32 bytes, the same on every lockd of the
+// cluster), GetToken returns a peer token,
+// "lkt2.<instance>.<secret>.<payload>.<mac>": the identity token, then the
+// identity's owner principal and its locks as the library's share tokens
+// (Share marks them shared: no request, and from then on an Unlock of them
+// here leaves them to another holder instead of deleting them), then an
+// HMAC-SHA256 of all of it under the key.
+//
+//   - On the lockd that issued it, a peer token is its identity token: all
+//     of the above applies.
+//   - On another lockd with the key, SetToken verifies the MAC and judges
+//     adopt_from on the owner the payload names, as within one lockd; then
+//     it adopts each lock through its own Locker (migration.Locker's Adopt:
+//     admitted as a Lock in mode new, counted in its census, renewed by
+//     its own process; the same owners and fencing tokens) into a new
+//     identity of this lockd, and the session moves there (HOLDS_LOCKS as
+//     above). The giver's sessions keep their identity; a handover is
+//     GetToken, SetToken on the other lockd, then the giver's CloseSession,
+//     whose release leaves the locks to the adopter. The last holder, on
+//     either lockd, releases.
+//   - The token names the locks the identity held when GetToken ran (call it
+//     again for later ones), and the two lockds' identities are apart from
+//     then on: a lock either takes later is its own. A second session of
+//     the adopting lockd joins the adopted identity with that lockd's own
+//     GetToken token, not the peer token again.
+//   - Refusals, each logged and changing nothing (a failed adoption leaves
+//     what it adopted; the giver still holds): no key here (OTHER_LOCKD); a
+//     MAC that does not verify, another cluster's key or an edited token
+//     (INVALID_TOKEN); another principal's without a grant
+//     (NOT_YOUR_TOKEN); a lock taken in mode legacy or combined, which
+//     cannot move (FailedPrecondition INCOMPATIBLE_MODE, for the whole
+//     token); a lock no longer held (UNKNOWN_TOKEN); a phase or flag that
+//     forbids new on this lockd (INCOMPATIBLE_MODE).
+//
+// The key authenticates lockds to each other; the token stays a bearer
+// credential, as within one lockd, and the share tokens in it are
+// capabilities on the locks (anyone who can write the lock table can break
+// them already).
 //
 // # Errors
 //

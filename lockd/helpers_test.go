@@ -35,6 +35,7 @@ type fixture struct {
 	logs    *syncBuffer
 	tls     *tls.Config // the server's, nil for cleartext
 	stopped chan struct{}
+	store   *model.Store // the fleet's
 }
 
 type fixtureOptions struct {
@@ -48,6 +49,14 @@ type fixtureOptions struct {
 	// combined leaves the fleet in phase combined: the Locker takes
 	// combined locks (queue and legacy cells), not queue locks.
 	combined bool
+	// store, when set, is the store of a fleet another fixture set up (two
+	// lockds of one cluster: handover_test.go), and process the Locker's
+	// process id there (default "lockd-test").
+	store   *model.Store
+	process string
+	// mode, when set, is the Locker's flag (migration.Static) instead of
+	// the phase's (migration.NewPhaseFlag).
+	mode lockstep.Mode
 }
 
 // newFixture starts a lockd; the test's cleanup stops it and checks that
@@ -56,20 +65,33 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	t.Helper()
 	before := runtime.NumGoroutine()
 	ctx := context.Background()
-	store := model.New(&clock.Local{})
-	ctl, err := migration.NewController(store, nil)
-	require.NoError(t, err)
-	require.NoError(t, ctl.Set(ctx, lockstep.ModeCombined))
-	if !fo.combined {
-		require.NoError(t, ctl.Set(ctx, lockstep.ModeNew))
+	store := fo.store
+	if store == nil {
+		store = model.New(&clock.Local{})
+		ctl, err := migration.NewController(store, nil)
+		require.NoError(t, err)
+		require.NoError(t, ctl.Set(ctx, lockstep.ModeCombined))
+		if !fo.combined {
+			require.NoError(t, ctl.Set(ctx, lockstep.ModeNew))
+		}
 	}
-	flag, err := migration.NewPhaseFlag(store, nil)
-	require.NoError(t, err)
+	process := fo.process
+	if process == "" {
+		process = "lockd-test"
+	}
+	var flag migration.FlagSource
+	if fo.mode.Valid() {
+		flag = migration.Static(fo.mode)
+	} else {
+		pf, err := migration.NewPhaseFlag(store, nil)
+		require.NoError(t, err)
+		flag = pf
+	}
 	fencing, err := clock.NewGlobal(store, "", &clock.Local{})
 	require.NoError(t, err)
-	locker, err := migration.New(store, flag, &migration.Options{Separator: "/", Fencing: fencing, Deadlock: fo.deadlock, ProcessID: "lockd-test"})
+	locker, err := migration.New(store, flag, &migration.Options{Separator: "/", Fencing: fencing, Deadlock: fo.deadlock, ProcessID: process})
 	require.NoError(t, err)
-	f := &fixture{t: t, logs: &syncBuffer{}, tls: fo.tls, stopped: make(chan struct{})}
+	f := &fixture{t: t, logs: &syncBuffer{}, tls: fo.tls, stopped: make(chan struct{}), store: store}
 	opts := fo.opts
 	opts.Logger = slog.New(slog.NewTextHandler(f.logs, nil))
 	var served lockstep.GroupLocker = locker
@@ -108,8 +130,10 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 		// Every goroutine the fixture started (the Server's session and
 		// lease watchers, the Locker's, the HTTP server's) has ended.
 		// (A loop, not require.Eventually, which runs its condition on a
-		// goroutine of its own.)
-		for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; {
+		// goroutine of its own.) A second lockd of a fleet leaves the
+		// check to the first's, which runs after its own: goroutines the
+		// first starts later would count against the second's.
+		for deadline := time.Now().Add(5 * time.Second); fo.store == nil && runtime.NumGoroutine() > before; {
 			if time.Now().After(deadline) {
 				buf := make([]byte, 1<<20)
 				t.Fatalf("goroutines leaked: %d before the fixture, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])

@@ -42,6 +42,11 @@ type Options struct {
 	// Logger receives refusals (Warn), lapsed sessions and lost locks
 	// (Warn). Default: discard.
 	Logger *slog.Logger
+	// PeerKey, when set (at least MinPeerKey bytes, the same on every
+	// lockd of the cluster), makes GetToken return a peer token that
+	// another lockd with the key adopts (handover.go). Nil: tokens stay
+	// within the lockd that issued them (OTHER_LOCKD elsewhere).
+	PeerKey []byte
 }
 
 // config is Options resolved.
@@ -77,6 +82,9 @@ func (o *Options) resolve() (config, error) {
 	}
 	if c.MinTTL > c.MaxTTL || c.SessionTTL < c.MinTTL || c.SessionTTL > c.MaxTTL {
 		return c, &lockstep.ConfigError{Field: "SessionTTL", Reason: fmt.Sprintf("want MinTTL %v <= SessionTTL %v <= MaxTTL %v", c.MinTTL, c.SessionTTL, c.MaxTTL)}
+	}
+	if n := len(c.PeerKey); n > 0 && n < MinPeerKey {
+		return c, &lockstep.ConfigError{Field: "PeerKey", Reason: fmt.Sprintf("%d bytes: use at least %d random bytes, the same on every lockd of the cluster (or none)", n, MinPeerKey)}
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -24,7 +24,11 @@ func (s *Server) GetToken(ctx context.Context, req *connect.Request[pb.GetTokenR
 		return nil, wire(err)
 	}
 	id := ss.identity()
-	return connect.NewResponse(&pb.GetTokenResponse{Token: id.token, Identity: id.name}), nil
+	tok := id.token
+	if len(s.cfg.PeerKey) > 0 {
+		tok = s.peerToken(id) // handover.go: another lockd of the cluster may adopt it
+	}
+	return connect.NewResponse(&pb.GetTokenResponse{Token: tok, Identity: id.name}), nil
 }
 
 // SetToken makes the session share the identity the token names (seed
@@ -41,14 +45,33 @@ func (s *Server) SetToken(ctx context.Context, req *connect.Request[pb.SetTokenR
 	}
 	tok := req.Msg.GetToken()
 	inst, ok := parseToken(tok)
+	var peer *peerPayload
+	if !ok {
+		if local, pinst, p, pok, verified := parsePeerToken(tok, s.cfg.PeerKey); pok {
+			switch {
+			case pinst == s.instance:
+				tok, inst, ok = local, pinst, true // this lockd's own: its identity token
+			case !verified && len(s.cfg.PeerKey) > 0:
+				return nil, wire(s.refuse(ctx, rpc, pr.Name, ss.id, &rpcError{code: connect.CodeInvalidArgument, reason: pb.LockError_REASON_INVALID_TOKEN, session: ss.id,
+					msg: "the peer token's signature does not verify under this lockd's peer key (a lockd of another cluster, or an edited token): pass the token GetToken returned, unchanged, to a lockd of the issuing lockd's cluster"}))
+			case verified:
+				inst, ok, peer = pinst, true, &p
+			default:
+				inst, ok = pinst, true // no key here: refused below as another lockd's
+			}
+		}
+	}
 	if !ok {
 		return nil, wire(s.refuse(ctx, rpc, pr.Name, ss.id, &rpcError{code: connect.CodeInvalidArgument, reason: pb.LockError_REASON_INVALID_TOKEN, session: ss.id,
 			msg: "the token (" + strconv.Itoa(len(tok)) + " bytes) is not a lockd identity token (\"" + tokenVersion + ".<instance>.<secret>\"): pass the token GetToken returned, unchanged"}))
 	}
+	if inst != s.instance && peer != nil {
+		return s.adoptPeer(ctx, rpc, pr, ss, *peer) // handover.go
+	}
 	if inst != s.instance {
 		return nil, wire(s.refuse(ctx, rpc, pr.Name, ss.id, &rpcError{code: connect.CodeFailedPrecondition, reason: pb.LockError_REASON_OTHER_LOCKD, session: ss.id,
 			msg: "the token was issued by another lockd (instance " + inst + "; this is " + s.instance + "), or by this one before it restarted: " +
-				"identities live in one lockd; call SetToken on the lockd whose session gave the token, with a session opened there"}))
+				"identities live in one lockd unless the lockds share a peer key (Options.PeerKey): call SetToken on the lockd whose session gave the token, with a session opened there"}))
 	}
 	s.idMu.Lock()
 	defer s.idMu.Unlock()

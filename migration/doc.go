@@ -37,5 +37,15 @@
 //   - With [PhaseFlag], the Controller's Drain must exceed the flag's cache
 //     plus the longest hold, the heartbeat period and FlagStaleFor.
 //
-// docs/algorithms.md, sections 6 and 7, has the argument.
+// # Handovers
+//
+// A Locker is a lockstep.Sharer for locks taken in mode new; a legacy or
+// combined hold is refused with lockstep.ErrIncompatibleMode. Adopt is
+// admitted as a Lock in mode new would be (flag new, census entry published
+// before the phase read, phase allowing new); the adopted lock counts in
+// the census, is lost when the heartbeat lapses and, under
+// lockstep.WithReentrancy, joins the holder. A refusal writes nothing.
+//
+// docs/algorithms.md, sections 6 and 7 (7.4, Lemma 13, for handovers), has
+// the argument.
 package migration

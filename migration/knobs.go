@@ -17,12 +17,16 @@ import (
 //   - CensusUnbound leaves a lock out of its census epoch: when the
 //     heartbeat goes stale (the Controller may no longer see the process),
 //     the lock's Lost stays open.
+//   - AdoptWithoutCensus makes Adopt (share.go) skip the admission (flag,
+//     census write, phase read) and the census count: a Controller can
+//     commit a phase that forbids new while the adopted new lock is held.
 
 // TestingKnobs plant deliberate defects for this module's negative controls
 // (the comment above, in knobs.go, says what each does). Leave them nil.
 type TestingKnobs struct {
-	DrainSkipsRecheck bool
-	CensusUnbound     bool
+	DrainSkipsRecheck  bool
+	CensusUnbound      bool
+	AdoptWithoutCensus bool
 
 	// Defects of the lock manager, the combined Locker and the token draw.
 	Manager  *manager.TestingKnobs

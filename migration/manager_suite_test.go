@@ -17,6 +17,7 @@ func TestMigration_ManagerSuite(t *testing.T) {
 		managertest.Run(t, managertest.Env{
 			Virtual:       true,
 			ExclusiveOnly: mode != lockstep.ModeNew,
+			Unshareable:   mode != lockstep.ModeNew, // Share hands over mode new's locks only
 			Clients:       []int{1, 8, 40},
 			NewStore:      newStore,
 			NewLocker: func(t *testing.T, s lockstep.Store, sep string) lockstep.GroupLocker {

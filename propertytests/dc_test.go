@@ -143,6 +143,9 @@ func partitionDCs(h *harness, _ sim.Chooser) bool {
 // its data centre (dcCoordinators).
 func (h *harness) addProcess(i int) *sim.Process {
 	name := fmt.Sprintf("p%d", i)
+	if p := h.f.kinds[i].process; p != "" {
+		name = p
+	}
 	if h.f.dc == nil {
 		return h.s.AddProcess(name)
 	}

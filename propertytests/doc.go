@@ -21,6 +21,11 @@
 // orders with deadlock detection on: besides exclusion and deadlock
 // freedom, every lockstep.ErrDeadlock must come with an instant of its
 // wait at which the recorded history shows a cycle through its process.
+// The transfer fleets hand held locks between processes (lockstep.Sharer):
+// queue Lockers (transferfleet_test.go), and migration Lockers beside a
+// Controller moving the phase new ↔ combined (migtransfer_test.go), judged
+// by the phase property too: no lock taken, adopted or worked on in mode
+// new once a commit of combined was acknowledged.
 // Negative controls
 // (negative_test.go) switch on deliberate defects through each package's
 // TestingKnobs, set when a process's Lockers are built (knobs_test.go), and

@@ -50,6 +50,10 @@ type kind struct {
 	// newWake, when set, builds the locker instead of new, with the
 	// harness's wake-up network (wake_test.go).
 	newWake func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs, n *wakeNet) (lockstep.Locker, func(context.Context) error, error)
+	// process, when set, names the simulated process instead of p<i>: the
+	// phase controller of a fleet, which only controllerName may be
+	// (migtransfer_test.go).
+	process string
 }
 
 var (

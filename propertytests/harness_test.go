@@ -142,6 +142,9 @@ type harness struct {
 	// onAcquired, when set, is called with mu held at every acquisition,
 	// for a check of its own (phasedrain_test.go).
 	onAcquired func(pr *proc, l lockstep.Lock)
+	// onWork, when set, is called with mu held at every step of work, for
+	// a check of its own (migtransfer_test.go).
+	onWork func(pr *proc, l lockstep.Lock)
 	// grp is what a lock-manager fleet's users record (groupstate_test.go);
 	// ch is the chooser of the random-phase action running now, from which
 	// they draw their operations, and drawPanic a panic of such a draw, to

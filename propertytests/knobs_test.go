@@ -88,6 +88,7 @@ const (
 	acceptRemoteCoordinator defect = "accept-remote-coordinator"
 	adoptWithoutWitness     defect = "adopt-without-witness"
 	shareStopsGiver         defect = "share-stops-giver"
+	adoptWithoutCensus      defect = "adopt-without-census"
 	validForPastDeadline    defect = "valid-for-past-deadline"
 )
 
@@ -181,6 +182,8 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			q.AdoptWithoutWitness = true
 		case shareStopsGiver:
 			q.ShareStopsGiver = true
+		case adoptWithoutCensus:
+			m.AdoptWithoutCensus = true
 		case acceptAnyLevels:
 			sk.AcceptAnyLevels = true
 		case acceptRemoteCoordinator:

@@ -27,6 +27,9 @@ func (h *harness) work(pr *proc, l lockstep.Lock) {
 	}
 	h.checkLease(pr, l)
 	h.checkValidFor(pr, l)
+	if h.onWork != nil {
+		h.onWork(pr, l)
+	}
 }
 
 // checkLease is property 3 for pr about to work on l; the caller holds

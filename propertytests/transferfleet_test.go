@@ -71,6 +71,9 @@ type transferState struct {
 	holders            map[string]int // owner → processes holding it now
 	writers            map[string]int // "<process> <owner>": adopting (1) or adopted (2) the owner's lock
 	handovers, adopted int
+	// successorSteps, when set, is how many steps of work the successor
+	// does with an adopted lock instead of workSteps (migtransfer_test.go).
+	successorSteps int
 }
 
 func newTransferState() *transferState {
@@ -198,15 +201,22 @@ func successor(h *harness, ctx context.Context, pr *proc) {
 		h.tr.writers[pr.sp.Name+" "+ho.lock.Owner()] = 2
 		if err != nil {
 			h.event("%s: Adopt of %s failed: %v", pr.sp.Name, ho.lock.Owner(), err)
-			if ho.quiet && ctx.Err() == nil {
+			// A migration.Locker refuses a token its flag or phase does
+			// not allow (migtransfer_test.go): no failure of the handover.
+			if ho.quiet && ctx.Err() == nil && !errors.Is(err, lockstep.ErrIncompatibleMode) {
 				h.violate("transfer: %s's Adopt of %s, shared in the quiet phase, failed: %v", pr.sp.Name, ho.lock.Owner(), err)
 			}
 			h.mu.Unlock()
 			continue
 		}
 		h.adopted(pr, ho, l)
+		steps := h.tr.successorSteps
 		h.mu.Unlock()
-		if !h.workAndRelease(ctx, pr, l, func() { h.releasing(pr) }) {
+		if steps > 0 {
+			if !h.holdAdopted(ctx, pr, l, steps) {
+				return
+			}
+		} else if !h.workAndRelease(ctx, pr, l, func() { h.releasing(pr) }) {
 			return
 		}
 	}
@@ -232,6 +242,9 @@ func (h *harness) adopted(pr *proc, ho *handover, l lockstep.Lock) {
 	h.lastAcq = h.s.Now()
 	h.tr.holders[l.Owner()]++
 	h.tr.adopted++
+	if h.onAcquired != nil {
+		h.onAcquired(pr, l)
+	}
 }
 
 // mayWrite reports whether a process may write the cells of owner because

@@ -191,5 +191,8 @@
 // Adopt; docs/algorithms.md, section 8.7) wraps the member locks it adopted
 // with Adopted: the same ID and Members as the giver's group, one Lost and
 // one Unlock, and no reentrancy holder (the giver's holder is a value of
-// the giver's process). Nothing of the registry is touched.
+// the giver's process). Nothing of the registry is touched. An Adopt
+// called under lockstep.WithReentrancy(ctx, holder) uses AdoptedFor
+// instead: the members are registered as the holder's and the group is
+// one of its handles, as if the holder had taken it (package migration).
 package manager

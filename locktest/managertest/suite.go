@@ -34,6 +34,11 @@ type Env struct {
 	// NewDetecting returns a Locker like NewLocker's with deadlock
 	// detection d switched on; nil skips the deadlock scenarios.
 	NewDetecting func(t *testing.T, store lockstep.Store, separator string, d lockstep.DeadlockDetection) lockstep.GroupLocker
+	// Unshareable says the Locker is a lockstep.Sharer whose locks cannot
+	// be shared in the mode it takes them (a migration.Locker outside mode
+	// new): Transfer then checks that Share refuses a held group with
+	// lockstep.ErrIncompatibleMode and leaves it held.
+	Unshareable bool
 }
 
 func (e Env) clients() []int {

@@ -17,7 +17,9 @@ import (
 // (Share, Adopt, then the worker's Unlock), which finishes the work while
 // a third process keeps waiting for the lock: the third never acquires
 // before the successor releases. Lockers that do not share identities
-// (not a lockstep.Sharer: the combined and migration Lockers) skip it.
+// (not a lockstep.Sharer: the combined and legacy Lockers) skip it; for
+// one whose locks cannot be shared in its mode (Env.Unshareable: a
+// migration.Locker outside mode new) it checks the refusal instead.
 func transfer(t *testing.T, env Env) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -31,6 +33,14 @@ func transfer(t *testing.T, env Env) {
 
 	l, err := worker.LockGroup(ctx, lockstep.Request{ID: "jobs/7"}, lockstep.Request{ID: "ledger", Access: lockstep.Shared})
 	require.NoError(t, err)
+	if env.Unshareable {
+		_, err := give.Share(l)
+		require.ErrorIs(t, err, lockstep.ErrIncompatibleMode, "Share of a lock whose mode cannot be shared")
+		_, err = third.TryLock(ctx, "jobs/7")
+		require.ErrorIs(t, err, lockstep.ErrLocked, "the refused lock is still held")
+		require.NoError(t, l.Unlock(ctx))
+		return
+	}
 	work := 1 // the worker's part
 
 	var released, thirdHeld atomic.Bool

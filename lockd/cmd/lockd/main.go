@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -47,6 +48,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 			return err
 		}
 	}
+	var peerKey []byte
+	if o.peerKeyFile != "" {
+		if peerKey, err = os.ReadFile(o.peerKeyFile); err != nil {
+			return fmt.Errorf("--peer-key-file: %w", err)
+		}
+		peerKey = bytes.TrimRight(peerKey, "\r\n")
+	}
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.listen, err)
@@ -68,7 +76,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if err != nil {
 		return schemaHint(o, err)
 	}
-	srv, err := lockd.New(locker, &lockd.Options{Principals: principals, SessionTTL: o.sessionTTL, MaxWait: o.maxWait, Logger: log, Metrics: m.lockd})
+	srv, err := lockd.New(locker, &lockd.Options{Principals: principals, SessionTTL: o.sessionTTL, MaxWait: o.maxWait, Logger: log, Metrics: m.lockd, PeerKey: peerKey})
 	if err != nil {
 		_ = locker.Close(context.Background())
 		return err

@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +65,8 @@ func TestRun_ServesTheEmbeddedModelAndShutsDownGracefully(t *testing.T) {
 // Open mode is for loopback only; bad flags, bad connection settings and a
 // cluster that cannot be reached say what to fix.
 func TestRun_RefusesUnsafeOrUnsupportedSettings(t *testing.T) {
+	shortKey := filepath.Join(t.TempDir(), "peer.key")
+	require.NoError(t, os.WriteFile(shortKey, []byte("too short\n"), 0o600))
 	for _, tc := range []struct {
 		args []string
 		env  map[string]string
@@ -85,6 +89,8 @@ func TestRun_RefusesUnsafeOrUnsupportedSettings(t *testing.T) {
 		{env: map[string]string{"LOCKSTEP_LOCKD_MAX_WAIT": "soon"}, want: "LOCKSTEP_LOCKD_MAX_WAIT"},
 		{args: []string{"--principals", "/nonexistent.json"}, want: "principals file"},
 		{args: []string{"extra"}, want: "unexpected argument"},
+		{args: []string{"--peer-key-file", "/nonexistent.key"}, want: "--peer-key-file: open /nonexistent.key"},
+		{args: []string{"--peer-key-file", shortKey}, want: "PeerKey"},
 	} {
 		getenv := func(k string) string { return tc.env[k] }
 		var out bytes.Buffer

@@ -29,6 +29,7 @@ type options struct {
 	fencing           bool
 	deadlock          bool
 	processID         string
+	peerKeyFile       string
 	metrics           bool
 	logLevel          slog.Level
 	// conn is the cluster connection, lockctl's settings (flags and
@@ -51,6 +52,7 @@ var envFlags = map[string]string{
 	"max-wait":            "LOCKSTEP_LOCKD_MAX_WAIT",
 	"process-id":          "LOCKSTEP_LOCKD_PROCESS_ID",
 	"metrics":             "LOCKSTEP_LOCKD_METRICS",
+	"peer-key-file":       "LOCKSTEP_LOCKD_PEER_KEY_FILE",
 }
 
 // parseOptions parses args, then fills flags not given from their
@@ -73,6 +75,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.BoolVar(&o.fencing, "fencing", true, "give every lock a fencing token")
 	fs.BoolVar(&o.deadlock, "deadlock-detection", true, "detect cycles of waits across the fleet and fail one Lock of each with DEADLOCK (needs the lock_waits table)")
 	fs.StringVar(&o.processID, "process-id", "", "this lockd's id in the fleet census (default: host name and random bits) ($LOCKSTEP_LOCKD_PROCESS_ID)")
+	fs.StringVar(&o.peerKeyFile, "peer-key-file", "", "file of the key (at least 32 bytes, the same on every lockd of the cluster) that lets another lockd adopt this one's GetToken tokens; without it tokens stay within this lockd ($LOCKSTEP_LOCKD_PEER_KEY_FILE)")
 	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics (the Locker's and lockd's own) at /metrics on the --listen address ($LOCKSTEP_LOCKD_METRICS)")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	registerConnect(fs, &o.conn)

@@ -1,0 +1,145 @@
+package migration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/held"
+)
+
+// Shared identities across migration Lockers (lockstep.Sharer;
+// docs/algorithms.md, sections 7.4 and 8.7, Lemma 13). Only locks taken in
+// mode new can be handed over: they are queue locks, and this Locker's
+// queue Locker shares them. An adoption is an acquisition in mode new as
+// far as the migration is concerned: it goes through the same admission
+// as a Lock (the census publishes mode new in the current epoch before the
+// phase is read, and the phase must allow new), the adopted lock counts in
+// the census while held, and its Lost() closes when the census epoch it
+// was admitted in ends.
+
+var _ lockstep.Sharer = (*Locker)(nil)
+
+// Share returns a token naming lk, a lock this Locker returned and still
+// holds in mode new, as lockstep.Sharer says; it sends no request. A lock
+// (or a group's member) held in mode legacy or combined is refused with an
+// error wrapping lockstep.ErrIncompatibleMode, and nothing changes.
+func (l *Locker) Share(lk lockstep.Lock) (string, error) {
+	if lk == nil {
+		return "", fmt.Errorf("%w: Share of a nil lock: pass a lock this Locker returned", lockstep.ErrInvalidConfig)
+	}
+	locks := []lockstep.Lock{lk}
+	if g, ok := lk.(interface{ MemberLocks() []lockstep.Lock }); ok {
+		locks = g.MemberLocks()
+	}
+	for _, m := range locks {
+		if mode := m.Mode(); mode != lockstep.ModeNew {
+			return "", fmt.Errorf("%w: migration: process %s cannot share %q: %q is held in mode %v, whose legacy cells have one renewer per owner; "+
+				"only locks taken in mode new can be handed over: release it and take it again once this process's flag says new (phase new), "+
+				"or hand over the work instead of the lock",
+				lockstep.ErrIncompatibleMode, l.Process(), lk.ID(), m.ID(), mode)
+		}
+	}
+	return l.algs.queue.Share(lk)
+}
+
+// Adopt makes this Locker a holder of the locks tok names, as
+// lockstep.Sharer says, once the migration admits it: the token is
+// checked first (errors wrap lockstep.ErrShareToken, nothing sent); the
+// flag must say new and the phase must allow new, else an error wrapping
+// lockstep.ErrIncompatibleMode (a *ModeError for the phase) and nothing
+// written to the lock tables; the census entry must publish mode new in a
+// live epoch before the phase is read, else an error wrapping
+// ErrStaleCensus. The adopted lock counts in the census while held, and
+// its Lost() closes when that epoch ends. Under
+// lockstep.WithReentrancy(ctx, holder) it joins holder, as if holder had
+// taken it.
+func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
+	id, plan, err := l.algs.queue.CheckShareToken(tok)
+	if err != nil {
+		return nil, err
+	}
+	if !l.enter() {
+		return nil, lockstep.ErrClosed
+	}
+	defer l.calls.Done()
+	if l.cfg.knobs.AdoptWithoutCensus {
+		// Planted: no flag, no admission, not counted in the census.
+		lk, err := l.algs.queue.Adopt(ctx, tok)
+		if err != nil {
+			return nil, err
+		}
+		return l.wrapAdopted(ctx, id, plan, lk)
+	}
+	m, err := l.flag.Mode(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migration: adopt %q: mode flag: %w", id, err)
+	}
+	if m != lockstep.ModeNew {
+		return nil, fmt.Errorf("%w: migration: process %s refuses to adopt %q: the token's lock is held in mode new and this process's flag says %v: "+
+			"adopt on a process whose flag says new, or set this one's flag to new (the phase must be new)",
+			lockstep.ErrIncompatibleMode, l.Process(), id, m)
+	}
+	l.hb.setConfigured(m)
+	// One acquisition per id, as Lock counts a group's members.
+	for range plan {
+		l.hb.begin(m)
+	}
+	finish := func(t ticket, ok bool) {
+		for range plan {
+			l.hb.finish(t, ok)
+		}
+	}
+	t, err := l.guard(ctx, id, m)
+	if err != nil {
+		finish(t, false)
+		return nil, err
+	}
+	lk, err := l.algs.queue.Adopt(ctx, tok)
+	if err != nil {
+		finish(t, false)
+		return nil, err
+	}
+	if ok, _ := l.hb.trusted(t, false); !ok {
+		// As acquire: the epoch ended while Adopt ran, so the Controller
+		// may have moved the phase without seeing this process. Leave: the
+		// giver still holds.
+		uerr := lk.Unlock(context.WithoutCancel(ctx))
+		finish(t, false)
+		return nil, errors.Join(l.hb.staleError(nil), uerr)
+	}
+	finish(t, true)
+	for _, m := range memberLocks(lk) {
+		l.bind(held.Of(m), t)
+	}
+	return l.wrapAdopted(ctx, id, plan, lk)
+}
+
+// memberLocks returns the flat locks of an adopted lock: a group's
+// members, or the lock itself.
+func memberLocks(lk lockstep.Lock) []lockstep.Lock {
+	if g, ok := lk.(interface{ MemberLocks() []lockstep.Lock }); ok {
+		return g.MemberLocks()
+	}
+	return []lockstep.Lock{lk}
+}
+
+// wrapAdopted returns what the queue Locker adopted as this Locker's lock:
+// a group through this Locker's manager (so that its Unlock and Lost are
+// the manager's, as for the giver's group), joined to the reentrancy
+// holder of ctx if there is one; a flat lock without a holder as it is.
+func (l *Locker) wrapAdopted(ctx context.Context, id string, plan []lockstep.Request, lk lockstep.Lock) (lockstep.Lock, error) {
+	members := memberLocks(lk)
+	if holder, ok := lockstep.ReentrancyHolder(ctx); ok {
+		g, err := l.groups.AdoptedFor(holder, id, plan, members)
+		if err != nil {
+			return nil, errors.Join(err, lk.Unlock(context.WithoutCancel(ctx)))
+		}
+		return g, nil
+	}
+	if _, group := lk.(interface{ MemberLocks() []lockstep.Lock }); !group {
+		return lk, nil
+	}
+	return l.groups.Adopted(id, plan, members), nil
+}
