@@ -31,9 +31,12 @@ const (
 	KindDCPartition Kind = "dc-partition"
 )
 
-// AllKinds is every nemesis family, in a fixed order.
+// AllKinds is every nemesis family, in a fixed order: the cluster's and
+// the clients', then the lockd nemeses (lockd.go), which LockdSchedule
+// draws and Schedule does not.
 var AllKinds = []Kind{KindIsolate, KindBridge, KindHalves, KindOneWay, KindLoss, KindPauseNode,
-	KindKillNode, KindPauseClient, KindSkewBump, KindSkewStrobe, KindSlow, KindDCPartition}
+	KindKillNode, KindPauseClient, KindSkewBump, KindSkewStrobe, KindSlow, KindDCPartition,
+	KindKillLockd, KindPauseLockd, KindCutLockdClient}
 
 // KindsFor parses a comma list of kinds for a cluster of dcs data centres:
 // "all" is every kind such a cluster can have (dc-partition only with two),
@@ -268,6 +271,9 @@ func KindOf(n Nemesis) Kind {
 		return KindSlow
 	case strings.HasPrefix(name, "dc-partition"):
 		return KindDCPartition
+	}
+	if k := lockdKindOf(name); k != "" {
+		return k
 	}
 	return Kind(name)
 }
