@@ -83,8 +83,11 @@ type Affecting interface {
 // its target to hold a lock, so that it strikes mid-hold.
 const midHold = 3 * time.Second
 
-func waitHolding(l Lockds, clients []string) {
-	deadline := time.Now().Add(midHold)
+func waitHolding(l Lockds, clients []string, wait time.Duration) {
+	if wait == 0 {
+		wait = midHold
+	}
+	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
 		for _, c := range clients {
 			if l.Holding(c) {
@@ -109,7 +112,7 @@ func (k *KillLockd) Inject(context.Context) error {
 	if k.killed {
 		return nil
 	}
-	waitHolding(k.L, k.L.Clients(k.N))
+	waitHolding(k.L, k.L.Clients(k.N), 0)
 	if err := k.L.Kill(k.N); err != nil {
 		return err
 	}
@@ -128,10 +131,12 @@ func (k *KillLockd) Heal(ctx context.Context) error {
 	return nil
 }
 
-// PauseLockd SIGSTOPs lockd N mid-hold; Heal SIGCONTs it.
+// PauseLockd SIGSTOPs lockd N mid-hold; Heal SIGCONTs it. Wait is how
+// long it waits for a client of N to hold a lock (0: 3 s).
 type PauseLockd struct {
 	L      Lockds
 	N      int
+	Wait   time.Duration
 	paused bool
 }
 
@@ -142,7 +147,7 @@ func (p *PauseLockd) Inject(context.Context) error {
 	if p.paused {
 		return nil
 	}
-	waitHolding(p.L, p.L.Clients(p.N))
+	waitHolding(p.L, p.L.Clients(p.N), p.Wait)
 	if err := p.L.Signal(p.N, syscall.SIGSTOP); err != nil {
 		return err
 	}
@@ -172,7 +177,7 @@ func (c *CutLockdClient) Inject(context.Context) error {
 	if c.cut {
 		return nil
 	}
-	waitHolding(c.L, []string{c.Client})
+	waitHolding(c.L, []string{c.Client}, 0)
 	if err := c.L.Cut(c.Client); err != nil {
 		return err
 	}

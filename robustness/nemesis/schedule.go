@@ -31,12 +31,11 @@ const (
 	KindDCPartition Kind = "dc-partition"
 )
 
-// AllKinds is every nemesis family, in a fixed order: the cluster's and
-// the clients', then the lockd nemeses (lockd.go), which LockdSchedule
-// draws and Schedule does not.
+// AllKinds is every nemesis family Schedule draws, in a fixed order. The
+// lockd nemeses (LockdKinds, lockd.go) are LockdSchedule's; ParseKinds
+// accepts both, and "all" is both.
 var AllKinds = []Kind{KindIsolate, KindBridge, KindHalves, KindOneWay, KindLoss, KindPauseNode,
-	KindKillNode, KindPauseClient, KindSkewBump, KindSkewStrobe, KindSlow, KindDCPartition,
-	KindKillLockd, KindPauseLockd, KindCutLockdClient}
+	KindKillNode, KindPauseClient, KindSkewBump, KindSkewStrobe, KindSlow, KindDCPartition}
 
 // KindsFor parses a comma list of kinds for a cluster of dcs data centres:
 // "all" is every kind such a cluster can have (dc-partition only with two),
@@ -60,20 +59,22 @@ func KindsFor(dcs int, s string) ([]Kind, error) {
 	return out, nil
 }
 
-// ParseKinds parses a comma list of kinds ("all" for every kind).
+// ParseKinds parses a comma list of kinds ("all" for every kind, the
+// lockd nemeses last).
 func ParseKinds(s string) ([]Kind, error) {
+	every := append(append([]Kind(nil), AllKinds...), LockdKinds...)
 	if s == "" || s == "all" {
-		return append([]Kind(nil), AllKinds...), nil
+		return every, nil
 	}
 	var ks []Kind
 	for _, w := range strings.Split(s, ",") {
 		k := Kind(strings.TrimSpace(w))
 		ok := false
-		for _, a := range AllKinds {
+		for _, a := range every {
 			ok = ok || a == k
 		}
 		if !ok {
-			return nil, fmt.Errorf("nemesis: unknown kind %q; kinds: %v", k, AllKinds)
+			return nil, fmt.Errorf("nemesis: unknown kind %q; kinds: %v", k, every)
 		}
 		ks = append(ks, k)
 	}
