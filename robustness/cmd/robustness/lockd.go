@@ -72,6 +72,7 @@ type lockdProc struct {
 // nemesis.Lockds the lockd nemeses act on.
 type lockdSet struct {
 	r       *runner
+	name    string // the segment's, for the lockds' process ids
 	setup   lockdSetup
 	procs   []*lockdProc
 	clients []string          // worker ids through lockd
@@ -88,7 +89,7 @@ var _ nemesis.Lockds = (*lockdSet)(nil)
 
 // newLockdSet plans the lockds of segment seg (index idx); start starts them.
 func (r *runner) newLockdSet(seg *segment, idx int) *lockdSet {
-	s := &lockdSet{r: r, setup: seg.lockd, lockdOf: map[string]int{}, history: map[string]string{},
+	s := &lockdSet{r: r, name: strings.ReplaceAll(seg.name, "+", "_"), setup: seg.lockd, lockdOf: map[string]int{}, history: map[string]string{},
 		proxies: map[string]*proxy{}, counts: map[nemesis.Kind]int{}}
 	dir := segmentDir(r, seg, idx)
 	for i := r.o.workers - seg.lockd.clients; i < r.o.workers; i++ {
@@ -126,7 +127,7 @@ func (s *lockdSet) start(ctx context.Context, keyspace string) error {
 		p.addr = fmt.Sprintf("127.0.0.1:%d", port)
 		p.args = []string{"--hosts", strings.Join(s.r.cluster.Hosts(), ","), "--keyspace", keyspace,
 			"--listen", p.addr, "--lock-ttl", s.setup.lockTTL.String(),
-			"--process-id", fmt.Sprintf("lockd-%s-l%d", keyspace, p.n),
+			"--process-id", fmt.Sprintf("%s-lockd%d", s.name, p.n),
 			"--metrics=false", "--deadlock-detection=false", "--log-level", "warn", "--timeout", "5s"}
 		wg.Add(1)
 		go func() { defer wg.Done(); errs[i] = s.launch(ctx, p) }()
