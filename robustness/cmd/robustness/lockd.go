@@ -36,6 +36,9 @@ type lockdSetup struct {
 	// track plays the seeded lockd track (nemesis.LockdSchedule) beside
 	// the cluster's schedule.
 	track bool
+	// fresh makes a lockd nemesis strike only a hold that began within the
+	// last second (Holding), so that most of the hold is still ahead.
+	fresh bool
 }
 
 // The fleets' lockd timing: a lock TTL of 6 s (lease window 2 s with
@@ -248,11 +251,14 @@ func (s *lockdSet) Clients(n int) []string {
 	return out
 }
 
-// Holding: the client's history ends in a successful acquire that returned
-// within the last second, so that a nemesis striking now finds most of the
-// hold ahead.
+// Holding: the client's history ends in a successful acquire — with
+// setup.fresh, one that returned within the last second, so that a nemesis
+// striking now finds most of the hold ahead.
 func (s *lockdSet) Holding(client string) bool {
-	return holdingSince(s.history[client], time.Since(s.r.epoch).Nanoseconds()-int64(time.Second))
+	if s.setup.fresh {
+		return holdingSince(s.history[client], time.Since(s.r.epoch).Nanoseconds()-int64(time.Second))
+	}
+	return holding(s.history[client])
 }
 
 func (s *lockdSet) Kill(n int) error {
@@ -387,6 +393,13 @@ func (t *lockdTimed) Inject(ctx context.Context) error {
 		s.events = append(s.events, check.LockdEvent{Name: t.Name(), Clients: t.Affected(),
 			From: time.Since(s.r.epoch).Nanoseconds()})
 		s.counts[nemesis.KindOf(t.Affecting)]++
+		held := 0
+		for _, c := range t.Affected() {
+			if s.Holding(c) {
+				held++
+			}
+		}
+		s.r.logf("struck  %s (%d of its %d clients holding)", t.Name(), held, len(t.Affected()))
 	}
 	return nil
 }

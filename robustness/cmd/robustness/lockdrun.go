@@ -152,7 +152,7 @@ func (r *runner) lockdSummary() {
 // that it costs CI 15 s and no keyspace.
 var ctlLockdSessionTTL = segment{name: "ctl-lockd-session-ttl", modes: []string{"new"}, phase: "new", locks: 2,
 	keyspace: "robust_new", length: 15 * time.Second,
-	lockd: lockdSetup{clients: 1, lockTTL: 4 * time.Second, sessionTTL: 12 * time.Second, minHold: 7 * time.Second, hold: 7 * time.Second},
+	lockd: lockdSetup{clients: 1, lockTTL: 4 * time.Second, sessionTTL: 12 * time.Second, minHold: 7 * time.Second, hold: 7 * time.Second, fresh: true},
 	events: func(r *runner, seg *segment, window time.Duration) []nemesis.Event {
 		return []nemesis.Event{{At: 500 * time.Millisecond, Hold: seg.lockd.lockTTL + 2*time.Second,
 			Nemesis: &nemesis.PauseLockd{L: seg.lk, N: 1, Wait: 3 * time.Second}}}
