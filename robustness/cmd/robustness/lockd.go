@@ -86,6 +86,16 @@ type lockdSet struct {
 	mu     sync.Mutex
 	events []check.LockdEvent
 	counts map[nemesis.Kind]int
+	// struck is when the last lockd nemesis struck (right before the
+	// signal or the cut): its event's From. One lockd event runs at a time.
+	struck time.Time
+}
+
+// strike notes that a lockd nemesis strikes now.
+func (s *lockdSet) strike() {
+	s.mu.Lock()
+	s.struck = time.Now()
+	s.mu.Unlock()
 }
 
 var _ nemesis.Lockds = (*lockdSet)(nil)
@@ -269,6 +279,7 @@ func (s *lockdSet) Kill(n int) error {
 	if cmd == nil {
 		return nil
 	}
+	s.strike()
 	_ = cmd.Process.Signal(syscall.SIGCONT)
 	if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return fmt.Errorf("kill lockd l%d: %w", n, err)
@@ -292,6 +303,9 @@ func (s *lockdSet) Signal(n int, sig syscall.Signal) error {
 	if p.cmd == nil {
 		return fmt.Errorf("lockd l%d not started", n)
 	}
+	if sig == syscall.SIGSTOP {
+		s.strike()
+	}
 	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return fmt.Errorf("%v lockd l%d: %w", sig, n, err)
 	}
@@ -303,6 +317,7 @@ func (s *lockdSet) Cut(client string) error {
 	if !ok {
 		return fmt.Errorf("no proxy for client %s", client)
 	}
+	s.strike()
 	px.Cut()
 	return nil
 }
@@ -345,7 +360,8 @@ func (s *lockdSet) stop() {
 }
 
 // wrap times every lockd nemesis of evs for the lockd-loss checker: its
-// events are noted from the end of its injection to the start of its heal,
+// events are noted from its strike (the signal or the cut, after the wait
+// for a hold) to the start of its heal,
 // with the clients it affects, and counted by kind.
 func (s *lockdSet) wrap(evs []nemesis.Event) []nemesis.Event {
 	out := append([]nemesis.Event(nil), evs...)
@@ -391,7 +407,7 @@ func (t *lockdTimed) Inject(ctx context.Context) error {
 	if !t.on {
 		t.on, t.i = true, len(s.events)
 		s.events = append(s.events, check.LockdEvent{Name: t.Name(), Clients: t.Affected(),
-			From: time.Since(s.r.epoch).Nanoseconds()})
+			From: s.struck.Sub(s.r.epoch).Nanoseconds()})
 		s.counts[nemesis.KindOf(t.Affecting)]++
 		held := 0
 		for _, c := range t.Affected() {
