@@ -14,6 +14,19 @@
 // while both data centres keep taking their DC-local locks; and a global
 // lock served at LOCAL_QUORUM (the ctl-dc-local-quorum control) is caught.
 //
+// Workers also take their locks through lockd, the lock manager as a
+// service (lockd/): in the fleets new and combined+new two of the four
+// workers go through two lockd processes the runner starts on the
+// segment's keyspace (ordinary fleet processes following its phase), each
+// by a TCP proxy the runner can cut, and a lockd track of nemeses runs
+// beside the cluster's schedule: a lockd SIGKILLed mid-hold, one paused
+// longer than its lock TTL, a client cut off from its lockd for longer than
+// its session TTL. The checkers judge lockd holds with the in-process ones
+// on the same ids, a lockd hold ending at the instant its client knew of
+// the loss, and every hold of an affected client that spanned such an event
+// must end by a loss report (check's lockd-loss); the control
+// ctl-lockd-session-ttl (session TTL longer than the lock TTL) is caught.
+//
 // It is a module of its own, so that its dependencies stay out of the
-// library's go.mod.
+// library's go.mod (lockd's module among them).
 package robustness

@@ -36,11 +36,13 @@ type Options struct {
 	// LocalProgress makes a data centre that took no DC-local lock during
 	// the Partitions a violation (checker dc-progress).
 	LocalProgress bool
+	// LockdEvents are the run's lockd nemeses (checker lockd-loss, lost.go).
+	LockdEvents []LockdEvent
 }
 
 // Violation is one thing the run did wrong.
 type Violation struct {
-	Checker string // mutex, mutex-undecided, access, fenced, counter, liveness, bypass, scope, dc-progress, harness
+	Checker string // mutex, mutex-undecided, access, fenced, counter, liveness, bypass, scope, dc-progress, lockd-loss, harness
 	Lock    string // the lock id (for liveness: the process)
 	Detail  string
 }
@@ -78,7 +80,11 @@ type Report struct {
 	// total length.
 	Scopes        []ScopeCount
 	PartitionTime time.Duration
-	Violations    []Violation
+	// LockdEvents counts Options.LockdEvents; LockdSpanning the holds of
+	// their affected clients that spanned one, LockdLost those of them that
+	// ended by a loss report (lost.go).
+	LockdEvents, LockdSpanning, LockdLost int
+	Violations                            []Violation
 }
 
 // Summary is a few lines for people, ending in the violation count.
@@ -89,6 +95,7 @@ func (r Report) Summary() string {
 	fmt.Fprintf(&b, "check: fenced register %d writes accepted, %d rejected; unfenced counter %d lost updates; mutex model checked in %v; max bypass after heal %d; %d compatible overlaps of related holds\n",
 		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond), r.MaxBypass, r.Shared)
 	b.WriteString(r.scopeSummary())
+	b.WriteString(r.lockdSummary())
 	const maxShown = 20
 	for i, v := range r.Violations {
 		if i == maxShown {
@@ -171,6 +178,8 @@ func Records(recs []history.Record, ops []register.Op, opts Options) (Report, er
 	r.Violations = append(r.Violations, checkAccess(hs, &r)...)
 	r.Violations = append(r.Violations, checkRegister(ops, hs, opts, &r)...)
 	r.Violations = append(r.Violations, checkScopes(recs, hs, opts, &r)...)
+	r.LockdEvents = len(opts.LockdEvents)
+	r.Violations = append(r.Violations, checkLockdLoss(hs, opts.LockdEvents, &r)...)
 	if opts.HealNS != 0 {
 		r.Violations = append(r.Violations, checkLiveness(recs, opts.HealNS, int64(opts.LivenessBound))...)
 		var flat []*hold // the queue lock's own acquisitions, not the manager's

@@ -78,6 +78,16 @@
 // partitions. Report.Scopes counts holds per scope and data centre, and
 // those that returned during a partition.
 //
+// lockd-loss: with Options.LockdEvents (a lockd killed or paused, a client
+// cut off from its lockd), every hold of an affected client that spanned
+// the event — acquired before its heal began, not ended before its
+// injection — ended by a loss report, never by a successful Unlock as if
+// nothing happened (lost.go). A lockd client's hold ends in its history at
+// the instant the client knew of the loss (rbworker), so mutex and access
+// above find no other holder before that instant. A lockd hold's deadline
+// is only that instant, so the fenced checker's rejection rule is weak for
+// lockd holds; mutex judges them in full.
+//
 // harness: every write a worker recorded lies, in the register's log, inside
 // the interval the worker recorded for it (within 100ms): otherwise the
 // worker and the register do not share the epoch, and no time comparison

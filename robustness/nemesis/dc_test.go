@@ -16,7 +16,7 @@ func TestKindsFor_DCPartitionNeedsTwoDataCentres(t *testing.T) {
 		t.Fatal(err)
 	}
 	ks, err := KindsFor(1, "all")
-	if err != nil || slices.Contains(ks, KindDCPartition) || len(ks) != len(AllKinds)-1 {
+	if err != nil || slices.Contains(ks, KindDCPartition) || len(ks) != len(AllKinds)-1+len(LockdKinds) {
 		t.Fatalf("all on one data centre: %v, %v", ks, err)
 	}
 	if _, err := KindsFor(1, "isolate,dc-partition"); err == nil || !strings.Contains(err.Error(), "--dcs 2") {

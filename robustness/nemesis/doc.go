@@ -28,6 +28,19 @@
 //	            (cluster.ClientGroup) to the other's nodes. Heal deletes
 //	            the table.
 //
+//	kill-lockd  SIGKILL a lockd of the segment once a client of it has just
+//	            acquired (waiting up to 3 s); heal restarts it on its
+//	            address (the runner's Lockds).
+//	pause-lockd SIGSTOP such a lockd for its lock TTL plus 1–2 s (its
+//	            leases lapse); heal SIGCONT.
+//	cut-lockd-client stop the proxy between one client and its lockd from
+//	            forwarding, both ways, for the session TTL plus 1–2 s;
+//	            heal forwards what waited.
+//
+// The lockd nemeses act on the runner's lockds (Lockds), not the cluster:
+// LockdSchedule draws them for a track of their own that runs beside the
+// cluster's schedule, and each says which clients it affects (Affecting).
+//
 // Cleanup removes everything any nemesis could have left on the machine
 // (the nftables tables of this cluster, stopped processes, offsets,
 // quotas); the runner calls it on every exit path.

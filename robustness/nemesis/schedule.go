@@ -31,7 +31,9 @@ const (
 	KindDCPartition Kind = "dc-partition"
 )
 
-// AllKinds is every nemesis family, in a fixed order.
+// AllKinds is every nemesis family Schedule draws, in a fixed order. The
+// lockd nemeses (LockdKinds, lockd.go) are LockdSchedule's; ParseKinds
+// accepts both, and "all" is both.
 var AllKinds = []Kind{KindIsolate, KindBridge, KindHalves, KindOneWay, KindLoss, KindPauseNode,
 	KindKillNode, KindPauseClient, KindSkewBump, KindSkewStrobe, KindSlow, KindDCPartition}
 
@@ -57,20 +59,22 @@ func KindsFor(dcs int, s string) ([]Kind, error) {
 	return out, nil
 }
 
-// ParseKinds parses a comma list of kinds ("all" for every kind).
+// ParseKinds parses a comma list of kinds ("all" for every kind, the
+// lockd nemeses last).
 func ParseKinds(s string) ([]Kind, error) {
+	every := append(append([]Kind(nil), AllKinds...), LockdKinds...)
 	if s == "" || s == "all" {
-		return append([]Kind(nil), AllKinds...), nil
+		return every, nil
 	}
 	var ks []Kind
 	for _, w := range strings.Split(s, ",") {
 		k := Kind(strings.TrimSpace(w))
 		ok := false
-		for _, a := range AllKinds {
+		for _, a := range every {
 			ok = ok || a == k
 		}
 		if !ok {
-			return nil, fmt.Errorf("nemesis: unknown kind %q; kinds: %v", k, AllKinds)
+			return nil, fmt.Errorf("nemesis: unknown kind %q; kinds: %v", k, every)
 		}
 		ks = append(ks, k)
 	}
@@ -268,6 +272,9 @@ func KindOf(n Nemesis) Kind {
 		return KindSlow
 	case strings.HasPrefix(name, "dc-partition"):
 		return KindDCPartition
+	}
+	if k := lockdKindOf(name); k != "" {
+		return k
 	}
 	return Kind(name)
 }

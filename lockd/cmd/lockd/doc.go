@@ -49,6 +49,26 @@
 // TTL, and with it its locks (faults_integration_test.go shows all three on
 // a real node).
 //
+// Session TTL against --lock-ttl. Keep every session's TTL at most lockd's
+// lease window, (lock TTL − 1s − MaxServerSkew)/2 with lockd's MaxServerSkew
+// of 1s: 14s with the default lock TTL of 30s, so the default session TTL
+// of 10s keeps it; --lock-ttl 6s allows sessions of 2s at most. The reason
+// is a lockd paused (or frozen, or cut off from its clients without its
+// connections closing) while it holds locks: its leases are renewed no
+// more, and its clients hear nothing. A client counts its session's TTL
+// from the send of its last answered keep-alive (lockd/client), so it takes
+// its locks as lost at most a session TTL after the pause began. The
+// lockd's lease still held then, so its last successful renewal was sent
+// less than a lease window before, and its cells live at least twice the
+// window after that send (the library's lease: Window is half a cell's
+// sure life), that is beyond the pause plus one window. A session TTL of at
+// most the window therefore ends every hold before another process can
+// take the lock. A longer one does not: a client whose session TTL exceeds
+// the lock TTL works on while a contender holds its lock — the robustness
+// suite's control ctl-lockd-session-ttl (ROBUSTNESS.md) shows it caught.
+// lockd does not refuse such a session (its MaxTTL bounds sessions, 5m by
+// default): choose the TTLs by this rule.
+//
 // Metrics: GET /metrics on the --listen address serves Prometheus's text
 // format (--metrics=false turns it off): the Locker's events through
 // adapters/prometheus (lockstep_acquisitions_total, lockstep_hold_seconds,

@@ -35,6 +35,18 @@
 // The mode of each acquisition comes from --flag-file (migration.File), so
 // the runner can flip it while the worker runs.
 //
+// With --lockd URL the worker takes every lock through that lockd instead
+// (lockd.go): a lockd/client Session, a lockstep.GroupLocker, so plain
+// Locks and the lock manager's acquisitions alike; a session that ended
+// (its locks lost) is replaced by a new one at the next Lock. Its records
+// carry mode "lockd" (lockd takes the fleet's phase and does not say which
+// mode). A lockd hold has no lease events; it ends, when lost, at the
+// instant the client knew — the moment its Lost channel closed, by
+// lockd/client's rules (lockd said so, the watch stream broke, or no
+// keep-alive answered for the session TTL) — which a goroutine per hold
+// notes and the lost record starts at. --min-hold sets the shortest work
+// in a critical section (the lockd control holds 7 s).
+//
 // # The lease deadline
 //
 // The public API does not expose when the last successful renewal was sent,

@@ -18,6 +18,10 @@ import (
 type tracker struct {
 	w      *worker
 	window int64 // ns
+	// lockd: the worker takes its locks through lockd (--lockd), whose
+	// holds have no lease events; a hold ends when the client knew of its
+	// loss (lockd.go, lossWatch).
+	lockd bool
 
 	mu  sync.Mutex
 	cur *hold
@@ -38,6 +42,10 @@ type hold struct {
 	okLB    map[leaseKey]int64 // lease → lower bound on its last successful send
 	twice   map[string]bool    // ids seen reporting in mode combined (two leases)
 	lost    bool               // a lost op was recorded
+	// A lockd hold (tracker.lockd): when Lock returned, and the watcher of
+	// its Lost channel.
+	heldAt int64
+	loss   *lossWatch
 }
 
 // leaseKey names one lease of a hold: the member id, and the mode and
@@ -66,17 +74,27 @@ func (t *tracker) held(h *hold, l lockstep.Lock) {
 	if f, ok := l.(lockstep.Fenced); ok {
 		h.token = f.Token()
 	}
+	if t.lockd {
+		h.heldAt = t.w.clk.Now()
+		h.loss = t.watchLoss(l)
+	}
 }
 
 // end stops tracking.
 func (t *tracker) end() {
 	t.mu.Lock()
+	if t.cur != nil {
+		t.cur.loss.end()
+	}
 	t.cur = nil
 	t.mu.Unlock()
 }
 
 // deadline returns the lower bound of h's lease deadline.
 func (t *tracker) deadline(h *hold) int64 {
+	if t.lockd {
+		return lockdDeadline(h, 0)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.deadlineLocked(h)

@@ -29,6 +29,7 @@ type config struct {
 	duration        time.Duration
 	seed            uint64
 	hold            time.Duration
+	minHold         time.Duration
 	lockTimeout     time.Duration
 	requestTimeout  time.Duration
 	fencing         bool
@@ -39,6 +40,10 @@ type config struct {
 	dc              string
 	localShare      float64
 	epochUnixNS     int64
+	// lockdURL, when set, makes the worker take its locks through that
+	// lockd (lockd.go), in sessions of lockdSessionTTL.
+	lockdURL        string
+	lockdSessionTTL time.Duration
 }
 
 func parseFlags(args []string) (config, error) {
@@ -57,6 +62,7 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&c.duration, "duration", time.Minute, "how long to run")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the worker's choices")
 	fs.DurationVar(&c.hold, "hold", time.Second, "longest pause inside a critical section")
+	fs.DurationVar(&c.minHold, "min-hold", 0, "shortest pause inside a critical section (at most --hold)")
 	fs.DurationVar(&c.lockTimeout, "lock-timeout", 0, "bound on one Lock call (0: 4×TTL)")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 2*time.Second, "Cassandra request timeout")
 	fs.BoolVar(&c.fencing, "fencing", true, "take fencing tokens (global time service)")
@@ -65,6 +71,8 @@ func parseFlags(args []string) (config, error) {
 	fs.Float64Var(&c.managerShare, "manager-share", 0, "share of acquisitions (0..1) that are the lock manager's: Shared locks, groups and hierarchical ids over lock-0, lock-1 and their children (ids use the separator \"/\")")
 	fs.StringVar(&c.dc, "dc", "", "this worker's data centre: its session sends every request to that data centre's nodes (give its hosts in --hosts), and its records name it")
 	fs.Float64Var(&c.localShare, "local-share", 0, "share of acquisitions (0..1) that take DC-local locks local-0 .. local-N-1 of --dc (a queue lock on a store WithLocalDC, LOCAL_QUORUM), recorded as local-N@<dc>")
+	fs.StringVar(&c.lockdURL, "lockd", "", "take every lock through the lockd at this URL (lockd/client, one session at a time) instead of in-process; --hosts is then unused")
+	fs.DurationVar(&c.lockdSessionTTL, "lockd-session-ttl", 0, "TTL of the lockd sessions (0: lockd's default)")
 	fs.Int64Var(&c.epochUnixNS, "epoch-unix-ns", 0, "the run's shared epoch, Unix ns (0: now)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -103,6 +111,12 @@ func parseFlags(args []string) (config, error) {
 		return c, errors.New("--local-share needs --dc: a DC-local lock belongs to the worker's data centre")
 	case c.localShare+c.managerShare > 1:
 		return c, fmt.Errorf("--local-share %v and --manager-share %v add up to more than 1: lower one", c.localShare, c.managerShare)
+	case c.lockdURL != "" && (c.plant != "" || c.bypassMigration || c.localShare > 0 || c.dc != ""):
+		return c, errors.New("--lockd takes every lock through lockd: drop --plant, --bypass-migration, --local-share and --dc (lockd follows the fleet's phase and serves global locks)")
+	case c.lockdSessionTTL < 0:
+		return c, fmt.Errorf("--lockd-session-ttl %v: give a positive TTL, or 0 for lockd's default", c.lockdSessionTTL)
+	case c.minHold < 0 || c.minHold > c.hold:
+		return c, fmt.Errorf("--min-hold %v: give 0 up to --hold %v", c.minHold, c.hold)
 	case c.duration <= 0 || c.hold < 0 || c.lockTimeout <= 0 || c.requestTimeout <= 0:
 		return c, errors.New("--duration, --lock-timeout and --request-timeout must be positive, --hold not negative")
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/robustness/history"
@@ -97,6 +96,6 @@ func (w *worker) read(h *hold, l lockstep.Lock, base string) {
 	if _, err := w.reg.ReadCounter(context.Background(), base); err != nil {
 		return
 	}
-	w.sleep(context.Background(), time.Duration(w.rng.Int64N(int64(w.c.hold)+1)))
+	w.sleep(context.Background(), w.workTime())
 	w.lost(h, l)
 }

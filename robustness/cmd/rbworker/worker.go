@@ -48,6 +48,11 @@ func newWorker(c config, clk *history.Clock, hw *history.Writer) (*worker, error
 	}
 	w := &worker{c: c, clk: clk, hw: hw, reg: reg, rng: rand.New(rand.NewPCG(c.seed, 0x7262776b))}
 	w.tr = &tracker{w: w, window: window(c)}
+	if c.lockdURL != "" {
+		w.tr.lockd, w.tr.window = true, 0
+		w.locker = newLockdLocker(c)
+		return w, nil
+	}
 	session, stores, err := dial(c)
 	if err != nil {
 		return nil, err
@@ -75,7 +80,9 @@ func (w *worker) close() error {
 	if w.local != nil {
 		err = errors.Join(err, w.local.Close(ctx))
 	}
-	w.session.Close()
+	if w.session != nil {
+		w.session.Close()
+	}
 	return err
 }
 
@@ -84,6 +91,9 @@ func (w *worker) close() error {
 // worker exits non-zero at the end, saying its history is incomplete.
 func (w *worker) record(r history.Record) {
 	r.DC, r.Scope = w.c.dc, history.ScopeGlobal
+	if w.tr.lockd && r.Mode != "" {
+		r.Mode = lockdMode
+	}
 	if _, _, ok := history.SplitLocal(r.Lock); ok {
 		r.Scope = history.ScopeLocal
 	}
@@ -172,6 +182,9 @@ func (w *worker) recordLost(h *hold, seen int64) {
 	h.lost = true
 	w.stats.lost++
 	d := w.tr.deadline(h)
+	if w.tr.lockd {
+		d = lockdDeadline(h, 100*time.Millisecond) // Lost is closed: the watcher fires now
+	}
 	w.record(history.Record{Process: w.c.process, Lock: h.id, Op: history.Lost, Token: h.token, Mode: h.mode.String(),
 		InvokeNS: min(d, seen), ReturnNS: seen, Outcome: history.OK, LeaseDeadlineNS: d})
 }
@@ -198,7 +211,7 @@ func (w *worker) critical(h *hold, l lockstep.Lock) {
 	if err != nil || w.lost(h, l) {
 		return
 	}
-	w.sleep(ctx, time.Duration(w.rng.Int64N(int64(w.c.hold)+1)))
+	w.sleep(ctx, w.workTime())
 	inv := w.clk.Now()
 	ok, err := w.reg.WriteFenced(ctx, h.id, h.token, v, v+1)
 	w.recordWrite(h, history.Fenced, inv, v, ok, err)
@@ -266,6 +279,12 @@ func onlyLost(err error) bool {
 		}
 	}
 	return true
+}
+
+// workTime draws the length of a critical section's work: from --min-hold
+// to --hold.
+func (w *worker) workTime() time.Duration {
+	return w.c.minHold + time.Duration(w.rng.Int64N(int64(w.c.hold-w.c.minHold)+1))
 }
 
 // sleep waits d or until ctx ends.

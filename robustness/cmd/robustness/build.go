@@ -10,21 +10,23 @@ import (
 
 // binaries the run spawns.
 type binaries struct {
-	worker, workerBugs, lockctl string
+	worker, workerBugs, lockctl, lockd string
 }
 
 // build compiles rbworker (and, for the planted control, rbworker with
-// -tags lockstep_bugs) from the robustness module and lockctl from its own
-// (cmd/lockctl).
+// -tags lockstep_bugs) from the robustness module, lockctl from its own
+// (cmd/lockctl) and lockd from lockd's (lockd/cmd/lockd).
 func build(ctx context.Context, repo, dir string, bugs bool) (binaries, error) {
 	b := binaries{
 		worker:     filepath.Join(dir, "rbworker"),
 		workerBugs: filepath.Join(dir, "rbworker-bugs"),
 		lockctl:    filepath.Join(dir, "lockctl"),
+		lockd:      filepath.Join(dir, "lockd"),
 	}
 	steps := [][]string{
 		{filepath.Join(repo, "robustness"), "go", "build", "-o", b.worker, "./cmd/rbworker"},
 		{filepath.Join(repo, "cmd", "lockctl"), "go", "build", "-o", b.lockctl, "."}, // a module of its own
+		{filepath.Join(repo, "lockd"), "go", "build", "-o", b.lockd, "./cmd/lockd"},  // lockd's module
 	}
 	if bugs {
 		steps = append(steps, []string{filepath.Join(repo, "robustness"), "go", "build", "-tags", "lockstep_bugs", "-o", b.workerBugs, "./cmd/rbworker"})

@@ -22,6 +22,7 @@ func (r *runner) check(seg *segment, histDir string, ops []register.Op, finalHea
 		// Without client pauses a lost counter update can only come from
 		// two holders at once: a violation. With them it is expected.
 		StrictCounter: !r.pausesClients(seg),
+		LockdEvents:   seg.lk.lockdEvents(finalHeal),
 	}
 	if seg.expect == expectViolation || seg.expect == expectMeasure {
 		opts.HealNS = 0 // a control's fleet may be wedged; liveness is not its point

@@ -68,7 +68,7 @@ func TestDCs_CIScheduleCoversEveryKind(t *testing.T) {
 	// Not only the controls: the fleets alone draw every kind.
 	inFleets := map[nemesis.Kind]bool{}
 	for i, s := range segs {
-		for _, e := range plans[i] {
+		for _, e := range append(plans[i], s.lockdEvs...) { // the lockd track too
 			if !s.control {
 				inFleets[nemesis.KindOf(e.Nemesis)] = true
 			}

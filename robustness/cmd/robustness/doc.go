@@ -15,7 +15,22 @@
 //	          register), ctl-planted (a worker built with -tags lockstep_bugs
 //	          and a planted lease defect: must be caught),
 //	          ctl-skip-intention (the lock manager without intention locks,
-//	          planted: the access checker must catch it)
+//	          planted: the access checker must catch it),
+//	          ctl-lockd-session-ttl (a lockd client whose session TTL, 12 s,
+//	          is longer than its lockd's lock TTL, 4 s; the lockd paused
+//	          mid-hold: must be caught; a fixed 15 s, sharing new's keyspace)
+//
+// In the fleets new and combined+new the last two workers take their locks
+// through lockd (lockd.go): the runner builds lockd/cmd/lockd, starts two
+// lockds on the segment's keyspace (--lock-ttl 6s), and gives each of those
+// workers a proxy of its own to one of them (proxy.go), through which it
+// holds one lockd/client session at a time (TTL 2 s, lockd's lease window
+// for that lock TTL: the rule lockd/cmd/lockd documents). A seeded lockd
+// track (nemesis.LockdSchedule: kill-lockd, pause-lockd, cut-lockd-client,
+// rotating across the two segments) runs beside the cluster's schedule,
+// printed under it; the final heal restarts, resumes and reconnects what
+// it left. The check's lockd-loss checker gets the track's events, and the
+// summary counts the lockd nemeses by kind.
 //
 // With --dcs 2 the cluster is two data centres (dc1 = nodes 1 and 2, dc2 =
 // node 3; NetworkTopologyStrategy {dc1: 2, dc2: 1}), dc-partition joins the

@@ -52,14 +52,20 @@ type segment struct {
 	// Lock blocks for as long as the data centres are apart, and must give
 	// way in time for the worker to take DC-local locks meanwhile.
 	lockTimeout time.Duration
+	// lockd runs some of the workers through lockd processes (lockd.go);
+	// lk is the segment's lockds once planned, lockdEvs its lockd track.
+	lockd    lockdSetup
+	keyspace string // another segment's keyspace to share (keyspaceOf)
+	lk       *lockdSet
+	lockdEvs []nemesis.Event
 }
 
 var fleets = []segment{
-	{name: "new", modes: []string{"new"}, phase: "new"},
+	{name: "new", modes: []string{"new"}, phase: "new", lockd: fleetLockd},
 	{name: "legacy", modes: []string{"legacy"}, phase: "legacy"},
 	{name: "combined", modes: []string{"combined"}, phase: "combined"},
 	{name: "legacy+combined", modes: []string{"legacy", "combined"}, phase: "legacy"},
-	{name: "combined+new", modes: []string{"combined", "new"}, phase: "new"},
+	{name: "combined+new", modes: []string{"combined", "new"}, phase: "new", lockd: fleetLockd},
 	{name: "rollout", modes: []string{"legacy"}, phase: "legacy", rollout: true},
 	// Two data centres: workers in both take global locks (QUORUM, one
 	// holder across the data centres) and DC-local ones (LOCAL_QUORUM, one
@@ -111,6 +117,7 @@ var controls = []segment{
 			return []nemesis.Event{{At: time.Second, Hold: window - time.Second, Nemesis: p}}
 		},
 		expect: expectViolation, control: true, weight: 0.45},
+	ctlLockdSessionTTL,
 }
 
 // fleetNames are the fleets a cluster of dcs data centres runs.

@@ -38,6 +38,10 @@ type runner struct {
 	start   time.Time
 	workers *workerSet
 	events  int // nemesis events injected so far (also rotates kinds)
+	// lockds are the running segment's lockds, if any (lockd.go);
+	// lockdCounts the lockd nemeses injected so far, by kind.
+	lockds      *lockdSet
+	lockdCounts map[nemesis.Kind]int
 
 	tornDown sync.Once
 }
@@ -117,7 +121,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		return err
 	}
 	r.bin = bin
-	r.logf("built rbworker and lockctl in %v", time.Since(t).Round(100*time.Millisecond))
+	r.logf("built rbworker, lockctl and lockd in %v", time.Since(t).Round(100*time.Millisecond))
 	t = time.Now()
 	if err := r.cluster.Up(ctx); err != nil {
 		return err
@@ -179,7 +183,12 @@ func (r *runner) checkLengths(segs []segment) error {
 func (r *runner) lengths(segs []segment) (length, window []time.Duration) {
 	total := 0.0
 	for _, s := range segs {
-		total += weight(s)
+		if s.length == 0 { // a fixed length takes no share
+			total += weight(s)
+		}
+	}
+	if total == 0 {
+		total = 1 // every segment has its own length
 	}
 	for _, s := range segs {
 		l := time.Duration(r.o.minutes * float64(time.Minute) * weight(s) / total).Round(time.Second)

@@ -120,7 +120,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 
 func kindList() string {
 	var s []string
-	for _, k := range nemesis.AllKinds {
+	for _, k := range append(append([]nemesis.Kind(nil), nemesis.AllKinds...), nemesis.LockdKinds...) {
 		s = append(s, string(k))
 	}
 	return strings.Join(s, ",")

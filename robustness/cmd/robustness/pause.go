@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -106,7 +107,11 @@ func running(w *worker) bool {
 
 // holding reports whether the history's last complete line is a
 // successful acquire (the worker is about to read and write).
-func holding(path string) bool {
+func holding(path string) bool { return holdingSince(path, math.MinInt64) }
+
+// holdingSince is holding, for an acquire that returned at since (ns since
+// the epoch) or later.
+func holdingSince(path string, since int64) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false
@@ -130,5 +135,5 @@ func holding(path string) bool {
 	if json.Unmarshal(buf, &rec) != nil {
 		return false
 	}
-	return rec.Op == history.Acquire && rec.Outcome == history.OK
+	return rec.Op == history.Acquire && rec.Outcome == history.OK && rec.ReturnNS >= since
 }

@@ -46,7 +46,7 @@ func (r *runner) runSegments(ctx context.Context, segs []segment) ([]result, err
 	if err := r.keyspaces(ctx, segs); err != nil {
 		return nil, err
 	}
-	r.logf("%d keyspaces ready in %v", len(segs), time.Since(t).Round(100*time.Millisecond))
+	r.logf("%d keyspaces ready in %v", keyspaceCount(segs), time.Since(t).Round(100*time.Millisecond))
 	var res []result
 	for i := range segs {
 		if ctx.Err() != nil {
@@ -72,9 +72,13 @@ func (r *runner) plan(segs []segment) (plans [][]nemesis.Event, missing []string
 	covered := map[nemesis.Kind]bool{}
 	start := 0
 	fmt.Fprintf(r.out, "schedule (seed %d):\n", r.o.seed)
+	lockdStart := 0
 	for i := range segs {
 		seg := &segs[i]
 		length, window := lengths[i], windows[i]
+		if seg.lockd.clients > 0 && seg.lk == nil {
+			seg.lk = r.newLockdSet(seg, i)
+		}
 		var evs []nemesis.Event
 		if seg.events != nil {
 			evs = seg.events(r, seg, window)
@@ -87,12 +91,14 @@ func (r *runner) plan(segs []segment) (plans [][]nemesis.Event, missing []string
 			if ttl == 0 {
 				ttl = r.o.ttl
 			}
-			evs, err = nemesis.Schedule(r.cluster, nemesis.Plan{
-				Seed: r.o.seed, Window: window, Kinds: kinds, TTL: ttl, MaxSkew: r.o.maxSkew,
-				Clients: r.clientPauser(seg), Start: start, Segment: i,
-			})
-			if err != nil {
-				return nil, nil, err
+			if kinds = clusterKinds(kinds); len(kinds) > 0 {
+				evs, err = nemesis.Schedule(r.cluster, nemesis.Plan{
+					Seed: r.o.seed, Window: window, Kinds: kinds, TTL: ttl, MaxSkew: r.o.maxSkew,
+					Clients: r.clientPauser(seg), Start: start, Segment: i,
+				})
+				if err != nil {
+					return nil, nil, err
+				}
 			}
 			if seg.kinds == nil {
 				start += len(evs)
@@ -104,7 +110,10 @@ func (r *runner) plan(segs []segment) (plans [][]nemesis.Event, missing []string
 		}
 		nemesis.Print(r.out, seg.name, evs)
 		plans[i] = evs
-		for _, e := range evs {
+		if err := r.planLockdTrack(seg, i, window, &lockdStart); err != nil {
+			return nil, nil, err
+		}
+		for _, e := range append(evs, seg.lockdEvs...) {
 			covered[nemesis.KindOf(e.Nemesis)] = true
 		}
 	}
@@ -129,6 +138,10 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 		return res, err
 	}
 	defer srv.Close()
+	if err := r.startLockds(ctx, seg, keyspace); err != nil {
+		return res, err
+	}
+	defer r.stopLockds()
 	ws, err := r.spawn(seg, idx, keyspace, srv.URL(), histDir, length)
 	setLive(ws, srv.Ops)
 	if err != nil {
@@ -150,12 +163,20 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 		wg.Add(1)
 		go func() { defer wg.Done(); r.rollout(ctx, keyspace, ws, segStart, window) }()
 	}
+	evs = seg.lk.wrap(evs)
+	track := r.runLockdTrack(ctx, seg, segStart)
 	n, nerr := nemesis.Run(ctx, segStart, evs, r.logf)
 	wg.Wait()
+	tn, terr := track()
+	n += tn
+	nerr = errors.Join(nerr, terr)
 	res.events = n
 	r.events += n
-	// The final heal: undo anything left, restart a killed node.
+	// The final heal: undo anything left, restart a killed node or lockd.
 	if err := r.healAll(ctx); err != nil {
+		return res, err
+	}
+	if err := r.healLockds(ctx); err != nil {
 		return res, err
 	}
 	finalHeal := time.Now()
@@ -177,6 +198,7 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 		}
 	}
 	setLive(nil, nil)
+	r.stopLockds()
 	failed := 0
 	for _, w := range ws {
 		if w.err != nil {
@@ -199,6 +221,9 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 }
 
 func keyspaceOf(seg *segment) string {
+	if seg.keyspace != "" {
+		return seg.keyspace
+	}
 	return "robust_" + strings.NewReplacer("+", "_", "-", "_").Replace(seg.name)
 }
 
@@ -209,7 +234,12 @@ func (r *runner) keyspaces(ctx context.Context, segs []segment) error {
 	sem := make(chan struct{}, 3)
 	errs := make([]error, len(segs))
 	var wg sync.WaitGroup
+	made := map[string]bool{} // a keyspace two segments share is made once, by the first
 	for i := range segs {
+		if made[keyspaceOf(&segs[i])] {
+			continue
+		}
+		made[keyspaceOf(&segs[i])] = true
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

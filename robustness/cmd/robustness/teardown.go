@@ -23,6 +23,7 @@ func (r *runner) teardownOnce() {
 	if n := r.workers.killAll(); n > 0 {
 		r.logf("teardown: killed %d worker(s) still running", n)
 	}
+	r.stopLockds()
 	var left []string
 	if r.cluster == nil {
 		return
@@ -91,6 +92,7 @@ func (r *runner) summary(res []result, cut error) bool {
 	}
 	fmt.Fprintf(r.out, "robustness: wall time %v, seed %d, %d unknown outcomes; controls are not counted as violations\n",
 		time.Since(r.start).Round(time.Second), r.o.seed, unknown)
+	r.lockdSummary()
 	if cut != nil {
 		fmt.Fprintf(r.out, "robustness: INCOMPLETE after %d of its segments (%v): %d operations, %d nemesis events, %d violations so far\n",
 			len(res), cut, ops, r.events, viol)

@@ -125,6 +125,7 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		if seg.local > 0 {
 			args = append(args, "--local-share", fmt.Sprint(seg.local))
 		}
+		args = append(args, seg.lk.workerArgs(id)...)
 		logf, err := os.Create(filepath.Join(histDir, id+".log"))
 		if err != nil {
 			return ws, err

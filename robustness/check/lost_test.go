@@ -1,0 +1,67 @@
+package check
+
+import (
+	"testing"
+)
+
+// lockdAcquire is a hold of a lockd client: mode lockd, its deadline the
+// instant Lock returned (the worker knows no lease).
+func (h *hist) lockdAcquire(p, lock string, token, inv, ret int64) *hist {
+	h.acquire(p, lock, token, inv, ret)
+	r := &h.recs[len(h.recs)-1]
+	r.Mode, r.LeaseDeadlineNS, r.LeaseWindowNS = "lockd", ms(ret), 0
+	return h
+}
+
+// lockdEvent is an event from..to (ms) affecting clients.
+func lockdEvent(name string, from, to int64, clients ...string) LockdEvent {
+	return LockdEvent{Name: name, Clients: clients, From: ms(from), To: ms(to)}
+}
+
+// A hold of an affected client that spans the event and ends lost passes;
+// one that ends by a successful Unlock after the event is flagged; holds
+// that ended before the event, began after its heal, or belong to a client
+// it did not affect are not judged.
+func TestLockdLoss_EverySpanningHoldMustEndLost(t *testing.T) {
+	h := (&hist{}).
+		lockdAcquire("c1", "L", 1, 0, 10).release("c1", "L", 50, 60).          // ended before the event
+		lockdAcquire("c1", "L", 2, 90, 100).lost("c1", "L", 1200, 1300).       // spans, lost
+		lockdAcquire("c1", "M", 3, 3000, 3100).release("c1", "M", 3200, 3300). // after the heal
+		lockdAcquire("c2", "N", 4, 90, 100).release("c2", "N", 2000, 2100)     // not affected
+	ev := lockdEvent("kill-lockd l1", 1000, 2500, "c1")
+	r := h.check(t, Options{LockdEvents: []LockdEvent{ev}})
+	if len(r.Violations) != 0 || r.LockdEvents != 1 || r.LockdSpanning != 1 || r.LockdLost != 1 {
+		t.Fatalf("clean history: %+v", r)
+	}
+
+	bad := (&hist{}).
+		lockdAcquire("c1", "L", 1, 90, 100).release("c1", "L", 1500, 1600) // spans, "released" as if nothing happened
+	r = bad.check(t, Options{LockdEvents: []LockdEvent{ev}})
+	mustFlag(t, r, "lockd-loss", "ended it by a successful Unlock")
+
+	open := (&hist{}).lockdAcquire("c1", "L", 1, 90, 100) // never ended
+	r = open.check(t, Options{LockdEvents: []LockdEvent{ev}})
+	mustFlag(t, r, "lockd-loss", "records no end")
+
+	// An Unlock invoked before the event ends the hold before it, even if
+	// it returns during the event.
+	before := (&hist{}).lockdAcquire("c1", "L", 1, 90, 100).release("c1", "L", 900, 1100)
+	if r = before.check(t, Options{LockdEvents: []LockdEvent{ev}}); len(r.Violations) != 0 || r.LockdSpanning != 0 {
+		t.Fatalf("Unlock before the event: %+v", r)
+	}
+}
+
+// A lost lockd hold ends at the instant the client knew: another holder
+// after it is fine, one before it overlaps and the mutex model says so.
+func TestLockdLoss_HoldEndsWhenTheClientKnew(t *testing.T) {
+	ok := (&hist{}).
+		lockdAcquire("c1", "L", 1, 0, 100).lost("c1", "L", 3000, 3000).
+		acquire("w1", "L", 2, 500, 3100).release("w1", "L", 3200, 3300)
+	if r := ok.check(t, Options{}); len(r.Violations) != 0 {
+		t.Fatalf("successor after the client knew: %v", r.Violations)
+	}
+	late := (&hist{}).
+		lockdAcquire("c1", "L", 1, 0, 100).lost("c1", "L", 3000, 3000).
+		acquire("w1", "L", 2, 500, 2000).release("w1", "L", 3200, 3300)
+	mustFlag(t, late.check(t, Options{}), "mutex", "c1")
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/lockd/client"
+)
+
+// lockdMode is the mode a lockd worker's records carry: lockd takes each
+// lock in the mode of the fleet's phase and does not say which
+// (client.Lock.Mode is lockstep.ModeUnknown), so the checkers that judge
+// modes (liveness's legacy rule, the bypass bound) see a mode of its own.
+const lockdMode = "lockd"
+
+// lockdLocker takes locks through a lockd (--lockd): one session at a time,
+// lockd/client's Session, a lockstep.GroupLocker. A session that ended —
+// lockd said so, its watch stream broke, or no keep-alive was answered for
+// its TTL (lockd/client's loss rules) — has lost its locks; the next Lock
+// opens a new session first.
+type lockdLocker struct {
+	url  string
+	ttl  time.Duration
+	name string
+
+	mu   sync.Mutex
+	sess *client.Session
+}
+
+var _ lockstep.GroupLocker = (*lockdLocker)(nil)
+
+func newLockdLocker(c config) *lockdLocker {
+	return &lockdLocker{url: c.lockdURL, ttl: c.lockdSessionTTL, name: c.process}
+}
+
+// session returns the live session, opening one when there is none or the
+// last one ended.
+func (l *lockdLocker) session(ctx context.Context) (*client.Session, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sess != nil && l.sess.Err() == nil {
+		return l.sess, nil
+	}
+	if l.sess != nil {
+		// Its locks are lost already; Close stops its goroutines. lockd
+		// may be down or cut off: do not wait for it.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 500*time.Millisecond)
+		_ = l.sess.Close(cctx)
+		cancel()
+		l.sess = nil
+	}
+	s, err := client.Open(ctx, l.url, &client.Options{TTL: l.ttl, Name: l.name})
+	if err != nil {
+		return nil, fmt.Errorf("open a lockd session at %s: %w", l.url, err)
+	}
+	l.sess = s
+	return s, nil
+}
+
+func (l *lockdLocker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
+	s, err := l.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Lock(ctx, id)
+}
+
+func (l *lockdLocker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
+	s, err := l.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.TryLock(ctx, id)
+}
+
+func (l *lockdLocker) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	s, err := l.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.LockGroup(ctx, reqs...)
+}
+
+func (l *lockdLocker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	s, err := l.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.TryLockGroup(ctx, reqs...)
+}
+
+// Close closes the session, if any: lockd releases what it still holds.
+func (l *lockdLocker) Close(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sess == nil {
+		return nil
+	}
+	err := l.sess.Close(ctx)
+	l.sess = nil
+	if errors.Is(err, client.ErrSessionEnded) {
+		return nil
+	}
+	return err
+}
+
+// lossWatch follows one lockd hold's Lost channel and keeps the instant it
+// closed: the instant the client knew the lock was lost, by lockd/client's
+// rules (lockd said so, the watch stream broke, or no keep-alive was
+// answered for the session's TTL counted from the send of the last answered
+// one). That instant ends a lost lockd hold in the history (tracker.deadline):
+// the checkers then require no other holder before it. The channel also
+// closes when Unlock releases the lock; the instant is then after the
+// Unlock's invocation and ends nothing (release records the Unlock).
+type lossWatch struct {
+	done chan struct{} // closed once at is set
+	at   int64         // ns since the epoch
+	stop chan struct{}
+}
+
+func (t *tracker) watchLoss(l lockstep.Lock) *lossWatch {
+	lw := &lossWatch{done: make(chan struct{}), stop: make(chan struct{})}
+	go func() {
+		select {
+		case <-l.Lost():
+			lw.at = t.w.clk.Now()
+			close(lw.done)
+		case <-lw.stop:
+		}
+	}()
+	return lw
+}
+
+// known returns when the client knew of the loss, waiting up to wait for the
+// watcher (a caller that has just seen Lost closed knows it fires at once),
+// or 0 when the loss is not known.
+func (lw *lossWatch) known(wait time.Duration) int64 {
+	if lw == nil {
+		return 0
+	}
+	select {
+	case <-lw.done:
+		return lw.at
+	default:
+	}
+	if wait <= 0 {
+		return 0
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-lw.done:
+		return lw.at
+	case <-t.C:
+		return 0
+	}
+}
+
+// end stops the watcher (the hold is over).
+func (lw *lossWatch) end() {
+	if lw != nil {
+		close(lw.stop)
+	}
+}
+
+// lockdDeadline is a lockd hold's deadline as far as the worker knows it:
+// the instant the client knew of the loss once it did, and until then when
+// Lock returned, a lower bound. wait is how long to wait for the watcher: a
+// caller that has seen Lost closed knows it fires at once.
+func lockdDeadline(h *hold, wait time.Duration) int64 {
+	if h.loss == nil {
+		return h.invoke // Lock has not returned
+	}
+	if at := h.loss.known(wait); at != 0 {
+		return at
+	}
+	return h.heldAt
+}

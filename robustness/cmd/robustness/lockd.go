@@ -1,0 +1,360 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/lockstep-go/lockstep/robustness/check"
+	"github.com/lockstep-go/lockstep/robustness/nemesis"
+)
+
+// lockdSetup is how a segment runs workers through lockd: it starts
+// lockdCount lockd processes (lockd/cmd/lockd; fewer for fewer clients)
+// on its keyspace, and its
+// last clients workers take their locks through them (rbworker --lockd),
+// each through a proxy of its own (proxy.go), worker by worker in turn
+// over the lockds.
+type lockdSetup struct {
+	clients int
+	// lockTTL is lockd's --lock-ttl; sessionTTL the clients' session TTL.
+	// The fleets keep the rule of lockd/cmd/lockd's documentation:
+	// sessionTTL ≤ (lockTTL − 1s − MaxServerSkew)/2, lockd's lease window.
+	lockTTL, sessionTTL time.Duration
+	// minHold and hold, when set, are the lockd workers' --min-hold and
+	// --hold.
+	minHold, hold time.Duration
+	// track plays the seeded lockd track (nemesis.LockdSchedule) beside
+	// the cluster's schedule.
+	track bool
+	// fresh makes a lockd nemesis strike only a hold that began within the
+	// last second (Holding), so that most of the hold is still ahead.
+	fresh bool
+}
+
+// The fleets' lockd timing: a lock TTL of 6 s (lease window 2 s with
+// lockd's MaxServerSkew of 1 s) and sessions of 2 s, the longest the rule
+// allows. A pause then outlasts 6 s, a cut 2 s.
+const (
+	lockdCount      = 2
+	lockdLockTTL    = 6 * time.Second
+	lockdSessionTTL = 2 * time.Second
+	lockdMaxSkew    = time.Second // lockd's: the library's default
+)
+
+// fleetLockd is the fleets' setup: two of the workers through lockd.
+var fleetLockd = lockdSetup{clients: 2, lockTTL: lockdLockTTL, sessionTTL: lockdSessionTTL, track: true}
+
+// lockdWindow is lockd's lease window for a lock TTL.
+func lockdWindow(lockTTL time.Duration) time.Duration {
+	return (lockTTL - time.Second - lockdMaxSkew) / 2
+}
+
+// lockdProc is one lockd process of a segment.
+type lockdProc struct {
+	n    int
+	addr string // host:port it serves on, kept across restarts
+	args []string
+	log  string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// lockdSet is a segment's lockds, proxies and lockd events: the
+// nemesis.Lockds the lockd nemeses act on.
+type lockdSet struct {
+	r       *runner
+	name    string // the segment's, for the lockds' process ids
+	setup   lockdSetup
+	procs   []*lockdProc
+	clients []string          // worker ids through lockd
+	lockdOf map[string]int    // client → its lockd
+	history map[string]string // client → its history file
+	proxies map[string]*proxy // client → its proxy (while running)
+
+	mu     sync.Mutex
+	events []check.LockdEvent
+	counts map[nemesis.Kind]int
+	// struck is when the last lockd nemesis struck (right before the
+	// signal or the cut): its event's From. One lockd event runs at a time.
+	struck time.Time
+}
+
+// strike notes that a lockd nemesis strikes now.
+func (s *lockdSet) strike() {
+	s.mu.Lock()
+	s.struck = time.Now()
+	s.mu.Unlock()
+}
+
+var _ nemesis.Lockds = (*lockdSet)(nil)
+
+// newLockdSet plans the lockds of segment seg (index idx); start starts them.
+func (r *runner) newLockdSet(seg *segment, idx int) *lockdSet {
+	s := &lockdSet{r: r, name: strings.ReplaceAll(seg.name, "+", "_"), setup: seg.lockd, lockdOf: map[string]int{}, history: map[string]string{},
+		proxies: map[string]*proxy{}, counts: map[nemesis.Kind]int{}}
+	dir := segmentDir(r, seg, idx)
+	for i := r.o.workers - seg.lockd.clients; i < r.o.workers; i++ {
+		id := workerID(seg, i)
+		s.lockdOf[id] = 1 + len(s.clients)%lockdCount
+		s.clients = append(s.clients, id)
+		s.history[id] = filepath.Join(dir, id+".jsonl")
+	}
+	for n := 1; n <= min(lockdCount, len(s.clients)); n++ {
+		s.procs = append(s.procs, &lockdProc{n: n, log: filepath.Join(dir, fmt.Sprintf("lockd-l%d.log", n))})
+	}
+	return s
+}
+
+// segmentDir is where a segment's histories and logs go.
+func segmentDir(r *runner, seg *segment, idx int) string {
+	return filepath.Join(r.outDir, fmt.Sprintf("%02d-%s", idx+1, seg.name))
+}
+
+// workerID is worker i's process id in seg. Process ids allow
+// [A-Za-z0-9._:-]: "legacy+new" becomes "legacy_new".
+func workerID(seg *segment, i int) string {
+	return fmt.Sprintf("%s-w%d", strings.ReplaceAll(seg.name, "+", "_"), i)
+}
+
+// start starts the lockds on keyspace and a proxy per client.
+func (s *lockdSet) start(ctx context.Context, keyspace string) error {
+	errs := make([]error, len(s.procs))
+	var wg sync.WaitGroup
+	for i, p := range s.procs {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		p.addr = fmt.Sprintf("127.0.0.1:%d", port)
+		p.args = []string{"--hosts", strings.Join(s.r.cluster.Hosts(), ","), "--keyspace", keyspace,
+			"--listen", p.addr, "--lock-ttl", s.setup.lockTTL.String(),
+			"--process-id", fmt.Sprintf("%s-lockd%d", s.name, p.n),
+			"--metrics=false", "--deadlock-detection=false", "--log-level", "warn", "--timeout", "5s"}
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = s.launch(ctx, p) }()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for _, c := range s.clients {
+		px, err := newProxy(s.procs[s.lockdOf[c]-1].addr)
+		if err != nil {
+			return err
+		}
+		s.proxies[c] = px
+	}
+	return nil
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// launch starts lockd p and waits until it says it serves (its first
+// line), within a minute.
+func (s *lockdSet) launch(ctx context.Context, p *lockdProc) error {
+	logf, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(s.r.bin.lockd, p.args...)
+	cmd.Stderr = logf
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		logf.Close()
+		return err
+	}
+	// The lockd dies with the runner, whatever kills the runner.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return fmt.Errorf("start lockd l%d: %w", p.n, err)
+	}
+	done := make(chan struct{})
+	p.mu.Lock()
+	p.cmd, p.done = cmd, done
+	p.mu.Unlock()
+	serving := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(out)
+		first := true
+		for sc.Scan() {
+			fmt.Fprintln(logf, sc.Text())
+			if first && strings.HasPrefix(sc.Text(), "lockd: serving") {
+				first = false
+				close(serving)
+			}
+		}
+		_ = cmd.Wait()
+		logf.Close()
+		close(done)
+	}()
+	select {
+	case <-serving:
+		return nil
+	case <-done:
+		return fmt.Errorf("lockd l%d exited before serving (see %s)", p.n, p.log)
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Minute):
+		return fmt.Errorf("lockd l%d did not serve within a minute (see %s)", p.n, p.log)
+	}
+}
+
+func (p *lockdProc) running() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return false
+	}
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// url is the address client's rbworker dials: its proxy.
+func (s *lockdSet) url(client string) string { return "http://" + s.proxies[client].Addr() }
+
+// workerArgs are the rbworker flags of worker id, nil unless it takes its
+// locks through lockd.
+func (s *lockdSet) workerArgs(id string) []string {
+	if s == nil || s.lockdOf[id] == 0 {
+		return nil
+	}
+	args := []string{"--lockd", s.url(id), "--lockd-session-ttl", s.setup.sessionTTL.String()}
+	if s.setup.hold > 0 {
+		args = append(args, "--hold", s.setup.hold.String(), "--min-hold", s.setup.minHold.String())
+	}
+	return args
+}
+
+// Clients, Holding, Kill, Restart, Signal, Cut and Restore are
+// nemesis.Lockds.
+func (s *lockdSet) Clients(n int) []string {
+	var out []string
+	for _, c := range s.clients {
+		if s.lockdOf[c] == n {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Holding: the client's history ends in a successful acquire — with
+// setup.fresh, one that returned within the last second, so that a nemesis
+// striking now finds most of the hold ahead.
+func (s *lockdSet) Holding(client string) bool {
+	if s.setup.fresh {
+		return holdingSince(s.history[client], time.Since(s.r.epoch).Nanoseconds()-int64(time.Second))
+	}
+	return holding(s.history[client])
+}
+
+func (s *lockdSet) Kill(n int) error {
+	p := s.procs[n-1]
+	p.mu.Lock()
+	cmd, done := p.cmd, p.done
+	p.mu.Unlock()
+	if cmd == nil {
+		return nil
+	}
+	s.strike()
+	_ = cmd.Process.Signal(syscall.SIGCONT)
+	if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("kill lockd l%d: %w", n, err)
+	}
+	<-done
+	return nil
+}
+
+func (s *lockdSet) Restart(ctx context.Context, n int) error {
+	p := s.procs[n-1]
+	if p.running() {
+		return nil
+	}
+	return s.launch(ctx, p)
+}
+
+func (s *lockdSet) Signal(n int, sig syscall.Signal) error {
+	p := s.procs[n-1]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return fmt.Errorf("lockd l%d not started", n)
+	}
+	if sig == syscall.SIGSTOP {
+		s.strike()
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("%v lockd l%d: %w", sig, n, err)
+	}
+	return nil
+}
+
+func (s *lockdSet) Cut(client string) error {
+	px, ok := s.proxies[client]
+	if !ok {
+		return fmt.Errorf("no proxy for client %s", client)
+	}
+	s.strike()
+	px.Cut()
+	return nil
+}
+
+func (s *lockdSet) Restore(client string) error {
+	if px, ok := s.proxies[client]; ok {
+		px.Restore()
+	}
+	return nil
+}
+
+// heal undoes whatever a lockd nemesis left: SIGCONT to every lockd, a
+// restart of any that is down, every proxy forwarding.
+func (s *lockdSet) heal(ctx context.Context) error {
+	var errs []error
+	for _, p := range s.procs {
+		if p.running() {
+			errs = append(errs, s.Signal(p.n, syscall.SIGCONT))
+			continue
+		}
+		s.r.logf("restarting lockd l%d", p.n)
+		errs = append(errs, s.launch(ctx, p))
+	}
+	for _, px := range s.proxies {
+		px.Restore()
+	}
+	return errors.Join(errs...)
+}
+
+// stop kills the lockds and closes the proxies (the workers are done, or
+// the run is over).
+func (s *lockdSet) stop() {
+	for _, px := range s.proxies {
+		px.Restore()
+		px.Close()
+	}
+	for _, p := range s.procs {
+		_ = s.Kill(p.n)
+	}
+}

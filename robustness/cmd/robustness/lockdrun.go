@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lockstep-go/lockstep/robustness/nemesis"
+)
+
+// The runner's lockd steps (lockd.go has the lockds themselves).
+
+// clusterKinds are the kinds of ks that the cluster's schedule draws: all
+// but the lockd nemeses, which the lockd track draws.
+func clusterKinds(ks []nemesis.Kind) []nemesis.Kind {
+	var out []nemesis.Kind
+	for _, k := range ks {
+		if !nemesis.IsLockd(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// planLockdTrack draws and prints seg's lockd track, when it has one:
+// the lockd kinds asked for, rotating across the segments that have a
+// track from *start on (advanced by the events drawn), within window.
+func (r *runner) planLockdTrack(seg *segment, idx int, window time.Duration, start *int) error {
+	if seg.lk == nil || !seg.lockd.track {
+		return nil
+	}
+	var kinds []nemesis.Kind
+	for _, k := range r.o.kinds {
+		if nemesis.IsLockd(k) {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 0 {
+		return nil
+	}
+	if w := lockdWindow(seg.lockd.lockTTL); seg.lockd.sessionTTL > w {
+		return fmt.Errorf("segment %s: lockd session TTL %v is longer than lockd's lease window %v (lock TTL %v): a client would learn of a paused lockd's loss too late",
+			seg.name, seg.lockd.sessionTTL, w, seg.lockd.lockTTL)
+	}
+	evs, err := nemesis.LockdSchedule(nemesis.LockdPlan{Seed: r.o.seed, Window: window, Kinds: kinds,
+		Lockds: seg.lk, Count: len(seg.lk.procs), Clients: seg.lk.clients,
+		LockTTL: seg.lockd.lockTTL, SessionTTL: seg.lockd.sessionTTL, Start: *start, Segment: idx})
+	if err != nil {
+		return err
+	}
+	*start += len(evs)
+	seg.lockdEvs = evs
+	fmt.Fprintf(r.out, "  lockd track (beside the above; workers %s through lockds l1..l%d, lock TTL %v, session TTL %v):\n",
+		strings.Join(seg.lk.clients, ", "), len(seg.lk.procs), seg.lockd.lockTTL, seg.lockd.sessionTTL)
+	nemesis.Print(r.out, seg.name+" lockd", evs)
+	return nil
+}
+
+// startLockds starts seg's lockds on keyspace, if it has any.
+func (r *runner) startLockds(ctx context.Context, seg *segment, keyspace string) error {
+	if seg.lk == nil {
+		return nil
+	}
+	r.lockds = seg.lk
+	t := time.Now()
+	if err := seg.lk.start(ctx, keyspace); err != nil {
+		return err
+	}
+	var addrs []string
+	for _, p := range seg.lk.procs {
+		addrs = append(addrs, fmt.Sprintf("l%d %s", p.n, p.addr))
+	}
+	r.logf("segment %s: %d lockds up in %v: %s", seg.name, len(seg.lk.procs), time.Since(t).Round(100*time.Millisecond), strings.Join(addrs, ", "))
+	return nil
+}
+
+// stopLockds stops the running segment's lockds and adds up its lockd
+// nemeses; it may be called again.
+func (r *runner) stopLockds() {
+	s := r.lockds
+	if s == nil {
+		return
+	}
+	r.lockds = nil
+	s.stop()
+	if r.lockdCounts == nil {
+		r.lockdCounts = map[nemesis.Kind]int{}
+	}
+	s.mu.Lock()
+	for k, n := range s.counts {
+		r.lockdCounts[k] += n
+	}
+	s.mu.Unlock()
+}
+
+// runLockdTrack plays seg's lockd track from start beside the cluster's
+// schedule; the function it returns waits for the track and says how many
+// events it injected.
+func (r *runner) runLockdTrack(ctx context.Context, seg *segment, start time.Time) func() (int, error) {
+	if seg.lk == nil || len(seg.lockdEvs) == 0 {
+		return func() (int, error) { return 0, nil }
+	}
+	evs := seg.lk.wrap(seg.lockdEvs)
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := nemesis.Run(ctx, start, evs, r.logf)
+		done <- result{n, err}
+	}()
+	return func() (int, error) {
+		res := <-done
+		if res.err != nil {
+			res.err = fmt.Errorf("lockd track: %w", res.err)
+		}
+		return res.n, res.err
+	}
+}
+
+// healLockds undoes what the lockd nemeses left in the running segment.
+func (r *runner) healLockds(ctx context.Context) error {
+	if r.lockds == nil {
+		return nil
+	}
+	return r.lockds.heal(ctx)
+}
+
+// lockdSummary prints how many lockd nemeses ran, by kind.
+func (r *runner) lockdSummary() {
+	if len(r.lockdCounts) == 0 {
+		return
+	}
+	var parts []string
+	for _, k := range nemesis.LockdKinds {
+		parts = append(parts, fmt.Sprintf("%s %d", k, r.lockdCounts[k]))
+	}
+	fmt.Fprintf(r.out, "robustness: lockd nemeses (fleets and controls): %s\n", strings.Join(parts, ", "))
+}
+
+// ctlLockdSessionTTL is the lockd control: a client whose session TTL
+// (12 s) is longer than its lockd's lock TTL (4 s, lease window 1 s),
+// against the rule, among three in-process workers on two locks. Its lockd
+// is paused for 6 s right after the client acquired (it holds 7 s): the
+// paused lockd's cells expire and a waiting worker takes the lock within
+// about the TTL, while the client learns of the loss only when lockd
+// resumes or its session TTL runs out — too late. The mutex model must
+// catch the overlap. The segment has a fixed length of 15 s, outside
+// --minutes' shares, and reuses the new fleet's keyspace (phase new), so
+// that it costs CI 15 s and no keyspace.
+var ctlLockdSessionTTL = segment{name: "ctl-lockd-session-ttl", modes: []string{"new"}, phase: "new", locks: 2,
+	keyspace: "robust_new", length: 15 * time.Second,
+	lockd: lockdSetup{clients: 1, lockTTL: 4 * time.Second, sessionTTL: 12 * time.Second, minHold: 7 * time.Second, hold: 7 * time.Second, fresh: true},
+	events: func(r *runner, seg *segment, window time.Duration) []nemesis.Event {
+		return []nemesis.Event{{At: 500 * time.Millisecond, Hold: seg.lockd.lockTTL + 2*time.Second,
+			Nemesis: &nemesis.PauseLockd{L: seg.lk, N: 1, Wait: 3 * time.Second}}}
+	},
+	expect: expectViolation, control: true}
+
+// keyspaceCount is how many keyspaces segs use.
+func keyspaceCount(segs []segment) int {
+	ks := map[string]bool{}
+	for i := range segs {
+		ks[keyspaceOf(&segs[i])] = true
+	}
+	return len(ks)
+}
