@@ -78,7 +78,9 @@ type Report struct {
 	// total length.
 	Scopes        []ScopeCount
 	PartitionTime time.Duration
-	Violations    []Violation
+	// Lockman has the lock-manager workers' figures (lockman.go).
+	Lockman    LockmanReport
+	Violations []Violation
 }
 
 // Summary is a few lines for people, ending in the violation count.
@@ -89,6 +91,7 @@ func (r Report) Summary() string {
 	fmt.Fprintf(&b, "check: fenced register %d writes accepted, %d rejected; unfenced counter %d lost updates; mutex model checked in %v; max bypass after heal %d; %d compatible overlaps of related holds\n",
 		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond), r.MaxBypass, r.Shared)
 	b.WriteString(r.scopeSummary())
+	b.WriteString(r.lockmanSummary())
 	const maxShown = 20
 	for i, v := range r.Violations {
 		if i == maxShown {
@@ -118,13 +121,26 @@ func (r Report) Checkers() []string {
 	return out
 }
 
-// Run checks the histories in historyDir against the register's log ops.
+// Run checks the histories in historyDir against the register's log ops,
+// and the lock-manager workers' histories below it (history.LockmanDir)
+// with the deadlock and transfer checkers.
 func Run(historyDir string, ops []register.Op, opts Options) (Report, error) {
 	recs, err := history.ReadDir(historyDir)
 	if err != nil {
 		return Report{}, err
 	}
-	return Records(recs, ops, opts)
+	evs, err := history.ReadLockman(historyDir)
+	if err != nil {
+		return Report{}, err
+	}
+	rest, lm := splitLockmanOps(ops)
+	r, err := Records(recs, rest, opts)
+	if err != nil {
+		return r, err
+	}
+	r.Operations += len(evs)
+	r.Violations = append(r.Violations, checkLockman(evs, lm, opts, &r)...)
+	return r, nil
 }
 
 // Records checks records already read.
