@@ -39,6 +39,11 @@ type config struct {
 	dc              string
 	localShare      float64
 	epochUnixNS     int64
+	// The lock-manager worker (lockman.go): its history of events, the
+	// directory of its handovers, and its own planted defects.
+	lockmanHistory string
+	handoverDir    string
+	lockmanPlant   string
 }
 
 func parseFlags(args []string) (config, error) {
@@ -65,6 +70,9 @@ func parseFlags(args []string) (config, error) {
 	fs.Float64Var(&c.managerShare, "manager-share", 0, "share of acquisitions (0..1) that are the lock manager's: Shared locks, groups and hierarchical ids over lock-0, lock-1 and their children (ids use the separator \"/\")")
 	fs.StringVar(&c.dc, "dc", "", "this worker's data centre: its session sends every request to that data centre's nodes (give its hosts in --hosts), and its records name it")
 	fs.Float64Var(&c.localShare, "local-share", 0, "share of acquisitions (0..1) that take DC-local locks local-0 .. local-N-1 of --dc (a queue lock on a store WithLocalDC, LOCAL_QUORUM), recorded as local-N@<dc>")
+	fs.StringVar(&c.lockmanHistory, "lockman-history", "", "run as a lock-manager worker instead: deadlock-prone units of work on dl-N and transfers of tx-N, events to this file (needs --handover-dir)")
+	fs.StringVar(&c.handoverDir, "handover-dir", "", "directory the lock-manager workers of a run hand locks over through")
+	fs.StringVar(&c.lockmanPlant, "lockman-plant", "", "the lock-manager worker's planted defects, comma-separated: "+strings.Join(lockmanPlants, ", ")+" (needs a worker built with -tags lockstep_bugs)")
 	fs.Int64Var(&c.epochUnixNS, "epoch-unix-ns", 0, "the run's shared epoch, Unix ns (0: now)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -103,6 +111,10 @@ func parseFlags(args []string) (config, error) {
 		return c, errors.New("--local-share needs --dc: a DC-local lock belongs to the worker's data centre")
 	case c.localShare+c.managerShare > 1:
 		return c, fmt.Errorf("--local-share %v and --manager-share %v add up to more than 1: lower one", c.localShare, c.managerShare)
+	case c.lockmanHistory != "" && c.handoverDir == "":
+		return c, errors.New("--lockman-history needs --handover-dir: the directory the lock-manager workers hand locks over through")
+	case c.lockmanHistory == "" && (c.handoverDir != "" || c.lockmanPlant != ""):
+		return c, errors.New("--handover-dir and --lockman-plant are for a lock-manager worker: add --lockman-history")
 	case c.duration <= 0 || c.hold < 0 || c.lockTimeout <= 0 || c.requestTimeout <= 0:
 		return c, errors.New("--duration, --lock-timeout and --request-timeout must be positive, --hold not negative")
 	}
@@ -141,6 +153,9 @@ func run(ctx context.Context, c config) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, hw.Close()) }()
+	if c.lockmanHistory != "" {
+		return runLockman(ctx, c, clk) // its --history stays empty
+	}
 	w, err := newWorker(c, clk, hw)
 	if err != nil {
 		return err

@@ -73,7 +73,7 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		locks = r.o.locks
 	}
 	bin := r.bin.worker
-	if seg.plant != "" {
+	if seg.plant != "" || seg.lockmanPlant != "" {
 		bin = r.bin.workerBugs
 	}
 	var ws []*worker
@@ -124,6 +124,13 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		}
 		if seg.local > 0 {
 			args = append(args, "--local-share", fmt.Sprint(seg.local))
+		}
+		if i >= r.o.workers-seg.lockman {
+			lm, err := lockmanArgs(seg, histDir, id)
+			if err != nil {
+				return ws, err
+			}
+			args = append(args, lm...)
 		}
 		logf, err := os.Create(filepath.Join(histDir, id+".log"))
 		if err != nil {
