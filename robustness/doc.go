@@ -14,6 +14,12 @@
 // while both data centres keep taking their DC-local locks; and a global
 // lock served at LOCAL_QUORUM (the ctl-dc-local-quorum control) is caught.
 //
+// Lock-manager workers run beside the plain ones in two fleets: units of
+// work taking ids nested in random orders under deadlock detection (every
+// ErrDeadlock must have had a cycle in the recorded history), and holders
+// handing their queue locks over to another process mid-hold (an owner's
+// sharers count as one holder; no third inside a handover).
+//
 // It is a module of its own, so that its dependencies stay out of the
 // library's go.mod.
 package robustness

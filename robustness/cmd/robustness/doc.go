@@ -15,7 +15,10 @@
 //	          register), ctl-planted (a worker built with -tags lockstep_bugs
 //	          and a planted lease defect: must be caught),
 //	          ctl-skip-intention (the lock manager without intention locks,
-//	          planted: the access checker must catch it)
+//	          planted: the access checker must catch it; its last two
+//	          workers are lock-manager workers with made-up ErrDeadlocks
+//	          and givers leaving before their successor adopts, planted:
+//	          the deadlock and transfer checkers must each catch theirs)
 //
 // With --dcs 2 the cluster is two data centres (dc1 = nodes 1 and 2, dc2 =
 // node 3; NetworkTopologyStrategy {dc1: 2, dc2: 1}), dc-partition joins the
@@ -30,6 +33,11 @@
 //	                     must take DC-local locks during the partitions
 //	ctl-dc-local-quorum  global locks served at LOCAL_QUORUM (planted) with
 //	                     the data centres apart: must be caught
+//
+// In fleets new and combined+new the last two workers are lock-manager
+// workers (rbworker --lockman-history): deadlock-prone units of work under
+// deadlock detection, and transfers of queue locks between them, judged by
+// the deadlock and transfer checkers.
 //
 // The fleets' workers make a share --manager-share (default 0.5) of their
 // acquisitions through the lock manager: Shared locks, groups and
