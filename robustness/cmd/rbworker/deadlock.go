@@ -47,7 +47,7 @@ func (m *lockman) unit(ctx context.Context) {
 			return
 		}
 		held = append(held, h)
-		m.sleep(ctx, time.Duration(m.rng.Int64N(int64(200*time.Millisecond))))
+		m.sleep(ctx, time.Duration(m.rng.Int64N(int64(400*time.Millisecond))))
 	}
 	m.sleep(ctx, time.Duration(m.rng.Int64N(int64(m.c.hold/2)+1)))
 }

@@ -34,12 +34,12 @@
 //
 // With --lockman-history the worker is a lock-manager worker instead
 // (lockman.go), whose events (history.Event) go to that file and whose
-// --history stays empty. Half its rounds are deadlock-prone units of work
+// --history stays empty. Two rounds in three are deadlock-prone units of work
 // (deadlock.go): two or three of dl-0 .. dl-2 in a random order, X or S,
 // nested under one lockstep.WithReentrancy holder, sometimes an id again
 // (reentrant), through a migration.Locker with deadlock detection (After
 // 500ms, Every 250ms), each acquisition recorded with what the unit held and
-// its outcome, an ErrDeadlock with its cycle. The other half hold tx-0 or
+// its outcome, an ErrDeadlock with its cycle. The other rounds hold tx-0 or
 // tx-1 through a queuelock.Locker of their own (a lockstep.Sharer, which
 // migration.Locker is not) and, three times in four, hand the lock to
 // another lock-manager worker through files in --handover-dir (transfer.go:
