@@ -136,14 +136,14 @@ func runLockman(ctx context.Context, c config, clk *history.Clock) (err error) {
 	}()
 	ctx, cancel := context.WithTimeout(ctx, c.duration)
 	defer cancel()
-	units := 3 // of 3 + 1 + 1 rounds: the others transfer
+	unitShare := 2.0 / 3 // of the rounds; the others transfer
 	if m.plants["early-leave"] {
-		units = 2 // the control's short window needs its handovers
+		unitShare = 0.5 // the control's short window needs its handovers
 	}
 	for ctx.Err() == nil {
 		switch {
 		case m.takeOffer(ctx):
-		case m.rng.IntN(units+2) < units:
+		case m.rng.Float64() < unitShare:
 			m.unit(ctx)
 		default:
 			m.transferHold(ctx)
