@@ -34,8 +34,8 @@
 //	ctl-dc-local-quorum  global locks served at LOCAL_QUORUM (planted) with
 //	                     the data centres apart: must be caught
 //
-// In fleets new and combined+new the last two workers are lock-manager
-// workers (rbworker --lockman-history): deadlock-prone units of work under
+// In fleets combined and legacy+combined the last two workers are
+// lock-manager workers (rbworker --lockman-history): deadlock-prone units of work under
 // deadlock detection, and transfers of queue locks between them, judged by
 // the deadlock and transfer checkers.
 //

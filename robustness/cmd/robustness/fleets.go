@@ -65,11 +65,11 @@ type segment struct {
 }
 
 var fleets = []segment{
-	{name: "new", modes: []string{"new"}, phase: "new", lockman: 2},
+	{name: "new", modes: []string{"new"}, phase: "new"},
 	{name: "legacy", modes: []string{"legacy"}, phase: "legacy"},
-	{name: "combined", modes: []string{"combined"}, phase: "combined"},
-	{name: "legacy+combined", modes: []string{"legacy", "combined"}, phase: "legacy"},
-	{name: "combined+new", modes: []string{"combined", "new"}, phase: "new", lockman: 2},
+	{name: "combined", modes: []string{"combined"}, phase: "combined", lockman: 2},
+	{name: "legacy+combined", modes: []string{"legacy", "combined"}, phase: "legacy", lockman: 2},
+	{name: "combined+new", modes: []string{"combined", "new"}, phase: "new"},
 	{name: "rollout", modes: []string{"legacy"}, phase: "legacy", rollout: true},
 	// Two data centres: workers in both take global locks (QUORUM, one
 	// holder across the data centres) and DC-local ones (LOCAL_QUORUM, one

@@ -35,8 +35,8 @@ func TestLockmanArgs(t *testing.T) {
 	if !slices.Equal(args, want) {
 		t.Fatalf("args %v, want %v", args, want)
 	}
-	f, _ := fleetByName("new")
-	if args, _ := lockmanArgs(&f, dir, "new-w3"); len(args) != 4 || f.lockman != 2 {
-		t.Fatalf("fleet new: lockman %d, args %v", f.lockman, args)
+	f, _ := fleetByName("combined")
+	if args, _ := lockmanArgs(&f, dir, "combined-w3"); len(args) != 4 || f.lockman != 2 {
+		t.Fatalf("fleet combined: lockman %d, args %v", f.lockman, args)
 	}
 }
