@@ -34,8 +34,8 @@
 //
 // With --lockman-history the worker is a lock-manager worker instead
 // (lockman.go), whose events (history.Event) go to that file and whose
-// --history stays empty. Two rounds in three (one in two with
-// --lockman-plant early-leave) are deadlock-prone units of work (deadlock.go): two or three of dl-0 .. dl-2 in a random order, X or S,
+// --history stays empty. Half its rounds are deadlock-prone units of work
+// (deadlock.go): two or three of dl-0 .. dl-2 in a random order, X or S,
 // nested under one lockstep.WithReentrancy holder, sometimes an id again
 // (reentrant), through a migration.Locker with deadlock detection (After
 // 500ms, Every 250ms), each acquisition recorded with what the unit held and

@@ -136,14 +136,10 @@ func runLockman(ctx context.Context, c config, clk *history.Clock) (err error) {
 	}()
 	ctx, cancel := context.WithTimeout(ctx, c.duration)
 	defer cancel()
-	unitShare := 2.0 / 3 // of the rounds; the others transfer
-	if m.plants["early-leave"] {
-		unitShare = 0.5 // the control's short window needs its handovers
-	}
 	for ctx.Err() == nil {
 		switch {
 		case m.takeOffer(ctx):
-		case m.rng.Float64() < unitShare:
+		case m.rng.IntN(2) == 0: // half the rounds; the others transfer
 			m.unit(ctx)
 		default:
 			m.transferHold(ctx)
