@@ -27,6 +27,12 @@
 // must end by a loss report (check's lockd-loss); the control
 // ctl-lockd-session-ttl (session TTL longer than the lock TTL) is caught.
 //
+// Lock-manager workers run beside the plain ones in two fleets: units of
+// work taking ids nested in random orders under deadlock detection (every
+// ErrDeadlock must have had a cycle in the recorded history), and holders
+// handing their queue locks over to another process mid-hold (an owner's
+// sharers count as one holder; no third inside a handover).
+//
 // It is a module of its own, so that its dependencies stay out of the
 // library's go.mod (lockd's module among them).
 package robustness

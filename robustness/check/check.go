@@ -84,7 +84,9 @@ type Report struct {
 	// their affected clients that spanned one, LockdLost those of them that
 	// ended by a loss report (lost.go).
 	LockdEvents, LockdSpanning, LockdLost int
-	Violations                            []Violation
+	// Lockman has the lock-manager workers' figures (lockman.go).
+	Lockman    LockmanReport
+	Violations []Violation
 }
 
 // Summary is a few lines for people, ending in the violation count.
@@ -96,6 +98,7 @@ func (r Report) Summary() string {
 		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond), r.MaxBypass, r.Shared)
 	b.WriteString(r.scopeSummary())
 	b.WriteString(r.lockdSummary())
+	b.WriteString(r.lockmanSummary())
 	const maxShown = 20
 	for i, v := range r.Violations {
 		if i == maxShown {
@@ -125,13 +128,26 @@ func (r Report) Checkers() []string {
 	return out
 }
 
-// Run checks the histories in historyDir against the register's log ops.
+// Run checks the histories in historyDir against the register's log ops,
+// and the lock-manager workers' histories below it (history.LockmanDir)
+// with the deadlock and transfer checkers.
 func Run(historyDir string, ops []register.Op, opts Options) (Report, error) {
 	recs, err := history.ReadDir(historyDir)
 	if err != nil {
 		return Report{}, err
 	}
-	return Records(recs, ops, opts)
+	evs, err := history.ReadLockman(historyDir)
+	if err != nil {
+		return Report{}, err
+	}
+	rest, lm := splitLockmanOps(ops)
+	r, err := Records(recs, rest, opts)
+	if err != nil {
+		return r, err
+	}
+	r.Operations += len(evs)
+	r.Violations = append(r.Violations, checkLockman(evs, lm, opts, &r)...)
+	return r, nil
 }
 
 // Records checks records already read.

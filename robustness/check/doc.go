@@ -88,6 +88,30 @@
 // is only that instant, so the fenced checker's rejection rule is weak for
 // lockd holds; mutex judges them in full.
 //
+// deadlock and transfer: the lock-manager workers' histories (history.Event
+// files under history.LockmanDir; Run reads them, and judges their
+// register requests, on ids "dl-N" and "tx-N", apart from checkRegister's)
+// are judged by two checkers of their own (deadlock.go, transfer.go).
+// deadlock is an oracle built from the recorded waits and holds alone:
+// every acquisition that failed with ErrDeadlock must, at some instant of
+// its wait, have waited in a cycle of processes each waiting for an id the
+// next possibly held then in an incompatible access (holds from their Lock
+// call's invoke to their release's return, waits from invoke to return,
+// every interval widened by the 100 ms the harness check allows, so the
+// oracle errs towards accepting); the reported cycle must list no
+// reentrant acquisition and no compatible pair; and two processes' holds of
+// one dl- id in incompatible accesses must not certainly overlap (from the
+// Lock call's return to the last instant the worker saw Lost() open). Its
+// liveness figures are the ErrDeadlocks the history confirms and the
+// longest wait, overall and after the final heal. transfer counts the
+// sharers of one owner identity as one holder: an owner's holds of a tx- id
+// that follow one another without a gap (the successor's Adopt returned
+// before the giver's last certain instant) form one piece, and two owners'
+// pieces must never certainly overlap — no third process inside a handover,
+// none admitted in a gap while the successor held. Its fenced registers
+// lose no update and accept tokens in non-decreasing order (a successor
+// writes under its giver's token).
+//
 // harness: every write a worker recorded lies, in the register's log, inside
 // the interval the worker recorded for it (within 100ms): otherwise the
 // worker and the register do not share the epoch, and no time comparison

@@ -44,6 +44,11 @@ type config struct {
 	// lockd (lockd.go), in sessions of lockdSessionTTL.
 	lockdURL        string
 	lockdSessionTTL time.Duration
+	// The lock-manager worker (lockman.go): its history of events, the
+	// directory of its handovers, and its own planted defects.
+	lockmanHistory string
+	handoverDir    string
+	lockmanPlant   string
 }
 
 func parseFlags(args []string) (config, error) {
@@ -73,6 +78,9 @@ func parseFlags(args []string) (config, error) {
 	fs.Float64Var(&c.localShare, "local-share", 0, "share of acquisitions (0..1) that take DC-local locks local-0 .. local-N-1 of --dc (a queue lock on a store WithLocalDC, LOCAL_QUORUM), recorded as local-N@<dc>")
 	fs.StringVar(&c.lockdURL, "lockd", "", "take every lock through the lockd at this URL (lockd/client, one session at a time) instead of in-process; --hosts is then unused")
 	fs.DurationVar(&c.lockdSessionTTL, "lockd-session-ttl", 0, "TTL of the lockd sessions (0: lockd's default)")
+	fs.StringVar(&c.lockmanHistory, "lockman-history", "", "run as a lock-manager worker instead: deadlock-prone units of work on dl-N and transfers of tx-N, events to this file (needs --handover-dir)")
+	fs.StringVar(&c.handoverDir, "handover-dir", "", "directory the lock-manager workers of a run hand locks over through")
+	fs.StringVar(&c.lockmanPlant, "lockman-plant", "", "the lock-manager worker's planted defects, comma-separated: "+strings.Join(lockmanPlants, ", ")+" (needs a worker built with -tags lockstep_bugs)")
 	fs.Int64Var(&c.epochUnixNS, "epoch-unix-ns", 0, "the run's shared epoch, Unix ns (0: now)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -117,6 +125,10 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("--lockd-session-ttl %v: give a positive TTL, or 0 for lockd's default", c.lockdSessionTTL)
 	case c.minHold < 0 || c.minHold > c.hold:
 		return c, fmt.Errorf("--min-hold %v: give 0 up to --hold %v", c.minHold, c.hold)
+	case c.lockmanHistory != "" && c.handoverDir == "":
+		return c, errors.New("--lockman-history needs --handover-dir: the directory the lock-manager workers hand locks over through")
+	case c.lockmanHistory == "" && (c.handoverDir != "" || c.lockmanPlant != ""):
+		return c, errors.New("--handover-dir and --lockman-plant are for a lock-manager worker: add --lockman-history")
 	case c.duration <= 0 || c.hold < 0 || c.lockTimeout <= 0 || c.requestTimeout <= 0:
 		return c, errors.New("--duration, --lock-timeout and --request-timeout must be positive, --hold not negative")
 	}
@@ -155,6 +167,9 @@ func run(ctx context.Context, c config) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, hw.Close()) }()
+	if c.lockmanHistory != "" {
+		return runLockman(ctx, c, clk) // its --history stays empty
+	}
 	w, err := newWorker(c, clk, hw)
 	if err != nil {
 		return err

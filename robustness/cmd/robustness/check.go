@@ -56,7 +56,10 @@ func (r *runner) check(seg *segment, histDir string, ops []register.Op, finalHea
 		res.verdict = fmt.Sprintf("measured: %d violations (checkers: %s)", len(rep.Violations), strings.Join(rep.Checkers(), ", "))
 	case expectViolation:
 		res.ok = len(rep.Violations) > 0
-		if res.ok {
+		if missed := missedBy(seg.catchBy, rep.Checkers()); len(missed) > 0 {
+			res.ok = false
+			res.verdict = fmt.Sprintf("control NOT caught by %s (found by: %s)", strings.Join(missed, ", "), strings.Join(rep.Checkers(), ", "))
+		} else if res.ok {
 			res.verdict = fmt.Sprintf("control caught by %s (%d violations)", strings.Join(rep.Checkers(), ", "), len(rep.Violations))
 		} else {
 			res.verdict = "control NOT caught: no checker found a violation"

@@ -15,7 +15,10 @@
 //	          register), ctl-planted (a worker built with -tags lockstep_bugs
 //	          and a planted lease defect: must be caught),
 //	          ctl-skip-intention (the lock manager without intention locks,
-//	          planted: the access checker must catch it),
+//	          planted: the access checker must catch it; its last two
+//	          workers are lock-manager workers with made-up ErrDeadlocks
+//	          and givers leaving before their successor adopts, planted:
+//	          the deadlock and transfer checkers must each catch theirs),
 //	          ctl-lockd-session-ttl (a lockd client whose session TTL, 12 s,
 //	          is longer than its lockd's lock TTL, 4 s; the lockd paused
 //	          mid-hold: must be caught; a fixed 15 s, sharing new's keyspace)
@@ -45,6 +48,11 @@
 //	                     must take DC-local locks during the partitions
 //	ctl-dc-local-quorum  global locks served at LOCAL_QUORUM (planted) with
 //	                     the data centres apart: must be caught
+//
+// In fleets combined and legacy+combined the last two workers are
+// lock-manager workers (rbworker --lockman-history): deadlock-prone units of work under
+// deadlock detection, and transfers of queue locks between them, judged by
+// the deadlock and transfer checkers.
 //
 // The fleets' workers make a share --manager-share (default 0.5) of their
 // acquisitions through the lock manager: Shared locks, groups and

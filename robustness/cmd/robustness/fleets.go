@@ -58,13 +58,23 @@ type segment struct {
 	keyspace string // another segment's keyspace to share (keyspaceOf)
 	lk       *lockdSet
 	lockdEvs []nemesis.Event
+	// lockman is how many of the segment's workers are lock-manager
+	// workers (rbworker --lockman-history, ROBUSTNESS.md): the last ones,
+	// in place of plain workers, taking deadlock-prone units of work on
+	// dl-N and handing tx-N over to each other; lockmanPlant is their
+	// planted defects (rbworker --lockman-plant).
+	lockman      int
+	lockmanPlant string
+	// catchBy, for a control, names checkers that must each find a
+	// violation (any one will do when empty).
+	catchBy []string
 }
 
 var fleets = []segment{
 	{name: "new", modes: []string{"new"}, phase: "new", lockd: fleetLockd},
 	{name: "legacy", modes: []string{"legacy"}, phase: "legacy"},
-	{name: "combined", modes: []string{"combined"}, phase: "combined"},
-	{name: "legacy+combined", modes: []string{"legacy", "combined"}, phase: "legacy"},
+	{name: "combined", modes: []string{"combined"}, phase: "combined", lockman: 2},
+	{name: "legacy+combined", modes: []string{"legacy", "combined"}, phase: "legacy", lockman: 2},
 	{name: "combined+new", modes: []string{"combined", "new"}, phase: "new", lockd: fleetLockd},
 	{name: "rollout", modes: []string{"legacy"}, phase: "legacy", rollout: true},
 	// Two data centres: workers in both take global locks (QUORUM, one
@@ -100,7 +110,16 @@ var controls = []segment{
 	// hierarchical Lock of "lock-0/a" takes no IX on "lock-0", so it holds
 	// beside an exclusive (or Shared) holder of "lock-0". Only the access
 	// checker can see it: the mutex model judges each id alone. No faults.
+	// Its last two workers are lock-manager workers with two planted
+	// defects of their own (in this control rather than one of their own,
+	// which would cost the run a segment): made-up ErrDeadlocks with no
+	// cycle, which the deadlock checker must catch, and givers that leave
+	// before their successor adopts while the successor records the hold
+	// as continuous, which the transfer checker must catch through the
+	// holder admitted in the gap. Each of the three checkers must catch
+	// its own.
 	{name: "ctl-skip-intention", modes: []string{"new"}, phase: "new", plant: "skip-intention", locks: 2, manager: 0.7,
+		lockman: 2, lockmanPlant: "fake-deadlock,early-leave", catchBy: []string{"access", "deadlock", "transfer"},
 		events: func(*runner, *segment, time.Duration) []nemesis.Event { return nil },
 		expect: expectViolation, control: true, weight: 0.45},
 	// Global locks served at LOCAL_QUORUM (planted: the DC-local store with

@@ -73,7 +73,7 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		locks = r.o.locks
 	}
 	bin := r.bin.worker
-	if seg.plant != "" {
+	if seg.plant != "" || seg.lockmanPlant != "" {
 		bin = r.bin.workerBugs
 	}
 	var ws []*worker
@@ -126,6 +126,13 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 			args = append(args, "--local-share", fmt.Sprint(seg.local))
 		}
 		args = append(args, seg.lk.workerArgs(id)...)
+		if i >= r.o.workers-seg.lockman {
+			lm, err := lockmanArgs(seg, histDir, id)
+			if err != nil {
+				return ws, err
+			}
+			args = append(args, lm...)
+		}
 		logf, err := os.Create(filepath.Join(histDir, id+".log"))
 		if err != nil {
 			return ws, err
