@@ -25,7 +25,8 @@
 // on the same ids, a lockd hold ending at the instant its client knew of
 // the loss, and every hold of an affected client that spanned such an event
 // must end by a loss report (check's lockd-loss); the control
-// ctl-lockd-session-ttl (session TTL longer than the lock TTL) is caught.
+// ctl-lockd-ignores-valid-for (a client ignoring lockd's valid_for, with a
+// session TTL longer than the lease window) is caught.
 //
 // Lock-manager workers run beside the plain ones in two fleets: units of
 // work taking ids nested in random orders under deadlock detection (every

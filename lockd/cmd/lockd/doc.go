@@ -49,25 +49,24 @@
 // TTL, and with it its locks (faults_integration_test.go shows all three on
 // a real node).
 //
-// Session TTL against --lock-ttl. Keep every session's TTL at most lockd's
-// lease window, (lock TTL − 1s − MaxServerSkew)/2 with lockd's MaxServerSkew
-// of 1s: 14s with the default lock TTL of 30s, so the default session TTL
-// of 10s keeps it; --lock-ttl 6s allows sessions of 2s at most. The reason
-// is a lockd paused (or frozen, or cut off from its clients without its
-// connections closing) while it holds locks: its leases are renewed no
-// more, and its clients hear nothing. A client counts its session's TTL
-// from the send of its last answered keep-alive (lockd/client), so it takes
-// its locks as lost at most a session TTL after the pause began. The
-// lockd's lease still held then, so its last successful renewal was sent
-// less than a lease window before, and its cells live at least twice the
-// window after that send (the library's lease: Window is half a cell's
-// sure life), that is beyond the pause plus one window. A session TTL of at
-// most the window therefore ends every hold before another process can
-// take the lock. A longer one does not: a client whose session TTL exceeds
-// the lock TTL works on while a contender holds its lock — the robustness
-// suite's control ctl-lockd-session-ttl (ROBUSTNESS.md) shows it caught.
-// lockd does not refuse such a session (its MaxTTL bounds sessions, 5m by
-// default): choose the TTLs by this rule.
+// Session TTL against --lock-ttl. A lockd paused (or frozen, or cut off
+// from Cassandra, or from its clients without its connections closing)
+// while it holds locks renews them no more, and its clients hear nothing.
+// The clients of this module (lockd/client, and the Python client) do not
+// count on the session's TTL for that: each grant and KeepAlive answer says
+// how long each lock is certain to stay valid (valid_for, the library's
+// lockstep.Expiring), and they take a lock as lost when that time, counted
+// from the send of their call, runs out — before lockd's own lease ends,
+// so before another process can take the lock, whatever the session TTL.
+// A client of another implementation that ignores valid_for has only the
+// session TTL, counted from its last answered send: it must then keep the
+// session TTL at most lockd's lease window, (lock TTL − 1s −
+// MaxServerSkew)/2 with lockd's MaxServerSkew of 1s (14s with the default
+// lock TTL of 30s; 2s with --lock-ttl 6s), since the lease's last renewal
+// can be that old when lockd stops. The robustness suite's control
+// ctl-lockd-ignores-valid-for (ROBUSTNESS.md), a client that ignores
+// valid_for with a 12s session against a 4s lock TTL, shows the overlap
+// caught; its fleets keep both rules.
 //
 // Metrics: GET /metrics on the --listen address serves Prometheus's text
 // format (--metrics=false turns it off): the Locker's events through

@@ -23,9 +23,10 @@ const lockdMode = "lockd"
 // its TTL (lockd/client's loss rules) — has lost its locks; the next Lock
 // opens a new session first.
 type lockdLocker struct {
-	url  string
-	ttl  time.Duration
-	name string
+	url   string
+	ttl   time.Duration
+	name  string
+	knobs *client.TestingKnobs // a planted defect of the client; nil in the fleets
 
 	mu   sync.Mutex
 	sess *client.Session
@@ -34,7 +35,7 @@ type lockdLocker struct {
 var _ lockstep.GroupLocker = (*lockdLocker)(nil)
 
 func newLockdLocker(c config) *lockdLocker {
-	return &lockdLocker{url: c.lockdURL, ttl: c.lockdSessionTTL, name: c.process}
+	return &lockdLocker{url: c.lockdURL, ttl: c.lockdSessionTTL, name: c.process, knobs: c.planted.lockdClient}
 }
 
 // session returns the live session, opening one when there is none or the
@@ -53,7 +54,7 @@ func (l *lockdLocker) session(ctx context.Context) (*client.Session, error) {
 		cancel()
 		l.sess = nil
 	}
-	s, err := client.Open(ctx, l.url, &client.Options{TTL: l.ttl, Name: l.name})
+	s, err := client.Open(ctx, l.url, &client.Options{TTL: l.ttl, Name: l.name, TestingKnobs: l.knobs})
 	if err != nil {
 		return nil, fmt.Errorf("open a lockd session at %s: %w", l.url, err)
 	}

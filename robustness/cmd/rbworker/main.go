@@ -119,8 +119,8 @@ func parseFlags(args []string) (config, error) {
 		return c, errors.New("--local-share needs --dc: a DC-local lock belongs to the worker's data centre")
 	case c.localShare+c.managerShare > 1:
 		return c, fmt.Errorf("--local-share %v and --manager-share %v add up to more than 1: lower one", c.localShare, c.managerShare)
-	case c.lockdURL != "" && (c.plant != "" || c.bypassMigration || c.localShare > 0 || c.dc != ""):
-		return c, errors.New("--lockd takes every lock through lockd: drop --plant, --bypass-migration, --local-share and --dc (lockd follows the fleet's phase and serves global locks)")
+	case c.lockdURL != "" && (c.plant != "" && c.plant != lockdIgnoresValidFor || c.bypassMigration || c.localShare > 0 || c.dc != ""):
+		return c, errors.New("--lockd takes every lock through lockd: drop --plant (but " + lockdIgnoresValidFor + "), --bypass-migration, --local-share and --dc (lockd follows the fleet's phase and serves global locks)")
 	case c.lockdSessionTTL < 0:
 		return c, fmt.Errorf("--lockd-session-ttl %v: give a positive TTL, or 0 for lockd's default", c.lockdSessionTTL)
 	case c.minHold < 0 || c.minHold > c.hold:

@@ -8,6 +8,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/manager"
+	"github.com/lockstep-go/lockstep/lockd/client"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
@@ -15,7 +16,14 @@ import (
 
 // plantable lists the defects --plant accepts, by the names the model
 // checks' regression files use.
-var plantable = []string{"half-ttl-lease", "wall-clock-lease", "unchecked-token", "stale-owner-column", "keep-id-state", "skip-intention", "global-at-local-quorum"}
+var plantable = []string{"half-ttl-lease", "wall-clock-lease", "unchecked-token", "stale-owner-column", "keep-id-state", "skip-intention", "global-at-local-quorum", lockdIgnoresValidFor}
+
+// lockdIgnoresValidFor is the lockd client's planted defect
+// (client.TestingKnobs.IgnoreValidFor): its locks live as long as its
+// session, whatever lockd says of their leases. A worker without --lockd
+// takes no lock through a client and is unaffected, so a segment may plant
+// it in every worker.
+const lockdIgnoresValidFor = "lockd-ignores-valid-for"
 
 // planted is what --plant switches on: the TestingKnobs the worker's
 // Lockers are built with (newLocker), and whether they measure leases on
@@ -31,6 +39,8 @@ type planted struct {
 	// robustness-only defect, which no library knob plants, since the
 	// Cassandra store refuses those levels for a global lock at New.
 	globalAtLocal bool
+	// lockdClient are the knobs of the worker's lockd client (--lockd).
+	lockdClient *client.TestingKnobs
 }
 
 // plant returns the knobs of the named defect ("" plants nothing). A worker
@@ -62,6 +72,8 @@ func plant(name string) (planted, error) {
 		q.KeepIDState = true
 	case "global-at-local-quorum":
 		p.globalAtLocal = true
+	case lockdIgnoresValidFor:
+		p.lockdClient = &client.TestingKnobs{IgnoreValidFor: true}
 	case "skip-intention":
 		mg := &manager.TestingKnobs{SkipIntention: true}
 		q.Manager, g.Manager, c.Manager, m.Manager = mg, mg, mg, mg

@@ -19,9 +19,10 @@
 //	          workers are lock-manager workers with made-up ErrDeadlocks
 //	          and givers leaving before their successor adopts, planted:
 //	          the deadlock and transfer checkers must each catch theirs),
-//	          ctl-lockd-session-ttl (a lockd client whose session TTL, 12 s,
-//	          is longer than its lockd's lock TTL, 4 s; the lockd paused
-//	          mid-hold: must be caught; a fixed 15 s, sharing new's keyspace)
+//	          ctl-lockd-ignores-valid-for (a lockd client that ignores
+//	          valid_for, planted, whose session TTL, 12 s, is longer than
+//	          its lockd's lock TTL, 4 s; the lockd paused mid-hold: must be
+//	          caught; a fixed 15 s, sharing new's keyspace)
 //
 // In the fleets new and combined+new the last two workers take their locks
 // through lockd (lockd.go): the runner builds lockd/cmd/lockd, starts two

@@ -136,7 +136,7 @@ var controls = []segment{
 			return []nemesis.Event{{At: time.Second, Hold: window - time.Second, Nemesis: p}}
 		},
 		expect: expectViolation, control: true, weight: 0.45},
-	ctlLockdSessionTTL,
+	ctlLockdIgnoresValidFor,
 }
 
 // fleetNames are the fleets a cluster of dcs data centres runs.

@@ -140,18 +140,20 @@ func (r *runner) lockdSummary() {
 	fmt.Fprintf(r.out, "robustness: lockd nemeses (fleets and controls): %s\n", strings.Join(parts, ", "))
 }
 
-// ctlLockdSessionTTL is the lockd control: a client whose session TTL
-// (12 s) is longer than its lockd's lock TTL (4 s, lease window 1 s),
-// against the rule, among three in-process workers on two locks. Its lockd
-// is paused for 6 s right after the client acquired (it holds 7 s): the
-// paused lockd's cells expire and a waiting worker takes the lock within
-// about the TTL, while the client learns of the loss only when lockd
-// resumes or its session TTL runs out — too late. The mutex model must
-// catch the overlap. The segment has a fixed length of 15 s, outside
-// --minutes' shares, and reuses the new fleet's keyspace (phase new), so
-// that it costs CI 15 s and no keyspace.
-var ctlLockdSessionTTL = segment{name: "ctl-lockd-session-ttl", modes: []string{"new"}, phase: "new", locks: 2,
-	keyspace: "robust_new", length: 15 * time.Second,
+// ctlLockdIgnoresValidFor is the lockd control: a client that ignores the
+// valid_for lockd sends (planted: client.TestingKnobs.IgnoreValidFor, so
+// its locks live as long as its session) with a session TTL (12 s) longer
+// than its lockd's lease window (lock TTL 4 s, window 1 s), among three
+// in-process workers on two locks. Its lockd is paused for 6 s right after
+// the client acquired (it holds 7 s): the paused lockd's cells expire and a
+// waiting worker takes the lock within about the TTL, while the client
+// learns of the loss only when lockd resumes or its session TTL runs out —
+// too late. The mutex model must catch the overlap. The shipped client
+// loses the lock by valid_for within the window instead. The segment has a
+// fixed length of 15 s, outside --minutes' shares, and reuses the new
+// fleet's keyspace (phase new), so that it costs CI 15 s and no keyspace.
+var ctlLockdIgnoresValidFor = segment{name: "ctl-lockd-ignores-valid-for", modes: []string{"new"}, phase: "new", locks: 2,
+	keyspace: "robust_new", length: 15 * time.Second, plant: "lockd-ignores-valid-for",
 	lockd: lockdSetup{clients: 1, lockTTL: 4 * time.Second, sessionTTL: 12 * time.Second, minHold: 7 * time.Second, hold: 7 * time.Second, fresh: true},
 	events: func(r *runner, seg *segment, window time.Duration) []nemesis.Event {
 		return []nemesis.Event{{At: 500 * time.Millisecond, Hold: seg.lockd.lockTTL + 2*time.Second,
