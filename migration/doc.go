@@ -23,10 +23,10 @@
 //
 // Mutual exclusion holds at every step if every process locks through a
 // Locker and one Controller runs at a time. An acquisition in a mode the
-// phase forbids fails with a *[ModeError] (lockstep.ErrIncompatibleMode),
-// writing nothing: a wrong flag costs availability, not exclusion. A lock's
-// Lost() closes when its lease or the census heartbeat lapses; acquisitions
-// then fail with [ErrStaleCensus]. Fencing tokens grow across all modes.
+// phase forbids fails with a *[ModeError], writing nothing. A lock's Lost()
+// closes when its lease or the census heartbeat lapses. Fencing tokens grow
+// across all modes. Locks taken in mode new can be handed over
+// (lockstep.Sharer); Adopt is admitted as a Lock in mode new would be.
 //
 // # Pitfalls
 //
@@ -37,15 +37,5 @@
 //   - With [PhaseFlag], the Controller's Drain must exceed the flag's cache
 //     plus the longest hold, the heartbeat period and FlagStaleFor.
 //
-// # Handovers
-//
-// A Locker is a lockstep.Sharer for locks taken in mode new; a legacy or
-// combined hold is refused with lockstep.ErrIncompatibleMode. Adopt is
-// admitted as a Lock in mode new would be (flag new, census entry published
-// before the phase read, phase allowing new); the adopted lock counts in
-// the census, is lost when the heartbeat lapses and, under
-// lockstep.WithReentrancy, joins the holder. A refusal writes nothing.
-//
-// docs/algorithms.md, sections 6 and 7 (7.4, Lemma 13, for handovers), has
-// the argument.
+// docs/algorithms.md, sections 6 and 7, has the argument.
 package migration

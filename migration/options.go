@@ -146,6 +146,11 @@ type algorithms struct {
 	combined *combined.Locker
 	queue    *queuelock.Locker
 	fencing  *clock.Global // Options.Fencing; nil without fencing
+	// queueOne and legacyOne are the queue and legacy Lockers' one-id
+	// acquisitions (held.Source.One); checkShare the queue Locker's token
+	// check (held.Source.CheckShareToken).
+	queueOne, legacyOne func(ctx context.Context, id string, a lockstep.Access, try bool) (lockstep.Lock, error)
+	checkShare          func(tok string) (string, []lockstep.Request, error)
 }
 
 // one takes one flat id in mode m with that mode's algorithm itself,
@@ -153,11 +158,11 @@ type algorithms struct {
 func (a algorithms) one(ctx context.Context, m lockstep.Mode, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	switch m {
 	case lockstep.ModeLegacy:
-		return a.legacy.One(ctx, held.Key{}, id, access, try)
+		return a.legacyOne(ctx, id, access, try)
 	case lockstep.ModeCombined:
 		return a.combined.One(ctx, held.Key{}, id, access, try)
 	}
-	return a.queue.One(ctx, held.Key{}, id, access, try)
+	return a.queueOne(ctx, id, access, try)
 }
 
 // newAlgorithms builds one queue Locker and one legacy Locker for the
@@ -232,7 +237,9 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if a.queue, err = queuelock.New(store, &qo); err != nil {
 		return a, err
 	}
-	held.ShareOwners(a.queue.Parts(held.Key{}), a.legacy.Parts(held.Key{})) // owner ids unique across the process's two Lockers
+	qp, lp := a.queue.Parts(held.Key{}), a.legacy.Parts(held.Key{})
+	held.ShareOwners(qp, lp) // owner ids unique across the process's two Lockers
+	a.queueOne, a.legacyOne, a.checkShare = qp.One, lp.One, qp.CheckShareToken
 	a.fencing = fence
 	if a.combined, err = combined.Compose(a.queue, a.legacy, &combined.ComposeOptions{Fencing: fence, Observer: obs, TestingKnobs: &ck}); err != nil {
 		return a, err

@@ -31,12 +31,10 @@ func lockTables(o *Options) []string {
 	return []string{m, s, q}
 }
 
-// Ready checks, in this order, that every table the Locker uses answers a
-// read; that every table it writes takes one (a cell with a 10-second TTL
-// in a partition no lock uses, then deleted), so a role without MODIFY
-// fails here with the missing GRANT rather than at its first Lock; and that
-// the flag's mode is allowed by the fleet phase. Its error wraps ErrNotReady
-// and says what to do; when ctx ends first it is the store's error as is.
+// Ready checks that every table the Locker uses answers a read, that every
+// table it writes takes one (a missing GRANT shows here), and that the
+// phase allows the flag's mode. Its error wraps ErrNotReady and says what
+// to do.
 func (l *Locker) Ready(ctx context.Context) error {
 	if !l.enter() {
 		return lockstep.ErrClosed

@@ -21,10 +21,8 @@ import (
 
 var _ lockstep.Sharer = (*Locker)(nil)
 
-// Share returns a token naming lk, a lock this Locker returned and still
-// holds in mode new, as lockstep.Sharer says; it sends no request. A lock
-// (or a group's member) held in mode legacy or combined is refused with an
-// error wrapping lockstep.ErrIncompatibleMode, and nothing changes.
+// Share returns a token naming lk, held in mode new (lockstep.Sharer); a
+// legacy or combined hold is refused with lockstep.ErrIncompatibleMode.
 func (l *Locker) Share(lk lockstep.Lock) (string, error) {
 	if lk == nil {
 		return "", fmt.Errorf("%w: Share of a nil lock: pass a lock this Locker returned", lockstep.ErrInvalidConfig)
@@ -44,19 +42,13 @@ func (l *Locker) Share(lk lockstep.Lock) (string, error) {
 	return l.algs.queue.Share(lk)
 }
 
-// Adopt makes this Locker a holder of the locks tok names, as
-// lockstep.Sharer says, once the migration admits it: the token is
-// checked first (errors wrap lockstep.ErrShareToken, nothing sent); the
-// flag must say new and the phase must allow new, else an error wrapping
-// lockstep.ErrIncompatibleMode (a *ModeError for the phase) and nothing
-// written to the lock tables; the census entry must publish mode new in a
-// live epoch before the phase is read, else an error wrapping
-// ErrStaleCensus. The adopted lock counts in the census while held, and
-// its Lost() closes when that epoch ends. Under
-// lockstep.WithReentrancy(ctx, holder) it joins holder, as if holder had
-// taken it.
+// Adopt makes this Locker a holder of the locks tok names
+// (lockstep.Sharer), admitted as a Lock in mode new: an error wraps
+// lockstep.ErrShareToken, lockstep.ErrIncompatibleMode or ErrStaleCensus,
+// and writes nothing to the lock tables. The lock counts in the census,
+// and joins a lockstep.WithReentrancy holder.
 func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
-	id, plan, err := l.algs.queue.CheckShareToken(tok)
+	id, plan, err := l.algs.checkShare(tok)
 	if err != nil {
 		return nil, err
 	}

@@ -48,11 +48,9 @@ type Locker struct {
 
 var _ lockstep.GroupLocker = (*Locker)(nil)
 
-// New returns a Locker on store. A nil opts means all defaults. Invalid
-// options, or a store whose scope names an invalid data centre, return an
-// error wrapping lockstep.ErrInvalidConfig. The Locker's locks have the
-// store's scope (lockstep.ScopeOf): global, or local to one data centre,
-// whose name then prefixes every lock's row.
+// New returns a Locker on store (nil opts: defaults), whose locks have the
+// store's scope. Invalid options return an error wrapping
+// lockstep.ErrInvalidConfig.
 func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
@@ -98,10 +96,8 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 }
 
 // Lock blocks until the lock named id is held or ctx is done, keeping its
-// place in line and retrying store errors meanwhile — except a refusal no
-// retry can change (lockstep.ErrRefused: a missing permission or table),
-// which it returns at once. When ctx ends first it deletes its cells and
-// returns an error for which errors.Is(err, ctx.Err()) holds.
+// place in line and retrying store errors, but not a refusal
+// (lockstep.ErrRefused: a missing permission or table).
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
 	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
 }
@@ -150,21 +146,11 @@ func (l *Locker) row(id string) string { return l.scope.Row(id) }
 // (lockstep.ScopeOf).
 func (l *Locker) Scope() lockstep.Scope { return l.scope }
 
-// One is this Locker's acquisition of one flat id in access (with try:
-// one attempt), for a composing Locker of this module that applies the
-// lock manager (groups, hierarchy, reentrancy) itself (package migration
-// calls it directly, below this Locker's own manager). Its key type is
-// internal to the module, so nothing outside it can call One.
-func (l *Locker) One(ctx context.Context, _ held.Key, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
-	return l.acquireOne(ctx, id, access, try)
-}
-
-// Parts returns what this module's composing Lockers take parts through
-// (package combined, package migration): internal/held's Source. Its key
-// type is internal to the module, so nothing outside it can call Parts.
+// Parts is for this module's composing Lockers; its key type is internal
+// to the module, so nothing outside it can call Parts.
 func (l *Locker) Parts(held.Key) held.Source {
 	return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
-		Owners: l.owners, UseOwners: func(o *setup.Owners) { l.owners = o }}
+		Owners: l.owners, UseOwners: func(o *setup.Owners) { l.owners = o }, One: l.acquireOne, CheckShareToken: l.checkShareToken}
 }
 
 // part takes a queue lock as one part of a larger acquisition

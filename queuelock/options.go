@@ -34,16 +34,15 @@ type Options struct {
 	// MaxServerSkew bounds the clock difference between Cassandra nodes;
 	// the lease window depends on it. Default 1s.
 	MaxServerSkew time.Duration
-	// Poll is how often a waiter re-reads the queue (Poll/4 when next in
-	// line). Default 50ms.
+	// Poll is how often a waiter re-reads the queue. Default 50ms.
 	Poll time.Duration
 	// MaxClockSkew bounds the clock difference between processes, for
 	// fairness only. Below TTL/2. Default DefaultMaxClockSkew.
 	MaxClockSkew time.Duration
 	// Clock is this process's clock. Default a clock.Local.
 	Clock lockstep.Clock
-	// ProcessID prefixes owner ids and must be unique in the fleet: 1 to 255
-	// bytes of [A-Za-z0-9._:-]. Default the host name and 64 random bits.
+	// ProcessID, unique in the fleet, prefixes owner ids. Default the host
+	// name and 64 random bits.
 	ProcessID string
 	// Logger receives renewal trouble and loss at Warn. Default discards.
 	Logger *slog.Logger
@@ -58,10 +57,9 @@ type Options struct {
 	// Default crypto/rand.
 	Rand *rand.Rand
 	// NoFastPath turns off the uncontended one-write, one-read acquisition.
-	// Default false.
 	NoFastPath bool
-	// SlowPoll is the longest a waiter further back waits between reads,
-	// from Poll to TTL/2. Default 4×Poll (20×Poll with Wake), at most TTL/4.
+	// SlowPoll is the longest a waiter further back waits between reads.
+	// Default 4×Poll (20×Poll with Wake), at most TTL/4.
 	SlowPoll time.Duration
 	// Wake, when set, turns on wake-ups on release. Default off.
 	Wake *Wake

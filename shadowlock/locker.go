@@ -120,21 +120,11 @@ func (l *Locker) take(ctx context.Context, id string, _ lockstep.Access, try boo
 		Parts: []held.Part{newPart(r, lockstep.ModeLegacy, loss)}, Loss: loss, Since: r.since}, nil
 }
 
-// One is this Locker's acquisition of one flat id in access (with try:
-// one attempt), for a composing Locker of this module that applies the
-// lock manager (groups, hierarchy, reentrancy) itself (package migration
-// calls it directly, below this Locker's own manager). Its key type is
-// internal to the module, so nothing outside it can call One.
-func (l *Locker) One(ctx context.Context, _ held.Key, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
-	return l.acquireOne(ctx, id, access, try)
-}
-
-// Parts returns what this module's composing Lockers take parts through
-// (package combined, package migration): internal/held's Source. Its key
-// type is internal to the module, so nothing outside it can call Parts.
+// Parts is for this module's composing Lockers; its key type is internal
+// to the module, so nothing outside it can call Parts.
 func (l *Locker) Parts(held.Key) held.Source {
 	return held.Source{Acquire: l.part, Clock: l.cfg.Clock, Process: l.cfg.Process, Observer: l.cfg.Observer,
-		Owners: l.owners, UseOwners: func(o *setup.Owners) { l.owners = o }, Prepare: l.prepare}
+		Owners: l.owners, UseOwners: func(o *setup.Owners) { l.owners = o }, Prepare: l.prepare, One: l.acquireOne}
 }
 
 // part takes a legacy lock as one part of a larger acquisition

@@ -51,6 +51,15 @@ type Source struct {
 	// runs the legacy half's round beside the queue half's claim. Nil for
 	// an algorithm that has no such split.
 	Prepare func(ctx context.Context, r Request) Prepared
+	// One is the Locker's acquisition of one flat id in an access (with
+	// try: one attempt), below its own lock manager: for a composing
+	// Locker that applies the manager itself (package migration).
+	One func(ctx context.Context, id string, a lockstep.Access, try bool) (lockstep.Lock, error)
+	// CheckShareToken, when set, checks with no request that the Locker
+	// could adopt a share token, and returns the handle's id and the
+	// members it names (queuelock's; package migration checks a token with
+	// it before its admission).
+	CheckShareToken func(tok string) (id string, members []lockstep.Request, err error)
 }
 
 // Prepared is a part being taken whose first round waits, before it writes
