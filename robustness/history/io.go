@@ -63,13 +63,19 @@ func (w *Writer) Close() error {
 // ReadFile reads one history file. A last line cut short (a worker killed
 // mid-write) is dropped; any other line that does not parse or validate is
 // an error naming the file and line.
-func ReadFile(path string) ([]Record, error) {
+func ReadFile(path string) ([]Record, error) { return readJSONL[Record](path) }
+
+// readJSONL reads a file of one JSON value per line, each validated: a
+// last line cut short (its writer killed mid-write) is dropped; any other
+// line that does not parse or validate is an error naming the file and
+// line. The workers' records and the lock-manager workers' events share it.
+func readJSONL[T interface{ Validate() error }](path string) ([]T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	defer f.Close()
-	var out []Record
+	var out []T
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	var pendingErr error
@@ -81,15 +87,15 @@ func ReadFile(path string) ([]Record, error) {
 		if line == "" {
 			continue
 		}
-		var r Record
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
+		var v T
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
 			pendingErr = fmt.Errorf("history: %s line %d: %w", path, n, err)
 			continue
 		}
-		if err := r.Validate(); err != nil {
+		if err := v.Validate(); err != nil {
 			return nil, fmt.Errorf("history: %s line %d: %w", path, n, err)
 		}
-		out = append(out, r)
+		out = append(out, v)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("history: %s: %w", path, err)

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -174,36 +173,4 @@ func ReadLockman(dir string) ([]Event, error) {
 	return out, nil
 }
 
-func readEvents(path string) ([]Event, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
-	}
-	defer f.Close()
-	var out []Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	var pendingErr error
-	for n := 1; sc.Scan(); n++ {
-		if pendingErr != nil {
-			return nil, pendingErr
-		}
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		var e Event
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			pendingErr = fmt.Errorf("history: %s line %d: %w", path, n, err)
-			continue
-		}
-		if err := e.Validate(); err != nil {
-			return nil, fmt.Errorf("history: %s line %d: %w", path, n, err)
-		}
-		out = append(out, e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("history: %s: %w", path, err)
-	}
-	return out, nil
-}
+func readEvents(path string) ([]Event, error) { return readJSONL[Event](path) }
