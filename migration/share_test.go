@@ -30,14 +30,7 @@ func TestShare_HandsANewLockBetweenMigrationLockers(t *testing.T) {
 		giver := newProcess(t, s, "giver", flagOf(lockstep.ModeNew))
 		recv := newProcess(t, s, "receiver", flagOf(lockstep.ModeNew))
 		third := newProcess(t, s, "third", flagOf(lockstep.ModeNew))
-		l, err := giver.Lock(ctx, "id")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tok, err := giver.Share(l)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, tok := lockShared(t, ctx, giver, "id")
 		l2, err := recv.Adopt(ctx, tok)
 		if err != nil {
 			t.Fatal(err)
@@ -207,14 +200,7 @@ func TestAdopt_RefusedByAPhaseThatForbidsNew(t *testing.T) {
 		gflag := flagOf(lockstep.ModeNew)
 		giver := newProcess(t, s, "giver", gflag)
 		recv := newProcess(t, s, "receiver", flagOf(lockstep.ModeNew))
-		l, err := giver.Lock(ctx, "id")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tok, err := giver.Share(l)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, tok := lockShared(t, ctx, giver, "id")
 		if err := l.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +210,7 @@ func TestAdopt_RefusedByAPhaseThatForbidsNew(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = c
-		err = adoptRefused(t, s, recv, ctx, tok)
+		err := adoptRefused(t, s, recv, ctx, tok)
 		var me *ModeError
 		if !errors.As(err, &me) || me.Phase.Mode != lockstep.ModeCombined || !errors.Is(err, lockstep.ErrIncompatibleMode) {
 			t.Fatalf("Adopt in phase combined = %v, want a *ModeError", err)
@@ -287,14 +273,7 @@ func TestAdopt_JoinsTheReentrancyHolder(t *testing.T) {
 		giver := newProcess(t, s, "giver", flagOf(lockstep.ModeNew))
 		recv := newProcess(t, s, "receiver", flagOf(lockstep.ModeNew))
 		third := newProcess(t, s, "third", flagOf(lockstep.ModeNew))
-		l, err := giver.Lock(ctx, "id")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tok, err := giver.Share(l)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, tok := lockShared(t, ctx, giver, "id")
 		job := &struct{ name string }{"job"}
 		rctx := lockstep.WithReentrancy(ctx, job)
 		l2, err := recv.Adopt(rctx, tok)
@@ -323,4 +302,18 @@ func TestAdopt_JoinsTheReentrancyHolder(t *testing.T) {
 		}
 		_ = l3.Unlock(ctx)
 	})
+}
+
+// lockShared locks id on p and shares it, failing the test on an error.
+func lockShared(t *testing.T, ctx context.Context, p *Locker, id string) (lockstep.Lock, string) {
+	t.Helper()
+	l, err := p.Lock(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := p.Share(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, tok
 }
