@@ -10,7 +10,10 @@ import (
 // first (a process must be configured in a mode the target phase allows),
 // after each move back the flags follow. A move the Controller refuses
 // (census not yet clear, a fault in the way) is retried until its time
-// slot ends; the run reports what happened.
+// slot ends; the run reports what happened. A move not reached leaves the
+// flags as they were: flags the phase forbids would only make every
+// acquisition of the segment fail, which the liveness checker (rightly)
+// reports as the fleet's, not the runner's, doing.
 func (r *runner) rollout(ctx context.Context, keyspace string, ws []*worker, start time.Time, window time.Duration) {
 	type step struct{ flag, phase, flagAfter string }
 	steps := []step{
@@ -39,10 +42,12 @@ func (r *runner) rollout(ctx context.Context, keyspace string, ws []*worker, sta
 			setFlags(s.flag)
 		}
 		deadline := at.Add(slot)
+		moved := false
 		for {
 			err := r.lockctl(ctx, keyspace, "phase", "set", "--drain", "5s", s.phase)
 			if err == nil {
 				r.logf("rollout: phase -> %s", s.phase)
+				moved = true
 				break
 			}
 			if ctx.Err() != nil || time.Now().After(deadline) {
@@ -51,8 +56,11 @@ func (r *runner) rollout(ctx context.Context, keyspace string, ws []*worker, sta
 			}
 			time.Sleep(time.Second)
 		}
-		if s.flagAfter != "" {
+		switch {
+		case s.flagAfter != "" && moved:
 			setFlags(s.flagAfter)
+		case s.flagAfter != "":
+			r.logf("rollout: worker flags stay: the phase did not reach %s", s.phase)
 		}
 	}
 }
