@@ -32,8 +32,12 @@ func Create(path string) (*Writer, error) {
 }
 
 // Write appends r as one line.
-func (w *Writer) Write(r Record) error {
-	b, err := json.Marshal(r)
+func (w *Writer) Write(r Record) error { return w.writeLine(r) }
+
+// writeLine appends v as one JSON line: the workers' records and the
+// lock-manager workers' events alike.
+func (w *Writer) writeLine(v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}

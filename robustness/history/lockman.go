@@ -1,7 +1,6 @@
 package history
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -128,19 +127,7 @@ func (e Event) Validate() error {
 }
 
 // WriteEvent appends e as one line.
-func (w *Writer) WriteEvent(e Event) error {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	b = append(b, '\n')
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if _, err := w.f.Write(b); err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	return nil
-}
+func (w *Writer) WriteEvent(e Event) error { return w.writeLine(e) }
 
 // ReadLockman reads every "*.jsonl" file in dir's LockmanDir, in file name
 // order. A directory without LockmanDir has none: nil, no error. As in
