@@ -189,6 +189,7 @@ func runPeersCommand(o *options) error {
 		return err
 	}
 	printPlainRequest(os.Stdout, plainBefore, plainAfter, runs)
+	printTargets(os.Stdout, "against the strong LWT lock (lwt), same run", peerTargets(runs, o.real.replication, (plainBefore+plainAfter)/2))
 	if o.pngPath != "" {
 		title := fmt.Sprintf("handoff latency CDF per algorithm (Cassandra %s at %s, RF %d)", version, o.real.hosts, o.real.replication)
 		if err := writeFile(o.pngPath, func(f *os.File) error { return plotHandoffCDF(f, title, runs) }); err != nil {

@@ -53,6 +53,7 @@ func runSeedCommand(o *options) error {
 		return err
 	}
 	printSeedTables(os.Stdout, cfg, runs, clock)
+	printTargets(os.Stdout, "combined against new, same run", seedTargets(runs))
 	if o.csvPath != "" {
 		if err := writeFile(o.csvPath, func(f *os.File) error { return writeSeedCSV(f, runs) }); err != nil {
 			return fmt.Errorf("writing -csv: %w", err)
