@@ -76,6 +76,18 @@ func (w *Wait) Finish(l lockstep.Lock, err error) (lockstep.Lock, error) {
 	return nil, &lockstep.DeadlockError{Cycle: Members(w.cycle)}
 }
 
+// Takes says that the take this wait is for takes its id in access a,
+// stronger than the one asked (manager.Step.Take: the legacy lock takes
+// every request exclusively): the record's next write asks for a. It
+// keeps its name: the record stays true, since until the take began it
+// had taken nothing, and from then on it waits in a (docs/algorithms.md,
+// section 8.5).
+func (w *Wait) Takes(a lockstep.Access) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rec.Waits.Access = a
+}
+
 // watch waits After, then runs a round every Every until ctx ends or a
 // round finds the wait the victim of a cycle, which it returns.
 func (w *Wait) watch(ctx context.Context) []Record {
