@@ -145,7 +145,9 @@ func drawNestedCatching(ch sim.Chooser) (op nestedOp, caught any) {
 // both locks' Lost(), release the second then the first; on ErrDeadlock
 // (or any failure of the second) release the first and go on. It takes
 // each id exclusively, by Lock.
-func nestedUser(h *harness, ctx context.Context, pr *proc) { nestedUnits(h, ctx, pr, lockstep.Exclusive) }
+func nestedUser(h *harness, ctx context.Context, pr *proc) {
+	nestedUnits(h, ctx, pr, lockstep.Exclusive)
+}
 
 // nestedUnits is nestedUser asking for each id in access (LockGroup of one
 // request when it is not Exclusive).
@@ -371,5 +373,31 @@ func TestDeadlockOracle_JudgesByTheHistory(t *testing.T) {
 	d.spans[2].end = 12 // q stopped waiting for a before p waited for b
 	if d.cycleThrough(p, 15, 40) {
 		t.Error("a cycle found although q no longer waited")
+	}
+}
+
+// The oracle judges conflicts by the access each Locker really takes: two
+// units holding one id each Shared and waiting for the other's are in a
+// cycle when their Lockers take Shared exclusively (legacy, combined), and
+// in none when they share (mode new).
+func TestDeadlockOracle_JudgesByTheAccessTaken(t *testing.T) {
+	p, q := &proc{}, &proc{}
+	d := newDeadlockState()
+	spans := func(pk, qk kind) []*span {
+		pa, qa := takenIn(pk, lockstep.Shared), takenIn(qk, lockstep.Shared)
+		return []*span{
+			{pr: p, hold: true, id: "a", access: pa, start: 0, end: -1},
+			{pr: q, hold: true, id: "b", access: qa, start: 0, end: -1},
+			{pr: q, id: "a", access: qa, start: 10, end: 30},
+			{pr: p, id: "b", access: pa, start: 15, end: 40},
+		}
+	}
+	d.spans = spans(legacy, combined)
+	if !d.cycleThrough(p, 15, 40) {
+		t.Error("Shared requests taken exclusively: the cycle was not found")
+	}
+	d.spans = spans(queue, queue)
+	if d.cycleThrough(p, 15, 40) || d.cycleThrough(q, 10, 30) {
+		t.Error("Shared requests held Shared: a cycle found among compatible holdings")
 	}
 }

@@ -88,7 +88,9 @@ var deadlockSharedFleet = fleet{name: "legacy+combined/deadlock-shared",
 const deepSharedChecks = 200
 
 // nestedSharedUser is nestedUser asking for each id Shared.
-func nestedSharedUser(h *harness, ctx context.Context, pr *proc) { nestedUnits(h, ctx, pr, lockstep.Shared) }
+func nestedSharedUser(h *harness, ctx context.Context, pr *proc) {
+	nestedUnits(h, ctx, pr, lockstep.Shared)
+}
 
 func TestDeadlockSharedFleet_ExclusionNoPermanentDeadlockAndOnlyTrueReports(t *testing.T) {
 	checkFleetDepth(t, "legacy+combined/deadlock-shared", variant{}, deepSharedChecks)
