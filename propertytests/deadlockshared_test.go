@@ -74,18 +74,17 @@ func withUser(k kind, user func(h *harness, ctx context.Context, pr *proc)) kind
 }
 
 // deadlockSharedFleet: in phase combined, which allows both of the
-// migration Locker's modes. A rapid check costs about 0.07 s, a swept
-// schedule about 0.2 s (2 cores, load 3 to 5: a unit's waits last its
-// deadlock's detection, seconds of virtual time, and the legacy lock's
-// rounds are many requests), so CI's depth is cut to keep the fleet near
-// 30 s: deepSharedChecks rapid checks, and one in 20 of the sweep's seeds.
+// migration Locker's modes. Its depth keeps its share of CI near 30 s:
+// deepSharedChecks rapid checks (200 took 6.2 s on the shared 2-core
+// machine) and one in 20 of the sweep's seeds (100 schedules, 6.3 s),
+// besides its control's search.
 var deadlockSharedFleet = fleet{name: "legacy+combined/deadlock-shared",
 	kinds:    []kind{legacyDetectingShared, combinedDetectingShared, migrationDetectingShared},
 	deadlock: true, sweepDivisor: 20, extraFault: switchMode, setup: phaseAt(lockstep.ModeCombined)}
 
 // deepSharedChecks is the shared deadlock fleet's rapid checks under
 // LOCKSTEP_DEEP=1.
-const deepSharedChecks = 200
+const deepSharedChecks = 400
 
 // nestedSharedUser is nestedUser asking for each id Shared.
 func nestedSharedUser(h *harness, ctx context.Context, pr *proc) {
