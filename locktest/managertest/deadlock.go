@@ -162,7 +162,7 @@ func compatiblePair(t *testing.T, env Env, ids []string) {
 		go func() {
 			second, err := ls[i].LockGroup(ctxs[i], lockstep.Request{ID: order[i][1], Access: lockstep.Shared})
 			if err == nil {
-				time.Sleep(3 * time.Second) // past After: detection rounds would run, had anyone waited
+				time.Sleep(1500 * time.Millisecond) // past After: a wait, had there been one, would be published
 				err = second.Unlock(ctxs[i])
 			}
 			errs <- errors.Join(err, firsts[i].Unlock(context.WithoutCancel(ctxs[i])))
