@@ -15,6 +15,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/internal/setup"
+	"github.com/lockstep-go/lockstep/internal/shadow"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -61,9 +62,10 @@ const drawRetry = 50 * time.Millisecond
 // Locker takes combined locks from a queue Locker and a legacy Locker of one
 // process. Safe for concurrent use.
 type Locker struct {
-	queue, legacy held.Source
-	fencing       *clock.Global
-	clock         lockstep.Clock
+	queue   held.Source
+	legacy  *shadow.Locker // the legacy lock's core
+	fencing *clock.Global
+	clock   lockstep.Clock
 	// sh is the Locker's shell: groups, hierarchy and reentrancy
 	// (group.go), the calls in flight and combined locks held that Close
 	// ends and releases, and the acquisition of one id around take.
@@ -131,12 +133,13 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("combined: queue lock: %w", err)
 	}
-	g, err := shadowlock.New(store, &so)
+	// The legacy core draws its owner ids from the queue Locker's issuer:
+	// owner ids unique across the process's two Lockers.
+	g, err := shadow.NewWith(store, (*shadow.Options)(&so), q.Parts(held.Key{}).Owners)
 	if err != nil {
 		_ = q.Close(context.Background())
 		return nil, fmt.Errorf("combined: legacy lock: %w", err)
 	}
-	held.ShareOwners(q.Parts(held.Key{}), g.Parts(held.Key{})) // owner ids unique across the two Lockers
 	l, err := compose(q, g, &ComposeOptions{Fencing: o.Fencing, Observer: o.Observer, Separator: o.Separator, TestingKnobs: o.TestingKnobs},
 		detecting{store, o.Deadlock, max(qo.MaxServerSkew, so.MaxServerSkew), qo.Rand})
 	if err != nil {
@@ -152,6 +155,20 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // own them: they may keep taking locks of their own modes, and the caller
 // closes them after this Locker.
 func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOptions) (*Locker, error) {
+	if queue == nil {
+		return nil, &lockstep.ConfigError{Field: "queue", Reason: "nil queue Locker: pass the process's queuelock.Locker"}
+	}
+	if legacy == nil {
+		return nil, &lockstep.ConfigError{Field: "legacy", Reason: "nil legacy Locker: pass the process's shadowlock.Locker"}
+	}
+	return compose(queue, legacy.Core(held.Key{}), opts, detecting{})
+}
+
+// ComposeCores is Compose for this module's composing Lockers (package
+// migration), which build the algorithms' cores themselves, with one
+// owner-id issuer; its key type is internal to the module, so nothing
+// outside it can call ComposeCores.
+func ComposeCores(_ held.Key, queue *queuelock.Locker, legacy *shadow.Locker, opts *ComposeOptions) (*Locker, error) {
 	return compose(queue, legacy, opts, detecting{})
 }
 
@@ -164,21 +181,15 @@ type detecting struct {
 }
 
 // compose is Compose with New's deadlock detection.
-func compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOptions, dl detecting) (*Locker, error) {
+func compose(queue *queuelock.Locker, g *shadow.Locker, opts *ComposeOptions, dl detecting) (*Locker, error) {
 	var o ComposeOptions
 	if opts != nil {
 		o = *opts
 	}
-	if queue == nil {
-		return nil, &lockstep.ConfigError{Field: "queue", Reason: "nil queue Locker: pass the process's queuelock.Locker"}
-	}
-	if legacy == nil {
-		return nil, &lockstep.ConfigError{Field: "legacy", Reason: "nil legacy Locker: pass the process's shadowlock.Locker"}
-	}
-	q, g := queue.Parts(held.Key{}), legacy.Parts(held.Key{})
-	if q.Process != g.Process {
+	q := queue.Parts(held.Key{})
+	if q.Process != g.Process() {
 		return nil, &lockstep.ConfigError{Field: "queue/legacy",
-			Reason: fmt.Sprintf("the two Lockers stand for different processes (%q, %q): build both with the same ProcessID", q.Process, g.Process)}
+			Reason: fmt.Sprintf("the two Lockers stand for different processes (%q, %q): build both with the same ProcessID", q.Process, g.Process())}
 	}
 	if o.Observer == nil {
 		o.Observer = q.Observer

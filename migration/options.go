@@ -15,6 +15,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/setup"
+	"github.com/lockstep-go/lockstep/internal/shadow"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -142,7 +143,7 @@ func (o *Options) resolve(process string) (config, error) {
 
 // algorithms are the three lockers of one process.
 type algorithms struct {
-	legacy   *shadowlock.Locker
+	legacy   *shadow.Locker
 	combined *combined.Locker
 	queue    *queuelock.Locker
 	fencing  *clock.Global // Options.Fencing; nil without fencing
@@ -231,17 +232,18 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	}
 	var a algorithms
 	var err error
-	if a.legacy, err = shadowlock.New(store, &so); err != nil {
-		return a, err
-	}
 	if a.queue, err = queuelock.New(store, &qo); err != nil {
 		return a, err
 	}
-	qp, lp := a.queue.Parts(held.Key{}), a.legacy.Parts(held.Key{})
-	held.ShareOwners(qp, lp) // owner ids unique across the process's two Lockers
-	a.queueOne, a.legacyOne, a.checkShare = qp.One, lp.One, qp.CheckShareToken
+	qp := a.queue.Parts(held.Key{})
+	// One owner-id issuer for the process's two cores: owner ids unique
+	// across them.
+	if a.legacy, err = shadow.NewWith(store, (*shadow.Options)(&so), qp.Owners); err != nil {
+		return a, err
+	}
+	a.queueOne, a.legacyOne, a.checkShare = qp.One, a.legacy.One, qp.CheckShareToken
 	a.fencing = fence
-	if a.combined, err = combined.Compose(a.queue, a.legacy, &combined.ComposeOptions{Fencing: fence, Observer: obs, TestingKnobs: &ck}); err != nil {
+	if a.combined, err = combined.ComposeCores(held.Key{}, a.queue, a.legacy, &combined.ComposeOptions{Fencing: fence, Observer: obs, TestingKnobs: &ck}); err != nil {
 		return a, err
 	}
 	return a, nil

@@ -1,4 +1,4 @@
-package shadowlock
+package shadow
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package shadowlock
+package shadow
 
 import (
 	"context"
@@ -6,13 +6,9 @@ import (
 	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
-// ErrNotReady is wrapped by the error Ready returns when a legacy table does
-// not answer. It is the same value as migration.ErrNotReady.
-var ErrNotReady = setup.ErrNotReady
-
 // Ready reads one row of each legacy table, writing nothing: call it once at
 // startup, so a missing keyspace or table shows then. The error wraps
-// ErrNotReady and the store's error.
+// setup.ErrNotReady and the store's error.
 func (l *Locker) Ready(ctx context.Context) error {
 	return setup.ProbeTables(ctx, l.store, "shadowlock: ", l.cfg.main, l.cfg.shadow)
 }

@@ -1,4 +1,4 @@
-package shadowlock
+package shadow
 
 import (
 	"context"
@@ -36,5 +36,3 @@ func (l *Locker) group(ctx context.Context, reqs []lockstep.Request, try bool) (
 	}
 	return run.Result()
 }
-
-var _ lockstep.UnlockAller = (*Locker)(nil)

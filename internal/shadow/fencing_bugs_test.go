@@ -1,6 +1,6 @@
 //go:build lockstep_bugs
 
-package shadowlock
+package shadow
 
 import (
 	"testing"
