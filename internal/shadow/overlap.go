@@ -50,7 +50,7 @@ type prepared struct {
 
 var _ held.Prepared = (*prepared)(nil)
 
-// prepare starts a part acquisition (held.Source.Prepare) whose rounds wait
+// prepare starts a part acquisition (Prepare, core.go) whose rounds wait
 // at the gate before step 11. It runs on a goroutine of its own, registered
 // with the Locker like any call, so Close ends it.
 func (l *Locker) prepare(ctx context.Context, q held.Request) held.Prepared {
