@@ -16,8 +16,8 @@ const DefaultCensusTable = "fleet_census"
 // censusRow is the partition of the census table that holds the entries.
 const censusRow = "census"
 
-// DefaultCensusTTL is Options.CensusTTL's default.
-const DefaultCensusTTL = 30 * time.Second
+// defaultCensusTTL is Options.CensusTTL's default.
+const defaultCensusTTL = 30 * time.Second
 
 // Entry is one process's census entry: its flag's last mode (Configured) and
 // its locks by mode, as sent at Time.

@@ -101,7 +101,7 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	if opts != nil {
 		staleFor = opts.FlagStaleFor
 	}
-	if flag, err = KeepLastGood(flag, &FlagOptions{StaleFor: staleFor, Clock: clk, Logger: cfg.logger}); err != nil {
+	if flag, err = keepLastGood(flag, &flagOptions{StaleFor: staleFor, Clock: clk, Logger: cfg.logger}); err != nil {
 		return nil, err
 	}
 	algs, err := newAlgorithms(store, clk, process, opts, cfg.observer, cfg.logger, cfg.knobs)

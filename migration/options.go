@@ -39,10 +39,11 @@ type Options struct {
 	// Deadlock turns on deadlock detection in every mode; leave Queue's and
 	// Legacy's unset. Default off.
 	Deadlock *lockstep.DeadlockDetection
-	// CensusTTL is whole seconds, at least 4s; keep its window above the
-	// store's read timeout (5s on Cassandra), as the default does.
+	// CensusTTL (default 30s) is whole seconds, at least 4s; keep its window
+	// above the store's read timeout (5s on Cassandra), as the default does.
 	// PhaseCache (default 1s) is how long admission reuses a phase read.
-	// FlagStaleFor: see KeepLastGood.
+	// FlagStaleFor (default 30s; negative: forever) is how long a failing
+	// flag source is answered with its last good mode.
 	CensusTable  string
 	PhaseTable   string
 	CensusTTL    time.Duration
@@ -96,7 +97,7 @@ func (o *Options) resolve(process string) (config, error) {
 		return c, err
 	}
 	if c.censusTTL == 0 {
-		c.censusTTL = DefaultCensusTTL
+		c.censusTTL = defaultCensusTTL
 	}
 	// The census entry lives on the same servers as the locks: its lease
 	// assumes the larger skew either algorithm was configured with.
