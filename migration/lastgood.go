@@ -13,6 +13,9 @@ import (
 // defaultFlagStaleFor is Options.FlagStaleFor's default.
 const defaultFlagStaleFor = 30 * time.Second
 
+// defaultCensusTTL is Options.CensusTTL's default.
+const defaultCensusTTL = 30 * time.Second
+
 // flagOptions configure keepLastGood: StaleFor defaults to
 // defaultFlagStaleFor, and a negative one turns it off. Nil means defaults.
 type flagOptions struct {

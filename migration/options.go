@@ -17,6 +17,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/queue"
 	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/internal/shadow"
+	"github.com/lockstep-go/lockstep/migration/census"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -88,7 +89,7 @@ func (o *Options) resolve(process string) (config, error) {
 			*s = d
 		}
 	}
-	def(&c.censusTable, DefaultCensusTable)
+	def(&c.censusTable, census.DefaultTable)
 	def(&c.phaseTable, DefaultPhaseTable)
 	if err := lockstep.ValidateName("CensusTable", c.censusTable); err != nil {
 		return c, err

@@ -1,4 +1,4 @@
-package migration
+package census
 
 import (
 	"context"
@@ -10,28 +10,26 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// DefaultCensusTable is the census table's default name.
-const DefaultCensusTable = "fleet_census"
+// DefaultTable is the census table's default name.
+const DefaultTable = "fleet_census"
 
-// censusRow is the partition of the census table that holds the entries.
-const censusRow = "census"
-
-// defaultCensusTTL is Options.CensusTTL's default.
-const defaultCensusTTL = 30 * time.Second
+// Row is the partition of the census table that holds the entries.
+const Row = "census"
 
 // Entry is one process's census entry: its flag's last mode (Configured) and
-// its locks by mode, as sent at Time.
+// its locks by mode, as sent at Time. TTL is what is left of the cell's
+// time to live when it was read.
 type Entry struct {
-	Process    string                `json:"process"`
-	Host       string                `json:"host"`
-	Configured lockstep.Mode         `json:"-"`
-	Held       map[lockstep.Mode]int `json:"-"`
-	Acquiring  map[lockstep.Mode]int `json:"-"`
-	Version    string                `json:"version"`
-	Time       time.Time             `json:"-"`
-	TTL        time.Duration         `json:"-"`
-	// Err: the cell could not be decoded (this blocks every move).
-	Err error `json:"-"`
+	Process    string
+	Host       string
+	Configured lockstep.Mode
+	Held       map[lockstep.Mode]int
+	Acquiring  map[lockstep.Mode]int
+	Version    string
+	Time       time.Time
+	TTL        time.Duration
+	// Err: the cell could not be decoded (this blocks every phase move).
+	Err error
 }
 
 // wireEntry is the JSON of an entry. Modes are names, so a reader of any
@@ -56,13 +54,19 @@ func countNames(in map[lockstep.Mode]int) map[string]int {
 	return out
 }
 
-func (e Entry) marshal() ([]byte, error) {
+// Cell encodes e as the cell its process writes in Row: column e.Process,
+// value the JSON the package documentation shows, timestamp ts, TTL ttl.
+func (e Entry) Cell(ts int64, ttl time.Duration) (lockstep.Cell, error) {
 	w := wireEntry{Process: e.Process, Host: e.Host, Configured: e.Configured.String(),
 		Held: countNames(e.Held), Version: e.Version, Time: e.Time.UTC()}
 	if a := countNames(e.Acquiring); len(a) > 0 {
 		w.Acquiring = a
 	}
-	return json.Marshal(w)
+	b, err := json.Marshal(w)
+	if err != nil {
+		return lockstep.Cell{}, fmt.Errorf("census: encoding the entry of %q: %w", e.Process, err)
+	}
+	return lockstep.Cell{Column: e.Process, Value: b, Timestamp: ts, TTL: ttl}, nil
 }
 
 func parseCounts(in map[string]int) (map[lockstep.Mode]int, error) {
@@ -96,7 +100,7 @@ func decodeEntry(c lockstep.Cell) Entry {
 		e.Acquiring, err = parseCounts(w.Acquiring)
 	}
 	if err != nil {
-		e.Err = fmt.Errorf("migration: census entry of %q: %w", c.Column, err)
+		e.Err = fmt.Errorf("census: entry of %q: %w", c.Column, err)
 	}
 	return e
 }
@@ -131,28 +135,18 @@ func (e Entry) String() string {
 	return s
 }
 
-// CensusOptions name the census table; nil means DefaultCensusTable.
-type CensusOptions struct {
-	Table string
-}
-
-func (o *CensusOptions) table() (string, error) {
-	t := DefaultCensusTable
-	if o != nil && o.Table != "" {
-		t = o.Table
+// Read returns the live entries of the census in table (DefaultTable when
+// empty), sorted by process, writing nothing.
+func Read(ctx context.Context, store lockstep.Store, table string) ([]Entry, error) {
+	if table == "" {
+		table = DefaultTable
 	}
-	return t, lockstep.ValidateName("CensusTable", t)
-}
-
-// ReadCensus returns the live census entries, writing nothing.
-func ReadCensus(ctx context.Context, store lockstep.Store, opts *CensusOptions) ([]Entry, error) {
-	table, err := opts.table()
-	if err != nil {
+	if err := lockstep.ValidateName("CensusTable", table); err != nil {
 		return nil, err
 	}
-	cells, err := store.Read(ctx, table, censusRow, lockstep.Slice{})
+	cells, err := store.Read(ctx, table, Row, lockstep.Slice{})
 	if err != nil {
-		return nil, fmt.Errorf("migration: reading census: %w", err)
+		return nil, fmt.Errorf("census: reading table %s: %w", table, err)
 	}
 	out := make([]Entry, 0, len(cells))
 	for _, c := range cells {
