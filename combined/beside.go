@@ -3,6 +3,7 @@ package combined
 import (
 	"context"
 
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
@@ -31,12 +32,13 @@ type beside struct {
 	aborted  held.Prepared // of a claim that lost: aborted, maybe not ended yet
 }
 
-// startBeside starts the goroutine that prepares the legacy half of req
-// (with ctx) beside the claims noted on the returned beside's claims.
-func (l *Locker) startBeside(ctx context.Context, req held.Request) *beside {
-	b := &beside{ctx: ctx, req: req, prepare: l.legacy.Prepare, claims: held.NewClaims(),
+// startBeside starts the goroutine (on clk) that prepares the legacy half
+// of req (with ctx, by prepare: the legacy core's Prepare) beside the
+// claims noted on the returned beside's claims.
+func startBeside(ctx context.Context, req held.Request, prepare func(context.Context, held.Request) held.Prepared, clk lockstep.Clock) *beside {
+	b := &beside{ctx: ctx, req: req, prepare: prepare, claims: held.NewClaims(),
 		end: make(chan bool, 1), done: make(chan struct{})}
-	lifecycle.Go(l.clock, b.run)
+	lifecycle.Go(clk, b.run)
 	return b
 }
 

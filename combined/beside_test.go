@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/held"
 )
 
@@ -38,8 +39,7 @@ func newTestBeside() (*beside, *[]string) {
 		p.note("prepare")
 		return p
 	}
-	l := &Locker{legacy: held.Source{Prepare: prepare}}
-	return l.startBeside(context.Background(), held.Request{ID: "a"}), &log
+	return startBeside(context.Background(), held.Request{ID: "a"}, prepare, &clock.Local{}), &log
 }
 
 func TestBeside_NilStartsNothing(t *testing.T) {

@@ -14,7 +14,9 @@ import (
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/manager"
+	"github.com/lockstep-go/lockstep/internal/queue"
 	"github.com/lockstep-go/lockstep/internal/setup"
+	"github.com/lockstep-go/lockstep/internal/shadow"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -61,15 +63,18 @@ const drawRetry = 50 * time.Millisecond
 // Locker takes combined locks from a queue Locker and a legacy Locker of one
 // process. Safe for concurrent use.
 type Locker struct {
-	queue, legacy held.Source
-	fencing       *clock.Global
-	clock         lockstep.Clock
+	// queue and legacy are the two algorithms' cores (internal/queue,
+	// internal/shadow), called directly.
+	queue   *queue.Locker
+	legacy  *shadow.Locker
+	fencing *clock.Global
+	clock   lockstep.Clock
 	// sh is the Locker's shell: groups, hierarchy and reentrancy
 	// (group.go), the calls in flight and combined locks held that Close
 	// ends and releases, and the acquisition of one id around take.
 	sh    *manager.Shell
-	owned []lockstep.Locker // built by New: closed by Close, after sh
-	knobs TestingKnobs      // planted defects; zero in production
+	owned []interface{ Close(context.Context) error } // cores built by New: closed by Close, after sh
+	knobs TestingKnobs                                // planted defects; zero in production
 }
 
 var _ lockstep.GroupLocker = (*Locker)(nil)
@@ -127,23 +132,24 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if so.Clock == nil {
 		so.Clock = qo.Clock
 	}
-	q, err := queuelock.New(store, &qo)
+	q, err := queue.New(store, (*queue.Options)(&qo))
 	if err != nil {
 		return nil, fmt.Errorf("combined: queue lock: %w", err)
 	}
-	g, err := shadowlock.New(store, &so)
+	// The legacy core draws its owner ids from the queue core's issuer,
+	// passed explicitly: owner ids unique across the process's two cores.
+	g, err := shadow.NewWith(store, (*shadow.Options)(&so), q.Owners())
 	if err != nil {
 		_ = q.Close(context.Background())
 		return nil, fmt.Errorf("combined: legacy lock: %w", err)
 	}
-	held.ShareOwners(q.Parts(held.Key{}), g.Parts(held.Key{})) // owner ids unique across the two Lockers
 	l, err := compose(q, g, &ComposeOptions{Fencing: o.Fencing, Observer: o.Observer, Separator: o.Separator, TestingKnobs: o.TestingKnobs},
 		detecting{store, o.Deadlock, max(qo.MaxServerSkew, so.MaxServerSkew), qo.Rand})
 	if err != nil {
 		_ = errors.Join(g.Close(context.Background()), q.Close(context.Background()))
 		return nil, err
 	}
-	l.owned = []lockstep.Locker{g, q}
+	l.owned = []interface{ Close(context.Context) error }{g, q}
 	return l, nil
 }
 
@@ -152,7 +158,21 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // own them: they may keep taking locks of their own modes, and the caller
 // closes them after this Locker.
 func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOptions) (*Locker, error) {
-	return compose(queue, legacy, opts, detecting{})
+	if queue == nil {
+		return nil, &lockstep.ConfigError{Field: "queue", Reason: "nil queue Locker: pass the process's queuelock.Locker"}
+	}
+	if legacy == nil {
+		return nil, &lockstep.ConfigError{Field: "legacy", Reason: "nil legacy Locker: pass the process's shadowlock.Locker"}
+	}
+	return compose(queue.Core(held.Key{}), legacy.Core(held.Key{}), opts, detecting{})
+}
+
+// ComposeCores is Compose for this module's composing Lockers (package
+// migration), which build the algorithms' cores themselves, with one
+// owner-id issuer; its key type is internal to the module, so nothing
+// outside it can call ComposeCores.
+func ComposeCores(_ held.Key, q *queue.Locker, g *shadow.Locker, opts *ComposeOptions) (*Locker, error) {
+	return compose(q, g, opts, detecting{})
 }
 
 // detecting is what New's Options.Deadlock asks of compose.
@@ -164,34 +184,27 @@ type detecting struct {
 }
 
 // compose is Compose with New's deadlock detection.
-func compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOptions, dl detecting) (*Locker, error) {
+func compose(q *queue.Locker, g *shadow.Locker, opts *ComposeOptions, dl detecting) (*Locker, error) {
 	var o ComposeOptions
 	if opts != nil {
 		o = *opts
 	}
-	if queue == nil {
-		return nil, &lockstep.ConfigError{Field: "queue", Reason: "nil queue Locker: pass the process's queuelock.Locker"}
-	}
-	if legacy == nil {
-		return nil, &lockstep.ConfigError{Field: "legacy", Reason: "nil legacy Locker: pass the process's shadowlock.Locker"}
-	}
-	q, g := queue.Parts(held.Key{}), legacy.Parts(held.Key{})
-	if q.Process != g.Process {
+	if q.Process() != g.Process() {
 		return nil, &lockstep.ConfigError{Field: "queue/legacy",
-			Reason: fmt.Sprintf("the two Lockers stand for different processes (%q, %q): build both with the same ProcessID", q.Process, g.Process)}
+			Reason: fmt.Sprintf("the two Lockers stand for different processes (%q, %q): build both with the same ProcessID", q.Process(), g.Process())}
 	}
 	if o.Observer == nil {
-		o.Observer = q.Observer
+		o.Observer = q.Observer()
 	}
-	l := &Locker{queue: q, legacy: g, fencing: o.Fencing, clock: q.Clock}
+	l := &Locker{queue: q, legacy: g, fencing: o.Fencing, clock: q.Clock()}
 	if o.TestingKnobs != nil {
 		l.knobs = *o.TestingKnobs
 	}
-	det, err := deadlock.ForLocker(dl.store, q.Clock, q.Process, dl.d, dl.skew, dl.rand, l.knobs.Manager.DeadlockKnobs())
+	det, err := deadlock.ForLocker(dl.store, q.Clock(), q.Process(), dl.d, dl.skew, dl.rand, l.knobs.Manager.DeadlockKnobs())
 	if err != nil {
 		return nil, err
 	}
-	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "combined", Mode: lockstep.ModeCombined, Clock: q.Clock, Observer: o.Observer,
+	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "combined", Mode: lockstep.ModeCombined, Clock: q.Clock(), Observer: o.Observer,
 		Separator: o.Separator, Detector: det, Knobs: l.knobs.Manager}); err != nil {
 		return nil, err
 	}

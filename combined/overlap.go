@@ -19,11 +19,8 @@ func (l *Locker) takeBoth(ctx context.Context, req held.Request) (q, g held.Resu
 	defer cancel(nil)
 	legacy := func() (held.Result, error) { return l.legacy.Acquire(lctx, req) }
 	qreq := req
-	var b *beside
-	if l.legacy.Prepare != nil {
-		b = l.startBeside(lctx, req)
-		qreq.Claims = b.claims
-	}
+	b := startBeside(lctx, req, l.legacy.Prepare, l.clock)
+	qreq.Claims = b.claims
 	q, err = l.queue.Acquire(ctx, qreq)
 	p := b.End(err == nil)
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+
+	"github.com/lockstep-go/lockstep/migration/census"
 )
 
 func TestCensus_HeartbeatIsVisibleWithTheProcessState(t *testing.T) {
@@ -21,7 +23,7 @@ func TestCensus_HeartbeatIsVisibleWithTheProcessState(t *testing.T) {
 		}
 		time.Sleep(testCensusTTL / 30) // updates on a change come at most this often
 		synctest.Wait()
-		es, err := ReadCensus(ctx, s, nil)
+		es, err := census.Read(ctx, s, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +42,7 @@ func TestCensus_HeartbeatIsVisibleWithTheProcessState(t *testing.T) {
 		_ = h.Unlock(ctx)
 		time.Sleep(testCensusTTL / 30) // the held modes changed: updated promptly
 		synctest.Wait()
-		es, _ = ReadCensus(ctx, s, nil)
+		es, _ = census.Read(ctx, s, "")
 		if es[0].Held[lockstep.ModeLegacy] != 0 {
 			t.Fatalf("after Unlock the entry still holds a lock: %v", es[0])
 		}
@@ -50,21 +52,21 @@ func TestCensus_HeartbeatIsVisibleWithTheProcessState(t *testing.T) {
 func TestCensus_EntryStaysWhileAliveAndExpiresAfterTTLWhenTheProcessStops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		s := &cutStore{Store: newStore(), table: DefaultCensusTable}
+		s := &cutStore{Store: newStore(), table: census.DefaultTable}
 		newProcess(t, s, "web-1", flagOf(lockstep.ModeCombined))
 		time.Sleep(5 * testCensusTTL) // heartbeats keep it alive
-		if es, _ := ReadCensus(ctx, s, nil); len(es) != 1 {
+		if es, _ := census.Read(ctx, s, ""); len(es) != 1 {
 			t.Fatalf("live process: census = %v", es)
 		}
 		s.cut.Store(true) // the process "stops": nothing of it reaches the store
-		es, _ := ReadCensus(ctx, s, nil)
+		es, _ := census.Read(ctx, s, "")
 		last := es[0].Time // when the last entry that got through was sent
 		time.Sleep(time.Until(last.Add(testCensusTTL - time.Second)))
-		if es, _ := ReadCensus(ctx, s, nil); len(es) != 1 {
+		if es, _ := census.Read(ctx, s, ""); len(es) != 1 {
 			t.Fatalf("within the TTL: census = %v", es)
 		}
 		time.Sleep(time.Until(last.Add(testCensusTTL + time.Second)))
-		if es, _ := ReadCensus(ctx, s, nil); len(es) != 0 {
+		if es, _ := census.Read(ctx, s, ""); len(es) != 0 {
 			t.Fatalf("after the TTL: census = %v, want empty", es)
 		}
 	})
@@ -76,13 +78,13 @@ func TestCensus_CloseRemovesTheEntry(t *testing.T) {
 		s := newStore()
 		l := newProcess(t, s, "web-1", flagOf(lockstep.ModeCombined))
 		synctest.Wait()
-		if es, _ := ReadCensus(ctx, s, nil); len(es) != 1 {
+		if es, _ := census.Read(ctx, s, ""); len(es) != 1 {
 			t.Fatalf("census = %v", es)
 		}
 		if err := l.Close(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if es, _ := ReadCensus(ctx, s, nil); len(es) != 0 {
+		if es, _ := census.Read(ctx, s, ""); len(es) != 0 {
 			t.Fatalf("after Close: census = %v", es)
 		}
 	})
@@ -92,10 +94,10 @@ func TestReadCensus_UndecodableEntryIsReturnedWithErrAndBlocksEveryMove(t *testi
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore()
-		if err := s.Put(ctx, DefaultCensusTable, censusRow, lockstep.Cell{Column: "odd", Value: []byte(`{"configured":"shadow"}`), Timestamp: 1}); err != nil {
+		if err := s.Put(ctx, census.DefaultTable, census.Row, lockstep.Cell{Column: "odd", Value: []byte(`{"configured":"shadow"}`), Timestamp: 1}); err != nil {
 			t.Fatal(err)
 		}
-		es, err := ReadCensus(ctx, s, nil)
+		es, err := census.Read(ctx, s, "")
 		if err != nil || len(es) != 1 || es[0].Err == nil || !errors.Is(es[0].Err, lockstep.ErrInvalidMode) {
 			t.Fatalf("census = %v, %v", es, err)
 		}
@@ -104,7 +106,7 @@ func TestReadCensus_UndecodableEntryIsReturnedWithErrAndBlocksEveryMove(t *testi
 				t.Fatalf("an unreadable entry does not block a move to %v", m)
 			}
 		}
-		if _, err := ReadCensus(ctx, s, &CensusOptions{Table: "Census; DROP"}); !errors.Is(err, lockstep.ErrInvalidConfig) {
+		if _, err := census.Read(ctx, s, "Census; DROP"); !errors.Is(err, lockstep.ErrInvalidConfig) {
 			t.Fatalf("bad table name: %v", err)
 		}
 	})

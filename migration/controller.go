@@ -9,13 +9,14 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/migration/census"
 )
 
 // MoveError is a phase move the Controller refused. It wraps
 // lockstep.ErrIncompatibleMode.
 type MoveError struct {
 	From, To lockstep.Mode
-	Blockers []Entry
+	Blockers []census.Entry
 	Reason   string
 }
 
@@ -103,7 +104,7 @@ func NewController(store lockstep.Store, opts *ControllerOptions) (*Controller, 
 		c.phaseTable = DefaultPhaseTable
 	}
 	if c.censusTable == "" {
-		c.censusTable = DefaultCensusTable
+		c.censusTable = census.DefaultTable
 	}
 	if err := lockstep.ValidateName("PhaseTable", c.phaseTable); err != nil {
 		return nil, err
@@ -166,9 +167,9 @@ func (c *Controller) Set(ctx context.Context, target lockstep.Mode) error {
 }
 
 // Blocking returns the entries that forbid entering phase target.
-func Blocking(entries []Entry, target lockstep.Mode) []Entry {
+func Blocking(entries []census.Entry, target lockstep.Mode) []census.Entry {
 	allowed := allowedIn(target)
-	var out []Entry
+	var out []census.Entry
 	for _, e := range entries {
 		blocked := e.Err != nil
 		for _, m := range e.InUse() {

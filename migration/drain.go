@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
+
+	"github.com/lockstep-go/lockstep/migration/census"
 )
 
 // maxIntents bounds the intents one Set writes. Each intent the census check
@@ -60,9 +62,9 @@ func (c *Controller) move(ctx context.Context, from, target lockstep.Mode, last 
 // entry uses a mode target forbids, or the deadline (elapsed µs) has passed,
 // and returns the last blockers. While blockers remain and time is left it
 // announces the move, once, in ann. ctx bounds the reads and the waits.
-func (c *Controller) drainCensus(ctx context.Context, from, target lockstep.Mode, deadline int64, ann *announcement) ([]Entry, error) {
+func (c *Controller) drainCensus(ctx context.Context, from, target lockstep.Mode, deadline int64, ann *announcement) ([]census.Entry, error) {
 	for {
-		entries, err := ReadCensus(ctx, c.store, &CensusOptions{Table: c.censusTable})
+		entries, err := census.Read(ctx, c.store, c.censusTable)
 		if err != nil {
 			return nil, err
 		}
@@ -83,11 +85,11 @@ func (c *Controller) drainCensus(ctx context.Context, from, target lockstep.Mode
 // starts after the intent's write completed, so it sees every process whose
 // phase read missed the intent (docs/algorithms.md, Lemma 8). It returns the
 // entries that forbid committing target.
-func (c *Controller) recheck(ctx context.Context, target lockstep.Mode) ([]Entry, error) {
+func (c *Controller) recheck(ctx context.Context, target lockstep.Mode) ([]census.Entry, error) {
 	if c.knobs.DrainSkipsRecheck {
 		return nil, nil // the drain's last read stands in for the check
 	}
-	entries, err := ReadCensus(ctx, c.store, &CensusOptions{Table: c.censusTable})
+	entries, err := census.Read(ctx, c.store, c.censusTable)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
+	"github.com/lockstep-go/lockstep/migration/census"
 )
 
 // heartbeat keeps one process's census entry: the process's state (configured
@@ -34,7 +35,7 @@ type heartbeat struct {
 	window time.Duration // lease.Config.Window of the entry's TTL
 	flag   FlagSource
 	logger *slog.Logger
-	self   Entry // process, host, version
+	self   census.Entry // process, host, version
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -63,7 +64,7 @@ type ticket struct {
 	epoch uint64
 }
 
-func newHeartbeat(store lockstep.Store, clk lockstep.Clock, table string, entry lease.Config, flag FlagSource, logger *slog.Logger, self Entry) *heartbeat {
+func newHeartbeat(store lockstep.Store, clk lockstep.Clock, table string, entry lease.Config, flag FlagSource, logger *slog.Logger, self census.Entry) *heartbeat {
 	return &heartbeat{store: store, clock: clk, ts: clock.NewTimestamps(clk), table: table, ttl: entry.TTL, window: entry.Window(), flag: flag,
 		logger: logger, self: self, stale: true}
 }
@@ -199,7 +200,7 @@ func (h *heartbeat) staleError(cause error) error {
 }
 
 // snapshot returns the entry as it stands; the caller holds h.mu.
-func (h *heartbeat) snapshot() Entry {
+func (h *heartbeat) snapshot() census.Entry {
 	e := h.self
 	e.Configured = h.configured
 	e.Held, e.Acquiring = map[lockstep.Mode]int{}, map[lockstep.Mode]int{}
@@ -226,12 +227,11 @@ func (h *heartbeat) write(ctx context.Context) error {
 	e.Time = time.UnixMicro(h.clock.Now())
 	h.dirty, h.lastStart = false, sent
 	h.mu.Unlock()
-	b, err := e.marshal()
+	cell, err := e.Cell(ts, h.ttl)
 	if err != nil {
-		return fmt.Errorf("migration: encoding census entry: %w", err)
+		return fmt.Errorf("migration: %w", err)
 	}
-	cell := lockstep.Cell{Column: h.self.Process, Value: b, Timestamp: ts, TTL: h.ttl}
-	if err := h.store.Put(ctx, h.table, censusRow, cell); err != nil {
+	if err := h.store.Put(ctx, h.table, census.Row, cell); err != nil {
 		return fmt.Errorf("migration: writing census entry: %w", err)
 	}
 	h.mu.Lock()
@@ -392,7 +392,7 @@ func (h *heartbeat) watch(ctx context.Context) {
 // remove deletes the entry, after shutdown. ctx bounds the delete; on error
 // the entry expires after its TTL.
 func (h *heartbeat) remove(ctx context.Context) error {
-	if err := h.store.Delete(ctx, h.table, censusRow, h.ts.Next(), h.self.Process); err != nil {
+	if err := h.store.Delete(ctx, h.table, census.Row, h.ts.Next(), h.self.Process); err != nil {
 		return fmt.Errorf("migration: removing census entry: %w", err)
 	}
 	return nil

@@ -10,21 +10,25 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// DefaultFlagStaleFor is Options.FlagStaleFor's default.
-const DefaultFlagStaleFor = 30 * time.Second
+// defaultFlagStaleFor is Options.FlagStaleFor's default.
+const defaultFlagStaleFor = 30 * time.Second
 
-// FlagOptions configure KeepLastGood: StaleFor defaults to
-// DefaultFlagStaleFor, and a negative one turns it off. Nil means defaults.
-type FlagOptions struct {
+// defaultCensusTTL is Options.CensusTTL's default.
+const defaultCensusTTL = 30 * time.Second
+
+// flagOptions configure keepLastGood: StaleFor defaults to
+// defaultFlagStaleFor, and a negative one turns it off. Nil means defaults.
+type flagOptions struct {
 	StaleFor time.Duration
 	Clock    lockstep.Clock
 	Logger   *slog.Logger
 }
 
-// KeepLastGood wraps src so that its errors are answered with its last good
-// mode for up to StaleFor. New wraps every flag source this way.
-func KeepLastGood(src FlagSource, opts *FlagOptions) (FlagSource, error) {
-	var o FlagOptions
+// keepLastGood wraps src so that its errors are answered with its last good
+// mode for up to StaleFor. New wraps every flag source this way
+// (Options.FlagStaleFor).
+func keepLastGood(src FlagSource, opts *flagOptions) (FlagSource, error) {
+	var o flagOptions
 	if opts != nil {
 		o = *opts
 	}
@@ -32,7 +36,7 @@ func KeepLastGood(src FlagSource, opts *FlagOptions) (FlagSource, error) {
 		return nil, &lockstep.ConfigError{Field: "FlagSource", Reason: "nil flag source: pass Static, Env, File, a PhaseFlag or your own"}
 	}
 	if o.StaleFor == 0 {
-		o.StaleFor = DefaultFlagStaleFor
+		o.StaleFor = defaultFlagStaleFor
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

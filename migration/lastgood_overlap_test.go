@@ -42,7 +42,7 @@ func TestKeepLastGood_AnAnswerOlderThanTheFailureDoesNotEndTheOutage(t *testing.
 	ctx := context.Background()
 	var logs syncBuffer
 	src := &gatedFlag{flakyFlag: flakyFlag{mode: lockstep.ModeCombined}, entered: make(chan struct{}), release: make(chan struct{})}
-	f, err := KeepLastGood(src, &FlagOptions{Clock: model.NewManualClock(model.DefaultStart), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	f, err := keepLastGood(src, &flagOptions{Clock: model.NewManualClock(model.DefaultStart), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.NoError(t, err)
 	// A good answer first, so there is one to serve.
 	src.calls = 1

@@ -40,7 +40,7 @@ func TestKeepLastGood_ServesTheLastAnswerForStaleForThenFails(t *testing.T) {
 	clk := model.NewManualClock(0)
 	var logs syncBuffer
 	src := &flakyFlag{mode: lockstep.ModeCombined}
-	f, err := KeepLastGood(src, &FlagOptions{StaleFor: 10 * time.Second, Clock: clk,
+	f, err := keepLastGood(src, &flagOptions{StaleFor: 10 * time.Second, Clock: clk,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.NoError(t, err)
 
@@ -79,7 +79,7 @@ func TestKeepLastGood_ServesTheLastAnswerForStaleForThenFails(t *testing.T) {
 	_, err = f.Mode(cctx)
 	require.ErrorIs(t, err, errBroken)
 
-	off, err := KeepLastGood(&flakyFlag{mode: lockstep.ModeNew}, &FlagOptions{StaleFor: -1, Clock: clk})
+	off, err := keepLastGood(&flakyFlag{mode: lockstep.ModeNew}, &flagOptions{StaleFor: -1, Clock: clk})
 	require.NoError(t, err)
 	_, err = off.Mode(ctx)
 	require.NoError(t, err)
@@ -124,7 +124,7 @@ func TestLocker_FlagFileVanishingFor4sFailsNoLock(t *testing.T) {
 		require.NoError(t, take())
 
 		require.NoError(t, os.Remove(path))
-		time.Sleep(DefaultFlagStaleFor + time.Second)
+		time.Sleep(defaultFlagStaleFor + time.Second)
 		err = take()
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "no such file or directory")

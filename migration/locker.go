@@ -13,6 +13,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/internal/setup"
+	"github.com/lockstep-go/lockstep/migration/census"
 )
 
 // ErrStaleCensus is wrapped by an acquisition's error when this process's
@@ -101,7 +102,7 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	if opts != nil {
 		staleFor = opts.FlagStaleFor
 	}
-	if flag, err = KeepLastGood(flag, &FlagOptions{StaleFor: staleFor, Clock: clk, Logger: cfg.logger}); err != nil {
+	if flag, err = keepLastGood(flag, &flagOptions{StaleFor: staleFor, Clock: clk, Logger: cfg.logger}); err != nil {
 		return nil, err
 	}
 	algs, err := newAlgorithms(store, clk, process, opts, cfg.observer, cfg.logger, cfg.knobs)
@@ -133,7 +134,7 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 		return nil, err
 	}
 	l.hb = newHeartbeat(store, clk, cfg.censusTable, cfg.census, flag, cfg.logger,
-		Entry{Process: process, Host: cfg.host, Version: cfg.version})
+		census.Entry{Process: process, Host: cfg.host, Version: cfg.version})
 	l.hb.start()
 	return l, nil
 }
@@ -142,7 +143,7 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 func (l *Locker) Process() string { return l.hb.self.Process }
 
 // Entry returns this process's census entry now.
-func (l *Locker) Entry() Entry {
+func (l *Locker) Entry() census.Entry {
 	l.hb.mu.Lock()
 	defer l.hb.mu.Unlock()
 	e := l.hb.snapshot()

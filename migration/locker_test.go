@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/migration/census"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -192,7 +193,7 @@ func TestLocker_SwitchingModeMidRunKeepsEachLocksModeAndCountsExactly(t *testing
 		flag.set(lockstep.ModeCombined)
 		time.Sleep(testCensusTTL / 3)
 		synctest.Wait()
-		es, _ := ReadCensus(ctx, s, nil)
+		es, _ := census.Read(ctx, s, "")
 		if len(es) != 1 || es[0].Configured != lockstep.ModeCombined || es[0].Held[lockstep.ModeLegacy] != 1 || long.Mode() != lockstep.ModeLegacy {
 			t.Fatalf("after the flip: lock mode %v, census %v", long.Mode(), es)
 		}
@@ -240,7 +241,7 @@ func TestLocker_SwitchingModeMidRunKeepsEachLocksModeAndCountsExactly(t *testing
 func TestLocker_StaleCensusRefusesLocksAndSignalsHeldOnesLost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		s := &cutStore{Store: newStore(), table: DefaultCensusTable}
+		s := &cutStore{Store: newStore(), table: census.DefaultTable}
 		l := newProcess(t, s, "p", flagOf(lockstep.ModeLegacy))
 		h, err := l.Lock(ctx, "held")
 		if err != nil {

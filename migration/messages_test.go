@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/migration/census"
 )
 
 // The texts of the errors a user acts on during a migration say what to do.
@@ -18,7 +19,7 @@ func TestErrorTexts_SayWhatToDo(t *testing.T) {
 		`(allowed: combined, new); set the process's flag to an allowed mode, or move the phase towards legacy with lockctl phase set `+
 		`(one step at a time)`, me.Error())
 
-	h := &heartbeat{table: "fleet_census", self: Entry{Process: "pod-1"}, clock: &clock.Local{}}
+	h := &heartbeat{table: "fleet_census", self: census.Entry{Process: "pod-1"}, clock: &clock.Local{}}
 	err := h.staleError(errors.New("timeout"))
 	assert.ErrorIs(t, err, ErrStaleCensus)
 	assert.Contains(t, err.Error(), "no census heartbeat has succeeded yet; the phase controller might not see this process, so no lock is taken: "+

@@ -14,7 +14,10 @@ import (
 	"github.com/lockstep-go/lockstep/combined"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/queue"
 	"github.com/lockstep-go/lockstep/internal/setup"
+	"github.com/lockstep-go/lockstep/internal/shadow"
+	"github.com/lockstep-go/lockstep/migration/census"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -37,10 +40,11 @@ type Options struct {
 	// Deadlock turns on deadlock detection in every mode; leave Queue's and
 	// Legacy's unset. Default off.
 	Deadlock *lockstep.DeadlockDetection
-	// CensusTTL is whole seconds, at least 4s; keep its window above the
-	// store's read timeout (5s on Cassandra), as the default does.
+	// CensusTTL (default 30s) is whole seconds, at least 4s; keep its window
+	// above the store's read timeout (5s on Cassandra), as the default does.
 	// PhaseCache (default 1s) is how long admission reuses a phase read.
-	// FlagStaleFor: see KeepLastGood.
+	// FlagStaleFor (default 30s; negative: forever) is how long a failing
+	// flag source is answered with its last good mode.
 	CensusTable  string
 	PhaseTable   string
 	CensusTTL    time.Duration
@@ -85,7 +89,7 @@ func (o *Options) resolve(process string) (config, error) {
 			*s = d
 		}
 	}
-	def(&c.censusTable, DefaultCensusTable)
+	def(&c.censusTable, census.DefaultTable)
 	def(&c.phaseTable, DefaultPhaseTable)
 	if err := lockstep.ValidateName("CensusTable", c.censusTable); err != nil {
 		return c, err
@@ -94,7 +98,7 @@ func (o *Options) resolve(process string) (config, error) {
 		return c, err
 	}
 	if c.censusTTL == 0 {
-		c.censusTTL = DefaultCensusTTL
+		c.censusTTL = defaultCensusTTL
 	}
 	// The census entry lives on the same servers as the locks: its lease
 	// assumes the larger skew either algorithm was configured with.
@@ -142,15 +146,12 @@ func (o *Options) resolve(process string) (config, error) {
 
 // algorithms are the three lockers of one process.
 type algorithms struct {
-	legacy   *shadowlock.Locker
+	// legacy and queue are the two algorithms' cores (internal/shadow,
+	// internal/queue), called directly; combined composes them.
+	legacy   *shadow.Locker
 	combined *combined.Locker
-	queue    *queuelock.Locker
+	queue    *queue.Locker
 	fencing  *clock.Global // Options.Fencing; nil without fencing
-	// queueOne and legacyOne are the queue and legacy Lockers' one-id
-	// acquisitions (held.Source.One); checkShare the queue Locker's token
-	// check (held.Source.CheckShareToken).
-	queueOne, legacyOne func(ctx context.Context, id string, a lockstep.Access, try bool) (lockstep.Lock, error)
-	checkShare          func(tok string) (string, []lockstep.Request, error)
 }
 
 // one takes one flat id in mode m with that mode's algorithm itself,
@@ -158,11 +159,17 @@ type algorithms struct {
 func (a algorithms) one(ctx context.Context, m lockstep.Mode, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
 	switch m {
 	case lockstep.ModeLegacy:
-		return a.legacyOne(ctx, id, access, try)
+		return a.legacy.One(ctx, id, access, try)
 	case lockstep.ModeCombined:
 		return a.combined.One(ctx, held.Key{}, id, access, try)
 	}
-	return a.queueOne(ctx, id, access, try)
+	return a.queue.One(ctx, id, access, try)
+}
+
+// checkShare checks, with no request, that the queue core could adopt tok
+// (queue.Locker.CheckShareToken), before the admission an Adopt needs.
+func (a algorithms) checkShare(tok string) (string, []lockstep.Request, error) {
+	return a.queue.CheckShareToken(tok)
 }
 
 // newAlgorithms builds one queue Locker and one legacy Locker for the
@@ -231,17 +238,17 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	}
 	var a algorithms
 	var err error
-	if a.legacy, err = shadowlock.New(store, &so); err != nil {
+	// One owner-id issuer for the process's two cores, passed to both:
+	// owner ids unique across them.
+	owners := setup.NewOwners(process)
+	if a.legacy, err = shadow.NewWith(store, (*shadow.Options)(&so), owners); err != nil {
 		return a, err
 	}
-	if a.queue, err = queuelock.New(store, &qo); err != nil {
+	if a.queue, err = queue.NewWith(store, (*queue.Options)(&qo), owners); err != nil {
 		return a, err
 	}
-	qp, lp := a.queue.Parts(held.Key{}), a.legacy.Parts(held.Key{})
-	held.ShareOwners(qp, lp) // owner ids unique across the process's two Lockers
-	a.queueOne, a.legacyOne, a.checkShare = qp.One, lp.One, qp.CheckShareToken
 	a.fencing = fence
-	if a.combined, err = combined.Compose(a.queue, a.legacy, &combined.ComposeOptions{Fencing: fence, Observer: obs, TestingKnobs: &ck}); err != nil {
+	if a.combined, err = combined.ComposeCores(held.Key{}, a.queue, a.legacy, &combined.ComposeOptions{Fencing: fence, Observer: obs, TestingKnobs: &ck}); err != nil {
 		return a, err
 	}
 	return a, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/migration/census"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -60,7 +61,7 @@ func TestLocker_MaxLengthProcessIDWorksInEveryMode(t *testing.T) {
 		setPhase(t, c, lockstep.ModeCombined, lockstep.ModeNew)
 		lockIn(lockstep.ModeNew, queuelock.DefaultTable, queueOwner)
 
-		entries, err := ReadCensus(ctx, s, nil)
+		entries, err := census.Read(ctx, s, "")
 		require.NoError(t, err)
 		require.Len(t, entries, 1)
 		assert.Equal(t, pid, entries[0].Process)

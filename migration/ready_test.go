@@ -14,6 +14,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/migration/census"
 	"github.com/lockstep-go/lockstep/queuelock"
 )
 
@@ -45,7 +46,7 @@ func TestReady(t *testing.T) {
 			assert.NoError(t, ready(t, newStore(), Static(lockstep.ModeLegacy), testOptions(1)))
 		})
 	})
-	for _, table := range []string{"legacy_main", "legacy_shadow", "my_queue", DefaultCensusTable, DefaultPhaseTable} {
+	for _, table := range []string{"legacy_main", "legacy_shadow", "my_queue", census.DefaultTable, DefaultPhaseTable} {
 		t.Run("missing "+table, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				o := testOptions(1)

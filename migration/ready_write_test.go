@@ -14,6 +14,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/setup"
+	"github.com/lockstep-go/lockstep/migration/census"
 	"github.com/lockstep-go/lockstep/queuelock"
 )
 
@@ -80,7 +81,7 @@ func TestReady_WriteProbe(t *testing.T) {
 		defer l.Close(context.Background())
 		return l.Ready(context.Background())
 	}
-	written := []string{"legacy_main", "legacy_shadow", "my_queue", DefaultCensusTable, "my_time"}
+	written := []string{"legacy_main", "legacy_shadow", "my_queue", census.DefaultTable, "my_time"}
 
 	t.Run("probes every written table and leaves nothing", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/migration/census"
 )
 
 // newPhaseNew returns a store whose phase is new.
@@ -226,7 +227,7 @@ func TestAdopt_LostClosesWhenTheReceiversCensusLapses(t *testing.T) {
 		ctx := context.Background()
 		s, _ := newPhaseNew(t)
 		giver := newProcess(t, s, "giver", flagOf(lockstep.ModeNew))
-		cut := &cutStore{Store: s, table: DefaultCensusTable}
+		cut := &cutStore{Store: s, table: census.DefaultTable}
 		recv := newProcess(t, cut, "receiver", flagOf(lockstep.ModeNew))
 		l, err := giver.Lock(ctx, "id")
 		if err != nil {

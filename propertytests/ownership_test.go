@@ -7,6 +7,7 @@ import (
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/migration/census"
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
@@ -47,7 +48,7 @@ func ownsColumn(proc, table, col string) bool {
 	switch table {
 	case clock.DefaultGlobalTable:
 		return true // the global time service: every process raises the one cell (value = timestamp, so LWW keeps the maximum)
-	case migration.DefaultCensusTable:
+	case census.DefaultTable:
 		return col == proc
 	case deadlockTable:
 		return strings.HasPrefix(col, proc+"/") // a wait record is named by its process first (internal/deadlock)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/migration/census"
 )
 
 // controllerName is the simulated process that runs the phase controller in
@@ -171,29 +172,29 @@ func (r *rollout) runbook(ctx context.Context) error {
 }
 
 // uses: some live entry may take or hold locks in mode m.
-func uses(m lockstep.Mode) func([]migration.Entry) bool {
-	return func(es []migration.Entry) bool {
-		return slices.ContainsFunc(es, func(e migration.Entry) bool { return slices.Contains(e.InUse(), m) })
+func uses(m lockstep.Mode) func([]census.Entry) bool {
+	return func(es []census.Entry) bool {
+		return slices.ContainsFunc(es, func(e census.Entry) bool { return slices.Contains(e.InUse(), m) })
 	}
 }
 
 // clears: no live entry forbids entering phase target.
-func clears(target lockstep.Mode) func([]migration.Entry) bool {
-	return func(es []migration.Entry) bool { return len(migration.Blocking(es, target)) == 0 }
+func clears(target lockstep.Mode) func([]census.Entry) bool {
+	return func(es []census.Entry) bool { return len(migration.Blocking(es, target)) == 0 }
 }
 
 // holds: some live entry holds a lock taken in mode m.
-func holds(m lockstep.Mode) func([]migration.Entry) bool {
-	return func(es []migration.Entry) bool {
-		return slices.ContainsFunc(es, func(e migration.Entry) bool { return e.Held[m] > 0 })
+func holds(m lockstep.Mode) func([]census.Entry) bool {
+	return func(es []census.Entry) bool {
+		return slices.ContainsFunc(es, func(e census.Entry) bool { return e.Held[m] > 0 })
 	}
 }
 
 // await reads the census every rolloutPoll until cond holds.
-func (r *rollout) await(ctx context.Context, what string, cond func([]migration.Entry) bool) error {
+func (r *rollout) await(ctx context.Context, what string, cond func([]census.Entry) bool) error {
 	deadline := r.clk.Now() + awaitLimit.Microseconds()
 	for {
-		es, err := migration.ReadCensus(ctx, r.store, nil)
+		es, err := census.Read(ctx, r.store, "")
 		if err == nil && cond(es) {
 			r.event("census shows %s", what)
 			return nil
@@ -303,7 +304,7 @@ func (r *rollout) tooEarly(ctx context.Context, target, m lockstep.Mode, stale b
 			if err := r.await(ctx, "a process using "+m.String(), uses(m)); err != nil {
 				return err
 			}
-		} else if es, err := migration.ReadCensus(ctx, r.store, nil); err != nil || !uses(m)(es) {
+		} else if es, err := census.Read(ctx, r.store, ""); err != nil || !uses(m)(es) {
 			r.event("census does not show %v (%v): too late to move to %v early", m, err, target)
 			return nil
 		}
@@ -335,7 +336,7 @@ func (r *rollout) checkRefusal(me *migration.MoveError, target lockstep.Mode) er
 	msg := me.Error()
 	across := 0
 	for _, b := range me.Blockers {
-		if len(migration.Blocking([]migration.Entry{b}, target)) == 0 || !strings.Contains(msg, b.Process) {
+		if len(migration.Blocking([]census.Entry{b}, target)) == 0 || !strings.Contains(msg, b.Process) {
 			return fmt.Errorf("rollout: refusal of %v names %v, which does not block it: %v", target, b, me)
 		}
 		for m, n := range b.Held {

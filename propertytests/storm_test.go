@@ -8,7 +8,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// The arrival storm (queuelock/fastpath.go). A fast claim writes the
+// The arrival storm (internal/queue/fastpath.go). A fast claim writes the
 // arrival's owner cell before it knows whether it is first in line, and
 // while that cell exists the queue head's own claim reads it and fails. A
 // process whose Lock calls are cancelled one after another arrives again and

@@ -57,7 +57,7 @@
 // the default 30 s TTL), which moves the thresholds to r = 1,000/332 ≈ 3/s
 // and 100,000/332 ≈ 301/s — above what one id can sustain, since a legacy
 // acquisition and its release take 7 sequential requests (6 and 1: the
-// golden file shadowlock/testdata/legacy-format.golden lists them). (Purging also waits for
+// golden file internal/shadow/testdata/legacy-format.golden lists them). (Purging also waits for
 // compaction, and compaction never purges what is still in the memtable, so
 // the legacy tables also flush their memtable and allow a single-SSTable
 // tombstone compaction every gc_grace; a tombstone then lives about one to

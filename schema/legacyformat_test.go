@@ -13,7 +13,7 @@ import (
 )
 
 // The legacy wire format is pinned in three places that must agree: the
-// requests shadowlock sends (shadowlock/testdata/legacy-format.golden,
+// requests shadowlock sends (internal/shadow/testdata/legacy-format.golden,
 // written by TestGolden_LegacyFormat), the CQL statements package cassandra
 // turns them into (internal/cqlstore), and the tables this package creates
 // (cql/legacy_main.cql, cql/legacy_shadow.cql). docs/legacy-format.md
@@ -23,7 +23,7 @@ import (
 // statements need, that each operation names exactly the columns and
 // clauses of its statement, and that the document quotes the statements.
 
-const legacyGolden = "../shadowlock/testdata/legacy-format.golden"
+const legacyGolden = "../internal/shadow/testdata/legacy-format.golden"
 
 // legacyRequest is one request line of the golden file.
 type legacyRequest struct {

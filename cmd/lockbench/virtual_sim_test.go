@@ -173,7 +173,7 @@ func runOnModelScheduler(t *testing.T, cfg seedConfig, a algorithm, p int, wrong
 // command's default is 1000).
 func agreementRuns(t *testing.T, f func(t *testing.T, cfg seedConfig, a algorithm, p int)) {
 	cfg := smallConfig()
-	// 60: with the queue lock's paced reads (queuelock/pace.go) 30
+	// 60: with the queue lock's paced reads (internal/queue/pace.go) 30
 	// acquisitions met too few tied sleeps for the negative control below
 	// to see one broken the wrong way.
 	cfg.k = 60

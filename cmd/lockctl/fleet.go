@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/migration/census"
 )
 
 func (a *app) fleetCommand(o *options) *cobra.Command {
@@ -33,7 +34,7 @@ func (fleetCmd) run(ctx context.Context, a *app, o *options) error {
 	}
 	defer cn.Close()
 	t := o.tableNames()
-	entries, err := migration.ReadCensus(ctx, cn.store, &migration.CensusOptions{Table: t.FleetCensus})
+	entries, err := census.Read(ctx, cn.store, t.FleetCensus)
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func (fleetCmd) run(ctx context.Context, a *app, o *options) error {
 
 // writeCensus prints one line per entry. SENT is how long ago the process
 // sent its entry, by its own clock against this machine's.
-func writeCensus(w io.Writer, entries []migration.Entry, now time.Time) {
+func writeCensus(w io.Writer, entries []census.Entry, now time.Time) {
 	if len(entries) == 0 {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/migration/census"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/schema"
 )
@@ -188,7 +189,7 @@ func TestLock_HeldWhileTheCommandRunsAndReleasedAfter(t *testing.T) {
 	require.NoError(t, done.Close()) // the command ends
 	require.Equal(t, exitOK, await(t, ended))
 	r.assertFree("job")
-	entries, err := migration.ReadCensus(t.Context(), r.store, nil)
+	entries, err := census.Read(t.Context(), r.store, "")
 	require.NoError(t, err)
 	for _, e := range entries {
 		assert.False(t, strings.HasPrefix(e.Process, "lockctl-"), "lockctl left its census entry: %v", e)
@@ -220,7 +221,7 @@ func TestLock_DefaultModeFollowsThePhase(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, c.queue, len(lc.owners) == 1, "phase %v: queue lock %s", c.phase, lc.queueStatus())
 		assert.Equal(t, c.legacy, len(lc.main) == 1, "phase %v: legacy lock %s", c.phase, lc.legacyStatus())
-		entries, err := migration.ReadCensus(t.Context(), r.store, nil)
+		entries, err := census.Read(t.Context(), r.store, "")
 		require.NoError(t, err)
 		require.Len(t, entries, 1)
 		// Admission published the mode before it read the phase; the
@@ -336,7 +337,7 @@ func TestLock_ModeThePhaseForbidsIsRefused(t *testing.T) {
 	lc, err := readLock(t.Context(), r.store, schema.DefaultTables(), "job", false)
 	require.NoError(t, err)
 	assert.Empty(t, lc.deletable(), "the refusal wrote cells")
-	entries, err := migration.ReadCensus(t.Context(), r.store, nil)
+	entries, err := census.Read(t.Context(), r.store, "")
 	require.NoError(t, err)
 	assert.Empty(t, entries, "the refusal left a census entry")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/migration/census"
 )
 
 // The JSON of --output json. The field names are an interface: scripts
@@ -170,7 +171,7 @@ type moveJSON struct {
 	Reason   string   `json:"reason,omitempty"`
 }
 
-func fleetReport(o *options, p migration.Phase, entries []migration.Entry, now time.Time) fleetJSON {
+func fleetReport(o *options, p migration.Phase, entries []census.Entry, now time.Time) fleetJSON {
 	r := fleetJSON{Keyspace: o.Keyspace, Table: o.tableNames().FleetCensus, ReadAt: now.UTC(), Phase: phaseReport(p),
 		Processes: make([]processJSON, 0, len(entries)), Moves: []moveJSON{}}
 	for _, e := range entries {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/migration/census"
 )
 
 // reportDrain reports on stderr, every a.progressEvery while phase set
@@ -20,7 +21,7 @@ func (a *app) reportDrain(ctx context.Context, cn *conn, o *options, from, to lo
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	start := a.now()
-	census := &migration.CensusOptions{Table: o.tableNames().FleetCensus}
+	table := o.tableNames().FleetCensus
 	go func() {
 		defer close(done)
 		tick := time.NewTicker(a.progressEvery)
@@ -31,7 +32,7 @@ func (a *app) reportDrain(ctx context.Context, cn *conn, o *options, from, to lo
 				return
 			case <-tick.C:
 			}
-			entries, err := migration.ReadCensus(ctx, cn.store, census)
+			entries, err := census.Read(ctx, cn.store, table)
 			if ctx.Err() != nil {
 				return
 			}
@@ -52,7 +53,7 @@ func (a *app) reportDrain(ctx context.Context, cn *conn, o *options, from, to lo
 
 // describeBlockers names each blocking process, its host and the modes it
 // uses, e.g. "web-1 on h1 (uses legacy)".
-func describeBlockers(b []migration.Entry) string {
+func describeBlockers(b []census.Entry) string {
 	names := make([]string, 0, len(b))
 	for _, e := range b {
 		if e.Err != nil {

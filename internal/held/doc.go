@@ -23,21 +23,21 @@
 //
 // # Composition
 //
-// An algorithm's Locker hands its [Source] to whoever presents a [Key]
-// (its Parts method): an [Acquirer], a way to take just a part, with a Loss
-// given by the caller, no fencing token, no Observer event and no tracking
-// for Close. Package combined takes its two parts that way from the two
-// Lockers it is given and wraps them in one Lock; package migration takes
-// parts from the one queue and one legacy Locker it shares between modes,
+// An algorithm's core (internal/queue, internal/shadow) takes just a part
+// when asked with a [Request] (its Acquire method), with a Loss given by
+// the caller, no fencing token, no Observer event and no tracking for
+// Close, and returns a [Result]. Package combined takes its two parts that
+// way from the two cores it holds and wraps them in one Lock; package
+// migration builds one queue and one legacy core it shares between modes,
 // so a process has one contender per id in the store whatever its flag
-// says. Nothing is registered and nothing is global: a composer asks the
-// Lockers it was given, and shares the queue Locker's owner-id issuer with
-// the legacy one explicitly (ShareOwners). Users never see any of it: Key
-// is internal, so only this module can call Parts, and a Lock is only ever
-// handed out as a lockstep.Lock.
+// says. Nothing is registered and nothing is global: a composer calls the
+// cores it built or was given, and builds both with one owner-id issuer,
+// passed explicitly. Users never see any of it: the cores are internal, a
+// front package hands its core only to whoever presents a [Key] (internal
+// too), and a Lock is only ever handed out as a lockstep.Lock.
 //
-// Two pieces let package combined overlap its halves' requests: a legacy
-// Source's Prepare starts a part whose rounds wait for Prepared.Go (or
+// Two pieces let package combined overlap its halves' requests: the legacy
+// core's Prepare starts a part whose rounds wait for Prepared.Go (or
 // Abort) before they write the cell that holds the lock, and [Claims],
 // handed to the queue part in its Request, on which the part notes each
 // claim as its write is sent and the claim's outcome. Package combined

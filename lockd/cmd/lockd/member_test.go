@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/migration/census"
 )
 
 // A lockd is an ordinary fleet process: its Locker is in the census under
@@ -24,7 +24,7 @@ func TestJoin_IsInTheCensusAndFollowsThePhase(t *testing.T) {
 	defer func() { require.NoError(t, l.Close(ctx)) }()
 
 	inCensus := func() bool { // the heartbeat writes the entry soon after New
-		entries, err := migration.ReadCensus(ctx, store, nil)
+		entries, err := census.Read(ctx, store, "")
 		require.NoError(t, err)
 		for _, e := range entries {
 			if e.Process == "lockd-test" {

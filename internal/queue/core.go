@@ -1,0 +1,47 @@
+package queue
+
+import (
+	"context"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/setup"
+)
+
+// What a composer of this module (package combined, package migration)
+// calls on the queue lock's core, directly.
+
+// Acquire takes a queue lock as one part of a larger acquisition
+// (internal/held): no token, no Observer event, not tracked for Close. A
+// Close of this Locker still ends the wait. With r.Claims set, the part
+// notes each of its claims there (package combined runs the legacy half
+// beside them).
+func (l *Locker) Acquire(ctx context.Context, r held.Request) (held.Result, error) {
+	return l.part(ctx, r)
+}
+
+// One is this Locker's acquisition of one flat id in access (with try: one
+// attempt), below its own lock manager: for a composer that applies the
+// manager itself (package migration).
+func (l *Locker) One(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	return l.acquireOne(ctx, id, access, try)
+}
+
+// CheckShareToken checks, with no request, that this Locker could adopt
+// tok, and returns the handle's id and the members it names (package
+// migration checks a token with it before its admission).
+func (l *Locker) CheckShareToken(tok string) (id string, members []lockstep.Request, err error) {
+	return l.checkShareToken(tok)
+}
+
+// Owners is the issuer this Locker draws its owner ids from (NewWith).
+func (l *Locker) Owners() *setup.Owners { return l.owners }
+
+// Clock is this Locker's clock (Options.Clock, resolved).
+func (l *Locker) Clock() lockstep.Clock { return l.cfg.Clock }
+
+// Process is this Locker's process id (Options.ProcessID, resolved).
+func (l *Locker) Process() string { return l.cfg.Process }
+
+// Observer is this Locker's Observer (Options.Observer, resolved).
+func (l *Locker) Observer() lockstep.Observer { return l.cfg.Observer }

@@ -1,0 +1,133 @@
+package queue
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/internal/lease"
+)
+
+// The two-round-trip handoff (Options.Handoff; docs/algorithms.md, section
+// 4.12, has the argument). A plain handoff takes three sequential round
+// trips: the releaser's delete, the woken waiter's claim write, its claim
+// read. With Handoff, an exclusive releaser whose winning claim's read saw
+// an exclusive waiter with a wake address right behind it ends its hold and
+// writes that waiter's handed cell in one request (lockstep.Mutator), then
+// wakes it with a wake-up that names the handed cell's timestamp; the woken
+// waiter reads once and holds if that read shows the handed cell, with
+// that timestamp, and no other conflicting owner cell (claimWon, the one
+// rule). Its lease counts from the send of the queue-cell write whose
+// timestamp the handed cell carries: the releaser read that write before
+// it sent the handoff, so the handed cell was written later and lives at
+// least as long as the lease. Anything else — no such wake-up, a handed
+// cell found by a poll, a timestamp this attempt did not write — falls back
+// to the ordinary claim, which counts a handed cell naming us as ours.
+
+// maxSends bounds the queue-cell writes an attempt remembers: a releaser
+// reads one of the latest few, and an older one would start a lease that
+// has lapsed anyway.
+const maxSends = 8
+
+// queueSends remembers an attempt's recent queue-cell writes: timestamp →
+// lease.Stamp of the send. Safe for concurrent use (the waiter's renewal
+// runs on the lease scheduler).
+type queueSends struct {
+	mu sync.Mutex
+	ts [maxSends]int64
+	at [maxSends]int64
+	n  int
+}
+
+func (q *queueSends) note(ts, sent int64) {
+	q.mu.Lock()
+	i := q.n % maxSends
+	q.ts[i], q.at[i] = ts, sent
+	q.n++
+	q.mu.Unlock()
+}
+
+// sentAt returns the send stamp of the queue-cell write with timestamp ts.
+func (q *queueSends) sentAt(ts int64) (int64, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := range min(q.n, maxSends) {
+		if q.ts[i] == ts {
+			return q.at[i], true
+		}
+	}
+	return 0, false
+}
+
+// handoffFrom is the From of a handoff's wake-up: it names the handed
+// cell's timestamp. A releaser's queue column never starts so; a Locker
+// that predates handoffs ignores From.
+const handoffFrom = "handoff/"
+
+func handoffWakeFrom(ts int64) string { return handoffFrom + strconv.FormatInt(ts, 10) }
+
+// parseHandoffFrom returns the handed cell's timestamp a wake-up's From
+// names, or 0.
+func parseHandoffFrom(from string) int64 {
+	s, ok := strings.CutPrefix(from, handoffFrom)
+	if !ok {
+		return 0
+	}
+	ts, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || ts <= 0 {
+		return 0
+	}
+	return ts
+}
+
+// confirmHandoff is the woken waiter's one read after a handoff's wake-up
+// naming the handed cell written at ts (section 4.12). done false: not
+// confirmed, claim as after any wake-up.
+func (a *attempt) confirmHandoff(ctx context.Context, ts int64, retry func(error) error) (h *part, err error, done bool) {
+	since, ok := a.sends.sentAt(ts)
+	if !ok {
+		return nil, nil, false
+	}
+	if a.knobs.HandoffFromRead {
+		since = lease.Stamp(a.l.cfg.Clock) // planted: from our read, after the handoff's write
+	}
+	a.claims++
+	settled := a.claimStarts()
+	v, err := a.l.read(ctx, a.id, &a.requests)
+	if err != nil {
+		settled(false)
+		return nil, retry(err), true
+	}
+	e, ok := v.handedTo(a.owner)
+	if !ok || e.Timestamp != ts || !a.claimWon(v, since, false) {
+		settled(false)
+		return nil, nil, false
+	}
+	settled(true)
+	a.claimed = true
+	h, err = a.keep(ctx, since, retry)
+	return h, err, true
+}
+
+// handoffTo returns the handed cell a release of p writes for its
+// successor, or ok false for a plain release: Handoff on, wake-ups on, a
+// store that writes and deletes in one request, this release holding the
+// turn (a first Release), an exclusive hold whose lease is open, and an
+// exclusive successor that published a wake address and a timestamp.
+func (p *part) handoffTo(turn bool) (c lockstep.Cell, m lockstep.Mutator, ok bool) {
+	l := p.l
+	if !l.cfg.handoff || l.wake == nil || !turn || p.access != lockstep.Exclusive {
+		return c, nil, false
+	}
+	n := p.next
+	if n.Column == "" || n.Access != lockstep.Exclusive || n.Wake == "" || n.Timestamp <= 0 {
+		return c, nil, false
+	}
+	if m, ok = l.store.(lockstep.Mutator); !ok || p.Lease == nil || p.Lease.IsLost() {
+		return c, nil, false
+	}
+	return layout.OwnerCell(layout.HandedColumn(n.Owner), n.Owner, lockstep.Exclusive, n.Timestamp, l.cfg.Lease.TTL), m, true
+}

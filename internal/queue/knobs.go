@@ -1,0 +1,86 @@
+package queue
+
+import (
+	"github.com/lockstep-go/lockstep/internal/fencing"
+	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/manager"
+)
+
+// The planted defects, in full (docs/verification.md has the fleet and the
+// property that catches each):
+//
+//   - SkipOwnerReread makes a claim succeed right after writing the owner
+//     cell, without reading the owner cells.
+//   - ReuseTombstonedTimestamp rewrites an owner cell, after deleting it in a
+//     lost claim race, with the tombstone's own timestamp, so the tombstone
+//     wins the tie and the write vanishes.
+//   - QueueCellsWithoutTTL writes queue cells that never expire, so a crashed
+//     waiter blocks the queue for ever.
+//   - IgnoreContentionHint takes the fast path even on an id this Locker just
+//     saw contended, so an arrival whose Lock calls are cancelled one after
+//     another writes an owner cell each time and can keep failing the queue
+//     head's claims.
+//   - NoFloorLag raises the read floor to the oldest live queue cell seen,
+//     with no lag behind the clock: a process whose clock leads, re-locking
+//     at once, bypasses a lagging waiter again and again.
+//   - IgnorePublishedFloor disregards the published floor cell, so a waiter
+//     whose name another process's floor has passed keeps its place where
+//     that process never sees it.
+//   - WakeGrants takes a wake-up (Options.Wake) for a grant: the woken waiter
+//     writes its owner cell and holds, without the claim's read.
+//   - WakeOnly makes waiters with wake-ups stop polling: a lost wake-up
+//     stalls the line.
+//   - ReaderBypass lets a request in any access but Exclusive ignore the
+//     line: a stream of readers starves an earlier waiting writer.
+//   - StaleOwnerColumn lets a handle inherit its Locker's owner column among
+//     the cells a failed cleanup left behind, so a retried Unlock deletes it
+//     while a newer acquisition of the same Locker holds the id.
+//   - KeepIDState never frees per-id state (read floors, contention hints)
+//     and publishes the floor cell without a TTL.
+//   - SkipForeignCells logs a cell of the lock's partition that no Locker
+//     writes and goes on without it, so an owner cell naming no owner is not
+//     counted by the claim's check.
+//   - RetryNeedsFreeID makes a retried Unlock delete its owner cell only when
+//     no goroutine of the Locker holds or awaits the id: a reader's leftover
+//     owner cell then keeps a writer out for a TTL.
+//   - ShareStopsGiver makes Share stop the giver's renewals at once, before
+//     any receiver has renewed: the lock's cells are renewed by nobody while
+//     the giver still believes it holds (and until the receiver's Adopt).
+//   - AdoptWithoutWitness makes Adopt write its owner cell without reading
+//     first or after, so it adopts a lock whose holders are gone, over a
+//     third process that acquired it meanwhile.
+//   - HandoffFromRead makes a waiter that confirms a handoff count its lease
+//     from its confirmation read's send instead of from its queue cell's
+//     write the releaser saw: it may work on after the handed cell expired.
+//   - HandoffNamesLast makes a releaser hand the lock to the last waiter in
+//     line its claim saw, not the next one: the waiters in between are
+//     bypassed, again and again.
+
+// TestingKnobs plant deliberate defects for this module's negative controls
+// (propertytests), through Options.TestingKnobs; the comment above the
+// type, in knobs.go, says what each does. Leave them nil: each breaks the
+// lock.
+type TestingKnobs struct {
+	SkipOwnerReread          bool
+	ReuseTombstonedTimestamp bool
+	QueueCellsWithoutTTL     bool
+	IgnoreContentionHint     bool
+	NoFloorLag               bool
+	IgnorePublishedFloor     bool
+	WakeGrants               bool
+	WakeOnly                 bool
+	ReaderBypass             bool
+	StaleOwnerColumn         bool
+	KeepIDState              bool
+	SkipForeignCells         bool
+	RetryNeedsFreeID         bool
+	ShareStopsGiver          bool
+	AdoptWithoutWitness      bool
+	HandoffFromRead          bool
+	HandoffNamesLast         bool
+
+	// Defects of the shared lease, lock-manager and fencing code.
+	Lease   *lease.TestingKnobs
+	Manager *manager.TestingKnobs
+	Fencing *fencing.TestingKnobs
+}

@@ -1,0 +1,186 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deadlock"
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
+	"github.com/lockstep-go/lockstep/internal/manager"
+	"github.com/lockstep-go/lockstep/internal/setup"
+)
+
+// Locker takes queue locks on a Store. One Locker stands for one process: its
+// goroutines contending for the same id queue in-process, and only one of them
+// at a time contends in the store. Safe for concurrent use.
+type Locker struct {
+	store lockstep.Store
+	cfg   config
+	// scope is the store's (lockstep.ScopeOf), read once at New: every id
+	// is kept in the row scope.Row(id), so a DC-local lock's identity
+	// carries its data centre (row).
+	scope  lockstep.Scope
+	hlc    *clock.HLC
+	ts     *clock.Timestamps
+	owners *setup.Owners
+	// ownerCol is this Locker's owner cell in every id's partition
+	// (internal/layout): the one acquisition of an id it has in the store at a
+	// time writes it.
+	ownerCol string
+	turns    lifecycle.Turns
+	floors   floors
+	hints    hints   // ids recently seen contended: no fast path for them
+	janitor  janitor // drops expired floors and hints (idstate.go)
+
+	// sh is the Locker's shell: groups, hierarchy and reentrancy
+	// (group.go), the calls in flight and locks held that Close ends and
+	// releases, and the acquisition of one id around take.
+	sh     *manager.Shell
+	leases *lease.Scheduler // renews every held lock and waiting queue cell
+	wake   *waker           // nil: wake-ups off (wake.go)
+	// wakeHealth is whether wake-ups arrive (wakehealth.go).
+	wakeHealth wakeHealth
+}
+
+var _ lockstep.GroupLocker = (*Locker)(nil)
+
+// New returns a Locker on store with an owner-id issuer of its own, as
+// queuelock.New says.
+func New(store lockstep.Store, opts *Options) (*Locker, error) { return NewWith(store, opts, nil) }
+
+// NewWith returns a Locker on store (nil opts: defaults), whose locks have
+// the store's scope, drawing its owner ids from owners (nil: an issuer of
+// its own). Invalid options and an issuer of another process return an
+// error wrapping lockstep.ErrInvalidConfig.
+func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker, error) {
+	if store == nil {
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
+	}
+	cfg, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if owners == nil {
+		owners = setup.NewOwners(cfg.Process)
+	} else if owners.Process() != cfg.Process {
+		return nil, &lockstep.ConfigError{Field: "ProcessID", Reason: fmt.Sprintf("the shared owner-id issuer is process %q's, not %q: build the process's Lockers with one ProcessID", owners.Process(), cfg.Process)}
+	}
+	leases, err := lease.NewScheduler(cfg.Clock, nil)
+	if err != nil {
+		return nil, err
+	}
+	scope := lockstep.ScopeOf(store)
+	if !scope.IsGlobal() {
+		if err := lockstep.ValidateDC(scope.DC()); err != nil {
+			return nil, err
+		}
+	}
+	l := &Locker{
+		store: store, cfg: cfg, scope: scope,
+		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
+		owners: owners, ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
+		leases: leases,
+	}
+	l.turns.Clock = cfg.Clock
+	var sep string
+	var dl *lockstep.DeadlockDetection
+	if opts != nil {
+		sep, dl = opts.Separator, opts.Deadlock
+	}
+	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew, cfg.rand, cfg.knobs.Manager.DeadlockKnobs())
+	if err != nil {
+		return nil, err
+	}
+	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "queuelock", Mode: lockstep.ModeNew, Clock: cfg.Clock, Observer: cfg.Observer,
+		Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
+		return nil, err
+	}
+	if cfg.wake != nil { // last: it hands the transport to l
+		l.wake = newWaker(l)
+	}
+	return l, nil
+}
+
+// Lock blocks until the lock named id is held or ctx is done, keeping its
+// place in line and retrying store errors, but not a refusal
+// (lockstep.ErrRefused: a missing permission or table).
+func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
+}
+
+// TryLock makes one attempt: it fails with ErrLocked, having deleted
+// whatever it wrote, when the lock is held or awaited in a conflicting
+// access.
+func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return l.group(ctx, []lockstep.Request{{ID: id}}, true)
+}
+
+// acquireOne is this Locker's acquisition of one flat id: the shell's
+// call (Close ends it) around take, then the held lock and its event.
+func (l *Locker) acquireOne(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	call, ctx, err := l.sh.Begin(ctx, id, access, try)
+	if err != nil {
+		return nil, err
+	}
+	var st manager.Stats
+	spec, err := l.take(ctx, id, access, try, &st)
+	return call.End(spec, err, st)
+}
+
+// take is the queue lock's acquisition of one id, for
+// acquireOne: the attempt, with a fencing token when Options.Fencing
+// is set.
+func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *manager.Stats) (held.Spec, error) {
+	loss := held.NewLoss()
+	a := &attempt{l: l, id: l.row(id), name: id, owner: l.owners.Next(), try: try,
+		mode: lockstep.ModeNew, access: access, loss: loss, fence: true}
+	p, err := a.run(ctx)
+	st.Attempts, st.Requests = a.claims, a.requests
+	if err != nil {
+		return held.Spec{}, err
+	}
+	return held.Spec{ID: id, Owner: a.owner, Mode: lockstep.ModeNew, Token: a.token, Parts: []held.Part{p}, Loss: loss, Since: p.since}, nil
+}
+
+// row returns the partition the lock of id is kept in: the one place where
+// the store's scope maps ids to rows. A global store's row is id itself,
+// the frozen format; a DC-local store's is "\x00" + dc + "\x00" + id, which
+// no valid id or other data centre's row can equal (lockstep.Scope.Row).
+func (l *Locker) row(id string) string { return l.scope.Row(id) }
+
+// Scope returns the scope of this Locker's locks: its store's, read at New
+// (lockstep.ScopeOf).
+func (l *Locker) Scope() lockstep.Scope { return l.scope }
+
+// part takes a queue lock as one part of a larger acquisition
+// (internal/held): no token, no Observer event, not tracked for Close. A
+// Close of this Locker still ends the wait.
+func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) {
+	var res held.Result
+	err := l.sh.Do(ctx, r.ID, func(ctx context.Context) error {
+		a := &attempt{l: l, id: l.row(r.ID), name: r.ID, owner: l.owners.Next(), try: r.Try, mode: r.Mode,
+			access: r.Access, loss: r.Loss, notes: r.Claims}
+		p, err := a.run(ctx)
+		if err != nil {
+			return err
+		}
+		res = held.Result{Part: p, Owner: a.owner, Since: p.since, Attempts: a.claims, Requests: a.requests}
+		return nil
+	})
+	return res, err
+}
+
+// Close makes further calls fail with ErrClosed, ends the waits in flight,
+// releases every lock still held and waits for its goroutines. ctx bounds
+// the releases.
+func (l *Locker) Close(ctx context.Context) error {
+	err := l.sh.Close(ctx)
+	l.leases.Close()
+	l.stopJanitor()
+	return err
+}

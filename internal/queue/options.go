@@ -1,0 +1,181 @@
+package queue
+
+import (
+	"fmt"
+	"github.com/lockstep-go/lockstep/internal/lease"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/setup"
+	"github.com/lockstep-go/lockstep/wakeup"
+)
+
+// DefaultTable is the table the queue lock uses unless Options.Table says
+// otherwise.
+const DefaultTable = "queue_lock"
+
+// DefaultMaxClockSkew is Options.MaxClockSkew's default.
+const DefaultMaxClockSkew = 250 * time.Millisecond
+
+// Options configure a Locker: queuelock.Options, field for field (the
+// front converts its *Options to this type, so the two must keep the same
+// fields in the same order; queuelock.Options documents them). The zero
+// value of every field means its default; a nil *Options means all
+// defaults. New refuses invalid values.
+type Options struct {
+	// Table holds the lock cells. Default DefaultTable.
+	Table string
+	// TTL is written on every cell: whole seconds, at least 4s with the
+	// default MaxServerSkew. Default 30s.
+	TTL time.Duration
+	// Renew is the renewal period, at most (TTL − 1s − MaxServerSkew)/4.
+	// Default TTL/3 or that bound, whichever is shorter.
+	Renew time.Duration
+	// MaxServerSkew bounds the clock difference between Cassandra nodes;
+	// the lease window depends on it. Default 1s.
+	MaxServerSkew time.Duration
+	// Poll is how often a waiter re-reads the queue. Default 50ms.
+	Poll time.Duration
+	// MaxClockSkew bounds the clock difference between processes, for
+	// fairness only. Below TTL/2. Default DefaultMaxClockSkew.
+	MaxClockSkew time.Duration
+	// Clock is this process's clock. Default a clock.Local.
+	Clock lockstep.Clock
+	// ProcessID, unique in the fleet, prefixes owner ids. Default the host
+	// name and 64 random bits.
+	ProcessID string
+	// Logger receives renewal trouble and loss at Warn. Default discards.
+	Logger *slog.Logger
+	// Observer receives acquisition, release and lease events. Default none.
+	Observer lockstep.Observer
+	// Fencing, when set, gives each one-id lock a token drawn from this
+	// service (lockstep.Fenced). Default none.
+	Fencing *clock.Global
+	// TestingKnobs plant defects for negative controls. Leave nil.
+	TestingKnobs *TestingKnobs
+	// Rand draws the Locker's incarnation, for exact replay of simulations.
+	// Default crypto/rand.
+	Rand *rand.Rand
+	// NoFastPath turns off the uncontended one-write, one-read acquisition.
+	NoFastPath bool
+	// SlowPoll is the longest a waiter further back waits between reads.
+	// Default 4×Poll (20×Poll with Wake), at most TTL/4.
+	SlowPoll time.Duration
+	// Wake, when set, turns on wake-ups on release. Default off.
+	Wake *Wake
+	// Handoff, with Wake and a lockstep.Mutator store, makes an exclusive
+	// release hand the lock to the next exclusive waiter: two round trips
+	// instead of three. See the pitfalls. Default off.
+	Handoff bool
+	// Separator makes ids hierarchical: with "/", a lock of "a/b" first
+	// takes an intention lock on "a". Default "": flat ids.
+	Separator string
+	// Deadlock, when set, turns on deadlock detection
+	// (lockstep.DeadlockDetection). Default off.
+	Deadlock *lockstep.DeadlockDetection
+}
+
+// Wake configures wake-ups on release.
+type Wake struct {
+	// Transport sends and receives this Locker's wake-ups; one per Locker
+	// (wakeup.ListenUDP), closed after the Locker.
+	Transport wakeup.Transport
+	// Key authenticates wake-ups: at least wakeup.MinKeyBytes random bytes,
+	// the same in every process of the fleet.
+	Key []byte
+}
+
+// config is Options resolved and validated.
+type config struct {
+	setup.Resolved
+	table   string
+	poll    time.Duration
+	skew    time.Duration
+	fencing *clock.Global
+	noFast  bool
+	rand    *rand.Rand
+	slow    time.Duration // Options.SlowPoll, resolved
+	// slowPlain is SlowPoll without wake-ups: the default for a Locker
+	// without them, also used by one whose wake-ups stopped arriving.
+	slowPlain time.Duration
+	wake      *Wake        // nil: wake-ups off
+	handoff   bool         // Options.Handoff
+	knobs     TestingKnobs // planted defects; zero in production
+}
+
+func (o *Options) resolve() (config, error) {
+	var in Options
+	if o != nil {
+		in = *o
+	}
+	common, err := setup.Common{
+		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
+		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
+	}.Resolve()
+	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand,
+		slow: in.SlowPoll, wake: in.Wake, handoff: in.Handoff}
+	if in.TestingKnobs != nil {
+		c.knobs = *in.TestingKnobs
+	}
+	if err != nil {
+		return c, err
+	}
+	if c.table == "" {
+		c.table = DefaultTable
+	}
+	if c.poll == 0 {
+		c.poll = 50 * time.Millisecond
+	}
+	if c.skew == 0 {
+		c.skew = DefaultMaxClockSkew
+	}
+	if err := lockstep.ValidateName("Table", c.table); err != nil {
+		return c, err
+	}
+	if c.poll < 0 {
+		return c, &lockstep.ConfigError{Field: "Poll", Reason: fmt.Sprintf("%v must not be negative: use 0 for the default or a positive period", c.poll)}
+	}
+	if c.slow == 0 {
+		// Without wake-ups a waiter that sleeps past its turn stalls the
+		// line (nobody else may claim for it), so the pacing's reach is
+		// short; with them the releaser wakes the next in line.
+		c.slowPlain = max(c.poll, min(4*c.poll, c.Lease.TTL/4))
+		c.slow = c.slowPlain
+		if c.wake != nil {
+			c.slow = max(c.poll, min(20*c.poll, c.Lease.TTL/4))
+		}
+	} else if c.slow < c.poll || c.slow > c.Lease.TTL/2 {
+		return c, &lockstep.ConfigError{Field: "SlowPoll", Reason: fmt.Sprintf("%v must be at least Poll (%v) and at most TTL/2 (%v)", c.slow, c.poll, c.Lease.TTL/2)}
+	} else {
+		c.slowPlain = c.slow
+	}
+	if w := c.wake; w != nil {
+		if w.Transport == nil {
+			return c, &lockstep.ConfigError{Field: "Wake.Transport", Reason: "nil transport: give each Locker one, e.g. wakeup.ListenUDP, or leave Wake nil"}
+		}
+		if len(w.Key) < wakeup.MinKeyBytes {
+			return c, &lockstep.ConfigError{Field: "Wake.Key", Reason: fmt.Sprintf("%d bytes; want at least %d random bytes shared by the whole fleet", len(w.Key), wakeup.MinKeyBytes)}
+		}
+		w2 := *w
+		w2.Key = append([]byte(nil), w.Key...)
+		c.wake = &w2
+	}
+	if c.handoff && c.wake == nil {
+		return c, &lockstep.ConfigError{Field: "Handoff", Reason: "needs Wake: the named waiter learns of a handoff by its wake-up; set Wake too, or leave Handoff false"}
+	}
+	if c.skew < 0 || 2*c.skew >= c.Lease.TTL {
+		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v): keep the processes' clocks in sync (NTP) and set a bound below that, or raise TTL", c.skew, c.Lease.TTL/2)}
+	}
+	return c, nil
+}
+
+// leaseKnobs returns the lease's planted defects among k; nil for none.
+func leaseKnobs(k *TestingKnobs) *lease.TestingKnobs {
+	if k == nil {
+		return nil
+	}
+	return k.Lease
+}

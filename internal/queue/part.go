@@ -1,0 +1,129 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/layout"
+)
+
+// part is a held queue lock's share of an acquisition (internal/held): the
+// queue and owner cells and the lease renewing them. held.Lock calls its
+// methods one at a time.
+type part struct {
+	l           *Locker
+	id          string
+	owner       string
+	qcol        string
+	ocol        string
+	access      lockstep.Access
+	slot        int          // the in-process turn's slot, held until the first Release
+	stale       []string     // cells of this acquisition a failed delete left behind
+	since       int64        // lease.Stamp of the winning claim's send
+	next        layout.Entry // the waiter behind us at the claim: woken on release (wake.go), or handed the lock (handoff.go)
+	handed      string       // our handed cell's column, if a releaser may have written one (handoff.go)
+	held.Leased              // Stop, Expired
+
+	turn     bool // the part still holds this process's turn on id (until its first Release)
+	released bool // the cells are deleted
+
+	// shared is set by Share (on the giver) and by Adopt (on a receiver):
+	// other processes may hold the lock under the same owner, so Release
+	// leaves (share.go) instead of deleting the queue cell outright.
+	shared atomic.Bool
+	left   bool // shared: our owner cell is deleted, the queue cell's fate is decided next
+}
+
+var _ held.Part = (*part)(nil)
+
+func newPart(a *attempt, since int64) *part {
+	// The owner column is the Locker's, not this acquisition's: Release
+	// deletes it only while it holds the turn, so it must not also come
+	// back through the cells a failed delete of the attempt left behind.
+	stale := slices.DeleteFunc(slices.Clone(a.stale), func(c string) bool { return c == a.ocol && !a.l.cfg.knobs.StaleOwnerColumn })
+	p := &part{l: a.l, id: a.id, owner: a.owner, qcol: a.qcol, ocol: a.ocol, access: a.access, slot: a.slot,
+		stale: stale, since: since, turn: true, next: a.next}
+	if a.handed {
+		p.handed = layout.HandedColumn(a.owner)
+	}
+	l, mode, loss := a.l, a.mode, a.loss
+	rep := held.Reporting{Algorithm: "queuelock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
+	p.Lease = l.leases.Start(l.cfg.Lease, since, p.renew, rep.Hooks(loss, true))
+	loss.Watch(p.Remaining)
+	return p
+}
+
+// renew rewrites both cells with a fresh timestamp and TTL, in one request.
+func (p *part) renew(ctx context.Context) error {
+	ttl := p.l.cfg.Lease.TTL
+	return p.l.store.Put(ctx, p.l.cfg.table, p.id,
+		layout.WakeQueueCell(p.qcol, p.owner, p.access, "", p.l.ts.Next(), ttl),
+		layout.OwnerCell(p.ocol, p.owner, p.access, p.l.ts.Next(), ttl))
+}
+
+// Release deletes this acquisition's queue and owner cells in one request
+// (with a timestamp above every write of theirs); then the next goroutine of
+// this process waiting for the id may contend. The first call passes the
+// turn on whatever the delete's outcome (the cells expire after the TTL if
+// nobody retries). The owner cell is shared by every acquisition of this
+// Locker that has the same turn slot, so a retry deletes it only while no
+// other goroutine of this process holds that slot of the id; otherwise
+// that goroutine's claim has rewritten it.
+func (p *part) Release(ctx context.Context) (bool, error) {
+	if p.released {
+		return false, nil
+	}
+	if p.shared.Load() {
+		return p.leave(ctx)
+	}
+	// The first call holds the turn (the part owns it); a retry takes its
+	// slot back only if no acquisition holds it (Turns.Reserve), so its
+	// owner-cell delete cannot reach a newer acquisition's cell, whatever
+	// other slots are held meanwhile.
+	turn, slot := p.turn, p.slot
+	switch {
+	case turn:
+	case p.l.cfg.knobs.RetryNeedsFreeID:
+		slot, turn = p.l.turns.TryTake(p.id, lockstep.Exclusive)
+	default:
+		turn = p.l.turns.Reserve(p.id, p.slot)
+	}
+	p.turn = false
+	cols := []string{p.qcol}
+	if turn {
+		cols = append(cols, p.ocol)
+	}
+	if p.handed != "" {
+		cols = append(cols, p.handed)
+	}
+	cols = append(cols, p.stale...)
+	var err error
+	handed, m, handoff := p.handoffTo(turn)
+	if handoff {
+		// One request ends our hold and makes the next waiter the owner
+		// (handoff.go); the waiter's confirmation read decides.
+		err = m.PutDelete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), cols, handed)
+	} else {
+		err = p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), cols...)
+	}
+	if turn {
+		p.l.turns.Leave(p.id, slot)
+	}
+	if err != nil {
+		return true, fmt.Errorf("queuelock: unlock %q: %w", p.id, err)
+	}
+	p.released = true
+	// The cells are gone (a QUORUM delete acknowledged): a read the
+	// wake-up causes sees that (lemma 1), and after a handoff the handed
+	// cell, whose timestamp the wake-up names.
+	from := p.qcol
+	if handoff {
+		from = handoffWakeFrom(handed.Timestamp)
+	}
+	p.l.sendWake(p.id, from, p.next)
+	return true, nil
+}

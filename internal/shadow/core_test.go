@@ -1,0 +1,37 @@
+package shadow
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/setup"
+	"github.com/lockstep-go/lockstep/model"
+)
+
+func TestNewWith_RefusesAnotherProcesssOwners(t *testing.T) {
+	l, err := NewWith(model.New(&clock.Local{}), &Options{ProcessID: "p1"}, setup.NewOwners("p2"))
+	assert.Nil(t, l)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, lockstep.ErrInvalidConfig), "%v", err)
+	assert.Contains(t, err.Error(), "one ProcessID")
+}
+
+func TestNewWith_DrawsFromTheGivenIssuer(t *testing.T) {
+	owners := setup.NewOwners("p1")
+	assert.Equal(t, "p1.1", owners.Next())
+	l, err := NewWith(model.New(&clock.Local{}), &Options{ProcessID: "p1"}, owners)
+	require.NoError(t, err)
+	defer l.Close(context.Background())
+	assert.Same(t, owners, l.Owners())
+	assert.Equal(t, "p1", l.Process())
+	lk, err := l.Lock(context.Background(), "a")
+	require.NoError(t, err)
+	assert.Equal(t, "p1.2", lk.Owner())
+	require.NoError(t, lk.Unlock(context.Background()))
+}

@@ -1,0 +1,218 @@
+package shadow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deadlock"
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/manager"
+	"github.com/lockstep-go/lockstep/internal/setup"
+)
+
+// Locker takes legacy shadow-table locks. Every goroutine contends in the
+// store on its own, as the legacy code does. Safe for concurrent use.
+type Locker struct {
+	store  lockstep.Store
+	cfg    config
+	ts     *clock.Timestamps
+	owners *setup.Owners
+
+	// sh is the Locker's shell: groups, hierarchy and reentrancy
+	// (group.go), the calls in flight and locks held that Close ends and
+	// releases, and the acquisition of one id around take.
+	sh     *manager.Shell
+	leases *lease.Scheduler // renews every held lock
+
+	mu sync.Mutex // guards cfg.rand
+}
+
+var _ lockstep.GroupLocker = (*Locker)(nil)
+
+// New returns a Locker on store with an owner-id issuer of its own, as
+// shadowlock.New says.
+func New(store lockstep.Store, opts *Options) (*Locker, error) { return NewWith(store, opts, nil) }
+
+// NewWith returns a Locker on store that draws its owner ids from owners
+// (nil: an issuer of its own). A nil opts means all defaults. Invalid
+// options, a DC-local store (lockstep.ScopeOf; the legacy format has no
+// room for a data centre) and an issuer of another process return an
+// error wrapping lockstep.ErrInvalidConfig.
+func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker, error) {
+	if store == nil {
+		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
+	}
+	if s := lockstep.ScopeOf(store); !s.IsGlobal() {
+		return nil, &lockstep.ScopeError{Locker: "shadowlock", Scope: s, Reason: "the legacy lock's frozen format keeps a lock in the row " +
+			"named by its id, with no room for a data centre, and legacy processes read that row from every data centre: " +
+			"build the legacy lock on a global store (cassandra.New without WithLocalDC); DC-local locks are queuelock's"}
+	}
+	cfg, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if owners == nil {
+		owners = setup.NewOwners(cfg.Process)
+	} else if owners.Process() != cfg.Process {
+		return nil, &lockstep.ConfigError{Field: "ProcessID", Reason: fmt.Sprintf("the shared owner-id issuer is process %q's, not %q: build the process's Lockers with one ProcessID", owners.Process(), cfg.Process)}
+	}
+	leases, err := lease.NewScheduler(cfg.Clock, nil)
+	if err != nil {
+		return nil, err
+	}
+	l := &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: owners, leases: leases}
+	var sep string
+	var dl *lockstep.DeadlockDetection
+	if opts != nil {
+		sep, dl = opts.Separator, opts.Deadlock
+	}
+	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew, cfg.rand, cfg.knobs.Manager.DeadlockKnobs())
+	if err != nil {
+		return nil, err
+	}
+	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "shadowlock", Mode: lockstep.ModeLegacy, Clock: cfg.Clock, Observer: cfg.Observer,
+		Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Lock repeats rounds until it holds the lock or ctx is done, sleeping a
+// random time between rounds (up to 1s while someone holds the lock). A store
+// error ends a round, which is retried, unless it is a refusal no retry can
+// change (lockstep.ErrRefused: a missing permission or table), which Lock
+// returns at once. When ctx ends first it returns an
+// error for which errors.Is(err, ctx.Err()) holds, having deleted its cells.
+func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
+}
+
+// TryLock fails with ErrLocked when someone holds the lock, or after
+// lockstep.MaxTryAttempts rounds that met a concurrent attempt. A store error
+// ends it, its cells deleted.
+func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return l.group(ctx, []lockstep.Request{{ID: id}}, true)
+}
+
+// acquireOne is this Locker's acquisition of one flat id: the shell's
+// call (Close ends it) around take, then the held lock and its event.
+func (l *Locker) acquireOne(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+	call, ctx, err := l.sh.Begin(ctx, id, access, try)
+	if err != nil {
+		return nil, err
+	}
+	var st manager.Stats
+	spec, err := l.take(ctx, id, access, try, &st)
+	return call.End(spec, err, st)
+}
+
+// take is the legacy lock's acquisition of one id, for
+// acquireOne: rounds until one wins, with a fencing token when
+// Options.Fencing is set. It takes id exclusively whatever access is
+// asked: the legacy format has only exclusive locks, and an exclusive lock
+// excludes at least what any access does (the shell reports access in the
+// AcquireEvent).
+func (l *Locker) take(ctx context.Context, id string, _ lockstep.Access, try bool, st *manager.Stats) (held.Spec, error) {
+	r := &round{l: l, id: id, owner: l.owners.Next(), fenced: true}
+	rounds, err := l.run(ctx, r, try)
+	st.Attempts, st.Requests = rounds, r.requests
+	if err != nil {
+		return held.Spec{}, err
+	}
+	loss := held.NewLoss()
+	return held.Spec{ID: id, Owner: r.owner, LegacyOwner: r.owner, Mode: lockstep.ModeLegacy, Token: r.token,
+		Parts: []held.Part{newPart(r, lockstep.ModeLegacy, loss)}, Loss: loss, Since: r.since}, nil
+}
+
+// part takes a legacy lock as one part of a larger acquisition
+// (internal/held): no token, no Observer event, not tracked for Close. A
+// Close of this Locker still ends the wait.
+func (l *Locker) part(ctx context.Context, q held.Request) (held.Result, error) {
+	var res held.Result
+	err := l.sh.Do(ctx, q.ID, func(ctx context.Context) error {
+		r := &round{l: l, id: q.ID, owner: l.owners.Next()}
+		rounds, err := l.run(ctx, r, q.Try)
+		if err != nil {
+			return err
+		}
+		res = held.Result{Part: newPart(r, q.Mode, q.Loss), Owner: r.owner, Since: r.since, Attempts: rounds, Requests: r.requests}
+		return nil
+	})
+	return res, err
+}
+
+// run executes listing 5 (for try, until the first AnotherThreadIsOwner or
+// MaxTryAttempts concurrent attempts) and returns how many rounds it took.
+func (l *Locker) run(ctx context.Context, r *round, try bool) (int, error) {
+	attempt := 1
+	for rounds := 1; ; rounds++ {
+		out, err := r.try(ctx)
+		if err == nil && out == success {
+			// A failed draw is a store error like any other; a token that
+			// arrived after the lease lapsed, a round that came too late.
+			// Either way the round is undone and, for Lock, retried.
+			err = r.fence(ctx)
+		}
+		if err != nil {
+			r.cleanup(ctx)
+			if gaveUp(ctx, err) { // a prepared acquisition aborted (overlap.go)
+				return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, err)
+			}
+			if ctx.Err() != nil {
+				return rounds, fmt.Errorf("shadowlock: %q: %w (last store error: %v)", r.id, ctx.Err(), err)
+			}
+			if try || errors.Is(err, lockstep.ErrRefused) { // a refusal: no retry can help (a permission, a table)
+				return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, err)
+			}
+			l.cfg.Logger.Warn("shadowlock: round failed; retrying", "id", r.id, "err", err)
+			// A cell of this owner may still exist, or a delete of it may
+			// still be in flight: retrying under the same owner id could take
+			// that cell for a held lock (listing 4, step 3) just before the
+			// delete lands. The next round therefore uses a fresh owner id.
+			if !l.cfg.knobs.ReuseOwnerAfterStoreError {
+				r.owner = l.owners.Next()
+			}
+			out = concurrentAttempt
+		}
+		var backoff time.Duration
+		switch out {
+		case success:
+			return rounds, nil
+		case anotherThreadIsOwner:
+			if try {
+				return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, lockstep.ErrLocked)
+			}
+			backoff = l.uniform(1000 * time.Millisecond)
+		case concurrentAttempt:
+			if try && attempt >= lockstep.MaxTryAttempts {
+				return rounds, fmt.Errorf("shadowlock: %q: %w (%d concurrent attempts)", r.id, lockstep.ErrLocked, attempt)
+			}
+			backoff = l.uniform(time.Duration(50*attempt) * time.Millisecond)
+			attempt++
+		}
+		if err := l.cfg.Clock.Sleep(ctx, backoff); err != nil {
+			return rounds, fmt.Errorf("shadowlock: %q: %w", r.id, err)
+		}
+	}
+}
+
+// uniform draws a duration uniformly from [0, max].
+func (l *Locker) uniform(max time.Duration) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return time.Duration(l.cfg.rand.Int64N(int64(max) + 1))
+}
+
+// Close makes further calls fail with ErrClosed, ends waits in flight,
+// releases every lock still held and waits for its goroutines.
+func (l *Locker) Close(ctx context.Context) error {
+	err := l.sh.Close(ctx)
+	l.leases.Close()
+	return err
+}

@@ -1,0 +1,102 @@
+package queuelock
+
+import (
+	"context"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/queue"
+	"github.com/lockstep-go/lockstep/internal/setup"
+)
+
+// Locker takes queue locks on a Store. One Locker stands for one process: its
+// goroutines contending for the same id queue in-process, and only one of them
+// at a time contends in the store. Safe for concurrent use.
+type Locker struct {
+	c *queue.Locker // the algorithm's core (internal/queue)
+}
+
+var (
+	_ lockstep.GroupLocker = (*Locker)(nil)
+	_ lockstep.UnlockAller = (*Locker)(nil)
+	_ lockstep.Sharer      = (*Locker)(nil)
+)
+
+// ErrNotReady is wrapped by the error Ready returns when the Locker's table
+// does not answer. It is the same value as migration.ErrNotReady.
+var ErrNotReady = setup.ErrNotReady
+
+// New returns a Locker on store (nil opts: defaults), whose locks have the
+// store's scope. Invalid options return an error wrapping
+// lockstep.ErrInvalidConfig.
+func New(store lockstep.Store, opts *Options) (*Locker, error) {
+	c, err := queue.New(store, (*queue.Options)(opts))
+	if err != nil {
+		return nil, err
+	}
+	return &Locker{c: c}, nil
+}
+
+// Lock blocks until the lock named id is held or ctx is done, keeping its
+// place in line and retrying store errors, but not a refusal
+// (lockstep.ErrRefused: a missing permission or table).
+func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return l.c.Lock(ctx, id)
+}
+
+// TryLock makes one attempt: it fails with ErrLocked, having deleted
+// whatever it wrote, when the lock is held or awaited in a conflicting
+// access.
+func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return l.c.TryLock(ctx, id)
+}
+
+// LockGroup blocks until every request is held, as one lock, or ctx is
+// done. Members are taken in canonical order; when ctx ends first, what was
+// taken is released.
+func (l *Locker) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	return l.c.LockGroup(ctx, reqs...)
+}
+
+// TryLockGroup is LockGroup with TryLock's semantics for each member.
+func (l *Locker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	return l.c.TryLockGroup(ctx, reqs...)
+}
+
+// UnlockAll releases everything holder's acquisitions through this Locker
+// hold, as lockstep.UnlockAller says.
+func (l *Locker) UnlockAll(ctx context.Context, holder any) error {
+	return l.c.UnlockAll(ctx, holder)
+}
+
+// Share returns a token naming l, which this Locker returned and still
+// holds, as lockstep.Sharer says. It sends no request. From now on l's
+// Unlock leaves the lock to the other holders instead of deleting it.
+func (l *Locker) Share(lk lockstep.Lock) (string, error) { return l.c.Share(lk) }
+
+// Adopt makes this Locker a holder of the lock tok names (lockstep.Sharer):
+// per id it reads that another holder is still there, writes its own owner
+// cell and reads again. An id that fails undoes its writes and is named in
+// the error; the ids adopted before it stay adopted.
+func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
+	return l.c.Adopt(ctx, tok)
+}
+
+// Ready reads one row of the Locker's table, writing nothing: call it once
+// at startup, so a missing keyspace or table shows then rather than at the
+// first Lock. The error wraps ErrNotReady and the store's error.
+func (l *Locker) Ready(ctx context.Context) error { return l.c.Ready(ctx) }
+
+// Scope returns the scope of this Locker's locks: its store's, read at New
+// (lockstep.ScopeOf).
+func (l *Locker) Scope() lockstep.Scope { return l.c.Scope() }
+
+// Close makes further calls fail with ErrClosed, ends the waits in flight,
+// releases every lock still held and waits for its goroutines. ctx bounds
+// the releases.
+func (l *Locker) Close(ctx context.Context) error { return l.c.Close(ctx) }
+
+// Core is for this module's composing Lockers (package combined): the
+// algorithm's core inside l. Its key type is internal to the module, so
+// nothing outside it can call Core.
+func (l *Locker) Core(held.Key) *queue.Locker { return l.c }

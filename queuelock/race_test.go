@@ -1,5 +1,0 @@
-//go:build race
-
-package queuelock
-
-const raceEnabled = true
