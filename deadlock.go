@@ -22,7 +22,10 @@ var ErrDeadlock = errors.New("lockstep: deadlock")
 type DeadlockMember struct {
 	// Process is the waiting Locker's process id.
 	Process string
-	// Waits is the id and access the member waited for.
+	// Waits is the id the member waited for, and the access its Locker
+	// takes it in: the one asked, or Exclusive where the Locker takes
+	// every request exclusively (legacy, combined, a migration Locker in
+	// those modes), even for a Shared request.
 	Waits Request
 	// HeldBy is the owner id of the next member's lock on Waits.ID, in the
 	// access that excluded this member.

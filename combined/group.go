@@ -32,6 +32,7 @@ func (l *Locker) group(ctx context.Context, reqs []lockstep.Request, try bool) (
 	run := l.sh.Start(ctx, reqs, try)
 	for run.Next() {
 		st := run.Step()
+		st.Take(lockstep.Exclusive) // every member, whatever access is asked: the deadlock records say so
 		run.Done(l.acquireOne(st.Ctx(), st.ID, st.Access, st.Try))
 	}
 	return run.Result()

@@ -31,7 +31,7 @@ func (l *Locker) group(ctx context.Context, reqs []lockstep.Request, try bool) (
 	run := l.groups.Start(ctx, reqs, try)
 	for run.Next() {
 		st := run.Step()
-		run.Done(l.acquire(st.Ctx(), st.ID, st.Access, st.Try))
+		run.Done(l.acquire(st.Ctx(), st.ID, st.Access, st.Try, st.Take))
 	}
 	return run.Result()
 }

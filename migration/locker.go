@@ -164,8 +164,11 @@ func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) 
 
 // acquire takes id in access with the algorithm of the flag's mode: in mode
 // new in access, in modes legacy and combined exclusively (the legacy format
-// has no other access; docs/algorithms.md, section 6.3).
-func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+// has no other access; docs/algorithms.md, section 6.3), which it tells its
+// manager's step through took once the mode is chosen, so that a deadlock
+// wait and the holding are published in the access really taken (section
+// 8.5).
+func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool, took func(lockstep.Access)) (lockstep.Lock, error) {
 	if err := lockstep.ValidateID(id); err != nil {
 		return nil, err
 	}
@@ -187,6 +190,9 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 	if err != nil {
 		l.hb.finish(ticket{mode: m}, false)
 		return nil, l.refused(ctx, id, m, try, start, err)
+	}
+	if m != lockstep.ModeNew {
+		took(lockstep.Exclusive)
 	}
 	// One flat id, taken by the mode's algorithm itself (a *held.Lock):
 	// groups, hierarchy and reentrancy are this Locker's manager's alone,

@@ -73,12 +73,26 @@ func drawNested(ch sim.Chooser) nestedOp {
 }
 
 // span is one interval of the recorded history: a process waiting for id,
-// or holding it. end < 0: not over yet.
+// or holding it, in access: the access its Locker really takes (takenIn),
+// which is what the oracle judges conflicts by. end < 0: not over yet.
 type span struct {
 	pr         *proc
 	hold       bool
 	id         string
+	access     lockstep.Access
 	start, end int64
+}
+
+// takenIn is the access a process of kind k really takes a request for
+// access in: the asked one in mode new; Exclusive in modes legacy and
+// combined, whose Lockers take every request exclusively (a migration
+// Locker's kind names the first mode of its flag's pair, and the shared
+// deadlock fleet's pair is legacy and combined).
+func takenIn(k kind, access lockstep.Access) lockstep.Access {
+	if k.mode == lockstep.ModeNew {
+		return access
+	}
+	return lockstep.Exclusive
 }
 
 // deadlockState is what a run of the deadlock fleet records; guarded by
@@ -129,21 +143,28 @@ func drawNestedCatching(ch sim.Chooser) (op nestedOp, caught any) {
 
 // nestedUser is a unit of work per operation: take both ids, work checking
 // both locks' Lost(), release the second then the first; on ErrDeadlock
-// (or any failure of the second) release the first and go on.
+// (or any failure of the second) release the first and go on. It takes
+// each id exclusively, by Lock.
 func nestedUser(h *harness, ctx context.Context, pr *proc) {
+	nestedUnits(h, ctx, pr, lockstep.Exclusive)
+}
+
+// nestedUnits is nestedUser asking for each id in access (LockGroup of one
+// request when it is not Exclusive).
+func nestedUnits(h *harness, ctx context.Context, pr *proc, access lockstep.Access) {
 	clk := pr.sp.Clock()
 	for clk.Sleep(ctx, think) == nil {
 		op := h.nextNested(pr)
 		type unit struct{ op nestedOp } // a fresh pointer per unit: its reentrancy holder
 		uctx := lockstep.WithComment(lockstep.WithReentrancy(ctx, &unit{op}), fmt.Sprintf("%s %v", pr.sp.Name, op.ids))
-		first, err := h.nestedLock(uctx, pr, op.ids[0])
+		first, err := h.nestedLock(uctx, pr, op.ids[0], access)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			continue
 		}
-		second, err := h.nestedLock(uctx, pr, op.ids[1])
+		second, err := h.nestedLock(uctx, pr, op.ids[1], access)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -177,17 +198,29 @@ func lostNow(l lockstep.Lock) bool {
 	}
 }
 
-// nestedLock takes id for pr's unit, recording the wait and the holding.
-func (h *harness) nestedLock(ctx context.Context, pr *proc, id string) (lockstep.Lock, error) {
+// nestedLock takes id in access for pr's unit, recording the wait and the
+// holding, each in the access pr's Locker really takes (takenIn).
+func (h *harness) nestedLock(ctx context.Context, pr *proc, id string, access lockstep.Access) (lockstep.Lock, error) {
+	eff := takenIn(pr.kind, access)
 	h.mu.Lock()
 	now := h.s.Now()
-	w := &span{pr: pr, id: id, start: now, end: -1}
+	w := &span{pr: pr, id: id, access: eff, start: now, end: -1}
 	h.dl.spans = append(h.dl.spans, w)
 	pr.waiting, pr.waitStart, pr.quietWait, pr.bypass = true, now, h.quiet, 0
-	h.event("%s calls Lock(%s)", pr.sp.Name, id)
+	if access == lockstep.Exclusive {
+		h.event("%s calls Lock(%s)", pr.sp.Name, id)
+	} else {
+		h.event("%s calls LockGroup(%s:%v)", pr.sp.Name, id, access)
+	}
 	h.mu.Unlock()
 
-	l, err := pr.locker.Lock(ctx, id)
+	var l lockstep.Lock
+	var err error
+	if access == lockstep.Exclusive {
+		l, err = pr.locker.Lock(ctx, id)
+	} else {
+		l, err = pr.locker.(lockstep.GroupLocker).LockGroup(ctx, lockstep.Request{ID: id, Access: access})
+	}
 
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -206,7 +239,7 @@ func (h *harness) nestedLock(ctx context.Context, pr *proc, id string) (lockstep
 		return nil, err
 	}
 	h.event("%s acquired %s as %s", pr.sp.Name, id, l.Owner())
-	hs := &span{pr: pr, hold: true, id: id, start: now, end: -1}
+	hs := &span{pr: pr, hold: true, id: id, access: eff, start: now, end: -1}
 	h.dl.spans = append(h.dl.spans, hs)
 	h.dl.held[pr] = append(h.dl.held[pr], &heldLock{l: l, span: hs})
 	h.checkMemberTokens(pr, l)
@@ -263,7 +296,8 @@ func (d *deadlockState) cycleThrough(pr *proc, from, to int64) bool {
 }
 
 // cycleAt: at instant t, does a path of edges p → q (p waits for an id q
-// holds) lead from pr back to pr?
+// holds in an access incompatible with the one p waits in) lead from pr
+// back to pr?
 func (d *deadlockState) cycleAt(pr *proc, t int64) bool {
 	live := func(s *span) bool { return s.start <= t && (s.end < 0 || t <= s.end) }
 	seen := map[*proc]bool{}
@@ -274,7 +308,7 @@ func (d *deadlockState) cycleAt(pr *proc, t int64) bool {
 				continue
 			}
 			for _, hs := range d.spans {
-				if !hs.hold || hs.id != w.id || hs.pr == p || !live(hs) {
+				if !hs.hold || hs.id != w.id || hs.pr == p || !live(hs) || w.access.Compatible(hs.access) {
 					continue
 				}
 				if hs.pr == pr {
@@ -339,5 +373,31 @@ func TestDeadlockOracle_JudgesByTheHistory(t *testing.T) {
 	d.spans[2].end = 12 // q stopped waiting for a before p waited for b
 	if d.cycleThrough(p, 15, 40) {
 		t.Error("a cycle found although q no longer waited")
+	}
+}
+
+// The oracle judges conflicts by the access each Locker really takes: two
+// units holding one id each Shared and waiting for the other's are in a
+// cycle when their Lockers take Shared exclusively (legacy, combined), and
+// in none when they share (mode new).
+func TestDeadlockOracle_JudgesByTheAccessTaken(t *testing.T) {
+	p, q := &proc{}, &proc{}
+	d := newDeadlockState()
+	spans := func(pk, qk kind) []*span {
+		pa, qa := takenIn(pk, lockstep.Shared), takenIn(qk, lockstep.Shared)
+		return []*span{
+			{pr: p, hold: true, id: "a", access: pa, start: 0, end: -1},
+			{pr: q, hold: true, id: "b", access: qa, start: 0, end: -1},
+			{pr: q, id: "a", access: qa, start: 10, end: 30},
+			{pr: p, id: "b", access: pa, start: 15, end: 40},
+		}
+	}
+	d.spans = spans(legacy, combined)
+	if !d.cycleThrough(p, 15, 40) {
+		t.Error("Shared requests taken exclusively: the cycle was not found")
+	}
+	d.spans = spans(queue, queue)
+	if d.cycleThrough(p, 15, 40) || d.cycleThrough(q, 10, 30) {
+		t.Error("Shared requests held Shared: a cycle found among compatible holdings")
 	}
 }

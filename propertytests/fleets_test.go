@@ -186,7 +186,14 @@ func checkFleet(t *testing.T, name string) { checkFleetVariant(t, name, variant{
 // control searches that the plain fleet seldom reaches: the correct
 // Lockers must pass them too.
 func checkFleetVariant(t *testing.T, name string, v variant) {
-	defer rapidChecks(t, quickFleetChecks, deepChecks)()
+	checkFleetDepth(t, name, v, deepChecks)
+}
+
+// checkFleetDepth is checkFleetVariant with deepN rapid checks under
+// LOCKSTEP_DEEP=1, for a fleet whose schedules cost several of a plain
+// fleet's.
+func checkFleetDepth(t *testing.T, name string, v variant, deepN int) {
+	defer rapidChecks(t, quickFleetChecks, deepN)()
 	var st stats
 	var last script
 	rapid.Check(t, fleetProperty(t, fleetNamed(name), v, &st, &last))

@@ -84,6 +84,7 @@ const (
 	deadlockUndetected      defect = "deadlock-undetected"
 	deadlockVictimUnshared  defect = "deadlock-victim-unshared"
 	deadlockBystander       defect = "deadlock-bystander"
+	publishAskedAccess      defect = "publish-asked-access"
 	acceptAnyLevels         defect = "accept-any-levels"
 	acceptRemoteCoordinator defect = "accept-remote-coordinator"
 	adoptWithoutWitness     defect = "adopt-without-witness"
@@ -178,6 +179,8 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			mg.Deadlock.VictimUnshared = true
 		case deadlockBystander:
 			mg.Deadlock.Bystander = true
+		case publishAskedAccess:
+			mg.PublishAskedAccess = true
 		case adoptWithoutWitness:
 			q.AdoptWithoutWitness = true
 		case shareStopsGiver:

@@ -84,6 +84,12 @@ func (l *switchLocker) flip() (from, to lockstep.Mode) { return l.flag.toggle(l.
 // flag at every acquisition — with the fleet's timing. Its flag starts at
 // start(process index); flips move it between the modes of pair.
 func migrationKind(name string, pair [2]lockstep.Mode, start func(int) lockstep.Mode, flipOnAcquire bool) kind {
+	return migrationKindDetecting(name, pair, start, flipOnAcquire, nil)
+}
+
+// migrationKindDetecting is migrationKind with the migration Locker's
+// Options.Deadlock set to dl (nil: detection off).
+func migrationKindDetecting(name string, pair [2]lockstep.Mode, start func(int) lockstep.Mode, flipOnAcquire bool, dl *lockstep.DeadlockDetection) kind {
 	return kind{name: name, mode: pair[0], new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
 		flag := &switchFlag{mode: start(p.Index)}
 		l, err := migration.New(p.Store(), flag, &migration.Options{Clock: k.clock(p.Clock()), ProcessID: p.Name,
@@ -93,6 +99,7 @@ func migrationKind(name string, pair [2]lockstep.Mode, start func(int) lockstep.
 			Fencing:      fencing,
 			Host:         "sim",
 			Version:      "test",
+			Deadlock:     dl,
 			TestingKnobs: k.migration,
 		})
 		if err != nil {

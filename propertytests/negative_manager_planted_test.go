@@ -54,5 +54,13 @@ func init() {
 		// reports, which finds no cycle through it in the history.
 		control{name: "DeadlockBystander", fleet: fleetNamed("new/deadlock"),
 			v: variant{plant: []defect{deadlockBystander}, noLeaseCheck: true, noFencing: true}, want: "deadlock:"},
+		// Records in the access asked, not the one taken (the detector's
+		// first version): units of the shared deadlock fleet that hold one
+		// id each "Shared" — exclusively, through legacy, combined or a
+		// migration Locker in those modes — and wait for the other's show
+		// no conflict, so their cycle lasts until the quiet phase's
+		// deadlock-freedom bound.
+		control{name: "DeadlockPublishAskedAccess", fleet: fleetNamed("legacy+combined/deadlock-shared"),
+			v: variant{plant: []defect{publishAskedAccess}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
 	)
 }

@@ -14,7 +14,10 @@
 // publishes a Record, one TTL'd cell of the lock_waits table in one
 // partition, renewed every Every: what the identity (the reentrancy holder,
 // or the call) waits for, what it holds, the caller's comment, the process
-// and the wait's start. Two rules make a record true while it is visible:
+// and the wait's start. Accesses are those the Locker really takes: a
+// legacy or combined take of a Shared request waits and holds in
+// Exclusive (Wait.Takes, from manager.Step.Take), which only adds true
+// edges. Two rules make a record true while it is visible:
 //
 //   - R1, delete first: a wait's record is deleted, with a timestamp above
 //     its writes, before any holding it lists is released and before the

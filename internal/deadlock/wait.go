@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
@@ -33,6 +34,8 @@ type Wait struct {
 	listed    []Hold // the holdings last written
 	lastPut   int64  // clock.Elapsed when the last write returned
 	ended     bool
+
+	took atomic.Uint32 // 1 + the access the take really takes (Takes); 0: the one asked
 }
 
 // Begin starts identity's wait for req: the Locker's take of req runs
@@ -74,6 +77,20 @@ func (w *Wait) Finish(l lockstep.Lock, err error) (lockstep.Lock, error) {
 		return l, err
 	}
 	return nil, &lockstep.DeadlockError{Cycle: Members(w.cycle)}
+}
+
+// Takes says that the take this wait is for takes its id in access a,
+// stronger than the one asked (manager.Step.Take: the legacy lock takes
+// every request exclusively): the record's next write asks for a. It
+// keeps its name: the record stays true, since until the take began it
+// had taken nothing, and from then on it waits in a (docs/algorithms.md,
+// section 8.5).
+//
+// It does not wait for a round in flight (w.mu is held across store
+// requests): the access is handed over through an atomic, read at each
+// write.
+func (w *Wait) Takes(a lockstep.Access) {
+	w.took.Store(uint32(a) + 1)
 }
 
 // watch waits After, then runs a round every Every until ctx ends or a
@@ -120,6 +137,9 @@ func (w *Wait) round(ctx context.Context) []Record {
 
 // publish writes the record with what identity holds now. Under w.mu.
 func (w *Wait) publish(ctx context.Context) error {
+	if a := w.took.Load(); a > 0 {
+		w.rec.Waits.Access = lockstep.Access(a - 1)
+	}
 	w.rec.Holds = w.holds()
 	v, err := json.Marshal(&w.rec)
 	if err != nil {

@@ -186,3 +186,34 @@ func TestNew_RefusesBadOptions(t *testing.T) {
 		assert.Contains(t, err.Error(), c.want)
 	}
 }
+
+// Takes raises the access of a wait's record to the one its take really
+// takes: before the first write, and between writes under the same name.
+func TestWait_TakesPublishesTheAccessTaken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := model.New(&clock.Local{})
+		d := newDetector(t, s)
+		release := make(chan struct{})
+		w, ctx := d.Begin(bg, "me", lockstep.Request{ID: "b", Access: lockstep.Shared}, holding("a"))
+		done := make(chan error, 1)
+		go func() {
+			_, err := w.Finish(blocked(release)(ctx))
+			done <- err
+		}()
+		time.Sleep(1500 * time.Millisecond) // one write, asking Shared
+		recs, err := d.read(bg)
+		require.NoError(t, err)
+		require.Len(t, recs, 1)
+		assert.Equal(t, lockstep.Request{ID: "b", Access: lockstep.Shared}, recs[0].Waits)
+		name := recs[0].Name
+		w.Takes(lockstep.Exclusive)
+		time.Sleep(time.Second) // the next write
+		recs, err = d.read(bg)
+		require.NoError(t, err)
+		require.Len(t, recs, 1)
+		assert.Equal(t, lockstep.Request{ID: "b", Access: lockstep.Exclusive}, recs[0].Waits)
+		assert.Equal(t, name, recs[0].Name, "the same name: the record only says more of the truth")
+		close(release)
+		require.NoError(t, <-done)
+	})
+}

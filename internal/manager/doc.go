@@ -177,6 +177,18 @@
 // (unlockMember). TryLock and TryLockGroup never wait, so they publish
 // nothing, and a reentrant request is counted or refused without a wait.
 //
+// Waits and holdings are published in the access the Locker really takes.
+// A Locker that takes a member more strongly than asked — shadowlock and
+// combined every member exclusively, migration's in modes legacy and
+// combined once the acquisition has chosen its mode — calls Step.Take
+// from its take: the wait's next record asks for that access
+// (deadlock.Wait.Takes), and the member records it (member.heldIn), so a
+// holding keeps the access it was taken in, whatever mode later ones use.
+// Reentrancy still counts the access asked. A stronger access adds only
+// true edges: the lock is held, or waited for, exclusively
+// (docs/algorithms.md, 8.5, "The access taken"). The knob
+// PublishAskedAccess ignores Take, as the first version did.
+//
 // # Unlock-all
 //
 // The Manager also keeps, per reentrancy holder, the group Locks it

@@ -20,6 +20,13 @@ type TestingKnobs struct {
 	// later members were being taken, with Lost() already closed and that
 	// member's token from a lease that ended.
 	GroupReturnsLostMember bool
+	// PublishAskedAccess ignores Step.Take: the deadlock records of a
+	// Locker that takes every member exclusively (legacy, combined, a
+	// migration Locker in those modes) show the access asked, as they first
+	// did, so two units holding one id each "Shared" (really exclusively)
+	// and waiting for the other's show no conflict, and wait until their
+	// deadlines.
+	PublishAskedAccess bool
 	// Deadlock plants the deadlock detector's defects (internal/deadlock):
 	// a Locker passes them to the detector it builds.
 	Deadlock deadlock.Knobs

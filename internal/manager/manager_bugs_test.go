@@ -6,6 +6,8 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,4 +109,20 @@ func TestBugs_GroupReturnsLostMember(t *testing.T) {
 		t.Fatal("the returned group's Lost() is open, though member a was lost")
 	}
 	_ = l.Unlock(context.Background())
+}
+
+// With PublishAskedAccess the records of the two units that ask Shared
+// and are taken exclusively show Shared waits and holdings: no conflict, no
+// cycle, and the first unit waits until its deadline (30 s; the second's
+// is later, and it proceeds once the first gave up) — the cycle
+// TestTake_SharedRequestsTakenExclusivelyFormADetectedCycle sees broken.
+func TestBugs_PublishAskedAccessLeavesTheSharedCycleUnseen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		errs := sharedCycle(t, &TestingKnobs{PublishAskedAccess: true}, 30*time.Second)
+		require.ErrorIs(t, errs[0], context.DeadlineExceeded, "the first unit waits until its deadline")
+		assert.NotErrorIs(t, errs[0], lockstep.ErrDeadlock)
+		assert.NoError(t, errs[1], "the second proceeds once the first gave up")
+		assert.GreaterOrEqual(t, time.Since(start), 30*time.Second)
+	})
 }

@@ -12,9 +12,15 @@ import (
 // it is the registry entry of (holder, id), shared by every group of that
 // holder that asked for the id, and counted.
 type member struct {
-	access lockstep.Access // what real holds
-	real   lockstep.Lock   // nil while pending
-	key    *regKey         // the registry entry's key; nil when unregistered
+	access lockstep.Access // what was asked, and what reentrancy counts as held (Covers)
+	// took, when stronger is set, is the access real was really taken in,
+	// stronger than access: its Locker said so (Step.Take; the legacy
+	// lock's exclusive for a Shared request). heldIn is what deadlock
+	// records list.
+	took     lockstep.Access
+	stronger bool
+	real     lockstep.Lock // nil while pending
+	key      *regKey       // the registry entry's key; nil when unregistered
 
 	// Guarded by Manager.mu, for registered members only.
 	count int           // groups holding a reference
@@ -26,6 +32,24 @@ type member struct {
 	lmu     sync.Mutex
 	fired   bool
 	subs    map[*held.Loss]struct{}
+}
+
+// heldIn returns the access real holds in the store: the one its Locker
+// took it in (Step.Take), or else the one asked.
+func (mb *member) heldIn() lockstep.Access {
+	if mb.stronger {
+		return mb.took
+	}
+	return mb.access
+}
+
+// takenIn records that real was taken in a, if that is not the access
+// asked. Before the member is shared: by its Run, before Done returns or
+// settleReentrant publishes it.
+func (mb *member) takenIn(a lockstep.Access) {
+	if a != mb.access {
+		mb.took, mb.stronger = a, true
+	}
 }
 
 // lossOf returns l's *held.Loss, if it has one.

@@ -23,6 +23,12 @@ import (
 //	}
 //	return run.Result()
 //
+// A Locker that takes a member in an access stronger than asked (the
+// legacy and combined Lockers, and a migration Locker whose acquisition
+// runs in mode legacy or combined, take every member exclusively) says so
+// with Step.Take before or during its take: the deadlock wait and the
+// holding then show the access really taken (docs/algorithms.md, 8.5).
+//
 // A Run is one goroutine's, and is not reused.
 type Run struct {
 	m      *Manager
@@ -37,8 +43,9 @@ type Run struct {
 	i       int  // plan index of the member being taken, or next
 	taking  bool // between Next's true and Done
 	step    Step
-	pending *member        // under reentrancy: the registry entry the step fills
-	wait    *deadlock.Wait // the step's published wait; nil without one
+	took    lockstep.Access // the access the step's take really takes (Step.Take); the asked one by default
+	pending *member         // under reentrancy: the registry entry the step fills
+	wait    *deadlock.Wait  // the step's published wait; nil without one
 	over    bool
 	res     lockstep.Lock
 	err     error
@@ -54,12 +61,40 @@ type Step struct {
 	Access lockstep.Access
 	Try    bool
 	ctx    context.Context
+	run    *Run
 }
 
 // Ctx is the context the member is taken under: the caller's or, under
 // deadlock detection, one the detector cancels when this wait is the victim
 // of a cycle.
 func (s Step) Ctx() context.Context { return s.ctx }
+
+// Take says that the Locker's take of this member takes it in access a,
+// stronger than the Access asked: the legacy and combined Lockers take
+// every member exclusively, a migration Locker in modes legacy and
+// combined too, once its acquisition has chosen its mode. From then on the
+// step's published wait asks for a, and the member, once taken, is listed
+// among its holder's holdings in a (docs/algorithms.md, section 8.5: a
+// cycle that exists only because a Shared request is taken exclusively is
+// then seen). The call flows down: the Locker calls it from its own take,
+// on the Run's goroutine, before Done. An a that does not cover Access is a
+// Locker's bug, and panics.
+func (s Step) Take(a lockstep.Access) {
+	r := s.run
+	if r == nil || !r.taking {
+		panic("manager: Step.Take outside its step")
+	}
+	if !a.Valid() || !a.Covers(s.Access) {
+		panic(fmt.Sprintf("manager: Step.Take(%v) for a request of %v: a take is never weaker than the request", a, s.Access))
+	}
+	if r.m.knobs.PublishAskedAccess || a == r.took {
+		return
+	}
+	r.took = a
+	if r.wait != nil {
+		r.wait.Takes(a)
+	}
+}
 
 // Start begins a Locker's acquisition of reqs (with try: TryLock's
 // semantics for each member). A group of one request with flat ids and no
@@ -164,8 +199,8 @@ func (r *Run) begin(q lockstep.Request, pending *member) {
 		w := r.w
 		r.wait, ctx = r.m.det.Begin(ctx, w.identity, q, func() []deadlock.Hold { return r.m.holds(w) })
 	}
-	r.step = Step{ID: q.ID, Access: q.Access, Try: r.try, ctx: ctx}
-	r.pending, r.taking = pending, true
+	r.step = Step{ID: q.ID, Access: q.Access, Try: r.try, ctx: ctx, run: r}
+	r.pending, r.taking, r.took = pending, true, q.Access
 }
 
 // Step returns the member to take now. Only after Next returned true.
@@ -196,10 +231,12 @@ func (r *Run) Done(l lockstep.Lock, err error) {
 	var mb *member
 	switch {
 	case r.pending != nil:
+		r.pending.takenIn(r.took) // before settleReentrant publishes the entry under m.mu
 		mb, err = r.m.settleReentrant(r.pending, l, err)
 		r.pending = nil
 	case err == nil:
 		mb = &member{access: r.plan[r.i].Access}
+		mb.takenIn(r.took)
 		mb.setReal(l)
 	}
 	if err != nil {

@@ -34,7 +34,23 @@ func newDetecting(t *testing.T, env Env, s lockstep.Store, sep string) lockstep.
 // gets lockstep.ErrDeadlock, naming both waits and both comments; it
 // releases what it holds, as the error tells it, and the other proceeds.
 func deadlockPair(t *testing.T, env Env) {
-	cycleOf(t, env, "", []string{"a", "b"})
+	cycleOf(t, env, "", []string{"a", "b"}, lockstep.Exclusive)
+}
+
+// deadlockShared: two clients ask Shared for a then b and b then a. A
+// Locker that takes every access exclusively (Env.ExclusiveOnly: the
+// legacy and combined Lockers, a migration Locker in those modes) holds
+// each id exclusively, so the two wait for each other: exactly one gets
+// lockstep.ErrDeadlock, whose cycle shows the waits and holdings in the
+// access really taken, Exclusive, and the other proceeds
+// (docs/algorithms.md, section 8.5). Any other Locker shares both ids:
+// both proceed, and nothing is reported.
+func deadlockShared(t *testing.T, env Env) {
+	if env.ExclusiveOnly {
+		cycleOf(t, env, "", []string{"a", "b"}, lockstep.Shared)
+		return
+	}
+	compatiblePair(t, env, []string{"a", "b"})
 }
 
 // deadlockTriangle: three clients on hierarchical ids take dir/a, dir/b and
@@ -45,10 +61,10 @@ func deadlockPair(t *testing.T, env Env) {
 // ids are flat.
 func deadlockTriangle(t *testing.T, env Env) {
 	if env.ExclusiveOnly {
-		cycleOf(t, env, "", []string{"a", "b", "c"})
+		cycleOf(t, env, "", []string{"a", "b", "c"}, lockstep.Exclusive)
 		return
 	}
-	cycleOf(t, env, "/", []string{"dir/a", "dir/b", "dir/c"})
+	cycleOf(t, env, "/", []string{"dir/a", "dir/b", "dir/c"}, lockstep.Exclusive)
 }
 
 // outcome is one client's second acquisition.
@@ -58,8 +74,9 @@ type outcome struct {
 }
 
 // cycleOf runs len(ids) clients: client i takes ids[i], then ids[i+1]
-// (cyclically), so they wait in one cycle.
-func cycleOf(t *testing.T, env Env, sep string, ids []string) {
+// (cyclically), each asked in access, so they wait in one cycle (for
+// Shared, only on a Locker that takes it exclusively).
+func cycleOf(t *testing.T, env Env, sep string, ids []string, access lockstep.Access) {
 	base, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s := env.NewStore(t)
@@ -75,7 +92,7 @@ func cycleOf(t *testing.T, env Env, sep string, ids []string) {
 		cs[i].l = newDetecting(t, env, s, sep)
 		cs[i].ctx = lockstep.WithComment(lockstep.WithReentrancy(base, &unit{i}), fmt.Sprintf("client %d", i))
 		var err error
-		cs[i].first, err = cs[i].l.Lock(cs[i].ctx, ids[i])
+		cs[i].first, err = cs[i].l.LockGroup(cs[i].ctx, lockstep.Request{ID: ids[i], Access: access})
 		require.NoError(t, err, "client %d takes %s", i, ids[i])
 	}
 	out := make(chan outcome, n)
@@ -83,7 +100,7 @@ func cycleOf(t *testing.T, env Env, sep string, ids []string) {
 		go func() {
 			c := cs[i]
 			rel := context.WithoutCancel(c.ctx) // releases run after a failed wait too
-			second, err := c.l.Lock(c.ctx, ids[(i+1)%n])
+			second, err := c.l.LockGroup(c.ctx, lockstep.Request{ID: ids[(i+1)%n], Access: access})
 			if err != nil {
 				// What the error asks: release what the unit of work holds.
 				out <- outcome{i, errors.Join(err, c.first.Unlock(rel))}
@@ -111,12 +128,49 @@ func cycleOf(t *testing.T, env Env, sep string, ids []string) {
 	v := victims[0].client
 	for k, m := range de.Cycle {
 		i := (v + k) % n // the cycle starts with the victim and follows the waits
+		// Published in the access really taken: Exclusive, whatever was
+		// asked, on a Locker that takes every access exclusively.
 		assert.Equal(t, lockstep.Request{ID: ids[(i+1)%n]}, m.Waits, "member %d", k)
 		assert.Equal(t, fmt.Sprintf("client %d", i), m.Comment, "member %d", k)
 		assert.Equal(t, lockstep.Exclusive, m.HeldIn, "member %d", k)
 		assert.NotEmpty(t, m.HeldBy, "member %d", k)
 	}
 	assert.Contains(t, de.Error(), "client 0")
+}
+
+// compatiblePair runs two clients that take ids[0] then ids[1] and ids[1]
+// then ids[0], Shared, on a Locker that shares: neither waits for the
+// other, both proceed, and neither is reported, though both waits last past
+// After.
+func compatiblePair(t *testing.T, env Env, ids []string) {
+	base, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := env.NewStore(t)
+	order := [2][2]string{{ids[0], ids[1]}, {ids[1], ids[0]}}
+	type unit struct{ n int }
+	ls := [2]lockstep.GroupLocker{newDetecting(t, env, s, ""), newDetecting(t, env, s, "")}
+	firsts := [2]lockstep.Lock{}
+	ctxs := [2]context.Context{}
+	for i := range 2 {
+		ctxs[i] = lockstep.WithComment(lockstep.WithReentrancy(base, &unit{i}), fmt.Sprintf("client %d", i))
+		var err error
+		firsts[i], err = ls[i].LockGroup(ctxs[i], lockstep.Request{ID: order[i][0], Access: lockstep.Shared})
+		require.NoError(t, err, "client %d takes %s Shared", i, order[i][0])
+	}
+	errs := make(chan error, 2)
+	for i := range 2 {
+		go func() {
+			second, err := ls[i].LockGroup(ctxs[i], lockstep.Request{ID: order[i][1], Access: lockstep.Shared})
+			if err == nil {
+				time.Sleep(1500 * time.Millisecond) // past After: a wait, had there been one, would be published
+				err = second.Unlock(ctxs[i])
+			}
+			errs <- errors.Join(err, firsts[i].Unlock(context.WithoutCancel(ctxs[i])))
+		}()
+	}
+	for range 2 {
+		require.NoError(t, <-errs, "Shared requests share: no wait, no ErrDeadlock")
+	}
 }
 
 // reentrantDetecting is seed scenario 3 with deadlock detection on, while

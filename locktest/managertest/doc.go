@@ -29,7 +29,7 @@
 //     held until the balancing release and is free after it (another
 //     Locker's TryLock succeeds); asking Exclusive while holding Shared fails
 //     with lockstep.ErrUpgrade.
-//   - DeadlockPair, DeadlockTriangle and ReentrantDetecting, on
+//   - DeadlockPair, DeadlockTriangle, DeadlockShared and ReentrantDetecting, on
 //     Lockers with deadlock detection (Env.NewDetecting; skipped without):
 //     two clients take a then b and b then a, each as one unit of work
 //     (a reentrancy holder) with a comment; exactly one gets
@@ -38,7 +38,10 @@
 //     triangle does the same with three clients on dir/a, dir/b and dir/c
 //     (flat a, b, c where every access is exclusive). ReentrantDetecting is
 //     scenario 3 with detection on while another unit waits for the id:
-//     nothing is reported.
+//     nothing is reported. DeadlockShared is the pair asking Shared: where
+//     the Locker takes every access exclusively (Env.ExclusiveOnly) exactly
+//     one gets lockstep.ErrDeadlock, its cycle in Exclusive, the access
+//     really taken; elsewhere both proceed and nothing is reported.
 //   - UnlockAll (seed 003, Appendix A): a holder's locks taken by Lock (one
 //     reentrantly) and by a group, on hierarchical ids, are all released by
 //     one lockstep.UnlockAller call, another holder's are not, and the

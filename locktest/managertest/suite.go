@@ -88,6 +88,7 @@ func Run(t *testing.T, env Env) {
 		{"ReentrantHierarchy", single(reentrantHierarchy)},
 		{"DeadlockPair", single(deadlockPair)},
 		{"DeadlockTriangle", single(deadlockTriangle)},
+		{"DeadlockShared", single(deadlockShared)},
 		{"ReentrantDetecting", single(reentrantDetecting)},
 		{"UnlockAll", single(unlockAll)},
 		{"Mask", single(mask)},
