@@ -77,7 +77,10 @@ type segment struct {
 
 var fleets = []segment{
 	{name: "new", modes: []string{"new"}, phase: "new", lockd: fleetLockd},
-	{name: "legacy", modes: []string{"legacy"}, phase: "legacy"},
+	// Four lock-manager workers added to the four plain ones: legacy
+	// mode publishes waits too (docs/algorithms.md §8.5), and the cycle
+	// checker needs enough cycles to judge.
+	{name: "legacy", modes: []string{"legacy"}, phase: "legacy", lockman: 4, extra: 4},
 	// Four lock-manager workers each (two added to the four plain ones,
 	// of which two stay plain): in a slot of pairs they form two cycles of
 	// two, in a ring slot one of three (rbworker's slots.go).
