@@ -76,9 +76,10 @@ func (m *lockman) acquire(uctx context.Context, id, access string, reentrant boo
 		}
 	}
 	e := history.Event{Op: history.EvAcquire, ID: id, Access: access, Unit: m.unitSeq, Holding: holding, Reentrant: reentrant}
-	if m.plants["fake-deadlock"] && len(held) == 0 && m.rng.IntN(3) == 0 {
-		// Planted: a made-up ErrDeadlock on the unit's first id, which
-		// it cannot be waiting for in a cycle (it holds nothing).
+	if m.plants["fake-deadlock"] && len(held) == 0 && m.unitSeq%2 == 1 {
+		// Planted: a made-up ErrDeadlock on the first id of every other
+		// unit (the first unit's included, so a short control sees one),
+		// which it cannot be waiting for in a cycle (it holds nothing).
 		e.InvokeNS = m.clk.Now()
 		m.sleep(uctx, 300*time.Millisecond)
 		e.ReturnNS, e.Outcome, e.Err = m.clk.Now(), history.Deadlock, "planted: made-up deadlock"

@@ -29,13 +29,13 @@ func TestMissedBy(t *testing.T) {
 // and the planted defects; the fleets' no plant and the default plan.
 func TestLockmanArgs(t *testing.T) {
 	dir := t.TempDir()
-	ctl := segment{lockman: 2, lockmanPlant: "fake-deadlock,early-leave", lockmanPlan: "PT"}
+	ctl := segment{lockman: 2, lockmanPlant: "fake-deadlock,early-leave", lockmanPlan: "PPT"}
 	args, err := lockmanArgs(&ctl, dir, "ctl-w3", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"--lockman-history", filepath.Join(dir, "lockman", "ctl-w3.jsonl"), "--handover-dir", filepath.Join(dir, "handover"),
-		"--lockman-index", "1", "--lockman-peers", "2", "--lockman-plan", "PT", "--lockman-plant", "fake-deadlock,early-leave"}
+		"--lockman-index", "1", "--lockman-peers", "2", "--lockman-plan", "PPT", "--lockman-plant", "fake-deadlock,early-leave"}
 	if !slices.Equal(args, want) {
 		t.Fatalf("args %v, want %v", args, want)
 	}
@@ -65,5 +65,19 @@ func TestWrapFaultsLeavesLockdEventsOut(t *testing.T) {
 	}
 	if _, ok := out[1].Nemesis.(*timed); !ok {
 		t.Fatal("a skew bump not counted as a fault")
+	}
+}
+
+// In a fleet with lockd clients and lock-manager workers, the clients are
+// the last plain workers and the lock-manager workers come after them.
+func TestLockdClientsComeBeforeLockmanWorkers(t *testing.T) {
+	f, _ := fleetByName("combined+new")
+	r := &runner{o: options{workers: 4}, outDir: t.TempDir()}
+	s := r.newLockdSet(&f, 4)
+	if want := []string{"combined_new-w2", "combined_new-w3"}; !slices.Equal(s.clients, want) {
+		t.Fatalf("lockd clients %v, want %v", s.clients, want)
+	}
+	if n := r.workerCount(&f); n != 8 || n-f.lockman != 4 {
+		t.Fatalf("%d workers, %d lock-manager", n, f.lockman)
 	}
 }
