@@ -54,7 +54,8 @@
 //
 // In fleets combined and legacy+combined four lock-manager workers (rbworker
 // --lockman-history; two of them added to --workers, two in place of plain
-// ones) meet in slots: pairs and rings of three closing cycles of waits on
+// ones), and in legacy and combined+new four added after the others, meet
+// in slots: pairs and rings of three closing cycles of waits on
 // purpose under deadlock detection, and transfers of queue locks between
 // them, judged by the deadlock, cycle and transfer checkers; every nemesis
 // but lockd's is passed to the cycle checker as a fault.
