@@ -28,9 +28,11 @@
 // ctl-lockd-ignores-valid-for (a client ignoring lockd's valid_for, with a
 // session TTL longer than the lease window) is caught.
 //
-// Lock-manager workers run beside the plain ones in two fleets: units of
-// work taking ids nested in random orders under deadlock detection (every
-// ErrDeadlock must have had a cycle in the recorded history), and holders
+// Lock-manager workers run beside the plain ones in four fleets: units of
+// work taking ids nested in opposite orders on purpose under deadlock
+// detection (every ErrDeadlock must have had a cycle in the recorded
+// history, and no cycle the history makes certain may outlast the bound of
+// Theorem 13 outside faults), and holders
 // handing their queue locks over to another process mid-hold (an owner's
 // sharers count as one holder; no third inside a handover).
 //

@@ -38,11 +38,18 @@ type Options struct {
 	LocalProgress bool
 	// LockdEvents are the run's lockd nemeses (checker lockd-loss, lost.go).
 	LockdEvents []LockdEvent
+	// Faults are every nemesis event of the run, from injection to heal
+	// (ns since the epoch): the cycle checker (cycles.go) does not judge
+	// the time a cycle spends inside one or within faultRecovery after it.
+	Faults []Span
+	// CycleBound is how long a certain cycle of waits may last outside
+	// faults (checker cycle). Default CycleBound.
+	CycleBound time.Duration
 }
 
 // Violation is one thing the run did wrong.
 type Violation struct {
-	Checker string // mutex, mutex-undecided, access, fenced, counter, liveness, bypass, scope, dc-progress, lockd-loss, harness
+	Checker string // mutex, mutex-undecided, access, fenced, counter, liveness, bypass, scope, dc-progress, lockd-loss, deadlock, cycle, transfer, harness
 	Lock    string // the lock id (for liveness: the process)
 	Detail  string
 }
@@ -158,9 +165,9 @@ func Records(recs []history.Record, ops []register.Op, opts Options) (Report, er
 	if opts.HealNS != 0 && opts.LivenessBound == 0 {
 		opts.LivenessBound = 30 * time.Second
 	}
-	if opts.Timeout < 0 || opts.LivenessBound < 0 || opts.BypassSlack < 0 {
-		return Report{}, fmt.Errorf("check: Timeout %v, LivenessBound %v and BypassSlack %d must not be negative",
-			opts.Timeout, opts.LivenessBound, opts.BypassSlack)
+	if opts.Timeout < 0 || opts.LivenessBound < 0 || opts.BypassSlack < 0 || opts.CycleBound < 0 {
+		return Report{}, fmt.Errorf("check: Timeout %v, LivenessBound %v, BypassSlack %d and CycleBound %v must not be negative",
+			opts.Timeout, opts.LivenessBound, opts.BypassSlack, opts.CycleBound)
 	}
 	var r Report
 	r.Operations = len(recs)

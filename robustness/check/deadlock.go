@@ -88,17 +88,37 @@ func judgeDeadlock(v wait, waits []wait, hs []*mhold) []Violation {
 		if m.HeldIn != "" && compatible(m.Access, m.HeldIn) {
 			bad("the reported cycle says %s waits for %s in %s held in %s by %s, a compatible pair", m.Process, m.ID, m.Access, m.HeldIn, m.HeldBy)
 		}
-		for _, w := range waits {
-			if w.e.Reentrant && w.e.ID == m.ID && sameProcess(m.Process, w.e.Process) &&
-				w.invoke <= v.ret+deadlockSlack && v.invoke-deadlockSlack <= w.ret {
-				bad("the reported cycle lists %s's wait for %s, a reentrant acquisition of its unit of work", w.e.Process, m.ID)
-			}
+		if w, ok := reentrantMember(v, m, waits); ok {
+			bad("the reported cycle lists %s's wait for %s, a reentrant acquisition of its unit of work", w.e.Process, m.ID)
 		}
 	}
 	if _, ok := cycleDuring(v, waits, hs); !ok {
 		bad("no cycle of recorded waits and holds through %s existed at any instant of its wait (reported: %s)", v.e.Process, cycleString(v.e.Cycle))
 	}
 	return out
+}
+
+// reentrantMember finds the reentrant acquisition that a reported cycle
+// member m can only mean: one of m's id by m's process near v's wait
+// (within deadlockSlack), when that process had no other wait for the id
+// during v's wait. A wait that was granted as v returned (v's release let
+// it through) and followed at once by a reentrant acquisition of the same
+// id is the member meant, not the reentrant one.
+func reentrantMember(v wait, m history.CycleMember, waits []wait) (wait, bool) {
+	var re wait
+	found := false
+	for _, w := range waits {
+		if w.e.ID != m.ID || !sameProcess(m.Process, w.e.Process) {
+			continue
+		}
+		if !w.e.Reentrant && w.invoke <= v.ret && v.invoke <= w.ret {
+			return wait{}, false
+		}
+		if w.e.Reentrant && w.invoke <= v.ret+deadlockSlack && v.invoke-deadlockSlack <= w.ret {
+			re, found = w, true
+		}
+	}
+	return re, found
 }
 
 // sameProcess reports whether the Locker process id reported in a cycle

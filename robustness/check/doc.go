@@ -88,10 +88,11 @@
 // is only that instant, so the fenced checker's rejection rule is weak for
 // lockd holds; mutex judges them in full.
 //
-// deadlock and transfer: the lock-manager workers' histories (history.Event
+// deadlock, cycle and transfer: the lock-manager workers' histories (history.Event
 // files under history.LockmanDir; Run reads them, and judges their
 // register requests, on ids "dl-N" and "tx-N", apart from checkRegister's)
-// are judged by two checkers of their own (deadlock.go, transfer.go).
+// are judged by three checkers of their own (deadlock.go, cycles.go,
+// transfer.go).
 // deadlock is an oracle built from the recorded waits and holds alone:
 // every acquisition that failed with ErrDeadlock must, at some instant of
 // its wait, have waited in a cycle of processes each waiting for an id the
@@ -111,6 +112,22 @@
 // none admitted in a gap while the successor held. Its fenced registers
 // lose no update and accept tokens in non-decreasing order (a successor
 // writes under its giver's token).
+//
+// cycle (cycles.go) judges the other half of docs/algorithms.md §8.5,
+// Theorem 13 (every lasting cycle is broken), strictly where deadlock is
+// lenient: from the same waits and holds it finds every interval in which
+// a cycle certainly existed — each member certainly waiting (invoked, not
+// returned) for a dl- id the next certainly held (from its acquisition's
+// return to the last instant it saw Lost() open) in an incompatible
+// access, every interval narrowed by the 100 ms the harness check allows —
+// and reports one that lasted longer than CycleBound (After + Every + 5D +
+// 0.5 s = 5 s with the workers' After 500 ms, Every 250 ms and D = 750 ms)
+// outside the faults (Options.Faults, each from injection to 5 s past its
+// heal: the theorem assumes store requests succeed, and a paused worker
+// cannot run its rounds). Reentrant acquisitions never wait and are left
+// out; compatible accesses make no edge. Its figures are the cycles found
+// (those of three processes or more apart) and the longest, whole and
+// outside faults: how much it had to judge.
 //
 // harness: every write a worker recorded lies, in the register's log, inside
 // the interval the worker recorded for it (within 100ms): otherwise the

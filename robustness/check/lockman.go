@@ -30,6 +30,11 @@ type LockmanReport struct {
 	// LongestQuietWait the longest one that began after the final heal
 	// (Options.HealNS).
 	LongestWait, LongestQuietWait time.Duration
+	// Cycles of waits the history makes certain (cycles.go): how many,
+	// how many of three processes or more, the longest, and the longest
+	// piece of one outside the faults (what the cycle checker judges).
+	Cycles, LongCycles               int
+	LongestCycle, LongestJudgedCycle time.Duration
 	// Transfers: handovers offered (Share), adopted, and holds of tx- ids
 	// (acquisitions and adoptions).
 	Offered, Adopted, TransferHolds int
@@ -69,6 +74,11 @@ func checkLockman(evs []history.Event, ops []register.Op, opts Options, r *Repor
 		}
 	}
 	out := checkDeadlocks(dl, opts.HealNS, &r.Lockman)
+	bound := opts.CycleBound
+	if bound == 0 {
+		bound = CycleBound
+	}
+	out = append(out, checkCycles(dl, opts.Faults, bound, &r.Lockman)...)
 	return append(out, checkTransfers(tx, ops, &r.Lockman)...)
 }
 
@@ -79,8 +89,9 @@ func (r Report) lockmanSummary() string {
 	if l.Events == 0 {
 		return ""
 	}
-	return fmt.Sprintf("check: lock-manager workers %d events: %d nested acquisitions (%d reentrant), %d ErrDeadlock (%d with a cycle in the history), longest wait %v (after the heal %v); %d handovers offered, %d adopted, %d transfer holds, %d fenced writes by successors\n",
+	return fmt.Sprintf("check: lock-manager workers %d events: %d nested acquisitions (%d reentrant), %d ErrDeadlock (%d with a cycle in the history), longest wait %v (after the heal %v); %d certain cycles (%d of 3+ processes), longest %v (outside faults %v); %d handovers offered, %d adopted, %d transfer holds, %d fenced writes by successors\n",
 		l.Events, l.Acquisitions, l.Reentrant, l.Deadlocks, l.Confirmed, l.LongestWait.Round(time.Millisecond), l.LongestQuietWait.Round(time.Millisecond),
+		l.Cycles, l.LongCycles, l.LongestCycle.Round(time.Millisecond), l.LongestJudgedCycle.Round(time.Millisecond),
 		l.Offered, l.Adopted, l.TransferHolds, l.SuccessorWrites)
 }
 

@@ -10,15 +10,22 @@ import (
 	"github.com/lockstep-go/lockstep/robustness/history"
 )
 
-// unit is one deadlock-prone unit of work: two or three acquisitions of
-// ids dl-0 .. dl-2 in a random order, exclusive or shared, nested under one
-// reentrancy holder (so the Locker publishes the unit's holdings with its
-// waits, and cycles across processes are seen), sometimes taking again an
-// id the unit holds (a reentrant acquisition, which must never be part of
-// a cycle). Every acquisition is recorded with what the unit held when it
-// asked; one that fails (ErrDeadlock included) ends the unit, which
-// releases everything it holds, last taken first.
-func (m *lockman) unit(ctx context.Context) {
+// unit is one deadlock-prone unit of work in the slot starting at start
+// (slots.go): r.first at once, r.second at dlAsk into the slot, when the
+// unit's peers in the slot hold their first ids (their seconds), so they
+// wait for each other in a cycle until detection fails one of them with
+// ErrDeadlock (the victim; the others then go on). Both are nested under
+// one reentrancy holder, so the Locker publishes the unit's holdings with
+// its waits. The first is Shared one time in four, the second always
+// exclusive: every edge of the cycle is then a conflict in the records
+// too (a migration Locker in mode legacy or combined takes a Shared
+// request exclusively but publishes it as asked, docs/algorithms.md §8.5,
+// so two Shared requests would wait for each other unseen). One unit in
+// five then takes an id it holds again (a reentrant acquisition, which
+// must never be part of a cycle). Every acquisition is recorded with what
+// the unit held when it asked; one that fails (ErrDeadlock included) ends
+// the unit, which releases everything it holds, last taken first.
+func (m *lockman) unit(ctx context.Context, start int64, r role) {
 	m.stats.units++
 	m.unitSeq++
 	holder := &struct{ seq int64 }{m.unitSeq}
@@ -29,27 +36,34 @@ func (m *lockman) unit(ctx context.Context) {
 			m.release(held[i])
 		}
 	}()
-	order := m.rng.Perm(deadlockIDs)
-	n := 2 + m.rng.IntN(2)
-	for k := 0; k < n && ctx.Err() == nil; k++ {
-		id, access, reentrant := fmt.Sprintf("dl-%d", order[k%deadlockIDs]), "X", false
-		if m.rng.IntN(4) == 0 {
-			access = "S"
-		}
-		if len(held) > 0 && m.rng.IntN(5) == 0 {
-			// Again an id the unit holds, in the access it holds it in:
-			// granted at once, never a wait of a cycle.
-			h := held[m.rng.IntN(len(held))]
-			id, access, reentrant = h.id, h.access, true
-		}
-		h, ok := m.acquire(uctx, id, access, reentrant, held)
-		if !ok {
+	access := "X"
+	if m.rng.IntN(4) == 0 {
+		access = "S"
+	}
+	h, ok := m.acquire(uctx, r.first, access, false, held)
+	if !ok {
+		return
+	}
+	held = append(held, h)
+	m.sleep(ctx, time.Duration(start+int64(dlAsk)-m.clk.Now()))
+	if h, ok = m.acquire(uctx, r.second, "X", false, held); !ok {
+		return
+	}
+	held = append(held, h)
+	// Not at once: the deadlock checker tells a reported wait from a
+	// reentrant acquisition of the same id by time, within the harness's
+	// 100 ms, and the second id is granted just as the victim returns.
+	m.sleep(ctx, 200*time.Millisecond+time.Duration(m.rng.Int64N(int64(200*time.Millisecond))))
+	if m.rng.IntN(5) == 0 {
+		// Again an id the unit holds, in the access it holds it in:
+		// granted at once, never a wait of a cycle.
+		again := held[m.rng.IntN(len(held))]
+		if h, ok = m.acquire(uctx, again.id, again.access, true, held); !ok {
 			return
 		}
 		held = append(held, h)
-		m.sleep(ctx, time.Duration(m.rng.Int64N(int64(400*time.Millisecond))))
 	}
-	m.sleep(ctx, time.Duration(m.rng.Int64N(int64(m.c.hold/2)+1)))
+	m.sleep(ctx, time.Duration(m.rng.Int64N(int64(200*time.Millisecond))))
 }
 
 // acquire takes id in access under the unit's ctx and records the wait and
@@ -62,9 +76,10 @@ func (m *lockman) acquire(uctx context.Context, id, access string, reentrant boo
 		}
 	}
 	e := history.Event{Op: history.EvAcquire, ID: id, Access: access, Unit: m.unitSeq, Holding: holding, Reentrant: reentrant}
-	if m.plants["fake-deadlock"] && len(held) == 0 && m.rng.IntN(3) == 0 {
-		// Planted: a made-up ErrDeadlock on the unit's first id, which
-		// it cannot be waiting for in a cycle (it holds nothing).
+	if m.plants["fake-deadlock"] && len(held) == 0 && m.unitSeq%2 == 1 {
+		// Planted: a made-up ErrDeadlock on the first id of every other
+		// unit (the first unit's included, so a short control sees one),
+		// which it cannot be waiting for in a cycle (it holds nothing).
 		e.InvokeNS = m.clk.Now()
 		m.sleep(uctx, 300*time.Millisecond)
 		e.ReturnNS, e.Outcome, e.Err = m.clk.Now(), history.Deadlock, "planted: made-up deadlock"
@@ -73,7 +88,7 @@ func (m *lockman) acquire(uctx context.Context, id, access string, reentrant boo
 		m.record(e)
 		return nil, false
 	}
-	lctx, cancel := context.WithTimeout(uctx, m.c.lockTimeout)
+	lctx, cancel := context.WithTimeout(uctx, min(m.c.lockTimeout, dlLockTimeout))
 	defer cancel()
 	e.InvokeNS = m.clk.Now()
 	var l lockstep.Lock

@@ -34,20 +34,27 @@
 //
 // With --lockman-history the worker is a lock-manager worker instead
 // (lockman.go), whose events (history.Event) go to that file and whose
-// --history stays empty. Half its rounds are deadlock-prone units of work
-// (deadlock.go): two or three of dl-0 .. dl-2 in a random order, X or S,
-// nested under one lockstep.WithReentrancy holder, sometimes an id again
-// (reentrant), through a migration.Locker with deadlock detection (After
-// 500ms, Every 250ms), each acquisition recorded with what the unit held and
-// its outcome, an ErrDeadlock with its cycle. The other rounds hold tx-0 or
-// tx-1 through a queuelock.Locker of their own (a lockstep.Sharer, which
+// --history stays empty. The segment's lock-manager workers meet in slots
+// of 2.5 s on the shared epoch (slots.go; --lockman-index, --lockman-peers,
+// --lockman-plan, default PRPT), each slot's roles derived alike by every
+// worker from its number. In a P slot pairs of workers (the circle method)
+// and in an R slot a ring of three run deadlock-prone units of work
+// (deadlock.go) that close a cycle on purpose: each takes its first dl- id
+// at the slot's start (Shared one time in four) and its second, the next
+// member's first, exclusively 700 ms in; one in five then takes an id
+// again (reentrant). They are nested under one lockstep.WithReentrancy
+// holder, through a migration.Locker with deadlock detection (After 500ms,
+// Every 250ms; Lock calls bounded by 8 s), each acquisition recorded with
+// what the unit held and its outcome, an ErrDeadlock with its cycle. In a T
+// slot one of them holds tx-0 or tx-1 through a queuelock.Locker of their own (a lockstep.Sharer, which
 // migration.Locker is not) and, three times in four, hand the lock to
 // another lock-manager worker through files in --handover-dir (transfer.go:
 // Share, offer, the successor's claim and Adopt, its ack, the giver's
 // Unlock); the successor writes the fenced register and counter under the
-// giver's token. Before each round the worker takes any offer it finds.
-// --lockman-plant names the worker's own defects for the controls
-// (fake-deadlock, early-leave; a lockstep_bugs build only).
+// giver's token. While it waits for its next slot the worker takes any
+// offer it finds. --lockman-plant names the worker's own defects for the
+// controls (fake-deadlock, early-leave, no-detection: its dl- Locker built
+// without detection; a lockstep_bugs build only).
 //
 // The mode of each acquisition comes from --flag-file (migration.File), so
 // the runner can flip it while the worker runs.

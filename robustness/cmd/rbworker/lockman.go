@@ -27,20 +27,21 @@ import (
 // lockmanPlants are the worker's own defects for the controls (not library
 // knobs): fake-deadlock reports made-up ErrDeadlocks with no cycle;
 // early-leave makes a giver release before its successor adopts, and the
-// successor record the hold as continuous all the same.
-var lockmanPlants = []string{"fake-deadlock", "early-leave"}
+// successor record the hold as continuous all the same; no-detection builds
+// the worker's dl- Locker without deadlock detection, while its units form
+// cycles as ever (caught by the cycle checker: they last until the Lock
+// calls time out).
+var lockmanPlants = []string{"fake-deadlock", "early-leave", "no-detection"}
 
 // The deadlock detection of the lock-manager workers: waits are published
 // after half a second and looked at every quarter second, so that a cycle
-// is broken well within a Lock call's timeout.
+// is broken well within a Lock call's timeout. The cycle checker's bound
+// (check.CycleBound) is computed from these two.
 var lockmanDetection = lockstep.DeadlockDetection{After: 500 * time.Millisecond, Every: 250 * time.Millisecond}
 
-// How many ids each kind of work takes: few, so that cycles and contention
-// form often.
-const (
-	deadlockIDs = 3
-	transferIDs = 2
-)
+// How many ids the transfers take: few, so that contention forms often.
+// (The units' dl- ids follow from the slots: slots.go.)
+const transferIDs = 2
 
 type lockman struct {
 	c       config
@@ -115,10 +116,14 @@ func runLockman(ctx context.Context, c config, clk *history.Clock) (err error) {
 	if err != nil {
 		return err
 	}
+	detection := &lockmanDetection
+	if m.plants["no-detection"] {
+		detection = nil // planted: cycles are left to the Lock timeout
+	}
 	dl, err := migration.New(st.global, migration.File(c.flagFile), &migration.Options{Clock: clk0, ProcessID: c.process + ":dl",
 		Queue:    &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew},
 		Legacy:   &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew},
-		Deadlock: &lockmanDetection,
+		Deadlock: detection,
 	})
 	if err != nil {
 		return err
@@ -137,11 +142,10 @@ func runLockman(ctx context.Context, c config, clk *history.Clock) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.duration)
 	defer cancel()
 	for ctx.Err() == nil {
-		switch {
-		case m.takeOffer(ctx):
-		case m.rng.IntN(2) == 0: // half the rounds; the others transfer
-			m.unit(ctx)
-		default:
+		switch _, start, r := m.nextSlot(ctx); {
+		case r.unit():
+			m.unit(ctx, start, r)
+		case r.give:
 			m.transferHold(ctx)
 		}
 	}

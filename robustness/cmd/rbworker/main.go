@@ -49,6 +49,10 @@ type config struct {
 	lockmanHistory string
 	handoverDir    string
 	lockmanPlant   string
+	// Its place among the segment's lock-manager workers and their plan
+	// of slots (slots.go).
+	lockmanIndex, lockmanPeers int
+	lockmanPlan                string
 }
 
 func parseFlags(args []string) (config, error) {
@@ -81,6 +85,9 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.lockmanHistory, "lockman-history", "", "run as a lock-manager worker instead: deadlock-prone units of work on dl-N and transfers of tx-N, events to this file (needs --handover-dir)")
 	fs.StringVar(&c.handoverDir, "handover-dir", "", "directory the lock-manager workers of a run hand locks over through")
 	fs.StringVar(&c.lockmanPlant, "lockman-plant", "", "the lock-manager worker's planted defects, comma-separated: "+strings.Join(lockmanPlants, ", ")+" (needs a worker built with -tags lockstep_bugs)")
+	fs.IntVar(&c.lockmanIndex, "lockman-index", 0, "this lock-manager worker's place among the segment's, 0 .. --lockman-peers−1")
+	fs.IntVar(&c.lockmanPeers, "lockman-peers", 1, "how many lock-manager workers the segment has (they meet in slots, see --lockman-plan)")
+	fs.StringVar(&c.lockmanPlan, "lockman-plan", DefaultLockmanPlan, "the lock-manager workers' slots, one letter each, repeated: P pairs taking two ids in opposite orders, R a ring of three, T a transfer")
 	fs.Int64Var(&c.epochUnixNS, "epoch-unix-ns", 0, "the run's shared epoch, Unix ns (0: now)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -129,8 +136,13 @@ func parseFlags(args []string) (config, error) {
 		return c, errors.New("--lockman-history needs --handover-dir: the directory the lock-manager workers hand locks over through")
 	case c.lockmanHistory == "" && (c.handoverDir != "" || c.lockmanPlant != ""):
 		return c, errors.New("--handover-dir and --lockman-plant are for a lock-manager worker: add --lockman-history")
+	case c.lockmanPeers < 1 || c.lockmanIndex < 0 || c.lockmanIndex >= c.lockmanPeers:
+		return c, fmt.Errorf("--lockman-index %d of --lockman-peers %d: give peers ≥ 1 and an index from 0 to peers−1", c.lockmanIndex, c.lockmanPeers)
 	case c.duration <= 0 || c.hold < 0 || c.lockTimeout <= 0 || c.requestTimeout <= 0:
 		return c, errors.New("--duration, --lock-timeout and --request-timeout must be positive, --hold not negative")
+	}
+	if err := parseLockmanPlan(c.lockmanPlan); err != nil {
+		return c, err
 	}
 	return c, nil
 }

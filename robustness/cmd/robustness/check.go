@@ -11,7 +11,7 @@ import (
 
 // check runs the checkers on one segment and decides whether it showed
 // what it must: a fleet no violation; a control the violation it plants.
-func (r *runner) check(seg *segment, histDir string, ops []register.Op, finalHeal time.Time, partitions []check.Span, res *result) error {
+func (r *runner) check(seg *segment, histDir string, ops []register.Op, finalHeal time.Time, partitions, faults []check.Span, res *result) error {
 	opts := check.Options{
 		Partitions: partitions,
 		// A fleet with DC-local locks must take them on both sides of
@@ -23,6 +23,8 @@ func (r *runner) check(seg *segment, histDir string, ops []register.Op, finalHea
 		// two holders at once: a violation. With them it is expected.
 		StrictCounter: !r.pausesClients(seg),
 		LockdEvents:   seg.lk.lockdEvents(finalHeal),
+		// The cycle checker leaves the faults' time (and recovery) alone.
+		Faults: faults,
 	}
 	if seg.expect == expectViolation || seg.expect == expectMeasure {
 		opts.HealNS = 0 // a control's fleet may be wedged; liveness is not its point

@@ -22,7 +22,9 @@
 //	          ctl-lockd-ignores-valid-for (a lockd client that ignores
 //	          valid_for, planted, whose session TTL, 12 s, is longer than
 //	          its lockd's lock TTL, 4 s; the lockd paused mid-hold: must be
-//	          caught; a fixed 15 s, sharing new's keyspace)
+//	          caught; a fixed 15 s, sharing new's keyspace; two added
+//	          lock-manager workers with deadlock detection planted away,
+//	          whose cycles the cycle checker must catch)
 //
 // In the fleets new and combined+new the last two workers take their locks
 // through lockd (lockd.go): the runner builds lockd/cmd/lockd, starts two
@@ -50,10 +52,13 @@
 //	ctl-dc-local-quorum  global locks served at LOCAL_QUORUM (planted) with
 //	                     the data centres apart: must be caught
 //
-// In fleets combined and legacy+combined the last two workers are
-// lock-manager workers (rbworker --lockman-history): deadlock-prone units of work under
-// deadlock detection, and transfers of queue locks between them, judged by
-// the deadlock and transfer checkers.
+// In fleets combined and legacy+combined four lock-manager workers (rbworker
+// --lockman-history; two of them added to --workers, two in place of plain
+// ones), and in legacy and combined+new four added after the others, meet
+// in slots: pairs and rings of three closing cycles of waits on
+// purpose under deadlock detection, and transfers of queue locks between
+// them, judged by the deadlock, cycle and transfer checkers; every nemesis
+// but lockd's is passed to the cycle checker as a fault.
 //
 // The fleets' workers make a share --manager-share (default 0.5) of their
 // acquisitions through the lock manager: Shared locks, groups and

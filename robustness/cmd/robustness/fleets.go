@@ -65,6 +65,11 @@ type segment struct {
 	// planted defects (rbworker --lockman-plant).
 	lockman      int
 	lockmanPlant string
+	// lockmanPlan is their slots (rbworker --lockman-plan; "": its
+	// default, PRPT); extra adds that many workers to --workers, so that
+	// lock-manager workers need not displace plain ones.
+	lockmanPlan string
+	extra       int
 	// catchBy, for a control, names checkers that must each find a
 	// violation (any one will do when empty).
 	catchBy []string
@@ -72,10 +77,18 @@ type segment struct {
 
 var fleets = []segment{
 	{name: "new", modes: []string{"new"}, phase: "new", lockd: fleetLockd},
-	{name: "legacy", modes: []string{"legacy"}, phase: "legacy"},
-	{name: "combined", modes: []string{"combined"}, phase: "combined", lockman: 2},
-	{name: "legacy+combined", modes: []string{"legacy", "combined"}, phase: "legacy", lockman: 2},
-	{name: "combined+new", modes: []string{"combined", "new"}, phase: "new", lockd: fleetLockd},
+	// Four lock-manager workers added to the four plain ones: legacy
+	// mode publishes waits too (docs/algorithms.md §8.5), and the cycle
+	// checker needs enough cycles to judge.
+	{name: "legacy", modes: []string{"legacy"}, phase: "legacy", lockman: 4, extra: 4},
+	// Four lock-manager workers each (two added to the four plain ones,
+	// of which two stay plain): in a slot of pairs they form two cycles of
+	// two, in a ring slot one of three (rbworker's slots.go).
+	{name: "combined", modes: []string{"combined"}, phase: "combined", lockman: 4, extra: 2},
+	{name: "legacy+combined", modes: []string{"legacy", "combined"}, phase: "legacy", lockman: 4, extra: 2},
+	// Four lock-manager workers added after the lockd clients (which stay
+	// w2 and w3): combined (w4, w6) and new (w5, w7).
+	{name: "combined+new", modes: []string{"combined", "new"}, phase: "new", lockd: fleetLockd, lockman: 4, extra: 4},
 	{name: "rollout", modes: []string{"legacy"}, phase: "legacy", rollout: true},
 	// Two data centres: workers in both take global locks (QUORUM, one
 	// holder across the data centres) and DC-local ones (LOCAL_QUORUM, one
@@ -119,7 +132,7 @@ var controls = []segment{
 	// holder admitted in the gap. Each of the three checkers must catch
 	// its own.
 	{name: "ctl-skip-intention", modes: []string{"new"}, phase: "new", plant: "skip-intention", locks: 2, manager: 0.7,
-		lockman: 2, lockmanPlant: "fake-deadlock,early-leave", catchBy: []string{"access", "deadlock", "transfer"},
+		lockman: 2, lockmanPlant: "fake-deadlock,early-leave", lockmanPlan: "PPT", catchBy: []string{"access", "deadlock", "transfer"},
 		events: func(*runner, *segment, time.Duration) []nemesis.Event { return nil },
 		expect: expectViolation, control: true, weight: 0.45},
 	// Global locks served at LOCAL_QUORUM (planted: the DC-local store with

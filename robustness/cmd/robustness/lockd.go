@@ -105,7 +105,9 @@ func (r *runner) newLockdSet(seg *segment, idx int) *lockdSet {
 	s := &lockdSet{r: r, name: strings.ReplaceAll(seg.name, "+", "_"), setup: seg.lockd, lockdOf: map[string]int{}, history: map[string]string{},
 		proxies: map[string]*proxy{}, counts: map[nemesis.Kind]int{}}
 	dir := segmentDir(r, seg, idx)
-	for i := r.o.workers - seg.lockd.clients; i < r.o.workers; i++ {
+	// The clients are the last workers before the lock-manager ones.
+	last := r.workerCount(seg) - seg.lockman
+	for i := last - seg.lockd.clients; i < last; i++ {
 		id := workerID(seg, i)
 		s.lockdOf[id] = 1 + len(s.clients)%lockdCount
 		s.clients = append(s.clients, id)

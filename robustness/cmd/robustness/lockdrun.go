@@ -152,8 +152,17 @@ func (r *runner) lockdSummary() {
 // loses the lock by valid_for within the window instead. The segment has a
 // fixed length of 15 s, outside --minutes' shares, and reuses the new
 // fleet's keyspace (phase new), so that it costs CI 15 s and no keyspace.
+//
+// In the same window, two lock-manager workers added to the four form
+// cycles of two in every slot with deadlock detection planted away
+// (rbworker --lockman-plant no-detection): each cycle lasts until their
+// Lock calls time out (8 s), past the cycle checker's bound (5 s). The
+// other checkers see nothing wrong in their history (no ErrDeadlock, no
+// overlap) and liveness is not judged in a control, so only the cycle
+// checker catches it. Both must.
 var ctlLockdIgnoresValidFor = segment{name: "ctl-lockd-ignores-valid-for", modes: []string{"new"}, phase: "new", locks: 2,
 	keyspace: "robust_new", length: 15 * time.Second, plant: "lockd-ignores-valid-for",
+	lockman: 2, extra: 2, lockmanPlant: "no-detection", lockmanPlan: "P", catchBy: []string{"mutex", "cycle"},
 	lockd: lockdSetup{clients: 1, lockTTL: 4 * time.Second, sessionTTL: 12 * time.Second, minHold: 7 * time.Second, hold: 7 * time.Second, fresh: true},
 	events: func(r *runner, seg *segment, window time.Duration) []nemesis.Event {
 		return []nemesis.Event{{At: 500 * time.Millisecond, Hold: seg.lockd.lockTTL + 2*time.Second,

@@ -155,8 +155,8 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 		}
 		r.logf("segment %s: %s for the whole segment", seg.name, b.Name())
 	}
-	spans := &spanRecorder{}
-	evs = spans.wrap(evs)
+	spans, faults := &spanRecorder{}, &spanRecorder{}
+	evs = faults.wrapFaults(spans.wrap(evs))
 	segStart := time.Now()
 	var wg sync.WaitGroup
 	if seg.rollout {
@@ -181,6 +181,7 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 	}
 	finalHeal := time.Now()
 	partitions := spans.spans(r.epoch, finalHeal)
+	faultSpans := faults.spans(r.epoch, finalHeal)
 	if nerr != nil {
 		r.logf("segment %s: nemesis: %v (healed; the segment goes on)", seg.name, nerr)
 	}
@@ -212,7 +213,7 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 	if err := register.Save(filepath.Join(histDir, history.RegisterFile), ops); err != nil {
 		return res, err
 	}
-	if err := r.check(seg, histDir, ops, finalHeal, partitions, &res); err != nil {
+	if err := r.check(seg, histDir, ops, finalHeal, partitions, faultSpans, &res); err != nil {
 		return res, err
 	}
 	res.elapsed = time.Since(t0)

@@ -10,7 +10,8 @@ import (
 )
 
 // spanRecorder notes when each DC partition of a segment was in place, for
-// the checkers' per-scope counts (check.Options.Partitions).
+// the checkers' per-scope counts (check.Options.Partitions), or (wrapFaults)
+// each fault, for the cycle checker (check.Options.Faults).
 type spanRecorder struct {
 	mu   sync.Mutex
 	from []time.Time
@@ -23,6 +24,19 @@ func (s *spanRecorder) wrap(evs []nemesis.Event) []nemesis.Event {
 	out := append([]nemesis.Event(nil), evs...)
 	for i, e := range out {
 		if nemesis.KindOf(e.Nemesis) == nemesis.KindDCPartition {
+			out[i].Nemesis = &timed{Nemesis: e.Nemesis, rec: s}
+		}
+	}
+	return out
+}
+
+// wrapFaults is wrap for every event the lock-manager workers may feel:
+// all but the lockd nemeses (they take no lock through lockd), for the
+// cycle checker's check.Options.Faults.
+func (s *spanRecorder) wrapFaults(evs []nemesis.Event) []nemesis.Event {
+	out := append([]nemesis.Event(nil), evs...)
+	for i, e := range out {
+		if !nemesis.IsLockd(nemesis.KindOf(e.Nemesis)) {
 			out[i].Nemesis = &timed{Nemesis: e.Nemesis, rec: s}
 		}
 	}

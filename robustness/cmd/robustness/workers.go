@@ -62,6 +62,9 @@ func writeFlag(path, mode string) error {
 	return os.Rename(tmp, path)
 }
 
+// workerCount is how many workers seg runs.
+func (r *runner) workerCount(seg *segment) int { return r.o.workers + seg.extra }
+
 // spawn starts the workers of seg for d, with histories in histDir.
 func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir string, d time.Duration) ([]*worker, error) {
 	ttl := seg.ttl
@@ -77,7 +80,8 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		bin = r.bin.workerBugs
 	}
 	var ws []*worker
-	for i := 0; i < r.o.workers; i++ {
+	n := r.workerCount(seg)
+	for i := 0; i < n; i++ {
 		// Process ids allow [A-Za-z0-9._:-]: "legacy+new" becomes "legacy_new".
 		id := fmt.Sprintf("%s-w%d", strings.ReplaceAll(seg.name, "+", "_"), i)
 		w := &worker{id: id, flagFile: filepath.Join(histDir, id+".flag"), history: filepath.Join(histDir, id+".jsonl"), done: make(chan struct{})}
@@ -126,8 +130,8 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 			args = append(args, "--local-share", fmt.Sprint(seg.local))
 		}
 		args = append(args, seg.lk.workerArgs(id)...)
-		if i >= r.o.workers-seg.lockman {
-			lm, err := lockmanArgs(seg, histDir, id)
+		if i >= n-seg.lockman {
+			lm, err := lockmanArgs(seg, histDir, id, i-(n-seg.lockman))
 			if err != nil {
 				return ws, err
 			}
