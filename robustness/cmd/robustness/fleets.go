@@ -37,6 +37,7 @@ type segment struct {
 	skew    time.Duration // node 2's clock ahead by this for the whole segment
 	length  time.Duration // fixed length, instead of a share of --minutes
 	hold    time.Duration // longest critical section (rbworker --hold; 0: its default)
+	minHold time.Duration // shortest critical section (rbworker --min-hold; 0: its default)
 	// manager is the share of the workers' acquisitions that are the lock
 	// manager's (rbworker --manager-share): Shared locks, groups and
 	// hierarchical ids. The fleets take --manager-share; controls their own.
@@ -113,8 +114,13 @@ var controls = []segment{
 		events: pauseEvery, expect: expectCounterLoss, control: true, weight: 0.8},
 	// A lease defect (TTL/2 from the send, blind to whole-second expiry and
 	// server skew) with a TTL of 2 s and one node's clock 1 s ahead, within
-	// the 1 s MaxServerSkew the workers assume.
+	// the 1 s MaxServerSkew the workers assume. The defect bites only a
+	// holder still in its critical section when its cells expire on node 2,
+	// which happens within the planted lease's 1 s: every critical section
+	// lasts 0.6–0.9 s, so nearly each one outlives its cells there (with
+	// rbworker's default of 0–1 s, a window could pass with none caught).
 	{name: "ctl-planted", modes: []string{"legacy"}, phase: "legacy", plant: "half-ttl-lease", ttl: 2 * time.Second, locks: 2,
+		minHold: 600 * time.Millisecond, hold: 900 * time.Millisecond,
 		events: func(r *runner, _ *segment, window time.Duration) []nemesis.Event {
 			return []nemesis.Event{{At: 0, Hold: window, Nemesis: nemesis.Bump(r.cluster, 2, time.Second)}}
 		},

@@ -111,6 +111,9 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		if seg.hold > 0 {
 			args = append(args, "--hold", seg.hold.String())
 		}
+		if seg.minHold > 0 {
+			args = append(args, "--min-hold", seg.minHold.String())
+		}
 		if seg.bypass {
 			args = append(args, "--bypass-migration")
 		}
