@@ -50,7 +50,7 @@ func TestLockmanArgs(t *testing.T) {
 func TestLockdControlHasNoDetectionWorkers(t *testing.T) {
 	c := ctlLockdIgnoresValidFor
 	r := &runner{o: options{workers: 4}}
-	if r.workerCount(&c) != 6 || c.lockman != 2 || c.lockmanPlant != "no-detection" || !slices.Contains(c.catchBy, "cycle") {
+	if r.workerCount(&c) != 6 || c.lockman != 2 || c.lockmanPlant != "no-detection" || !slices.Equal(c.catchBy, []string{"mutex"}) {
 		t.Fatalf("control %+v", c)
 	}
 }
