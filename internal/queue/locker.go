@@ -2,7 +2,6 @@ package queue
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
@@ -65,10 +64,8 @@ func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker
 	if err != nil {
 		return nil, err
 	}
-	if owners == nil {
-		owners = setup.NewOwners(cfg.Process)
-	} else if owners.Process() != cfg.Process {
-		return nil, &lockstep.ConfigError{Field: "ProcessID", Reason: fmt.Sprintf("the shared owner-id issuer is process %q's, not %q: build the process's Lockers with one ProcessID", owners.Process(), cfg.Process)}
+	if owners, err = setup.OwnersFor(owners, cfg.Process); err != nil {
+		return nil, err
 	}
 	leases, err := lease.NewScheduler(cfg.Clock, nil)
 	if err != nil {

@@ -111,6 +111,20 @@ func NewOwners(process string) *Owners { return &Owners{process: process} }
 // Process returns the process id.
 func (o *Owners) Process() string { return o.process }
 
+// OwnersFor returns the owner-id issuer a Locker of process uses: o, shared
+// with the process's other Lockers, or a new one when o is nil. An issuer
+// of another process is refused with an error wrapping
+// lockstep.ErrInvalidConfig.
+func OwnersFor(o *Owners, process string) (*Owners, error) {
+	switch {
+	case o == nil:
+		return NewOwners(process), nil
+	case o.process != process:
+		return nil, &lockstep.ConfigError{Field: "ProcessID", Reason: fmt.Sprintf("the shared owner-id issuer is process %q's, not %q: build the process's Lockers with one ProcessID", o.process, process)}
+	}
+	return o, nil
+}
+
 // Next returns a fresh owner id.
 func (o *Owners) Next() string {
 	return o.process + "." + strconv.FormatUint(o.seq.Add(1), 10)

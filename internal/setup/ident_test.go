@@ -138,3 +138,16 @@ func TestOwners_OfDifferentProcessesNeverCollide(t *testing.T) {
 		}
 	}
 }
+
+func TestOwnersFor_SharesANewOrTheProcesssOwnIssuer(t *testing.T) {
+	o, err := setup.OwnersFor(nil, "p1")
+	if err != nil || o.Process() != "p1" {
+		t.Fatalf("nil issuer: %v, %v", o, err)
+	}
+	if got, err := setup.OwnersFor(o, "p1"); err != nil || got != o {
+		t.Fatalf("the process's own issuer: %v, %v", got, err)
+	}
+	if got, err := setup.OwnersFor(o, "p2"); got != nil || !errors.Is(err, lockstep.ErrInvalidConfig) {
+		t.Fatalf("another process's issuer: %v, %v", got, err)
+	}
+}
