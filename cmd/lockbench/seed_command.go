@@ -53,7 +53,11 @@ func runSeedCommand(o *options) error {
 		return err
 	}
 	printSeedTables(os.Stdout, cfg, runs, clock)
-	printTargets(os.Stdout, "combined against new, same run", seedTargets(runs))
+	heading := "combined against new, same run"
+	if o.backend == "sim" {
+		heading += " (set for real nodes; judged here on the model's virtual time)"
+	}
+	printTargets(os.Stdout, heading, seedTargets(runs))
 	if o.csvPath != "" {
 		if err := writeFile(o.csvPath, func(f *os.File) error { return writeSeedCSV(f, runs) }); err != nil {
 			return fmt.Errorf("writing -csv: %w", err)
