@@ -54,10 +54,12 @@ type attempt struct {
 	woken bool         // the last pause ended by a wake-up
 	// ahead is the queue column of the last entry we saw right in front of
 	// us before it held: its claim's read saw us behind it, so its release
-	// wakes us. expect: at our last read that entry headed the line and we
-	// were next (wakehealth.go).
-	ahead  string
-	expect bool
+	// wakes us; aheadOwner is its owner id, by which its owner cell shows
+	// it holding once it has given its queue cell up (part.renew). expect:
+	// at our last read that entry headed the line and we were next
+	// (wakehealth.go).
+	ahead, aheadOwner string
+	expect            bool
 	// handed: a handed cell naming us may exist (section 4.12); our
 	// deletes include it. sends: our queue cell's recent writes (handoff.go).
 	handed bool
@@ -208,7 +210,7 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 			return nil, a.ctxErr(ctx, lastErr)
 		}
 		if a.woken {
-			a.ahead, a.expect = "", false // the handoff came with its wake-up
+			a.ahead, a.aheadOwner, a.expect = "", "", false // the handoff came with its wake-up
 			if h, err := a.onWake(ctx, retry); h != nil || err != nil {
 				return h, err
 			}

@@ -134,6 +134,7 @@ func TestQueueLock_ForeignCellEndsAWait(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer h.Unlock(ctx)
+		time.Sleep(1500 * time.Millisecond) // past the holder's first renewal, which deletes its queue cell
 		held, _ := live(ctx, s, "id")
 		done := make(chan error, 1)
 		go func() {

@@ -55,6 +55,10 @@ import (
 //   - HandoffNamesLast makes a releaser hand the lock to the last waiter in
 //     line its claim saw, not the next one: the waiters in between are
 //     bypassed, again and again.
+//   - HolderKeepsQueueCell makes a holder renew its queue cell for as long as
+//     it holds, as earlier trees did, instead of deleting it with its
+//     first renewal: its name pins every reader's floor, and the reads of
+//     the id step over every tombstone left behind it while it holds.
 
 // TestingKnobs plant deliberate defects for this module's negative controls
 // (propertytests), through Options.TestingKnobs; the comment above the
@@ -78,6 +82,7 @@ type TestingKnobs struct {
 	AdoptWithoutWitness      bool
 	HandoffFromRead          bool
 	HandoffNamesLast         bool
+	HolderKeepsQueueCell     bool
 
 	// Defects of the shared lease, lock-manager and fencing code.
 	Lease   *lease.TestingKnobs

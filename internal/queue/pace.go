@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/lockstep-go/lockstep/internal/layout"
@@ -79,23 +80,49 @@ func (v view) position(col string) int {
 // Exclusive, the first entry alone), and counts as one, so a waiter right
 // behind holders that share is next in line (1), as a waiter right behind
 // an exclusive holder is. -1 if col is not in line.
+//
+// Holders that gave their queue cells up (part.renew) still head the line:
+// they count in front of every queue cell, as their queue cells did.
 func (v view) turns(col string) int {
 	pos := v.position(col)
+	if pos < 0 {
+		return -1
+	}
+	line := v.queue
+	if h := v.shedHolders(); len(h) > 0 {
+		line = append(h, v.queue...)
+		pos += len(h)
+	}
 	if pos <= 1 {
 		return pos
 	}
 	head := 1
-	for head < pos && v.compatibleBefore(head) {
+	for head < pos && compatibleBefore(line, head) {
 		head++
 	}
 	return pos - head + 1
 }
 
-// compatibleBefore reports whether queue entry i is compatible with every
-// entry in front of it.
-func (v view) compatibleBefore(i int) bool {
-	for _, e := range v.queue[:i] {
-		if !v.queue[i].Access.Compatible(e.Access) {
+// shedHolders returns, once per owner id, the owner cells of v whose
+// acquisitions have no queue cell in v: holders that gave theirs up with
+// their first renewal. (An owner's handed cell and own cell, or the cells
+// of a shared owner's holders, are one holder.)
+func (v view) shedHolders() []layout.Entry {
+	var out []layout.Entry
+	for _, o := range v.owners {
+		same := func(e layout.Entry) bool { return e.Owner == o.Owner }
+		if !slices.ContainsFunc(v.queue, same) && !slices.ContainsFunc(out, same) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// compatibleBefore reports whether line[i] is compatible with every entry
+// in front of it.
+func compatibleBefore(line []layout.Entry, i int) bool {
+	for _, e := range line[:i] {
+		if !line[i].Access.Compatible(e.Access) {
 			return false
 		}
 	}

@@ -36,6 +36,9 @@ type part struct {
 	// leaves (share.go) instead of deleting the queue cell outright.
 	shared atomic.Bool
 	left   bool // shared: our owner cell is deleted, the queue cell's fate is decided next
+	// shed is set once a renewal deleted the queue cell (renew); the
+	// lease's goroutine sets it, Release reads it.
+	shed atomic.Bool
 }
 
 var _ held.Part = (*part)(nil)
@@ -57,12 +60,45 @@ func newPart(a *attempt, since int64) *part {
 	return p
 }
 
-// renew rewrites both cells with a fresh timestamp and TTL, in one request.
+// renew rewrites the owner cell with a fresh timestamp and TTL. The first
+// renewal that succeeds also deletes the queue cell, in the same request: a
+// holder's place in line has done its work (docs/algorithms.md, section
+// 4.13), and a queue cell left live for the whole hold would pin every
+// reader's floor at its name, so that each read of the id steps over every
+// tombstone left behind it meanwhile. A shared lock (share.go) keeps its
+// queue cell, as section 8.7 has it: the acquisition's, renewed by every
+// holder, deleted by the last to leave (a holder that gave it up before
+// Share writes it again). The planted HolderKeepsQueueCell renews the queue
+// cell of every lock, for as long as it is held.
 func (p *part) renew(ctx context.Context) error {
 	ttl := p.l.cfg.Lease.TTL
-	return p.l.store.Put(ctx, p.l.cfg.table, p.id,
-		layout.WakeQueueCell(p.qcol, p.owner, p.access, "", p.l.ts.Next(), ttl),
-		layout.OwnerCell(p.ocol, p.owner, p.access, p.l.ts.Next(), ttl))
+	if p.l.cfg.knobs.HolderKeepsQueueCell || p.shared.Load() {
+		return p.l.store.Put(ctx, p.l.cfg.table, p.id,
+			layout.WakeQueueCell(p.qcol, p.owner, p.access, "", p.l.ts.Next(), ttl),
+			layout.OwnerCell(p.ocol, p.owner, p.access, p.l.ts.Next(), ttl))
+	}
+	if p.shed.Load() {
+		return p.l.store.Put(ctx, p.l.cfg.table, p.id, layout.OwnerCell(p.ocol, p.owner, p.access, p.l.ts.Next(), ttl))
+	}
+	// The tombstone's timestamp is above every write of the queue cell by
+	// this Locker (R2); the owner cell's is above the tombstone's, which
+	// does not touch it anyway.
+	del := p.l.ts.Next()
+	own := layout.OwnerCell(p.ocol, p.owner, p.access, p.l.ts.Next(), ttl)
+	var err error
+	if m, ok := p.l.store.(lockstep.Mutator); ok {
+		err = m.PutDelete(ctx, p.l.cfg.table, p.id, del, []string{p.qcol}, own)
+	} else if err = p.l.store.Put(ctx, p.l.cfg.table, p.id, own); err == nil {
+		// A store without one request for both: the renewal is the Put;
+		// the delete is best effort, tried again at the next renewal.
+		if p.l.store.Delete(ctx, p.l.cfg.table, p.id, del, p.qcol) != nil {
+			return nil
+		}
+	}
+	if err == nil {
+		p.shed.Store(true)
+	}
+	return err
 }
 
 // Release deletes this acquisition's queue and owner cells in one request

@@ -110,16 +110,20 @@ func (a *attempt) handoffMissed(v view) bool {
 	}
 	i := v.position(a.qcol)
 	if i < 0 {
-		a.ahead, a.expect = "", false
+		a.ahead, a.aheadOwner, a.expect = "", "", false
 		return false
 	}
 	missed := a.ahead != "" && v.position(a.ahead) < 0 && a.mayClaim(v)
 	if missed {
-		a.ahead = ""
+		a.ahead, a.aheadOwner = "", ""
 	}
 	if i >= 1 && !v.holding(v.queue[i-1].Owner) {
-		a.ahead = v.queue[i-1].Column
+		a.ahead, a.aheadOwner = v.queue[i-1].Column, v.queue[i-1].Owner
 	}
-	a.expect = i == 1 && a.ahead == v.queue[0].Column
+	// Next in line behind that entry: right behind its queue cell, or
+	// first in line once it holds and has given the queue cell up
+	// (part.renew) while its owner cell stands.
+	a.expect = i == 1 && a.ahead == v.queue[0].Column ||
+		i == 0 && a.ahead != "" && v.position(a.ahead) < 0 && v.holding(a.aheadOwner)
 	return missed
 }
