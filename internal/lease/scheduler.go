@@ -71,7 +71,8 @@ func NewScheduler(c lockstep.Clock, opts *Options) (*Scheduler, error) {
 // the cells was sent; the lease counts from there, on elapsed time. renew
 // rewrites the cells with a fresh timestamp and TTL; it receives a context
 // that Stop, and the lease's deadline, cancel. The first renewal is due
-// cfg.Renew after since — at once if that has passed — not after Start: an
+// cfg.Renew (or cfg.FirstRenew, if shorter) after since — at once if that
+// has passed — not after Start: an
 // acquisition that took longer than Window − Renew between its winning
 // write and Start would otherwise reach its deadline before renewing once
 // (a healthy lease lost; found by the robustness suite on a real node, one
@@ -87,9 +88,13 @@ func (s *Scheduler) Start(cfg Config, since int64, renew func(context.Context) e
 	}
 	s.seq++
 	l.seq = s.seq
-	l.renewAt = since + micros(cfg.Renew)
+	first := cfg.Renew
+	if cfg.FirstRenew > 0 && cfg.FirstRenew < first {
+		first = cfg.FirstRenew
+	}
+	l.renewAt = since + micros(first)
 	if cfg.knobs().RenewFromStart {
-		l.renewAt = Stamp(s.clock) + micros(cfg.Renew)
+		l.renewAt = Stamp(s.clock) + micros(first)
 	}
 	s.due.place(l, min(l.renewAt, l.deadline()))
 	s.wakeFor(l.at)

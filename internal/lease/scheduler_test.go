@@ -318,3 +318,26 @@ func TestScheduler_FirstRenewalCountsFromTheWinningWrite(t *testing.T) {
 		l.Stop()
 	})
 }
+
+// FirstRenew brings the first renewal forward, and only the first: the
+// next comes Renew after it.
+func TestScheduler_FirstRenewIsTheFirstRenewalOnly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := &clock.Local{}
+		s := newScheduler(t, c, nil)
+		early := cfg
+		early.FirstRenew = 50 * time.Millisecond
+		start := time.Now()
+		var at []time.Duration
+		l := s.Start(early, Stamp(c), func(context.Context) error {
+			at = append(at, time.Since(start))
+			return nil
+		}, Hooks{})
+		time.Sleep(early.FirstRenew + 2*early.Renew + time.Millisecond)
+		l.Stop()
+		want := []time.Duration{early.FirstRenew, early.FirstRenew + early.Renew, early.FirstRenew + 2*early.Renew}
+		if !slices.Equal(at, want) {
+			t.Fatalf("renewals at %v, want %v", at, want)
+		}
+	})
+}

@@ -30,6 +30,13 @@ type Config struct {
 	// nodes read (a coordinator's and a replica's). Zero is taken as is:
 	// callers apply DefaultMaxServerSkew.
 	MaxServerSkew time.Duration
+	// FirstRenew, when positive and below Renew, brings the first renewal
+	// forward: it is due FirstRenew after the acquiring write's send, not
+	// Renew; later ones follow Renew. A queue lock held in an access others
+	// share sets it to its Poll, so the renewal that gives its queue cell up
+	// comes soon (internal/queue, part.renew). Renewing early only extends
+	// the lease, so the window's argument does not change.
+	FirstRenew time.Duration
 	// Knobs switch on planted defects (knobs.go); nil in production.
 	Knobs *TestingKnobs
 }

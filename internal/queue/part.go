@@ -55,7 +55,13 @@ func newPart(a *attempt, since int64) *part {
 	}
 	l, mode, loss := a.l, a.mode, a.loss
 	rep := held.Reporting{Algorithm: "queuelock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
-	p.Lease = l.leases.Start(l.cfg.Lease, since, p.renew, rep.Hooks(loss, true))
+	lc := l.cfg.Lease
+	if p.access != lockstep.Exclusive {
+		// Others may take the id beside us, leaving tombstones above our
+		// queue cell's name: give it up after a Poll (renew).
+		lc.FirstRenew = l.cfg.poll
+	}
+	p.Lease = l.leases.Start(lc, since, p.renew, rep.Hooks(loss, true))
 	loss.Watch(p.Remaining)
 	return p
 }
@@ -65,7 +71,9 @@ func newPart(a *attempt, since int64) *part {
 // holder's place in line has done its work (docs/algorithms.md, section
 // 4.13), and a queue cell left live for the whole hold would pin every
 // reader's floor at its name, so that each read of the id steps over every
-// tombstone left behind it meanwhile. A shared lock (share.go) keeps its
+// tombstone left behind it meanwhile. That first renewal comes after Renew
+// for an exclusive lock, which nobody takes beside it, and after a Poll for
+// the other accesses (newPart). A shared lock (share.go) keeps its
 // queue cell, as section 8.7 has it: the acquisition's, renewed by every
 // holder, deleted by the last to leave (a holder that gave it up before
 // Share writes it again). The planted HolderKeepsQueueCell renews the queue
