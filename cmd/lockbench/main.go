@@ -104,6 +104,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.manager.depths, "depths", mgrDepths, "manager: comma-separated lock depths L (perf 3, unless given: "+mgrShareDepths+")")
 	fs.IntVar(&o.manager.m, "m", 10, "manager: locks per group (perf 1 and 3)")
 	fs.IntVar(&o.manager.held, "held", 100, "manager: locks the separate client holds (perf 2)")
+	fs.IntVar(&o.manager.idle, "idle", 0, "manager: perf 2's holders under the ancestors: Lockers that each hold one lock of depth L throughout, besides the clients")
 	fs.StringVar(&o.manager.shares, "shares", mgrShares, "manager: percentages P of shared names (perf 3)")
 	fs.StringVar(&o.manager.access, "access", "X,S", "manager: accesses of the shared names (perf 3): X, S or X,S")
 	fs.StringVar(&o.rmw.workloads, "workloads", "single,multi,read-mix", "rmw: seed 002's workloads: single, multi, read-mix")

@@ -147,6 +147,10 @@ type mgrWorld interface {
 // mgrParams are the sizes of one manager run.
 type mgrParams struct {
 	m, k, held int
+	// idle is perf 2's holders under the ancestors: Lockers besides the N
+	// clients that each hold one lock of depth L for the whole cell, so
+	// every ancestor has idle+1 holders in IX before the clients start.
+	idle int
 }
 
 // timed acquires reqs on l, measuring the acquisition and the release.
@@ -267,8 +271,9 @@ func runGroups(w mgrWorld, a algorithm, p mgrParams, n, depth, share int, access
 	return cell, err
 }
 
-// runBeside is perf 2: a separate client holds p.held locks of depth; n
-// clients each take and release one lock of depth of their own, K times.
+// runBeside is perf 2: a separate client holds p.held locks of depth (and
+// p.idle other Lockers one each); n clients each take and release one lock
+// of depth of their own, K times.
 func runBeside(w mgrWorld, a algorithm, p mgrParams, n, depth int) (mgrCell, error) {
 	cell := mgrCell{perf: 2, algorithm: a, clients: n, depth: depth}
 	if depth >= 2 && (a == algoLegacy || a == algoCombined) {
@@ -276,7 +281,7 @@ func runBeside(w mgrWorld, a algorithm, p mgrParams, n, depth int) (mgrCell, err
 		return cell, nil
 	}
 	before := heapAfterGC()
-	ls, err := w.lockers(a, n+1)
+	ls, err := w.lockers(a, n+1+p.idle)
 	if err != nil {
 		return cell, err
 	}
@@ -297,6 +302,15 @@ func runBeside(w mgrWorld, a algorithm, p mgrParams, n, depth int) (mgrCell, err
 			err = fmt.Errorf("the separate client's %d locks: %w", p.held, err)
 			return
 		}
+		var idle []unlocker // released before the Lockers close (Close releases them on an error's way out)
+		for j := range p.idle {
+			h, ierr := ls[n+1+j].LockGroup(ctx, lockstep.Request{ID: mgrID(prefix, depth, fmt.Sprintf("i%d", j))})
+			if ierr != nil {
+				err = fmt.Errorf("idle holder %d: %w", j, ierr)
+				return
+			}
+			idle = append(idle, h)
+		}
 		var warm sync.WaitGroup
 		warm.Add(n)
 		err = clientsRun(clk, n, func(i int) error {
@@ -316,6 +330,9 @@ func runBeside(w mgrWorld, a algorithm, p mgrParams, n, depth int) (mgrCell, err
 			return nil
 		})
 		cell.heap = heapAfterGC() - before
+		for _, h := range idle {
+			err = errors.Join(err, unlockRetrying(ctx, h))
+		}
 		err = errors.Join(err, unlockRetrying(ctx, held), closeAll(ls))
 	})
 	if rounds > 0 {

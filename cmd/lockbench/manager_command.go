@@ -21,6 +21,7 @@ type managerFlags struct {
 	depths  string // L
 	m       int    // locks per group (perf 1, 3)
 	held    int    // locks the separate client holds (perf 2)
+	idle    int    // Lockers holding one lock each under the ancestors (perf 2)
 	shares  string // P (perf 3)
 	access  string // accesses of the shared names (perf 3)
 }
@@ -96,7 +97,10 @@ func runManagerCommand(o *options) error {
 	if k <= 0 || mf.m <= 0 || mf.held <= 0 {
 		return fmt.Errorf("-k, -m and -held must be positive, got %d, %d and %d", k, mf.m, mf.held)
 	}
-	p := mgrParams{m: mf.m, k: k, held: mf.held}
+	if mf.idle < 0 || mf.idle > 10000 {
+		return fmt.Errorf("-idle must be from 0 to 10000, got %d", mf.idle)
+	}
+	p := mgrParams{m: mf.m, k: k, held: mf.held, idle: mf.idle}
 
 	allowed, list := lockstepAlgorithms, joinAlgorithms(lockstepAlgorithms)
 	if o.backend == "cassandra" {
@@ -192,6 +196,9 @@ func runManagerCommand(o *options) error {
 	fmt.Printf("lockbench: manager scenario (seed 003 §4.3) on %s;\nM = %d locks per group, %d held by the separate client (perf 2), K = %d rounds per client, poll %v;\n",
 		where, p.m, p.held, p.k, o.poll)
 	fmt.Printf("a lock of depth L is a path of L segments (Separator \"/\") whose ancestors every lock of the run shares.\n")
+	if p.idle > 0 {
+		fmt.Printf("Perf 2: %d more Lockers each hold one lock of depth L throughout (holders under the ancestors).\n", p.idle)
+	}
 	if o.backend == "sim" {
 		fmt.Printf("Grid: N = %s, L = %s (perf 3: L = %s unless -depths is given), P = %s; rates and times are in virtual time.\n", clientsList, mf.depths, mgrShareDepths, mf.shares)
 	}
