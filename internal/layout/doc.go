@@ -16,8 +16,9 @@
 // table (default queue_lock; row key = the lock id), in bytewise column
 // order:
 //
-//	"<20-digit µs>/q/<owner>"     queue cell: <owner> waits in line;
-//	                              value: <owner>
+//	"<20-digit µs>/q/<owner>"     queue cell: <owner> waits in line
+//	                              (deleted by its first renewal as
+//	                              holder); value: <owner>
 //	"~o/<process>/<incarnation>"  owner cell of one Locker; value: the
 //	                              owner id of its acquisition that claims
 //	"~~floor"                     the published read floor; value: 8-byte

@@ -73,7 +73,10 @@
 // the Scheduler cancels the renewal in flight, as the watchdog did.
 //
 // Retry timing is the same: the next renewal is due Renew after the previous
-// one finished, Renew/4 after a failure, and the first Renew after Start.
+// one finished, Renew/4 after a failure, and the first Renew after Start
+// (or Config.FirstRenew after it, if that is shorter: a queue lock held in
+// an access others share renews first after a Poll, to give its queue cell
+// up early).
 // Only the launch can come later than the due time: by one scheduler
 // wake-up, by 1ns per renewal due at the same moment (the Scheduler
 // launches one per wake-up, so that simulated runs stay deterministic: two

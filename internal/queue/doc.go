@@ -21,6 +21,7 @@
 //
 // The algorithm's steps and its safety, fairness and progress arguments
 // are in docs/algorithms.md, section 4 (4.3 steps, 4.4 mutual exclusion,
-// 4.5 bounded bypass, 4.6 progress, 4.12 the handoff); section 8 covers the
-// lock manager. Planted defects enter through TestingKnobs only.
+// 4.5 bounded bypass, 4.6 progress, 4.12 the handoff, 4.13 why a holder
+// gives its queue cell up with its first renewal); section 8 covers the lock
+// manager. Planted defects enter through TestingKnobs only.
 package queue
