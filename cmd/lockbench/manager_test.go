@@ -63,6 +63,17 @@ func TestManager_BesideHeldGroup(t *testing.T) {
 	assert.Zero(t, c.rounds)
 }
 
+// -idle: more Lockers hold one lock each under the shared ancestors for
+// the whole cell; the clients still run every round, and every idle lock
+// is released (the cell's Lockers close without error).
+func TestManager_BesideIdleHolders(t *testing.T) {
+	p := mgrParams{k: 3, held: 5, idle: 6}
+	c, err := runBeside(simWorldT(t, 5), algoNew, p, 2, 3)
+	require.NoError(t, err)
+	assert.Equal(t, 6, c.rounds)
+	assert.Positive(t, c.acquire)
+}
+
 func TestManager_TablesNameEveryCell(t *testing.T) {
 	cells := []mgrCell{
 		{perf: 1, algorithm: algoNew, clients: 1, depth: 1, rate: 123, acquire: 8 * time.Millisecond},

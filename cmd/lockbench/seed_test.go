@@ -169,6 +169,8 @@ func TestRun1_RefusesBadFlags(t *testing.T) {
 		{"unknown scenario", []string{"-k", "1", "-scenario", "chaos"}},
 		{"inverted latency bounds", []string{"-k", "1", "-min-latency", "2ms", "-max-latency", "1ms"}},
 		{"negative latency", []string{"-k", "1", "-min-latency", "-1ms"}},
+		{"negative idle holders", []string{"-scenario", "manager", "-perf", "2", "-idle", "-1"}},
+		{"too many idle holders", []string{"-scenario", "manager", "-perf", "2", "-idle", "10001"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := run1(tc.args)
