@@ -22,6 +22,26 @@ import (
 // as after 300. (A floor that trails the present by a TTL, as the documents'
 // "now − TTL" or an earlier version of this package did, would step over
 // all of them.)
+// churn takes "hot" n times in access a, by lockers in turn, one
+// acquisition each period of (fake) time, and returns the most tombstones
+// one read of s stepped over meanwhile.
+func churn(t *testing.T, s *model.Store, lockers []*Locker, a lockstep.Access, n int, period time.Duration) int64 {
+	t.Helper()
+	ctx := context.Background()
+	s.ResetStats()
+	for i := range n {
+		h, err := lockIn(ctx, lockers[i%len(lockers)], "hot", a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(period)
+	}
+	return s.Stats().MaxTombstonesPerRead
+}
+
 func TestFloor_HotIDReadCostDoesNotGrowWithHistory(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
@@ -36,23 +56,9 @@ func TestFloor_HotIDReadCostDoesNotGrowWithHistory(t *testing.T) {
 			t.Cleanup(func() { _ = l.Close(ctx) })
 			lockers = append(lockers, l)
 		}
-		run := func(n int) int64 {
-			s.ResetStats()
-			for i := range n {
-				h, err := lockers[i%len(lockers)].Lock(ctx, "hot")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := h.Unlock(ctx); err != nil {
-					t.Fatal(err)
-				}
-				time.Sleep(period)
-			}
-			return s.Stats().MaxTombstonesPerRead
-		}
-		first := run(300)
-		run(3000)
-		last := run(300)
+		first := churn(t, s, lockers, lockstep.Exclusive, 300, period)
+		churn(t, s, lockers, lockstep.Exclusive, 3000, period)
+		last := churn(t, s, lockers, lockstep.Exclusive, 300, period)
 		t.Logf("max tombstones per read: first 300 acquisitions %d, after 3,300 more %d", first, last)
 		// The queue tombstones of the lag plus those since the Locker's
 		// previous read (where its floor was set), and at most one owner

@@ -34,31 +34,17 @@ func longHold(t *testing.T, warm int, k *TestingKnobs) (last int64, queueCellLiv
 	if err != nil {
 		t.Fatal(err)
 	}
-	var churn []*Locker
+	var others []*Locker
 	for range 3 {
 		l, err := New(s, opts(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = l.Close(ctx) })
-		churn = append(churn, l)
+		others = append(others, l)
 	}
-	run := func(n int) int64 {
-		s.ResetStats()
-		for i := range n {
-			c, err := lockIn(ctx, churn[i%len(churn)], "hot", lockstep.IntentShared)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := c.Unlock(ctx); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(period)
-		}
-		return s.Stats().MaxTombstonesPerRead
-	}
-	run(warm)
-	last = run(300)
+	churn(t, s, others, lockstep.IntentShared, warm, period)
+	last = churn(t, s, others, lockstep.IntentShared, 300, period)
 	for _, c := range cells(t, s, "hot") {
 		if col, _, _ := strings.Cut(c, "="); isQueueColumn(col) {
 			queueCellLive = true
