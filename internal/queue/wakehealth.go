@@ -113,7 +113,9 @@ func (a *attempt) handoffMissed(v view) bool {
 		a.ahead, a.aheadOwner, a.expect = "", "", false
 		return false
 	}
-	missed := a.ahead != "" && v.position(a.ahead) < 0 && a.mayClaim(v)
+	// Left the line: released, not merely holding with its queue cell
+	// given up (part.renew), which is no handoff and sends no wake-up.
+	missed := a.ahead != "" && v.position(a.ahead) < 0 && !v.holding(a.aheadOwner) && a.mayClaim(v)
 	if missed {
 		a.ahead, a.aheadOwner = "", ""
 	}
