@@ -19,7 +19,7 @@ import (
 type queueCell struct {
 	lockstep.Cell
 	owner  bool            // an owner cell, else a queue cell
-	named  int64           // µs: when the acquisition enqueued (the time in its queue cell's name)
+	named  int64           // µs: when the acquisition enqueued (the time in its queue cell's name); 0 if unknown
 	id     string          // the owner id: in a queue cell's name, an owner cell's value
 	access lockstep.Access // what the acquisition asks or holds (from the value)
 }
@@ -79,7 +79,8 @@ func readLock(ctx context.Context, s lockstep.Store, t schema.Tables, id string,
 		}
 	}
 	for i, o := range lc.owners {
-		lc.owners[i].named = o.Timestamp // the claim's last write, unless its queue cell says more
+		// A holder's queue cell goes with its first renewal (docs/algorithms.md,
+		// section 4.13): then when it enqueued is no longer known.
 		for _, q := range lc.queue {
 			if q.id == o.id {
 				lc.owners[i].named = q.named

@@ -123,7 +123,8 @@
 //	           "foreign": [{"column", "written"}]},
 //	 "legacy": {"main_table", "shadow_table", "state": "free"|"held"|"blocked",
 //	            "holder" (when held), "main": [lcell], "shadow": [lcell]}}
-//	cell:  {"owner", "enqueued", "written", "ttl_seconds"}
+//	cell:  {"owner", "enqueued": time or null (a holder whose queue cell went with
+//	        its first renewal), "written", "ttl_seconds", "access"}
 //	lcell: {"owner", "written", "ttl_seconds"}
 //
 // fleet:

@@ -67,9 +67,13 @@ func (lc *lockCells) write(w io.Writer, now time.Time) {
 			if q.owner {
 				kind = "owner"
 			}
-			named := time.UnixMicro(q.named)
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s ago\t%s\t\n", kind, q.id, q.access, formatTime(named),
-				formatAge(now.Sub(named)), formatAge(now.Sub(time.UnixMicro(q.Timestamp))), formatTTL(q.TTL))
+			enqueued, age := "-", "-" // a holder whose queue cell went with its first renewal
+			if q.named != 0 {
+				named := time.UnixMicro(q.named)
+				enqueued, age = formatTime(named), formatAge(now.Sub(named))
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s ago\t%s\t\n", kind, q.id, q.access, enqueued,
+				age, formatAge(now.Sub(time.UnixMicro(q.Timestamp))), formatTTL(q.TTL))
 		}
 	}
 	tw.Flush()

@@ -45,11 +45,11 @@ type queueJSON struct {
 }
 
 type queueCellJSON struct {
-	Owner      string    `json:"owner"`
-	Enqueued   time.Time `json:"enqueued"`
-	Written    time.Time `json:"written"`
-	TTLSeconds float64   `json:"ttl_seconds"`
-	Access     string    `json:"access"` // X, S, IS, IX or SIX (lockstep.Access)
+	Owner      string     `json:"owner"`
+	Enqueued   *time.Time `json:"enqueued"` // null: a holder whose queue cell went with its first renewal
+	Written    time.Time  `json:"written"`
+	TTLSeconds float64    `json:"ttl_seconds"`
+	Access     string     `json:"access"` // X, S, IS, IX or SIX (lockstep.Access)
 }
 
 type foreignJSON struct {
@@ -74,6 +74,15 @@ type legacyCellJSON struct {
 
 func micros(t int64) time.Time { return time.UnixMicro(t).UTC() }
 
+// enqueued is a cell's "enqueued": nil when unknown (0).
+func enqueued(t int64) *time.Time {
+	if t == 0 {
+		return nil
+	}
+	u := micros(t)
+	return &u
+}
+
 // report is inspect's JSON of lc, read at now.
 func (lc *lockCells) report(o *options, now time.Time) inspectJSON {
 	r := inspectJSON{Lock: lc.id, Keyspace: o.Keyspace, ReadAt: now.UTC(), Consistency: o.Consistency.String()}
@@ -87,10 +96,10 @@ func (lc *lockCells) report(o *options, now time.Time) inspectJSON {
 		q.State = "contested"
 	}
 	for _, c := range lc.owners {
-		q.Owners = append(q.Owners, queueCellJSON{c.id, micros(c.named), micros(c.Timestamp), c.TTL.Seconds(), c.access.String()})
+		q.Owners = append(q.Owners, queueCellJSON{c.id, enqueued(c.named), micros(c.Timestamp), c.TTL.Seconds(), c.access.String()})
 	}
 	for _, c := range lc.queue {
-		q.Queue = append(q.Queue, queueCellJSON{c.id, micros(c.named), micros(c.Timestamp), c.TTL.Seconds(), c.access.String()})
+		q.Queue = append(q.Queue, queueCellJSON{c.id, enqueued(c.named), micros(c.Timestamp), c.TTL.Seconds(), c.access.String()})
 	}
 	if lc.floor != 0 {
 		f := micros(lc.floor)

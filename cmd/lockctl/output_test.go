@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -182,4 +183,23 @@ func TestPhaseSet_DrainReportsProgressThenRefuses(t *testing.T) {
 		assert.Contains(t, out.String(), "phase: combined -> new")
 		assert.Empty(t, errOut.String())
 	})
+}
+
+// A holder past its first renewal has no queue cell (docs/algorithms.md,
+// section 4.13): when it enqueued is unknown, and inspect says so ("-", and
+// null in JSON) instead of passing its last write off as its enqueue time.
+func TestInspect_HolderWithoutItsQueueCellHasNoEnqueueTime(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	lc := &lockCells{id: "c", queueName: "queue_lock", mainName: "legacy_main", shadowName: "legacy_shadow",
+		owners: []queueCell{{Cell: lockstep.Cell{Timestamp: now.Add(-time.Second).UnixMicro(), TTL: 29 * time.Second},
+			owner: true, id: "a.1", access: lockstep.Exclusive}}}
+	var b bytes.Buffer
+	lc.write(&b, now)
+	assert.Regexp(t, `owner\s+a\.1\s+X\s+-\s+-\s+1s ago`, b.String())
+	r := lc.report(&options{}, now)
+	require.Len(t, r.Queue.Owners, 1)
+	assert.Nil(t, r.Queue.Owners[0].Enqueued)
+	j, err := json.Marshal(r.Queue.Owners[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(j), `"enqueued":null`)
 }
