@@ -7,9 +7,9 @@
 // one line there), lets rapid drive a random phase of scheduler decisions and
 // faults (machine_test.go), checks the safety properties after every action
 // (harness_test.go, and a file per property: ownership_test.go,
-// ownercell_test.go, lease_test.go, fencing_test.go), and then runs a
-// fault-free, fair round-robin quiet phase that checks liveness
-// (liveness_test.go). One fleet runs honest users beside
+// ownercell_test.go, queuecell_test.go, lease_test.go, fencing_test.go),
+// and then runs a fault-free, fair round-robin quiet phase that checks
+// liveness (liveness_test.go). One fleet runs honest users beside
 // an arrival storm, processes whose Lock calls are cancelled one after
 // another, against the queue lock's fast path (storm_test.go). Two run
 // in two data centres (dc_test.go), global and DC-local, with a DC
@@ -43,7 +43,9 @@
 // A group holder of the lock-manager fleets is judged on every member it
 // holds (members_test.go): each member's cells must surely live while the
 // holder works (the lease property), each member's owner cell must be live
-// while its Lost() is open, and a member with a fencing token must hold it
+// while its Lost() is open, a queue member renewed since its claim must
+// have given its queue cell up (queuecell_test.go; a shared lock's holders
+// keep it), and a member with a fencing token must hold it
 // in ownership order against the holders of that id in an incompatible
 // access.
 //

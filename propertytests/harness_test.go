@@ -129,7 +129,8 @@ type harness struct {
 	// queueOwnerCol and legacyOwners say where each owner's owner cell is
 	// (ownercell_test.go): its Locker's "~o/" column, or its legacy main cell.
 	queueOwnerCol map[string]string
-	handoff       *handoffs // handoff_test.go
+	handoff       *handoffs   // handoff_test.go
+	qcells        *queueCells // queuecell_test.go
 	legacyOwners  map[string]bool
 	// queueOwnerColOf is queueOwnerCol per writing process ("<process>
 	// <owner>"): the holders of a shared owner each have a column of their
@@ -468,10 +469,12 @@ func (h *harness) checkSafety() error {
 			}
 		}
 	}
-	if h.v.noOwnerCellCheck {
-		return nil
+	if !h.v.noOwnerCellCheck {
+		if err := h.checkOwnerCells(); err != nil {
+			return err
+		}
 	}
-	return h.checkOwnerCells()
+	return h.checkQueueCells()
 }
 
 func (h *harness) elapsed(since int64) time.Duration {

@@ -35,6 +35,7 @@ type switches struct {
 	ReaderBypass              bool `json:",omitempty"`
 	HandoffFromRead           bool `json:",omitempty"`
 	HandoffNamesLast          bool `json:",omitempty"`
+	HolderKeepsQueueCell      bool `json:",omitempty"`
 }
 
 // union returns the switches on in s or in o.
@@ -53,6 +54,7 @@ func (s switches) union(o switches) switches {
 		ReaderBypass:              s.ReaderBypass || o.ReaderBypass,
 		HandoffFromRead:           s.HandoffFromRead || o.HandoffFromRead,
 		HandoffNamesLast:          s.HandoffNamesLast || o.HandoffNamesLast,
+		HolderKeepsQueueCell:      s.HolderKeepsQueueCell || o.HolderKeepsQueueCell,
 	}
 }
 
@@ -133,7 +135,7 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 	q.SkipOwnerReread, q.ReuseTombstonedTimestamp, q.QueueCellsWithoutTTL = s.SkipOwnerReread, s.ReuseTombstonedTimestamp, s.QueueCellsWithoutTTL
 	q.IgnoreContentionHint, q.NoFloorLag, q.IgnorePublishedFloor = s.IgnoreContentionHint, s.NoFloorLag, s.IgnorePublishedFloor
 	q.WakeGrants, q.WakeOnly, q.ReaderBypass = s.WakeGrants, s.WakeOnly, s.ReaderBypass
-	q.HandoffFromRead, q.HandoffNamesLast = s.HandoffFromRead, s.HandoffNamesLast
+	q.HandoffFromRead, q.HandoffNamesLast, q.HolderKeepsQueueCell = s.HandoffFromRead, s.HandoffNamesLast, s.HolderKeepsQueueCell
 	g.ReuseOwnerAfterStoreError, g.NoRoundDeadline = s.ReuseOwnerAfterStoreError, s.NoRoundDeadline
 	for _, d := range ds {
 		switch d {

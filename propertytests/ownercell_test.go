@@ -94,20 +94,7 @@ func legacyOwner(l lockstep.Lock) string {
 // owner cell names it in its value (with the access held, which does not
 // matter here); a legacy main cell in its column.
 func (h *harness) ownerCellLive(c ownerCell, id string) error {
-	cl := h.s.Cluster()
-	var win model.StoredCell
-	found := false
-	nowSec := int64(0)
-	for i := range cl.Config().Replicas {
-		nowSec = max(nowSec, cl.ReplicaNow(i)/1_000_000)
-		for _, sc := range cl.Replica(i).Scan(c.table, id, lockstep.Slice{From: c.col, To: c.col + "\x00"}) {
-			if !found {
-				win, found = sc, true
-			} else {
-				win = model.Reconcile(win, sc)
-			}
-		}
-	}
+	win, found, nowSec := h.winning(c.table, id, c.col)
 	switch {
 	case !found:
 		return fmt.Errorf("no replica holds its owner cell %s/%s", c.table, c.col)
@@ -117,4 +104,23 @@ func (h *harness) ownerCellLive(c ownerCell, id string) error {
 		return fmt.Errorf("its owner cell %s/%s names %q", c.table, c.col, win.Value)
 	}
 	return nil
+}
+
+// winning returns the version of cell col of table's row id that wins
+// across every replica, reconciled as a read would but without read repair
+// (so nothing changes), whether any replica holds it, and the latest
+// replica clock in whole seconds, to judge its TTL by.
+func (h *harness) winning(table, id, col string) (win model.StoredCell, found bool, nowSec int64) {
+	cl := h.s.Cluster()
+	for i := range cl.Config().Replicas {
+		nowSec = max(nowSec, cl.ReplicaNow(i)/1_000_000)
+		for _, sc := range cl.Replica(i).Scan(table, id, lockstep.Slice{From: col, To: col + "\x00"}) {
+			if !found {
+				win, found = sc, true
+			} else {
+				win = model.Reconcile(win, sc)
+			}
+		}
+	}
+	return win, found, nowSec
 }

@@ -115,6 +115,7 @@ func (h *harness) onStore(e sim.StoreEvent) {
 	}
 	if y.Kind == sim.Put {
 		h.noteClaim(y)
+		h.noteQueueCells(y, e.Err == nil)
 		for _, c := range y.Cells {
 			switch {
 			case y.Table == queuelock.DefaultTable && isOwnerCell(y.Table, c.Column):

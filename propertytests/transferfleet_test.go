@@ -137,6 +137,7 @@ func (h *harness) giveAway(ctx context.Context, pr *proc, l lockstep.Lock) bool 
 	ho := &handover{giver: pr, lock: l, token: tok, quiet: quiet}
 	h.tr.box = ho
 	h.tr.handovers++
+	h.noteShared(l.Owner()) // its holders keep its queue cell (queuecell_test.go)
 	h.event("%s shares %s", pr.sp.Name, l.Owner())
 	h.mu.Unlock()
 	for {
