@@ -10,6 +10,20 @@ import (
 	"github.com/lockstep-go/lockstep/model"
 )
 
+// lineOfTwo returns a waiting attempt of a Locker with wake-ups, in access
+// acc, and the entries of a line of two: the entry in front of it (front),
+// its own (mine), and the front entry's owner cell once it holds (held).
+func lineOfTwo(t *testing.T, acc lockstep.Access) (a *attempt, front, mine, held layout.Entry) {
+	t.Helper()
+	n := &memNet{handlers: map[string]func([]byte){}}
+	l := newHandoffLocker(t, model.New(&clock.Local{}), n, "w", false, nil)
+	front = layout.Entry{Kind: layout.Queue, Column: "00000000000000000001/q/e.1", Owner: "e.1", Access: acc}
+	mine = layout.Entry{Kind: layout.Queue, Column: "00000000000000000002/q/w.1", Owner: "w.1", Access: acc}
+	held = layout.Entry{Kind: layout.Owner, Column: "~o/e/0000000000000001", Owner: "e.1", Access: acc}
+	a = &attempt{l: l, owner: mine.Owner, qcol: mine.Column, ocol: "~o/w/0000000000000001", access: acc, knobs: &TestingKnobs{}}
+	return a, front, mine, held
+}
+
 // A waiter right behind an acquisition that goes on to hold, and then gives
 // its queue cell up with its first renewal (part.renew; docs/algorithms.md,
 // section 4.13), is still next in line: its pacing counts that holder at the
@@ -17,13 +31,7 @@ import (
 // holder's owner cell is gone too.
 func TestView_AHolderWithoutItsQueueCellStillHeadsTheLine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		n := &memNet{handlers: map[string]func([]byte){}}
-		l := newHandoffLocker(t, model.New(&clock.Local{}), n, "w", false, nil)
-		x := lockstep.Exclusive
-		front := layout.Entry{Kind: layout.Queue, Column: "00000000000000000001/q/e.1", Owner: "e.1", Access: x}
-		mine := layout.Entry{Kind: layout.Queue, Column: "00000000000000000002/q/w.1", Owner: "w.1", Access: x}
-		held := layout.Entry{Kind: layout.Owner, Column: "~o/e/0000000000000001", Owner: "e.1", Access: x}
-		a := &attempt{l: l, owner: mine.Owner, qcol: mine.Column, ocol: "~o/w/0000000000000001", access: x, knobs: &TestingKnobs{}}
+		a, front, mine, held := lineOfTwo(t, lockstep.Exclusive)
 
 		for _, step := range []struct {
 			name           string
@@ -55,13 +63,7 @@ func TestView_AHolderWithoutItsQueueCellStillHeadsTheLine(t *testing.T) {
 // stop relying on wake-ups, wakehealth.go).
 func TestView_AHolderGivingItsQueueCellUpIsNoMissedWakeUp(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		n := &memNet{handlers: map[string]func([]byte){}}
-		l := newHandoffLocker(t, model.New(&clock.Local{}), n, "w", false, nil)
-		is := lockstep.IntentShared
-		front := layout.Entry{Kind: layout.Queue, Column: "00000000000000000001/q/e.1", Owner: "e.1", Access: is}
-		mine := layout.Entry{Kind: layout.Queue, Column: "00000000000000000002/q/w.1", Owner: "w.1", Access: is}
-		held := layout.Entry{Kind: layout.Owner, Column: "~o/e/0000000000000001", Owner: "e.1", Access: is}
-		a := &attempt{l: l, owner: mine.Owner, qcol: mine.Column, ocol: "~o/w/0000000000000001", access: is, knobs: &TestingKnobs{}}
+		a, front, mine, held := lineOfTwo(t, lockstep.IntentShared)
 		a.handoffMissed(view{queue: []layout.Entry{front, mine}})
 		if a.handoffMissed(view{queue: []layout.Entry{mine}, owners: []layout.Entry{held}}) {
 			t.Fatal("a holder that gave its queue cell up counted as a handoff whose wake-up was missed")
