@@ -63,8 +63,12 @@ type Store interface {
 // single-partition mutation (on Cassandra, one unlogged batch of one
 // partition: applied atomically and in isolation on each replica). A queue
 // Locker with Options.Handoff uses it to end its hold and hand the lock to
-// the next waiter in one round trip; a Store without it makes those Lockers
-// release as before. The outcome rules are Put's and Delete's.
+// the next waiter in one round trip, and every queue Locker to give a
+// holder's queue cell up with its first renewal; a Store without it makes
+// those Lockers send a Put and a Delete instead. The outcome rules are
+// Put's and Delete's. A wrapper that has the method but whose inner store
+// has none returns an error wrapping errors.ErrUnsupported, having sent
+// nothing: the Lockers then fall back as for a Store without it.
 type Mutator interface {
 	PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...Cell) error
 }

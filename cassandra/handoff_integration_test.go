@@ -13,19 +13,27 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/cassandra"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/wakeup"
 )
 
 // handoffCount counts the releases that handed the lock over in one
-// request (queuelock.Options.Handoff).
+// request (queuelock.Options.Handoff): the PutDeletes that write a handed
+// cell. (A holder's first renewal is a PutDelete too: its owner cell and
+// its queue cell's tombstone.)
 type handoffCount struct {
 	*cassandra.Store
 	n atomic.Int64
 }
 
 func (h *handoffCount) PutDelete(ctx context.Context, table, row string, ts int64, cols []string, cells ...lockstep.Cell) error {
-	h.n.Add(1)
+	for _, c := range cells {
+		if e, err := layout.Parse(c.Column, c.Value); err == nil && layout.IsHandedFor(c.Column, e.Owner) {
+			h.n.Add(1)
+			break
+		}
+	}
 	return h.Store.PutDelete(ctx, table, row, ts, cols, cells...)
 }
 

@@ -254,7 +254,24 @@ func badIDs(t *testing.T, env Env) {
 
 // Prefixed returns a store that prefixes every row key with prefix, so that
 // scenarios sharing one real keyspace never see each other's cells.
-func Prefixed(s lockstep.Store, prefix string) lockstep.Store { return prefixed{s, prefix} }
+//
+// When s is a lockstep.Mutator, so is the Store Prefixed returns.
+func Prefixed(s lockstep.Store, prefix string) lockstep.Store {
+	if m, ok := s.(lockstep.Mutator); ok {
+		return prefixedMutator{prefixed{s, prefix}, m}
+	}
+	return prefixed{s, prefix}
+}
+
+// prefixedMutator is prefixed over a lockstep.Mutator.
+type prefixedMutator struct {
+	prefixed
+	m lockstep.Mutator
+}
+
+func (p prefixedMutator) PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...lockstep.Cell) error {
+	return p.m.PutDelete(ctx, table, p.prefix+row, ts, columns, cells...)
+}
 
 type prefixed struct {
 	lockstep.Store

@@ -147,11 +147,12 @@ func (f *Faulty) Delete(ctx context.Context, table, row string, ts int64, column
 
 // PutDelete writes and deletes through the inner store in one request,
 // possibly disturbed, if the inner store is a lockstep.Mutator; otherwise
-// it fails, writing nothing.
+// it fails, writing nothing, with an error wrapping errors.ErrUnsupported
+// (as lockstep.Mutator asks of such a wrapper).
 func (f *Faulty) PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...lockstep.Cell) error {
 	m, ok := f.inner.(lockstep.Mutator)
 	if !ok {
-		return fmt.Errorf("model: the store under Faulty cannot write and delete in one request (lockstep.Mutator)")
+		return fmt.Errorf("model: the store under Faulty cannot write and delete in one request (lockstep.Mutator): %w", errors.ErrUnsupported)
 	}
 	return f.do(ctx, OpPut, func() error { return m.PutDelete(ctx, table, row, ts, columns, cells...) })
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -146,13 +147,15 @@ func (s *countingStore) Delete(ctx context.Context, table, row string, ts int64,
 	return s.inner.Delete(ctx, table, row, ts, columns...)
 }
 
-// PutDelete counts as one delete (it is a release's request: the handoff
-// of queuelock.Options.Handoff). It fails, sending nothing, if the inner
-// store cannot write and delete in one request.
+// PutDelete counts as one delete: a release's request (the handoff of
+// queuelock.Options.Handoff), or, outside a tallied call, a holder's first
+// renewal, which gives its queue cell up. It fails, sending nothing, with
+// an error wrapping errors.ErrUnsupported if the inner store cannot write
+// and delete in one request (the Lockers then send a Put and a Delete).
 func (s *countingStore) PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...lockstep.Cell) error {
 	m, ok := s.inner.(lockstep.Mutator)
 	if !ok {
-		return fmt.Errorf("lockbench: the store cannot write and delete in one request (lockstep.Mutator)")
+		return fmt.Errorf("lockbench: the store cannot write and delete in one request (lockstep.Mutator): %w", errors.ErrUnsupported)
 	}
 	if t := tallyOf(ctx); t != nil {
 		t.deletes.Add(1)

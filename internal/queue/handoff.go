@@ -126,7 +126,7 @@ func (p *part) handoffTo(turn bool) (c lockstep.Cell, m lockstep.Mutator, ok boo
 	if n.Column == "" || n.Access != lockstep.Exclusive || n.Wake == "" || n.Timestamp <= 0 {
 		return c, nil, false
 	}
-	if m, ok = l.store.(lockstep.Mutator); !ok || p.Lease == nil || p.Lease.IsLost() {
+	if m, ok = l.mutator(); !ok || p.Lease == nil || p.Lease.IsLost() {
 		return c, nil, false
 	}
 	return layout.OwnerCell(layout.HandedColumn(n.Owner), n.Owner, lockstep.Exclusive, n.Timestamp, l.cfg.Lease.TTL), m, true

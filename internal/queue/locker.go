@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
@@ -44,6 +45,17 @@ type Locker struct {
 	wake   *waker           // nil: wake-ups off (wake.go)
 	// wakeHealth is whether wake-ups arrive (wakehealth.go).
 	wakeHealth wakeHealth
+	// noMutator is set once the store, though it has PutDelete, refused it
+	// with errors.ErrUnsupported (a wrapper over a store without it): the
+	// Locker then writes and deletes in separate requests (mutator).
+	noMutator atomic.Bool
+}
+
+// mutator returns the store as a lockstep.Mutator, unless it has none or
+// refused one as unsupported.
+func (l *Locker) mutator() (lockstep.Mutator, bool) {
+	m, ok := l.store.(lockstep.Mutator)
+	return m, ok && !l.noMutator.Load()
 }
 
 var _ lockstep.GroupLocker = (*Locker)(nil)

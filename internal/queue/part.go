@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -93,20 +94,25 @@ func (p *part) renew(ctx context.Context) error {
 	// does not touch it anyway.
 	del := p.l.ts.Next()
 	own := layout.OwnerCell(p.ocol, p.owner, p.access, p.l.ts.Next(), ttl)
-	var err error
-	if m, ok := p.l.store.(lockstep.Mutator); ok {
-		err = m.PutDelete(ctx, p.l.cfg.table, p.id, del, []string{p.qcol}, own)
-	} else if err = p.l.store.Put(ctx, p.l.cfg.table, p.id, own); err == nil {
-		// A store without one request for both: the renewal is the Put;
-		// the delete is best effort, tried again at the next renewal.
-		if p.l.store.Delete(ctx, p.l.cfg.table, p.id, del, p.qcol) != nil {
-			return nil
+	if m, ok := p.l.mutator(); ok {
+		err := m.PutDelete(ctx, p.l.cfg.table, p.id, del, []string{p.qcol}, own)
+		if !errors.Is(err, errors.ErrUnsupported) {
+			if err == nil {
+				p.shed.Store(true)
+			}
+			return err
 		}
+		p.l.noMutator.Store(true) // a wrapper over a store without it: as below from now on
 	}
-	if err == nil {
+	// A store without one request for both: the renewal is the Put; the
+	// delete is best effort, tried again at the next renewal.
+	if err := p.l.store.Put(ctx, p.l.cfg.table, p.id, own); err != nil {
+		return err
+	}
+	if p.l.store.Delete(ctx, p.l.cfg.table, p.id, del, p.qcol) == nil {
 		p.shed.Store(true)
 	}
-	return err
+	return nil
 }
 
 // Release deletes this acquisition's queue and owner cells in one request
@@ -151,7 +157,12 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 		// One request ends our hold and makes the next waiter the owner
 		// (handoff.go); the waiter's confirmation read decides.
 		err = m.PutDelete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), cols, handed)
-	} else {
+		if errors.Is(err, errors.ErrUnsupported) {
+			p.l.noMutator.Store(true) // it sent nothing: release as without Handoff
+			handoff = false
+		}
+	}
+	if !handoff {
 		err = p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), cols...)
 	}
 	if turn {
