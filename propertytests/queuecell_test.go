@@ -78,6 +78,11 @@ func (h *harness) noteQueueCells(y *sim.Yield, ok bool) {
 			continue
 		}
 		owner := ownerOf(y.Table, c.Column, c.Value)
+		if layout.IsHandedFor(c.Column, owner) {
+			// A releaser's handoff (4.12), retried after its holder has
+			// claimed on its own: written for the owner, not its renewal.
+			continue
+		}
 		k := claimKey{owner, y.Row}
 		if _, done := qs.renewed[k]; done || owner == "" || !h.ownerHolds(owner, y.Row) {
 			continue
