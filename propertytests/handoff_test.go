@@ -32,24 +32,34 @@ type handoffs struct {
 	sent map[string]int64 // waiter's owner → virtual µs of the send of the latest acknowledged handoff naming it
 	left map[string]int64 // owner → highest acknowledged tombstone timestamp of a queue cell of its
 	tomb map[string]int64 // owner → highest acknowledged tombstone timestamp of its handed column
-	// acked counts acknowledged handoffs; held, acquisitions whose latest
-	// acknowledged owner write was the handoff (confirmed by one read).
+	own  map[string]int64 // owner → virtual µs of the send of its latest acknowledged write of an owner cell of its own
+	// acked counts acknowledged handoffs; held, acquisitions made by one
+	// (confirmed by one read): whose owner's latest acknowledged handoff
+	// was sent after every acknowledged write of its own owner cell.
 	acked, held int
 }
 
-// noteHandedHold counts an acquisition by owner made by a handoff.
+// noteHandedHold counts an acquisition by owner made by a handoff — one
+// whose latest acknowledged handoff was sent after every acknowledged
+// write of its own owner cell (a claim sent at the same instant wins: a
+// waiter that confirms a handoff writes no claim) — and makes that handed
+// cell owner's owner cell for property 2b (ownercell_test.go) until its
+// own renewal is acknowledged. An acquisition by its own claim keeps its
+// claim's column, whatever handed cell naming it arrives late, or was
+// written dead (ownership_test.go).
 func (h *harness) noteHandedHold(owner string) {
 	if h.handoff == nil {
 		return
 	}
-	if sent, ok := h.handoff.sent[owner]; ok && sent == h.lastOK[owner] {
+	if sent, ok := h.handoff.sent[owner]; ok && sent > h.handoff.own[owner] {
 		h.handoff.held++
+		h.queueOwnerCol[owner] = layout.HandedColumn(owner)
 	}
 }
 
 func (h *harness) handoffState() *handoffs {
 	if h.handoff == nil {
-		h.handoff = &handoffs{sent: map[string]int64{}, left: map[string]int64{}, tomb: map[string]int64{}}
+		h.handoff = &handoffs{sent: map[string]int64{}, left: map[string]int64{}, tomb: map[string]int64{}, own: map[string]int64{}}
 	}
 	return h.handoff
 }
@@ -92,9 +102,14 @@ func (h *harness) noteHandoffs(y *sim.Yield) {
 		return
 	}
 	for _, c := range y.Cells {
-		if owner := ownerOf(y.Table, c.Column, c.Value); owner != "" && layout.IsHandedFor(c.Column, owner) && c.Value != nil {
+		owner := ownerOf(y.Table, c.Column, c.Value)
+		switch {
+		case owner == "" || c.Value == nil || !isOwnerCell(y.Table, c.Column):
+		case layout.IsHandedFor(c.Column, owner):
 			hs.sent[owner] = y.SentElapsed
 			hs.acked++
+		default:
+			hs.own[owner] = max(hs.own[owner], y.SentElapsed)
 		}
 	}
 }

@@ -118,6 +118,11 @@ func (h *harness) onStore(e sim.StoreEvent) {
 		h.noteQueueCells(y, e.Err == nil)
 		for _, c := range y.Cells {
 			switch {
+			case y.Table == queuelock.DefaultTable && layout.IsHandedFor(c.Column, ownerOf(y.Table, c.Column, c.Value)):
+				// A releaser's handed cell is its waiter's owner cell only
+				// if the waiter acquires by it: noteHandedHold decides at
+				// the acquisition. One that arrives late, after its waiter
+				// left the line and claimed again on its own, is not.
 			case y.Table == queuelock.DefaultTable && isOwnerCell(y.Table, c.Column):
 				h.queueOwnerCol[ownerOf(y.Table, c.Column, c.Value)] = c.Column
 				h.queueOwnerColOf[y.Proc.Name+" "+ownerOf(y.Table, c.Column, c.Value)] = c.Column
