@@ -23,7 +23,7 @@ func init() {
 		// four searches and a bound of 40.
 		control{name: "AdoptWithoutWitness", fleet: fleetNamed("new/transfer"),
 			v: variant{plant: []defect{adoptWithoutWitness}, noLeaseCheck: true, noFencing: true}, want: "ownership:",
-			attempts: 4, maxActions: 40},
+			attempts: 4, maxActions: 40, witness: true},
 		// Share stops the giver's renewals before the successor has
 		// renewed. Adopt's read still refuses a lapsed lock, so exclusion
 		// holds; what breaks is the handover itself: the giver's lease
