@@ -36,6 +36,7 @@ type switches struct {
 	HandoffFromRead           bool `json:",omitempty"`
 	HandoffNamesLast          bool `json:",omitempty"`
 	HolderKeepsQueueCell      bool `json:",omitempty"`
+	HolderKeepsHandedColumn   bool `json:",omitempty"`
 }
 
 // union returns the switches on in s or in o.
@@ -55,6 +56,7 @@ func (s switches) union(o switches) switches {
 		HandoffFromRead:           s.HandoffFromRead || o.HandoffFromRead,
 		HandoffNamesLast:          s.HandoffNamesLast || o.HandoffNamesLast,
 		HolderKeepsQueueCell:      s.HolderKeepsQueueCell || o.HolderKeepsQueueCell,
+		HolderKeepsHandedColumn:   s.HolderKeepsHandedColumn || o.HolderKeepsHandedColumn,
 	}
 }
 
@@ -136,6 +138,7 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 	q.IgnoreContentionHint, q.NoFloorLag, q.IgnorePublishedFloor = s.IgnoreContentionHint, s.NoFloorLag, s.IgnorePublishedFloor
 	q.WakeGrants, q.WakeOnly, q.ReaderBypass = s.WakeGrants, s.WakeOnly, s.ReaderBypass
 	q.HandoffFromRead, q.HandoffNamesLast, q.HolderKeepsQueueCell = s.HandoffFromRead, s.HandoffNamesLast, s.HolderKeepsQueueCell
+	q.HolderKeepsHandedColumn = s.HolderKeepsHandedColumn
 	g.ReuseOwnerAfterStoreError, g.NoRoundDeadline = s.ReuseOwnerAfterStoreError, s.NoRoundDeadline
 	for _, d := range ds {
 		switch d {

@@ -39,5 +39,18 @@ func init() {
 		// next: the waiters in between are bypassed again and again.
 		control{name: "HandoffNamesLast", fleet: fleetNamed("new/handoff"),
 			v: variant{bugs: switches{HandoffNamesLast: true}, noLeaseCheck: true}, want: "liveness:"},
+		// A holder that saw its handed cell leaves that column alone when
+		// its first renewal gives its queue cell up: a releaser whose
+		// handoff timed out, yet landed, retries it while the holder holds,
+		// and property H2 sees a handoff naming a queue-cell write its
+		// waiter has deleted, above the waiter's tombstone of its handed
+		// column (none). TestNewHandoffFleet_FromTheFirstHandoff found it
+		// once in about 11,000 schedules of the correct code before the fix
+		// (rapid seed 17342923788810647348), so the searches seldom do (none
+		// in two of 3,000 checks each, 110 s): the control keeps a witness
+		// (witness_test.go) of 5 actions, and one search, logged.
+		control{name: "HolderKeepsHandedColumn", fleet: fleetNamed("new/handoff"),
+			v: variant{bugs: switches{HolderKeepsHandedColumn: true}, noFencing: true, fromHandoff: true, weights: &slowWeights}, want: "handoff:",
+			attempts: 1, witness: true},
 	)
 }

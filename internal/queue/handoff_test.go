@@ -251,3 +251,42 @@ func TestHandoff_ConfirmationCountsFromTheQueueWrite(t *testing.T) {
 		})
 	}
 }
+
+// A holder that saw a handed cell naming it gives that column up with its
+// place in line, at its first renewal: a releaser's handoff retried while
+// it holds (the first try timed out, yet landed) is then dead on arrival,
+// as it is for a waiter that left. With the planted HolderKeepsHandedColumn
+// the retried write stands, live, as an owner cell naming the holder.
+func TestHandoff_AHolderGivesItsHandedColumnUpWithItsQueueCell(t *testing.T) {
+	for _, planted := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			s := model.New(&clock.Local{})
+			n := &memNet{handlers: map[string]func([]byte){}}
+			lc, _, _ := handedRunKnobs(t, s, n, true, &TestingKnobs{HolderKeepsHandedColumn: planted}, shortHold)
+			ctx := context.Background()
+			col := layout.HandedColumn(lc.Owner())
+			var handed lockstep.Cell
+			cs, err := s.Read(ctx, DefaultTable, "x", lockstep.Slice{From: "0"})
+			require.NoError(t, err)
+			for _, c := range cs {
+				if c.Column == col {
+					handed = c
+				}
+			}
+			require.NotZero(t, handed.Timestamp, "C holds by the handed cell B wrote")
+			time.Sleep(2 * time.Second) // past C's first renewal (Renew 1s)
+			if !planted {
+				require.NotContains(t, cells(t, s, "x"), col+"="+lc.Owner(), "given up with the queue cell")
+			}
+			// B's handoff, written again with the timestamp it had.
+			retry := layout.OwnerCell(col, lc.Owner(), lockstep.Exclusive, handed.Timestamp, ttl)
+			require.NoError(t, s.PutDelete(ctx, DefaultTable, "x", handed.Timestamp, nil, retry))
+			if planted {
+				require.Contains(t, cells(t, s, "x"), col+"="+lc.Owner(), "planted: the retried handoff stands")
+			} else {
+				require.NotContains(t, cells(t, s, "x"), col+"="+lc.Owner(), "the retried handoff is dead on arrival")
+			}
+			require.NoError(t, lc.Unlock(ctx))
+		})
+	}
+}

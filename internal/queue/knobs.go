@@ -59,6 +59,11 @@ import (
 //     it holds, as earlier trees did, instead of deleting it with its
 //     first renewal: its name pins every reader's floor, and the reads of
 //     the id step over every tombstone left behind it while it holds.
+//   - HolderKeepsHandedColumn makes a holder that saw a handed cell naming
+//     it leave that column alone at its first renewal, as the first tree
+//     that gave queue cells up did: a releaser's handoff retried while it
+//     holds, after it gave its place in line up, is written live, and
+//     outlives its hold if it releases before that cell expires.
 
 // TestingKnobs plant deliberate defects for this module's negative controls
 // (propertytests), through Options.TestingKnobs; the comment above the
@@ -83,6 +88,7 @@ type TestingKnobs struct {
 	HandoffFromRead          bool
 	HandoffNamesLast         bool
 	HolderKeepsQueueCell     bool
+	HolderKeepsHandedColumn  bool
 
 	// Defects of the shared lease, lock-manager and fencing code.
 	Lease   *lease.TestingKnobs

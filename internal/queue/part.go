@@ -94,8 +94,18 @@ func (p *part) renew(ctx context.Context) error {
 	// does not touch it anyway.
 	del := p.l.ts.Next()
 	own := layout.OwnerCell(p.ocol, p.owner, p.access, p.l.ts.Next(), ttl)
+	cols := []string{p.qcol}
+	if p.handed != "" && !p.l.cfg.knobs.HolderKeepsHandedColumn {
+		// A handed cell naming us was seen (section 4.12): we held by it,
+		// or our claim counted it as ours. Its releaser may write it again
+		// (a retry after a timeout) while we hold: the tombstone, above
+		// every timestamp of our queue cell, makes that write dead on
+		// arrival, as leaving the line does for a waiter. Our own owner
+		// cell, in the same mutation, holds the lock from here.
+		cols = append(cols, p.handed)
+	}
 	if m, ok := p.l.mutator(); ok {
-		err := m.PutDelete(ctx, p.l.cfg.table, p.id, del, []string{p.qcol}, own)
+		err := m.PutDelete(ctx, p.l.cfg.table, p.id, del, cols, own)
 		if !errors.Is(err, errors.ErrUnsupported) {
 			if err == nil {
 				p.shed.Store(true)
@@ -109,7 +119,7 @@ func (p *part) renew(ctx context.Context) error {
 	if err := p.l.store.Put(ctx, p.l.cfg.table, p.id, own); err != nil {
 		return err
 	}
-	if p.l.store.Delete(ctx, p.l.cfg.table, p.id, del, p.qcol) == nil {
+	if p.l.store.Delete(ctx, p.l.cfg.table, p.id, del, cols...) == nil {
 		p.shed.Store(true)
 	}
 	return nil
