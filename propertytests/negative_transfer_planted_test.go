@@ -20,7 +20,7 @@ func init() {
 		// counterexamples need a lapsed giver lease, then the successor's
 		// turn, and shrink less well than most: searches ended at 11, 20,
 		// 25 and 39 actions, and one of three found nothing in CI, hence
-		// four searches and a bound of 40.
+		// a bound of 40 and a witness (witness_test.go) of 26 actions.
 		control{name: "AdoptWithoutWitness", fleet: fleetNamed("new/transfer"),
 			v: variant{plant: []defect{adoptWithoutWitness}, noLeaseCheck: true, noFencing: true}, want: "ownership:",
 			attempts: 4, maxActions: 40, witness: true},

@@ -17,13 +17,15 @@ import (
 // a script no longer than the control's bound. TestNegative replays it first,
 // every run: it must fail by the control's property, or the run fails as a
 // stale witness (a change to the algorithms or the harness moved the
-// schedule; keep a new one). The searches then run as before, and what they
-// find is logged; a control they all miss is still caught, by its witness,
-// and says so. So the control's verdict — the property has teeth against
-// this defect — does not depend on the luck of the run, and the searches
-// keep showing how well the checker finds the defect on its own.
+// schedule; keep a new one). Then at most witnessSearches searches run (the
+// control's attempts only when a witness is being kept), and what they find
+// is logged; a control they all miss is still caught, by its witness, and
+// says so. So the control's verdict — the property has teeth against this
+// defect — does not depend on the luck of the run, and the searches keep
+// showing how well the checker finds the defect on its own.
 //
-// A witness is kept (or replaced by a shorter one) with
+// A witness is kept (or replaced by a shorter one: the control's searches,
+// all its attempts, must find one no longer than the kept one) with
 //
 //	LOCKSTEP_KEEP_WITNESS=1 go test -tags lockstep_bugs ./propertytests -run 'Negative/<control>$' -v
 
