@@ -138,6 +138,7 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 			// random phases, and keeps the shortest counterexample.
 			var best, searched script
 			var bestErr error
+			caught := false // by a search (a witness aside)
 			limit := maxShrunkActions
 			if c.maxActions > 0 {
 				limit = c.maxActions
@@ -181,8 +182,8 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 				}
 				t.Logf("attempt %d: caught by %q; rapid shrank it to %d actions, minimize to %d: %v\n%s",
 					i+1, strings.TrimSuffix(c.want, ":"), len(shrunk), len(small.sc), small.sc, firstLine(small.err))
-				if searched == nil || len(small.sc) < len(searched) {
-					searched = small.sc
+				if !caught || len(small.sc) < len(searched) {
+					searched, caught = small.sc, true
 				}
 				if bestErr == nil || len(small.sc) < len(best) {
 					best, bestErr = small.sc, small.err
@@ -194,10 +195,10 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 			if bestErr == nil {
 				t.Fatalf("planted bug %s not caught in %d searches", c.name, attempts)
 			}
-			if searched == nil {
+			if !caught {
 				t.Logf("no search caught %s in %d; its witness does", c.name, attempts)
 			}
-			if c.witness && keep && searched != nil && len(searched) <= limit && len(searched) == len(best) {
+			if c.witness && keep && caught && len(searched) <= limit && len(searched) == len(best) {
 				keepWitness(t, c, searched)
 			}
 			if len(best) > limit {
