@@ -81,6 +81,10 @@ type control struct {
 	// every run replays first (witness_test.go): for a defect the searches
 	// miss now and then, so that the verdict does not hang on the run's luck.
 	witness bool
+	// witnessOnly, when set, says why a control with a witness runs no
+	// search (but when a new witness is being kept): the searches of its
+	// fleet reach the defect too seldom to be worth their minute of CI.
+	witnessOnly string
 }
 
 var controls = []control{
@@ -153,6 +157,10 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 				// how well the checker finds the defect unaided, and a
 				// missed search of these costs a minute or more of CI.
 				attempts = min(attempts, witnessSearches)
+				if c.witnessOnly != "" {
+					attempts = 0
+					t.Logf("no search: %s", c.witnessOnly)
+				}
 			}
 			if c.witness {
 				w, err := checkWitness(t, c, limit)
@@ -195,7 +203,7 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 			if bestErr == nil {
 				t.Fatalf("planted bug %s not caught in %d searches", c.name, attempts)
 			}
-			if !caught {
+			if !caught && attempts > 0 {
 				t.Logf("no search caught %s in %d; its witness does", c.name, attempts)
 			}
 			if c.witness && keep && caught && len(searched) <= limit && len(searched) == len(best) {
