@@ -48,9 +48,9 @@ func init() {
 		// once in about 11,000 schedules of the correct code before the fix
 		// (rapid seed 17342923788810647348), so the searches seldom do (none
 		// in four of 3,000 checks each, 56-69 s apiece): the control keeps
-		// a witness (witness_test.go) of 5 actions and runs no search.
+		// an exhibit (exhibit_test.go) of 5 actions and runs no search.
 		control{name: "HolderKeepsHandedColumn", fleet: fleetNamed("new/handoff"),
 			v: variant{bugs: switches{HolderKeepsHandedColumn: true}, noFencing: true, fromHandoff: true, weights: &slowWeights}, want: "handoff:",
-			attempts: 2, witness: true, witnessOnly: "the handoff fleet's schedules retry a timed-out handoff after its holder's first renewal about once in 11,000; four searches of 3,000 checks found none"},
+			attempts: 2, exhibit: true, exhibitOnly: "the handoff fleet's schedules retry a timed-out handoff after its holder's first renewal about once in 11,000; four searches of 3,000 checks found none"},
 	)
 }

@@ -37,7 +37,7 @@ func init() {
 		// fencing property (the lapsed member's token was older than that
 		// of the process which took its id in between).
 		control{name: "GroupReturnsLostMember", fleet: fleetNamed("new/manager"),
-			v: variant{plant: []defect{groupReturnsLostMember}, weights: &faultyWeights}, want: "lease:", attempts: 6, witness: true, maxActions: 20},
+			v: variant{plant: []defect{groupReturnsLostMember}, weights: &faultyWeights}, want: "lease:", attempts: 6, exhibit: true, maxActions: 20},
 		// Deadlock detection that publishes its waits but never fails one
 		// (internal/deadlock): units of the deadlock fleet that took their
 		// ids in opposite orders wait for each other until the quiet

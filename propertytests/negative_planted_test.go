@@ -30,14 +30,14 @@ func init() {
 		// stepped back keeps Lost() open while its cells expire.
 		control{name: "WallClockLease", fleet: fleetNamed("new"),
 			v: variant{plant: []defect{wallClockLease}, weights: &slowWeights, stepFirst: -2 * ttl, noOwnerCellCheck: true}, want: "lease:",
-			keep: "lease-on-stepped-wall-clock", attempts: 8, witness: true, shortSteps: 20, maxActions: 16,
+			keep: "lease-on-stepped-wall-clock", attempts: 8, exhibit: true, shortSteps: 20, maxActions: 16,
 			found: "found from outside (by black-box tests of the public API): a holder whose wall clock stepped back by 2×TTL, followed by a store outage, kept Lost() open for ~2×TTL while its cells expired and another process acquired; the simulator of the time could not step a wall clock apart from elapsed time. Re-found by the negative control WallClockLease with the wall-clock step fault; fixed by measuring every deadline on Clock.Elapsed (internal/lease.Stamp)"},
 		// The token drawn after the claim with no re-check: a holder whose
 		// draw is answered after its lease lapsed returns a lock whose token
 		// is above its successor's.
 		control{name: "UncheckedToken", fleet: fleetNamed("new"),
 			v: variant{plant: []defect{uncheckedToken}, noLeaseCheck: true, weights: &faultyWeights}, want: "fencing:",
-			keep: "token-drawn-after-lease-lapsed", attempts: 8, witness: true,
+			keep: "token-drawn-after-lease-lapsed", attempts: 8, exhibit: true,
 			found: "found from outside (by black-box tests of the public API): the token was drawn after the claim with no re-check, so a holder that stalled between claim and draw returned with nil error and a token above its successor's; the model checks of the time had no fencing property. Re-found by the negative control UncheckedToken with the fencing property (token order = ownership order, ownership beginning at the winning claim's send); fixed by re-checking the lease after the draw in every mode (internal/fencing)"},
 		// A Locker that never forgets an id, and a floor cell without TTL:
 		// the lock's partition keeps a live cell forever.
@@ -53,10 +53,10 @@ func init() {
 		// the legacy-tables cut (cut_test.go). The holder then works on
 		// after its legacy half's cells may be gone (the lease property).
 		// Searches miss it often (6 of 6 once, 2 of 3 another time), so
-		// it keeps a witness of 16 actions (witness_test.go).
+		// it keeps an exhibit of 16 actions (exhibit_test.go).
 		control{name: "LegacyLossUnwatched", fleet: fleetNamed("legacy+combined"),
 			v: variant{plant: []defect{legacyLossUnwatched}, weights: &cutWeights, longHolds: 8}, want: "lease:",
-			attempts: 6, shortSteps: 30, maxActions: 20, witness: true},
+			attempts: 6, shortSteps: 30, maxActions: 20, exhibit: true},
 		// A combined acquisition's overlapped legacy round sending its
 		// shadow read and its main re-read together (docs/algorithms.md, 6.1): the
 		// one pair of the overlap whose order the legacy argument needs. A
@@ -66,7 +66,7 @@ func init() {
 		// rounds to race; the step-heavy weights, more interleavings.
 		control{name: "CombinedOverlapUnsafe", fleet: legacyHeavyMix,
 			v: variant{plant: []defect{combinedOverlapUnsafe}, noLeaseCheck: true, noFencing: true, weights: &interleavingWeights}, want: "mutual exclusion:",
-			attempts: 6, witness: true},
+			attempts: 6, exhibit: true},
 		// Lost trusting the Locker's renewal scheduler to close it at the
 		// deadline: while the scheduler's wake-up is not granted (its
 		// process paused beyond the TTL, or the simulator busy elsewhere),
@@ -78,7 +78,7 @@ func init() {
 		// regression seed's replay does.
 		control{name: "LostTrustsScheduler", fleet: fleetNamed("new"),
 			v: variant{plant: []defect{lostTrustsScheduler}, weights: &slowWeights, noLeaseCheck: true}, want: "ownership:",
-			keep: "lost-trusts-the-scheduler", attempts: 8, witness: true,
+			keep: "lost-trusts-the-scheduler", attempts: 8, exhibit: true,
 			found: "a planted defect a shared renewal scheduler invites: with one goroutine per Locker watching every deadline, Lost()'s own check of the deadline looks redundant; without it, a holder paused beyond the TTL, or whose scheduler's wake-up was not granted in time, keeps Lost() open after its owner cell expired, and works on. Caught by the owner-cell property (a holder with Lost() open must have a live owner cell); internal/lease keeps the check in Lost and IsLost (doc.go: why the guarantees are unchanged)"},
 	)
 }

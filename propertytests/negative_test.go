@@ -77,14 +77,14 @@ type control struct {
 	// shortest counterexample needs more actions (a clock step, then time
 	// passing with no renewal granted, then a work step).
 	maxActions int
-	// witness, when set, says the control has a kept counterexample that
-	// every run replays first (witness_test.go): for a defect the searches
+	// exhibit, when set, says the control has a kept counterexample that
+	// every run replays first (exhibit_test.go): for a defect the searches
 	// miss now and then, so that the verdict does not hang on the run's luck.
-	witness bool
-	// witnessOnly, when set, says why a control with a witness runs no
-	// search (but when a new witness is being kept): the searches of its
+	exhibit bool
+	// exhibitOnly, when set, says why a control with an exhibit runs no
+	// search (but when a new exhibit is being kept): the searches of its
 	// fleet reach the defect too seldom to be worth their minute of CI.
-	witnessOnly string
+	exhibitOnly string
 }
 
 var controls = []control{
@@ -105,7 +105,7 @@ var controls = []control{
 	// waiter hold beside the holder (wake_test.go).
 	{name: "WakeGrants", fleet: fleetNamed("new/wake"),
 		v: variant{bugs: switches{WakeGrants: true}, noLeaseCheck: true, noFencing: true, weights: &netWeights}, want: "mutual exclusion:",
-		attempts: 6, witness: true},
+		attempts: 6, exhibit: true},
 	// Waiters that stop polling when wake-ups are on: the quiet phase loses
 	// every wake-up, and the line stalls.
 	{name: "WakeOnly", fleet: fleetNamed("new/wake"),
@@ -142,7 +142,7 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 			// random phases, and keeps the shortest counterexample.
 			var best, searched script
 			var bestErr error
-			caught := false // by a search (a witness aside)
+			caught := false // by a search (an exhibit aside)
 			limit := maxShrunkActions
 			if c.maxActions > 0 {
 				limit = c.maxActions
@@ -151,26 +151,26 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 			if c.attempts > 0 {
 				attempts = c.attempts
 			}
-			keep := os.Getenv("LOCKSTEP_KEEP_WITNESS") == "1"
-			if c.witness && !keep {
-				// The witness gives the verdict; the searches only report
+			keep := os.Getenv("LOCKSTEP_KEEP_EXHIBIT") == "1"
+			if c.exhibit && !keep {
+				// The exhibit gives the verdict; the searches only report
 				// how well the checker finds the defect unaided, and a
 				// missed search of these costs a minute or more of CI.
-				attempts = min(attempts, witnessSearches)
-				if c.witnessOnly != "" {
+				attempts = min(attempts, exhibitSearches)
+				if c.exhibitOnly != "" {
 					attempts = 0
-					t.Logf("no search: %s", c.witnessOnly)
+					t.Logf("no search: %s", c.exhibitOnly)
 				}
 			}
-			if c.witness {
-				w, err := checkWitness(t, c, limit)
+			if c.exhibit {
+				w, err := checkExhibit(t, c, limit)
 				switch {
 				case err != nil:
 					t.Fatal(err)
 				case w.sc == nil && !keep:
-					t.Fatalf("control %s has no witness %s; keep one: LOCKSTEP_KEEP_WITNESS=1 go test -tags lockstep_bugs ./propertytests -run 'Negative/%s$'", c.name, witnessPath(c.name), c.name)
+					t.Fatalf("control %s has no exhibit %s; keep one: LOCKSTEP_KEEP_EXHIBIT=1 go test -tags lockstep_bugs ./propertytests -run 'Negative/%s$'", c.name, exhibitPath(c.name), c.name)
 				case w.sc != nil:
-					t.Logf("witness %s: caught by %q in %d actions: %s", witnessPath(c.name), strings.TrimSuffix(c.want, ":"), len(w.sc), firstLine(w.err))
+					t.Logf("exhibit %s: caught by %q in %d actions: %s", exhibitPath(c.name), strings.TrimSuffix(c.want, ":"), len(w.sc), firstLine(w.err))
 					best, bestErr = w.sc, w.err
 				}
 			}
@@ -204,10 +204,10 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 				t.Fatalf("planted bug %s not caught in %d searches", c.name, attempts)
 			}
 			if !caught && attempts > 0 {
-				t.Logf("no search caught %s in %d; its witness does", c.name, attempts)
+				t.Logf("no search caught %s in %d; its exhibit does", c.name, attempts)
 			}
-			if c.witness && keep && caught && len(searched) <= limit && len(searched) == len(best) {
-				keepWitness(t, c, searched)
+			if c.exhibit && keep && caught && len(searched) <= limit && len(searched) == len(best) {
+				keepExhibit(t, c, searched)
 			}
 			if len(best) > limit {
 				t.Fatalf("counterexample of %d actions, above %d:\n%v", len(best), limit, bestErr)
@@ -223,9 +223,9 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 // counterexample of at most maxShrunkActions actions.
 const controlAttempts = 3
 
-// witnessSearches caps the searches of a control with a witness
-// (witness_test.go), but when a new witness is being kept.
-const witnessSearches = 2
+// exhibitSearches caps the searches of a control with an exhibit
+// (exhibit_test.go), but when a new exhibit is being kept.
+const exhibitSearches = 2
 
 // failure is a minimized counterexample and the failure it replays to.
 type failure struct {

@@ -20,10 +20,10 @@ func init() {
 		// counterexamples need a lapsed giver lease, then the successor's
 		// turn, and shrink less well than most: searches ended at 11, 20,
 		// 25 and 39 actions, and one of three found nothing in CI, hence
-		// a bound of 40 and a witness (witness_test.go) of 26 actions.
+		// a bound of 40 and an exhibit (exhibit_test.go) of 26 actions.
 		control{name: "AdoptWithoutWitness", fleet: fleetNamed("new/transfer"),
 			v: variant{plant: []defect{adoptWithoutWitness}, noLeaseCheck: true, noFencing: true}, want: "ownership:",
-			attempts: 4, maxActions: 40, witness: true},
+			attempts: 4, maxActions: 40, exhibit: true},
 		// Share stops the giver's renewals before the successor has
 		// renewed. Adopt's read still refuses a lapsed lock, so exclusion
 		// holds; what breaks is the handover itself: the giver's lease
