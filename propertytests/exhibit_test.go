@@ -76,19 +76,8 @@ func checkExhibit(t *testing.T, c control, limit int) (failure, error) {
 func keepExhibit(t *testing.T, c control, sc script) {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString("[\n")
-	for i, a := range sc {
-		j, err := json.Marshal(a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(j)
-		if i < len(sc)-1 {
-			b.WriteString(",")
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("]\n")
+	writeScript(&b, sc, "")
+	b.WriteString("\n")
 	if err := os.MkdirAll(filepath.Dir(exhibitPath(c.name)), 0o755); err != nil {
 		t.Fatal(err)
 	}

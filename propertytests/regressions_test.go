@@ -185,17 +185,26 @@ func marshalRegression(r regression) []byte {
 		field("step_first_ms", r.StepFirst, false)
 	}
 	field("want", r.Want, false)
-	b.WriteString("  \"script\": [\n")
-	for i, a := range r.Script {
+	b.WriteString("  \"script\": ")
+	writeScript(&b, r.Script, "  ")
+	b.WriteString("\n}\n")
+	return []byte(b.String())
+}
+
+// writeScript writes sc as a JSON array with one action per line, its
+// lines after the first indented by indent (regression seeds, and the
+// controls' exhibits: exhibit_test.go).
+func writeScript(b *strings.Builder, sc script, indent string) {
+	b.WriteString("[\n")
+	for i, a := range sc {
 		j, _ := json.Marshal(a)
-		fmt.Fprintf(&b, "    %s", j)
-		if i < len(r.Script)-1 {
+		fmt.Fprintf(b, "%s  %s", indent, j)
+		if i < len(sc)-1 {
 			b.WriteString(",")
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("  ]\n}\n")
-	return []byte(b.String())
+	b.WriteString(indent + "]")
 }
 
 func firstLine(err error) string {
