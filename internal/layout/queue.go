@@ -16,10 +16,12 @@ import (
 
 const (
 	// FloorColumn names the floor cell of a queue partition. It sorts after
-	// every queue and owner cell.
+	// every queue cell and every owner cell under OwnerPrefix, and before
+	// the intention range (IntentionPrefix).
 	FloorColumn = "~~floor"
-	// OwnerPrefix starts the column of every owner cell. It sorts after every
-	// queue cell and before FloorColumn.
+	// OwnerPrefix starts the column of every owner cell outside the
+	// intention range. It sorts after every queue cell and before
+	// FloorColumn.
 	OwnerPrefix = "~o/"
 	// StampDigits is the width of a queue cell's time prefix: enough for any
 	// non-negative int64, zero-padded as in listing 6.
@@ -275,10 +277,14 @@ func ParseQueueColumn(col string) (t int64, owner string, err error) {
 	return t, col[StampDigits+len(queueInfix):], nil
 }
 
-// ParseOwnerColumn parses an owner cell's column into the Locker's process
-// id and incarnation.
+// ParseOwnerColumn parses an owner cell's column, under OwnerPrefix or in
+// the intention range (IntentionPrefix), into the Locker's process id and
+// incarnation.
 func ParseOwnerColumn(col string) (process, incarnation string, err error) {
 	rest, ok := strings.CutPrefix(col, OwnerPrefix)
+	if !ok {
+		rest, ok = strings.CutPrefix(col, IntentionPrefix)
+	}
 	if !ok {
 		return "", "", fmt.Errorf("not an owner cell: want %s<process>/<incarnation>", OwnerPrefix)
 	}
@@ -292,7 +298,9 @@ func ParseOwnerColumn(col string) (process, incarnation string, err error) {
 var (
 	errEmptyOwner  = errors.New("owner cell names no owner")
 	errUnknownName = errors.New("no lockstep cell is named so (queue cells: <20-digit µs>/q/<owner>; owner cells: " +
-		OwnerPrefix + "<process>/<incarnation>; the floor: " + FloorColumn + ")")
+		OwnerPrefix + "<process>/<incarnation>, or " + IntentionPrefix + "<process>/<incarnation>; the floor: " + FloorColumn + ")")
+	errStrongIntention = errors.New("an owner cell in the intention range (" + IntentionPrefix +
+		") holds an access other than IS or IX: intention claims never read the range, so no Locker writes one there")
 )
 
 // Parse parses one cell of a queue partition. A cell that is none of the
@@ -308,7 +316,7 @@ func Parse(col string, value []byte) (Entry, error) {
 			return Entry{}, err
 		}
 		return Entry{Column: col, Kind: Floor, Floor: f}, nil
-	case strings.HasPrefix(col, OwnerPrefix):
+	case strings.HasPrefix(col, OwnerPrefix) || InIntentionRange(col):
 		process, _, err := ParseOwnerColumn(col)
 		if err != nil {
 			return Entry{}, err
@@ -316,6 +324,9 @@ func Parse(col string, value []byte) (Entry, error) {
 		owner, access, _ := parseValue(value)
 		if owner == "" {
 			return Entry{}, errEmptyOwner
+		}
+		if InIntentionRange(col) && !Intention(access) {
+			return Entry{}, errStrongIntention
 		}
 		return Entry{Column: col, Kind: Owner, Owner: owner, Process: process, Access: access}, nil
 	}

@@ -59,6 +59,7 @@ type attempt struct {
 	// at our last read that entry headed the line and we were next
 	// (wakehealth.go).
 	ahead, aheadOwner string
+	aheadAccess       lockstep.Access
 	expect            bool
 	// handed: a handed cell naming us may exist (section 4.12); our
 	// deletes include it. sends: our queue cell's recent writes (handoff.go).
@@ -160,7 +161,7 @@ func (a *attempt) lock(ctx context.Context) (*part, error) {
 			}
 			needPlace = false
 		}
-		v, err := a.l.read(ctx, a.id, &a.requests)
+		v, err := a.read(ctx)
 		if err != nil {
 			if err := retry(err); err != nil {
 				return nil, err
@@ -226,7 +227,7 @@ func (l *Locker) nextPoll() time.Duration {
 
 // tryLock is listing 8, writing nothing when the lock is visibly busy.
 func (a *attempt) tryLock(ctx context.Context) (*part, error) {
-	v, err := a.l.read(ctx, a.id, &a.requests)
+	v, err := a.read(ctx)
 	if err != nil {
 		return nil, a.storeErr("read", ctx, err)
 	}
@@ -237,7 +238,7 @@ func (a *attempt) tryLock(ctx context.Context) (*part, error) {
 		return nil, a.storeErr("enqueue", ctx, err)
 	}
 	for range maxTryClaims {
-		v, err := a.l.read(ctx, a.id, &a.requests)
+		v, err := a.read(ctx)
 		if err != nil {
 			return nil, a.storeErr("read", ctx, err)
 		}
@@ -263,7 +264,7 @@ func (a *attempt) tryLock(ctx context.Context) (*part, error) {
 // queue cell; a waiter's renewal starts with it.
 func (a *attempt) enqueue(ctx context.Context) error {
 	a.time = a.l.hlc.Now()
-	a.qcol, a.ocol = layout.QueueColumn(a.time, a.owner), layout.SlotColumn(a.l.ownerCol, a.slot)
+	a.qcol, a.ocol = layout.QueueColumn(a.time, a.owner), a.l.column(a.access, a.slot)
 	a.queued = true // even a failed write may have landed
 	a.requests++
 	sent := lease.Stamp(a.l.cfg.Clock)

@@ -85,7 +85,7 @@ func (l *Locker) adoptOne(ctx context.Context, m shareMember) (lockstep.Lock, er
 		return nil, fmt.Errorf("queuelock: adopt %q: %w: this Locker is itself acquiring or holding it; adopt on a Locker that is not",
 			m.Name, lockstep.ErrLocked)
 	}
-	ocol := layout.SlotColumn(l.ownerCol, slot)
+	ocol := l.column(m.Access, slot)
 	for {
 		v, since, err := l.tryAdopt(ctx, m, ocol)
 		if errors.Is(err, errThirdOwner) {

@@ -30,7 +30,7 @@ func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, e
 	if a.knobs.SkipOwnerReread {
 		return true, since, nil
 	}
-	v, err := a.l.read(ctx, a.id, &a.requests)
+	v, err := a.read(ctx)
 	if err != nil {
 		return false, 0, err
 	}
@@ -41,6 +41,14 @@ func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, e
 		return false, 0, err
 	}
 	return false, 0, nil
+}
+
+// read is every read of this attempt's: of the whole partition from the
+// floor, or, for an owner cell in the intention range, of all but that
+// range and of our own cell (Locker.readAs). The turn's slot, hence our
+// owner column, is known before the first read.
+func (a *attempt) read(ctx context.Context) (view, error) {
+	return a.l.readAs(ctx, a.id, &a.requests, a.l.column(a.access, a.slot))
 }
 
 // mayClaim is the one rule that decides, from a read v, whether to claim

@@ -104,7 +104,7 @@ func (h *hints) clear(id string) {
 func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err error) {
 	l := a.l
 	a.time = l.hlc.Now()
-	a.qcol, a.ocol = layout.QueueColumn(a.time, a.owner), layout.SlotColumn(l.ownerCol, a.slot)
+	a.qcol, a.ocol = layout.QueueColumn(a.time, a.owner), l.column(a.access, a.slot)
 	a.queued, a.claimed = true, true // even a failed write may have landed
 	a.claims++
 
@@ -134,7 +134,7 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 		return false, 0, err
 	}
 	a.keepPlace(since)
-	v, err := l.read(ctx, a.id, &a.requests)
+	v, err := a.read(ctx)
 	if err != nil {
 		return false, 0, err
 	}

@@ -96,7 +96,7 @@ func (a *attempt) confirmHandoff(ctx context.Context, ts int64, retry func(error
 	}
 	a.claims++
 	settled := a.claimStarts()
-	v, err := a.l.read(ctx, a.id, &a.requests)
+	v, err := a.read(ctx)
 	if err != nil {
 		settled(false)
 		return nil, retry(err), true

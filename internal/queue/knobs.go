@@ -64,6 +64,10 @@ import (
 //     that gave queue cells up did: a releaser's handoff retried while it
 //     holds, after it gave its place in line up, is written live, and
 //     outlives its hold if it releases before that cell expires.
+//   - SkipIntentionRange makes every claim read as a claim in an intention
+//     access does with Options.IntentionRange: up to the intention range,
+//     not to the end of the partition, so a claim in S, SIX or X misses the
+//     intention holders it conflicts with.
 
 // TestingKnobs plant deliberate defects for this module's negative controls
 // (propertytests), through Options.TestingKnobs; the comment above the
@@ -89,6 +93,7 @@ type TestingKnobs struct {
 	HandoffNamesLast         bool
 	HolderKeepsQueueCell     bool
 	HolderKeepsHandedColumn  bool
+	SkipIntentionRange       bool
 
 	// Defects of the shared lease, lock-manager and fencing code.
 	Lease   *lease.TestingKnobs

@@ -162,6 +162,18 @@ func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, tr
 // no valid id or other data centre's row can equal (lockstep.Scope.Row).
 func (l *Locker) row(id string) string { return l.scope.Row(id) }
 
+// column names the owner cell of this Locker's acquisition in access a on
+// turn slot k: its slot of ownerCol, or, with Options.IntentionRange and an
+// intention access, that column's twin in the intention range
+// (internal/layout; docs/algorithms.md, section 4.14).
+func (l *Locker) column(a lockstep.Access, k int) string {
+	col := layout.SlotColumn(l.ownerCol, k)
+	if l.cfg.intention && layout.Intention(a) {
+		return layout.IntentionColumn(col)
+	}
+	return col
+}
+
 // Scope returns the scope of this Locker's locks: its store's, read at New
 // (lockstep.ScopeOf).
 func (l *Locker) Scope() lockstep.Scope { return l.scope }

@@ -26,25 +26,26 @@ const DefaultMaxClockSkew = 250 * time.Millisecond
 // value of every field means its default; a nil *Options means all
 // defaults. New refuses invalid values.
 type Options struct {
-	Table         string
-	TTL           time.Duration
-	Renew         time.Duration
-	MaxServerSkew time.Duration
-	Poll          time.Duration
-	MaxClockSkew  time.Duration
-	Clock         lockstep.Clock
-	ProcessID     string
-	Logger        *slog.Logger
-	Observer      lockstep.Observer
-	Fencing       *clock.Global
-	TestingKnobs  *TestingKnobs
-	Rand          *rand.Rand
-	NoFastPath    bool
-	SlowPoll      time.Duration
-	Wake          *Wake
-	Handoff       bool
-	Separator     string
-	Deadlock      *lockstep.DeadlockDetection
+	Table          string
+	TTL            time.Duration
+	Renew          time.Duration
+	MaxServerSkew  time.Duration
+	Poll           time.Duration
+	MaxClockSkew   time.Duration
+	Clock          lockstep.Clock
+	ProcessID      string
+	Logger         *slog.Logger
+	Observer       lockstep.Observer
+	Fencing        *clock.Global
+	TestingKnobs   *TestingKnobs
+	Rand           *rand.Rand
+	NoFastPath     bool
+	SlowPoll       time.Duration
+	Wake           *Wake
+	Handoff        bool
+	IntentionRange bool
+	Separator      string
+	Deadlock       *lockstep.DeadlockDetection
 }
 
 // Wake configures wake-ups on release.
@@ -72,6 +73,7 @@ type config struct {
 	slowPlain time.Duration
 	wake      *Wake        // nil: wake-ups off
 	handoff   bool         // Options.Handoff
+	intention bool         // Options.IntentionRange
 	knobs     TestingKnobs // planted defects; zero in production
 }
 
@@ -85,7 +87,7 @@ func (o *Options) resolve() (config, error) {
 		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
 	}.Resolve()
 	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand,
-		slow: in.SlowPoll, wake: in.Wake, handoff: in.Handoff}
+		slow: in.SlowPoll, wake: in.Wake, handoff: in.Handoff, intention: in.IntentionRange}
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
 	}

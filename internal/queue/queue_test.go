@@ -45,7 +45,7 @@ func cells(t *testing.T, s lockstep.Store, id string) []string {
 		if c.Column == layout.FloorColumn {
 			continue
 		}
-		if strings.HasPrefix(c.Column, layout.OwnerPrefix) {
+		if strings.HasPrefix(c.Column, layout.OwnerPrefix) || layout.InIntentionRange(c.Column) {
 			out = append(out, c.Column+"="+string(c.Value)) // the value names the owner
 			continue
 		}

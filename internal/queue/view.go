@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // view is what one read of a lock id's partition saw above the floor.
@@ -14,6 +15,9 @@ type view struct {
 	owners []layout.Entry // owner cells
 	oldest int64          // enqueue time of the first queue cell, -1 if none
 	floor  int64          // the published floor (the floor cell), 0 if none
+	// partial: the read skipped the intention range but for the reader's
+	// own cell (readAs), so an intention holder may hold unseen.
+	partial bool
 }
 
 // hides reports whether the published floor has passed the enqueue time t:
@@ -59,6 +63,13 @@ func (v view) holding(owner string) bool {
 		}
 	}
 	return false
+}
+
+// mayHold is holding for an acquisition in access a: true also when v
+// skipped the intention range (partial) and a is an intention access, whose
+// owner cell may be there unseen.
+func (v view) mayHold(owner string, a lockstep.Access) bool {
+	return v.holding(owner) || v.partial && layout.Intention(a)
 }
 
 // blockedBy reports whether an owner cell other than the one in column col
@@ -147,6 +158,19 @@ func (v view) busyFor(a lockstep.Access) bool {
 // floor (floor.go). A cell it cannot parse fails the read with a
 // *lockstep.ForeignCellError, before anything is learned from it (parse).
 func (l *Locker) read(ctx context.Context, id string, requests *int) (view, error) {
+	return l.readAs(ctx, id, requests, "")
+}
+
+// readAs is read for the acquisition whose owner column is own. For an own
+// column in the intention range (Options.IntentionRange, an intention
+// access) it reads the partition up to the range and, beside that, its own
+// cell alone: two requests sent together, both after whatever the caller
+// wrote before, so each shows what read would of the cells it covers. The
+// other cells of the range are intention holders, compatible with the
+// reader's access, so no rule of view.go needs them (docs/algorithms.md,
+// section 4.14); v.partial says they were skipped. Any other own column,
+// or "", reads to the end of the partition.
+func (l *Locker) readAs(ctx context.Context, id string, requests *int, own string) (view, error) {
 	f, err := l.floor(ctx, id, requests)
 	if err != nil {
 		return view{}, err
@@ -155,8 +179,29 @@ func (l *Locker) read(ctx context.Context, id string, requests *int) (view, erro
 	// far must name its cells above it.
 	l.hlc.Observe(f)
 	start := l.cfg.Clock.Now()
+	split := layout.InIntentionRange(own)
+	slice := layout.QueueSlice(f)
+	if split || l.cfg.knobs.SkipIntentionRange {
+		slice = layout.IntentionlessSlice(f)
+	}
+	var mine chan ownRead
+	if split {
+		mine = make(chan ownRead, 1)
+		*requests++
+		lifecycle.Go(l.cfg.Clock, func() {
+			cells, err := l.store.Read(ctx, l.cfg.table, id, layout.OwnSlice(own))
+			mine <- ownRead{cells, err}
+		})
+	}
 	*requests++
-	cells, err := l.store.Read(ctx, l.cfg.table, id, layout.QueueSlice(f))
+	cells, err := l.store.Read(ctx, l.cfg.table, id, slice)
+	if mine != nil {
+		r := <-mine
+		if err == nil {
+			err = r.err
+		}
+		cells = append(cells, r.cells...) // the range sorts last: column order holds
+	}
 	if err != nil {
 		return view{}, err
 	}
@@ -164,7 +209,7 @@ func (l *Locker) read(ctx context.Context, id string, requests *int) (view, erro
 	if err != nil {
 		return view{}, err
 	}
-	v := view{oldest: -1}
+	v := view{oldest: -1, partial: split}
 	for _, e := range es {
 		switch e.Kind {
 		case layout.Floor:
@@ -189,6 +234,12 @@ func (l *Locker) read(ctx context.Context, id string, requests *int) (view, erro
 	l.hlc.Observe(v.floor)
 	l.learn(id, learned, v.floor)
 	return v, nil
+}
+
+// ownRead is the outcome of readAs's read of the reader's own cell.
+type ownRead struct {
+	cells []lockstep.Cell
+	err   error
 }
 
 // parse parses the cells of one read of id's partition (internal/layout).

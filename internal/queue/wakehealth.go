@@ -115,17 +115,19 @@ func (a *attempt) handoffMissed(v view) bool {
 	}
 	// Left the line: released, not merely holding with its queue cell
 	// given up (part.renew), which is no handoff and sends no wake-up.
-	missed := a.ahead != "" && v.position(a.ahead) < 0 && !v.holding(a.aheadOwner) && a.mayClaim(v)
+	missed := a.ahead != "" && v.position(a.ahead) < 0 && !v.mayHold(a.aheadOwner, a.aheadAccess) && a.mayClaim(v)
 	if missed {
 		a.ahead, a.aheadOwner = "", ""
 	}
-	if i >= 1 && !v.holding(v.queue[i-1].Owner) {
-		a.ahead, a.aheadOwner = v.queue[i-1].Column, v.queue[i-1].Owner
+	if i >= 1 {
+		if e := v.queue[i-1]; !v.mayHold(e.Owner, e.Access) {
+			a.ahead, a.aheadOwner, a.aheadAccess = e.Column, e.Owner, e.Access
+		}
 	}
 	// Next in line behind that entry: right behind its queue cell, or
 	// first in line once it holds and has given the queue cell up
 	// (part.renew) while its owner cell stands.
 	a.expect = i == 1 && a.ahead == v.queue[0].Column ||
-		i == 0 && a.ahead != "" && v.position(a.ahead) < 0 && v.holding(a.aheadOwner)
+		i == 0 && a.ahead != "" && v.position(a.ahead) < 0 && v.mayHold(a.aheadOwner, a.aheadAccess)
 	return missed
 }
