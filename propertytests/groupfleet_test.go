@@ -23,8 +23,12 @@ var managerFleets = []fleet{
 	{name: "new/manager", kinds: []kind{managerQueue, managerQueue, managerQueue}, sweepDivisor: 4,
 		groups: &groupSpec{sep: groupSep, bounded: true, fifo: true}},
 	// Two user goroutines of p0 on one Locker (refinement 6 with accesses:
-	// in-process turns by access), beside a third process.
-	{name: "new/manager-two-goroutines", kinds: []kind{managerQueue, managerQueue, managerQueue}, shareFirst: true, sweepDivisor: 4,
+	// in-process turns by access), beside a third process. p0's Locker
+	// keeps its intention owner cells in the intention range
+	// (Options.IntentionRange, section 4.14), the third's does not: the mix
+	// of a rollout of the option, whose claims must see each other's
+	// conflicting holders either way.
+	{name: "new/manager-two-goroutines", kinds: []kind{managerQueueRanged, managerQueueRanged, managerQueue}, shareFirst: true, sweepDivisor: 4,
 		groups: &groupSpec{sep: groupSep, bounded: true, fifo: true}},
 	// The rollout fleets. Combined takes every member exclusively, both
 	// halves (docs/algorithms.md, section 6.3). It once took the queue half in

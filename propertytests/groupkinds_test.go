@@ -19,16 +19,12 @@ import (
 // legacy lock every member exclusively, the combined lock the queue half in
 // the member's access and the legacy half exclusively.
 var (
-	managerQueue = kind{name: "new/manager", mode: lockstep.ModeNew, user: groupUser,
-		new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
-			l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
-				Clock: k.clock(p.Clock()), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, Separator: groupSep, TestingKnobs: k.queue})
-			if err != nil {
-				return nil, nil, err
-			}
-			return l, l.Close, nil
-		}}
-	managerLegacy = kind{name: "legacy/manager", mode: lockstep.ModeLegacy, user: groupUser,
+	managerQueue = kind{name: "new/manager", mode: lockstep.ModeNew, user: groupUser, new: newManagerQueue(false)}
+	// managerQueueRanged keeps its intention owner cells in the intention
+	// range (queuelock.Options.IntentionRange; docs/algorithms.md, section
+	// 4.14).
+	managerQueueRanged = kind{name: "new/manager-ranged", mode: lockstep.ModeNew, user: groupUser, new: newManagerQueue(true)}
+	managerLegacy      = kind{name: "legacy/manager", mode: lockstep.ModeLegacy, user: groupUser,
 		new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
 			l, err := shadowlock.New(p.Store(), &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Clock: k.clock(p.Clock()),
 				ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, Separator: groupSep, TestingKnobs: k.legacy})
@@ -57,3 +53,17 @@ var (
 			return l, l.Close, nil
 		}}
 )
+
+// newManagerQueue builds the queue Lockers of the lock-manager fleets, with
+// Options.IntentionRange as ranged says.
+func newManagerQueue(ranged bool) func(*sim.Process, uint64, *clock.Global, knobs) (lockstep.Locker, func(context.Context) error, error) {
+	return func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
+		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
+			Clock: k.clock(p.Clock()), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, Separator: groupSep,
+			IntentionRange: ranged, TestingKnobs: k.queue})
+		if err != nil {
+			return nil, nil, err
+		}
+		return l, l.Close, nil
+	}
+}

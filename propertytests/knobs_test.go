@@ -37,6 +37,7 @@ type switches struct {
 	HandoffNamesLast          bool `json:",omitempty"`
 	HolderKeepsQueueCell      bool `json:",omitempty"`
 	HolderKeepsHandedColumn   bool `json:",omitempty"`
+	SkipIntentionRange        bool `json:",omitempty"`
 }
 
 // union returns the switches on in s or in o.
@@ -57,6 +58,7 @@ func (s switches) union(o switches) switches {
 		HandoffNamesLast:          s.HandoffNamesLast || o.HandoffNamesLast,
 		HolderKeepsQueueCell:      s.HolderKeepsQueueCell || o.HolderKeepsQueueCell,
 		HolderKeepsHandedColumn:   s.HolderKeepsHandedColumn || o.HolderKeepsHandedColumn,
+		SkipIntentionRange:        s.SkipIntentionRange || o.SkipIntentionRange,
 	}
 }
 
@@ -138,7 +140,7 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 	q.IgnoreContentionHint, q.NoFloorLag, q.IgnorePublishedFloor = s.IgnoreContentionHint, s.NoFloorLag, s.IgnorePublishedFloor
 	q.WakeGrants, q.WakeOnly, q.ReaderBypass = s.WakeGrants, s.WakeOnly, s.ReaderBypass
 	q.HandoffFromRead, q.HandoffNamesLast, q.HolderKeepsQueueCell = s.HandoffFromRead, s.HandoffNamesLast, s.HolderKeepsQueueCell
-	q.HolderKeepsHandedColumn = s.HolderKeepsHandedColumn
+	q.HolderKeepsHandedColumn, q.SkipIntentionRange = s.HolderKeepsHandedColumn, s.SkipIntentionRange
 	g.ReuseOwnerAfterStoreError, g.NoRoundDeadline = s.ReuseOwnerAfterStoreError, s.NoRoundDeadline
 	for _, d := range ds {
 		switch d {

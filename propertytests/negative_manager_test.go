@@ -1,7 +1,7 @@
 package propertytests
 
-// The negative control of the queue lock's accesses whose defect is one of
-// the queue lock's switches: like the controls of negative_test.go it is
+// The negative controls of the queue lock's accesses whose defect is one of
+// the queue lock's switches: like the controls of negative_test.go they are
 // listed in every build and skipped, visibly, in one without -tags
 // lockstep_bugs. The controls of the lock manager's defects (defect) are in
 // negative_manager_planted_test.go.
@@ -24,5 +24,12 @@ func init() {
 		// of 4 at 1,000 checks shrank to that, with only G2 left out).
 		control{name: "ReaderBypass", fleet: fleetNamed("new/manager"),
 			v: variant{bugs: switches{ReaderBypass: true}, noLeaseCheck: true, noFencing: true, onlyBypass: true}, want: "liveness: bypass:"},
+		// Every claim reads as an intention claim does with
+		// Options.IntentionRange, up to the range (docs/algorithms.md,
+		// section 4.14): a claim in S, SIX or X of the third process misses
+		// the IS and IX holders of p0's Locker, whose owner cells are in the
+		// range, and holds beside them. Caught by access exclusion (G1).
+		control{name: "SkipIntentionRange", fleet: fleetNamed("new/manager-two-goroutines"),
+			v: variant{bugs: switches{SkipIntentionRange: true}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
 	)
 }
