@@ -40,6 +40,10 @@ const (
 	// algoNewHandoff is new-wake with the two-round-trip handoff
 	// (queuelock.Options.Handoff); real backend only (peerswake.go).
 	algoNewHandoff algorithm = "new-handoff"
+	// algoNewRanged is the new algorithm with intention owner cells in the
+	// intention range (queuelock.Options.IntentionRange); the manager
+	// scenario only (manager_world.go), on both backends.
+	algoNewRanged algorithm = "new-ranged"
 )
 
 // lockstepAlgorithms are the algorithms of this module, in table order.

@@ -77,7 +77,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.DurationVar(&o.poll, "poll", 10*time.Millisecond, "re-read interval of waiters (queue lock, LWT baseline)")
 	fs.DurationVar(&o.minLat, "min-latency", 500*time.Microsecond, "sim: least simulated latency of a store request")
 	fs.DurationVar(&o.maxLat, "max-latency", 2*time.Millisecond, "sim: most simulated latency of a store request")
-	fs.StringVar(&o.algorithms, "algorithms", "", "comma-separated algorithms (default: new,legacy,combined; peers: new,legacy,lwt,etcd)")
+	fs.StringVar(&o.algorithms, "algorithms", "", "comma-separated algorithms (default: new,legacy,combined; peers: new,legacy,lwt,etcd; manager also takes new-ranged, the new algorithm with Options.IntentionRange)")
 	fs.Uint64Var(&o.seed, "seed", 1, "sim: random seed of the simulation")
 	fs.BoolVar(&o.fencing, "fencing", false, "seed: every acquisition draws a fencing token from the global time service (seed 000 §5.4; its table in the bench keyspace, on -replication replicas); lwt and etcd draw none")
 	fs.StringVar(&o.csvPath, "csv", "", "seed: also write the table as CSV to this file")

@@ -102,9 +102,9 @@ func runManagerCommand(o *options) error {
 	}
 	p := mgrParams{m: mf.m, k: k, held: mf.held, idle: mf.idle}
 
-	allowed, list := lockstepAlgorithms, joinAlgorithms(lockstepAlgorithms)
+	allowed, list := append(lockstepAlgorithms[:len(lockstepAlgorithms):len(lockstepAlgorithms)], algoNewRanged), joinAlgorithms(lockstepAlgorithms)
 	if o.backend == "cassandra" {
-		allowed = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT, algoLWTNaive}
+		allowed = []algorithm{algoNew, algoNewRanged, algoLegacy, algoCombined, algoLWT, algoLWTNaive}
 		list = joinAlgorithms([]algorithm{algoNew, algoLWT})
 	}
 	if o.algorithms != "" {

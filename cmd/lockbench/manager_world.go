@@ -28,8 +28,9 @@ func newManagerLocker(a algorithm, p lockerParams) (groupLocker, error) {
 		err error
 	)
 	switch a {
-	case algoNew:
+	case algoNew, algoNewRanged:
 		queue.Separator = mgrSeparator
+		queue.IntentionRange = a == algoNewRanged
 		l, err = queuelock.New(p.store, queue)
 	case algoLegacy:
 		legacy.Separator = mgrSeparator

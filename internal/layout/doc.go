@@ -23,17 +23,26 @@
 //	                              owner id of its acquisition that claims
 //	"~~floor"                     the published read floor; value: 8-byte
 //	                              big-endian µs, equal to its write timestamp
+//	"~~i/<process>/<incarnation>" the intention range (intention.go): owner
+//	                              cell of an IS or IX acquisition of a
+//	                              Locker with Options.IntentionRange
+//
+// An owner column may carry a turn slot (".<k>", SlotColumn), and a handed
+// cell is "~o/<process>/h<n>" (HandedColumn).
 //
 // The ordering facts (each tested in queue_test.go):
 //
 //   - Stamp order is time order: for 0 ≤ a < b, Stamp(a) < Stamp(b)
 //     bytewise, so line order is column order and a queue cell's place is
 //     fixed by its enqueue time (ties broken by owner id).
-//   - Every queue cell sorts before every owner cell, and every owner cell
-//     before the floor cell ('0'–'9' < '~', and "~o" < "~~"). A read from a
-//     floor therefore still returns every owner cell and the floor cell:
-//     lemma 1 (mutual exclusion) reads the owner cells in full, whatever the
-//     floor is, and every read sees the published floor (QueueSlice).
+//   - Every queue cell sorts before every owner cell, every owner cell under
+//     "~o/" before the floor cell, and the floor cell before the intention
+//     range ('0'–'9' < '~', "~o" < "~~", and "~~f" < "~~i"). A read from a
+//     floor to the end therefore still returns every owner cell and the
+//     floor cell: lemma 1 (mutual exclusion) reads the owner cells in full,
+//     whatever the floor is, and every read sees the published floor
+//     (QueueSlice). One that stops at the range (IntentionlessSlice) returns
+//     the same but the range's cells, which only intention claims skip.
 //   - An owner cell's column names its Locker, not an acquisition: one
 //     column per Locker per id, rewritten by each of its acquisitions.
 //
