@@ -61,6 +61,15 @@ func TestManagerScenarios(t *testing.T) {
 			return queuelock.New(s, &queuelock.Options{Poll: 10 * time.Millisecond, Separator: sep, Deadlock: d})
 		}))
 	})
+	// Options.IntentionRange on every other Locker (docs/algorithms.md,
+	// 4.14): the scenarios' readers, writers and directories on a real
+	// node, with Lockers whose intention owner cells are in the range
+	// beside Lockers whose are not, as during a rollout of the option.
+	t.Run("new-intention-range-mixed", func(t *testing.T) {
+		managertest.Run(t, env([]int{1, 8}, false, func(s lockstep.Store, sep string, seed uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error) {
+			return queuelock.New(s, &queuelock.Options{Poll: 10 * time.Millisecond, Separator: sep, Deadlock: d, IntentionRange: seed%2 == 0})
+		}))
+	})
 	// A migration.Locker in mode new (phase new in each scenario's
 	// prefix): the lock manager above the migration, and Transfer between
 	// migration Lockers, whose Adopt goes through the census admission.
