@@ -39,7 +39,10 @@
 // fencing tokens and deadlock detection (--deadlock-detection, on by
 // default: waits longer than a second are published in lock_waits, so a
 // cycle through lockd sessions and Go processes alike is broken with a
-// DEADLOCK error).
+// DEADLOCK error). --intention-range (off by default) sets the queue lock's
+// Options.IntentionRange: the IS and IX cells of locks below a hot ancestor
+// stop being read by the intention claims on it; it is a stored format, to
+// turn on once every process locking the tables reads it.
 //
 // --lock-ttl sets the TTL of the lock cells it writes (the library's
 // Options.TTL, default 30s): a lockd that is killed, paused or cut off from

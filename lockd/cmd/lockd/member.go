@@ -94,6 +94,12 @@ func join(store lockstep.Store, o *options, log *slog.Logger, obs lockstep.Obser
 	if o.lockTTL > 0 { // the library checks it (whole seconds, at least 4s) and says what to use
 		opts.Queue, opts.Legacy = &queuelock.Options{TTL: o.lockTTL}, &shadowlock.Options{TTL: o.lockTTL}
 	}
+	if o.intentionRange {
+		if opts.Queue == nil {
+			opts.Queue = &queuelock.Options{}
+		}
+		opts.Queue.IntentionRange = true
+	}
 	if o.deadlock {
 		opts.Deadlock = &lockstep.DeadlockDetection{} // the library's defaults: published after 1s of waiting
 	}

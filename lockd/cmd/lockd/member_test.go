@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/migration/census"
+	"github.com/lockstep-go/lockstep/queuelock"
 )
 
 // A lockd is an ordinary fleet process: its Locker is in the census under
@@ -41,4 +44,40 @@ func TestJoin_IsInTheCensusAndFollowsThePhase(t *testing.T) {
 	_, fenced := lock.(lockstep.Fenced)
 	require.True(t, fenced)
 	require.NoError(t, lock.Unlock(ctx))
+}
+
+// --intention-range reaches the queue lock: a lock of "a/b" leaves its IX
+// on "a" in the intention range, and without the flag under "~o/"
+// (docs/algorithms.md, section 4.14); it is read from the environment too.
+func TestJoin_IntentionRangeFlagMovesIntentionCells(t *testing.T) {
+	ctx := context.Background()
+	for _, on := range []bool{false, true} {
+		env := map[string]string{}
+		if on {
+			env["LOCKSTEP_LOCKD_INTENTION_RANGE"] = "true"
+		}
+		o, err := parseOptions([]string{"--process-id", "lockd-ir"}, func(k string) string { return env[k] }, io.Discard)
+		require.NoError(t, err)
+		require.Equal(t, on, o.intentionRange)
+		store, err := embeddedStore(ctx, lockstep.ModeNew)
+		require.NoError(t, err)
+		l, err := join(store, o, slog.New(slog.DiscardHandler), nil)
+		require.NoError(t, err)
+		lock, err := l.Lock(ctx, "a/b")
+		require.NoError(t, err)
+		cells, err := store.Read(ctx, queuelock.DefaultTable, "a", lockstep.Slice{})
+		require.NoError(t, err)
+		var ranged, plain int
+		for _, c := range cells {
+			switch {
+			case strings.HasPrefix(c.Column, "~~i/"):
+				ranged++
+			case strings.HasPrefix(c.Column, "~o/"):
+				plain++
+			}
+		}
+		require.Equal(t, map[bool][2]int{false: {0, 1}, true: {1, 0}}[on], [2]int{ranged, plain}, "cells of a: %v", cells)
+		require.NoError(t, lock.Unlock(ctx))
+		require.NoError(t, l.Close(ctx))
+	}
 }

@@ -28,6 +28,7 @@ type options struct {
 	separator         string
 	fencing           bool
 	deadlock          bool
+	intentionRange    bool
 	processID         string
 	peerKeyFile       string
 	metrics           bool
@@ -47,6 +48,7 @@ var envFlags = map[string]string{
 	"server-key":          "LOCKSTEP_LOCKD_SERVER_KEY",
 	"client-ca":           "LOCKSTEP_LOCKD_CLIENT_CA",
 	"require-client-cert": "LOCKSTEP_LOCKD_REQUIRE_CLIENT_CERT",
+	"intention-range":     "LOCKSTEP_LOCKD_INTENTION_RANGE",
 	"session-ttl":         "LOCKSTEP_LOCKD_SESSION_TTL",
 	"lock-ttl":            "LOCKSTEP_LOCKD_LOCK_TTL",
 	"max-wait":            "LOCKSTEP_LOCKD_MAX_WAIT",
@@ -74,6 +76,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.separator, "separator", "/", "separator of hierarchical ids; empty: flat ids")
 	fs.BoolVar(&o.fencing, "fencing", true, "give every lock a fencing token")
 	fs.BoolVar(&o.deadlock, "deadlock-detection", true, "detect cycles of waits across the fleet and fail one Lock of each with DEADLOCK (needs the lock_waits table)")
+	fs.BoolVar(&o.intentionRange, "intention-range", false, "keep the owner cells of intention locks (IS, IX) in a column range that intention claims skip (queuelock.Options.IntentionRange): reads of a hot ancestor stop growing with the locks below it. A stored format: turn it on only once every process locking the tables runs a version that reads it ($LOCKSTEP_LOCKD_INTENTION_RANGE)")
 	fs.StringVar(&o.processID, "process-id", "", "this lockd's id in the fleet census (default: host name and random bits) ($LOCKSTEP_LOCKD_PROCESS_ID)")
 	fs.StringVar(&o.peerKeyFile, "peer-key-file", "", "file of the key (at least 32 bytes, the same on every lockd of the cluster) that lets another lockd adopt this one's GetToken tokens; without it tokens stay within this lockd ($LOCKSTEP_LOCKD_PEER_KEY_FILE)")
 	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics (the Locker's and lockd's own) at /metrics on the --listen address ($LOCKSTEP_LOCKD_METRICS)")
