@@ -46,6 +46,9 @@ func runRealSeed(o realOptions, cfg seedConfig) ([]run, string, error) {
 				r.elapsed = max(r.elapsed, pr.End)
 			}
 			out = append(out, r)
+			if cfg.cellDone != nil {
+				cfg.cellDone(r)
+			}
 		}
 	}
 	return out, version, nil

@@ -22,6 +22,10 @@ type seedConfig struct {
 	algorithms []algorithm
 	seed       uint64
 	fencing    bool // every acquisition draws a fencing token from the global time service
+	// cellDone, when set, is told of each run (one algorithm, one process
+	// count) as it ends: a long experiment reports its cells as they come,
+	// not only in the tables at its end.
+	cellDone func(run)
 }
 
 // seedLockID is the one lock id every process of a seed run takes.

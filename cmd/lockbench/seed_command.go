@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"time"
 )
@@ -44,6 +45,7 @@ func runSeedCommand(o *options) error {
 		clock = "virtual"
 	} else {
 		var version string
+		cfg.cellDone = func(r run) { printSeedCell(os.Stderr, r) }
 		runs, version, err = runRealSeed(o.real, cfg)
 		fmt.Printf("lockbench: seed 000 §6 experiment on Cassandra %s at %s (separate OS processes; wall time; hold %v, poll %v; RF %d%s)\n\n",
 			version, o.real.hosts, cfg.hold, cfg.poll, o.real.replication, fenced)
@@ -103,4 +105,14 @@ func writeFile(path string, write func(*os.File) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// printSeedCell reports one finished run of the seed experiment on one
+// line, with the figures of the tables' details row, as it ends: a run at
+// the published size takes hours, and a cell ended is a cell measured even
+// if a later one is stopped.
+func printSeedCell(w io.Writer, r run) {
+	s := summarize(r)
+	fmt.Fprintf(w, "lockbench: seed cell done at %s: %s, %d processes, %d acquisitions in %.1f s: mean %s, p50 %s, p99 %s, max %s, max/mean %.1f, Jain %.3f\n",
+		time.Now().Format(time.TimeOnly), r.algorithm, r.processes, s.n, r.elapsed.Seconds(), ms(s.mean), ms(s.p50), ms(s.p99), ms(s.max), s.ratio(), s.jain)
 }

@@ -199,3 +199,26 @@ func TestRunSeed_FencingDrawsOneTokenPerAcquisition(t *testing.T) {
 		t.Errorf("no table printed:\n%s", out)
 	}
 }
+
+// A finished cell is reported on one line with its table figures, which
+// agree with the run's summary.
+func TestPrintSeedCell_ReportsTheCellsFigures(t *testing.T) {
+	runs, _ := simulate(t, smallConfig(3))
+	for _, r := range runs {
+		var b strings.Builder
+		printSeedCell(&b, r)
+		s := summarize(r)
+		line := b.String()
+		for _, want := range []string{
+			fmt.Sprintf(": %s, %d processes, %d acquisitions in ", r.algorithm, r.processes, s.n),
+			"mean " + ms(s.mean), "p99 " + ms(s.p99), "max " + ms(s.max), fmt.Sprintf("Jain %.3f", s.jain),
+		} {
+			if !strings.Contains(line, want) {
+				t.Errorf("cell line lacks %q: %s", want, line)
+			}
+		}
+		if strings.Count(line, "\n") != 1 || !strings.HasSuffix(line, "\n") {
+			t.Errorf("cell line is not one line: %q", line)
+		}
+	}
+}
