@@ -64,10 +64,9 @@ type Options struct {
 	// release hand the lock to the next exclusive waiter: two round trips
 	// instead of three. See the pitfalls. Default off.
 	Handoff bool
-	// IntentionRange keeps the owner cells of intention accesses (IS, IX) in
-	// a column range of their own, which a claim in IS or IX does not read:
-	// such a claim then reads no cell per holder below a hot ancestor. It
-	// is a stored format: see the pitfalls. Default off.
+	// IntentionRange keeps IS and IX owner cells in columns that IS and IX
+	// claims skip, sparing them a cell per such holder below a hot
+	// ancestor. A stored format: see the pitfalls. Default off.
 	IntentionRange bool
 	// Separator makes ids hierarchical: with "/", a lock of "a/b" first
 	// takes an intention lock on "a". Default "": flat ids.

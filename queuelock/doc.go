@@ -52,11 +52,9 @@
 //   - Switch Handoff on only once every process runs a version that reads
 //     handed cells, all with one TTL.
 //   - Switch IntentionRange on only once every process locking the table
-//     runs a version that reads the range (0.1.0 or later): an older one
-//     refuses its cells with lockstep.ErrForeignCell, failing its
-//     acquisitions (never overlapping a holder). To roll back past that
-//     version, switch it off and wait until the holds taken with it have
-//     ended and a TTL has passed. Lockers with and without it mix safely.
+//     reads the range (0.1.0 or later; an older one fails with
+//     lockstep.ErrForeignCell, never overlapping). Lockers with and
+//     without it mix safely.
 //
 // # Failures a caller must handle
 //

@@ -25,7 +25,9 @@
 //	                              big-endian µs, equal to its write timestamp
 //	"~~i/<process>/<incarnation>" the intention range (intention.go): owner
 //	                              cell of an IS or IX acquisition of a
-//	                              Locker with Options.IntentionRange
+//	                              Locker with Options.IntentionRange;
+//	                              nothing else may ever sort here, since
+//	                              intention claims do not read the range
 //
 // An owner column may carry a turn slot (".<k>", SlotColumn), and a handed
 // cell is "~o/<process>/h<n>" (HandedColumn).

@@ -19,6 +19,12 @@ import (
 // the range reads to the end too, and refuses its cells as foreign (they
 // are neither a queue cell, an owner cell under "~o/" nor the floor): it
 // fails its acquisition rather than miss a holder.
+//
+// A permanent rule of the format follows: nothing but IS and IX owner cells
+// may ever sort at or after IntentionPrefix. An intention claim reads
+// nothing there but its own cell, so it would neither count nor refuse any
+// other cell placed there by a later format; Parse's refusal protects only
+// the readers that read to the end.
 
 // IntentionPrefix starts the column of every owner cell in the intention
 // range. It sorts after FloorColumn ("~~i" > "~~f").

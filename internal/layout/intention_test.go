@@ -46,8 +46,9 @@ func TestIntention_RangeSortsLastAndTheSlicesSplitAtIt(t *testing.T) {
 
 // An intention column parses back to its Locker, with the access its value
 // names; the range holds intention accesses only, and anything else there
-// is refused as foreign, so a claim that skips the range cannot be made to
-// skip a holder it conflicts with by a cell no Locker writes.
+// is refused as foreign by every reader that reads the range (claims in S,
+// SIX and X): an intention claim, which skips the range, never sees such a
+// cell, which is why no format may put one there (intention.go).
 func TestIntention_ColumnsParseAndHoldIntentionAccessesOnly(t *testing.T) {
 	col := IntentionColumn(SlotColumn(OwnerColumn("proc-1", 0xc4f5a58656eef510), 2))
 	if col != "~~i/proc-1/c4f5a58656eef510.2" {

@@ -286,11 +286,11 @@ func ParseOwnerColumn(col string) (process, incarnation string, err error) {
 		rest, ok = strings.CutPrefix(col, IntentionPrefix)
 	}
 	if !ok {
-		return "", "", fmt.Errorf("not an owner cell: want %s<process>/<incarnation>", OwnerPrefix)
+		return "", "", fmt.Errorf("not an owner cell: want %s<process>/<incarnation> or %s<process>/<incarnation>", OwnerPrefix, IntentionPrefix)
 	}
 	process, incarnation, ok = strings.Cut(rest, "/")
 	if !ok || process == "" || incarnation == "" || strings.Contains(incarnation, "/") {
-		return "", "", fmt.Errorf("not an owner cell: want %s<process>/<incarnation>", OwnerPrefix)
+		return "", "", fmt.Errorf("not an owner cell: want %s<process>/<incarnation> or %s<process>/<incarnation>", OwnerPrefix, IntentionPrefix)
 	}
 	return process, incarnation, nil
 }

@@ -17,8 +17,9 @@ import (
 
 // With SkipIntentionRange planted, a claim in X reads as an intention claim
 // does, up to the intention range: it misses the IX holder whose owner cell
-// is there, and holds beside it. The check that
-// TestIntentionRange_ConflictsAreSeenAcrossTheOption makes fails.
+// is there, and holds beside it: what
+// TestIntentionRange_ConflictsAreSeenAcrossTheOption checks for every pair
+// of accesses (there TryLock in X beside IX fails with ErrLocked).
 func TestIntentionRange_SkipIntentionRangeIsCaught(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()

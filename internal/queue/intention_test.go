@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -200,6 +201,52 @@ func TestIntentionRange_ShareAndAdoptAnIntentionHold(t *testing.T) {
 		_, err = third.acquireOne(ctx, "a", lockstep.Exclusive, true)
 		require.ErrorIs(t, err, lockstep.ErrLocked, "the receiver still holds IX")
 		require.NoError(t, l2.Unlock(ctx))
+		require.Empty(t, cells(t, s, "a"))
+	})
+}
+
+// injectX is a store that, the first time an owner cell in the intention
+// range is written, writes an X owner cell of another Locker into the same
+// partition before it answers: a conflicting claim that lands between a
+// split claimant's may-claim read and its claim read.
+type injectX struct {
+	lockstep.Store
+	once sync.Once
+	ts   int64
+}
+
+const injectedX = "~o/zz/0000000000000001"
+
+func (s *injectX) Put(ctx context.Context, t, r string, cs ...lockstep.Cell) error {
+	err := s.Store.Put(ctx, t, r, cs...)
+	for _, c := range cs {
+		if layout.InIntentionRange(c.Column) {
+			s.once.Do(func() {
+				s.ts = time.Now().UnixMicro()
+				err = errors.Join(err, s.Store.Put(ctx, t, r, layout.OwnerCell(injectedX, "zz.1", lockstep.Exclusive, s.ts, ttl)))
+			})
+		}
+	}
+	return err
+}
+
+// An intention claim with the option sees, in its claim's read, an X owner
+// cell written after its may-claim (here: beside its fast path's write),
+// withdraws, and holds only once that cell is gone: the first of its two
+// requests covers every cell under "~o/" (section 4.14).
+func TestIntentionRange_AClaimSeesAConflictingCellWrittenBesideIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := &injectX{Store: model.New(&clock.Local{})}
+		c := newRanged(t, s, true, nil)
+		ch := pending(t, c, "a", lockstep.IntentExclusive)
+		time.Sleep(500 * time.Millisecond)
+		synctest.Wait()
+		require.NotZero(t, s.ts, "the claim wrote no cell in the range")
+		require.False(t, holds(ch), "IX holds beside an X owner cell")
+		require.NoError(t, s.Store.Delete(ctx, DefaultTable, "a", s.ts+1, injectedX))
+		lk := <-ch
+		require.NoError(t, lk.Unlock(ctx))
 		require.Empty(t, cells(t, s, "a"))
 	})
 }
