@@ -283,7 +283,8 @@ class Session:
         runs out: lockd says, in the answer granting it and in each
         KeepAlive answer, how long it is certain to stay valid even if lockd
         renews nothing more; that counts from the send of the call, and a
-        lock an answer leaves out gets no more time."""
+        lock an answer leaves out gets no more time. When the session counts
+        as lost, so does every lock it holds, and lost_locks names them."""
         self._deadline = time.monotonic() + self.ttl
 
         def keeper():
@@ -317,9 +318,11 @@ class Session:
             try:
                 for ev in self._watch_call:
                     if ev.kind == pb.SessionEvent.KIND_LOCK_LOST:
-                        self.lost_locks.update(ev.lock_ids)
+                        with self._mu:
+                            self.lost_locks.update(ev.lock_ids)
                     elif ev.kind in (pb.SessionEvent.KIND_EXPIRED, pb.SessionEvent.KIND_CLOSED):
-                        self.lost_locks.update(ev.lock_ids)
+                        with self._mu:
+                            self.lost_locks.update(ev.lock_ids)
                         self._lose(f"lockd says the session ended: {ev.reason}")
                         return
             except grpc.RpcError as err:
@@ -406,9 +409,14 @@ class Session:
         return self._lost_reason
 
     def _lose(self, reason):
-        if not self._lost.is_set():
-            self._lost_reason = reason
-            self._lost.set()
+        """Marks the session lost, and with it every lock it holds: whichever
+        thread notices first (the keeper's deadline, lost(), the watcher),
+        lost_locks names them all before lost() can answer True."""
+        with self._mu:
+            self.lost_locks.update(self._lock_deadline)
+            if not self._lost.is_set():
+                self._lost_reason = reason
+                self._lost.set()
 
     def close(self):
         """Releases every lock of the session and ends it."""

@@ -85,6 +85,18 @@ def test_background_session_tells_its_holder_when_it_lapsed(a):
         s1.close()
 
 
+def test_a_lost_session_names_every_lock_it_held(a):
+    # Whichever thread finds the session lost first (here, as the keeper does
+    # when no KeepAlive was answered within the TTL), lost_locks names its
+    # locks by then: the holder need not wait for lockd's EXPIRED event.
+    s1 = a.session(ttl=30)
+    held = s1.lock("py/lose-all", timeout=5)
+    s1._lose("no KeepAlive answered within the session's TTL")
+    assert s1.lost() and s1.lost(held)
+    assert held.lock_id in s1.lost_locks
+    s1.close()
+
+
 def test_group_and_hierarchy(a):
     with a.session() as s1, a.session() as s2:
         s1.lock([("py/a/b", "S"), ("py/a/c", "X")], timeout=5)
