@@ -15,22 +15,47 @@ import (
 	"github.com/lockstep-go/lockstep/model"
 )
 
-// lockIn takes id in access a through the Locker's own acquisition.
+// waitBound bounds every acquisition of lockIn. Inside a synctest bubble it
+// is the bubble's time, which passes at once while every goroutine waits: an
+// acquisition a defect keeps from ever being granted then fails within
+// moments of real time with the context's error, where an unbounded one
+// would keep the bubble's timers turning until the test binary's timeout.
+// It is well past the longest wait a test here expects (5 TTLs).
+const waitBound = 2 * time.Minute
+
+// lockIn takes id in access a through the Locker's own acquisition, for at
+// most waitBound.
 func lockIn(ctx context.Context, l *Locker, id string, a lockstep.Access) (lockstep.Lock, error) {
+	ctx, cancel := context.WithTimeout(ctx, waitBound)
+	defer cancel()
 	return l.acquireOne(ctx, id, a, false)
 }
 
 // pending starts an acquisition of id in access a and returns a channel that
-// yields its lock once held.
+// yields its lock once held, or nil when the acquisition failed. It ends
+// with the test (t.Context), so a test that fails while it waits does not
+// leave it polling.
 func pending(t *testing.T, l *Locker, id string, a lockstep.Access) <-chan lockstep.Lock {
 	t.Helper()
+	ctx := t.Context()
 	ch := make(chan lockstep.Lock, 1)
 	go func() {
-		lk, err := lockIn(context.Background(), l, id, a)
-		assert.NoError(t, err)
+		lk, err := lockIn(ctx, l, id, a)
+		if ctx.Err() == nil {
+			assert.NoError(t, err)
+		}
 		ch <- lk
 	}()
 	return ch
+}
+
+// granted returns pending's lock once held, failing the test when the
+// acquisition failed (lockIn's waitBound ends one never granted).
+func granted(t *testing.T, ch <-chan lockstep.Lock) lockstep.Lock {
+	t.Helper()
+	lk := <-ch
+	require.NotNil(t, lk, "not granted within %v", waitBound)
+	return lk
 }
 
 func holds(ch <-chan lockstep.Lock) bool {
@@ -66,12 +91,12 @@ func TestAccess_ReadersShareAndAWaitingWriterIsNotBypassed(t *testing.T) {
 
 		require.NoError(t, l1.Unlock(ctx))
 		require.NoError(t, l2.Unlock(ctx))
-		wl := <-wch
+		wl := granted(t, wch)
 		time.Sleep(100 * time.Millisecond)
 		synctest.Wait()
 		require.False(t, holds(rch), "a reader holds beside the writer")
 		require.NoError(t, wl.Unlock(ctx))
-		rl := <-rch
+		rl := granted(t, rch)
 		require.NoError(t, rl.Unlock(ctx))
 		require.Empty(t, cells(t, s, "k"))
 	})
@@ -129,7 +154,7 @@ func TestAccess_OneLockerSharesThroughSlots(t *testing.T) {
 		require.False(t, holds(wch))
 		require.NoError(t, x.Unlock(ctx))
 		require.NoError(t, y.Unlock(ctx))
-		wl := <-wch
+		wl := granted(t, wch)
 		require.NoError(t, wl.Unlock(ctx))
 		require.Empty(t, cells(t, s, "k"))
 		require.Equal(t, 0, l.turns.Len())

@@ -173,7 +173,7 @@ func TestIntentionRange_ConflictsAreSeenAcrossTheOption(t *testing.T) {
 					}
 					require.NoError(t, lk.Unlock(ctx))
 					if waiter != nil {
-						wl := <-waiter
+						wl := granted(t, waiter)
 						require.NoError(t, wl.Unlock(ctx))
 					}
 				}
@@ -245,7 +245,7 @@ func TestIntentionRange_AClaimSeesAConflictingCellWrittenBesideIt(t *testing.T) 
 		require.NotZero(t, s.ts, "the claim wrote no cell in the range")
 		require.False(t, holds(ch), "IX holds beside an X owner cell")
 		require.NoError(t, s.Store.Delete(ctx, DefaultTable, "a", s.ts+1, injectedX))
-		lk := <-ch
+		lk := granted(t, ch)
 		require.NoError(t, lk.Unlock(ctx))
 		require.Empty(t, cells(t, s, "a"))
 	})
