@@ -92,6 +92,7 @@ func (h *harness) onStore(e sim.StoreEvent) {
 	if !e.Done {
 		h.sent[y] = true
 		h.event("%v", y)
+		h.noteQueueDeletes(y)
 		for _, c := range cells {
 			owner := ownerOf(y.Table, c.Column, c.Value)
 			switch {

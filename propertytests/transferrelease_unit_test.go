@@ -1,0 +1,72 @@
+package propertytests
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/model/sim"
+	"github.com/lockstep-go/lockstep/queuelock"
+)
+
+// Hand-made handovers for the transfer fleet's release bookkeeping
+// (transferfleet_test.go): when the giver leaves while the successor's
+// Adopt is in flight, the lock is released only if that Adopt fails. The
+// ownership property (ownership_test.go) leans on h.released: a wrong
+// "released" flags the adopter's renewals as rewrites of a released lock,
+// a missing one lets a zombie write pass.
+
+func newTransferHarness(holders int, adopting bool) *harness {
+	h := &harness{released: map[string]bool{}, tr: newTransferState()}
+	h.tr.holders["p0.1"] = holders
+	if adopting {
+		h.tr.writers["p2 p0.1"] = 1
+	}
+	return h
+}
+
+func TestTransferRelease_TheLastHolderReleasesWhenNoAdoptIsInFlight(t *testing.T) {
+	h := newTransferHarness(1, false)
+	require.False(t, h.stillShared("p0.1"))
+}
+
+func TestTransferRelease_AnotherHolderKeepsTheLock(t *testing.T) {
+	h := newTransferHarness(2, true)
+	require.True(t, h.stillShared("p0.1"))
+	require.Empty(t, h.tr.releaseAfterAdopt, "a holder remains: nothing is left to the Adopt")
+}
+
+func TestTransferRelease_AnAdoptInFlightDecides(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		err      error
+		released bool
+	}{{"adopted", nil, false}, {"refused", errors.New("no witness"), true}} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newTransferHarness(1, true)
+			require.True(t, h.stillShared("p0.1"), "the giver left beside an Adopt in flight")
+			require.False(t, h.released["p0.1"])
+			h.adoptAnswered("p2", "p0.1", c.err)
+			require.Equal(t, c.released, h.released["p0.1"])
+			require.Empty(t, h.tr.releaseAfterAdopt)
+		})
+	}
+}
+
+func TestTransferRelease_ALeaveThatDeletedTheQueueCellReleases(t *testing.T) {
+	h := newTransferHarness(1, true)
+	h.noteQueueDeletes(&sim.Yield{Kind: sim.Put, Table: queuelock.DefaultTable, Columns: []string{"~o/p0/1"}})
+	require.False(t, h.tr.queueDeleted["p0.1"], "an owner cell's delete is no queue cell's")
+	h.noteQueueDeletes(&sim.Yield{Kind: sim.Put, Table: queuelock.DefaultTable, Columns: []string{layout.QueueColumn(1, "p0.1")}})
+	require.False(t, h.stillShared("p0.1"), "the leave deleted the queue cell: released, whatever the Adopt answers")
+	require.Empty(t, h.tr.releaseAfterAdopt)
+}
+
+func TestTransferRelease_AnAdoptAnsweredAfterNoLeaveChangesNothing(t *testing.T) {
+	h := newTransferHarness(1, true)
+	h.adoptAnswered("p2", "p0.1", errors.New("no witness"))
+	require.False(t, h.released["p0.1"], "the giver still holds: its own leave releases")
+	require.Equal(t, 2, h.tr.writers["p2 p0.1"])
+}
