@@ -74,8 +74,11 @@ type transferState struct {
 	box     *handover      // the token waiting for the successor, if any
 	holders map[string]int // owner → processes holding it now
 	writers map[string]int // "<process> <owner>": adopting (1) or adopted (2) the owner's lock
-	// queueDeleted holds the owners a delete of whose queue cell was sent:
-	// the leave that released the lock (or a withdrawn Adopt's cleanup).
+	// queueDeleted holds the owners a delete of whose queue cell was sent
+	// since the giver's leave began: the leave found no other holder and
+	// released the lock (or a withdrawn Adopt cleaned up). Earlier deletes
+	// released nothing: a waiter moving its place in line, or a holder's
+	// first renewal (docs/algorithms.md, section 4.13).
 	queueDeleted map[string]bool
 	// releaseAfterAdopt holds the owners whose last counted holder left,
 	// keeping the queue cell, while an Adopt of theirs was in flight: the
@@ -193,6 +196,7 @@ func (h *harness) giveAway(ctx context.Context, pr *proc, l lockstep.Lock) bool 
 // leave is the giver's Unlock, as workAndRelease does it.
 func (h *harness) leave(ctx context.Context, pr *proc, l lockstep.Lock) bool {
 	h.releasing(pr)
+	h.leaveBegins(l.Owner())
 	err := l.Unlock(context.WithoutCancel(ctx))
 	if err != nil && !errors.Is(err, lockstep.ErrLost) && pr.sp.Clock().Sleep(ctx, poll) == nil {
 		_ = l.Unlock(context.WithoutCancel(ctx))
@@ -293,6 +297,14 @@ func (h *harness) adoptAnswered(proc, owner string, err error) {
 		delete(h.tr.releaseAfterAdopt, owner)
 		h.released[owner] = err != nil // failed: the giver's leave was the release
 	}
+}
+
+// leaveBegins forgets the queue-cell deletes sent for owner before its
+// giver's leave (transferState.queueDeleted).
+func (h *harness) leaveBegins(owner string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.tr.queueDeleted, owner)
 }
 
 // noteQueueDeletes records the queue cells whose delete request y sends

@@ -57,11 +57,20 @@ func TestTransferRelease_AnAdoptInFlightDecides(t *testing.T) {
 
 func TestTransferRelease_ALeaveThatDeletedTheQueueCellReleases(t *testing.T) {
 	h := newTransferHarness(1, true)
+	h.leaveBegins("p0.1")
 	h.noteQueueDeletes(&sim.Yield{Kind: sim.Put, Table: queuelock.DefaultTable, Columns: []string{"~o/p0/1"}})
 	require.False(t, h.tr.queueDeleted["p0.1"], "an owner cell's delete is no queue cell's")
 	h.noteQueueDeletes(&sim.Yield{Kind: sim.Put, Table: queuelock.DefaultTable, Columns: []string{layout.QueueColumn(1, "p0.1")}})
 	require.False(t, h.stillShared("p0.1"), "the leave deleted the queue cell: released, whatever the Adopt answers")
 	require.Empty(t, h.tr.releaseAfterAdopt)
+}
+
+func TestTransferRelease_AQueueCellDeletedBeforeTheLeaveIsNoRelease(t *testing.T) {
+	h := newTransferHarness(1, true)
+	// The holder's first renewal deletes its queue cell (section 4.13).
+	h.noteQueueDeletes(&sim.Yield{Kind: sim.Put, Table: queuelock.DefaultTable, Columns: []string{layout.QueueColumn(1, "p0.1")}})
+	h.leaveBegins("p0.1")
+	require.True(t, h.stillShared("p0.1"), "the leave sent no queue-cell delete beside an Adopt in flight: the Adopt decides")
 }
 
 func TestTransferRelease_AnAdoptAnsweredAfterNoLeaveChangesNothing(t *testing.T) {
