@@ -87,7 +87,10 @@ type transferState struct {
 	// adopter's owner cell, or whose first delete failed, does not delete
 	// the queue cell (docs/algorithms.md, section 8.7); the adopter may then
 	// succeed and renew that cell, which is no rewrite of a released lock's
-	// cells (a CI seed on 2026-11-28 found the harness judging it one). A
+	// cells (a CI seed on 2026-11-28 found the harness judging it one). The
+	// same holds while the token still waits in the box: a giver that
+	// crashed while sharing left its cells to their TTL, and the successor
+	// took the token after and adopted beside them (the next CI seed). A
 	// leave that sent the queue cell's delete released the lock whatever
 	// the Adopt answers.
 	releaseAfterAdopt  map[string]bool
@@ -321,9 +324,9 @@ func (h *harness) noteQueueDeletes(y *sim.Yield) {
 }
 
 // stillShared reports whether a release of owner's lock leaves another
-// holder of it (the last to leave releases), or an Adopt of it in flight
-// beside a queue cell the leave kept, which decides
-// (transferState.releaseAfterAdopt); the caller holds h.mu.
+// holder of it (the last to leave releases), or an Adopt of it in flight or
+// still to come (its token in the box) beside a queue cell the leave kept,
+// which decides (transferState.releaseAfterAdopt); the caller holds h.mu.
 func (h *harness) stillShared(owner string) bool {
 	if h.tr == nil {
 		return false
@@ -334,6 +337,13 @@ func (h *harness) stillShared(owner string) bool {
 	}
 	if h.tr.queueDeleted[owner] {
 		return false
+	}
+	if b := h.tr.box; b != nil && b.lock.Owner() == owner {
+		// The token is still in the box: the successor may yet Adopt
+		// beside the cells the leave kept (a crashed giver's leave sends
+		// nothing), and the Adopt's answer decides.
+		h.tr.releaseAfterAdopt[owner] = true
+		return true
 	}
 	for w, n := range h.tr.writers {
 		if n == 1 && strings.HasSuffix(w, " "+owner) {

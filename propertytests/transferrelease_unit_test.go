@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
@@ -13,7 +14,8 @@ import (
 
 // Hand-made handovers for the transfer fleet's release bookkeeping
 // (transferfleet_test.go): when the giver leaves while the successor's
-// Adopt is in flight, the lock is released only if that Adopt fails. The
+// Adopt is in flight, or its token still waits in the box, the lock is
+// released only if that Adopt fails. The
 // ownership property (ownership_test.go) leans on h.released: a wrong
 // "released" flags the adopter's renewals as rewrites of a released lock,
 // a missing one lets a zombie write pass.
@@ -79,3 +81,42 @@ func TestTransferRelease_AnAdoptAnsweredAfterNoLeaveChangesNothing(t *testing.T)
 	require.False(t, h.released["p0.1"], "the giver still holds: its own leave releases")
 	require.Equal(t, 2, h.tr.writers["p2 p0.1"])
 }
+
+func TestTransferRelease_ATokenStillInTheBoxDefersTheRelease(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		err      error
+		released bool
+	}{{"adopted", nil, false}, {"refused", errors.New("no witness"), true}} {
+		t.Run(c.name, func(t *testing.T) {
+			// A giver that crashed while sharing: its leave sends nothing,
+			// and the successor has not taken the token yet.
+			h := newTransferHarness(1, false)
+			h.tr.box = &handover{lock: fakeLock{owner: "p0.1"}}
+			h.leaveBegins("p0.1")
+			require.True(t, h.stillShared("p0.1"), "the token may still be adopted beside the cells the leave kept")
+			require.False(t, h.released["p0.1"])
+			h.tr.box, h.tr.writers["p2 p0.1"] = nil, 1 // the successor takes it
+			h.adoptAnswered("p2", "p0.1", c.err)
+			require.Equal(t, c.released, h.released["p0.1"])
+		})
+	}
+	// The leave deleted the queue cell: released at once, token or not.
+	h := newTransferHarness(1, false)
+	h.tr.box = &handover{lock: fakeLock{owner: "p0.1"}}
+	h.leaveBegins("p0.1")
+	h.noteQueueDeletes(&sim.Yield{Kind: sim.Put, Table: queuelock.DefaultTable, Columns: []string{layout.QueueColumn(1, "p0.1")}})
+	require.False(t, h.stillShared("p0.1"))
+	// Another owner's token in the box defers nothing.
+	h = newTransferHarness(1, false)
+	h.tr.box = &handover{lock: fakeLock{owner: "p1.1"}}
+	require.False(t, h.stillShared("p0.1"))
+}
+
+// fakeLock is a handover's lock as the bookkeeping sees it: an owner.
+type fakeLock struct {
+	lockstep.Lock
+	owner string
+}
+
+func (l fakeLock) Owner() string { return l.owner }
