@@ -236,8 +236,10 @@ type failure struct {
 // retryable reports whether a control's search failed in a way a later
 // search may not: the bug was not caught. A failing script that does not
 // fail again on replay is not retried: the simulator replays exactly
-// (model/sim), so that is a bug of the checker, reported as one. (Before
-// the simulator named its goroutines, it happened once in CI.)
+// (model/sim), so that is a bug of the checker, reported as one. (It
+// happened in CI before the simulator named its goroutines, and again
+// before it told OnStore of a finished request ahead of releasing the
+// request's caller: the caller could run beside the checker's bookkeeping.)
 func retryable(err error) bool {
 	msg := err.Error()
 	return strings.HasSuffix(msg, "not caught")

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/model/sim"
 )
@@ -92,6 +95,43 @@ func TestSim_GoroutineNotStartedThroughTheClockPanics(t *testing.T) {
 		r := <-got
 		if msg := fmt.Sprint(r); !strings.Contains(msg, "start it through the process's clock") {
 			t.Fatalf("got %v, want the simulator's panic", r)
+		}
+		s.Close()
+	})
+}
+
+// OnStore hears that a request is done before its caller goes on: a
+// checker reading the harness's state there sees it as the request's
+// answer left it, never with the caller's next steps half taken. With the
+// caller released first, it ran beside OnStore (synctest.Wait lets it run
+// to its next yield here, so it always does).
+func TestSim_OnStoreHearsADoneRequestBeforeItsCallerGoesOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := sim.New(sim.Config{})
+		p := s.AddProcess("p0")
+		var after atomic.Bool // the caller's first step after its Put
+		var seen []bool
+		s.OnStore = func(e sim.StoreEvent) {
+			if e.Done {
+				synctest.Wait() // whatever else can run, runs
+				seen = append(seen, after.Load())
+			}
+		}
+		p.Go(func(ctx context.Context) {
+			if err := p.Store().Put(ctx, "t", "r", lockstep.Cell{Column: "c", Value: []byte("v"), Timestamp: 1, TTL: time.Second}); err != nil {
+				t.Error(err)
+			}
+			after.Store(true)
+			_ = p.Clock().Sleep(ctx, time.Second)
+		})
+		s.Settle()
+		ys := s.Runnable()
+		if len(ys) != 1 || ys[0].Kind != sim.Put {
+			t.Fatalf("runnable: %v, want the put", ys)
+		}
+		s.Grant(ys[0], zeroChooser{})
+		if !slices.Equal(seen, []bool{false}) || !after.Load() {
+			t.Errorf("OnStore saw the caller's step after its Put: %v (want [false]); the caller went on: %v", seen, after.Load())
 		}
 		s.Close()
 	})

@@ -300,12 +300,19 @@ func (s *Sim) removeLocked(y *Yield) {
 	}
 }
 
-// finish releases y's goroutine with r.
+// finish tells OnStore that store request y is done, then releases y's
+// goroutine with r. In that order: OnStore runs on the test's goroutine,
+// and a goroutine released first would run beside it, so what OnStore saw
+// (has the caller recorded its lock yet?) would be the Go runtime's choice.
+// It was: a CI run's shrink replayed a failing schedule and got another
+// failure (propertytests' queue-cell property judged the planted
+// WakeGrants' grabbing write a renewal when the caller had recorded its
+// hold first).
 func (s *Sim) finish(y *Yield, r result) {
-	s.release(y, r)
 	if s.OnStore != nil && y.Kind.store() {
 		s.OnStore(StoreEvent{Yield: y, Done: true, Err: r.err, Cells: r.cells})
 	}
+	s.release(y, r)
 }
 
 // release releases y's goroutine with r, telling no one: a crashed

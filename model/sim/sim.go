@@ -47,7 +47,8 @@ type Sim struct {
 
 	// OnStore, when set, is called on the scheduler goroutine whenever a
 	// store request takes effect on the cluster and whenever its caller is
-	// released.
+	// about to be released: while it runs, every simulated goroutine is
+	// blocked, the request's caller among them.
 	OnStore func(StoreEvent)
 	// Trace, when set, is called on the scheduler goroutine with a line for
 	// every decision the scheduler carries out (a grant names the goroutine
