@@ -32,6 +32,11 @@
 // WithLocalDC, LOCAL_QUORUM, fenced by a global time service on that store),
 // recorded under history.LocalKey, local-N@dc, with registers of their own.
 //
+// With --coordinator NODE every request goes to that one node, the
+// coordinator of all the worker's reads and writes (a negative control
+// pins its workers so, since a read's now, which decides the TTL'd cells it
+// sees, is its coordinator's).
+//
 // With --lockman-history the worker is a lock-manager worker instead
 // (lockman.go), whose events (history.Event) go to that file and whose
 // --history stays empty. The segment's lock-manager workers meet in slots

@@ -37,7 +37,8 @@ type stores struct {
 // --dc the session sends every request to that data centre's nodes and
 // never fails over to another's (docs/multi-dc.md: the routing a DC-local
 // store needs); the global store at --consistency takes any coordinator, so
-// it shares the session.
+// it shares the session. With --coordinator the session talks to that one
+// node only.
 func dial(c config) (*gocql.Session, stores, error) {
 	var st stores
 	cons, err := gocql.ParseConsistencyWrapper(c.consistency)
@@ -52,6 +53,11 @@ func dial(c config) (*gocql.Session, stores, error) {
 	if c.dc != "" {
 		cluster.PoolConfig.HostSelectionPolicy = gocql.TokenAwareHostPolicy(gocql.DCAwareRoundRobinPolicy(c.dc))
 		cluster.HostFilter = gocql.DataCentreHostFilter(c.dc)
+	}
+	if c.coordinator != "" {
+		// Every request through this node: its clock decides which TTL'd
+		// cells a read sees (a read's now is its coordinator's).
+		cluster.HostFilter = gocql.WhiteListHostFilter(c.coordinator)
 	}
 	session, err := cluster.CreateSession()
 	if err != nil {

@@ -38,6 +38,7 @@ type config struct {
 	bypassMigration bool
 	managerShare    float64
 	dc              string
+	coordinator     string
 	localShare      float64
 	epochUnixNS     int64
 	// lockdURL, when set, makes the worker take its locks through that
@@ -79,6 +80,7 @@ func parseFlags(args []string) (config, error) {
 	fs.BoolVar(&c.bypassMigration, "bypass-migration", false, "take locks with the flag's algorithm directly, not through migration.Locker (negative control)")
 	fs.Float64Var(&c.managerShare, "manager-share", 0, "share of acquisitions (0..1) that are the lock manager's: Shared locks, groups and hierarchical ids over lock-0, lock-1 and their children (ids use the separator \"/\")")
 	fs.StringVar(&c.dc, "dc", "", "this worker's data centre: its session sends every request to that data centre's nodes (give its hosts in --hosts), and its records name it")
+	fs.StringVar(&c.coordinator, "coordinator", "", "send every request to this one node (an address among the cluster's), the coordinator of all this worker's reads and writes; \"\": any node, round robin")
 	fs.Float64Var(&c.localShare, "local-share", 0, "share of acquisitions (0..1) that take DC-local locks local-0 .. local-N-1 of --dc (a queue lock on a store WithLocalDC, LOCAL_QUORUM), recorded as local-N@<dc>")
 	fs.StringVar(&c.lockdURL, "lockd", "", "take every lock through the lockd at this URL (lockd/client, one session at a time) instead of in-process; --hosts is then unused")
 	fs.DurationVar(&c.lockdSessionTTL, "lockd-session-ttl", 0, "TTL of the lockd sessions (0: lockd's default)")
@@ -128,6 +130,8 @@ func parseFlags(args []string) (config, error) {
 		return c, fmt.Errorf("--local-share %v and --manager-share %v add up to more than 1: lower one", c.localShare, c.managerShare)
 	case c.lockdURL != "" && (c.plant != "" && c.plant != lockdIgnoresValidFor || c.bypassMigration || c.localShare > 0 || c.dc != ""):
 		return c, errors.New("--lockd takes every lock through lockd: drop --plant (but " + lockdIgnoresValidFor + "), --bypass-migration, --local-share and --dc (lockd follows the fleet's phase and serves global locks)")
+	case c.coordinator != "" && (c.dc != "" || c.lockdURL != ""):
+		return c, errors.New("--coordinator picks the one node this worker talks to: drop --dc (which routes to a data centre's nodes) or --lockd (which talks to lockd, not Cassandra)")
 	case c.lockdSessionTTL < 0:
 		return c, fmt.Errorf("--lockd-session-ttl %v: give a positive TTL, or 0 for lockd's default", c.lockdSessionTTL)
 	case c.minHold < 0 || c.minHold > c.hold:

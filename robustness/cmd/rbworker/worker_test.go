@@ -27,6 +27,14 @@ func TestParseFlags_RefusesMissingAndBadInput(t *testing.T) {
 	if _, err := parseFlags(append(base, "--locks", "0")); err == nil {
 		t.Error("--locks 0 accepted")
 	}
+	for _, extra := range [][]string{{"--coordinator", "127.0.0.2", "--dc", "dc1"}, {"--coordinator", "127.0.0.2", "--lockd", "http://127.0.0.1:2"}} {
+		if _, err := parseFlags(append(base, extra...)); err == nil || !strings.Contains(err.Error(), "--coordinator") {
+			t.Errorf("%v: err %v", extra, err)
+		}
+	}
+	if c, err := parseFlags(append(base, "--coordinator", "127.0.0.2")); err != nil || c.coordinator != "127.0.0.2" {
+		t.Errorf("--coordinator 127.0.0.2: %+v, %v", c, err)
+	}
 	c, _ := parseFlags(append(base, "--ttl", "5s"))
 	if c.lockTimeout != 20*time.Second || !c.fencing || c.hold != time.Second {
 		t.Errorf("defaults: %+v", c)

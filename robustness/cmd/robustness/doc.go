@@ -24,7 +24,9 @@
 //	          its lockd's lock TTL, 4 s; the lockd paused mid-hold: must be
 //	          caught; a fixed 15 s, sharing new's keyspace; two added
 //	          lock-manager workers with deadlock detection planted away,
-//	          whose cycles the cycle checker must catch)
+//	          whose cycles the cycle checker must catch); a control window
+//	          in which no checker catches it gets another, up to
+//	          controlWindows, and only one no window catches fails
 //
 // In the fleets new and combined+new the last two workers take their locks
 // through lockd (lockd.go): the runner builds lockd/cmd/lockd, starts two

@@ -71,6 +71,10 @@ type segment struct {
 	// lock-manager workers need not displace plain ones.
 	lockmanPlan string
 	extra       int
+	// coordinators, when set, pins worker i's every request to node
+	// coordinators[i % len] (rbworker --coordinator): that node's clock
+	// then decides which TTL'd cells each of its reads sees.
+	coordinators []int
 	// catchBy, for a control, names checkers that must each find a
 	// violation (any one will do when empty).
 	catchBy []string
@@ -115,12 +119,23 @@ var controls = []segment{
 	// A lease defect (TTL/2 from the send, blind to whole-second expiry and
 	// server skew) with a TTL of 2 s and one node's clock 1 s ahead, within
 	// the 1 s MaxServerSkew the workers assume. The defect bites only a
-	// holder still in its critical section when its cells expire on node 2,
-	// which happens within the planted lease's 1 s: every critical section
-	// lasts 0.6–0.9 s, so nearly each one outlives its cells there (with
-	// rbworker's default of 0–1 s, a window could pass with none caught).
+	// holder still in its critical section when its cells expire as node 2
+	// reads them, which happens within the planted lease's 1 s: every
+	// critical section lasts 0.6–0.9 s, so nearly each one outlives its
+	// cells there (with rbworker's default of 0–1 s, a window could pass
+	// with none caught). A read's now is its coordinator's, so the skew
+	// bites only a contender whose reads node 2 coordinates, against a
+	// holder whose writes another node did: with every node for every
+	// worker (round robin) that was one read in three. Half the workers
+	// now send everything through node 2, half through node 1, so it is
+	// every such pair's. The window is still short for the legacy lock
+	// under contention (about 50 acquisitions in all, a third of them
+	// returning with the planted lease already over): of the runs logged,
+	// three caught 6–8 violations and one (CI) none before the pinning,
+	// two caught 2 and 5 after; controlWindows gives a missed window
+	// another.
 	{name: "ctl-planted", modes: []string{"legacy"}, phase: "legacy", plant: "half-ttl-lease", ttl: 2 * time.Second, locks: 2,
-		minHold: 600 * time.Millisecond, hold: 900 * time.Millisecond,
+		minHold: 600 * time.Millisecond, hold: 900 * time.Millisecond, coordinators: []int{2, 1},
 		events: func(r *runner, _ *segment, window time.Duration) []nemesis.Event {
 			return []nemesis.Event{{At: 0, Hold: window, Nemesis: nemesis.Bump(r.cluster, 2, time.Second)}}
 		},

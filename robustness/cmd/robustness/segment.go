@@ -29,6 +29,19 @@ type result struct {
 
 type finding struct{ checker, lock, detail string }
 
+// controlWindows is how many windows a control gets to be caught in: its
+// length each, its schedule each, its workers on fresh seeds. A control
+// fails only if no window brings a violation its checkers catch. A fleet
+// gets one window: any violation in it fails the run.
+const controlWindows = 3
+
+// missedControl reports whether rs is a control's window that its
+// checkers did not catch (none found a violation, or one that must did
+// not), so that another window may.
+func missedControl(rs result) bool {
+	return rs.seg.control && !rs.ok && strings.HasPrefix(rs.verdict, "control NOT caught")
+}
+
 // runSegments plans every segment's schedule (printed first), then runs
 // them one after the other.
 func (r *runner) runSegments(ctx context.Context, segs []segment) ([]result, error) {
@@ -52,7 +65,20 @@ func (r *runner) runSegments(ctx context.Context, segs []segment) ([]result, err
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		rs, err := r.runSegment(ctx, i, &segs[i], plans[i], lengths[i], windows[i])
+		rs, err := r.runSegment(ctx, i, 1, &segs[i], plans[i], lengths[i], windows[i])
+		// A control whose window brought no violation gets another, with
+		// its workers on fresh seeds, up to controlWindows: a window too
+		// short for the defect to bite says nothing of the checkers (the
+		// model checks' controls get several searches for the same reason).
+		var missed []string
+		for w := 2; err == nil && missedControl(rs) && w <= controlWindows; w++ {
+			missed = append(missed, fmt.Sprintf("window %d: %s", w-1, strings.TrimPrefix(rs.verdict, "control ")))
+			r.logf("segment %s: %s; window %d of up to %d", segs[i].name, rs.verdict, w, controlWindows)
+			rs, err = r.runSegment(ctx, i, w, &segs[i], plans[i], lengths[i], windows[i])
+		}
+		if len(missed) > 0 {
+			rs.verdict += fmt.Sprintf(" (in window %d of up to %d; %s)", len(missed)+1, controlWindows, strings.Join(missed, "; "))
+		}
 		if err != nil {
 			rs.ok, rs.verdict = false, "not finished: "+err.Error()
 		}
@@ -125,11 +151,14 @@ func (r *runner) plan(segs []segment) (plans [][]nemesis.Event, missing []string
 	return plans, missing, nil
 }
 
-func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []nemesis.Event, length, window time.Duration) (result, error) {
+func (r *runner) runSegment(ctx context.Context, idx, attempt int, seg *segment, evs []nemesis.Event, length, window time.Duration) (result, error) {
 	t0 := time.Now()
 	res := result{seg: *seg}
 	keyspace := keyspaceOf(seg)
 	histDir := filepath.Join(r.outDir, fmt.Sprintf("%02d-%s", idx+1, seg.name))
+	if attempt > 1 {
+		histDir += fmt.Sprintf("-window%d", attempt)
+	}
 	if err := os.MkdirAll(histDir, 0o755); err != nil {
 		return res, err
 	}
@@ -142,7 +171,7 @@ func (r *runner) runSegment(ctx context.Context, idx int, seg *segment, evs []ne
 		return res, err
 	}
 	defer r.stopLockds()
-	ws, err := r.spawn(seg, idx, keyspace, srv.URL(), histDir, length)
+	ws, err := r.spawn(seg, idx+100*(attempt-1), keyspace, srv.URL(), histDir, length)
 	setLive(ws, srv.Ops)
 	if err != nil {
 		return res, err

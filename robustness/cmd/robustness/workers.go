@@ -126,6 +126,13 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		if dc != "" {
 			args = append(args, "--dc", dc)
 		}
+		if len(seg.coordinators) > 0 {
+			node, err := r.cluster.Node(seg.coordinators[i%len(seg.coordinators)])
+			if err != nil {
+				return ws, err
+			}
+			args = append(args, "--coordinator", node.IP)
+		}
 		if seg.lockTimeout > 0 {
 			args = append(args, "--lock-timeout", seg.lockTimeout.String())
 		}
