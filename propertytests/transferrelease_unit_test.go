@@ -40,12 +40,16 @@ func TestTransferRelease_AnotherHolderKeepsTheLock(t *testing.T) {
 	require.Empty(t, h.tr.releaseAfterAdopt, "a holder remains: nothing is left to the Adopt")
 }
 
+// adoptAnswers are the two ways an Adopt the release waits for can end, and
+// whether the lock is then released.
+var adoptAnswers = []struct {
+	name     string
+	err      error
+	released bool
+}{{"adopted", nil, false}, {"refused", errors.New("no witness"), true}}
+
 func TestTransferRelease_AnAdoptInFlightDecides(t *testing.T) {
-	for _, c := range []struct {
-		name     string
-		err      error
-		released bool
-	}{{"adopted", nil, false}, {"refused", errors.New("no witness"), true}} {
+	for _, c := range adoptAnswers {
 		t.Run(c.name, func(t *testing.T) {
 			h := newTransferHarness(1, true)
 			require.True(t, h.stillShared("p0.1"), "the giver left beside an Adopt in flight")
@@ -83,11 +87,7 @@ func TestTransferRelease_AnAdoptAnsweredAfterNoLeaveChangesNothing(t *testing.T)
 }
 
 func TestTransferRelease_ATokenStillInTheBoxDefersTheRelease(t *testing.T) {
-	for _, c := range []struct {
-		name     string
-		err      error
-		released bool
-	}{{"adopted", nil, false}, {"refused", errors.New("no witness"), true}} {
+	for _, c := range adoptAnswers {
 		t.Run(c.name, func(t *testing.T) {
 			// A giver that crashed while sharing: its leave sends nothing,
 			// and the successor has not taken the token yet.
