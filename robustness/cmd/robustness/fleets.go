@@ -130,10 +130,10 @@ var controls = []segment{
 	// now send everything through node 2, half through node 1, so it is
 	// every such pair's. The window is still short for the legacy lock
 	// under contention (about 50 acquisitions in all, a third of them
-	// returning with the planted lease already over): of the runs logged,
-	// three caught 6–8 violations and one (CI) none before the pinning,
-	// two caught 2 and 5 after; controlWindows gives a missed window
-	// another.
+	// returning with the planted lease already over): of the windows
+	// logged, three caught 6–8 violations and one (CI) none before the
+	// pinning; after it, three caught 2, 5 and 8 and one (CI) none.
+	// controlWindows gives a missed window another.
 	{name: "ctl-planted", modes: []string{"legacy"}, phase: "legacy", plant: "half-ttl-lease", ttl: 2 * time.Second, locks: 2,
 		minHold: 600 * time.Millisecond, hold: 900 * time.Millisecond, coordinators: []int{2, 1},
 		events: func(r *runner, _ *segment, window time.Duration) []nemesis.Event {
