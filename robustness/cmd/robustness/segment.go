@@ -33,8 +33,8 @@ type finding struct{ checker, lock, detail string }
 // length each, its schedule each, its workers on fresh seeds. A control
 // fails only if no window brings a violation its checkers catch. A fleet
 // gets one window: any violation in it fails the run. Five, because
-// ctl-planted's defect did not bite in 1 of the 4 windows logged with its
-// workers pinned (about 0.25^5, 1 run in 1,000, would then miss all five;
+// ctl-planted's defect did not bite in 1 of the 5 windows logged with its
+// workers pinned (at 1 in 4, 1 run in 1,000 would miss all five;
 // a missed window costs about 22 s).
 const controlWindows = 5
 
