@@ -55,7 +55,8 @@
 // UnlockAll calls the library's UnlockAll for the identity and then each
 // handle's Unlock (nil for what it released; a retry for what it could
 // not), and keeps the session open. Masks ("orders/*") are ordinary Lock
-// items, planned by the library as their parent node.
+// items, planned by the library as their parent node; a mask in an
+// intention access is refused with INVALID_ID, as the library refuses it.
 //
 // # Identities: getToken and setToken
 //

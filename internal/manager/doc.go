@@ -58,7 +58,9 @@
 // "a/" cannot quietly name a second child of "a". A last segment of
 // exactly "*" makes a mask (seed 003's MASK): "a/b/*" names every child of
 // "a/b" and is planned as "a/b" in the same access, which covers them all
-// (docs/algorithms.md, section 8.6); "*" anywhere else is refused.
+// (docs/algorithms.md, section 8.6); "*" anywhere else is refused, and so
+// is a mask in an intention access, which "a/b" in that access would not
+// make exclude a child's writer.
 //
 // Ancestors sort before their descendants: an ancestor is a proper prefix
 // of its descendant's id, and in bytewise order a proper prefix sorts
