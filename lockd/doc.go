@@ -191,6 +191,38 @@
 // ("a/b"), the over-locking every mask costs, as taking "a/b/x" takes an
 // intention lock on it.
 //
+// Credentials are checked from the request's headers and TLS state alone
+// (connectrpc.com/authn's middleware), before any byte of its body is read:
+// a refused request's body is neither decoded nor read, and over HTTP/1.1
+// its connection is closed rather than drained. Server.SetPrincipals swaps
+// the table (lockd reloads its file on SIGHUP): live sessions stay, owned by
+// their principal's name, and calls from then on are checked by the new
+// table. gRPC server reflection (grpcurl, buf curl) takes the same
+// credentials as the lock service, any principal, none in open mode: it
+// tells nothing the proto file does not, but it is a stream a stranger
+// could hold open. Health takes none, so that probes need none.
+//
+// # Limits
+//
+// Options.Limits bound what is read before and after trust, each zero
+// field meaning its default (lockd's flag in brackets):
+//
+//	MaxBodyBytes             1 MiB  a request body and each message in it (--max-body-bytes)
+//	MaxSessionName           256    bytes of OpenSession's name (--max-session-name)
+//	MaxComment               256    bytes of Lock's comment, and its ceiling (--max-comment)
+//	MaxIDsPerRequest         128    items of one Lock or TryLock (--max-ids-per-request)
+//	MaxSessionsPerPrincipal  1024   live sessions of one principal (--max-sessions-per-principal)
+//	MaxWaitsPerSession       64     Lock calls of one session in flight (--max-waits-per-session)
+//
+// A body whose declared length is over the limit is refused before any of
+// it is read; one of undeclared length is cut as it is read. A request over
+// a size limit is InvalidArgument (INVALID_ARGUMENT), a count at its limit
+// ResourceExhausted; the message names the limit and the flag that raises
+// it, and the refusal changes nothing: no session is opened, nothing is
+// locked, and a refused Lock is not counted as a wait. TryLock does not
+// wait, so it is not counted in MaxWaitsPerSession. The HTTP server's
+// timeouts and header limit are the command's (cmd/lockd).
+//
 // # Metrics
 //
 // With Options.Metrics (NewMetrics, a prometheus.Collector) the Server

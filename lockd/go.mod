@@ -10,8 +10,10 @@ tool (
 )
 
 require (
+	connectrpc.com/authn v0.2.0
 	connectrpc.com/connect v1.21.1
 	connectrpc.com/grpchealth v1.5.0
+	connectrpc.com/grpcreflect v1.3.1
 	github.com/gocql/gocql v1.7.0
 	github.com/lockstep-go/lockstep v0.0.0
 	github.com/spf13/pflag v1.0.9

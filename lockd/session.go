@@ -44,6 +44,7 @@ type session struct {
 	reason   string    // why it ended
 	ident    *identity // whose locks it holds (changed by SetToken, under Server.idMu too)
 	inflight int       // Lock calls in flight
+	waits    int       // Lock (not TryLock) calls in flight, bounded by Limits.MaxWaitsPerSession
 	lost     []string  // handles lost: at expiry, or their lease
 	watchers map[chan *pb.SessionEvent]struct{}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lockstep-go/lockstep/cassandra"
+	"github.com/lockstep-go/lockstep/lockd"
 )
 
 // options are lockd's flags.
@@ -33,6 +34,10 @@ type options struct {
 	peerKeyFile       string
 	metrics           bool
 	logLevel          slog.Level
+	// limits are the lock service's (lockd.Limits); http the HTTP
+	// server's (httpserver.go).
+	limits lockd.Limits
+	http   httpLimits
 	// conn is the cluster connection, lockctl's settings (flags and
 	// LOCKSTEP_* variables alike); cluster says whether any was given:
 	// without one lockd serves the embedded model.
@@ -81,12 +86,13 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.peerKeyFile, "peer-key-file", "", "file of the key (at least 32 bytes, the same on every lockd of the cluster) that lets another lockd adopt this one's GetToken tokens; without it tokens stay within this lockd ($LOCKSTEP_LOCKD_PEER_KEY_FILE)")
 	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics (the Locker's and lockd's own) at /metrics on the --listen address ($LOCKSTEP_LOCKD_METRICS)")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
+	registerLimits(fs, o)
 	registerConnect(fs, &o.conn)
 	if passwordOnCommandLine(args) {
 		return nil, errors.New(passwordFlagRefused)
 	}
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return nil, err // pflag.ErrHelp for --help: run prints the usage and returns nil
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q: lockd takes only flags (lockd --help lists them)", fs.Arg(0))
@@ -106,6 +112,9 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if o.sessionTTL <= 0 || o.maxWait <= 0 || o.shutdown <= 0 {
 		return nil, fmt.Errorf("--session-ttl, --max-wait and --shutdown-timeout must be positive")
+	}
+	if err := o.http.validate(); err != nil {
+		return nil, err
 	}
 	if o.lockTTL < 0 {
 		return nil, fmt.Errorf("--lock-ttl %v: want a positive number of whole seconds (at least 4s), or leave it out for the library's default", o.lockTTL)
