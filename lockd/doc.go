@@ -180,8 +180,9 @@
 //
 // # Security
 //
-// Without Principals the server is in open mode (cmd/lockd allows it on
-// loopback only). With them, every call must authenticate, by a bearer token
+// docs/security.md covers lockd's security end to end for operators. Without
+// Principals the server is in open mode (cmd/lockd allows it on loopback
+// only). With them, every call must authenticate, by a bearer token
 // whose SHA-256 the principals file lists, or a verified client certificate
 // (mTLS) whose Common Name or DNS SAN it lists. A principal may lock only
 // ids under its granted prefixes, and may use, inspect (DescribeSession,
