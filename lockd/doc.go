@@ -27,7 +27,16 @@
 // (Aborted, SESSION_EXPIRED, with the same handles), and logs it. A lock
 // whose lease the library loses (Lock.Lost) is reported on the stream as
 // LOCK_LOST. Lock calls of a session that ends are cancelled. Locks are
-// reentrant per session (lockstep.WithReentrancy, keyed by the session).
+// reentrant per session (lockstep.WithReentrancy, keyed by the session's
+// identity); HeldLock.reentrant is true only for a Lock that took nothing,
+// every member already held and only counted.
+//
+// A Lock or TryLock that fails names, in LockError.id, the member that
+// stopped it: an id asked, or an ancestor whose intention lock met a holder.
+// A LOCKED message also names the sessions of this lockd whose identity
+// holds that member (id and name), to a caller that may see them: the
+// holder's own principal, a principal granted list_sessions, and anyone in
+// open mode. Other callers learn only the id.
 //
 // Each answer that grants a lock (HeldLock.valid_for) and each KeepAlive
 // answer (KeepAliveResponse.valid_for, by handle) says how long the lock
@@ -172,8 +181,9 @@
 //
 // # Security
 //
-// Without Principals the server is in open mode (cmd/lockd allows it on
-// loopback only). With them, every call must authenticate, by a bearer token
+// docs/security.md covers lockd's security end to end for operators. Without
+// Principals the server is in open mode (cmd/lockd allows it on loopback
+// only). With them, every call must authenticate, by a bearer token
 // whose SHA-256 the principals file lists, or a verified client certificate
 // (mTLS) whose Common Name or DNS SAN it lists. A principal may lock only
 // ids under its granted prefixes, and may use, inspect (DescribeSession,

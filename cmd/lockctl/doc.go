@@ -91,6 +91,22 @@
 // missing keyspace or table names schema apply, a missing permission the
 // grants; a mistyped command adds cobra's suggestions.
 //
+// # Data from others is escaped
+//
+// Owner ids, lock ids, session names, principals, process names, hosts and
+// error messages come from the store or a lockd, written by others. In text
+// output a value that holds a space, a double quote, a rune that is not
+// printable (a control character such as a newline, CR, tab or ESC, DEL, a
+// C1 control, a bidi override, a line separator) or bytes that are not UTF-8
+// is printed quoted and escaped as Go's strconv.Quote does ("ops\n\x1b[2J");
+// a bare "-" is quoted too, as the tables print - for none. A message (an
+// error, a refusal's reason) keeps its spaces and has those runes escaped in
+// place. So every table keeps one row per cell, process or session, and
+// nothing printed moves the cursor or rewrites the screen. JSON output
+// carries the values exactly, with every rune that is not printable written
+// as a \uXXXX escape (encoding/json leaves DEL, C1 controls and bidi
+// overrides raw).
+//
 // # JSON output
 //
 // With --output json, inspect, fleet, phase get and sessions print one JSON

@@ -13,5 +13,5 @@ func (m *Manager) Adopted(id string, plan []lockstep.Request, locks []lockstep.L
 		members[i] = &member{access: plan[i].Access}
 		members[i].setReal(l)
 	}
-	return newLock(m, id, append([]lockstep.Request(nil), plan...), members, nil)
+	return newLock(m, id, append([]lockstep.Request(nil), plan...), members, nil, false)
 }

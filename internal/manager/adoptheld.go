@@ -49,5 +49,5 @@ func (m *Manager) AdoptedFor(holder any, id string, plan []lockstep.Request, loc
 			s.AddOnStop(func() { m.forget(mb) })
 		}
 	}
-	return newLock(m, id, append([]lockstep.Request(nil), plan...), members, holder), nil
+	return newLock(m, id, append([]lockstep.Request(nil), plan...), members, holder, false), nil
 }

@@ -40,6 +40,7 @@ type Run struct {
 	w      waiter
 
 	members []*member
+	counted int  // members the reentrancy holder already held: counted, with no step
 	i       int  // plan index of the member being taken, or next
 	taking  bool // between Next's true and Done
 	step    Step
@@ -181,6 +182,7 @@ func (r *Run) Next() bool {
 		}
 		if pending == nil {
 			r.members = append(r.members, mb)
+			r.counted++
 			r.i++
 			continue
 		}
@@ -250,19 +252,39 @@ func (r *Run) Done(l lockstep.Lock, err error) {
 // fail ends the run with err, the cause that stopped member r.i, having
 // released what the run took.
 func (r *Run) fail(err error) {
-	err = fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, not taken (%d taken before it released): %w",
-		joinRequests(r.plan), r.i+1, len(r.plan), r.plan[r.i], len(r.members), err)
+	err = &MemberError{Member: r.plan[r.i], err: fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, not taken (%d taken before it released): %w",
+		joinRequests(r.plan), r.i+1, len(r.plan), r.plan[r.i], len(r.members), err)}
 	r.end(nil, errors.Join(err, r.m.abandon(context.WithoutCancel(r.ctx), r.members)))
 }
+
+// MemberError is the error of a group Run that one member stopped: the
+// member not taken (ErrLocked, ctx's error, a store error, ErrUpgrade, a
+// deadlock), or the member lost while the later ones were taken (ErrLost).
+// Its message names the member and the group; it wraps the cause. Outside
+// the module it is reached with errors.As and an interface target,
+// interface{ StoppedBy() lockstep.Request } (lockd names the member in its
+// LOCKED detail).
+type MemberError struct {
+	Member lockstep.Request // the member, which may be an intention lock on an ancestor of an id asked
+	err    error
+}
+
+func (e *MemberError) Error() string { return e.err.Error() }
+
+// Unwrap returns the cause, inside the message's wrapping.
+func (e *MemberError) Unwrap() error { return e.err }
+
+// StoppedBy returns the member that stopped the run.
+func (e *MemberError) StoppedBy() lockstep.Request { return e.Member }
 
 // complete ends a run whose members are all taken: the group, unless a
 // member was lost meanwhile.
 func (r *Run) complete() {
 	m := r.m
 	if i := firstLost(r.members); i >= 0 && !m.knobs.GroupReturnsLostMember {
-		err := fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, was lost while the members after it were taken "+
+		err := &MemberError{Member: r.plan[i], err: fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, was lost while the members after it were taken "+
 			"(its lease lapsed: the store or the network stalled its renewals); the group released what it took, so nothing is held: take the group again: %w",
-			joinRequests(r.plan), i+1, len(r.plan), r.plan[i], lockstep.ErrLost)
+			joinRequests(r.plan), i+1, len(r.plan), r.plan[i], lockstep.ErrLost)}
 		r.end(nil, errors.Join(err, m.abandon(context.WithoutCancel(r.ctx), r.members)))
 		return
 	}
@@ -270,7 +292,7 @@ func (r *Run) complete() {
 	if !r.w.reentrant {
 		holder = nil
 	}
-	r.end(newLock(m, callerID(r.reqs), r.plan, r.members, holder), nil)
+	r.end(newLock(m, callerID(r.reqs), r.plan, r.members, holder, r.w.reentrant && r.counted == len(r.plan)), nil)
 }
 
 // Result returns the run's outcome once Next returned false: the lock
