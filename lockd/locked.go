@@ -43,7 +43,7 @@ func (s *Server) lockError(pr *Principal, ss *session, err error) *rpcError {
 // list them all), and every session in open mode. Principals are compared
 // by name.
 func (s *Server) visible(pr *Principal, ss *session) bool {
-	return s.principals == nil || pr.ListSessions || ss.principal.Name == pr.Name
+	return s.principals.Load() == nil || pr.ListSessions || ss.principal.Name == pr.Name
 }
 
 // holders describes the live sessions pr may see whose identity holds a

@@ -18,10 +18,10 @@ import (
 	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
 )
 
-// bearer adds a bearer token to a client's requests.
-type bearer string
+// bearerTransport adds a bearer token to an HTTP client's requests.
+type bearerTransport string
 
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
@@ -43,7 +43,7 @@ func TestRun_HealthAndMetricsAnswerWithoutACredential(t *testing.T) {
 	_, err := anon.OpenSession(ctx, connect.NewRequest(&pb.OpenSessionRequest{}))
 	require.Equal(t, connect.CodeUnauthenticated, connect.CodeOf(err), "the lock service needs a credential")
 
-	c := lockstepv1connect.NewLockServiceClient(&http.Client{Transport: bearer("tok-billing-secret")}, url, connect.WithProtoJSON())
+	c := lockstepv1connect.NewLockServiceClient(&http.Client{Transport: bearerTransport("tok-billing-secret")}, url, connect.WithProtoJSON())
 	s, err := c.OpenSession(ctx, connect.NewRequest(&pb.OpenSessionRequest{Name: "nightly-export"}))
 	require.NoError(t, err)
 	_, err = c.Lock(ctx, connect.NewRequest(&pb.LockRequest{SessionId: s.Msg.SessionId, Items: []*pb.LockItem{{Id: "billing/invoice-4242"}}}))
