@@ -17,7 +17,7 @@
 //	lock [--mode M] [--wait D] [--grace D] <id> -- <command> [args...]
 //	                                      run a command while holding a lock (see below)
 //	sessions --lockd URL,...              the sessions of lockd servers (see below); needs no cluster
-//	version                               lockctl's module version, the library's, and Go's
+//	version                               lockctl's version and commit, the library's, and Go's
 //	completion bash|zsh|fish|powershell   a shell completion script
 //
 // lockctl is a module of its own (cmd/lockctl/go.mod, replacing the library

@@ -7,8 +7,11 @@
 //	LOCKSTEP_HOSTS=10.0.0.1 go run -C lockd ./cmd/lockd --keyspace locks --principals p.json
 //
 // Its first line on stdout says where it serves and on which store (the
-// cluster and keyspace, or the embedded model); the second its version. It
-// logs JSON on stderr. With no connection setting it runs on the embedded
+// cluster and keyspace, or the embedded model); the second its version:
+// lockd --version prints that line alone and exits ("lockd VERSION commit
+// COMMIT (lockstep X, goN)": the module's tag, or lockstep.Version in a build
+// that recorded none, and the commit it was built from where the build
+// recorded one). It logs JSON on stderr. With no connection setting it runs on the embedded
 // model store (an in-memory Cassandra), with the fleet phase moved to new.
 // Without --principals it is in open mode: every caller may take every id,
 // so lockd refuses a non-loopback --listen without --principals.

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 
@@ -40,6 +41,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	if err != nil {
 		return err
+	}
+	if o.showVersion {
+		fmt.Fprintln(stdout, version())
+		return nil
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
 	tlsCfg, tlsCur, err := serverTLS(o)
@@ -152,13 +157,11 @@ func isLoopback(addr net.Addr) bool {
 	return ok && ta.IP.IsLoopback()
 }
 
-// version is the release this lockd is (lockstep.Version) and, from the
-// build information, the version of the module it was built as ("(devel)"
-// in a build from a source tree).
+// version is lockd's version and the commit it was built from
+// (buildVersion), the release of the library (lockstep.Version) and the Go
+// version.
 func version() string {
-	mod := "(unknown)"
-	if info, ok := debug.ReadBuildInfo(); ok {
-		mod = info.Main.Version
-	}
-	return fmt.Sprintf("lockstep %s (module %s)", lockstep.Version, mod)
+	info, _ := debug.ReadBuildInfo()
+	v, commit := buildVersion(info, lockdModule)
+	return fmt.Sprintf("lockd %s commit %s (lockstep %s, %s)", v, commit, lockstep.Version, runtime.Version())
 }

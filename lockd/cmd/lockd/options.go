@@ -33,6 +33,7 @@ type options struct {
 	processID         string
 	peerKeyFile       string
 	metrics           bool
+	showVersion       bool
 	logLevel          slog.Level
 	// limits are the lock service's (lockd.Limits); http the HTTP
 	// server's (httpserver.go).
@@ -85,6 +86,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.processID, "process-id", "", "this lockd's id in the fleet census (default: host name and random bits) ($LOCKSTEP_LOCKD_PROCESS_ID)")
 	fs.StringVar(&o.peerKeyFile, "peer-key-file", "", "file of the key (at least 32 bytes, the same on every lockd of the cluster) that lets another lockd adopt this one's GetToken tokens; without it tokens stay within this lockd ($LOCKSTEP_LOCKD_PEER_KEY_FILE)")
 	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics (the Locker's and lockd's own) at /metrics on the --listen address ($LOCKSTEP_LOCKD_METRICS)")
+	fs.BoolVar(&o.showVersion, "version", false, "print lockd's version and the commit it was built from, then exit")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	registerLimits(fs, o)
 	registerConnect(fs, &o.conn)
