@@ -32,7 +32,8 @@ type DeadlockMember struct {
 	HeldBy string
 	// HeldIn is the access in which the next member held Waits.ID.
 	HeldIn Access
-	// Comment is what the member's caller passed with WithComment.
+	// Comment is what the member's caller passed with WithComment, byte
+	// for byte (through lockd, as UTF-8: see WithComment).
 	Comment string
 }
 
@@ -126,7 +127,10 @@ type commentKey struct{}
 // WithComment returns ctx carrying comment for the acquisitions made with
 // it: a Locker with deadlock detection shows it in the DeadlockError of any
 // cycle the acquisition's wait is part of (seed 003's lock($comment)). It
-// changes nothing else.
+// changes nothing else. Any bytes are kept byte for byte, UTF-8 or not.
+// lockd carries comments as protobuf strings, which are UTF-8: its Go
+// client refuses a comment that is not, and a lockd reports another
+// process's such comment with each invalid byte replaced by U+FFFD.
 func WithComment(ctx context.Context, comment string) context.Context {
 	return context.WithValue(ctx, commentKey{}, comment)
 }

@@ -47,7 +47,11 @@
 // made under lockstep.WithReentrancy(ctx, identity), so reentrancy,
 // UnlockAll and the holdings a deadlock detector sees are the identity's,
 // the session's own until SetToken joins it to another. A Lock's comment
-// travels as lockstep.WithComment. With the Locker's deadlock detection on
+// travels as lockstep.WithComment. It is a protobuf string, so UTF-8: the
+// Go client refuses another comment before sending it, and the server's
+// decoding refuses it from any other client (InvalidArgument); a cycle
+// member's comment from a Go process that is not UTF-8 reaches the client
+// with each invalid byte replaced by U+FFFD. With the Locker's deadlock detection on
 // (cmd/lockd turns it on), a Lock chosen to break a cycle of waits fails
 // Aborted with reason DEADLOCK and the cycle (process, waited id and access,
 // holder, comment per member) in the LockError; the cycle may run through

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"connectrpc.com/connect"
 
@@ -110,12 +111,22 @@ func mapError(err error, session, id string) *rpcError {
 	return e
 }
 
-// cycleProto renders a deadlock cycle for the LockError detail.
+// cycleProto renders a deadlock cycle for the LockError detail. A
+// protobuf string must be UTF-8, or the whole detail fails to marshal: a
+// comment the library kept byte for byte that is not UTF-8 (a Go process's
+// WithComment) travels with each invalid byte replaced by U+FFFD, and so
+// do the other strings, which are UTF-8 in practice.
 func cycleProto(cycle []lockstep.DeadlockMember) []*pb.DeadlockMember {
+	valid := func(s string) string {
+		if utf8.ValidString(s) {
+			return s
+		}
+		return string([]rune(s)) // each invalid byte becomes U+FFFD
+	}
 	out := make([]*pb.DeadlockMember, len(cycle))
 	for i, m := range cycle {
-		out[i] = &pb.DeadlockMember{Process: m.Process, Waits: &pb.LockItem{Id: m.Waits.ID, Access: pb.Access(m.Waits.Access)},
-			HeldBy: m.HeldBy, HeldIn: pb.Access(m.HeldIn), Comment: m.Comment}
+		out[i] = &pb.DeadlockMember{Process: valid(m.Process), Waits: &pb.LockItem{Id: valid(m.Waits.ID), Access: pb.Access(m.Waits.Access)},
+			HeldBy: valid(m.HeldBy), HeldIn: pb.Access(m.HeldIn), Comment: valid(m.Comment)}
 	}
 	return out
 }

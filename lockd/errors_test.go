@@ -51,3 +51,23 @@ func TestMapError_EveryLibraryErrorHasItsCodeAndReason(t *testing.T) {
 		require.Equal(t, tc.reason, v.(*pb.LockError).Reason)
 	}
 }
+
+// A deadlock cycle whose comment is not UTF-8 (a Go process's, kept byte
+// for byte by the library) still reaches the client: the detail carries it
+// with each invalid byte replaced by U+FFFD, as a protobuf string must be
+// UTF-8.
+func TestMapError_ACommentThatIsNotUTF8StillReachesTheClient(t *testing.T) {
+	dl := &lockstep.DeadlockError{Cycle: []lockstep.DeadlockMember{
+		{Process: "p1", Waits: lockstep.Request{ID: "b"}, HeldBy: "o2", Comment: "ok\xff\xfe"},
+		{Process: "p2", Waits: lockstep.Request{ID: "a"}, HeldBy: "o1", Comment: "fine"},
+	}}
+	var ce *connect.Error
+	require.ErrorAs(t, wire(fmt.Errorf("lock: %w", dl)), &ce)
+	require.Len(t, ce.Details(), 1)
+	v, err := ce.Details()[0].Value()
+	require.NoError(t, err)
+	cycle := v.(*pb.LockError).GetCycle()
+	require.Len(t, cycle, 2)
+	require.Equal(t, "ok\uFFFD\uFFFD", cycle[0].GetComment())
+	require.Equal(t, "fine", cycle[1].GetComment())
+}
