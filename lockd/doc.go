@@ -54,7 +54,10 @@
 // with each invalid byte replaced by U+FFFD. With the Locker's deadlock detection on
 // (cmd/lockd turns it on), a Lock chosen to break a cycle of waits fails
 // Aborted with reason DEADLOCK and the cycle (process, waited id and access,
-// holder, comment per member) in the LockError; the cycle may run through
+// holder, comment per member) in the LockError (the holder is the library's
+// DeadlockMember.HeldBy: the Owner() of the library handle that holds the
+// id, at whichever lockd or Go process holds it, which is not the
+// "<session>/<handle>" a client's Lock.Owner() shows); the cycle may run through
 // other sessions, other lockds and Go processes of the fleet alike.
 // UnlockAll calls the library's UnlockAll for the identity and then each
 // handle's Unlock (nil for what it released; a retry for what it could

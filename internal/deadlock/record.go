@@ -11,7 +11,10 @@ import (
 type Hold struct {
 	ID     string          `json:"i"`
 	Access lockstep.Access `json:"a"`
-	Owner  string          `json:"o"`
+	// Owner is the Owner() of the handle that holds ID: for a lock of
+	// several members, the handle's (its first member's owner id), not
+	// the owner id of ID's own cell. Reports show it as HeldBy.
+	Owner string `json:"o"`
 }
 
 // Record is one published wait: the value of one cell of the wait table,

@@ -232,10 +232,11 @@ func (r *Run) Done(l lockstep.Lock, err error) {
 	switch {
 	case r.pending != nil:
 		r.pending.takenIn(r.took) // before settleReentrant publishes the entry under m.mu
+		r.pending.handle = r.handleOwner(l)
 		mb, err = r.m.settleReentrant(r.pending, l, err)
 		r.pending = nil
 	case err == nil:
-		mb = &member{access: r.plan[r.i].Access}
+		mb = &member{access: r.plan[r.i].Access, handle: r.handleOwner(l)}
 		mb.takenIn(r.took)
 		mb.setReal(l)
 	}
@@ -245,6 +246,18 @@ func (r *Run) Done(l lockstep.Lock, err error) {
 	}
 	r.members = append(r.members, mb)
 	r.i++
+}
+
+// handleOwner returns the Owner() the run's handle will have once the
+// member the step took (as l) is among its members: its first member's.
+func (r *Run) handleOwner(l lockstep.Lock) string {
+	if len(r.members) > 0 {
+		return r.members[0].real.Owner()
+	}
+	if l == nil {
+		return ""
+	}
+	return l.Owner()
 }
 
 // fail ends the run with err, the cause that stopped member r.i, having
