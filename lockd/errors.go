@@ -111,6 +111,23 @@ func mapError(err error, session, id string) *rpcError {
 	return e
 }
 
+// lockError maps the error of a Lock or TryLock as mapError does, except
+// that a loss gets the advice for a Lock, not for an Unlock: the library
+// fails a Lock with ErrLost when a member's lease lapsed during the call,
+// or when the session's identity holds one of the ids through an earlier
+// lock that was lost, which it must unlock before it can take the id again.
+// lost is the session's lost handles, sent as lost_lock_ids with a loss.
+func lockError(err error, session string, lost []string) *rpcError {
+	e := mapError(err, session, "")
+	if e.reason == pb.LockError_REASON_LOST {
+		e.msg, e.hint, e.lost = err.Error(), "", lost
+		e.advise("a lease was lost, during this Lock or, for an earlier lock of the session on one of its ids, before it; " +
+			"nothing is held by this call: Unlock the session's lost lock on the id if it has one (lost_lock_ids lists " +
+			"the session's lost locks; WatchSession reported each as LOCK_LOST), then Lock again")
+	}
+	return e
+}
+
 // cycleProto renders a deadlock cycle for the LockError detail. A
 // protobuf string must be UTF-8, or the whole detail fails to marshal: a
 // comment the library kept byte for byte that is not UTF-8 (a Go process's

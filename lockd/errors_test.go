@@ -71,3 +71,17 @@ func TestMapError_ACommentThatIsNotUTF8StillReachesTheClient(t *testing.T) {
 	require.Equal(t, "ok\uFFFD\uFFFD", cycle[0].GetComment())
 	require.Equal(t, "fine", cycle[1].GetComment())
 }
+
+// A Lock that fails with ErrLost is advised to unlock the session's lost
+// lock and Lock again, not told that an Unlock released it.
+func TestLockError_ALossAdvisesUnlockingTheLostLock(t *testing.T) {
+	e := lockError(fmt.Errorf("lockstep: lock r:X: the earlier Lock was lost: %w", lockstep.ErrLost), "s-1", []string{"l-1"})
+	require.Equal(t, connect.CodeAborted, e.code)
+	require.Equal(t, pb.LockError_REASON_LOST, e.reason)
+	require.ErrorIs(t, e, lockstep.ErrLost)
+	require.Contains(t, e.hint, "Unlock the session's lost lock on the id if it has one")
+	require.Equal(t, []string{"l-1"}, e.lost, "the session's lost locks")
+	require.Contains(t, e.msg, "lockstep: lock r:X: the earlier Lock was lost: ")
+	require.NotContains(t, e.msg, "before this Unlock")
+	require.Equal(t, mapError(lockstep.ErrLocked, "s-1", ""), lockError(lockstep.ErrLocked, "s-1", []string{"l-1"}), "other errors map as before")
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
@@ -40,8 +41,9 @@ type Run struct {
 	w      waiter
 
 	members []*member
-	i       int  // plan index of the member being taken, or next
-	taking  bool // between Next's true and Done
+	counted []*member // under reentrancy: the members the holder held before, counted, not taken
+	i       int       // plan index of the member being taken, or next
+	taking  bool      // between Next's true and Done
 	step    Step
 	took    lockstep.Access // the access the step's take really takes (Step.Take); the asked one by default
 	pending *member         // under reentrancy: the registry entry the step fills
@@ -175,12 +177,17 @@ func (r *Run) Next() bool {
 			return true
 		}
 		mb, pending, err := r.m.enterReentrant(r.ctx, r.w, q)
+		if lh := (*lostHolding)(nil); errors.As(err, &lh) {
+			r.failLostHolding(lh)
+			return false
+		}
 		if err != nil {
 			r.fail(err)
 			return false
 		}
 		if pending == nil {
 			r.members = append(r.members, mb)
+			r.counted = append(r.counted, mb)
 			r.i++
 			continue
 		}
@@ -273,6 +280,11 @@ func (r *Run) fail(err error) {
 func (r *Run) complete() {
 	m := r.m
 	if i := firstLost(r.members); i >= 0 && !m.knobs.GroupReturnsLostMember {
+		if mb := r.members[i]; slices.Contains(r.counted, mb) { // lost since it was counted
+			r.i = i
+			r.failLostHolding(&lostHolding{id: mb.real.ID(), owner: mb.handleOwner()})
+			return
+		}
 		err := fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, was lost while the members after it were taken "+
 			"(its lease lapsed: the store or the network stalled its renewals); the group released what it took, so nothing is held: take the group again: %w",
 			joinRequests(r.plan), i+1, len(r.plan), r.plan[i], lockstep.ErrLost)
