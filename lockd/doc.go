@@ -56,10 +56,17 @@
 // made under lockstep.WithReentrancy(ctx, identity), so reentrancy,
 // UnlockAll and the holdings a deadlock detector sees are the identity's,
 // the session's own until SetToken joins it to another. A Lock's comment
-// travels as lockstep.WithComment. With the Locker's deadlock detection on
+// travels as lockstep.WithComment. It is a protobuf string, so UTF-8: the
+// Go client refuses another comment before sending it, and the server's
+// decoding refuses it from any other client (InvalidArgument); a cycle
+// member's comment from a Go process that is not UTF-8 reaches the client
+// with each invalid byte replaced by U+FFFD. With the Locker's deadlock detection on
 // (cmd/lockd turns it on), a Lock chosen to break a cycle of waits fails
 // Aborted with reason DEADLOCK and the cycle (process, waited id and access,
-// holder, comment per member) in the LockError; the cycle may run through
+// holder, comment per member) in the LockError (the holder is the library's
+// DeadlockMember.HeldBy: the Owner() of the library handle that holds the
+// id, at whichever lockd or Go process holds it, which is not the
+// "<session>/<handle>" a client's Lock.Owner() shows); the cycle may run through
 // other sessions, other lockds and Go processes of the fleet alike.
 // UnlockAll calls the library's UnlockAll for the identity and then each
 // handle's Unlock (nil for what it released; a retry for what it could

@@ -23,7 +23,7 @@ func (s *Server) lockError(pr *Principal, ss *session, err error) *rpcError {
 	if errors.As(err, &stopped) {
 		id = stopped.StoppedBy().ID
 	}
-	e := mapError(err, ss.id, id)
+	e := lockError(err, ss.id, id, ss.lostHandles())
 	if e.reason != pb.LockError_REASON_LOCKED || id == "" {
 		return e
 	}

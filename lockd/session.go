@@ -49,6 +49,13 @@ type session struct {
 	watchers map[chan *pb.SessionEvent]struct{}
 }
 
+// lostHandles returns the handles the session lost.
+func (ss *session) lostHandles() []string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return append([]string(nil), ss.lost...)
+}
+
 // handle is one lock a session holds, as Lock returned it.
 type handle struct {
 	id        string

@@ -150,7 +150,10 @@
 // IS on "a", so asking for "a/c" in X (IX on "a") is an upgrade. Each
 // member's lock is unlocked by the Unlock that drops its count to zero, and
 // its registry entry is deleted then, so the registry holds only what is
-// held. A second acquisition by the same holder while its first is still
+// held. A member held through an earlier Lock whose lease was lost is not
+// counted: the acquisition fails with an error wrapping lockstep.ErrLost
+// that names the id and that Lock's Owner() and says to unlock it first
+// (lostheld.go); after that Unlock the id is taken afresh. A second acquisition by the same holder while its first is still
 // waiting for the id waits for that first one's outcome, as it would in the
 // id's queue. Without a holder the registry is not touched. What
 // reentrancy promises is only this bookkeeping: the holder is the caller's

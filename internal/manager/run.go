@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
@@ -40,9 +41,9 @@ type Run struct {
 	w      waiter
 
 	members []*member
-	counted int  // members the reentrancy holder already held: counted, with no step
-	i       int  // plan index of the member being taken, or next
-	taking  bool // between Next's true and Done
+	counted []*member // under reentrancy: the members the holder held before, counted, not taken
+	i       int       // plan index of the member being taken, or next
+	taking  bool      // between Next's true and Done
 	step    Step
 	took    lockstep.Access // the access the step's take really takes (Step.Take); the asked one by default
 	pending *member         // under reentrancy: the registry entry the step fills
@@ -176,13 +177,17 @@ func (r *Run) Next() bool {
 			return true
 		}
 		mb, pending, err := r.m.enterReentrant(r.ctx, r.w, q)
+		if lh := (*lostHolding)(nil); errors.As(err, &lh) {
+			r.failLostHolding(lh)
+			return false
+		}
 		if err != nil {
 			r.fail(err)
 			return false
 		}
 		if pending == nil {
 			r.members = append(r.members, mb)
-			r.counted++
+			r.counted = append(r.counted, mb)
 			r.i++
 			continue
 		}
@@ -234,10 +239,11 @@ func (r *Run) Done(l lockstep.Lock, err error) {
 	switch {
 	case r.pending != nil:
 		r.pending.takenIn(r.took) // before settleReentrant publishes the entry under m.mu
+		r.pending.handle = r.handleOwner(l)
 		mb, err = r.m.settleReentrant(r.pending, l, err)
 		r.pending = nil
 	case err == nil:
-		mb = &member{access: r.plan[r.i].Access}
+		mb = &member{access: r.plan[r.i].Access, handle: r.handleOwner(l)}
 		mb.takenIn(r.took)
 		mb.setReal(l)
 	}
@@ -247,6 +253,18 @@ func (r *Run) Done(l lockstep.Lock, err error) {
 	}
 	r.members = append(r.members, mb)
 	r.i++
+}
+
+// handleOwner returns the Owner() the run's handle will have once the
+// member the step took (as l) is among its members: its first member's.
+func (r *Run) handleOwner(l lockstep.Lock) string {
+	if len(r.members) > 0 {
+		return r.members[0].real.Owner()
+	}
+	if l == nil {
+		return ""
+	}
+	return l.Owner()
 }
 
 // fail ends the run with err, the cause that stopped member r.i, having
@@ -282,6 +300,11 @@ func (e *MemberError) StoppedBy() lockstep.Request { return e.Member }
 func (r *Run) complete() {
 	m := r.m
 	if i := firstLost(r.members); i >= 0 && !m.knobs.GroupReturnsLostMember {
+		if mb := r.members[i]; slices.Contains(r.counted, mb) { // lost since it was counted
+			r.i = i
+			r.failLostHolding(&lostHolding{id: mb.real.ID(), owner: mb.handleOwner()})
+			return
+		}
 		err := &MemberError{Member: r.plan[i], err: fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, was lost while the members after it were taken "+
 			"(its lease lapsed: the store or the network stalled its renewals); the group released what it took, so nothing is held: take the group again: %w",
 			joinRequests(r.plan), i+1, len(r.plan), r.plan[i], lockstep.ErrLost)}
@@ -292,7 +315,7 @@ func (r *Run) complete() {
 	if !r.w.reentrant {
 		holder = nil
 	}
-	r.end(newLock(m, callerID(r.reqs), r.plan, r.members, holder, r.w.reentrant && r.counted == len(r.plan)), nil)
+	r.end(newLock(m, callerID(r.reqs), r.plan, r.members, holder, r.w.reentrant && len(r.counted) == len(r.plan)), nil)
 }
 
 // Result returns the run's outcome once Next returned false: the lock
