@@ -73,8 +73,8 @@ var misrouteWeights = [numActs]int{actStep: 12, actTick: 2, actFault: 1}
 
 // maxMisrouteActions bounds the misroute control's shortest
 // counterexample: a partition, a misroute, and both processes' Lock calls
-// around them, the later one often after its fast path failed. The searches
-// shrink to 14 to 38 actions; one of three at most 30 passes.
+// around them, the later one often after its fast path failed. Searches
+// minimize to 14 to 33 actions; the shortest of up to three must be at most 30.
 const maxMisrouteActions = 30
 
 // cutDCsThenMisroute partitions the two data centres if they are whole, and
