@@ -45,7 +45,7 @@ func init() {
 		control{name: "AcceptRemoteCoordinator", fleet: misrouteFleet,
 			v: variant{plant: []defect{acceptRemoteCoordinator}, noLeaseCheck: true, noFencing: true,
 				weights: &misrouteWeights, onlyExtraFault: true, promptWrites: true},
-			want: "mutual exclusion:", maxActions: maxMisrouteActions},
+			want: "mutual exclusion:", maxActions: maxMisrouteActions, shortSteps: misrouteSteps},
 	)
 }
 
@@ -73,9 +73,14 @@ var misrouteWeights = [numActs]int{actStep: 12, actTick: 2, actFault: 1}
 
 // maxMisrouteActions bounds the misroute control's shortest
 // counterexample: a partition, a misroute, and both processes' Lock calls
-// around them, the later one often after its fast path failed. Searches
-// minimize to 14 to 33 actions; the shortest of up to three must be at most 30.
-const maxMisrouteActions = 30
+// around them, the later one often past a failed fast path (a Poll of
+// ticks and steps). Searches minimize to 14 to 44 actions.
+const maxMisrouteActions = 50
+
+// misrouteSteps is the misroute control's random phase in its later
+// searches (control.shortSteps): ten actions seldom hold both faults and
+// both Lock calls, and a search that misses costs its 3,000 checks.
+const misrouteSteps = 40
 
 // cutDCsThenMisroute partitions the two data centres if they are whole, and
 // otherwise misroutes a process that is not misrouted yet to a replica of
