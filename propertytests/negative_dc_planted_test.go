@@ -74,7 +74,7 @@ var misrouteWeights = [numActs]int{actStep: 12, actTick: 2, actFault: 1}
 // maxMisrouteActions bounds the misroute control's shortest
 // counterexample: a partition, a misroute, and both processes' Lock calls
 // around them, the later one often past a failed fast path (a Poll of
-// ticks and steps). Searches minimize to 14 to 44 actions.
+// ticks and steps). Searches minimize to 14 to 53 actions.
 const maxMisrouteActions = 50
 
 // misrouteSteps is the misroute control's random phase in its later
