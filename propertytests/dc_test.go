@@ -34,6 +34,9 @@ var dcCoordinators = []int{0, 2, 1, 2}
 type dcSpec struct {
 	local       bool // DC-local locks; otherwise global
 	read, write model.Level
+	// coordinators, when set, replaces dcCoordinators: the coordinator of
+	// each process, by index.
+	coordinators []int
 }
 
 // dcName is the name of data centre d of the model.
@@ -149,7 +152,11 @@ func (h *harness) addProcess(i int) *sim.Process {
 	if h.f.dc == nil {
 		return h.s.AddProcess(name)
 	}
-	return h.s.AddProcessAt(name, dcCoordinators[i%len(dcCoordinators)])
+	coords := dcCoordinators
+	if h.f.dc.coordinators != nil {
+		coords = h.f.dc.coordinators
+	}
+	return h.s.AddProcessAt(name, coords[i%len(coords)])
 }
 
 // row returns the row pr's lock of id lives in: id, or in a DC-local fleet

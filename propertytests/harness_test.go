@@ -53,6 +53,16 @@ type variant struct {
 	plant []defect
 	// weights, when set, replace actWeights in the random phase.
 	weights *[numActs]int
+	// onlyExtraFault makes every fault of the random phase the fleet's own
+	// extraFault, for a control whose defect shows only after it (a DC
+	// fleet's partition and misroute).
+	onlyExtraFault bool
+	// promptWrites has every write applied at once by every replica its
+	// coordinator reaches (the benign "write replicas" choice), so that
+	// replicas differ only where a fault cuts them apart: for a control
+	// whose defect needs two processes to make progress on either side of
+	// a DC partition, which writes left waiting for deliveries stall.
+	promptWrites bool
 	// noFencing runs the fleet without fencing tokens, as the regression
 	// seeds recorded before tokens were drawn in every mode were (a token
 	// draw adds store requests, which moves every later choice).

@@ -110,6 +110,9 @@ func (h *harness) act(ch sim.Chooser, a int) bool {
 		h.withChooser(ch)
 		defer h.withChooser(nil)
 	}
+	if h.v.promptWrites {
+		ch = promptWrites{ch}
+	}
 	s := h.s
 	switch a {
 	case actStep:
@@ -221,6 +224,9 @@ func signed(ch sim.Chooser, label string, bound, unit time.Duration) time.Durati
 // extraFault, or a step of a process's wall clock by up to 2×TTL either way
 // (NTP, an operator), which moves its wall time and not its elapsed time.
 func (h *harness) fault(ch sim.Chooser) bool {
+	if h.v.onlyExtraFault {
+		return h.f.extraFault(h, ch)
+	}
 	live := h.live()
 	switch ch.Choose("fault", 7) {
 	case 0:
@@ -277,6 +283,18 @@ func (h *harness) fault(ch sim.Chooser) bool {
 		h.event("step %s's wall clock by %v", pr.sp.Name, d)
 	}
 	return true
+}
+
+// promptWrites makes the benign "write replicas" choice (every replica
+// the coordinator reaches applies the write at once) and passes every other
+// choice on (variant.promptWrites).
+type promptWrites struct{ sim.Chooser }
+
+func (p promptWrites) Choose(label string, n int) int {
+	if label == "write replicas" {
+		return 0
+	}
+	return p.Chooser.Choose(label, n)
 }
 
 // zeroChooser always makes the benign choice: every replica applies a write
