@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/lockstep-go/lockstep"
 )
@@ -18,17 +17,17 @@ const (
 	globalColumn = "global_time"
 )
 
-// Global is the global time service of seed 000 §5.4: one cell, GlobalTime,
-// whose value always equals its write timestamp. Replicas of the service
-// raise it to their local time (listing 9, [Global.TryUpdate]); since
-// Cassandra keeps the write with the highest timestamp, and the value equals
-// the timestamp, the cell's value never decreases (theorem 5).
+// Global is the global time of seed 000 §5.4: one cell, GlobalTime, whose
+// value always equals its write timestamp; since Cassandra keeps the write
+// with the highest timestamp, the cell's value never decreases (theorem 5).
 //
-// [Global.Next] goes one step further than the documents and returns a value
-// strictly above every value any process obtained from Next before (in real
-// time order), which is what fencing tokens need: it reads the cell, picks
-// max(local, global+1, last+1) and writes that value back before returning it.
-// Safe for concurrent use.
+// [Global.Next] returns a value strictly above every value any process
+// obtained from Next before (in real time order), which is what fencing
+// tokens need: it reads the cell, picks max(local, global+1, last+1) and
+// writes that value back before returning it. Every draw raises the cell
+// itself, so no separate service process keeps it near wall time
+// (docs/algorithms.md, section 5.1, says why none is needed). Safe for
+// concurrent use.
 type Global struct {
 	store lockstep.Store
 	table string
@@ -72,20 +71,6 @@ func (g *Global) Read(ctx context.Context) (int64, error) {
 	return decodeTime(cells[0].Value)
 }
 
-// TryUpdate is listing 9: read the global time and, if the local time is
-// greater, write the local time as both value and write timestamp.
-func (g *Global) TryUpdate(ctx context.Context) error {
-	local := g.local.Now()
-	global, err := g.Read(ctx)
-	if err != nil {
-		return err
-	}
-	if local <= global {
-		return nil
-	}
-	return g.write(ctx, local)
-}
-
 // Next returns a time strictly greater than any value returned by Next, on
 // any process, whose call completed before this one started: the earlier
 // call wrote its value (as value and write timestamp) before returning, this
@@ -118,21 +103,6 @@ func (g *Global) Next(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	return t, nil
-}
-
-// Run is a replica of the service: it calls TryUpdate every interval until
-// ctx is done, and returns ctx.Err(). Failed updates are retried at the next
-// tick; the service only needs some replica to succeed now and then.
-func (g *Global) Run(ctx context.Context, interval time.Duration) error {
-	if interval <= 0 {
-		return &lockstep.ConfigError{Field: "interval", Reason: fmt.Sprintf("%v must be positive: use the period the service writes at, e.g. a second", interval)}
-	}
-	for {
-		_ = g.TryUpdate(ctx)
-		if err := g.local.Sleep(ctx, interval); err != nil {
-			return err
-		}
-	}
 }
 
 func (g *Global) write(ctx context.Context, t int64) error {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
@@ -39,51 +38,27 @@ func TestGlobal_ReadOfNeverWrittenCellIsZero(t *testing.T) {
 	}
 }
 
-func TestGlobal_TryUpdateRaisesCellOnlyWhenLocalIsAhead(t *testing.T) {
-	base := model.NewManualClock(0)
-	g := newGlobal(t, model.New(base), base)
-	ctx := t.Context()
-
-	if err := g.TryUpdate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if v := readGlobal(t, g); v != base.Now() {
-		t.Fatalf("after TryUpdate Read() = %d, want local %d", v, base.Now())
-	}
-	written := base.Now()
-	if err := g.TryUpdate(ctx); err != nil { // local == global: no write
-		t.Fatal(err)
-	}
-	if v := readGlobal(t, g); v != written {
-		t.Fatalf("Read() = %d, want unchanged %d", v, written)
-	}
-	base.Advance(time.Second)
-	if err := g.TryUpdate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if v := readGlobal(t, g); v != base.Now() {
-		t.Fatalf("Read() = %d after 1s, want %d", v, base.Now())
-	}
-}
-
-func TestGlobal_LaggingReplicaCannotLowerTheCell(t *testing.T) {
+// A process whose clock lags draws above the cell, never below it: its
+// Next raises the cell by one each time.
+func TestGlobal_LaggingProcessCannotLowerTheCell(t *testing.T) {
 	base := model.NewManualClock(0)
 	store := model.New(base)
 	ahead := newGlobal(t, store, clock.Offset{Base: base, By: 5 * time.Second})
 	behind := newGlobal(t, store, clock.Offset{Base: base, By: -10 * time.Second})
 	ctx := t.Context()
 
-	if err := ahead.TryUpdate(ctx); err != nil {
+	high, err := ahead.Next(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	high := readGlobal(t, ahead)
-	for range 3 {
+	for i := range 3 {
 		base.Advance(time.Second)
-		if err := behind.TryUpdate(ctx); err != nil {
+		got, err := behind.Next(ctx)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if v := readGlobal(t, behind); v != high {
-			t.Fatalf("lagging replica moved the cell from %d to %d", high, v)
+		if want := high + int64(i) + 1; got != want || readGlobal(t, behind) != want {
+			t.Fatalf("lagging Next = %d (cell %d), want %d", got, readGlobal(t, behind), want)
 		}
 	}
 }
@@ -103,18 +78,19 @@ func (h *hookStore) Read(ctx context.Context, table, row string, s lockstep.Slic
 	return cells, err
 }
 
-func TestGlobal_LaggingReplicaRacingAheadOneLosesByTimestamp(t *testing.T) {
-	// Theorem 5: the lagging replica reads the cell before the faster one
-	// writes, so it writes its lower time anyway; last-write-wins keeps the
+func TestGlobal_LaggingProcessRacingAheadOneLosesByTimestamp(t *testing.T) {
+	// Theorem 5: the lagging process reads the cell before the faster one
+	// writes, so it writes its lower time anyway (the two calls overlap, so
+	// Lemma 7 asks nothing of their order); last-write-wins keeps the
 	// higher value because value and write timestamp are equal.
 	base := model.NewManualClock(0)
 	store := model.New(base)
 	ahead := newGlobal(t, store, clock.Offset{Base: base, By: 5 * time.Second})
 	var aheadErr error
-	hooked := &hookStore{Store: store, afterRead: func() { aheadErr = ahead.TryUpdate(t.Context()) }}
+	hooked := &hookStore{Store: store, afterRead: func() { _, aheadErr = ahead.Next(t.Context()) }}
 	behind := newGlobal(t, hooked, clock.Offset{Base: base, By: -10 * time.Second})
 
-	if err := behind.TryUpdate(t.Context()); err != nil {
+	if _, err := behind.Next(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if aheadErr != nil {
@@ -122,7 +98,7 @@ func TestGlobal_LaggingReplicaRacingAheadOneLosesByTimestamp(t *testing.T) {
 	}
 	want := base.Now() + (5 * time.Second).Microseconds()
 	if v := readGlobal(t, ahead); v != want {
-		t.Fatalf("Read() = %d, want the faster replica's %d", v, want)
+		t.Fatalf("Read() = %d, want the faster process's %d", v, want)
 	}
 }
 
@@ -176,38 +152,6 @@ func TestGlobal_NextStaysAboveLocalTime(t *testing.T) {
 	}
 	if v < base.Now() {
 		t.Fatalf("Next() = %d below local %d", v, base.Now())
-	}
-}
-
-func TestGlobal_RunUpdatesUntilCtxEndsAndReturnsCtxErr(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		local := &clock.Local{}
-		g := newGlobal(t, model.New(local), local)
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() { done <- g.Run(ctx, time.Second) }()
-
-		time.Sleep(2500 * time.Millisecond) // ticks at 0, 1 s, 2 s
-		synctest.Wait()
-		lastTick := time.Now().Add(-500 * time.Millisecond).UnixMicro()
-		if v := readGlobal(t, g); v != lastTick {
-			t.Fatalf("global time %d, want the last tick's %d", v, lastTick)
-		}
-		cancel()
-		err := <-done
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("Run = %v, want context.Canceled", err)
-		}
-	})
-}
-
-func TestGlobal_RunRefusesNonPositiveInterval(t *testing.T) {
-	base := model.NewManualClock(0)
-	g := newGlobal(t, model.New(base), base)
-	for _, d := range []time.Duration{0, -time.Second} {
-		if err := g.Run(t.Context(), d); !errors.Is(err, lockstep.ErrInvalidConfig) {
-			t.Errorf("Run(%v) = %v, want ErrInvalidConfig", d, err)
-		}
 	}
 }
 
