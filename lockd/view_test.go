@@ -189,4 +189,3 @@ func TestView_RefusesOptionsWithoutStoreOrRecorder(t *testing.T) {
 	_, err = f.server.View(&lockd.ViewOptions{Store: f.store, Recorder: lockd.NewRecorder(nil), Hottest: 1000})
 	require.ErrorContains(t, err, "ViewOptions.Hottest")
 }
-
