@@ -112,6 +112,7 @@ func (s *Server) View(opts *ViewOptions) (http.Handler, error) {
 		return nil, err
 	}
 	v := &view{s: s, opts: o, store: readOnly{o.Store}, key: key, pages: pages}
+	s.viewRecorder.Store(o.Recorder)
 	return v.routes(), nil
 }
 

@@ -67,9 +67,12 @@ type hotID struct {
 
 type holderRow struct{ Owner, Process, Access, Since, Token, Session string }
 
+// waiterRow is one waiter: in the store's line (Owner, another process's
+// acquisition or one of this lockd's that reached it), or a Lock call of
+// this lockd's sessions (Session, with its Comment).
 type waiterRow struct {
-	Pos                   int
-	Owner, Access, Waited string
+	Pos                                     int
+	Owner, Session, Access, Waited, Comment string
 }
 
 type sessionsPanel struct {
@@ -252,6 +255,7 @@ func (s *Server) heldLocks() []heldHere {
 func (v *view) hot(ctx context.Context, pr *Principal, now time.Time) hotPanel {
 	var p hotPanel
 	held := v.s.heldLocks()
+	waits := v.s.localWaits()
 	seen := map[string]*hotID{}
 	var order []*hotID
 	add := func(id string) *hotID {
@@ -274,8 +278,16 @@ func (v *view) hot(ctx context.Context, pr *Principal, now time.Time) hotPanel {
 			}
 		}
 	}
+	for _, w := range waits {
+		for _, it := range w.items {
+			if len(order) < v.opts.Hottest && pr.grants(strings.TrimSuffix(it.Id, "*")) {
+				add(it.Id)
+			}
+		}
+	}
 	for _, h := range order {
 		v.readHot(ctx, h, held, now)
+		h.addLocalWaits(waits, now)
 		p.IDs = append(p.IDs, *h)
 	}
 	return p
@@ -371,4 +383,17 @@ func (v *view) deadlocks(pr *Principal) []deadlockView {
 		out = append(out, dv)
 	}
 	return out
+}
+
+// addLocalWaits appends the Lock calls of this lockd's sessions waiting for
+// h's id, oldest first, after the store's line.
+func (h *hotID) addLocalWaits(waits []localWait, now time.Time) {
+	for _, w := range waits {
+		for _, it := range w.items {
+			if it.Id == h.ID {
+				h.Waiters = append(h.Waiters, waiterRow{Pos: len(h.Waiters) + 1, Session: w.session + " (" + w.principal + ")",
+					Access: accessName(it.Access), Waited: ageText(now.Sub(w.since)), Comment: w.comment})
+			}
+		}
+	}
 }

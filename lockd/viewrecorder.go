@@ -24,8 +24,8 @@ const (
 
 // Recorder is a lockstep.Observer that keeps the last minutes of its
 // Locker's events in memory for the web view (View): acquisitions, waits and
-// losses per second and mode, how often each id was acquired or waited for,
-// and the deadlock reports of acquisitions chosen as victims. Give it to the
+// losses per second and mode, how often each id was acquired or contended,
+// and the deadlock reports of the Server's Lock calls chosen as victims. Give it to the
 // Locker beside any other Observer (Observers). Each event costs a mutex and
 // a few counters: it makes no store request, so the lock path's round trips
 // stay what they are. It is safe for concurrent use.
@@ -81,8 +81,6 @@ func (r *Recorder) slot(t time.Time) *second {
 
 // ObserveAcquire implements lockstep.Observer.
 func (r *Recorder) ObserveAcquire(_ context.Context, e lockstep.AcquireEvent) {
-	var de *lockstep.DeadlockError
-	isDeadlock := errors.As(e.Err, &de)
 	now := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -112,11 +110,17 @@ func (r *Recorder) ObserveAcquire(_ context.Context, e lockstep.AcquireEvent) {
 		a.contended++
 	}
 	a.last = now
-	if isDeadlock {
-		r.deadlocks = append(r.deadlocks, DeadlockReport{At: now, Cycle: append([]lockstep.DeadlockMember(nil), de.Cycle...)})
-		if len(r.deadlocks) > recorderDeadlocks {
-			r.deadlocks = r.deadlocks[1:]
-		}
+}
+
+// Deadlock keeps the report of a cycle broken by failing a Lock of the
+// Server (its sessions' calls failed DEADLOCK), for the view's panel.
+func (r *Recorder) Deadlock(cycle []lockstep.DeadlockMember) {
+	now := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.deadlocks = append(r.deadlocks, DeadlockReport{At: now, Cycle: append([]lockstep.DeadlockMember(nil), cycle...)})
+	if len(r.deadlocks) > recorderDeadlocks {
+		r.deadlocks = r.deadlocks[1:]
 	}
 }
 
