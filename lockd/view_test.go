@@ -6,12 +6,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/lockd"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 )
@@ -188,4 +191,42 @@ func TestView_RefusesOptionsWithoutStoreOrRecorder(t *testing.T) {
 	require.ErrorContains(t, err, "ViewOptions.Refresh")
 	_, err = f.server.View(&lockd.ViewOptions{Store: f.store, Recorder: lockd.NewRecorder(nil), Hottest: 1000})
 	require.ErrorContains(t, err, "ViewOptions.Hottest")
+}
+
+// writeCounter counts the writes that reach a Store.
+type writeCounter struct {
+	lockstep.Store
+	n atomic.Int64
+}
+
+func (w *writeCounter) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
+	w.n.Add(1)
+	return w.Store.Put(ctx, table, row, cells...)
+}
+
+func (w *writeCounter) Delete(ctx context.Context, table, row string, ts int64, columns ...string) error {
+	w.n.Add(1)
+	return w.Store.Delete(ctx, table, row, ts, columns...)
+}
+
+func TestView_SendsNoWriteToTheStore(t *testing.T) {
+	f := newFixture(t, fixtureOptions{view: true})
+	ctx := context.Background()
+	c := f.client("connect", "", nil)
+	s := open(t, c, 0)
+	_, err := c.Lock(ctx, lockReq(s, item("invoice-42", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	w := &writeCounter{Store: f.store}
+	rec := lockd.NewRecorder(nil)
+	rec.ObserveAcquire(ctx, lockstep.AcquireEvent{ID: "invoice-42", Acquired: true, Mode: lockstep.ModeNew})
+	v, err := f.server.View(&lockd.ViewOptions{Store: w, Recorder: rec})
+	require.NoError(t, err)
+	srv := httptest.NewServer(v)
+	defer srv.Close()
+	for _, path := range []string{"/ui/", "/ui/panel/fleet", "/ui/panel/hot", "/ui/panel/sessions"} {
+		code, body := get(t, srv.Client(), srv.URL, path, "")
+		require.Equal(t, http.StatusOK, code)
+		require.NotContains(t, body, `class="error"`, path)
+	}
+	require.Zero(t, w.n.Load(), "the view wrote to the store")
 }
