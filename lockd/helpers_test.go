@@ -36,6 +36,7 @@ type fixture struct {
 	tls     *tls.Config // the server's, nil for cleartext
 	stopped chan struct{}
 	store   *model.Store // the fleet's
+	locker  *migration.Locker
 }
 
 type fixtureOptions struct {
@@ -57,6 +58,9 @@ type fixtureOptions struct {
 	// mode, when set, is the Locker's flag (migration.Static) instead of
 	// the phase's (migration.NewPhaseFlag).
 	mode lockstep.Mode
+	// view serves the web view at lockd.ViewPath, its Recorder observing
+	// the Locker.
+	view bool
 }
 
 // newFixture starts a lockd; the test's cleanup stops it and checks that
@@ -89,9 +93,15 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	}
 	fencing, err := clock.NewGlobal(store, "", &clock.Local{})
 	require.NoError(t, err)
-	locker, err := migration.New(store, flag, &migration.Options{Separator: "/", Fencing: fencing, Deadlock: fo.deadlock, ProcessID: process})
+	var rec *lockd.Recorder
+	mo := &migration.Options{Separator: "/", Fencing: fencing, Deadlock: fo.deadlock, ProcessID: process}
+	if fo.view {
+		rec = lockd.NewRecorder(nil)
+		mo.Observer = rec
+	}
+	locker, err := migration.New(store, flag, mo)
 	require.NoError(t, err)
-	f := &fixture{t: t, logs: &syncBuffer{}, tls: fo.tls, stopped: make(chan struct{}), store: store}
+	f := &fixture{t: t, logs: &syncBuffer{}, tls: fo.tls, stopped: make(chan struct{}), store: store, locker: locker}
 	opts := fo.opts
 	opts.Logger = slog.New(slog.NewTextHandler(f.logs, nil))
 	var served lockstep.GroupLocker = locker
@@ -106,7 +116,16 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	protocols.SetHTTP1(true)
 	protocols.SetHTTP2(true)
 	protocols.SetUnencryptedHTTP2(true)
-	hs := &http.Server{Handler: f.server.Handler(), Protocols: protocols, TLSConfig: fo.tls,
+	var handler http.Handler = f.server.Handler()
+	if fo.view {
+		v, err := f.server.View(&lockd.ViewOptions{Store: store, Recorder: rec, Refresh: 500 * time.Millisecond})
+		require.NoError(t, err)
+		mux := http.NewServeMux()
+		mux.Handle(lockd.ViewPath, v)
+		mux.Handle("/", handler)
+		handler = mux
+	}
+	hs := &http.Server{Handler: handler, Protocols: protocols, TLSConfig: fo.tls,
 		ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn)}
 	f.url = "http://" + ln.Addr().String()
 	go func() {

@@ -81,11 +81,15 @@ func (i limitsInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 			if req.Spec().Procedure == lockstepv1connect.LockServiceLockProcedure {
 				ss := i.s.ownSession(ctx, m.GetSessionId())
 				if ss != nil {
-					if !ss.beginWait(lim.MaxWaitsPerSession) {
+					w := newPendingWait(m)
+					if !ss.beginWait(lim.MaxWaitsPerSession, w) {
 						return nil, wire(i.s.refuse(ctx, rpc, who(ctx), ss.id, exhausted("session %s has %d Lock calls waiting: at most %d at once "+
 							"(a limit of this lockd: lockd --max-waits-per-session raises it); wait for one to return, or take the ids in one Lock", quote(ss.id), lim.MaxWaitsPerSession, lim.MaxWaitsPerSession)))
 					}
-					defer ss.endWait()
+					defer ss.endWait(w)
+					res, err := next(ctx, req)
+					i.s.noteDeadlock(err)
+					return res, err
 				}
 			}
 		}
@@ -114,21 +118,26 @@ func (s *Server) ownSession(ctx context.Context, id string) *session {
 	return ss
 }
 
-// beginWait counts a Lock call of the session in flight, unless max are.
-func (ss *session) beginWait(max int) bool {
+// beginWait counts a Lock call of the session in flight, w, unless max are.
+func (ss *session) beginWait(max int, w *pendingWait) bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.waits >= max {
 		return false
 	}
 	ss.waits++
+	if ss.pending == nil {
+		ss.pending = map[*pendingWait]struct{}{}
+	}
+	ss.pending[w] = struct{}{}
 	return true
 }
 
 // endWait ends what beginWait counted.
-func (ss *session) endWait() {
+func (ss *session) endWait(w *pendingWait) {
 	ss.mu.Lock()
 	ss.waits--
+	delete(ss.pending, w)
 	ss.mu.Unlock()
 }
 

@@ -33,6 +33,11 @@ type Principal struct {
 	// server, other principals' included (ListSessions; lockctl sessions):
 	// for operators. It grants no id and no use of those sessions.
 	ListSessions bool `json:"list_sessions,omitempty"`
+	// WebView lets the principal see lockd's web view (--ui; Server.View):
+	// the fleet's phase and census, and of the hottest ids, sessions and
+	// deadlock reports only those under its own prefixes. It grants no id
+	// and no use of any session.
+	WebView bool `json:"web_view,omitempty"`
 	// AdoptFrom names the principals whose identities this one may adopt
 	// (SetToken with a token their sessions' GetToken returned). Without
 	// it a principal adopts only its own. Adopting grants the identity's

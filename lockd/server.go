@@ -53,6 +53,8 @@ type Server struct {
 	tokens   map[string]*identity // live identities by token
 
 	wg sync.WaitGroup // every session's expiry loop
+
+	viewRecorder atomic.Pointer[Recorder] // the web view's, told of each Lock failed DEADLOCK (View)
 }
 
 var _ lockstepv1connect.LockServiceHandler = (*Server)(nil)

@@ -41,11 +41,12 @@ type session struct {
 	mu       sync.Mutex
 	deadline int64 // elapsed µs after which the session lapses
 	state    sessionState
-	reason   string    // why it ended
-	ident    *identity // whose locks it holds (changed by SetToken, under Server.idMu too)
-	inflight int       // Lock calls in flight
-	waits    int       // Lock (not TryLock) calls in flight, bounded by Limits.MaxWaitsPerSession
-	lost     []string  // handles lost: at expiry, or their lease
+	reason   string                    // why it ended
+	ident    *identity                 // whose locks it holds (changed by SetToken, under Server.idMu too)
+	inflight int                       // Lock calls in flight
+	waits    int                       // Lock (not TryLock) calls in flight, bounded by Limits.MaxWaitsPerSession
+	pending  map[*pendingWait]struct{} // those Lock calls, for the web view (viewwaits.go)
+	lost     []string                  // handles lost: at expiry, or their lease
 	watchers map[chan *pb.SessionEvent]struct{}
 }
 

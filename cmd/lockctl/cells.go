@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/inspect"
 	"github.com/lockstep-go/lockstep/schema"
 )
 
@@ -40,58 +39,22 @@ type lockCells struct {
 	shadowName string
 }
 
-// readLock reads id's cells: the queue partition from its floor (or, with
-// full, from its start, scanning every tombstone the lock ever left) and both
-// legacy rows. ctx bounds the four reads; it writes nothing.
+// readLock reads id's cells with inspect.Read: the queue partition from its
+// floor (or, with full, from its start, scanning every tombstone the lock
+// ever left) and both legacy rows. ctx bounds the four reads; it writes
+// nothing.
 func readLock(ctx context.Context, s lockstep.Store, t schema.Tables, id string, full bool) (*lockCells, error) {
-	lc := &lockCells{id: id, fullRead: full, queueName: t.QueueLock, mainName: t.LegacyMain, shadowName: t.LegacyShadow}
-	fl, err := s.Read(ctx, t.QueueLock, id, layout.FloorSlice())
+	r, err := inspect.Read(ctx, s, inspect.Tables{Queue: t.QueueLock, LegacyMain: t.LegacyMain, LegacyShadow: t.LegacyShadow}, id, full)
 	if err != nil {
-		return nil, fmt.Errorf("reading the floor of %q: %w", id, err)
+		return nil, err
 	}
-	if len(fl) == 1 {
-		if e, err := layout.Parse(fl[0].Column, fl[0].Value); err != nil {
-			lc.floorErr = err
-		} else {
-			lc.floor = e.Floor
-		}
+	lc := &lockCells{id: id, floor: r.Floor, floorErr: r.FloorErr, fullRead: full, foreign: r.Foreign, main: r.Main, shadow: r.Shadow,
+		queueName: t.QueueLock, mainName: t.LegacyMain, shadowName: t.LegacyShadow}
+	for _, c := range r.Owners {
+		lc.owners = append(lc.owners, queueCell{Cell: c.Cell, owner: true, named: c.Enqueued, id: c.ID, access: c.Access})
 	}
-	slice := layout.QueueSlice(lc.floor)
-	if full || lc.floorErr != nil {
-		slice = lockstep.Slice{}
-	}
-	cells, err := s.Read(ctx, t.QueueLock, id, slice)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s of %q: %w", t.QueueLock, id, err)
-	}
-	for _, c := range cells {
-		if c.Column == layout.FloorColumn {
-			continue // read above, its trouble in floorErr
-		}
-		e, err := layout.Parse(c.Column, c.Value)
-		switch {
-		case err != nil:
-			lc.foreign = append(lc.foreign, c)
-		case e.Kind == layout.Owner:
-			lc.owners = append(lc.owners, queueCell{Cell: c, owner: true, id: e.Owner, access: e.Access})
-		default:
-			lc.queue = append(lc.queue, queueCell{Cell: c, named: e.Time, id: e.Owner, access: e.Access})
-		}
-	}
-	for i, o := range lc.owners {
-		// A holder's queue cell goes with its first renewal (docs/algorithms.md,
-		// section 4.13): then when it enqueued is no longer known.
-		for _, q := range lc.queue {
-			if q.id == o.id {
-				lc.owners[i].named = q.named
-			}
-		}
-	}
-	if lc.main, err = s.Read(ctx, t.LegacyMain, id, layout.LegacyRow()); err != nil {
-		return nil, fmt.Errorf("reading %s of %q: %w", t.LegacyMain, id, err)
-	}
-	if lc.shadow, err = s.Read(ctx, t.LegacyShadow, id, layout.LegacyRow()); err != nil {
-		return nil, fmt.Errorf("reading %s of %q: %w", t.LegacyShadow, id, err)
+	for _, c := range r.Queue {
+		lc.queue = append(lc.queue, queueCell{Cell: c.Cell, named: c.Enqueued, id: c.ID, access: c.Access})
 	}
 	return lc, nil
 }

@@ -116,6 +116,13 @@
 // principal. Under --require-client-cert the scraper needs a client
 // certificate like any caller.
 //
+// Web view: --ui (LOCKSTEP_LOCKD_UI) serves a read-only page at /ui/ on
+// the --listen address: the phase, the census and what blocks the next
+// move, the hottest ids, the sessions, recent deadlocks and charts
+// (lockd.Server.View). In principals mode only principals granted
+// "web_view" see it, and only ids under their prefixes; a browser logs in
+// once with a token (docs/security.md, "The web view"). It writes nothing.
+//
 // On SIGINT or SIGTERM it shuts down gracefully: health turns NOT_SERVING,
 // every session is closed (its watchers are told CLOSED, "the server is
 // shutting down") and its locks released, then the HTTP server drains and

@@ -81,7 +81,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if err != nil {
 		return err
 	}
-	locker, err := join(store, o, log, m.observer)
+	rec := newRecorder(o.ui)
+	obs := m.observer
+	if rec != nil {
+		obs = lockd.Observers(m.observer, rec)
+	}
+	locker, err := join(store, o, log, obs)
 	if err != nil {
 		return schemaHint(o, err)
 	}
@@ -90,8 +95,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		_ = locker.Close(context.Background())
 		return err
 	}
+	h, err := withView(m.handler(srv.Handler()), srv, store, rec)
+	if err != nil {
+		_ = locker.Close(context.Background())
+		return err
+	}
 	rl := &reloader{o: o, srv: srv, tls: tlsCur, log: log}
-	return serve(ctx, ln, tlsCfg != nil, o, srv, m.handler(srv.Handler()), locker, tlsCfg, stdout, log, ready, principals != nil, where, rl)
+	return serve(ctx, ln, tlsCfg != nil, o, srv, h, locker, tlsCfg, stdout, log, ready, principals != nil, where, rl)
 }
 
 // serve runs the HTTP server (HTTP/1.1, HTTP/2 over TLS, or cleartext h2c)

@@ -33,6 +33,7 @@ type options struct {
 	processID         string
 	peerKeyFile       string
 	metrics           bool
+	ui                bool
 	showVersion       bool
 	logLevel          slog.Level
 	// limits are the lock service's (lockd.Limits); http the HTTP
@@ -60,6 +61,7 @@ var envFlags = map[string]string{
 	"max-wait":            "LOCKSTEP_LOCKD_MAX_WAIT",
 	"process-id":          "LOCKSTEP_LOCKD_PROCESS_ID",
 	"metrics":             "LOCKSTEP_LOCKD_METRICS",
+	"ui":                  "LOCKSTEP_LOCKD_UI",
 	"peer-key-file":       "LOCKSTEP_LOCKD_PEER_KEY_FILE",
 }
 
@@ -86,6 +88,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.processID, "process-id", "", "this lockd's id in the fleet census (default: host name and random bits) ($LOCKSTEP_LOCKD_PROCESS_ID)")
 	fs.StringVar(&o.peerKeyFile, "peer-key-file", "", "file of the key (at least 32 bytes, the same on every lockd of the cluster) that lets another lockd adopt this one's GetToken tokens; without it tokens stay within this lockd ($LOCKSTEP_LOCKD_PEER_KEY_FILE)")
 	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics (the Locker's and lockd's own) at /metrics on the --listen address ($LOCKSTEP_LOCKD_METRICS)")
+	fs.BoolVar(&o.ui, "ui", false, "serve the read-only web view at /ui/ on the --listen address: the phase, census, hottest ids, sessions, deadlocks and charts; in principals mode only to principals granted \"web_view\" ($LOCKSTEP_LOCKD_UI)")
 	fs.BoolVar(&o.showVersion, "version", false, "print lockd's version and the commit it was built from, then exit")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	registerLimits(fs, o)
