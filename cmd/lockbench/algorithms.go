@@ -37,6 +37,11 @@ const (
 	// (the etcd peer). Both run in -scenario service only (service.go).
 	algoLockd    algorithm = "lockd"
 	algoEtcdLock algorithm = "etcd-lock"
+	// algoEtcdNextRev is etcd's Mutex with its watch fixed: the Mutex's
+	// queue and keys, each waiter watching its predecessor from the
+	// revision after the read that found it (the etcd peer's
+	// etcdnextrev.go).
+	algoEtcdNextRev algorithm = "etcd-nextrev"
 	// algoNewHandoff is new-wake with the two-round-trip handoff
 	// (queuelock.Options.Handoff); real backend only (peerswake.go).
 	algoNewHandoff algorithm = "new-handoff"
@@ -50,7 +55,10 @@ const (
 var lockstepAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined}
 
 // realAlgorithms are every algorithm the real backend runs.
-var realAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT, algoLWTNaive, algoEtcd, algoNewWake, algoNewHandoff}
+var realAlgorithms = []algorithm{algoNew, algoLegacy, algoCombined, algoLWT, algoLWTNaive, algoEtcd, algoEtcdNextRev, algoNewWake, algoNewHandoff}
+
+// inEtcdPeer reports whether algorithm a runs in the etcd peer.
+func inEtcdPeer(a algorithm) bool { return a == algoEtcd || a == algoEtcdLock || a == algoEtcdNextRev }
 
 // joinAlgorithms is the comma-separated list of as.
 func joinAlgorithms(as []algorithm) string {

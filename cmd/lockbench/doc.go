@@ -30,9 +30,12 @@
 //	            through the library in-process (the queue lock, mode new), through a
 //	            lockd (the real cmd/lockd, which lockbench builds, starts on loopback
 //	            on the bench keyspace moved to phase new, and stops), through etcd's
-//	            lock service (v3lock) and etcd's Mutex; 1, 5 and 20 clients: Lock and
-//	            Unlock latency, throughput, handoff, and each service's plain-request
-//	            latency, with a verdict per target
+//	            lock service (v3lock), etcd's Mutex and etcd-nextrev (the Mutex's
+//	            queue without its wait for etcd's 100 ms unsynced-watcher loop);
+//	            1, 5 and 20 clients: Lock and Unlock latency, throughput, handoff,
+//	            and each service's plain-request latency, with a verdict per
+//	            target. -algorithms naming only etcd-lock, etcd and etcd-nextrev
+//	            runs on etcd alone, without -backend
 //
 // On the peers scenario -png draws the handoff-latency CDF per algorithm,
 // one panel per contender count (cdf.go); on the manager scenario the rate
@@ -49,7 +52,7 @@
 // re-executes itself with the hidden -worker flag. The etcd peer's workers
 // are a separate program in a module of its own (etcdpeer/, so that the etcd
 // client stays out of the library's go.mod), which lockbench builds with the
-// go command when a run includes etcd (or etcd-lock, etcd's lock service);
+// go command when a run includes etcd, etcd-nextrev or etcd-lock;
 // the lockd peer's likewise (lockdpeer/, which keeps Connect and lockd's
 // generated client out of lockbench's go.mod).
 //

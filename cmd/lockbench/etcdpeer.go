@@ -29,7 +29,7 @@ const (
 // withEtcdPeer returns o ready to run algos: if they include etcd, with the
 // etcd peer built into a temporary directory that cleanup removes.
 func (o realOptions) withEtcdPeer(algos []algorithm) (_ realOptions, cleanup func(), err error) {
-	if !slices.Contains(algos, algoEtcd) && !slices.Contains(algos, algoEtcdLock) {
+	if !slices.ContainsFunc(algos, inEtcdPeer) {
 		return o, func() {}, nil
 	}
 	dir := o.etcdPeerDir

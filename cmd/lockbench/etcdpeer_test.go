@@ -50,15 +50,17 @@ func TestRealOptionsJob_OnlyEtcdRunsInThePeer(t *testing.T) {
 	o := realOptions{hosts: "127.0.0.1", etcd: "127.0.0.1:2379", etcdPeerExe: "/tmp/etcdpeer"}
 	for _, a := range realAlgorithms {
 		want := ""
-		if a == algoEtcd {
+		if a == algoEtcd || a == algoEtcdNextRev {
 			want = o.etcdPeerExe
 		}
 		if j := o.job(a, "p", "id", 1, 0, time.Millisecond); j.exe != want {
 			t.Errorf("%s job runs in %q, want %q", a, j.exe, want)
 		}
 	}
-	if _, err := newRealContender(workerJob{Algorithm: algoEtcd}); err == nil {
-		t.Error("lockbench built an etcd contender itself")
+	for _, a := range []algorithm{algoEtcd, algoEtcdNextRev} {
+		if _, err := newRealContender(workerJob{Algorithm: a}); err == nil {
+			t.Errorf("lockbench built a %s contender itself", a)
+		}
 	}
 }
 

@@ -216,6 +216,15 @@ func (o *options) prepareRealRun(def, allowed []algorithm) (algos []algorithm, v
 	if o.real, cleanup, err = o.real.withEtcdPeer(algos); err != nil {
 		return nil, "", nil, err
 	}
+	if o.backend != "cassandra" {
+		// Only -scenario service runs without Cassandra, and only the
+		// etcd peer's algorithms (runServiceCommand).
+		if i := slices.IndexFunc(algos, func(a algorithm) bool { return !inEtcdPeer(a) }); i >= 0 {
+			cleanup()
+			return nil, "", nil, fmt.Errorf("algorithm %s needs -backend cassandra -hosts …", algos[i])
+		}
+		return algos, "", cleanup, nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), prepareTimeout)
 	defer cancel()
 	if version, err = prepareCassandra(ctx, o.real); err != nil {

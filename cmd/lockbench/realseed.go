@@ -58,10 +58,10 @@ func runRealSeed(o realOptions, cfg seedConfig) ([]run, string, error) {
 func (o realOptions) job(a algorithm, process, id string, k int, hold, poll time.Duration) workerJob {
 	j := workerJob{Algorithm: a, Process: process, Hosts: splitList(o.hosts), Keyspace: o.keyspace,
 		Etcd: splitList(o.etcd), LockID: id, K: k, Hold: hold, Poll: poll}
-	switch a {
-	case algoEtcd, algoEtcdLock:
+	switch {
+	case inEtcdPeer(a):
 		j.exe = o.etcdPeerExe
-	case algoLockd:
+	case a == algoLockd:
 		j.exe, j.Lockd = o.lockdPeerExe, o.lockdURL
 	}
 	return j

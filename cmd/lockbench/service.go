@@ -23,8 +23,15 @@ import (
 //	           algorithm lockd runs, with no service in between
 //	lockd      the same through a lockd (lockdpeer.go): each client its own
 //	           session, a Lock and an Unlock RPC per acquisition
-//	etcd-lock  etcd's lock service, the v3lock Lock and Unlock RPCs
-//	etcd       etcd's client-side concurrency.Mutex
+//	etcd-lock     etcd's lock service, the v3lock Lock and Unlock RPCs
+//	etcd          etcd's client-side concurrency.Mutex
+//	etcd-nextrev  the Mutex's queue, each waiter watching its predecessor
+//	              from the revision after its read: etcd's Mutex without
+//	              the wait for the server's 100 ms unsynced-watcher loop
+//	              (the etcd peer's etcdnextrev.go)
+//
+// With only the etcd peer's algorithms (-algorithms etcd-lock,etcd,…) it
+// runs without Cassandra: -backend is not needed.
 //
 // With one client it reports the uncontended latency of Lock, of Unlock and
 // of the two together; with more, the hot-lock throughput and the handoff
@@ -35,7 +42,7 @@ import (
 
 // serviceAlgorithms are the algorithms -scenario service runs, in table
 // order.
-var serviceAlgorithms = []algorithm{algoNew, algoLockd, algoEtcdLock, algoEtcd}
+var serviceAlgorithms = []algorithm{algoNew, algoLockd, algoEtcdLock, algoEtcd, algoEtcdNextRev}
 
 // serviceCounts are the client counts of -scenario service unless
 // -processes is given.
@@ -169,10 +176,19 @@ func loadAverage() string {
 	return strings.TrimSpace(string(b))
 }
 
-// runServiceCommand runs -scenario service on the real backend.
+// etcdOnly reports whether list (-algorithms) names only algorithms of the
+// etcd peer, which need no Cassandra.
+func etcdOnly(list string) bool {
+	algos, err := parseAlgorithms(list, serviceAlgorithms)
+	return list != "" && err == nil && !slices.ContainsFunc(algos, func(a algorithm) bool { return !inEtcdPeer(a) })
+}
+
+// runServiceCommand runs -scenario service on the real backend, or on etcd
+// alone (etcdOnly).
 func runServiceCommand(o *options) error {
-	if o.backend != "cassandra" {
-		return fmt.Errorf("-scenario service needs -backend cassandra -hosts … (and an etcd for etcd-lock and etcd: scripts/etcd up)")
+	if o.backend != "cassandra" && !etcdOnly(o.algorithms) {
+		return fmt.Errorf("-scenario service needs -backend cassandra -hosts … (and an etcd for etcd-lock, etcd and etcd-nextrev: scripts/etcd up), " +
+			"or -algorithms naming only etcd-lock, etcd and etcd-nextrev")
 	}
 	if o.duration <= 0 {
 		return fmt.Errorf("-duration must be positive, got %v", o.duration)
@@ -216,9 +232,13 @@ func runServiceCommand(o *options) error {
 			runs = append(runs, peerRun{algorithm: a, contenders: p, duration: o.duration, procs: procs})
 		}
 	}
-	fmt.Printf("lockbench -scenario service: one hot lock id, %v per run, hold %v, poll %v; Cassandra %s at %s (keyspace %s), etcd at %s,\n"+
+	cassandra := fmt.Sprintf("Cassandra %s at %s (keyspace %s)", version, o.real.hosts, o.real.keyspace)
+	if o.backend != "cassandra" {
+		cassandra = "no Cassandra"
+	}
+	fmt.Printf("lockbench -scenario service: one hot lock id, %v per run, hold %v, poll %v; %s, etcd at %s,\n"+
 		"lockd at %s (extra flags: %q); every client a separate OS process on this machine. Load average before: %s; after: %s.\n\n",
-		o.duration, o.hold, o.poll, version, o.real.hosts, o.real.keyspace, o.real.etcd, o.real.lockdURL, o.real.lockdFlags, loadBefore, loadAverage())
+		o.duration, o.hold, o.poll, cassandra, o.real.etcd, o.real.lockdURL, o.real.lockdFlags, loadBefore, loadAverage())
 	printService(os.Stdout, runs)
 	fmt.Printf("\n(ran in %.1f s of real time)\n", time.Since(started).Seconds())
 	return nil

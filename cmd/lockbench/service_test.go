@@ -33,7 +33,7 @@ func TestWorkerProtocol_WireFormatIsTheLockdPeers(t *testing.T) {
 
 func TestRealOptionsJob_ServiceAlgorithmsRunInTheirPeers(t *testing.T) {
 	o := realOptions{etcdPeerExe: "/tmp/etcdpeer", lockdPeerExe: "/tmp/lockdpeer"}
-	want := map[algorithm]string{algoNew: "", algoLockd: o.lockdPeerExe, algoEtcdLock: o.etcdPeerExe, algoEtcd: o.etcdPeerExe}
+	want := map[algorithm]string{algoNew: "", algoLockd: o.lockdPeerExe, algoEtcdLock: o.etcdPeerExe, algoEtcd: o.etcdPeerExe, algoEtcdNextRev: o.etcdPeerExe}
 	for _, a := range serviceAlgorithms {
 		if j := o.job(a, "p", "id", 1, 0, time.Millisecond); j.exe != want[a] {
 			t.Errorf("%s job runs in %q, want %q", a, j.exe, want[a])
@@ -141,5 +141,21 @@ func TestRunServiceCommand_RefusesTheSimBackendAndOtherAlgorithms(t *testing.T) 
 	}
 	if err := run1([]string{"-scenario", "service", "-backend", "cassandra", "-hosts", "127.0.0.1", "-algorithms", "lwt"}); err == nil || !strings.Contains(err.Error(), `"lwt" is not available`) {
 		t.Errorf("-algorithms lwt: %v, want a refusal", err)
+	}
+}
+
+func TestRunServiceCommand_RunsWithoutCassandraOnlyForTheEtcdPeersAlgorithms(t *testing.T) {
+	for _, list := range []string{"new", "etcd,lockd", "etcd-nextrev,new", "etcd,lwt"} {
+		if err := run1([]string{"-scenario", "service", "-algorithms", list}); err == nil || !strings.Contains(err.Error(), "-backend cassandra") {
+			t.Errorf("-algorithms %s on sim: %v, want a refusal naming -backend cassandra", list, err)
+		}
+	}
+	for _, list := range []string{"etcd", "etcd-lock,etcd,etcd-nextrev"} {
+		if !etcdOnly(list) {
+			t.Errorf("etcdOnly(%q) is false, want true", list)
+		}
+	}
+	if etcdOnly("") {
+		t.Error("etcdOnly of the default list is true, want false (the default runs new and lockd)")
 	}
 }

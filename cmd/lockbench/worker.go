@@ -133,7 +133,7 @@ func warmUp(c contender, job workerJob) error {
 // backend.
 func newRealContender(job workerJob) (contender, error) {
 	switch job.Algorithm {
-	case algoEtcd, algoEtcdLock:
+	case algoEtcd, algoEtcdLock, algoEtcdNextRev:
 		return nil, fmt.Errorf("the %s algorithm runs in the etcd peer (%s), not in lockbench", job.Algorithm, etcdPeerRepoDir)
 	case algoLockd:
 		return nil, fmt.Errorf("the lockd algorithm runs in the lockd peer (%s), not in lockbench", lockdPeerRepoDir)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lockstep-go/lockstep/cmd/lockbench/internal/peer"
+	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/lockstep-go/lockstep/cmd/lockbench/internal/peer"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
@@ -73,12 +75,35 @@ func (l *etcdLocker) Lock(ctx context.Context, id string) (peer.Unlocker, error)
 	if err := m.Lock(ctx); err != nil {
 		// etcd's error names the deadline only in its text: join ctx's, so
 		// that the loop sees the run's end.
-		if cerr := ctx.Err(); cerr != nil {
+		if cerr := ctxErrAfter(ctx, err); cerr != nil {
 			return nil, fmt.Errorf("etcd lock %q: %w", id, errors.Join(cerr, err))
 		}
 		return nil, fmt.Errorf("etcd lock %q: %w", id, err)
 	}
 	return etcdHeld{m}, nil
+}
+
+// serverDeadlineNear is how close ctx's deadline must be for ctxErrAfter to
+// take a server's deadline error for ctx's own.
+const serverDeadlineNear = time.Second
+
+// ctxErrAfter returns ctx.Err() once err, a request's failure, is seen: when
+// err is the server's "context deadline exceeded" and ctx's deadline is
+// within serverDeadlineNear, it first waits for ctx to end. gRPC sends the
+// deadline with the call, so the server's copy can expire and answer a
+// moment before the client's own timer fires; the run's end must still read
+// as ctx's.
+func ctxErrAfter(ctx context.Context, err error) error {
+	if dl, ok := ctx.Deadline(); ok && ctx.Err() == nil && time.Until(dl) < serverDeadlineNear &&
+		strings.Contains(err.Error(), context.DeadlineExceeded.Error()) {
+		t := time.NewTimer(time.Until(dl) + serverDeadlineNear)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+	}
+	return ctx.Err()
 }
 
 // Close ends the session (revoking its lease, which deletes any key still

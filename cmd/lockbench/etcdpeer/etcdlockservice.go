@@ -45,7 +45,7 @@ func (l etcdLockService) Lock(ctx context.Context, id string) (peer.Unlocker, er
 	req = protowire.AppendVarint(req, uint64(l.session.Lease()))
 	var resp []byte
 	if err := l.client.ActiveConnection().Invoke(ctx, v3lockLock, &req, &resp, grpc.ForceCodec(rawCodec{})); err != nil {
-		if cerr := ctx.Err(); cerr != nil {
+		if cerr := ctxErrAfter(ctx, err); cerr != nil {
 			return nil, fmt.Errorf("etcd lock service %q: %w", id, errors.Join(cerr, err))
 		}
 		return nil, fmt.Errorf("etcd lock service %q: %w", id, err)

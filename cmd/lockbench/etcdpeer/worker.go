@@ -13,8 +13,9 @@ import (
 
 // workerJob is the part of lockbench's workerJob (cmd/lockbench/worker.go)
 // the etcd peer reads: the fields every peer reads, and etcd's endpoints.
-// Algorithm is "etcd" (concurrency.Mutex) or "etcd-lock" (the lock
-// service's RPCs).
+// Algorithm is "etcd" (concurrency.Mutex), "etcd-nextrev" (the Mutex's
+// queue watching from the next revision, etcdnextrev.go) or "etcd-lock"
+// (the lock service's RPCs).
 type workerJob struct {
 	peer.Job
 	Etcd []string `json:"etcd"` // endpoints
@@ -34,17 +35,21 @@ func runWorker(jobJSON string, in io.Reader, out io.Writer) error {
 	}
 	var c peer.Contender
 	switch job.Algorithm {
-	case "etcd", "etcd-lock":
+	case "etcd", "etcd-nextrev", "etcd-lock":
 		l, err := newEtcdLocker(job.Etcd, job.Process)
 		if err != nil {
 			return peer.Fail(enc, err)
 		}
-		c = l
-		if job.Algorithm == "etcd-lock" {
+		switch job.Algorithm {
+		case "etcd":
+			c = l
+		case "etcd-nextrev":
+			c = etcdNextRev{l}
+		default:
 			c = etcdLockService{l}
 		}
 	default:
-		return peer.Fail(enc, fmt.Errorf("the etcd peer runs the algorithms etcd and etcd-lock, not %q", job.Algorithm))
+		return peer.Fail(enc, fmt.Errorf("the etcd peer runs the algorithms etcd, etcd-nextrev and etcd-lock, not %q", job.Algorithm))
 	}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

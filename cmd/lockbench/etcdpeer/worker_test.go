@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -56,5 +58,24 @@ func TestRunWorker_RefusesAJobWithoutEndpoints(t *testing.T) {
 	err := runWorker(`{"algorithm":"etcd","process":"p1","lock_id":"id"}`, strings.NewReader(""), &out)
 	if err == nil || !strings.Contains(out.String(), "names no etcd endpoint") {
 		t.Fatalf("error %v, output %s; want the job refused", err, out.String())
+	}
+}
+
+func TestCtxErrAfter_TakesTheServersDeadlineForTheCallersWhenItIsNear(t *testing.T) {
+	serverSays := errors.New("rpc error: code = Unknown desc = context deadline exceeded")
+	near, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := ctxErrAfter(near, serverSays); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the server's deadline error 50 ms before the caller's: %v, want the caller's deadline", err)
+	}
+	far, cancelFar := context.WithTimeout(context.Background(), time.Hour)
+	defer cancelFar()
+	if err := ctxErrAfter(far, serverSays); err != nil {
+		t.Errorf("a deadline error an hour before the caller's deadline: %v, want nil (not the caller's)", err)
+	}
+	near2, cancel2 := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel2()
+	if err := ctxErrAfter(near2, errors.New("etcdserver: request timed out")); err != nil {
+		t.Errorf("another error: %v, want nil", err)
 	}
 }
