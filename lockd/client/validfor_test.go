@@ -95,10 +95,15 @@ func TestSession_ALockIsLostWhenLockdStopsGivingItTime(t *testing.T) {
 	default:
 	}
 	f.leaveOut.Store(true)
-	cut := time.Now()
-	d := lostWithin(t, l, 5*time.Second)
-	t.Logf("lost %v after the answers stopped naming it (valid_for 1.5s, TTL 30s)", d)
-	require.Less(t, time.Since(cut), 1500*time.Millisecond, "lost within one valid_for of the last answer naming it")
+	// The last answer naming the lock was sent before now, so its deadline
+	// is less than one valid_for away: a look at Lost() then sees the loss,
+	// however late the background loop runs on a loaded machine.
+	time.Sleep(1500 * time.Millisecond)
+	select {
+	case <-l.Lost():
+	default:
+		t.Fatal("not lost one valid_for (1.5s) after the answers stopped naming it")
+	}
 	require.NoError(t, s.Err(), "the session itself lives on")
 }
 
