@@ -15,14 +15,16 @@ import (
 	"github.com/lockstep-go/lockstep/lockd"
 )
 
-// TestPythonClient runs the Python client's tests (python/test_lockd.py,
-// pytest) against a lockd on a loopback port, with two principals. It needs
-// the venv of lockd/scripts/venv: LOCKD_PYTHON names its python
-// (lockd/scripts/pytest sets it). Without it the test skips, saying so.
+// TestPythonClient runs the Python client's tests (python/tests, pytest)
+// against a lockd on a loopback port, with two principals. LOCKD_PYTHON
+// names the python of a venv the package lockd/python was pip-installed into
+// (lockd/scripts/pytest makes a fresh one); the test checks that the
+// package it imports is that installed copy, not the source tree. Without
+// LOCKD_PYTHON the test skips, saying so.
 func TestPythonClient(t *testing.T) {
 	python := os.Getenv("LOCKD_PYTHON")
 	if python == "" {
-		t.Skip("LOCKD_PYTHON not set: the Python client's tests run with lockd/scripts/pytest (it makes the venv)")
+		t.Skip("LOCKD_PYTHON not set: the Python client's tests run with lockd/scripts/pytest (it installs the package into a fresh venv)")
 	}
 	doc := fmt.Sprintf(`{"principals": [
 		{"name": "py", "token_sha256": [%q], "prefixes": ["py/", "py-"]},
@@ -34,11 +36,23 @@ func TestPythonClient(t *testing.T) {
 		deadlock: &lockstep.DeadlockDetection{After: 100 * time.Millisecond, Every: 100 * time.Millisecond}})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_lockd.py")
+	requireInstalled(t, python)
+	cmd := exec.CommandContext(ctx, python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
 	cmd.Dir = "python"
 	cmd.Env = append(os.Environ(), "LOCKD_ADDR="+strings.TrimPrefix(f.url, "http://"), "LOCKD_TOKEN_A=tok-py", "LOCKD_TOKEN_B=tok-other",
 		"PYTHONDONTWRITEBYTECODE=1")
 	out, err := cmd.CombinedOutput()
 	t.Logf("pytest:\n%s", out)
 	require.NoError(t, err, "the Python client's tests failed")
+}
+
+// requireInstalled fails unless python imports lockstep.lockd from its own
+// site-packages: the tests must check the package as pip installed it.
+func requireInstalled(t *testing.T, python string) {
+	t.Helper()
+	cmd := exec.Command(python, "-c", "import lockstep.lockd; print(lockstep.lockd.__file__)")
+	cmd.Dir = os.TempDir() // not python/, whose src/ must not be on the path
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s cannot import lockstep.lockd: pip install ./lockd/python into its venv (lockd/scripts/pytest does): %s", python, out)
+	require.Contains(t, string(out), "site-packages", "lockstep.lockd is not the installed package: %s", out)
 }
