@@ -3,6 +3,8 @@ package lockd_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -16,7 +18,10 @@ import (
 )
 
 // TestPythonClient runs the Python client's tests (python/tests, pytest)
-// against a lockd on a loopback port, with two principals. LOCKD_PYTHON
+// against a lockd on a loopback port, with two principals and lock cells of
+// a 6s TTL (lockd --lock-ttl 6s: each lock's valid_for is about 2s, shorter
+// than the sessions' TTLs). A POST to LOCKD_RESTART_URL restarts that lockd
+// on the same address (fixture.restart), as a crash and a restart would. LOCKD_PYTHON
 // names the python of a venv the package lockd/python was pip-installed into
 // (lockd/scripts/pytest makes a fresh one); the test checks that the
 // package it imports is that installed copy, not the source tree. Without
@@ -32,14 +37,25 @@ func TestPythonClient(t *testing.T) {
 	]}`, lockd.TokenDigest("tok-py"), lockd.TokenDigest("tok-other"))
 	principals, err := lockd.ParsePrincipals([]byte(doc))
 	require.NoError(t, err)
-	f := newFixture(t, fixtureOptions{opts: lockd.Options{Principals: principals},
+	f := newFixture(t, fixtureOptions{opts: lockd.Options{Principals: principals}, lockTTL: 6 * time.Second,
 		deadlock: &lockstep.DeadlockDetection{After: 100 * time.Millisecond, Every: 100 * time.Millisecond}})
+	control := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/restart" {
+			http.Error(w, "POST /restart", http.StatusNotFound)
+			return
+		}
+		if err := f.restart(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	}))
+	defer control.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	requireInstalled(t, python)
 	cmd := exec.CommandContext(ctx, python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
 	cmd.Dir = "python"
 	cmd.Env = append(os.Environ(), "LOCKD_ADDR="+strings.TrimPrefix(f.url, "http://"), "LOCKD_TOKEN_A=tok-py", "LOCKD_TOKEN_B=tok-other",
+		"LOCKD_RESTART_URL="+control.URL+"/restart",
 		"PYTHONDONTWRITEBYTECODE=1")
 	out, err := cmd.CombinedOutput()
 	t.Logf("pytest:\n%s", out)

@@ -1,8 +1,5 @@
 """Tests of the lockstep.lockd package, installed, against a running lockd
-started by the Go test TestPythonClient (lockd/scripts/pytest runs it): LOCKD_ADDR is its address,
-LOCKD_TOKEN_A and LOCKD_TOKEN_B the tokens of two principals granted "py/" and "py-"
-(flat ids, which carry fencing tokens), and "other/"; the lockd detects
-deadlocks."""
+(conftest.py)."""
 
 import os
 import threading
@@ -14,21 +11,6 @@ from lockstep.lockd import Client, Deadlock, InvalidRequest, Locked, LockdError,
 from lockstep.v1 import lockd_pb2 as pb
 
 ADDR = os.environ.get("LOCKD_ADDR")
-pytestmark = pytest.mark.skipif(not ADDR, reason="LOCKD_ADDR not set: run lockd/scripts/pytest")
-
-
-@pytest.fixture
-def a():
-    c = Client([ADDR], token=os.environ["LOCKD_TOKEN_A"])
-    yield c
-    c.close()
-
-
-@pytest.fixture
-def b():
-    c = Client([ADDR], token=os.environ["LOCKD_TOKEN_B"])
-    yield c
-    c.close()
 
 
 def test_second_session_waits_then_gets_the_lock(a):

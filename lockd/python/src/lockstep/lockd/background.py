@@ -17,6 +17,8 @@ class Keeper:
     def __init__(self, session):
         self._s = session
         self._stop = threading.Event()
+        # Set by stop and by a new lock: either ends the keep-alive wait.
+        self._wake = threading.Event()
         self._watch_call = None
         self._keep_alives = threading.Thread(target=self._keep_alive, daemon=True)
         self._watcher = threading.Thread(target=self._watch, daemon=True)
@@ -27,9 +29,15 @@ class Keeper:
         self._keep_alives.start()
         self._watcher.start()
 
+    def added(self):
+        """Tells the keep-alive thread that a lock was added, so that it
+        times its next KeepAlive by that lock's deadline too."""
+        self._wake.set()
+
     def stop_keep_alives(self):
         """Stops the keep-alive thread and waits for it; the watch goes on."""
         self._stop.set()
+        self._wake.set()
         self._keep_alives.join()
 
     def stop(self):
@@ -40,14 +48,24 @@ class Keeper:
 
     def _keep_alive(self):
         """A KeepAlive every third of the TTL, or within half the time the
-        earliest lock has left (every tenth of the TTL after a failure)."""
+        earliest lock has left (every tenth of the TTL after a failure),
+        timed again whenever a lock is added."""
         s, times = self._s, self._s._times
         wait = s.ttl / 3
         while True:
             times.check()
-            left = max(s._deadline - time.monotonic(), 0)
-            if self._stop.wait(min(times.before_earliest(wait), left)):
+            # Cleared before the wait is timed, and stop checked after the
+            # clear: a lock added or a stop from here on ends the wait, and
+            # one before it is seen (stop sets _stop before _wake).
+            self._wake.clear()
+            if self._stop.is_set():
                 return
+            left = max(s._deadline - time.monotonic(), 0)
+            woken = self._wake.wait(min(times.before_earliest(wait), left))
+            if self._stop.is_set():
+                return
+            if woken:
+                continue  # a lock whose time may end before this wait would
             if time.monotonic() >= s._deadline:
                 s._lose("no KeepAlive answered within the session's TTL")
                 return

@@ -128,8 +128,9 @@ class Session:
     def keep_alive_in_background(self):
         """Keeps the session alive and tells its holder when its locks must
         be taken as lost (lost(), lost_locks): a KeepAlive every third of
-        the TTL, or within half the time the earliest lock has left (every
-        tenth of the TTL after a failure), and the session's watch stream
+        the TTL, or within half the time the earliest lock has left (timed
+        again as each lock is added; every tenth of the TTL after a
+        failure), and the session's watch stream
         followed on a second thread. The session counts as lost when lockd
         says so (EXPIRED, CLOSED, or an answer saying the session expired),
         when the watch stream breaks (the client could no longer be told of
@@ -146,7 +147,11 @@ class Session:
         self._keeper.start()
 
     def _granted(self, held, sent):
+        """Starts the deadline of a lock an answer to a call sent at sent
+        returned, and wakes the keeper to time its KeepAlives by it."""
         self._times.granted(held.lock_id, sent, _seconds(held.valid_for))
+        if self._keeper is not None:
+            self._keeper.added()
 
     def _answered(self, sent, res):
         """Applies a KeepAlive answer to a call sent at sent: the session's
