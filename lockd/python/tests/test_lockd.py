@@ -128,7 +128,7 @@ def test_refusals(a, b):
     with pytest.raises(Refused) as e:
         a.list_sessions()  # not granted list_sessions: other principals' sessions stay hidden
     assert e.value.reason == "REASON_NOT_YOUR_SESSION"
-    with pytest.raises(InvalidRequest) as e:
+    with pytest.raises(Lost) as e:  # lockd does not know it: restarted, or never opened it
         a.call("Lock", pb.LockRequest(session_id="s-unknown", items=[pb.LockItem(id="py/x")]))
     assert e.value.reason == "REASON_UNKNOWN_SESSION"
 

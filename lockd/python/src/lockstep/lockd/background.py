@@ -73,8 +73,8 @@ class Keeper:
             sent = time.monotonic()
             timeout = max(min(s._deadline - sent, times.until_earliest(s.ttl)), 0.01)
             try:
-                res = s.client.call("KeepAlive", pb.KeepAliveRequest(session_id=s.id), timeout=timeout)
-            except Lost as err:
+                res = s._call("KeepAlive", pb.KeepAliveRequest(session_id=s.id), timeout=timeout)
+            except Lost as err:  # s._call has lost the session if lockd ended it
                 s._lose(f"lockd ended the session: {err}")
                 return
             except LockdError:

@@ -24,7 +24,11 @@ class Locked(LockdError):
 
 
 class Lost(LockdError):
-    """The lock or the whole session was lost (ABORTED): stop the work."""
+    """The lock or the whole session was lost: stop the work. ABORTED
+    (REASON_LOST: a lease; REASON_SESSION_EXPIRED: the session lapsed), or
+    NOT_FOUND with REASON_UNKNOWN_SESSION: lockd does not know the session
+    (restarted since it was opened, or never opened it), so whatever it held
+    there is gone."""
 
 
 class Deadlock(LockdError):
@@ -47,7 +51,7 @@ class Timeout(LockdError):
 
 
 class InvalidRequest(LockdError):
-    """Bad input (INVALID_ARGUMENT) or an unknown session or lock."""
+    """Bad input (INVALID_ARGUMENT) or an unknown lock (NOT_FOUND)."""
 
 
 class Unavailable(LockdError):
@@ -79,4 +83,6 @@ def from_rpc_error(err):
         cls = Locked
     if err.code() == grpc.StatusCode.ABORTED and detail and detail.reason == pb.LockError.REASON_DEADLOCK:
         cls = Deadlock
+    if detail and detail.reason == pb.LockError.REASON_UNKNOWN_SESSION:
+        cls = Lost
     return cls(err.code(), err.details(), detail)

@@ -6,7 +6,7 @@ import time
 import grpc
 
 from lockstep.lockd import background
-from lockstep.lockd.errors import LockdError, from_rpc_error
+from lockstep.lockd.errors import LockdError, Lost, from_rpc_error
 from lockstep.lockd.valid import LockTimes
 from lockstep.v1 import lockd_pb2 as pb
 
@@ -52,7 +52,22 @@ class Session:
         self._mu = threading.Lock()
 
     def _call(self, method, request, timeout=None):
-        return self.client.call(method, request, timeout=timeout)
+        """Calls method for this session; an answer saying the session
+        ended at lockd, or that lockd does not know it, loses the session
+        and its locks before it is raised."""
+        try:
+            return self.client.call(method, request, timeout=timeout)
+        except Lost as err:
+            self._ended(err)
+            raise
+
+    def _ended(self, err):
+        """Loses the session if err (a Lost) says lockd ended it or does not
+        know it; a lost lease (REASON_LOST) is that lock's alone."""
+        if err.reason == "REASON_SESSION_EXPIRED":
+            self._lose(f"lockd ended the session: {err}", err.detail.lost_lock_ids)
+        elif err.reason == "REASON_UNKNOWN_SESSION":
+            self._lose(f"lockd no longer knows the session (restarted since it was opened?): {err}")
 
     def lock(self, ids, timeout=None, comment=""):
         """Blocks until the lock (an id, or a group of ids and (id, access)
@@ -132,7 +147,8 @@ class Session:
         again as each lock is added; every tenth of the TTL after a
         failure), and the session's watch stream
         followed on a second thread. The session counts as lost when lockd
-        says so (EXPIRED, CLOSED, or an answer saying the session expired),
+        says so (EXPIRED, CLOSED, or an answer saying the session expired
+        or that lockd does not know it, as after a restart),
         when the watch stream breaks (the client could no longer be told of
         a loss in time), or when no KeepAlive was answered for the TTL
         counted from its send (lockd counts from its receipt, which is
