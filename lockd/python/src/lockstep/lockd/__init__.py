@@ -12,8 +12,9 @@
         finally:
             session.unlock(lock)
 
-Client takes a list of lockd addresses ("host:port"); credentials=
-grpc.ssl_channel_credentials(...) for TLS and mTLS.
+Client takes a list of lockd addresses ("host:port"): a session opens on
+the first that answers and stays on that lockd (session.endpoint);
+credentials=grpc.ssl_channel_credentials(...) for TLS and mTLS.
 
 Seed 003's extras: lock(..., comment="...") names the unit of work in
 deadlock cycles; a Lock chosen to break a cycle of waits raises Deadlock,

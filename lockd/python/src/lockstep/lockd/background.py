@@ -24,8 +24,7 @@ class Keeper:
         self._watcher = threading.Thread(target=self._watch, daemon=True)
 
     def start(self):
-        c = self._s.client
-        self._watch_call = c._stub.WatchSession(pb.WatchSessionRequest(session_id=self._s.id), metadata=c._metadata)
+        self._watch_call = self._s.client.watch_call(self._s.id, self._s.endpoint)
         self._keep_alives.start()
         self._watcher.start()
 

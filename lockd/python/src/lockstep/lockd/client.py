@@ -3,7 +3,7 @@
 import grpc
 from google.protobuf import duration_pb2
 
-from lockstep.lockd.errors import from_rpc_error
+from lockstep.lockd.errors import Unavailable, from_rpc_error
 from lockstep.lockd.session import Session
 from lockstep.v1 import lockd_pb2 as pb
 from lockstep.v1 import lockd_pb2_grpc
@@ -29,37 +29,64 @@ def _endpoints(endpoints):
 
 
 class Client:
-    """A connection to lockd. endpoints is a list of lockd addresses
-    ("host:port"; a single string is taken as a list of one); sessions are
-    opened on the first. credentials, when given, are grpc channel
-    credentials (TLS, with a client certificate for mTLS); token is a bearer
-    token sent with every call. Safe for concurrent use by several threads."""
+    """A connection to one or more lockds. endpoints is a list of lockd
+    addresses ("host:port"; a single string is taken as a list of one): a
+    session opens on the first that answers, trying the next while one is
+    unavailable (down, unreachable, shutting down), and then uses that
+    lockd alone, since a session lives in its lockd's memory. credentials,
+    when given, are grpc channel credentials (TLS, with a client
+    certificate for mTLS); token is a bearer token sent with every call.
+    Safe for concurrent use by several threads."""
 
     def __init__(self, endpoints, token=None, credentials=None):
         self.endpoints = _endpoints(endpoints)
-        target = self.endpoints[0]
-        if credentials is not None:
-            self._channel = grpc.secure_channel(target, credentials)
-        else:
-            self._channel = grpc.insecure_channel(target)
-        self._stub = lockd_pb2_grpc.LockServiceStub(self._channel)
+        self._channels, self._stubs = {}, {}
+        for target in self.endpoints:
+            if credentials is not None:
+                channel = grpc.secure_channel(target, credentials)
+            else:
+                channel = grpc.insecure_channel(target)
+            self._channels[target] = channel
+            self._stubs[target] = lockd_pb2_grpc.LockServiceStub(channel)
         self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
 
-    def call(self, method, request, timeout=None):
-        """Calls method (a LockService method's name) with request; raises
-        the matching LockdError."""
+    def _stub(self, endpoint):
+        if endpoint is None:
+            return self._stubs[self.endpoints[0]]
+        if endpoint not in self._stubs:
+            raise ValueError(f"endpoint {endpoint!r} is not one of this client's: {self.endpoints}")
+        return self._stubs[endpoint]
+
+    def call(self, method, request, timeout=None, endpoint=None):
+        """Calls method (a LockService method's name) with request on the
+        lockd at endpoint (default: the first); raises the matching
+        LockdError."""
+        stub = self._stub(endpoint)
         try:
-            return getattr(self._stub, method)(request, timeout=timeout, metadata=self._metadata)
+            return getattr(stub, method)(request, timeout=timeout, metadata=self._metadata)
         except grpc.RpcError as err:
             raise from_rpc_error(err) from None
 
+    def watch_call(self, session_id, endpoint):
+        """The WatchSession stream of a session at endpoint (a grpc call:
+        iterate it, cancel() it)."""
+        return self._stub(endpoint).WatchSession(pb.WatchSessionRequest(session_id=session_id), metadata=self._metadata)
+
     def open_session(self, ttl=None, name=""):
-        """Opens a session; ttl in seconds (None: the server's default)."""
+        """Opens a session on the first endpoint that answers; ttl in
+        seconds (None: the server's default). Raises the last Unavailable
+        when none does, or what a lockd answered otherwise."""
         req = pb.OpenSessionRequest(name=name)
         if ttl is not None:
             req.ttl.CopyFrom(duration_pb2.Duration(seconds=int(ttl), nanos=int((ttl % 1) * 1e9)))
-        res = self.call("OpenSession", req)
-        return Session(self, res.session_id, res.ttl.ToTimedelta().total_seconds())
+        for i, endpoint in enumerate(self.endpoints):
+            try:
+                res = self.call("OpenSession", req, endpoint=endpoint)
+            except Unavailable:
+                if i == len(self.endpoints) - 1:
+                    raise
+                continue
+            return Session(self, res.session_id, res.ttl.ToTimedelta().total_seconds(), endpoint)
 
     def session(self, ttl=None, name=""):
         """A session that keeps itself alive until closed (a context manager)."""
@@ -67,10 +94,12 @@ class Client:
         s.keep_alive_in_background()
         return s
 
-    def list_sessions(self):
-        """Every live session of this lockd (DescribeSessionResponse each):
-        for a principal granted list_sessions; Refused otherwise."""
-        return list(self.call("ListSessions", pb.ListSessionsRequest()).sessions)
+    def list_sessions(self, endpoint=None):
+        """Every live session of the lockd at endpoint (default: the first),
+        as DescribeSessionResponses: for a principal granted list_sessions;
+        Refused otherwise."""
+        return list(self.call("ListSessions", pb.ListSessionsRequest(), endpoint=endpoint).sessions)
 
     def close(self):
-        self._channel.close()
+        for channel in self._channels.values():
+            channel.close()

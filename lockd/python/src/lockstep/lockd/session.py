@@ -37,11 +37,13 @@ def _seconds(duration):
 
 
 class Session:
-    """A lockd session: its locks are released and lost when it lapses.
-    Safe for concurrent use by several threads."""
+    """A lockd session: its locks are released and lost when it lapses. It
+    lives on the lockd at endpoint (default: the client's first), and every
+    call naming it goes there. Safe for concurrent use by several threads."""
 
-    def __init__(self, client, session_id, ttl):
+    def __init__(self, client, session_id, ttl, endpoint=None):
         self.client, self.id, self.ttl = client, session_id, ttl
+        self.endpoint = client.endpoints[0] if endpoint is None else endpoint
         self._times = LockTimes(ttl)
         self._keeper = None
         # The session's deadline (time.monotonic()) once kept alive in the
@@ -56,7 +58,7 @@ class Session:
         ended at lockd, or that lockd does not know it, loses the session
         and its locks before it is raised."""
         try:
-            return self.client.call(method, request, timeout=timeout)
+            return self.client.call(method, request, timeout=timeout, endpoint=self.endpoint)
         except Lost as err:
             self._ended(err)
             raise
@@ -133,9 +135,7 @@ class Session:
         """Yields the session's events (SessionEvent): WATCHING, LOCK_LOST...,
         then EXPIRED or CLOSED."""
         try:
-            for ev in self.client._stub.WatchSession(
-                pb.WatchSessionRequest(session_id=self.id), metadata=self.client._metadata
-            ):
+            for ev in self.client.watch_call(self.id, self.endpoint):
                 yield ev
         except grpc.RpcError as err:
             raise from_rpc_error(err) from None
