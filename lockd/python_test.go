@@ -72,3 +72,41 @@ func requireInstalled(t *testing.T, python string) {
 	require.NoError(t, err, "%s cannot import lockstep.lockd: pip install ./lockd/python into its venv (lockd/scripts/pytest does): %s", python, out)
 	require.Contains(t, string(out), "site-packages", "lockstep.lockd is not the installed package: %s", out)
 }
+
+// TestPythonClient_READMESession runs the README's Python session, exactly
+// as written, with the installed package of LOCKD_PYTHON (as
+// TestPythonClient), against a lockd given as the README says: LOCKD_ADDR,
+// and LOCKD_TOKEN for a lockd with principals, unset in open mode.
+func TestPythonClient_READMESession(t *testing.T) {
+	python := os.Getenv("LOCKD_PYTHON")
+	if python == "" {
+		t.Skip("LOCKD_PYTHON not set: the Python client's tests run with lockd/scripts/pytest (it installs the package into a fresh venv)")
+	}
+	requireInstalled(t, python)
+	script := readmeBlock(t, "<!-- lockd python session", "python")
+	doc := fmt.Sprintf(`{"principals": [{"name": "billing", "token_sha256": [%q], "prefixes": ["invoice-"]}]}`, lockd.TokenDigest("tok-billing"))
+	principals, err := lockd.ParsePrincipals([]byte(doc))
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name  string
+		opts  lockd.Options
+		token string
+	}{
+		{"open mode", lockd.Options{}, ""},
+		{"principals", lockd.Options{Principals: principals}, "tok-billing"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, fixtureOptions{opts: c.opts})
+			cmd := exec.Command(python, "-c", script)
+			cmd.Dir = t.TempDir() // the installed package, not the source tree
+			cmd.Env = append(os.Environ(), "LOCKD_ADDR="+strings.TrimPrefix(f.url, "http://"), "PYTHONDONTWRITEBYTECODE=1")
+			if c.token != "" {
+				cmd.Env = append(cmd.Env, "LOCKD_TOKEN="+c.token)
+			}
+			out, err := cmd.CombinedOutput()
+			t.Logf("%s", out)
+			require.NoError(t, err, "%s", out)
+			require.Regexp(t, `^holding l-1 fencing token [1-9][0-9]*\n$`, string(out))
+		})
+	}
+}
