@@ -52,7 +52,7 @@ func TestPythonClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	requireInstalled(t, python)
-	cmd := exec.CommandContext(ctx, python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
+	cmd := exec.CommandContext(ctx, python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "faulthandler_timeout=30", "--durations=5", "tests")
 	cmd.Dir = "python"
 	cmd.Env = append(os.Environ(), "LOCKD_ADDR="+strings.TrimPrefix(f.url, "http://"), "LOCKD_TOKEN_A=tok-py", "LOCKD_TOKEN_B=tok-other",
 		"LOCKD_RESTART_URL="+control.URL+"/restart",
