@@ -5,10 +5,12 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,19 +26,30 @@ import (
 	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
+	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
 // fixture is a lockd on a loopback port: a migration.Locker on the model
 // store in phase new, the Server, and its log.
 type fixture struct {
-	t       *testing.T
-	url     string
-	server  *lockd.Server
-	logs    *syncBuffer
-	tls     *tls.Config // the server's, nil for cleartext
+	t      *testing.T
+	url    string
+	server *lockd.Server
+	logs   *syncBuffer
+	tls    *tls.Config  // the server's, nil for cleartext
+	store  *model.Store // the fleet's
+
+	// What restart needs to start the lockd again. mu guards server, hs
+	// and stopped once restart may run (from an HTTP handler).
+	mu      sync.Mutex
+	hs      *http.Server
 	stopped chan struct{}
-	store   *model.Store // the fleet's
+	served  lockstep.GroupLocker
+	opts    lockd.Options
 	locker  *migration.Locker
+	view    bool            // serve the web view beside the lock service
+	rec     *lockd.Recorder // the view's Recorder, observing the Locker
 }
 
 type fixtureOptions struct {
@@ -61,6 +74,8 @@ type fixtureOptions struct {
 	// view serves the web view at lockd.ViewPath, its Recorder observing
 	// the Locker.
 	view bool
+	// lockTTL, when set, is the TTL of the lock cells (lockd --lock-ttl).
+	lockTTL time.Duration
 }
 
 // newFixture starts a lockd; the test's cleanup stops it and checks that
@@ -94,56 +109,38 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	fencing, err := clock.NewGlobal(store, "", &clock.Local{})
 	require.NoError(t, err)
 	var rec *lockd.Recorder
-	mo := &migration.Options{Separator: "/", Fencing: fencing, Deadlock: fo.deadlock, ProcessID: process}
+	mopts := &migration.Options{Separator: "/", Fencing: fencing, Deadlock: fo.deadlock, ProcessID: process}
+	if fo.lockTTL > 0 {
+		mopts.Queue, mopts.Legacy = &queuelock.Options{TTL: fo.lockTTL}, &shadowlock.Options{TTL: fo.lockTTL}
+	}
 	if fo.view {
 		rec = lockd.NewRecorder(nil)
-		mo.Observer = rec
+		mopts.Observer = rec
 	}
-	locker, err := migration.New(store, flag, mo)
+	locker, err := migration.New(store, flag, mopts)
 	require.NoError(t, err)
-	f := &fixture{t: t, logs: &syncBuffer{}, tls: fo.tls, stopped: make(chan struct{}), store: store, locker: locker}
+	f := &fixture{t: t, logs: &syncBuffer{}, tls: fo.tls, store: store, locker: locker, view: fo.view, rec: rec}
 	opts := fo.opts
 	opts.Logger = slog.New(slog.NewTextHandler(f.logs, nil))
 	var served lockstep.GroupLocker = locker
 	if fo.wrap != nil {
 		served = fo.wrap(locker)
 	}
-	f.server, err = lockd.New(served, &opts)
-	require.NoError(t, err)
+	f.served, f.opts = served, opts
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	protocols := new(http.Protocols)
-	protocols.SetHTTP1(true)
-	protocols.SetHTTP2(true)
-	protocols.SetUnencryptedHTTP2(true)
-	var handler http.Handler = f.server.Handler()
-	if fo.view {
-		v, err := f.server.View(&lockd.ViewOptions{Store: store, Recorder: rec, Refresh: 500 * time.Millisecond})
-		require.NoError(t, err)
-		mux := http.NewServeMux()
-		mux.Handle(lockd.ViewPath, v)
-		mux.Handle("/", handler)
-		handler = mux
-	}
-	hs := &http.Server{Handler: handler, Protocols: protocols, TLSConfig: fo.tls,
-		ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn)}
+	require.NoError(t, f.serve(ln))
 	f.url = "http://" + ln.Addr().String()
-	go func() {
-		defer close(f.stopped)
-		if fo.tls != nil {
-			_ = hs.ServeTLS(ln, "", "")
-		} else {
-			_ = hs.Serve(ln)
-		}
-	}()
 	if fo.tls != nil {
 		f.url = "https://" + ln.Addr().String()
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		f.mu.Lock()
+		defer f.mu.Unlock()
 		require.NoError(t, f.server.Close(ctx))
-		require.NoError(t, hs.Shutdown(ctx))
+		require.NoError(t, f.hs.Shutdown(ctx))
 		<-f.stopped
 		require.NoError(t, locker.Close(ctx))
 		// Every goroutine the fixture started (the Server's session and
@@ -161,6 +158,67 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 		}
 	})
 	return f
+}
+
+// serve starts a lockd Server on the fixture's Locker, served on ln.
+func (f *fixture) serve(ln net.Listener) error {
+	server, err := lockd.New(f.served, &f.opts)
+	if err != nil {
+		return err
+	}
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(true)
+	protocols.SetUnencryptedHTTP2(true)
+	var handler http.Handler = server.Handler()
+	if f.view {
+		v, err := server.View(&lockd.ViewOptions{Store: f.store, Recorder: f.rec, Refresh: 500 * time.Millisecond})
+		if err != nil {
+			return err
+		}
+		mux := http.NewServeMux()
+		mux.Handle(lockd.ViewPath, v)
+		mux.Handle("/", handler)
+		handler = mux
+	}
+	hs := &http.Server{Handler: handler, Protocols: protocols, TLSConfig: f.tls,
+		ErrorLog: slog.NewLogLogger(f.opts.Logger.Handler(), slog.LevelWarn)}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		if f.tls != nil {
+			_ = hs.ServeTLS(ln, "", "")
+		} else {
+			_ = hs.Serve(ln)
+		}
+	}()
+	f.server, f.hs, f.stopped = server, hs, stopped
+	return nil
+}
+
+// restart stops the lockd as a crash does — every connection dropped at
+// once, every session forgotten — and starts a new one on the same address
+// and Locker, which knows none of the old one's sessions. The old Server's
+// Close releases their locks, as their cells' TTL would after a crash. It
+// returns an error rather than failing the test: an HTTP handler calls it.
+func (f *fixture) restart() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	addr := strings.TrimPrefix(strings.TrimPrefix(f.url, "http://"), "https://")
+	if err := f.hs.Close(); err != nil {
+		return fmt.Errorf("closing the HTTP server: %w", err)
+	}
+	<-f.stopped
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.server.Close(ctx); err != nil {
+		return fmt.Errorf("closing the lockd server: %w", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s again: %w", addr, err)
+	}
+	return f.serve(ln)
 }
 
 // client returns a generated Connect client of the fixture speaking proto,

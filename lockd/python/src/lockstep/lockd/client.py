@@ -1,0 +1,105 @@
+"""Client: the connection to lockd, and the calls that name no session."""
+
+import grpc
+from google.protobuf import duration_pb2
+
+from lockstep.lockd.errors import Unavailable, from_rpc_error
+from lockstep.lockd.session import Session
+from lockstep.v1 import lockd_pb2 as pb
+from lockstep.v1 import lockd_pb2_grpc
+
+
+def _endpoints(endpoints):
+    """Checks endpoints ("host:port", or a list of them) and returns them as
+    a list; raises ValueError saying what to give instead."""
+    if isinstance(endpoints, str):
+        endpoints = [endpoints]
+    try:
+        endpoints = list(endpoints)
+    except TypeError:
+        raise ValueError(f"endpoints {endpoints!r}: give a list of lockd addresses, such as [\"127.0.0.1:7420\"]") from None
+    if not endpoints:
+        raise ValueError("endpoints is empty: give at least one lockd address, such as [\"127.0.0.1:7420\"]")
+    for e in endpoints:
+        if not isinstance(e, str) or not e.strip():
+            raise ValueError(f"endpoint {e!r}: want a lockd address as a string, such as \"127.0.0.1:7420\"")
+        if "://" in e:
+            raise ValueError(f"endpoint {e!r}: give host:port (a gRPC target, such as \"127.0.0.1:7420\"), not a URL")
+    return endpoints
+
+
+class Client:
+    """A connection to one or more lockds. endpoints is a list of lockd
+    addresses ("host:port"; a single string is taken as a list of one): a
+    session opens on the first that answers, trying the next while one is
+    unavailable (down, unreachable, shutting down), and then uses that
+    lockd alone, since a session lives in its lockd's memory. credentials,
+    when given, are grpc channel credentials (TLS, with a client
+    certificate for mTLS); token is a bearer token sent with every call.
+    Safe for concurrent use by several threads."""
+
+    def __init__(self, endpoints, token=None, credentials=None):
+        self.endpoints = _endpoints(endpoints)
+        self._channels, self._stubs = {}, {}
+        for target in self.endpoints:
+            if credentials is not None:
+                channel = grpc.secure_channel(target, credentials)
+            else:
+                channel = grpc.insecure_channel(target)
+            self._channels[target] = channel
+            self._stubs[target] = lockd_pb2_grpc.LockServiceStub(channel)
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
+
+    def _stub(self, endpoint):
+        if endpoint is None:
+            return self._stubs[self.endpoints[0]]
+        if endpoint not in self._stubs:
+            raise ValueError(f"endpoint {endpoint!r} is not one of this client's: {self.endpoints}")
+        return self._stubs[endpoint]
+
+    def call(self, method, request, timeout=None, endpoint=None):
+        """Calls method (a LockService method's name) with request on the
+        lockd at endpoint (default: the first); raises the matching
+        LockdError."""
+        stub = self._stub(endpoint)
+        try:
+            return getattr(stub, method)(request, timeout=timeout, metadata=self._metadata)
+        except grpc.RpcError as err:
+            raise from_rpc_error(err) from None
+
+    def watch_call(self, session_id, endpoint):
+        """The WatchSession stream of a session at endpoint (a grpc call:
+        iterate it, cancel() it)."""
+        return self._stub(endpoint).WatchSession(pb.WatchSessionRequest(session_id=session_id), metadata=self._metadata)
+
+    def open_session(self, ttl=None, name=""):
+        """Opens a session on the first endpoint that answers; ttl in
+        seconds (None: the server's default). Raises the last Unavailable
+        when none does, or what a lockd answered otherwise."""
+        req = pb.OpenSessionRequest(name=name)
+        if ttl is not None:
+            req.ttl.CopyFrom(duration_pb2.Duration(seconds=int(ttl), nanos=int((ttl % 1) * 1e9)))
+        for i, endpoint in enumerate(self.endpoints):
+            try:
+                res = self.call("OpenSession", req, endpoint=endpoint)
+            except Unavailable:
+                if i == len(self.endpoints) - 1:
+                    raise
+                continue
+            return Session(self, res.session_id, res.ttl.ToTimedelta().total_seconds(), endpoint)
+
+    def session(self, ttl=None, name=""):
+        """A session that keeps itself alive until closed (a context manager)."""
+        s = self.open_session(ttl, name)
+        s.keep_alive_in_background()
+        return s
+
+    def list_sessions(self, endpoint=None):
+        """Every live session of the lockd at endpoint (default: the first),
+        as DescribeSessionResponses: for a principal granted list_sessions;
+        Refused otherwise."""
+        return list(self.call("ListSessions", pb.ListSessionsRequest(), endpoint=endpoint).sessions)
+
+    def close(self):
+        for channel in self._channels.values():
+            channel.close()
