@@ -1,0 +1,197 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+
+	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
+)
+
+// errClosing stops a move that Close overtook.
+var errClosing = errors.New("lockd client: the session is closing")
+
+// moveTo opens a session on the lockd at url, adopts peer there when the
+// session holds locks, and installs the new session (install). What it
+// opened is closed again if it fails.
+func (s *Session) moveTo(ctx context.Context, url, peer string) error {
+	c, sent, ttl, err := s.openOn(ctx, url)
+	if err != nil {
+		return wrap(ctx, err)
+	}
+	if ttl != s.ttl {
+		s.closeOn(c)
+		return fmt.Errorf("lockd client: lockd %s granted a session TTL of %v, not the session's %v: give the lockds of a cluster the same TTL bounds: %w",
+			url, ttl, s.ttl, ErrUnavailable)
+	}
+	s.closeLeft(ctx, c)
+	var held []*pb.HeldLock
+	setSent, got := sent, sent
+	if peer != "" && s.holds() {
+		setSent = time.Now()
+		res, err := c.rpc.SetToken(ctx, connect.NewRequest(&pb.SetTokenRequest{SessionId: c.id, Token: peer}))
+		if err != nil {
+			s.closeOn(c)
+			return wrap(ctx, err)
+		}
+		held, got = res.Msg.GetLocks(), time.Now()
+	}
+	counted := s.recount(ctx, c, held)
+	if err := s.install(c, sent, setSent, got, held, counted); err != nil {
+		s.closeOn(c)
+		return err
+	}
+	return nil
+}
+
+// closeLeft closes the session an earlier move left at c's lockd, if any:
+// that lockd holds the locks of the session's old identity there, shared
+// with the lockd the session moved to, and a lockd refuses to adopt a lock
+// it holds itself (LOCKED). The old session leaves them (docs/algorithms.md
+// §8.7, "Leaving"): its lockd deletes its own owner cells and finds the
+// current holder's, so nothing is released.
+func (s *Session) closeLeft(ctx context.Context, c *conn) {
+	s.mu.Lock()
+	id, ok := s.left[c.url]
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	_, err := c.rpc.CloseSession(ctx, connect.NewRequest(&pb.CloseSessionRequest{SessionId: id}))
+	if err == nil || errors.Is(wrap(ctx, err), ErrSessionEnded) {
+		s.mu.Lock()
+		delete(s.left, c.url)
+		s.mu.Unlock()
+	}
+}
+
+// holds says whether the session has a Lock.
+func (s *Session) holds() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.locks) > 0
+}
+
+// key names a lock by what a move can compare: its items in the order
+// Lock asked for them, and its fencing token.
+func key(items []*pb.LockItem, token int64) string {
+	var b strings.Builder
+	for _, it := range items {
+		b.WriteString(it.GetId())
+		b.WriteByte(0)
+		b.WriteString(strconv.Itoa(int(it.GetAccess())))
+		b.WriteByte(1)
+	}
+	return b.String() + strconv.FormatInt(token, 10)
+}
+
+// recount takes again, at c, each Lock granted by reentrancy whose lock
+// held names: the peer token carries one share per acquisition, so the
+// new identity holds it once, and lockd counts a TryLock of the same
+// items under it without a store request. It returns the new handle per
+// Lock; a Lock whose TryLock did not only count (another fencing token, or
+// not reentrant) gets none, and what it took is given back.
+func (s *Session) recount(ctx context.Context, c *conn, held []*pb.HeldLock) map[*Lock]*pb.HeldLock {
+	adopted := map[string]bool{}
+	for _, h := range held {
+		adopted[key(h.GetItems(), h.GetToken())] = true
+	}
+	s.mu.Lock()
+	var again []*Lock
+	for _, l := range s.locks {
+		if l.reentrant && adopted[key(l.items, l.token)] {
+			again = append(again, l)
+		}
+	}
+	s.mu.Unlock()
+	out := map[*Lock]*pb.HeldLock{}
+	for _, l := range again {
+		res, err := c.rpc.TryLock(ctx, connect.NewRequest(&pb.LockRequest{SessionId: c.id, Items: l.items}))
+		if err != nil {
+			continue
+		}
+		h := res.Msg.GetLock()
+		if !h.GetReentrant() || h.GetToken() != l.token {
+			_, _ = c.rpc.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: c.id, LockId: h.GetLockId()}))
+			continue
+		}
+		out[l] = h
+	}
+	return out
+}
+
+// install makes c the session's: each Lock whose lock held names (same
+// items and fencing token) takes the adopted handle, and its deadline is
+// the adoption's send plus the valid_for c's lockd gave, unless its own
+// deadline passed before the answer came (got): then the hold may have
+// had a gap (docs/algorithms.md §8.7, a late handover), so the Lock is
+// lost. A Lock the answer does not name is lost; an adopted lock no Lock
+// names is released at c. A reentrant Lock takes its handle from counted.
+func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.HeldLock, counted map[*Lock]*pb.HeldLock) error {
+	byKey := map[string]*pb.HeldLock{}
+	for _, h := range held {
+		byKey[key(h.GetItems(), h.GetToken())] = h
+	}
+	used := map[string]bool{}
+	locks := map[string]*Lock{}
+	var lost []*Lock
+	var release []string // counted handles of Locks lost
+	s.mu.Lock()
+	if s.err != nil || s.root.Err() != nil {
+		s.mu.Unlock()
+		return errClosing
+	}
+	for _, l := range s.locks {
+		h, ok := byKey[key(l.items, l.token)]
+		if l.reentrant {
+			h, ok = counted[l]
+		}
+		switch {
+		case ok && !used[h.GetLockId()] && !got.After(l.deadline):
+			used[h.GetLockId()] = true
+			l.handle, l.deadline = h.GetLockId(), setSent.Add(s.lockTime(h.GetValidFor()))
+			locks[l.handle] = l
+		case s.knobs.AdoptStaleToken: // the planted defect: claim it kept
+			l.deadline = sent.Add(s.ttl)
+			locks[l.handle] = l
+		default:
+			if ok && l.reentrant {
+				release = append(release, h.GetLockId())
+			}
+			l.handle = ""
+			lost = append(lost, l)
+		}
+	}
+	s.left[s.c.url] = s.c.id
+	s.c, s.locks, s.deadline = c, locks, sent.Add(s.ttl)
+	s.moves++
+	s.peerAt = s.peerSeq // a GetToken still in flight at the old lockd must not overwrite the new token
+	if !s.knobs.AdoptStaleToken {
+		s.peer = ""
+	}
+	s.bg.Add(2) // under s.mu with s.err nil: Close's Wait comes after
+	s.mu.Unlock()
+	go s.keepAlive(c)
+	go s.watch(c, nil)
+	for _, l := range lost {
+		l.lose()
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, max(s.ttl/3, 10*time.Millisecond))
+	defer cancel()
+	for _, h := range held {
+		if !used[h.GetLockId()] { // adopted too late, or named by no Lock
+			release = append(release, h.GetLockId())
+		}
+	}
+	for _, h := range release {
+		_, _ = c.rpc.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: c.id, LockId: h}))
+	}
+	s.added()
+	s.refreshPeer()
+	return nil
+}
