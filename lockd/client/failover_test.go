@@ -205,7 +205,7 @@ func TestFailover_OpenRefusals(t *testing.T) {
 // the move's end, p50 and p99.
 func TestFailover_Times(t *testing.T) {
 	srvs, cuts, _ := cluster(t, 3)
-	s := openOn(t, srvs, time.Second, nil)
+	s := openOn(t, srvs, 3*time.Second, nil)
 	ctx := t.Context()
 	var locks []lockstep.Lock
 	var tokens []int64
@@ -218,7 +218,7 @@ func TestFailover_Times(t *testing.T) {
 	for i := range 20 {
 		at := slices.Index(urls(srvs), s.Endpoint())
 		cuts[at].setCut(true)
-		times = append(times, waitMoves(t, s, i+1, 2*time.Second))
+		times = append(times, waitMoves(t, s, i+1, 3*time.Second))
 		cuts[at].setCut(false)
 		other, err := client.Open(ctx, s.Endpoint(), nil)
 		require.NoError(t, err)
