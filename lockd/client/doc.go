@@ -65,7 +65,8 @@
 // store and peer key; Open refuses a lockd without one) a session whose
 // lockd fails moves to another with its locks (docs/algorithms.md, §8.8).
 // The client reads its identity's peer token again after every Lock,
-// Unlock, UnlockAll and Adopt (one more call each). When a keep-alive or a
+// Unlock, UnlockAll and Adopt (one more call each), and at each move from
+// the new lockd before it uses it. When a keep-alive or a
 // call goes unanswered (Unavailable, DeadlineExceeded; each keep-alive is
 // cut at half the time left) or the watch stream breaks, the session opens
 // a session on the next lockd and adopts the token there: each Lock keeps

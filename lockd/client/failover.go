@@ -71,30 +71,46 @@ func (s *Session) start(c *conn, watching chan<- struct{}) {
 	go s.watch(c, watching)
 }
 
-// closeOn closes c's session at its lockd, as far as it answers.
+// closeOn closes c's session at its lockd, a session a move opened and
+// does not keep. If its lockd does not answer, the session is noted as
+// left there (closeLeft): it may hold the locks a SetToken adopted, and
+// that lockd refuses to adopt them again until it is closed or lapses.
 func (s *Session) closeOn(c *conn) {
 	c.stop()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.root), max(s.ttl/3, time.Second))
 	defer cancel()
-	_, _ = c.rpc.CloseSession(ctx, connect.NewRequest(&pb.CloseSessionRequest{SessionId: c.id}))
+	_, err := c.rpc.CloseSession(ctx, connect.NewRequest(&pb.CloseSessionRequest{SessionId: c.id}))
+	if err != nil && !errors.Is(wrap(ctx, err), ErrSessionEnded) {
+		s.mu.Lock()
+		s.left[c.url] = c.id
+		s.mu.Unlock()
+	}
 }
 
-// firstPeerToken reads the identity's first peer token at Open; a lockd
-// without a peer key hands out tokens no other lockd accepts, so the
-// session could never move.
+// firstPeerToken reads the identity's first peer token at Open.
 func (s *Session) firstPeerToken(ctx context.Context) error {
-	c := s.c
-	res, err := c.rpc.GetToken(ctx, connect.NewRequest(&pb.GetTokenRequest{SessionId: c.id}))
+	tok, err := readPeer(ctx, s.c)
 	if err != nil {
-		return wrap(ctx, err)
-	}
-	tok := res.Msg.GetToken()
-	if !strings.HasPrefix(tok, "lkt2.") {
-		return fmt.Errorf("lockd client: Endpoints given, but the lockd at %s has no peer key, so no other lockd could take the session's locks over: "+
-			"start every lockd of the cluster with the same --peer-key-file, or leave Options.Endpoints empty", c.url)
+		return err
 	}
 	s.peer, s.peerSeq, s.peerAt = tok, 1, 1
 	return nil
+}
+
+// readPeer reads the peer token of the identity of c's session. A lockd
+// without a peer key hands out tokens no other lockd accepts: a session
+// there could never move on, so it is refused.
+func readPeer(ctx context.Context, c *conn) (string, error) {
+	res, err := c.rpc.GetToken(ctx, connect.NewRequest(&pb.GetTokenRequest{SessionId: c.id}))
+	if err != nil {
+		return "", wrap(ctx, err)
+	}
+	tok := res.Msg.GetToken()
+	if !strings.HasPrefix(tok, "lkt2.") {
+		return "", fmt.Errorf("lockd client: Endpoints given, but the lockd at %s has no peer key, so no other lockd could take the session's locks over: "+
+			"start every lockd of the cluster with the same --peer-key-file, or leave Options.Endpoints empty", c.url)
+	}
+	return tok, nil
 }
 
 // refreshPeer reads the identity's peer token again. A token whose

@@ -228,3 +228,37 @@ func TestFailover_Times(t *testing.T) {
 	slices.Sort(times)
 	t.Logf("20 fail-overs: p50 %v, p99 %v, max %v", times[len(times)/2], times[len(times)*99/100], times[len(times)-1])
 }
+
+// A lockd that adopts the session's locks and then fails before it hands
+// out its identity's peer token is not moved to: the session moves on to
+// another lockd with the token it carried, and keeps its locks at the
+// next move too. (Had it settled on that lockd without a token, a second
+// move would have carried none, and lost every lock.)
+func TestFailover_LockdFailingBeforeItsTokenIsLeft(t *testing.T) {
+	srvs, cuts, _ := cluster(t, 3)
+	s := openOn(t, srvs, 3*time.Second, nil)
+	ctx := t.Context()
+	var locks []lockstep.Lock
+	var tokens []int64
+	for _, id := range []string{"a", "b"} {
+		l, err := s.Lock(ctx, id)
+		require.NoError(t, err)
+		locks, tokens = append(locks, l), append(tokens, l.(lockstep.Fenced).Token())
+	}
+	srvs[1].dropGetToken.Store(true) // lockd-b answers SetToken, then fails
+	cuts[0].setCut(true)
+	waitMoves(t, s, 1, 3*time.Second)
+	cuts[0].setCut(false)
+	other := open(t, s.Endpoint(), nil)
+	requireKept(t, other, locks, tokens)
+
+	at := slices.Index(urls(srvs), s.Endpoint())
+	cuts[at].setCut(true)
+	waitMoves(t, s, 2, 3*time.Second)
+	cuts[at].setCut(false)
+	other = open(t, s.Endpoint(), nil)
+	requireKept(t, other, locks, tokens)
+	for _, l := range locks {
+		require.NoError(t, l.Unlock(ctx))
+	}
+}

@@ -27,6 +27,9 @@ type server struct {
 	url           string
 	hs            *http.Server
 	dropKeepAlive atomic.Bool
+	// dropGetToken refuses GetToken with Unavailable: a lockd that fails
+	// after answering an earlier call and before answering GetToken.
+	dropGetToken atomic.Bool
 	// hang makes every request wait for its caller to give up, as a lockd
 	// that hangs, or a link that loses every packet, would.
 	hang atomic.Bool
@@ -81,7 +84,8 @@ func serveLockd(t *testing.T, store *model.Store, process string, opts lockd.Opt
 			}
 			return
 		}
-		if s.dropKeepAlive.Load() && strings.HasSuffix(r.URL.Path, "/KeepAlive") {
+		if s.dropKeepAlive.Load() && strings.HasSuffix(r.URL.Path, "/KeepAlive") ||
+			s.dropGetToken.Load() && strings.HasSuffix(r.URL.Path, "/GetToken") {
 			http.Error(w, "cut off", http.StatusServiceUnavailable)
 			return
 		}

@@ -17,8 +17,15 @@ import (
 var errClosing = errors.New("lockd client: the session is closing")
 
 // moveTo opens a session on the lockd at url, adopts peer there when the
-// session holds locks, and installs the new session (install). What it
-// opened is closed again if it fails.
+// session holds locks, reads the new identity's peer token, and installs
+// the new session (install). What it opened is closed again if it fails.
+//
+// The token is read before install, as a step of the move: a session
+// installed without one would carry nothing at its next move, and lose
+// every lock, if that lockd failed before a later GetToken was answered.
+// A lockd that adopts the locks and then cannot hand out its token is
+// treated as one that failed during the move: the session moves on, with
+// the token it carried, to the next lockd.
 func (s *Session) moveTo(ctx context.Context, url, peer string) error {
 	c, sent, ttl, err := s.openOn(ctx, url)
 	if err != nil {
@@ -42,7 +49,14 @@ func (s *Session) moveTo(ctx context.Context, url, peer string) error {
 		held, got = res.Msg.GetLocks(), time.Now()
 	}
 	counted := s.recount(ctx, c, held)
-	if err := s.install(c, sent, setSent, got, held, counted); err != nil {
+	next := peer
+	if !s.knobs.AdoptStaleToken {
+		if next, err = readPeer(ctx, c); err != nil {
+			s.closeOn(c)
+			return err
+		}
+	}
+	if err := s.install(c, sent, setSent, got, held, counted, next); err != nil {
 		s.closeOn(c)
 		return err
 	}
@@ -132,7 +146,8 @@ func (s *Session) recount(ctx context.Context, c *conn, held []*pb.HeldLock) map
 // had a gap (docs/algorithms.md §8.7, a late handover), so the Lock is
 // lost. A Lock the answer does not name is lost; an adopted lock no Lock
 // names is released at c. A reentrant Lock takes its handle from counted.
-func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.HeldLock, counted map[*Lock]*pb.HeldLock) error {
+// peer, the identity's token read at c, replaces the session's.
+func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.HeldLock, counted map[*Lock]*pb.HeldLock, peer string) error {
 	byKey := map[string]*pb.HeldLock{}
 	for _, h := range held {
 		byKey[key(h.GetItems(), h.GetToken())] = h
@@ -170,11 +185,8 @@ func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.Held
 	s.left[s.c.url] = s.c.id
 	s.c, s.locks, s.deadline = c, locks, sent.Add(s.ttl)
 	s.moves++
-	s.peerAt = s.peerSeq // a GetToken still in flight at the old lockd must not overwrite the new token
-	if !s.knobs.AdoptStaleToken {
-		s.peer = ""
-	}
-	s.bg.Add(2) // under s.mu with s.err nil: Close's Wait comes after
+	s.peer, s.peerAt = peer, s.peerSeq // a GetToken still in flight at the old lockd must not overwrite it
+	s.bg.Add(2)                        // under s.mu with s.err nil: Close's Wait comes after
 	s.mu.Unlock()
 	go s.keepAlive(c)
 	go s.watch(c, nil)
@@ -192,6 +204,8 @@ func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.Held
 		_, _ = c.rpc.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: c.id, LockId: h}))
 	}
 	s.added()
-	s.refreshPeer()
+	if len(release) > 0 {
+		s.refreshPeer() // the token read at c names what was just released
+	}
 	return nil
 }
