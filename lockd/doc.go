@@ -154,8 +154,12 @@
 //     (INVALID_TOKEN); another principal's without a grant
 //     (NOT_YOUR_TOKEN); a lock taken in mode legacy or combined, which
 //     cannot move (FailedPrecondition INCOMPATIBLE_MODE, for the whole
-//     token); a lock no longer held (UNKNOWN_TOKEN); a phase or flag that
-//     forbids new on this lockd (INCOMPATIBLE_MODE).
+//     token); no lock of the token still held (UNKNOWN_TOKEN); a phase or
+//     flag that forbids new on this lockd (INCOMPATIBLE_MODE).
+//   - A lock the token names that is no longer held (unlocked, or its
+//     lease lapsed, since GetToken ran) is skipped: the library's Adopt
+//     finds no holder and writes nothing, so it is not adopted, and the
+//     answer names only the locks adopted. The rest are adopted.
 //
 // The key authenticates lockds to each other; the token stays a bearer
 // credential, as within one lockd, and the share tokens in it are

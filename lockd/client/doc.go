@@ -72,8 +72,9 @@
 // a session on the next lockd and adopts the token there: each Lock keeps
 // working — the same value, ids and fencing token; its Handle and Owner
 // change; nothing is released or taken again. A lock the token did not
-// name, or whose own time ran out before the adoption was answered, is
-// lost (Lost closes; Unlock returns lockstep.ErrLost); a move not done
+// name, or the new lockd found no longer held, or whose own time ran out
+// before the adoption was answered, is lost (Lost closes; Unlock returns
+// lockstep.ErrLost); a move not done
 // within the session's TTL ends the session, as without fail-over. A Lock
 // answered by the old lockd after the move began is given back there and
 // returns an error wrapping ErrUnavailable. A lockd only cut off keeps its

@@ -2,17 +2,21 @@ package client_test
 
 import (
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"connectrpc.com/connect"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/lockd"
 	"github.com/lockstep-go/lockstep/lockd/client"
+	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
+	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
 	"github.com/lockstep-go/lockstep/model"
 )
 
@@ -261,4 +265,53 @@ func TestFailover_LockdFailingBeforeItsTokenIsLeft(t *testing.T) {
 	for _, l := range locks {
 		require.NoError(t, l.Unlock(ctx))
 	}
+}
+
+// An Unlock answered by the lockd whose GetToken after it is not leaves
+// the session a peer token naming the released lock. When that lockd then
+// fails, the other lockd adopts the token's other locks and skips the
+// released one: the session moves and keeps them.
+func TestFailover_UnlockThenCutKeepsTheOtherLocks(t *testing.T) {
+	srvs, cuts, _ := cluster(t, 2)
+	s := openOn(t, srvs, 3*time.Second, nil)
+	other := open(t, srvs[1].url, nil)
+	ctx := t.Context()
+	x, err := s.Lock(ctx, "x")
+	require.NoError(t, err)
+	y, err := s.Lock(ctx, "y")
+	require.NoError(t, err)
+	srvs[0].dropGetToken.Store(true)
+	require.NoError(t, x.Unlock(ctx)) // answered; the GetToken after it is not
+	cuts[0].setCut(true)
+	waitMoves(t, s, 1, 3*time.Second)
+	require.NoError(t, s.Err())
+	requireKept(t, other, []lockstep.Lock{y}, []int64{y.(lockstep.Fenced).Token()})
+	_, err = other.TryLock(ctx, "x")
+	require.NoError(t, err, "x was released, and not adopted")
+	require.NoError(t, y.Unlock(ctx))
+}
+
+// A lock the client still counts held but whose share the other lockd
+// finds released (here unlocked at the old lockd behind the client's back)
+// is not adopted, and the client reports it lost: skipping it hides
+// nothing. The session moves and keeps its other lock.
+func TestFailover_LockReleasedBehindTheClientIsReportedLost(t *testing.T) {
+	srvs, cuts, _ := cluster(t, 2)
+	s := openOn(t, srvs, 3*time.Second, nil)
+	other := open(t, srvs[1].url, nil)
+	ctx := t.Context()
+	x, err := s.Lock(ctx, "x")
+	require.NoError(t, err)
+	y, err := s.Lock(ctx, "y")
+	require.NoError(t, err)
+	raw := lockstepv1connect.NewLockServiceClient(http.DefaultClient, srvs[0].url)
+	_, err = raw.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: s.ID(), LockId: x.(*client.Lock).Handle()}))
+	require.NoError(t, err)
+	cuts[0].setCut(true)
+	waitMoves(t, s, 1, 3*time.Second)
+	require.NoError(t, s.Err())
+	lostWithin(t, x, time.Second)
+	require.ErrorIs(t, x.Unlock(ctx), lockstep.ErrLost)
+	requireKept(t, other, []lockstep.Lock{y}, []int64{y.(lockstep.Fenced).Token()})
+	require.NoError(t, y.Unlock(ctx))
 }
