@@ -27,12 +27,21 @@ type DeadlockMember struct {
 	// every request exclusively (legacy, combined, a migration Locker in
 	// those modes), even for a Shared request.
 	Waits Request
-	// HeldBy is the owner id of the next member's lock on Waits.ID, in the
-	// access that excluded this member.
+	// HeldBy is the Owner() of the Lock, returned to the next member's
+	// caller, that holds Waits.ID in the access that excluded this member:
+	// compare it with the Owner() of the handles a unit of work holds to
+	// find the one to release. For a lock of one id it is that lock's
+	// owner id; for a lock of several members (a group, or a hierarchical
+	// id with its ancestors' intention locks) it is the handle's Owner(),
+	// its first member's owner id, even where Waits.ID is another member,
+	// whose cell in the store carries an owner id of its own. Under
+	// WithReentrancy a member counted by a later acquisition keeps the
+	// Owner() of the handle that took it.
 	HeldBy string
 	// HeldIn is the access in which the next member held Waits.ID.
 	HeldIn Access
-	// Comment is what the member's caller passed with WithComment.
+	// Comment is what the member's caller passed with WithComment, byte
+	// for byte (through lockd, as UTF-8: see WithComment).
 	Comment string
 }
 
@@ -126,7 +135,10 @@ type commentKey struct{}
 // WithComment returns ctx carrying comment for the acquisitions made with
 // it: a Locker with deadlock detection shows it in the DeadlockError of any
 // cycle the acquisition's wait is part of (seed 003's lock($comment)). It
-// changes nothing else.
+// changes nothing else. Any bytes are kept byte for byte, UTF-8 or not.
+// lockd carries comments as protobuf strings, which are UTF-8: its Go
+// client refuses a comment that is not, and a lockd reports another
+// process's such comment with each invalid byte replaced by U+FFFD.
 func WithComment(ctx context.Context, comment string) context.Context {
 	return context.WithValue(ctx, commentKey{}, comment)
 }

@@ -4,6 +4,6 @@ package lockstep
 // heading to, in semantic versioning: CHANGELOG.md lists every release and
 // what changed, and says what a v0 version promises. A "-dev" suffix marks a
 // tree between releases. A binary built from a tagged module version also
-// reports that tag through its build information; lockctl version prints
-// both.
+// reports that tag through its build information; lockctl version and
+// lockd --version print both.
 const Version = "0.1.0-dev"

@@ -2,6 +2,7 @@ package cassandra
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/gocql/gocql"
@@ -96,6 +97,20 @@ func TestNew_GlobalStoreRefusesLocalQuorumAndSaysWhatToUse(t *testing.T) {
 	assert.ErrorContains(t, err, "read LOCAL_QUORUM, write LOCAL_QUORUM cannot keep a global lock global")
 	assert.ErrorContains(t, err, "use QUORUM reads and writes, or EACH_QUORUM writes with LOCAL_QUORUM reads")
 	assert.ErrorContains(t, err, "WithLocalDC")
+}
+
+// QUORUM with LOCAL_QUORUM, either way, is refused naming the pair and
+// what to use; every pair is tested in internal/cqlstore.
+func TestNew_RefusesQuorumWithLocalQuorumAndSaysWhatToUse(t *testing.T) {
+	for _, p := range [][2]gocql.Consistency{{gocql.Quorum, gocql.LocalQuorum}, {gocql.LocalQuorum, gocql.Quorum}} {
+		_, err := New(session, "locks", WithConsistency(p[0], p[1]))
+		require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+		assert.ErrorContains(t, err, fmt.Sprintf("read %v, write %v: reads and writes do not overlap", p[0], p[1]))
+		assert.ErrorContains(t, err, "use QUORUM reads and writes, or EACH_QUORUM writes with LOCAL_QUORUM reads")
+		_, err = New(session, "locks", WithLocalDC("dc1"), WithConsistency(p[0], p[1]))
+		require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+		assert.ErrorContains(t, err, "use LOCAL_QUORUM reads and writes")
+	}
 }
 
 func TestWithLocalDC_IsADCLocalStoreAtLocalQuorum(t *testing.T) {

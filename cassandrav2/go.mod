@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/apache/cassandra-gocql-driver/v2 v2.1.2
-	github.com/lockstep-go/lockstep v0.0.0
+	github.com/lockstep-go/lockstep v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 

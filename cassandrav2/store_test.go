@@ -2,6 +2,7 @@ package cassandrav2
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -28,6 +29,11 @@ func TestNew_RefusesNilSessionUnsafeKeyspaceAndBadLevels(t *testing.T) {
 	for _, p := range [][2]gocql.Consistency{{gocql.One, gocql.One}, {gocql.Quorum, gocql.LocalQuorum}, {gocql.Serial, gocql.Serial}, {gocql.Quorum, gocql.Any}, {gocql.LocalQuorum, gocql.LocalQuorum}} {
 		_, err := New(session, "locks", WithConsistency(p[0], p[1]))
 		assert.ErrorIs(t, err, lockstep.ErrInvalidConfig, "read %v write %v", p[0], p[1])
+	}
+	for _, p := range [][2]gocql.Consistency{{gocql.Quorum, gocql.LocalQuorum}, {gocql.LocalQuorum, gocql.Quorum}} {
+		_, err := New(session, "locks", WithConsistency(p[0], p[1]))
+		assert.ErrorContains(t, err, fmt.Sprintf("read %v, write %v: reads and writes do not overlap", p[0], p[1]))
+		assert.ErrorContains(t, err, "use QUORUM reads and writes, or EACH_QUORUM writes with LOCAL_QUORUM reads", "says what to use")
 	}
 	for _, p := range [][2]gocql.Consistency{{gocql.Quorum, gocql.EachQuorum}, {gocql.LocalQuorum, gocql.EachQuorum}, {gocql.One, gocql.All}} {
 		_, err := New(session, "locks", WithConsistency(p[0], p[1]))

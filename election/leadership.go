@@ -49,7 +49,7 @@ func (l *Leadership) Done() <-chan struct{} {
 		return l.resigned
 	default:
 	}
-	if knobsCompiled && l.e.cfg.knobs.leaseUnchecked {
+	if k := l.e.cfg.knobs; k != nil && k.LeaseUnchecked {
 		return l.resigned
 	}
 	return l.lock.Lost()

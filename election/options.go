@@ -39,8 +39,9 @@ type Options struct {
 	// Observe; pass the Locker's. Default a clock.Local.
 	Clock lockstep.Clock
 
-	// knobs are test-only defects (knobs.go), set by this package's tests.
-	knobs testingKnobs
+	// TestingKnobs plants defects for the model check's negative control
+	// (knobs.go). Default nil: none.
+	TestingKnobs *TestingKnobs
 }
 
 // config is Options resolved and validated.
@@ -50,7 +51,7 @@ type config struct {
 	refresh time.Duration
 	poll    time.Duration
 	clock   lockstep.Clock
-	knobs   testingKnobs
+	knobs   *TestingKnobs
 }
 
 func (o *Options) resolve() (config, error) {
@@ -58,7 +59,7 @@ func (o *Options) resolve() (config, error) {
 	if o != nil {
 		in = *o
 	}
-	c := config{table: in.Table, ttl: in.TTL, refresh: in.Refresh, poll: in.Poll, clock: in.Clock, knobs: in.knobs}
+	c := config{table: in.Table, ttl: in.TTL, refresh: in.Refresh, poll: in.Poll, clock: in.Clock, knobs: in.TestingKnobs}
 	if c.table == "" {
 		c.table = queuelock.DefaultTable
 	}

@@ -40,7 +40,7 @@ func (r *recordingTB) Failed() bool {
 	return len(r.msgs) > 0
 }
 
-// The negative control: with leaseUnchecked, Done ignores the lease, so a
+// The negative control: with LeaseUnchecked, Done ignores the lease, so a
 // leader paused past its lease keeps leading when it resumes, beside the
 // successor that won meanwhile. The tenure property must catch it.
 func TestElection_LeaseUncheckedIsCaught(t *testing.T) {
@@ -52,13 +52,13 @@ func TestElection_LeaseUncheckedIsCaught(t *testing.T) {
 	rec := &recordingTB{T: t}
 	wins := 0
 	start := time.Now()
-	rapid.Check(rec, electionProperty(t, testingKnobs{leaseUnchecked: true}, &wins))
+	rapid.Check(rec, electionProperty(t, &TestingKnobs{LeaseUnchecked: true}, &wins))
 	if !rec.Failed() {
-		t.Fatalf("planted leaseUnchecked not caught (%d tenures checked)", wins)
+		t.Fatalf("planted LeaseUnchecked not caught (%d tenures checked)", wins)
 	}
 	msg := strings.Join(rec.msgs, "\n")
 	if !strings.Contains(msg, "failed after") || !strings.Contains(msg, "tenure:") {
-		t.Fatalf("planted leaseUnchecked caught, but not by the tenure property:\n%s", msg)
+		t.Fatalf("planted LeaseUnchecked caught, but not by the tenure property:\n%s", msg)
 	}
 	head, _, _ := strings.Cut(msg, "\n")
 	t.Logf("caught in %v (shrinking included): %s", time.Since(start).Round(time.Millisecond), strings.TrimPrefix(head, "[rapid] "))

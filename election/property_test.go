@@ -85,7 +85,7 @@ type elHarness struct {
 	trace      []string
 }
 
-func newElHarness(knobs testingKnobs, candidates int) (*elHarness, error) {
+func newElHarness(knobs *TestingKnobs, candidates int) (*elHarness, error) {
 	h := &elHarness{s: sim.New(sim.Config{})}
 	for i := range candidates {
 		sp := h.s.AddProcess(fmt.Sprintf("c%d", i))
@@ -99,7 +99,7 @@ func newElHarness(knobs testingKnobs, candidates int) (*elHarness, error) {
 			return nil, err
 		}
 		h.closer = append(h.closer, func() { _ = lk.Close(context.Background()) })
-		e, err := New(lk, sp.Store(), electionID, &Options{TTL: 6 * time.Second, Poll: 500 * time.Millisecond, Clock: sp.Clock(), knobs: knobs})
+		e, err := New(lk, sp.Store(), electionID, &Options{TTL: 6 * time.Second, Poll: 500 * time.Millisecond, Clock: sp.Clock(), TestingKnobs: knobs})
 		if err != nil {
 			return nil, err
 		}
@@ -240,7 +240,7 @@ func (h *elHarness) close() {
 
 // electionProperty is one rapid check: rounds of a random phase, safety
 // checked after every action, and a quiet phase in which someone must lead.
-func electionProperty(tt *testing.T, knobs testingKnobs, wins *int) func(*rapid.T) {
+func electionProperty(tt *testing.T, knobs *TestingKnobs, wins *int) func(*rapid.T) {
 	return func(t *rapid.T) {
 		var failure string
 		var drawPanic any // rapid's own panics (an overrun) belong on its goroutine
@@ -315,7 +315,7 @@ func TestElection_TermsIncreaseAndTenuresNeverOverlap(t *testing.T) {
 	}
 	defer checks(t, n)()
 	wins := 0
-	rapid.Check(t, electionProperty(t, testingKnobs{}, &wins))
+	rapid.Check(t, electionProperty(t, nil, &wins))
 	if wins == 0 {
 		t.Fatal("no candidate ever led: the check checked nothing")
 	}

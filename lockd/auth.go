@@ -6,14 +6,14 @@ import (
 	"net/http"
 	"strings"
 
+	"connectrpc.com/authn"
 	"connectrpc.com/connect"
 
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 )
 
 // credentials are what a request presented: its bearer token and its
-// verified client certificate, if any. The HTTP layer (withCredentials)
-// puts them in the request's context; the handlers decide (authenticate).
+// verified client certificate, if any, read from its headers and TLS state.
 type credentials struct {
 	bearer    string
 	hasBearer bool
@@ -21,50 +21,86 @@ type credentials struct {
 	peer      string            // remote address, for logs
 }
 
-type credentialsKey struct{}
+// credentialsOf reads r's credentials without touching its body.
+func credentialsOf(r *http.Request) credentials {
+	c := credentials{peer: r.RemoteAddr}
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		scheme, token, _ := strings.Cut(auth, " ")
+		if strings.EqualFold(scheme, "Bearer") {
+			c.bearer, c.hasBearer = strings.TrimSpace(token), true
+		} else {
+			c.hasBearer = true // a malformed header is a bad credential, not none
+		}
+	}
+	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 {
+		c.cert = r.TLS.VerifiedChains[0][0]
+	}
+	return c
+}
 
-// withCredentials wraps h so that each request's context carries its
-// credentials. It decides nothing: a request without credentials passes on,
-// to be refused by the handler with a status the client's protocol carries.
-func withCredentials(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c := credentials{peer: r.RemoteAddr}
-		if auth := r.Header.Get("Authorization"); auth != "" {
-			scheme, token, _ := strings.Cut(auth, " ")
-			if strings.EqualFold(scheme, "Bearer") {
-				c.bearer, c.hasBearer = strings.TrimSpace(token), true
-			} else {
-				c.hasBearer = true // a malformed header is a bad credential, not none
-			}
-		}
-		if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 {
-			c.cert = r.TLS.VerifiedChains[0][0]
-		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), credentialsKey{}, c)))
-	})
+// withAuthentication wraps h (the lock service and reflection) in
+// connectrpc.com/authn's middleware: the caller's principal is decided from
+// the request's headers and TLS state before any byte of its body is read,
+// and a refusal is written in the protocol of the request (gRPC, gRPC-Web
+// or Connect) without reading the body at all. The principal reaches the
+// handlers through authn.GetInfo.
+func (s *Server) withAuthentication(h http.Handler) http.Handler {
+	return authn.NewMiddleware(s.authFunc).Wrap(h)
+}
+
+// authFunc is the authn.AuthFunc: the principal of r, or its refusal
+// (counted in the metrics as the handler's answers are).
+func (s *Server) authFunc(ctx context.Context, r *http.Request) (any, error) {
+	ps := s.principals.Load()
+	if ps == nil {
+		return anonymous, nil
+	}
+	pr, err := s.identify(ctx, ps, method(r.URL.Path), credentialsOf(r))
+	if err != nil {
+		werr := wire(err)
+		s.cfg.Metrics.answered(r.URL.Path, werr)
+		return nil, werr
+	}
+	return pr, nil
+}
+
+// method is the last element of a procedure's path: "Lock" of
+// "/lockstep.v1.LockService/Lock".
+func method(procedure string) string { return procedure[strings.LastIndexByte(procedure, '/')+1:] }
+
+// principalOf is the principal authFunc put in ctx, or nil.
+func principalOf(ctx context.Context) *Principal {
+	pr, _ := authn.GetInfo(ctx).(*Principal)
+	return pr
 }
 
 // anonymous is the caller of a server without principals (open mode): it is
 // granted every id.
 var anonymous = &Principal{Name: "anonymous", Prefixes: []string{""}}
 
-// authenticate returns the caller's principal, or a refusal: no credential,
-// an unknown token, a certificate naming no principal, or a token and a
-// certificate naming two different principals.
+// authenticate returns the caller's principal, decided by authFunc before
+// the request's body was read. A call that did not pass through Handler's
+// authentication is refused.
 func (s *Server) authenticate(ctx context.Context, rpc string) (*Principal, error) {
-	if s.principals == nil {
-		return anonymous, nil
+	if pr := principalOf(ctx); pr != nil {
+		return pr, nil
 	}
-	c, _ := ctx.Value(credentialsKey{}).(credentials)
+	return nil, s.refuse(ctx, rpc, "", "", unauthenticated("no credential was checked: serve the Server through its Handler"))
+}
+
+// identify returns the principal of c, or a refusal: no credential, an
+// unknown token, a certificate naming no principal, or a token and a
+// certificate naming two different principals.
+func (s *Server) identify(ctx context.Context, ps *Principals, rpc string, c credentials) (*Principal, error) {
 	var byCert, byToken *Principal
 	if c.cert != nil {
-		byCert = s.principalOfCert(c.cert)
+		byCert = ps.principalOfCert(c.cert)
 		if byCert == nil {
 			return nil, s.refuse(ctx, rpc, c.peer, "", unauthenticated("client certificate %q names no principal: add one of its names to a principal's client_cert_names", c.cert.Subject.CommonName))
 		}
 	}
 	if c.hasBearer {
-		pr, ok := s.principals.byBearer(c.bearer)
+		pr, ok := ps.byBearer(c.bearer)
 		if !ok {
 			return nil, s.refuse(ctx, rpc, c.peer, "", unauthenticated("bearer token not recognised: send Authorization: Bearer <token> with a token whose SHA-256 is in the principals file"))
 		}
@@ -83,9 +119,9 @@ func (s *Server) authenticate(ctx context.Context, rpc string) (*Principal, erro
 
 // principalOfCert returns the principal one of the certificate's names (its
 // Common Name, then its DNS SANs) belongs to.
-func (s *Server) principalOfCert(cert *x509.Certificate) *Principal {
+func (p *Principals) principalOfCert(cert *x509.Certificate) *Principal {
 	for _, n := range append([]string{cert.Subject.CommonName}, cert.DNSNames...) {
-		if pr, ok := s.principals.byCert[n]; ok {
+		if pr, ok := p.byCert[n]; ok {
 			return pr
 		}
 	}

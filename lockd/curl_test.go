@@ -9,19 +9,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCurl_READMESession runs the README's curl session, as written, against
-// a lockd on a loopback port: Connect's HTTP/JSON face answers plain curl.
-// It skips, saying so, where curl or bash is missing.
+// TestCurl_READMESession runs the curl session of docs/lockd.md, as written,
+// against a lockd on a loopback port: Connect's HTTP/JSON face answers plain
+// curl. It skips, saying so, where curl or bash is missing.
 func TestCurl_READMESession(t *testing.T) {
 	for _, tool := range []string{"curl", "bash"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not found: the README's curl session needs it", tool)
+			t.Skipf("%s not found: the curl session of docs/lockd.md needs it", tool)
 		}
 	}
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/lockd.md")
 	require.NoError(t, err)
-	_, rest, ok := strings.Cut(string(readme), "<!-- lockd curl session")
-	require.True(t, ok, "README.md lost the curl session's marker")
+	_, rest, ok := strings.Cut(string(readme), "lockd curl session; lockd/curl_test.go runs it")
+	require.True(t, ok, "docs/lockd.md lost the curl session's marker")
 	_, rest, ok = strings.Cut(rest, "```sh\n")
 	require.True(t, ok)
 	script, _, ok := strings.Cut(rest, "```")

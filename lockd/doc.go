@@ -27,7 +27,16 @@
 // (Aborted, SESSION_EXPIRED, with the same handles), and logs it. A lock
 // whose lease the library loses (Lock.Lost) is reported on the stream as
 // LOCK_LOST. Lock calls of a session that ends are cancelled. Locks are
-// reentrant per session (lockstep.WithReentrancy, keyed by the session).
+// reentrant per session (lockstep.WithReentrancy, keyed by the session's
+// identity); HeldLock.reentrant is true only for a Lock that took nothing,
+// every member already held and only counted.
+//
+// A Lock or TryLock that fails names, in LockError.id, the member that
+// stopped it: an id asked, or an ancestor whose intention lock met a holder.
+// A LOCKED message also names the sessions of this lockd whose identity
+// holds that member (id and name), to a caller that may see them: the
+// holder's own principal, a principal granted list_sessions, and anyone in
+// open mode. Other callers learn only the id.
 //
 // Each answer that grants a lock (HeldLock.valid_for) and each KeepAlive
 // answer (KeepAliveResponse.valid_for, by handle) says how long the lock
@@ -47,15 +56,23 @@
 // made under lockstep.WithReentrancy(ctx, identity), so reentrancy,
 // UnlockAll and the holdings a deadlock detector sees are the identity's,
 // the session's own until SetToken joins it to another. A Lock's comment
-// travels as lockstep.WithComment. With the Locker's deadlock detection on
+// travels as lockstep.WithComment. It is a protobuf string, so UTF-8: the
+// Go client refuses another comment before sending it, and the server's
+// decoding refuses it from any other client (InvalidArgument); a cycle
+// member's comment from a Go process that is not UTF-8 reaches the client
+// with each invalid byte replaced by U+FFFD. With the Locker's deadlock detection on
 // (cmd/lockd turns it on), a Lock chosen to break a cycle of waits fails
 // Aborted with reason DEADLOCK and the cycle (process, waited id and access,
-// holder, comment per member) in the LockError; the cycle may run through
+// holder, comment per member) in the LockError (the holder is the library's
+// DeadlockMember.HeldBy: the Owner() of the library handle that holds the
+// id, at whichever lockd or Go process holds it, which is not the
+// "<session>/<handle>" a client's Lock.Owner() shows); the cycle may run through
 // other sessions, other lockds and Go processes of the fleet alike.
 // UnlockAll calls the library's UnlockAll for the identity and then each
 // handle's Unlock (nil for what it released; a retry for what it could
 // not), and keeps the session open. Masks ("orders/*") are ordinary Lock
-// items, planned by the library as their parent node.
+// items, planned by the library as their parent node; a mask in an
+// intention access is refused with INVALID_ID, as the library refuses it.
 //
 // # Identities: getToken and setToken
 //
@@ -175,8 +192,9 @@
 //
 // # Security
 //
-// Without Principals the server is in open mode (cmd/lockd allows it on
-// loopback only). With them, every call must authenticate, by a bearer token
+// docs/security.md covers lockd's security end to end for operators. Without
+// Principals the server is in open mode (cmd/lockd allows it on loopback
+// only). With them, every call must authenticate, by a bearer token
 // whose SHA-256 the principals file lists, or a verified client certificate
 // (mTLS) whose Common Name or DNS SAN it lists. A principal may lock only
 // ids under its granted prefixes, and may use, inspect (DescribeSession,
@@ -193,6 +211,38 @@
 // names every child of "a". Taking the mask locks its parent node itself
 // ("a/b"), the over-locking every mask costs, as taking "a/b/x" takes an
 // intention lock on it.
+//
+// Credentials are checked from the request's headers and TLS state alone
+// (connectrpc.com/authn's middleware), before any byte of its body is read:
+// a refused request's body is neither decoded nor read, and over HTTP/1.1
+// its connection is closed rather than drained. Server.SetPrincipals swaps
+// the table (lockd reloads its file on SIGHUP): live sessions stay, owned by
+// their principal's name, and calls from then on are checked by the new
+// table. gRPC server reflection (grpcurl, buf curl) takes the same
+// credentials as the lock service, any principal, none in open mode: it
+// tells nothing the proto file does not, but it is a stream a stranger
+// could hold open. Health takes none, so that probes need none.
+//
+// # Limits
+//
+// Options.Limits bound what is read before and after trust, each zero
+// field meaning its default (lockd's flag in brackets):
+//
+//	MaxBodyBytes             1 MiB  a request body and each message in it (--max-body-bytes)
+//	MaxSessionName           256    bytes of OpenSession's name (--max-session-name)
+//	MaxComment               256    bytes of Lock's comment, and its ceiling (--max-comment)
+//	MaxIDsPerRequest         128    items of one Lock or TryLock (--max-ids-per-request)
+//	MaxSessionsPerPrincipal  1024   live sessions of one principal (--max-sessions-per-principal)
+//	MaxWaitsPerSession       64     Lock calls of one session in flight (--max-waits-per-session)
+//
+// A body whose declared length is over the limit is refused before any of
+// it is read; one of undeclared length is cut as it is read. A request over
+// a size limit is InvalidArgument (INVALID_ARGUMENT), a count at its limit
+// ResourceExhausted; the message names the limit and the flag that raises
+// it, and the refusal changes nothing: no session is opened, nothing is
+// locked, and a refused Lock is not counted as a wait. TryLock does not
+// wait, so it is not counted in MaxWaitsPerSession. The HTTP server's
+// timeouts and header limit are the command's (cmd/lockd).
 //
 // # Metrics
 //

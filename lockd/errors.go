@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"connectrpc.com/connect"
 
@@ -110,12 +111,40 @@ func mapError(err error, session, id string) *rpcError {
 	return e
 }
 
-// cycleProto renders a deadlock cycle for the LockError detail.
+// lockError maps the error of a Lock or TryLock as mapError does, except
+// that a loss gets the advice for a Lock, not for an Unlock: the library
+// fails a Lock with ErrLost when a member's lease lapsed during the call,
+// or when the session's identity holds one of the ids through an earlier
+// lock that was lost, which it must unlock before it can take the id again.
+// id is the member that stopped it, if known; lost is the session's lost
+// handles, sent as lost_lock_ids with a loss.
+func lockError(err error, session, id string, lost []string) *rpcError {
+	e := mapError(err, session, id)
+	if e.reason == pb.LockError_REASON_LOST {
+		e.msg, e.hint, e.lost = err.Error(), "", lost
+		e.advise("a lease was lost, during this Lock or, for an earlier lock of the session on one of its ids, before it; " +
+			"nothing is held by this call: Unlock the session's lost lock on the id if it has one (lost_lock_ids lists " +
+			"the session's lost locks; WatchSession reported each as LOCK_LOST), then Lock again")
+	}
+	return e
+}
+
+// cycleProto renders a deadlock cycle for the LockError detail. A
+// protobuf string must be UTF-8, or the whole detail fails to marshal: a
+// comment the library kept byte for byte that is not UTF-8 (a Go process's
+// WithComment) travels with each invalid byte replaced by U+FFFD, and so
+// do the other strings, which are UTF-8 in practice.
 func cycleProto(cycle []lockstep.DeadlockMember) []*pb.DeadlockMember {
+	valid := func(s string) string {
+		if utf8.ValidString(s) {
+			return s
+		}
+		return string([]rune(s)) // each invalid byte becomes U+FFFD
+	}
 	out := make([]*pb.DeadlockMember, len(cycle))
 	for i, m := range cycle {
-		out[i] = &pb.DeadlockMember{Process: m.Process, Waits: &pb.LockItem{Id: m.Waits.ID, Access: pb.Access(m.Waits.Access)},
-			HeldBy: m.HeldBy, HeldIn: pb.Access(m.HeldIn), Comment: m.Comment}
+		out[i] = &pb.DeadlockMember{Process: valid(m.Process), Waits: &pb.LockItem{Id: valid(m.Waits.ID), Access: pb.Access(m.Waits.Access)},
+			HeldBy: valid(m.HeldBy), HeldIn: pb.Access(m.HeldIn), Comment: valid(m.Comment)}
 	}
 	return out
 }

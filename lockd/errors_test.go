@@ -51,3 +51,37 @@ func TestMapError_EveryLibraryErrorHasItsCodeAndReason(t *testing.T) {
 		require.Equal(t, tc.reason, v.(*pb.LockError).Reason)
 	}
 }
+
+// A deadlock cycle whose comment is not UTF-8 (a Go process's, kept byte
+// for byte by the library) still reaches the client: the detail carries it
+// with each invalid byte replaced by U+FFFD, as a protobuf string must be
+// UTF-8.
+func TestMapError_ACommentThatIsNotUTF8StillReachesTheClient(t *testing.T) {
+	dl := &lockstep.DeadlockError{Cycle: []lockstep.DeadlockMember{
+		{Process: "p1", Waits: lockstep.Request{ID: "b"}, HeldBy: "o2", Comment: "ok\xff\xfe"},
+		{Process: "p2", Waits: lockstep.Request{ID: "a"}, HeldBy: "o1", Comment: "fine"},
+	}}
+	var ce *connect.Error
+	require.ErrorAs(t, wire(fmt.Errorf("lock: %w", dl)), &ce)
+	require.Len(t, ce.Details(), 1)
+	v, err := ce.Details()[0].Value()
+	require.NoError(t, err)
+	cycle := v.(*pb.LockError).GetCycle()
+	require.Len(t, cycle, 2)
+	require.Equal(t, "ok\uFFFD\uFFFD", cycle[0].GetComment())
+	require.Equal(t, "fine", cycle[1].GetComment())
+}
+
+// A Lock that fails with ErrLost is advised to unlock the session's lost
+// lock and Lock again, not told that an Unlock released it.
+func TestLockError_ALossAdvisesUnlockingTheLostLock(t *testing.T) {
+	e := lockError(fmt.Errorf("lockstep: lock r:X: the earlier Lock was lost: %w", lockstep.ErrLost), "s-1", "", []string{"l-1"})
+	require.Equal(t, connect.CodeAborted, e.code)
+	require.Equal(t, pb.LockError_REASON_LOST, e.reason)
+	require.ErrorIs(t, e, lockstep.ErrLost)
+	require.Contains(t, e.hint, "Unlock the session's lost lock on the id if it has one")
+	require.Equal(t, []string{"l-1"}, e.lost, "the session's lost locks")
+	require.Contains(t, e.msg, "lockstep: lock r:X: the earlier Lock was lost: ")
+	require.NotContains(t, e.msg, "before this Unlock")
+	require.Equal(t, mapError(lockstep.ErrLocked, "s-1", ""), lockError(lockstep.ErrLocked, "s-1", "", []string{"l-1"}), "other errors map as before")
+}

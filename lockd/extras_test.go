@@ -1,8 +1,11 @@
 package lockd_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +16,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/lockd"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
+	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
 )
 
 // Seed 003's extras through the service: deadlock errors with their cycle
@@ -200,4 +204,27 @@ func TestLock_CommentLongerThanTheBoundIsInvalidArgument(t *testing.T) {
 	r, err := c.TryLock(context.Background(), withComment(lockReq(s, item("x", pb.Access_ACCESS_EXCLUSIVE)), strings.Repeat("c", 256)))
 	require.NoError(t, err, "nothing was held by the refused call")
 	require.NotEmpty(t, r.Msg.Lock.LockId)
+}
+
+// A LockRequest whose comment is not UTF-8 (sent as raw protobuf, which
+// the Go client refuses to build) is refused InvalidArgument by the
+// server's decoding, and nothing is taken.
+func TestLock_CommentThatIsNotUTF8IsRefusedByTheServer(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	c := f.client("grpc", "", nil)
+	a := open(t, c, 30*time.Second)
+	body := []byte{0x0a, byte(len(a))}
+	body = append(body, a...)
+	body = append(body, 0x12, 0x03, 0x0a, 0x01, 'x') // items: {id: "x"}
+	body = append(body, 0x1a, 0x04, 'o', 'k', 0xff, 0xfe)
+	res, err := http.Post(f.url+lockstepv1connect.LockServiceLockProcedure, "application/proto", bytes.NewReader(body))
+	require.NoError(t, err)
+	msg, _ := io.ReadAll(res.Body)
+	require.NoError(t, res.Body.Close())
+	require.Equal(t, http.StatusBadRequest, res.StatusCode, "%s", msg)
+	require.Contains(t, strings.ToLower(string(msg)), "utf-8")
+
+	b := open(t, c, 30*time.Second)
+	_, err = c.TryLock(context.Background(), lockReq(b, item("x", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err, "nothing was taken")
 }

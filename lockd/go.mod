@@ -10,10 +10,12 @@ tool (
 )
 
 require (
+	connectrpc.com/authn v0.2.0
 	connectrpc.com/connect v1.21.1
 	connectrpc.com/grpchealth v1.5.0
+	connectrpc.com/grpcreflect v1.3.1
 	github.com/gocql/gocql v1.7.0
-	github.com/lockstep-go/lockstep v0.0.0
+	github.com/lockstep-go/lockstep v0.1.0
 	github.com/spf13/pflag v1.0.9
 	github.com/stretchr/testify v1.12.1
 	google.golang.org/protobuf v1.36.12
@@ -33,7 +35,7 @@ require (
 require (
 	github.com/golang/snappy v0.0.3 // indirect
 	github.com/hailocab/go-hostpool v0.0.0-20160125115350-e80d13ce29ed // indirect
-	github.com/lockstep-go/lockstep/adapters/prometheus v0.0.0
+	github.com/lockstep-go/lockstep/adapters/prometheus v0.1.0
 	github.com/prometheus/client_golang v1.25.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect

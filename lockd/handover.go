@@ -137,7 +137,7 @@ func (s *Server) adoptPeer(ctx context.Context, rpc string, pr *Principal, ss *s
 	refuse := func(e *rpcError) (*connect.Response[pb.SetTokenResponse], error) {
 		return nil, wire(s.refuse(ctx, rpc, pr.Name, ss.id, e))
 	}
-	if s.principals != nil && pr.Name != p.Owner && !slices.Contains(pr.AdoptFrom, p.Owner) {
+	if s.principals.Load() != nil && pr.Name != p.Owner && !slices.Contains(pr.AdoptFrom, p.Owner) {
 		return refuse(&rpcError{code: connect.CodePermissionDenied, reason: pb.LockError_REASON_NOT_YOUR_TOKEN, session: ss.id,
 			msg: "the token's identity is principal " + quote(p.Owner) + "'s: principal " + quote(pr.Name) + " may adopt only its own identities, " +
 				"or those of the principals its \"adopt_from\" lists in the principals file"})
@@ -153,7 +153,7 @@ func (s *Server) adoptPeer(ctx context.Context, rpc string, pr *Principal, ss *s
 			msg: "this lockd's Locker cannot adopt locks (it is no lockstep.Sharer): SetToken on the lockd that issued the token"})
 	}
 	owner := pr
-	if o := s.principals.named(p.Owner); o != nil {
+	if o := s.principals.Load().named(p.Owner); o != nil {
 		owner = o
 	}
 	to := newIdentity(s.instance, owner)

@@ -64,10 +64,11 @@ func (id *identity) add(ss *session, l lockstep.Lock, items []*pb.LockItem, log 
 	if f, ok := l.(lockstep.Fenced); ok {
 		h.token = f.Token()
 	}
-	for _, o := range id.locks {
-		if o.lock.Owner() == l.Owner() {
-			h.reentrant = true // granted by reentrancy: the same acquisition counted once more
-		}
+	// Granted by reentrancy: every member was one the identity already
+	// held, only counted (the library's group Lock says so; a Locker whose
+	// locks do not, never counts).
+	if r, ok := l.(interface{ Reentrant() bool }); ok {
+		h.reentrant = r.Reentrant()
 	}
 	id.locks[h.id] = h
 	// Added while not ended, under mu: the release of the last member,

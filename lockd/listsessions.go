@@ -19,7 +19,7 @@ func (s *Server) ListSessions(ctx context.Context, _ *connect.Request[pb.ListSes
 	if err != nil {
 		return nil, wire(err)
 	}
-	if s.principals != nil && !pr.ListSessions {
+	if s.principals.Load() != nil && !pr.ListSessions {
 		return nil, wire(s.refuse(ctx, "ListSessions", pr.Name, "", &rpcError{code: connect.CodePermissionDenied, reason: pb.LockError_REASON_NOT_YOUR_SESSION,
 			msg: "principal " + quote(pr.Name) + " may not list the server's sessions: they are other principals' too; grant it \"list_sessions\": true in the principals file, or use DescribeSession on its own sessions"}))
 	}

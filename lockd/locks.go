@@ -67,7 +67,7 @@ func (s *Server) lock(ctx context.Context, rpc string, req *pb.LockRequest, try 
 		if context.Cause(wctx) == errSessionEnded {
 			return nil, wire(ss.endedError())
 		}
-		return nil, wire(mapError(err, ss.id, ""))
+		return nil, wire(s.lockError(pr, ss, err))
 	}
 	if ctx.Err() != nil { // granted as the client gave up: it will never learn the handle
 		_ = l.Unlock(context.WithoutCancel(ctx))

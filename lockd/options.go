@@ -16,7 +16,18 @@ const (
 	DefaultMaxTTL     = 5 * time.Minute
 	DefaultMaxWait    = 5 * time.Minute
 	DefaultRelease    = 10 * time.Second
+
+	DefaultMaxBodyBytes            = 1 << 20
+	DefaultMaxSessionName          = 256
+	DefaultMaxComment              = 256
+	DefaultMaxIDsPerRequest        = 128
+	DefaultMaxSessionsPerPrincipal = 1024
+	DefaultMaxWaitsPerSession      = 64
 )
+
+// CommentCeiling is the most MaxComment may be: a comment is stored in
+// every wait record of a deadlock-detecting fleet.
+const CommentCeiling = maxComment
 
 // Options configure a Server. The zero value of every field means its
 // default, and a nil *Options all defaults; New refuses invalid values.
@@ -47,6 +58,34 @@ type Options struct {
 	// another lockd with the key adopts (handover.go). Nil: tokens stay
 	// within the lockd that issued them (OTHER_LOCKD elsewhere).
 	PeerKey []byte
+	// Limits bound what one request or one principal may ask (limits.go);
+	// each zero field means its default.
+	Limits Limits
+}
+
+// Limits bound the requests a Server reads and what one principal may hold
+// open. Each refusal is an error naming the limit (InvalidArgument for a
+// request too large, ResourceExhausted for a count reached) and changes
+// nothing.
+type Limits struct {
+	// MaxBodyBytes bounds a request's body, and each message in it
+	// (default 1 MiB). A body is read only once the caller's credentials
+	// passed.
+	MaxBodyBytes int64
+	// MaxSessionName bounds OpenSessionRequest.name, in bytes (default 256).
+	MaxSessionName int
+	// MaxComment bounds LockRequest.comment, in bytes (default and most:
+	// CommentCeiling, 256).
+	MaxComment int
+	// MaxIDsPerRequest bounds the items of one Lock or TryLock (default 128).
+	MaxIDsPerRequest int
+	// MaxSessionsPerPrincipal bounds the live sessions of one principal
+	// (default 1024; in open mode every caller is the one principal
+	// "anonymous").
+	MaxSessionsPerPrincipal int
+	// MaxWaitsPerSession bounds the Lock calls (not TryLock) of one
+	// session in flight at once (default 64).
+	MaxWaitsPerSession int
 }
 
 // config is Options resolved.
@@ -82,6 +121,9 @@ func (o *Options) resolve() (config, error) {
 	}
 	if c.MinTTL > c.MaxTTL || c.SessionTTL < c.MinTTL || c.SessionTTL > c.MaxTTL {
 		return c, &lockstep.ConfigError{Field: "SessionTTL", Reason: fmt.Sprintf("want MinTTL %v <= SessionTTL %v <= MaxTTL %v", c.MinTTL, c.SessionTTL, c.MaxTTL)}
+	}
+	if err := c.Limits.resolve(); err != nil {
+		return c, err
 	}
 	if n := len(c.PeerKey); n > 0 && n < MinPeerKey {
 		return c, &lockstep.ConfigError{Field: "PeerKey", Reason: fmt.Sprintf("%d bytes: use at least %d random bytes, the same on every lockd of the cluster (or none)", n, MinPeerKey)}

@@ -28,7 +28,7 @@ func (s *Server) OpenSession(ctx context.Context, req *connect.Request[pb.OpenSe
 	if ttl < s.cfg.MinTTL || ttl > s.cfg.MaxTTL {
 		return nil, wire(invalid("ttl %v is outside this server's bounds [%v, %v]: ask a TTL within them, or 0 for the default %v", ttl, s.cfg.MinTTL, s.cfg.MaxTTL, s.cfg.SessionTTL))
 	}
-	ss, err := s.openSession(pr, ttl, req.Msg.GetName())
+	ss, err := s.openSession(ctx, pr, ttl, req.Msg.GetName())
 	if err != nil {
 		return nil, wire(err)
 	}

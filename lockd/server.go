@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
+	"connectrpc.com/grpcreflect"
 
 	"github.com/lockstep-go/lockstep"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
@@ -31,16 +33,17 @@ const reasonShutdown = "the server is shutting down"
 // beside it. It is safe for concurrent use.
 type Server struct {
 	locker     lockstep.GroupLocker
-	principals *Principals
+	principals atomic.Pointer[Principals] // nil: open mode (SetPrincipals swaps it)
 	cfg        config
 	log        *slog.Logger
 	health     *grpchealth.StaticChecker
 
-	mu         sync.Mutex
-	closing    bool
-	live       map[string]*session
-	ended      map[string]*session
-	endedOrder []string
+	mu           sync.Mutex
+	closing      bool
+	live         map[string]*session
+	perPrincipal map[string]int // live sessions by principal name
+	ended        map[string]*session
+	endedOrder   []string
 
 	// instance names this Server in its identities' tokens, so that a
 	// token of another lockd (or of this one before a restart) is told
@@ -64,24 +67,55 @@ func New(locker lockstep.GroupLocker, opts *Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{locker: locker, principals: cfg.Principals, cfg: cfg, log: cfg.Logger,
+	s := &Server{locker: locker, cfg: cfg, log: cfg.Logger,
 		health: grpchealth.NewStaticChecker(lockstepv1connect.LockServiceName),
-		live:   map[string]*session{}, ended: map[string]*session{},
-		instance: randomHex(8), tokens: map[string]*identity{}}, nil
+		live:   map[string]*session{}, ended: map[string]*session{}, perPrincipal: map[string]int{},
+		instance: randomHex(8), tokens: map[string]*identity{}}
+	s.principals.Store(cfg.Principals)
+	return s, nil
 }
 
-// Handler returns the HTTP handler of the lock service and the health
-// service. Serve it over HTTP/2 (TLS, or cleartext h2c) for gRPC clients;
-// HTTP/1.1 serves Connect and JSON.
+// Handler returns the HTTP handler of the lock service, gRPC server
+// reflection and the health service. Serve it over HTTP/2 (TLS, or
+// cleartext h2c) for gRPC clients; HTTP/1.1 serves Connect and JSON.
+//
+// A call of the lock service or of reflection passes, in order: the
+// authentication of its headers (withAuthentication: a refused call's body
+// is never read), the body's size limit (limitBody, WithReadMaxBytes), the
+// decoding of its message, the per-request limits (limitsInterceptor), and
+// the handler. Health takes no credential, so that probes need none.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	var opts []connect.HandlerOption
+	interceptors := []connect.Interceptor{limitsInterceptor{s}}
 	if s.cfg.Metrics != nil {
-		opts = append(opts, connect.WithInterceptors(s.cfg.Metrics.interceptor()))
+		interceptors = append([]connect.Interceptor{s.cfg.Metrics.interceptor()}, interceptors...)
 	}
-	mux.Handle(lockstepv1connect.NewLockServiceHandler(s, opts...))
+	opts := []connect.HandlerOption{connect.WithReadMaxBytes(int(s.cfg.Limits.MaxBodyBytes)), connect.WithInterceptors(interceptors...)}
+	guard := func(path string, h http.Handler) {
+		mux.Handle(path, closeUnread(s.withAuthentication(s.limitBody(h))))
+	}
+	guard(lockstepv1connect.NewLockServiceHandler(s, opts...))
+	reflector := grpcreflect.NewStaticReflector(lockstepv1connect.LockServiceName, grpchealth.HealthV1ServiceName)
+	ropts := []connect.HandlerOption{connect.WithReadMaxBytes(int(s.cfg.Limits.MaxBodyBytes))}
+	guard(grpcreflect.NewHandlerV1(reflector, ropts...))
+	guard(grpcreflect.NewHandlerV1Alpha(reflector, ropts...))
 	mux.Handle(grpchealth.NewHandler(s.health))
-	return withCredentials(mux)
+	return mux
+}
+
+// SetPrincipals replaces the table of callers (a reload of the principals
+// file, lockd's SIGHUP): calls from then on are authenticated and granted
+// by p. Live sessions stay, each owned by its principal's name; a session
+// whose principal p no longer lists lives on until its TTL, as no caller
+// can name it any more. The server's mode cannot change: p must be
+// non-nil on a Server made with Principals, and SetPrincipals is refused
+// in open mode.
+func (s *Server) SetPrincipals(p *Principals) error {
+	if p == nil || s.principals.Load() == nil {
+		return &lockstep.ConfigError{Field: "Principals", Reason: "a reload cannot switch between open mode and principals: restart lockd to change its mode"}
+	}
+	s.principals.Store(p)
+	return nil
 }
 
 // Close stops taking sessions (health turns NOT_SERVING), ends every
@@ -106,7 +140,7 @@ func (s *Server) Close(ctx context.Context) error {
 }
 
 // openSession starts a session for pr.
-func (s *Server) openSession(pr *Principal, ttl time.Duration, name string) (*session, error) {
+func (s *Server) openSession(rctx context.Context, pr *Principal, ttl time.Duration, name string) (*session, error) {
 	ctx, end := context.WithCancel(context.Background())
 	ss := &session{id: "s-" + randomHex(16), name: name, principal: pr, ttl: ttl, clock: s.cfg.Clock,
 		ctx: ctx, end: end, released: make(chan struct{}), watchers: map[chan *pb.SessionEvent]struct{}{}}
@@ -119,6 +153,11 @@ func (s *Server) openSession(pr *Principal, ttl time.Duration, name string) (*se
 		s.mu.Unlock()
 		end()
 		return nil, mapError(lockstep.ErrClosed, "", "")
+	}
+	if err := s.admitSession(pr); err != nil {
+		s.mu.Unlock()
+		end()
+		return nil, s.refuse(rctx, "OpenSession", pr.Name, "", err)
 	}
 	s.idMu.Lock()
 	s.tokens[id.token] = id
@@ -187,6 +226,9 @@ func (s *Server) endSession(ctx context.Context, ss *session, state sessionState
 	close(ss.released)
 	s.mu.Lock()
 	delete(s.live, ss.id)
+	if s.perPrincipal[ss.principal.Name]--; s.perPrincipal[ss.principal.Name] <= 0 {
+		delete(s.perPrincipal, ss.principal.Name)
+	}
 	s.ended[ss.id] = ss
 	s.endedOrder = append(s.endedOrder, ss.id)
 	if len(s.endedOrder) > maxEnded {
@@ -213,7 +255,7 @@ func (s *Server) session(ctx context.Context, rpc string, pr *Principal, id stri
 		return nil, &rpcError{code: connect.CodeNotFound, reason: pb.LockError_REASON_UNKNOWN_SESSION, session: id,
 			msg: "no session " + quote(id) + " on this lockd (it ended long ago, or was opened on another lockd): open a session with OpenSession"}
 	}
-	if ss.principal != pr {
+	if ss.principal.Name != pr.Name {
 		return nil, s.refuse(ctx, rpc, pr.Name, id, &rpcError{code: connect.CodePermissionDenied, reason: pb.LockError_REASON_NOT_YOUR_SESSION, session: id,
 			msg: "session " + quote(id) + " belongs to another principal: principal " + quote(pr.Name) + " may use only the sessions it opened"})
 	}

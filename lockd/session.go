@@ -44,8 +44,16 @@ type session struct {
 	reason   string    // why it ended
 	ident    *identity // whose locks it holds (changed by SetToken, under Server.idMu too)
 	inflight int       // Lock calls in flight
+	waits    int       // Lock (not TryLock) calls in flight, bounded by Limits.MaxWaitsPerSession
 	lost     []string  // handles lost: at expiry, or their lease
 	watchers map[chan *pb.SessionEvent]struct{}
+}
+
+// lostHandles returns the handles the session lost.
+func (ss *session) lostHandles() []string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return append([]string(nil), ss.lost...)
 }
 
 // handle is one lock a session holds, as Lock returned it.

@@ -136,7 +136,7 @@ func (s *Server) move(ss *session, from, to *identity) *rpcError {
 // in open mode anyone, otherwise the same principal or one whose
 // adopt_from names owner.
 func (s *Server) mayAdopt(pr, owner *Principal) bool {
-	return s.principals == nil || pr == owner || slices.Contains(pr.AdoptFrom, owner.Name)
+	return s.principals.Load() == nil || pr.Name == owner.Name || slices.Contains(pr.AdoptFrom, owner.Name)
 }
 
 // parseToken checks a token's shape, "lkt1.<16 hex>.<32 hex>", and returns

@@ -61,6 +61,11 @@ func implied(reqs []lockstep.Request, sep string) map[string]lockstep.Access {
 	return out
 }
 
+// A mask "p/*" stays a key of its own in what implied returns: it asks for
+// its access on every child of p, named or not, and its intention on p and
+// p's ancestors as any request of a child does. conflict compares it with
+// every child of p the other side asks for (maskcheck_test.go).
+
 // sortedIDs returns the ids of m in canonical (bytewise) order.
 func sortedIDs(m map[string]lockstep.Access) []string {
 	ids := make([]string, 0, len(m))
@@ -78,15 +83,39 @@ func firstMember(m map[string]lockstep.Access) lockstep.Request {
 	return lockstep.Request{ID: id, Access: m[id]}
 }
 
+// clash is an id two holdings ask for in incompatible accesses: a and b,
+// the access of each side there. asked names a side's request when it is
+// a mask ("a/*" asking for its child "a/x"), else it is id.
+type clash struct {
+	id             string
+	askedA, askedB string
+	a, b           lockstep.Access
+}
+
+// side describes one side of c: its access, and the mask that asked for
+// c.id if one did.
+func (c clash) side(a lockstep.Access, asked string) string {
+	if asked == c.id {
+		return a.String()
+	}
+	return fmt.Sprintf("%v (by the mask %q)", a, asked)
+}
+
 // conflict returns the first id, in canonical order, that a and b both ask
-// for in incompatible accesses.
-func conflict(a, b map[string]lockstep.Access) (id string, ok bool) {
+// for in incompatible accesses, a mask of either side asking for every
+// child of its parent (maskcheck_test.go).
+func conflict(a, b map[string]lockstep.Access, sep string) (clash, bool) {
 	for _, id := range sortedIDs(a) {
 		if bb, in := b[id]; in && !a[id].Compatible(bb) {
-			return id, true
+			return clash{id: id, askedA: id, askedB: id, a: a[id], b: bb}, true
 		}
 	}
-	return "", false
+	if c, ok := maskConflict(a, b, sep); ok {
+		return c, true
+	}
+	c, ok := maskConflict(b, a, sep)
+	c.askedA, c.askedB, c.a, c.b = c.askedB, c.askedA, c.b, c.a
+	return c, ok
 }
 
 // checkAccessExclusion is property G1, access exclusion: no two holdings
@@ -102,9 +131,9 @@ func checkAccessExclusion(gs []grant, sep string) error {
 	}
 	for i := range gs {
 		for j := i + 1; j < len(gs); j++ {
-			if id, ok := conflict(imp[i], imp[j]); ok {
+			if c, ok := conflict(imp[i], imp[j], sep); ok {
 				return fmt.Errorf("mutual exclusion: %s holds %v and %s holds %v with Lost() open at once: %q asked for in %v and %v, incompatible",
-					gs[i].who, gs[i].reqs, gs[j].who, gs[j].reqs, id, imp[i][id], imp[j][id])
+					gs[i].who, gs[i].reqs, gs[j].who, gs[j].reqs, c.id, c.side(c.a, c.askedA), c.side(c.b, c.askedB))
 			}
 		}
 	}

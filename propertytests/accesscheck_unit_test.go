@@ -130,3 +130,40 @@ func TestAccessCheck_GroupWaitBoundScalesWithThePlan(t *testing.T) {
 	// Counted from the start of the quiet phase for a wait begun before it.
 	assert.NoError(t, checkGroupWait("p0", w, 1_000_000, bound+1))
 }
+
+// A mask asks for its access on every child of its parent, named or not:
+// the oracle compares it with every child the other side asks for, its
+// intention locks included, and with the other side's masks and parent.
+func TestAccessCheck_AMaskConflictsWithEveryChildItNames(t *testing.T) {
+	hold := func(rs ...lockstep.Request) map[string]lockstep.Access { return implied(rs, "/") }
+	all := []lockstep.Access{rX, rS, rIS, rIX, rSIX}
+	for _, ma := range all {
+		for _, ca := range all {
+			for _, maskFirst := range []bool{true, false} {
+				a, b := hold(req("a/*", ma)), hold(req("a/c", ca))
+				if !maskFirst {
+					a, b = b, a
+				}
+				c, ok := conflict(a, b, "/")
+				assert.Equal(t, !ma.Compatible(ca), ok, "a/*:%v beside a/c:%v", ma, ca)
+				if ok {
+					assert.Equal(t, "a/c", c.id)
+				}
+			}
+		}
+	}
+	_, ok := conflict(hold(req("a/*", rS)), hold(req("a/c/d", rX)), "/")
+	assert.True(t, ok, "a grandchild's writer takes IX on the child the mask names")
+	_, ok = conflict(hold(req("a/*", rS)), hold(req("a/b/*", rX)), "/")
+	assert.True(t, ok, "a mask below names a child of the mask above in IX")
+	_, ok = conflict(hold(req("a/*", rS)), hold(req("a", rIX)), "/")
+	assert.False(t, ok, "IX on the parent names no child")
+	_, ok = conflict(hold(req("a/*", rS)), hold(req("a", rX)), "/")
+	assert.True(t, ok, "the parent's writer, by the mask's IS on the parent")
+	_, ok = conflict(hold(req("a/*", rX)), hold(req("e/c", rX)), "/")
+	assert.False(t, ok, "another tree")
+	_, ok = conflict(hold(req("a/*", rX)), hold(req("a*", rX)), "/")
+	assert.False(t, ok, "a sibling whose name merely starts like the parent")
+	assert.False(t, isMask("*", "/"), "* alone names no parent")
+	assert.False(t, isMask("a/*", ""), "without a separator * is a character")
+}

@@ -42,6 +42,14 @@ var managerFleets = []fleet{
 		groups: &groupSpec{sep: groupSep, bounded: true, fifo: true}},
 	{name: "legacy+combined/manager", kinds: []kind{managerLegacy, managerCombined, managerCombined}, sweepDivisor: 2,
 		groups: &groupSpec{sep: groupSep}},
+	// Masks beside the ids they name (maskIDs): "a/*" and "a/b/*" drawn in
+	// every access, those in IS, IX and SIX refused with ErrInvalidID, the
+	// others held as their parent. Access exclusion judges a mask by every
+	// child it names (maskcheck_test.go). Two queue processes and a
+	// combined one: the queue lock takes the parent in the mask's access,
+	// combined every member exclusively.
+	{name: "combined+new/manager-mask", kinds: []kind{managerQueue, managerQueue, managerCombined}, sweepDivisor: 4,
+		groups: &groupSpec{sep: groupSep, bounded: true, fifo: true, ids: maskIDs}},
 }
 
 func TestManagerFleet_AccessExclusionAndStarvationFreedom(t *testing.T) { checkFleet(t, "new/manager") }
@@ -56,4 +64,8 @@ func TestManagerCombinedNewFleet_AccessExclusionDeadlockFreedomAndBypass(t *test
 
 func TestManagerLegacyCombinedFleet_AccessExclusionAndDeadlockFreedom(t *testing.T) {
 	checkFleet(t, "legacy+combined/manager")
+}
+
+func TestManagerMaskFleet_AMaskExcludesEveryChildItNames(t *testing.T) {
+	checkFleet(t, "combined+new/manager-mask")
 }

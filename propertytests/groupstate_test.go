@@ -24,6 +24,16 @@ type groupSpec struct {
 	// requests, so no wait may be overtaken at its first member beyond
 	// bypassBound (property G3).
 	fifo bool
+	// ids is the id space the fleet's processes draw from; nil: groupIDs.
+	ids []string
+}
+
+// idSpace returns the ids the fleet's processes draw from.
+func (s groupSpec) idSpace() []string {
+	if s.ids == nil {
+		return groupIDs
+	}
+	return s.ids
 }
 
 // groupState is what one run of a lock-manager fleet records; guarded by

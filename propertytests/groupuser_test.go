@@ -24,6 +24,11 @@ const groupSep = "/"
 
 var groupIDs = []string{"a", "a/b", "a/c", "a/b/d", "e"}
 
+// maskIDs is the id space of the mask fleet: groupIDs' hierarchy with two
+// masks, "a/*" (every child of "a": "a/b", "a/c", and children never named)
+// and "a/b/*".
+var maskIDs = []string{"a", "a/b", "a/c", "a/b/d", "a/*", "a/b/*"}
+
 // accessSlots weight the accesses drawn: X and S common, the intention
 // modes rarer. Exclusive is slot 0, where shrinking goes.
 var accessSlots = []lockstep.Access{
@@ -71,14 +76,14 @@ func (o groupOp) String() string {
 // defaultOp is what every choice 0 draws: LockGroup of "a" in X.
 var defaultOp = groupOp{call: callLockGroup, reqs: []lockstep.Request{{ID: groupIDs[0], Access: lockstep.Exclusive}}}
 
-// drawOp draws an operation: 1–3 requests over groupIDs in weighted
-// accesses (an id may come twice: the group joins them), how to call, and
-// when to cancel.
-func drawOp(ch sim.Chooser) groupOp {
+// drawOp draws an operation: 1–3 requests over ids in weighted accesses
+// (an id may come twice: the group joins them), how to call, and when to
+// cancel.
+func drawOp(ch sim.Chooser, ids []string) groupOp {
 	var op groupOp
 	n := 1 + ch.Choose("group size", 3)
 	for range n {
-		id := groupIDs[ch.Choose("id", len(groupIDs))]
+		id := ids[ch.Choose("id", len(ids))]
 		op.reqs = append(op.reqs, lockstep.Request{ID: id, Access: accessSlots[ch.Choose("access", len(accessSlots))]})
 	}
 	op.call = callSlots[ch.Choose("call", len(callSlots))]
@@ -101,7 +106,7 @@ func (h *harness) nextOp(pr *proc) groupOp {
 	defer h.mu.Unlock()
 	g := h.grp
 	if h.ch != nil && h.drawPanic == nil {
-		op, p := drawCatching(h.ch)
+		op, p := drawCatching(h.ch, g.spec.idSpace())
 		if p == nil {
 			g.history[pr] = append(g.history[pr], op)
 			return op
@@ -117,9 +122,9 @@ func (h *harness) nextOp(pr *proc) groupOp {
 	return op
 }
 
-func drawCatching(ch sim.Chooser) (op groupOp, caught any) {
+func drawCatching(ch sim.Chooser, ids []string) (op groupOp, caught any) {
 	defer func() { caught = recover() }()
-	return drawOp(ch), nil
+	return drawOp(ch, ids), nil
 }
 
 // groupUser is the behaviour of a lock-manager process: think, draw an

@@ -84,6 +84,7 @@ const (
 	combinedOverlapUnsafe   defect = "combined-overlap-unsafe"
 	groupUnordered          defect = "group-unordered"
 	skipIntention           defect = "skip-intention"
+	maskIntention           defect = "mask-intention"
 	combinedSharedQueueHalf defect = "combined-shared-queue-half"
 	retryNeedsFreeID        defect = "retry-needs-free-id"
 	groupReturnsLostMember  defect = "group-returns-lost-member"
@@ -178,6 +179,8 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			mg.GroupUnordered = true
 		case skipIntention:
 			mg.SkipIntention = true
+		case maskIntention:
+			mg.MaskIntention = true
 		case groupReturnsLostMember:
 			mg.GroupReturnsLostMember = true
 		case deadlockUndetected:

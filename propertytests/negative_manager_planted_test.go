@@ -30,6 +30,12 @@ func init() {
 		// not FIFO, and one of them waits beyond its plan's bound (G2).
 		control{name: "CombinedSharedQueueHalf", fleet: fleetNamed("combined+new/manager"),
 			v: variant{plant: []defect{combinedSharedQueueHalf}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+		// A mask taken in an intention access, as its parent in that
+		// access: a mask "a/*" in IS beside a holder of "a/b" in X (IX on
+		// "a") both hold, though the mask names "a/b". Caught by access
+		// exclusion (G1), which judges a mask by every child it names.
+		control{name: "MaskIntention", fleet: fleetNamed("combined+new/manager-mask"),
+			v: variant{plant: []defect{maskIntention}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
 		// A group returned although a member's lease lapsed while a later
 		// member was awaited (internal/manager, "Losing a member"): the
 		// lease property refuses a group returned with Lost() closed. Found

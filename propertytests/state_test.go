@@ -37,7 +37,12 @@ func (h *harness) checkStateFreed() error {
 	c := h.s.Cluster()
 	ids := h.rows(lockID)
 	if h.grp != nil {
-		ids = groupIDs
+		ids = nil
+		for _, id := range h.grp.spec.idSpace() {
+			if !isMask(id, h.grp.spec.sep) {
+				ids = append(ids, id)
+			}
+		}
 	}
 	if h.dl != nil {
 		ids = deadlockIDs

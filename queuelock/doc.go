@@ -65,6 +65,6 @@
 // expire after the TTL. After Close, calls fail with lockstep.ErrClosed.
 //
 // docs/algorithms.md has the algorithm and its proofs (sections 1, 2, 4, 5
-// and 8); the README's "Leases, TTLs and clocks" says how to choose the TTL,
-// renewal and skew bounds.
+// and 8); docs/getting-started.md ("Leases, TTLs and clocks") says how to
+// choose the TTL, renewal and skew bounds.
 package queuelock

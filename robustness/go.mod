@@ -7,7 +7,7 @@ replace github.com/lockstep-go/lockstep => ../
 require (
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/gocql/gocql v1.7.0
-	github.com/lockstep-go/lockstep v0.0.0
+	github.com/lockstep-go/lockstep v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 
@@ -19,7 +19,7 @@ require (
 require (
 	github.com/golang/snappy v0.0.3 // indirect
 	github.com/hailocab/go-hostpool v0.0.0-20160125115350-e80d13ce29ed // indirect
-	github.com/lockstep-go/lockstep/lockd v0.0.0-00010101000000-000000000000
+	github.com/lockstep-go/lockstep/lockd v0.1.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 )

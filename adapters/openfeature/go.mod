@@ -3,7 +3,7 @@ module github.com/lockstep-go/lockstep/adapters/openfeature
 go 1.26.0
 
 require (
-	github.com/lockstep-go/lockstep v0.0.0
+	github.com/lockstep-go/lockstep v0.1.0
 	github.com/open-feature/go-sdk v1.20.0
 	github.com/stretchr/testify v1.12.1
 )

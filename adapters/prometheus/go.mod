@@ -3,7 +3,7 @@ module github.com/lockstep-go/lockstep/adapters/prometheus
 go 1.26.0
 
 require (
-	github.com/lockstep-go/lockstep v0.0.0
+	github.com/lockstep-go/lockstep v0.1.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/stretchr/testify v1.12.1

@@ -26,7 +26,7 @@
 //	            2, acquire and release times of one lock beside M held, and the heap;
 //	            3, the rate when P % of the names are shared; N clients, L = 1…5;
 //	            with the LWT lock beside it on the real backend
-//	service     issue 25's lockd benchmark (service.go; real backend only): one hot id
+//	service     lockd's benchmark (service.go; real backend only): one hot id
 //	            through the library in-process (the queue lock, mode new), through a
 //	            lockd (the real cmd/lockd, which lockbench builds, starts on loopback
 //	            on the bench keyspace moved to phase new, and stops), through etcd's

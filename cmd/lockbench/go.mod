@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/gocql/gocql v1.7.0
-	github.com/lockstep-go/lockstep v0.0.0-00010101000000-000000000000
+	github.com/lockstep-go/lockstep v0.1.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/image v0.47.0
 )

@@ -14,10 +14,10 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// -scenario service measures issue 25's performance item: the lock manager
-// as a service (lockd) against the library in-process and against etcd's
-// lock service, on one hot id, with 1, 5 and 20 clients by default, every
-// client a separate OS process on this machine:
+// -scenario service measures the lock manager as a service (lockd) against
+// the library in-process and against etcd's lock service, on one hot id,
+// with 1, 5 and 20 clients by default, every client a separate OS process
+// on this machine:
 //
 //	new        the library in-process, the queue lock (mode new): the
 //	           algorithm lockd runs, with no service in between

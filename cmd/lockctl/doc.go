@@ -17,7 +17,7 @@
 //	lock [--mode M] [--wait D] [--grace D] <id> -- <command> [args...]
 //	                                      run a command while holding a lock (see below)
 //	sessions --lockd URL,...              the sessions of lockd servers (see below); needs no cluster
-//	version                               lockctl's module version, the library's, and Go's
+//	version                               lockctl's version and commit, the library's, and Go's
 //	completion bash|zsh|fish|powershell   a shell completion script
 //
 // lockctl is a module of its own (cmd/lockctl/go.mod, replacing the library
@@ -90,6 +90,22 @@
 // LOCKSTEP_PASSWORD/--password-file, or --tls-ca/--tls-server-name); a
 // missing keyspace or table names schema apply, a missing permission the
 // grants; a mistyped command adds cobra's suggestions.
+//
+// # Data from others is escaped
+//
+// Owner ids, lock ids, session names, principals, process names, hosts and
+// error messages come from the store or a lockd, written by others. In text
+// output a value that holds a space, a double quote, a rune that is not
+// printable (a control character such as a newline, CR, tab or ESC, DEL, a
+// C1 control, a bidi override, a line separator) or bytes that are not UTF-8
+// is printed quoted and escaped as Go's strconv.Quote does ("ops\n\x1b[2J");
+// a bare "-" is quoted too, as the tables print - for none. A message (an
+// error, a refusal's reason) keeps its spaces and has those runes escaped in
+// place. So every table keeps one row per cell, process or session, and
+// nothing printed moves the cursor or rewrites the screen. JSON output
+// carries the values exactly, with every rune that is not printable written
+// as a \uXXXX escape (encoding/json leaves DEL, C1 controls and bidi
+// overrides raw).
 //
 // # JSON output
 //

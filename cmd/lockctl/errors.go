@@ -108,9 +108,10 @@ func containsAny(s string, subs ...string) bool {
 }
 
 // oneLine flattens an error message to one line (driver and joined errors
-// may span several).
+// may span several) and escapes what is left that a terminal would act on
+// (text): messages carry ids and names from the store and from lockd.
 func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	return text(strings.Join(strings.Fields(err.Error()), " "))
 }
 
 // withHint adds what to do to a failure a user can fix: a keyspace or table

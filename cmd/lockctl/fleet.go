@@ -54,7 +54,7 @@ func (fleetCmd) run(ctx context.Context, a *app, o *options) error {
 	writeCensus(a.stdout, entries, a.now())
 	for _, to := range neighbours(p.Mode) {
 		if b := migration.Blocking(entries, to); len(b) > 0 {
-			fmt.Fprintf(a.stdout, "moving to %v: blocked: %v\n", to, &migration.MoveError{From: p.Mode, To: to, Blockers: b})
+			fmt.Fprintf(a.stdout, "moving to %v: blocked: %s\n", to, text((&migration.MoveError{From: p.Mode, To: to, Blockers: b}).Error()))
 		} else {
 			fmt.Fprintf(a.stdout, "moving to %v: no live process blocks it\n", to)
 		}
@@ -72,10 +72,10 @@ func writeCensus(w io.Writer, entries []census.Entry, now time.Time) {
 	fmt.Fprintln(tw, "  PROCESS\tHOST\tVERSION\tCONFIGURED\tHOLDS\tACQUIRING\tSENT\tTTL LEFT\t")
 	for _, e := range entries {
 		if e.Err != nil {
-			fmt.Fprintf(tw, "  %s\tunreadable entry: %v\t\t\t\t\t\t%s\t\n", e.Process, e.Err, formatTTL(e.TTL))
+			fmt.Fprintf(tw, "  %s\tunreadable entry: %s\t\t\t\t\t\t%s\t\n", field(e.Process), text(e.Err.Error()), formatTTL(e.TTL))
 			continue
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%v\t%s\t%s\t%s ago\t%s\t\n", e.Process, e.Host, e.Version, e.Configured,
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%v\t%s\t%s\t%s ago\t%s\t\n", field(e.Process), field(e.Host), field(e.Version), e.Configured,
 			counts(e.Held), counts(e.Acquiring), formatAge(now.Sub(e.Time)), formatTTL(e.TTL))
 	}
 	tw.Flush()

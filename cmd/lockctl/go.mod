@@ -6,7 +6,7 @@ replace github.com/lockstep-go/lockstep => ../..
 
 require (
 	github.com/gocql/gocql v1.7.0
-	github.com/lockstep-go/lockstep v0.0.0-00010101000000-000000000000
+	github.com/lockstep-go/lockstep v0.1.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/stretchr/testify v1.12.1

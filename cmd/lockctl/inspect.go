@@ -72,14 +72,14 @@ func (lc *lockCells) write(w io.Writer, now time.Time) {
 				named := time.UnixMicro(q.named)
 				enqueued, age = formatTime(named), formatAge(now.Sub(named))
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s ago\t%s\t\n", kind, q.id, q.access, enqueued,
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s ago\t%s\t\n", kind, field(q.id), q.access, enqueued,
 				age, formatAge(now.Sub(time.UnixMicro(q.Timestamp))), formatTTL(q.TTL))
 		}
 	}
 	tw.Flush()
 	switch {
 	case lc.floorErr != nil:
-		fmt.Fprintf(w, "  floor: unreadable (%v); the whole partition was read\n", lc.floorErr)
+		fmt.Fprintf(w, "  floor: unreadable (%s); the whole partition was read\n", text(lc.floorErr.Error()))
 	case lc.floor == 0:
 		fmt.Fprintf(w, "  floor: none yet (reads start at the beginning)\n")
 	case lc.fullRead:
@@ -100,7 +100,7 @@ func (lc *lockCells) write(w io.Writer, now time.Time) {
 			cells []lockstep.Cell
 		}{{"main", lc.main}, {"shadow", lc.shadow}} {
 			for _, c := range r.cells {
-				fmt.Fprintf(tw, "  %s\t%s\t%s ago\t%s\t\n", r.name, c.Column, formatAge(now.Sub(time.UnixMicro(c.Timestamp))), formatTTL(c.TTL))
+				fmt.Fprintf(tw, "  %s\t%s\t%s ago\t%s\t\n", r.name, field(c.Column), formatAge(now.Sub(time.UnixMicro(c.Timestamp))), formatTTL(c.TTL))
 			}
 		}
 		tw.Flush()
@@ -120,7 +120,7 @@ func (lc *lockCells) queueStatus() string {
 	default:
 		ids := make([]string, len(lc.owners))
 		for i, q := range lc.owners {
-			ids[i] = q.id
+			ids[i] = field(q.id)
 		}
 		s = fmt.Sprintf("CONTESTED: %d owner cells in conflicting accesses (%s); claimers that see each other back off, "+
 			"two that stay are a broken invariant", len(lc.owners), strings.Join(ids, ", "))
@@ -148,7 +148,7 @@ func (lc *lockCells) compatibleOwners() bool {
 func (lc *lockCells) holders() string {
 	ids := make([]string, len(lc.owners))
 	for i, q := range lc.owners {
-		ids[i] = q.id
+		ids[i] = field(q.id)
 		if q.access != lockstep.Exclusive {
 			ids[i] += " (" + q.access.String() + ")"
 		}
@@ -164,7 +164,7 @@ func (lc *lockCells) legacyStatus() string {
 	case 0:
 		s = "free"
 	case 1:
-		s = "held by " + layout.LegacyOwner(lc.main[0])
+		s = "held by " + field(layout.LegacyOwner(lc.main[0]))
 	default:
 		s = fmt.Sprintf("BLOCKED: %d cells in the main row; nobody holds it and contenders wait until they expire", len(lc.main))
 	}

@@ -72,5 +72,5 @@ func (a *app) reportJSON(err error, code int) {
 	if merr != nil { // a string and an int always marshal
 		return
 	}
-	fmt.Fprintf(a.stdout, "%s\n", b)
+	fmt.Fprintf(a.stdout, "%s\n", escapeJSON(b))
 }

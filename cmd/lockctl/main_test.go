@@ -276,11 +276,14 @@ func TestRun_UnreachableClusterExitsThreeNamingHostsAndWhatToCheck(t *testing.T)
 
 func TestWriteVersion_NamesALocalReplacement(t *testing.T) {
 	var b bytes.Buffer
-	writeVersion(&b, &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/lockstep-go/lockstep/cmd/lockctl", Version: "v1.2.0"},
-		Deps: []*debug.Module{{Path: libraryModule, Version: "v0.0.0-00010101000000-000000000000", Replace: &debug.Module{Path: "../..", Version: "(devel)"}}}})
-	assert.Regexp(t, `^lockstep `+regexp.QuoteMeta(lockstep.Version)+`\nlockctl github.com/lockstep-go/lockstep/cmd/lockctl v1.2.0\nlibrary github.com/lockstep-go/lockstep from ../.. \(a local replacement\)\ngo1.26.8 \S+/\S+\n$`, b.String())
+	writeVersion(&b, &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: lockctlModule, Version: "v1.2.0"},
+		Deps:     []*debug.Module{{Path: libraryModule, Version: "v1.2.0", Replace: &debug.Module{Path: "../..", Version: "(devel)"}}},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}}})
+	assert.Regexp(t, `^lockctl v1\.2\.0 commit 0123456789abcdef0123456789abcdef01234567\nlockstep `+regexp.QuoteMeta(lockstep.Version)+
+		`\nlibrary github.com/lockstep-go/lockstep from ../.. \(a local replacement\)\ngo1.26.8 \S+/\S+\n$`, b.String())
 	b.Reset()
-	writeVersion(&b, &debug.BuildInfo{GoVersion: "go1.27.0", Main: debug.Module{Path: "github.com/lockstep-go/lockstep/cmd/lockctl", Version: "v1.3.0"},
+	writeVersion(&b, &debug.BuildInfo{GoVersion: "go1.27.0", Main: debug.Module{Path: lockctlModule, Version: "v1.3.0"},
 		Deps: []*debug.Module{{Path: libraryModule, Version: "v1.3.0"}}})
 	assert.Contains(t, b.String(), "library github.com/lockstep-go/lockstep v1.3.0\n")
+	assert.Contains(t, b.String(), "lockctl v1.3.0 commit not recorded (a build from the module version v1.3.0: its tag names the commit)\n")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"time"
@@ -16,11 +17,17 @@ import (
 // them). Times are RFC 3339 in UTC, TTLs seconds (0: none), and lists are
 // [] rather than null when empty.
 
-// writeJSON writes v, indented, with a final newline.
+// writeJSON writes v, indented, with a final newline, its non-printable
+// runes escaped (escapeJSON).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeJSON(buf.Bytes()))
+	return err
 }
 
 type inspectJSON struct {

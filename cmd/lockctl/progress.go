@@ -57,14 +57,14 @@ func describeBlockers(b []census.Entry) string {
 	names := make([]string, 0, len(b))
 	for _, e := range b {
 		if e.Err != nil {
-			names = append(names, e.Process+" (unreadable entry)")
+			names = append(names, field(e.Process)+" (unreadable entry)")
 			continue
 		}
 		var modes []string
 		for _, m := range e.InUse() {
 			modes = append(modes, m.String())
 		}
-		names = append(names, fmt.Sprintf("%s on %s (uses %s)", e.Process, e.Host, strings.Join(modes, ", ")))
+		names = append(names, fmt.Sprintf("%s on %s (uses %s)", field(e.Process), field(e.Host), strings.Join(modes, ", ")))
 	}
 	return strings.Join(names, "; ")
 }

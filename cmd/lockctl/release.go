@@ -74,7 +74,7 @@ func (c releaseCmd) run(ctx context.Context, a *app, o *options) error {
 			recent++
 			note = "  <- recently renewed"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s ago\t%s\t%s\n", tc.table, tc.Column, tc.Timestamp, formatAge(age), formatTTL(tc.TTL), note)
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s ago\t%s\t%s\n", tc.table, field(tc.Column), tc.Timestamp, formatAge(age), formatTTL(tc.TTL), note)
 	}
 	tw.Flush()
 	if recent > 0 {

@@ -266,6 +266,8 @@ func lockdReport(u string, sessions []lockdSession) lockdJSON {
 	return r
 }
 
+// writeSessionsText prints one table row per session; every datum from a
+// lockd goes through field, so none spans columns or rows.
 func writeSessionsText(w io.Writer, r sessionsJSON) {
 	for _, l := range r.Lockds {
 		fmt.Fprintf(w, "lockd %s: %d session(s)\n", l.URL, len(l.Sessions))
@@ -277,15 +279,19 @@ func writeSessionsText(w io.Writer, r sessionsJSON) {
 		for _, s := range l.Sessions {
 			var locks []string
 			for _, h := range s.Locks {
-				desc := h.Lock + " " + strings.Join(h.Items, ",")
+				items := make([]string, len(h.Items))
+				for i, it := range h.Items {
+					items[i] = field(it)
+				}
+				desc := field(h.Lock) + " " + strings.Join(items, ",")
 				if h.Token != 0 {
 					desc += " token " + strconv.FormatInt(h.Token, 10)
 				}
 				locks = append(locks, desc)
 			}
-			name := s.Name
-			if name == "" {
-				name = "-"
+			name := "-"
+			if s.Name != "" {
+				name = field(s.Name)
 			}
 			lockText := "-"
 			if len(locks) > 0 {
@@ -293,12 +299,12 @@ func writeSessionsText(w io.Writer, r sessionsJSON) {
 			}
 			ident := "-"
 			if s.Identity != "" {
-				ident = s.Identity
+				ident = field(s.Identity)
 				if s.IdentitySessions > 1 {
 					ident += " (shared by " + strconv.Itoa(s.IdentitySessions) + ")"
 				}
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%gs\t%s\t%s\n", s.Session, s.Principal, name, s.TTLSeconds, ident, lockText)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%gs\t%s\t%s\n", field(s.Session), field(s.Principal), name, s.TTLSeconds, ident, lockText)
 		}
 		tw.Flush()
 	}

@@ -16,7 +16,7 @@ const libraryModule = "github.com/lockstep-go/lockstep"
 func (a *app) versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "print lockstep's release, lockctl's module version, the library it was built with, and the Go version",
+		Short: "print lockctl's version and commit, lockstep's release, the library it was built with, and the Go version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			info, _ := debug.ReadBuildInfo()
@@ -26,22 +26,17 @@ func (a *app) versionCommand() *cobra.Command {
 	}
 }
 
-// writeVersion prints the release of the library lockctl was built with
+// writeVersion prints lockctl's version and the commit it was built from
+// (buildVersion), the release of the library lockctl was built with
 // (lockstep.Version, which CHANGELOG.md's newest entry matches), the
-// build's module versions (from the binary's build information: a module
-// tag, or "(devel)" for a build inside the module's own checkout, with its
-// VCS revision) and the Go version and platform.
+// library module's version in the build, and the Go version and platform.
 func writeVersion(w io.Writer, info *debug.BuildInfo) {
+	v, commit := buildVersion(info, lockctlModule)
+	fmt.Fprintf(w, "lockctl %s commit %s\n", v, commit)
 	fmt.Fprintf(w, "lockstep %s\n", lockstep.Version)
 	if info == nil {
-		fmt.Fprintf(w, "lockctl (no build information)\n%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(w, "%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return
-	}
-	fmt.Fprintf(w, "lockctl %s %s\n", info.Main.Path, info.Main.Version)
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-			fmt.Fprintf(w, "  %s=%s\n", s.Key, s.Value)
-		}
 	}
 	for _, d := range info.Deps {
 		if d.Path != libraryModule {

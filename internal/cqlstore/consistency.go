@@ -37,39 +37,6 @@ func (l Level) String() string {
 	return fmt.Sprintf("UNKNOWN_CONS_0x%x", uint16(l))
 }
 
-// ValidatePair accepts the read and write levels whose replica sets
-// intersect whatever the replication factor, so a read that starts after a
-// write completed sees it: QUORUM reads with QUORUM or EACH_QUORUM writes,
-// LOCAL_QUORUM reads with LOCAL_QUORUM or EACH_QUORUM writes, and any pair
-// with ALL on one side (but not ANY writes). Anything else, and any serial or
-// unknown level, gives a ConfigError on the field "consistency" that names
-// the pair. See package cassandra's WithConsistency for the reasons.
-func ValidatePair(read, write Level) error {
-	known := func(x Level) bool {
-		switch x {
-		case One, Two, Three, Quorum, All, LocalQuorum, EachQuorum, LocalOne:
-			return true
-		}
-		return false
-	}
-	bad := func(reason string) error {
-		return &lockstep.ConfigError{Field: "consistency", Reason: fmt.Sprintf("read %v, write %v: %s", read, write, reason)}
-	}
-	switch {
-	case !known(read) || read == EachQuorum:
-		return bad("unsupported read level")
-	case !known(write):
-		return bad("unsupported write level")
-	case read == All || write == All:
-		return nil
-	case read == Quorum && (write == Quorum || write == EachQuorum):
-		return nil
-	case read == LocalQuorum && (write == LocalQuorum || write == EachQuorum):
-		return nil
-	}
-	return bad("reads and writes do not overlap for every replication factor (need R + W > RF)")
-}
-
 // CommitLevel returns the consistency of the commit phase of lightweight
 // transactions run at serial: QUORUM for SERIAL, LOCAL_QUORUM for
 // LOCAL_SERIAL. Any other level gives a ConfigError.
@@ -83,38 +50,90 @@ func CommitLevel(serial Level) (Level, error) {
 	return 0, &lockstep.ConfigError{Field: "serial consistency", Reason: fmt.Sprintf("%v: want SERIAL or LOCAL_SERIAL", serial)}
 }
 
-// ValidateScope accepts the read and write levels that keep a lock of scope
-// exclusive, on top of ValidatePair (docs/multi-dc.md gives the argument):
+// ValidateScope accepts the read and write levels whose replica sets
+// intersect whatever the replication factor, so a read that starts after a
+// write completed sees it, and that keep a lock of scope exclusive
+// (docs/multi-dc.md gives the argument of each pair):
 //
-//   - global: the read and write replica sets must intersect whatever data
-//     centre each coordinator is in: QUORUM with QUORUM, EACH_QUORUM writes
-//     with QUORUM or LOCAL_QUORUM reads (the write holds a quorum of every
-//     data centre, the reader's among them), or ALL on either side.
+//   - global: the sets must intersect whatever data centre each
+//     coordinator is in: QUORUM with QUORUM, EACH_QUORUM writes with QUORUM
+//     or LOCAL_QUORUM reads (the write holds a quorum of every data centre,
+//     the reader's among them), or ALL on either side (not ANY writes).
 //     LOCAL_QUORUM writes are refused: they may reach one data centre only.
-//   - local to a data centre: any pair ValidatePair accepts, since each
-//     intersects within one data centre; the data centre must be named
+//   - local to a data centre: LOCAL_QUORUM reads and writes too, since they
+//     intersect within one data centre; the data centre must be named
 //     (lockstep.ValidateDC).
 //
-// A refusal is a ConfigError on the field "consistency" that says what to
-// use instead.
+// Every refusal is a ConfigError on the field "consistency" that names the
+// pair given, says why it is refused and what to use for scope.
 func ValidateScope(scope lockstep.Scope, read, write Level) error {
 	if !scope.IsGlobal() {
 		if err := lockstep.ValidateDC(scope.DC()); err != nil {
 			return err
 		}
 	}
-	if err := ValidatePair(read, write); err != nil {
-		return err
-	}
-	if !scope.IsGlobal() || read == All || write == All || write == EachQuorum || (read == Quorum && write == Quorum) {
+	why := refusal(scope, read, write)
+	if why == "" {
 		return nil
 	}
-	return &lockstep.ConfigError{Field: "consistency", Reason: fmt.Sprintf(
-		"read %v, write %v cannot keep a global lock global: a write acknowledged by one data centre's quorum "+
-			"is not seen by a read in another, so two processes in two data centres can both hold one lock; "+
-			"use QUORUM reads and writes, or EACH_QUORUM writes with LOCAL_QUORUM reads (a data centre down then blocks writes), "+
-			"or make the lock DC-local (WithLocalDC) if every contender for an id lives in one data centre", read, write)}
+	return &lockstep.ConfigError{Field: "consistency", Reason: fmt.Sprintf("read %v, write %v%s; %s", read, write, why, useInstead(scope))}
 }
+
+// refusal returns why scope cannot take reads at read and writes at write,
+// to follow the pair's name in the error, or "" if it can.
+func refusal(scope lockstep.Scope, read, write Level) string {
+	switch {
+	case read == Serial || read == LocalSerial || write == Serial || write == LocalSerial:
+		return ": the serial levels order lightweight transactions (a fence store's WithSerialConsistency), not plain reads and writes"
+	case read == Any || read == EachQuorum:
+		return fmt.Sprintf(": %v is a write level, which Cassandra refuses for reads", read)
+	case !known(read) || !known(write):
+		return ": an unknown consistency level"
+	case write == Any:
+		return ": an ANY write may be acknowledged by a hint alone, on no replica, so no read is sure to see it"
+	case read == All || write == All:
+		return "" // every replica on one side
+	case write == EachQuorum && (read == Quorum || read == LocalQuorum):
+		return ""
+	case read == Quorum && write == Quorum:
+		return ""
+	case read == LocalQuorum && write == LocalQuorum && !scope.IsGlobal():
+		return ""
+	case read == LocalQuorum && write == LocalQuorum:
+		return " cannot keep a global lock global: a write acknowledged by one data centre's quorum " +
+			"is not seen by a read in another, so two processes in two data centres can both hold one lock"
+	case weak(read) || weak(write):
+		return ": reads and writes do not overlap for every replication factor (need R + W > RF): ONE, TWO, THREE and LOCAL_ONE " +
+			"meet the other side only for some replication factors, unless that side is ALL"
+	}
+	return ": reads and writes do not overlap for every replication factor (need R + W > RF): a QUORUM of the whole cluster and a " +
+		"LOCAL_QUORUM of one data centre can miss each other (docs/multi-dc.md gives replication factors where they do)"
+}
+
+// useInstead says which levels scope takes.
+func useInstead(scope lockstep.Scope) string {
+	if scope.IsGlobal() {
+		return "use QUORUM reads and writes, or EACH_QUORUM writes with LOCAL_QUORUM reads " +
+			"(a data centre down then blocks writes), or make the lock DC-local (WithLocalDC) if every contender " +
+			"for an id lives in one data centre"
+	}
+	return fmt.Sprintf("use LOCAL_QUORUM reads and writes (the default of a store local to %s), "+
+		"or QUORUM reads and writes, or EACH_QUORUM writes with LOCAL_QUORUM reads", scope.DC())
+}
+
+// known reports whether x is a regular consistency level of the native
+// protocol.
+func known(x Level) bool {
+	switch x {
+	case Any, One, Two, Three, Quorum, All, LocalQuorum, EachQuorum, LocalOne:
+		return true
+	}
+	return false
+}
+
+// weak reports whether x asks for a fixed number of replicas, not a
+// majority.
+func weak(x Level) bool { return x == One || x == Two || x == Three || x == LocalOne }
 
 // ValidateSerialScope refuses LOCAL_SERIAL for a global scope: Paxos among
 // one data centre's replicas does not order writers in two. A DC-local

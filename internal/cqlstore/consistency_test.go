@@ -1,6 +1,7 @@
 package cqlstore
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,21 +10,57 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-func TestValidatePair_AcceptsOnlyPairsThatIntersect(t *testing.T) {
-	ok := [][2]Level{{Quorum, Quorum}, {Quorum, EachQuorum}, {LocalQuorum, LocalQuorum},
-		{LocalQuorum, EachQuorum}, {All, One}, {One, All}, {LocalOne, All}, {All, All}}
-	bad := [][2]Level{{One, One}, {One, Quorum}, {Quorum, One}, {Two, Two}, {Quorum, LocalQuorum},
-		{LocalQuorum, Quorum}, {EachQuorum, Quorum}, {All, Any}, {Quorum, Any}, {Serial, Serial}, {Level(0x42), Quorum}}
-	for _, p := range ok {
-		assert.NoError(t, ValidatePair(p[0], p[1]), "read %v write %v", p[0], p[1])
+// Every pair of levels (and an unknown one), for a global and a DC-local
+// scope: the pairs docs/multi-dc.md accepts are accepted, and every other
+// is refused with an error that names the pair and says what to use.
+func TestValidateScope_EveryRefusalNamesThePairAndWhatToUse(t *testing.T) {
+	levels := []Level{Any, One, Two, Three, Quorum, All, LocalQuorum, EachQuorum, Serial, LocalSerial, LocalOne, Level(0x42)}
+	readable := map[Level]bool{One: true, Two: true, Three: true, Quorum: true, All: true, LocalQuorum: true, LocalOne: true}
+	writable := map[Level]bool{One: true, Two: true, Three: true, Quorum: true, All: true, LocalQuorum: true, EachQuorum: true, LocalOne: true}
+	accepts := func(local bool, r, w Level) bool {
+		return readable[r] && writable[w] && (r == All || w == All || (r == Quorum && w == Quorum) ||
+			(w == EachQuorum && (r == Quorum || r == LocalQuorum)) || (local && r == LocalQuorum && w == LocalQuorum))
 	}
-	for _, p := range bad {
-		err := ValidatePair(p[0], p[1])
-		assert.ErrorIs(t, err, lockstep.ErrInvalidConfig, "read %v write %v", p[0], p[1])
+	for _, sc := range []struct {
+		scope lockstep.Scope
+		use   string
+	}{
+		{lockstep.Scope{}, "use QUORUM reads and writes, or EACH_QUORUM writes with LOCAL_QUORUM reads"},
+		{lockstep.LocalTo("dc1"), "use LOCAL_QUORUM reads and writes (the default of a store local to dc1), or QUORUM reads and writes"},
+	} {
+		accepted, refused := 0, 0
+		for _, r := range levels {
+			for _, w := range levels {
+				err := ValidateScope(sc.scope, r, w)
+				if accepts(!sc.scope.IsGlobal(), r, w) {
+					assert.NoError(t, err, "%v: read %v write %v", sc.scope, r, w)
+					accepted++
+					continue
+				}
+				refused++
+				if !assert.ErrorIs(t, err, lockstep.ErrInvalidConfig, "%v: read %v write %v", sc.scope, r, w) {
+					continue
+				}
+				assert.Contains(t, err.Error(), fmt.Sprintf("consistency: read %v, write %v", r, w), "names the pair")
+				assert.Contains(t, err.Error(), sc.use, "says what to use")
+			}
+		}
+		t.Logf("%v: %d pairs accepted, %d refused", sc.scope, accepted, refused)
 	}
-	err := ValidatePair(One, Quorum)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "read ONE, write QUORUM")
+}
+
+// The pairs the tracker's report named: QUORUM with LOCAL_QUORUM either
+// way, on a global store.
+func TestValidateScope_QuorumWithLocalQuorumSaysWhatToUse(t *testing.T) {
+	for _, p := range [][2]Level{{Quorum, LocalQuorum}, {LocalQuorum, Quorum}} {
+		err := ValidateScope(lockstep.Scope{}, p[0], p[1])
+		require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+		assert.Equal(t, fmt.Sprintf("lockstep: invalid configuration: consistency: read %v, write %v: reads and writes do not overlap for every "+
+			"replication factor (need R + W > RF): a QUORUM of the whole cluster and a LOCAL_QUORUM of one data centre can "+
+			"miss each other (docs/multi-dc.md gives replication factors where they do); use QUORUM reads and writes, or "+
+			"EACH_QUORUM writes with LOCAL_QUORUM reads (a data centre down then blocks writes), or make the lock DC-local "+
+			"(WithLocalDC) if every contender for an id lives in one data centre", p[0], p[1]), err.Error())
+	}
 }
 
 func TestLevel_StringIsTheCQLName(t *testing.T) {

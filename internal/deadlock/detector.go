@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
@@ -110,7 +109,7 @@ func (d *Detector) read(ctx context.Context) ([]Record, error) {
 	recs := make([]Record, 0, len(cells))
 	for _, c := range cells {
 		var r Record
-		if json.Unmarshal(c.Value, &r) != nil || !r.Waits.Access.Valid() {
+		if !r.decode(c.Value) {
 			continue
 		}
 		r.Name = c.Column

@@ -6,24 +6,6 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// Hold is one id a waiting identity holds.
-type Hold struct {
-	ID     string          `json:"i"`
-	Access lockstep.Access `json:"a"`
-	Owner  string          `json:"o"`
-}
-
-// Record is one published wait: the value of one cell of the wait table,
-// named Name. A Name is never reused (R2, doc.go).
-type Record struct {
-	Name    string           `json:"-"`
-	Process string           `json:"p"`
-	Waits   lockstep.Request `json:"w"`
-	Holds   []Hold           `json:"h,omitempty"`
-	Comment string           `json:"c,omitempty"`
-	Start   int64            `json:"s"` // wall clock of the waiter, µs since the epoch
-}
-
 // ranksBelow reports whether r ranks below o: (Start, Name) ascending. The
 // victim of a cycle is its member of highest rank.
 func (r *Record) ranksBelow(o *Record) bool {

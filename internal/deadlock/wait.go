@@ -2,7 +2,6 @@ package deadlock
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
@@ -141,7 +140,7 @@ func (w *Wait) publish(ctx context.Context) error {
 		w.rec.Waits.Access = lockstep.Access(a - 1)
 	}
 	w.rec.Holds = w.holds()
-	v, err := json.Marshal(&w.rec)
+	v, err := w.rec.encode()
 	if err != nil {
 		return err
 	}

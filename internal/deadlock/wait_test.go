@@ -68,7 +68,7 @@ func TestWait_PublishesAfterThresholdAndDeletesAtTheEnd(t *testing.T) {
 		release := make(chan struct{})
 		done := make(chan error, 1)
 		go func() {
-			_, err := run(d, lockstep.WithComment(bg, "why"), "me", lockstep.Request{ID: "b"}, holding("a"), blocked(release))
+			_, err := run(d, lockstep.WithComment(bg, "why\xff\xfe"), "me", lockstep.Request{ID: "b"}, holding("a"), blocked(release))
 			done <- err
 		}()
 		time.Sleep(900 * time.Millisecond)
@@ -81,7 +81,7 @@ func TestWait_PublishesAfterThresholdAndDeletesAtTheEnd(t *testing.T) {
 		require.Len(t, recs, 1)
 		assert.Equal(t, lockstep.Request{ID: "b"}, recs[0].Waits)
 		assert.Equal(t, []Hold{{ID: "a", Access: lockstep.Exclusive, Owner: "owner-a"}}, recs[0].Holds)
-		assert.Equal(t, "why", recs[0].Comment)
+		assert.Equal(t, "why\xff\xfe", recs[0].Comment, "byte for byte")
 		assert.Equal(t, "proc", recs[0].Process)
 		close(release)
 		require.NoError(t, <-done)

@@ -26,7 +26,9 @@ func firstLost(members []*member) int {
 
 // enterReentrant is the registry's part of holder w's request r before any
 // take: a covering acquisition the holder already has is counted and
-// returned (mb); a weaker one is refused (ErrUpgrade); otherwise r is
+// returned (mb); a weaker one is refused (ErrUpgrade); one whose lease was
+// lost is refused with a *lostHolding (it stays the holder's until the
+// Lock that took it is unlocked: lostheld.go); otherwise r is
 // registered as pending, for the Locker to take, and returned (pending),
 // to be settled by settleReentrant. A second acquisition by the same
 // holder while the first is still waiting for the id waits for its
@@ -60,6 +62,17 @@ func (m *Manager) enterReentrant(ctx context.Context, w waiter, r lockstep.Reque
 			m.mu.Unlock()
 			return nil, nil, fmt.Errorf("%w: the holder holds %q in %v, which does not cover %v: "+
 				"release it first, or take the stronger access first", lockstep.ErrUpgrade, r.ID, held, r.Access)
+		}
+		// Whether its lease is lost is checked outside m.mu: Lost runs the
+		// lock's own deadline checks, under its own mutex.
+		m.mu.Unlock()
+		if mb.lostNow() {
+			return nil, nil, &lostHolding{id: r.ID, owner: mb.handleOwner()}
+		}
+		m.mu.Lock()
+		if m.reg[key] != mb { // released meanwhile: look again
+			m.mu.Unlock()
+			continue
 		}
 		mb.count++
 		m.mu.Unlock()

@@ -10,8 +10,8 @@ import "github.com/lockstep-go/lockstep"
 func (m *Manager) Adopted(id string, plan []lockstep.Request, locks []lockstep.Lock) lockstep.Lock {
 	members := make([]*member, len(locks))
 	for i, l := range locks {
-		members[i] = &member{access: plan[i].Access}
+		members[i] = &member{access: plan[i].Access, handle: locks[0].Owner()}
 		members[i].setReal(l)
 	}
-	return newLock(m, id, append([]lockstep.Request(nil), plan...), members, nil)
+	return newLock(m, id, append([]lockstep.Request(nil), plan...), members, nil, false)
 }

@@ -35,7 +35,7 @@ func (m *Manager) AdoptedFor(holder any, id string, plan []lockstep.Request, loc
 	}
 	for i, l := range locks {
 		key := regKey{holder: holder, id: plan[i].ID}
-		mb := &member{access: plan[i].Access, key: &key, ready: ready, count: 1}
+		mb := &member{access: plan[i].Access, key: &key, ready: ready, count: 1, handle: locks[0].Owner()}
 		mb.setReal(l)
 		m.reg[key] = mb
 		members[i] = mb
@@ -49,5 +49,5 @@ func (m *Manager) AdoptedFor(holder any, id string, plan []lockstep.Request, loc
 			s.AddOnStop(func() { m.forget(mb) })
 		}
 	}
-	return newLock(m, id, append([]lockstep.Request(nil), plan...), members, holder), nil
+	return newLock(m, id, append([]lockstep.Request(nil), plan...), members, holder, false), nil
 }

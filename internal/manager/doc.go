@@ -58,7 +58,9 @@
 // "a/" cannot quietly name a second child of "a". A last segment of
 // exactly "*" makes a mask (seed 003's MASK): "a/b/*" names every child of
 // "a/b" and is planned as "a/b" in the same access, which covers them all
-// (docs/algorithms.md, section 8.6); "*" anywhere else is refused.
+// (docs/algorithms.md, section 8.6); "*" anywhere else is refused, and so
+// is a mask in an intention access, which "a/b" in that access would not
+// make exclude a child's writer.
 //
 // Ancestors sort before their descendants: an ancestor is a proper prefix
 // of its descendant's id, and in bytewise order a proper prefix sorts
@@ -148,7 +150,10 @@
 // IS on "a", so asking for "a/c" in X (IX on "a") is an upgrade. Each
 // member's lock is unlocked by the Unlock that drops its count to zero, and
 // its registry entry is deleted then, so the registry holds only what is
-// held. A second acquisition by the same holder while its first is still
+// held. A member held through an earlier Lock whose lease was lost is not
+// counted: the acquisition fails with an error wrapping lockstep.ErrLost
+// that names the id and that Lock's Owner() and says to unlock it first
+// (lostheld.go); after that Unlock the id is taken afresh. A second acquisition by the same holder while its first is still
 // waiting for the id waits for that first one's outcome, as it would in the
 // id's queue. Without a holder the registry is not touched. What
 // reentrancy promises is only this bookkeeping: the holder is the caller's

@@ -27,6 +27,11 @@ type TestingKnobs struct {
 	// and waiting for the other's show no conflict, and wait until their
 	// deadlines.
 	PublishAskedAccess bool
+	// MaskIntention accepts a mask ("a/*") in an intention access and
+	// takes its parent in it, as the manager first did: a mask in IS beside
+	// a child's holder in X (IX on the parent) both hold, though the mask
+	// names that child.
+	MaskIntention bool
 	// Deadlock plants the deadlock detector's defects (internal/deadlock):
 	// a Locker passes them to the detector it builds.
 	Deadlock deadlock.Knobs

@@ -24,12 +24,15 @@ import (
 // without taking, or advancing, the descendant's token. A resource that
 // needs fencing takes a flat lock of its own id.
 type Lock struct {
-	m       *Manager
-	holder  any // the reentrancy holder, or nil (UnlockAll)
-	id      string
-	plan    []lockstep.Request
-	members []*member
-	loss    *held.Loss
+	m      *Manager
+	holder any // the reentrancy holder, or nil (UnlockAll)
+	// reentrant: every member was one the holder already held, only
+	// counted (Reentrant). Set before the Lock is returned.
+	reentrant bool
+	id        string
+	plan      []lockstep.Request
+	members   []*member
+	loss      *held.Loss
 
 	// stop ends the watcher goroutine of members without a *held.Loss;
 	// done is closed when it has returned. Both nil without one.
@@ -65,9 +68,10 @@ var (
 )
 
 // newLock wraps members, all held, into a group Lock and starts forwarding
-// their losses.
-func newLock(m *Manager, id string, plan []lockstep.Request, members []*member, holder any) lockstep.Lock {
-	g := &Lock{m: m, holder: holder, id: id, plan: plan, members: members, loss: held.NewLoss(), state: make([]heldState, len(members))}
+// their losses; reentrant says every member was only counted (Reentrant).
+func newLock(m *Manager, id string, plan []lockstep.Request, members []*member, holder any, reentrant bool) lockstep.Lock {
+	g := &Lock{m: m, holder: holder, id: id, plan: plan, members: members, loss: held.NewLoss(), state: make([]heldState, len(members)),
+		reentrant: reentrant}
 	if holder != nil {
 		m.track(g)
 	}
@@ -109,6 +113,15 @@ func (g *Lock) watch(lost []<-chan struct{}) {
 // ID returns the ids the caller asked for, joined by ", ": for a group of
 // one request, exactly its id.
 func (g *Lock) ID() string { return g.id }
+
+// Reentrant reports whether the acquisition that returned g took nothing:
+// under lockstep.WithReentrancy every member (intention locks on ancestors
+// included) was one the holder already held in a covering access, and was
+// only counted. A first take of "rx/2" beside a held "rx/1" shares the
+// intention lock on "rx" but takes "rx/2": not reentrant. Outside the
+// module it is reached with an interface{ Reentrant() bool } assertion
+// (lockd's HeldLock.reentrant).
+func (g *Lock) Reentrant() bool { return g.reentrant }
 
 // Owner returns the first member's owner.
 func (g *Lock) Owner() string { return g.members[0].real.Owner() }

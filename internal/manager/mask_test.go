@@ -44,3 +44,33 @@ func TestPlan_MaskOnlyAsTheLastSegmentAfterAnother(t *testing.T) {
 	_, err = m.Plan(reqs("a/b*", "a*/b"))
 	require.NoError(t, err, "a segment merely containing * is an ordinary name")
 }
+
+// A mask in an intention access is refused, whatever the rest of the
+// group: held as its parent in that access it would not exclude a child's
+// holder in X (IX on the parent). The error names the mask, the accesses a
+// mask may take, and the parent to take instead.
+func TestPlan_MaskInAnIntentionAccessIsRefused(t *testing.T) {
+	m, _ := newManager(t, "/")
+	for _, c := range [][]string{{"a/*:IS"}, {"a/b/*:IX"}, {"a/*:SIX"}, {"a/c:X", "a/b/*:IS"}} {
+		_, err := m.Plan(reqs(c...))
+		require.ErrorIs(t, err, lockstep.ErrInvalidID, "%v", c)
+		assert.Contains(t, err.Error(), "may be taken only Shared or Exclusive", "%v", c)
+		assert.Contains(t, err.Error(), "lockstep.Shared or lockstep.Exclusive", "%v", c)
+	}
+	_, err := m.Plan(reqs("a/b/*:IX"))
+	assert.Contains(t, err.Error(), `or for the parent "a/b" itself in IX`)
+	for _, ok := range []string{"a/*:S", "a/*:X", "a:IS", "a/b*:IX"} {
+		_, err := m.Plan(reqs(ok))
+		require.NoError(t, err, ok)
+	}
+}
+
+// The planted defect MaskIntention restores the refused plan: the mask's
+// parent in the intention access.
+func TestPlan_MaskIntentionKnobTakesTheParentInTheIntentionAccess(t *testing.T) {
+	m, err := New("/", nil, nil, &TestingKnobs{MaskIntention: true})
+	require.NoError(t, err)
+	got, err := m.Plan(reqs("a/b/*:IS"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a:IS", "a/b:IS"}, strs(got))
+}

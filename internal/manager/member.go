@@ -21,6 +21,12 @@ type member struct {
 	stronger bool
 	real     lockstep.Lock // nil while pending
 	key      *regKey       // the registry entry's key; nil when unregistered
+	// handle is the Owner() of the handle (the group Lock) whose
+	// acquisition took the member: its first member's owner. Deadlock
+	// records name a holding by it (lockstep.DeadlockMember.HeldBy), so
+	// that a caller can match a cycle's member to the Lock it holds. Set
+	// before the member is shared, never changed.
+	handle string
 
 	// Guarded by Manager.mu, for registered members only.
 	count int           // groups holding a reference
@@ -50,6 +56,14 @@ func (mb *member) takenIn(a lockstep.Access) {
 	if a != mb.access {
 		mb.took, mb.stronger = a, true
 	}
+}
+
+// handleOwner returns the Owner() of the handle that took mb.
+func (mb *member) handleOwner() string {
+	if mb.handle != "" {
+		return mb.handle
+	}
+	return mb.real.Owner()
 }
 
 // lossOf returns l's *held.Loss, if it has one.

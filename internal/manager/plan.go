@@ -80,6 +80,13 @@ func (m *Manager) validate(r lockstep.Request) error {
 		return nil
 	}
 	segs := strings.Split(r.ID, m.sep)
+	if len(segs) > 1 && segs[len(segs)-1] == Mask && !maskAccess(r.Access) && !m.knobs.MaskIntention {
+		return fmt.Errorf("%w: mask %q asked in %v: a mask may be taken only Shared or Exclusive. It is held as its "+
+			"parent %q in the mask's access, and an intention access there does not exclude the children the mask "+
+			"names (a child's holder takes only an intention lock on the parent); ask for the mask in lockstep.Shared "+
+			"or lockstep.Exclusive, or for the parent %q itself in %v",
+			lockstep.ErrInvalidID, r.ID, r.Access, m.unmask(r.ID), m.unmask(r.ID), r.Access)
+	}
 	for i, seg := range segs {
 		if seg == Mask && (i != len(segs)-1 || i == 0) {
 			where := "before other segments"
@@ -115,6 +122,16 @@ func (m *Manager) validate(r lockstep.Request) error {
 // and is taken as a request of "a/b" itself in the same access, which
 // covers every descendant (docs/algorithms.md, section 8.6).
 const Mask = "*"
+
+// maskAccess reports whether a mask may be taken in a: Shared or
+// Exclusive, the accesses whose lock on the parent conflicts with the
+// intention lock every incompatible child's holder takes there (section
+// 8.6). A mask in IS, IX or SIX would be held as its parent in that
+// intention access, which a child's holder in X (or S, for IX and SIX)
+// does not conflict with.
+func maskAccess(a lockstep.Access) bool {
+	return a == lockstep.Shared || a == lockstep.Exclusive
+}
 
 // unmask returns the id a request of id takes: the parent of a mask, or id.
 func (m *Manager) unmask(id string) string {

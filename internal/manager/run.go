@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
@@ -40,8 +41,9 @@ type Run struct {
 	w      waiter
 
 	members []*member
-	i       int  // plan index of the member being taken, or next
-	taking  bool // between Next's true and Done
+	counted []*member // under reentrancy: the members the holder held before, counted, not taken
+	i       int       // plan index of the member being taken, or next
+	taking  bool      // between Next's true and Done
 	step    Step
 	took    lockstep.Access // the access the step's take really takes (Step.Take); the asked one by default
 	pending *member         // under reentrancy: the registry entry the step fills
@@ -175,12 +177,17 @@ func (r *Run) Next() bool {
 			return true
 		}
 		mb, pending, err := r.m.enterReentrant(r.ctx, r.w, q)
+		if lh := (*lostHolding)(nil); errors.As(err, &lh) {
+			r.failLostHolding(lh)
+			return false
+		}
 		if err != nil {
 			r.fail(err)
 			return false
 		}
 		if pending == nil {
 			r.members = append(r.members, mb)
+			r.counted = append(r.counted, mb)
 			r.i++
 			continue
 		}
@@ -232,10 +239,11 @@ func (r *Run) Done(l lockstep.Lock, err error) {
 	switch {
 	case r.pending != nil:
 		r.pending.takenIn(r.took) // before settleReentrant publishes the entry under m.mu
+		r.pending.handle = r.handleOwner(l)
 		mb, err = r.m.settleReentrant(r.pending, l, err)
 		r.pending = nil
 	case err == nil:
-		mb = &member{access: r.plan[r.i].Access}
+		mb = &member{access: r.plan[r.i].Access, handle: r.handleOwner(l)}
 		mb.takenIn(r.took)
 		mb.setReal(l)
 	}
@@ -247,22 +255,59 @@ func (r *Run) Done(l lockstep.Lock, err error) {
 	r.i++
 }
 
+// handleOwner returns the Owner() the run's handle will have once the
+// member the step took (as l) is among its members: its first member's.
+func (r *Run) handleOwner(l lockstep.Lock) string {
+	if len(r.members) > 0 {
+		return r.members[0].real.Owner()
+	}
+	if l == nil {
+		return ""
+	}
+	return l.Owner()
+}
+
 // fail ends the run with err, the cause that stopped member r.i, having
 // released what the run took.
 func (r *Run) fail(err error) {
-	err = fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, not taken (%d taken before it released): %w",
-		joinRequests(r.plan), r.i+1, len(r.plan), r.plan[r.i], len(r.members), err)
+	err = &MemberError{Member: r.plan[r.i], err: fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, not taken (%d taken before it released): %w",
+		joinRequests(r.plan), r.i+1, len(r.plan), r.plan[r.i], len(r.members), err)}
 	r.end(nil, errors.Join(err, r.m.abandon(context.WithoutCancel(r.ctx), r.members)))
 }
+
+// MemberError is the error of a group Run that one member stopped: the
+// member not taken (ErrLocked, ctx's error, a store error, ErrUpgrade, a
+// deadlock), or the member lost while the later ones were taken (ErrLost).
+// Its message names the member and the group; it wraps the cause. Outside
+// the module it is reached with errors.As and an interface target,
+// interface{ StoppedBy() lockstep.Request } (lockd names the member in its
+// LOCKED detail).
+type MemberError struct {
+	Member lockstep.Request // the member, which may be an intention lock on an ancestor of an id asked
+	err    error
+}
+
+func (e *MemberError) Error() string { return e.err.Error() }
+
+// Unwrap returns the cause, inside the message's wrapping.
+func (e *MemberError) Unwrap() error { return e.err }
+
+// StoppedBy returns the member that stopped the run.
+func (e *MemberError) StoppedBy() lockstep.Request { return e.Member }
 
 // complete ends a run whose members are all taken: the group, unless a
 // member was lost meanwhile.
 func (r *Run) complete() {
 	m := r.m
 	if i := firstLost(r.members); i >= 0 && !m.knobs.GroupReturnsLostMember {
-		err := fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, was lost while the members after it were taken "+
+		if mb := r.members[i]; slices.Contains(r.counted, mb) { // lost since it was counted
+			r.i = i
+			r.failLostHolding(&lostHolding{id: mb.real.ID(), owner: mb.handleOwner()})
+			return
+		}
+		err := &MemberError{Member: r.plan[i], err: fmt.Errorf("lockstep: lock group [%s]: member %d of %d, %s, was lost while the members after it were taken "+
 			"(its lease lapsed: the store or the network stalled its renewals); the group released what it took, so nothing is held: take the group again: %w",
-			joinRequests(r.plan), i+1, len(r.plan), r.plan[i], lockstep.ErrLost)
+			joinRequests(r.plan), i+1, len(r.plan), r.plan[i], lockstep.ErrLost)}
 		r.end(nil, errors.Join(err, m.abandon(context.WithoutCancel(r.ctx), r.members)))
 		return
 	}
@@ -270,7 +315,7 @@ func (r *Run) complete() {
 	if !r.w.reentrant {
 		holder = nil
 	}
-	r.end(newLock(m, callerID(r.reqs), r.plan, r.members, holder), nil)
+	r.end(newLock(m, callerID(r.reqs), r.plan, r.members, holder, r.w.reentrant && len(r.counted) == len(r.plan)), nil)
 }
 
 // Result returns the run's outcome once Next returned false: the lock

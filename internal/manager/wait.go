@@ -23,11 +23,12 @@ type call struct{ _ byte }
 // holds returns what w holds now: with a holder, every member the registry
 // shows granted to it; without, the members its call took. Each is listed
 // in the access its Locker really took it in (member.heldIn), which a
-// holding taken in an earlier mode of a migration keeps.
+// holding taken in an earlier mode of a migration keeps, and by the Owner()
+// of the handle that took it (member.handle).
 func (m *Manager) holds(w waiter) []deadlock.Hold {
 	var out []deadlock.Hold
 	add := func(mb *member) {
-		out = append(out, deadlock.Hold{ID: mb.real.ID(), Access: mb.heldIn(), Owner: mb.real.Owner()})
+		out = append(out, deadlock.Hold{ID: mb.real.ID(), Access: mb.heldIn(), Owner: mb.handleOwner()})
 	}
 	if !w.reentrant {
 		for _, mb := range w.taken() {

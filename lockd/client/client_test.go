@@ -118,6 +118,24 @@ func TestSession_DeadlockIsTheLibrarysError(t *testing.T) {
 	require.NoError(t, <-errs)
 }
 
+// A comment that is not UTF-8 cannot travel in a protobuf string: Lock
+// refuses it before sending, saying so, and nothing is held.
+func TestSession_CommentThatIsNotUTF8IsRefused(t *testing.T) {
+	srv := newServer(t, nil)
+	ctx := t.Context()
+	a, b := open(t, srv.url, nil), open(t, srv.url, nil)
+	_, err := a.Lock(lockstep.WithComment(ctx, "ok\xff\xfe"), "x")
+	require.Error(t, err)
+	require.Contains(t, err.Error(), `lockd client: comment "ok\xff\xfe" is not valid UTF-8`)
+	require.Contains(t, err.Error(), "give it as UTF-8")
+	l, err := b.TryLock(ctx, "x")
+	require.NoError(t, err, "nothing was held")
+	require.NoError(t, l.Unlock(ctx))
+	l, err = a.Lock(lockstep.WithComment(ctx, "ok"), "x")
+	require.NoError(t, err, "a UTF-8 comment is taken")
+	require.NoError(t, l.Unlock(ctx))
+}
+
 // Keep-alives cut off: lockd ends the session after its TTL and releases
 // its locks; the client's locks are lost by then, and another session is
 // granted them.

@@ -20,7 +20,8 @@
 // sentinels, so errors.Is(err, lockstep.ErrLocked), lockstep.ErrLost,
 // lockstep.ErrDeadlock (with a *lockstep.DeadlockError naming the cycle)
 // and the rest hold as they do in-process. lockstep.WithComment on Lock's
-// ctx names the unit of work in deadlock reports.
+// ctx names the unit of work in deadlock reports; it must be UTF-8 (a
+// protobuf string), and Lock refuses another comment before sending it.
 //
 // Token and Adopt are seed 003's getToken and setToken: another session of
 // the same lockd adopts this session's identity and holds its locks, with

@@ -31,8 +31,16 @@ var (
 type Error struct {
 	Code   connect.Code
 	Reason pb.LockError_Reason
-	// Message is lockd's message, which says what to do.
+	// Message is lockd's message, which says what to do. A LOCKED message
+	// also names the sessions of that lockd holding ID, when the caller's
+	// principal may see them (its own sessions; every session for a
+	// principal granted list_sessions, or in open mode).
 	Message string
+	// ID is the lock id the error is about, "" when none: for a Lock that
+	// failed (LOCKED, DEADLINE, DEADLOCK, UPGRADE, a store error) the
+	// member that stopped it, which is an id asked or an ancestor of one
+	// whose intention lock met a holder; for NO_PREFIX the id not granted.
+	ID string
 	// LostLockIDs are the lock handles a SESSION_EXPIRED session lost.
 	LostLockIDs []string
 	// Deadlock is the cycle of a DEADLOCK error, starting with this call.
@@ -107,7 +115,7 @@ func wrap(ctx context.Context, err error) error {
 		}
 		return err
 	}
-	e := &Error{Code: ce.Code(), Reason: le.GetReason(), Message: ce.Message(), LostLockIDs: le.GetLostLockIds(),
+	e := &Error{Code: ce.Code(), Reason: le.GetReason(), Message: ce.Message(), ID: le.GetId(), LostLockIDs: le.GetLostLockIds(),
 		cause: err, is: sentinels[le.GetReason()]}
 	if le.GetReason() == pb.LockError_REASON_DEADLOCK {
 		e.Deadlock = &lockstep.DeadlockError{Cycle: cycle(le.GetCycle())}

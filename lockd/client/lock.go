@@ -81,8 +81,11 @@ func (l *Lock) Mode() lockstep.Mode { return lockstep.ModeUnknown }
 // the lock has several members.
 func (l *Lock) Token() int64 { return l.token }
 
-// Reentrant says whether lockd granted this Lock by reentrancy: the session
-// already held the ids.
+// Reentrant says whether lockd granted this Lock by reentrancy and it took
+// nothing: the session's identity already held every member (the ids, and
+// the intention locks on their ancestors) in an access covering it, so it
+// only counts. The first Lock of "rx/2" beside a held "rx/1" shares the
+// intention lock on "rx" but takes "rx/2": not reentrant.
 func (l *Lock) Reentrant() bool { return l.reentrant }
 
 // Lost is closed when the lock must be taken as lost (package doc). It

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"connectrpc.com/connect"
 
@@ -206,8 +207,13 @@ func (s *Session) lock(ctx context.Context, try bool, reqs ...lockstep.Request) 
 	if len(reqs) == 0 {
 		return nil, fmt.Errorf("lockd client: an empty group: name at least one id: %w", lockstep.ErrInvalidID)
 	}
+	comment := lockstep.CommentOf(ctx)
+	if !utf8.ValidString(comment) {
+		return nil, fmt.Errorf("lockd client: comment %q is not valid UTF-8, and lockd carries comments as protobuf strings, "+
+			"which must be: give it as UTF-8 (quote or hex-encode binary bytes); nothing was sent", comment)
+	}
 	c := s.cur()
-	req := &pb.LockRequest{SessionId: c.id, Comment: lockstep.CommentOf(ctx)}
+	req := &pb.LockRequest{SessionId: c.id, Comment: comment}
 	for _, r := range reqs {
 		req.Items = append(req.Items, &pb.LockItem{Id: r.ID, Access: pb.Access(r.Access)})
 	}

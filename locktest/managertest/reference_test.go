@@ -66,6 +66,9 @@ func (l *memLocker) members(reqs []lockstep.Request) ([]lockstep.Request, error)
 			return nil, fmt.Errorf("%w: %v", lockstep.ErrInvalidID, r)
 		}
 		if p, ok := strings.CutSuffix(r.ID, l.sep+"*"); ok && l.sep != "" && p != "" {
+			if r.Access != lockstep.Shared && r.Access != lockstep.Exclusive && l.m.broken != "mask-intention" {
+				return nil, fmt.Errorf("%w: mask %v: a mask may be taken only Shared or Exclusive", lockstep.ErrInvalidID, r)
+			}
 			r.ID = p // a mask: every child of p, taken as p
 		}
 		add(r.ID, r.Access)

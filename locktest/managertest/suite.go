@@ -92,6 +92,7 @@ func Run(t *testing.T, env Env) {
 		{"ReentrantDetecting", single(reentrantDetecting)},
 		{"UnlockAll", single(unlockAll)},
 		{"Mask", single(mask)},
+		{"MaskPairs", single(maskPairs)},
 		{"Transfer", single(transfer)},
 	}
 	for _, s := range scenarios {

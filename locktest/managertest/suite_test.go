@@ -40,6 +40,9 @@ func TestSuite_CatchesDefects(t *testing.T) {
 	for _, tc := range []struct{ broken, scenario, want string }{
 		{"no-intention", "Directories", "under way"},
 		{"no-intention", "ReentrantHierarchy", "Exclusive on dir while something below it is held"},
+		// A mask in an intention access taken as its parent in it: the
+		// refusal MaskPairs asks for is missing.
+		{"mask-intention", "MaskPairs", "a mask in an intention access"},
 		// Whichever side of the overlap looks first reports it: a reader
 		// beside a writer, or a writer beside readers (which side depends
 		// on the goroutines' interleaving).

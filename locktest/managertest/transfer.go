@@ -12,7 +12,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 )
 
-// transfer is seed 003's setToken as a handover (issue 24): a worker takes
+// transfer is seed 003's setToken as a handover: a worker takes
 // a job's lock, does part of the work and hands the lock to a successor
 // (Share, Adopt, then the worker's Unlock), which finishes the work while
 // a third process keeps waiting for the lock: the third never acquires

@@ -3,7 +3,7 @@ module github.com/lockstep-go/lockstep/cmd/lockbench/etcdpeer
 go 1.26.0
 
 require (
-	github.com/lockstep-go/lockstep/cmd/lockbench v0.0.0-00010101000000-000000000000
+	github.com/lockstep-go/lockstep/cmd/lockbench v0.1.0
 	go.etcd.io/etcd/client/v3 v3.7.3
 	go.uber.org/zap v1.27.1
 	google.golang.org/grpc v1.83.2
@@ -26,3 +26,5 @@ require (
 )
 
 replace github.com/lockstep-go/lockstep/cmd/lockbench => ..
+
+replace github.com/lockstep-go/lockstep => ../../..

@@ -10,9 +10,9 @@ replace (
 
 require (
 	connectrpc.com/connect v1.21.1
-	github.com/lockstep-go/lockstep v0.0.0
-	github.com/lockstep-go/lockstep/cmd/lockbench v0.0.0-00010101000000-000000000000
-	github.com/lockstep-go/lockstep/lockd v0.0.0-00010101000000-000000000000
+	github.com/lockstep-go/lockstep v0.1.0
+	github.com/lockstep-go/lockstep/cmd/lockbench v0.1.0
+	github.com/lockstep-go/lockstep/lockd v0.1.0
 	google.golang.org/protobuf v1.36.12
 )
 

@@ -7,8 +7,11 @@
 //	LOCKSTEP_HOSTS=10.0.0.1 go run -C lockd ./cmd/lockd --keyspace locks --principals p.json
 //
 // Its first line on stdout says where it serves and on which store (the
-// cluster and keyspace, or the embedded model); the second its version. It
-// logs JSON on stderr. With no connection setting it runs on the embedded
+// cluster and keyspace, or the embedded model); the second its version:
+// lockd --version prints that line alone and exits ("lockd VERSION commit
+// COMMIT (lockstep X, goN)": the module's tag, or lockstep.Version in a build
+// that recorded none, and the commit it was built from where the build
+// recorded one). It logs JSON on stderr. With no connection setting it runs on the embedded
 // model store (an in-memory Cassandra), with the fleet phase moved to new.
 // Without --principals it is in open mode: every caller may take every id,
 // so lockd refuses a non-loopback --listen without --principals.
@@ -33,6 +36,38 @@
 // --client-ca verifies client certificates and --require-client-cert
 // refuses handshakes without one. Each flag has a LOCKSTEP_LOCKD_*
 // variable, read when the flag is not given.
+//
+// SIGHUP reloads the credentials: the principals file, and --server-cert,
+// --server-key and --client-ca. Every file is read first and the new
+// credentials are put in use only if all read well; otherwise lockd keeps
+// those in use and logs why ("lockd: reload failed; the credentials in use
+// are kept"). Sessions are untouched: a session stays its principal's and
+// keeps its locks; a revoked token is refused from the next call; new TLS
+// handshakes take the new certificate while open connections keep theirs.
+// Open mode cannot be switched on or off by a reload.
+//
+// Limits (package lockd's Options.Limits; each refusal names its flag):
+// --max-body-bytes (1 MiB), --max-session-name (256 bytes), --max-comment
+// (256 bytes, the most), --max-ids-per-request (128),
+// --max-sessions-per-principal (1024), --max-waits-per-session (64). A
+// request's body is read only once its credentials passed. The HTTP server
+// reads a request's headers within --read-header-timeout (10s) and at most
+// --max-header-bytes (64 KiB) of them, its body within --read-timeout
+// (30s, counted from the headers), writes each piece of a response within
+// --write-timeout (30s), and closes a connection idle for --idle-timeout
+// (2m). The read and write timeouts bound the body and each write, not the
+// whole call: a blocking Lock waits up to --max-wait and WatchSession
+// streams for its session's life, and a whole-call deadline (net/http's
+// ReadTimeout and WriteTimeout) would cut them; over HTTP/1.1 a passed read
+// deadline would even cancel a waiting Lock. So the read deadline is lifted
+// once the body is read, and the write deadline after each flush. A
+// connection that sends headers and a byte of its body is answered and
+// closed when --read-timeout passes (without a valid credential at once).
+//
+// Reflection: gRPC server reflection is served, so grpcurl and buf curl
+// need no proto file (grpcurl -plaintext 127.0.0.1:PORT list). With
+// --principals it takes a credential like any call (grpcurl -H
+// 'authorization: Bearer TOKEN'); health and /metrics take none.
 //
 // Each lockd is an ordinary fleet process: a migration.Locker following the
 // phase, in the census, with hierarchical ids (--separator, default "/"),

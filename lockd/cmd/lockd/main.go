@@ -12,9 +12,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"syscall"
-	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/lockd"
@@ -34,11 +36,18 @@ func main() {
 // sends the address to ready when it is non-nil (for tests).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, ready chan<- string) error {
 	o, err := parseOptions(args, getenv, stderr)
+	if errors.Is(err, pflag.ErrHelp) {
+		return nil // --help: the usage is printed
+	}
 	if err != nil {
 		return err
 	}
+	if o.showVersion {
+		fmt.Fprintln(stdout, version())
+		return nil
+	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
-	tlsCfg, err := serverTLS(o)
+	tlsCfg, tlsCur, err := serverTLS(o)
 	if err != nil {
 		return err
 	}
@@ -76,26 +85,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if err != nil {
 		return schemaHint(o, err)
 	}
-	srv, err := lockd.New(locker, &lockd.Options{Principals: principals, SessionTTL: o.sessionTTL, MaxWait: o.maxWait, Logger: log, Metrics: m.lockd, PeerKey: peerKey})
+	srv, err := lockd.New(locker, &lockd.Options{Principals: principals, SessionTTL: o.sessionTTL, MaxWait: o.maxWait, Logger: log, Metrics: m.lockd, PeerKey: peerKey, Limits: o.limits})
 	if err != nil {
 		_ = locker.Close(context.Background())
 		return err
 	}
-	return serve(ctx, ln, tlsCfg != nil, o, srv, m.handler(srv.Handler()), locker, tlsCfg, stdout, log, ready, principals != nil, where)
+	rl := &reloader{o: o, srv: srv, tls: tlsCur, log: log}
+	return serve(ctx, ln, tlsCfg != nil, o, srv, m.handler(srv.Handler()), locker, tlsCfg, stdout, log, ready, principals != nil, where, rl)
 }
 
 // serve runs the HTTP server (HTTP/1.1, HTTP/2 over TLS, or cleartext h2c)
-// until ctx ends, then: the lock server closes its sessions (watchers are
+// until ctx ends, reloading the credentials on each SIGHUP (rl), then: the lock server closes its sessions (watchers are
 // told CLOSED), the HTTP server drains, and the Locker releases what is
 // left and leaves the census.
 func serve(ctx context.Context, ln net.Listener, useTLS bool, o *options, srv *lockd.Server, h http.Handler, locker lockstep.Locker,
-	tlsCfg *tls.Config, stdout io.Writer, log *slog.Logger, ready chan<- string, secured bool, where string) error {
-	protocols := new(http.Protocols)
-	protocols.SetHTTP1(true)
-	protocols.SetHTTP2(true)
-	protocols.SetUnencryptedHTTP2(true)
-	hs := &http.Server{Handler: h, Protocols: protocols, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn), TLSConfig: tlsCfg}
+	tlsCfg *tls.Config, stdout io.Writer, log *slog.Logger, ready chan<- string, secured bool, where string, rl *reloader) error {
+	hs := newHTTPServer(h, o, tlsCfg, log)
 	scheme, mode := "http", "open mode: every caller may take every id (loopback only)"
 	if useTLS {
 		scheme = "https"
@@ -116,10 +121,19 @@ func serve(ctx context.Context, ln net.Listener, useTLS bool, o *options, srv *l
 			errc <- hs.Serve(ln)
 		}
 	}()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-errc:
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			done = true
+		case serveErr = <-errc:
+			done = true
+		case <-hup:
+			rl.reload()
+		}
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), o.shutdown)
 	defer cancel()
@@ -143,13 +157,11 @@ func isLoopback(addr net.Addr) bool {
 	return ok && ta.IP.IsLoopback()
 }
 
-// version is the release this lockd is (lockstep.Version) and, from the
-// build information, the version of the module it was built as ("(devel)"
-// in a build from a source tree).
+// version is lockd's version and the commit it was built from
+// (buildVersion), the release of the library (lockstep.Version) and the Go
+// version.
 func version() string {
-	mod := "(unknown)"
-	if info, ok := debug.ReadBuildInfo(); ok {
-		mod = info.Main.Version
-	}
-	return fmt.Sprintf("lockstep %s (module %s)", lockstep.Version, mod)
+	info, _ := debug.ReadBuildInfo()
+	v, commit := buildVersion(info, lockdModule)
+	return fmt.Sprintf("lockd %s commit %s (lockstep %s, %s)", v, commit, lockstep.Version, runtime.Version())
 }

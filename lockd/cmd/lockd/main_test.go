@@ -59,7 +59,8 @@ func TestRun_ServesTheEmbeddedModelAndShutsDownGracefully(t *testing.T) {
 	}
 	require.True(t, strings.HasPrefix(stdout.String(), "lockd: serving lockstep.v1 on "+url+" (store: embedded model;"),
 		"the first line says where lockd serves and on which store: %q", stdout.String())
-	require.Contains(t, stdout.String(), "lockd: lockstep "+lockstep.Version+" (module ", "the version from the build information")
+	require.Contains(t, stdout.String(), "\nlockd: lockd ", "the version from the build information")
+	require.Contains(t, stdout.String(), " (lockstep "+lockstep.Version+", go1.", "the library's release and the Go version")
 }
 
 // Open mode is for loopback only; bad flags, bad connection settings and a

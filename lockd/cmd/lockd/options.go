@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lockstep-go/lockstep/cassandra"
+	"github.com/lockstep-go/lockstep/lockd"
 )
 
 // options are lockd's flags.
@@ -32,7 +33,12 @@ type options struct {
 	processID         string
 	peerKeyFile       string
 	metrics           bool
+	showVersion       bool
 	logLevel          slog.Level
+	// limits are the lock service's (lockd.Limits); http the HTTP
+	// server's (httpserver.go).
+	limits lockd.Limits
+	http   httpLimits
 	// conn is the cluster connection, lockctl's settings (flags and
 	// LOCKSTEP_* variables alike); cluster says whether any was given:
 	// without one lockd serves the embedded model.
@@ -80,13 +86,15 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&o.processID, "process-id", "", "this lockd's id in the fleet census (default: host name and random bits) ($LOCKSTEP_LOCKD_PROCESS_ID)")
 	fs.StringVar(&o.peerKeyFile, "peer-key-file", "", "file of the key (at least 32 bytes, the same on every lockd of the cluster) that lets another lockd adopt this one's GetToken tokens; without it tokens stay within this lockd ($LOCKSTEP_LOCKD_PEER_KEY_FILE)")
 	fs.BoolVar(&o.metrics, "metrics", true, "serve Prometheus metrics (the Locker's and lockd's own) at /metrics on the --listen address ($LOCKSTEP_LOCKD_METRICS)")
+	fs.BoolVar(&o.showVersion, "version", false, "print lockd's version and the commit it was built from, then exit")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
+	registerLimits(fs, o)
 	registerConnect(fs, &o.conn)
 	if passwordOnCommandLine(args) {
 		return nil, errors.New(passwordFlagRefused)
 	}
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return nil, err // pflag.ErrHelp for --help: run prints the usage and returns nil
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q: lockd takes only flags (lockd --help lists them)", fs.Arg(0))
@@ -106,6 +114,9 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if o.sessionTTL <= 0 || o.maxWait <= 0 || o.shutdown <= 0 {
 		return nil, fmt.Errorf("--session-ttl, --max-wait and --shutdown-timeout must be positive")
+	}
+	if err := o.http.validate(); err != nil {
+		return nil, err
 	}
 	if o.lockTTL < 0 {
 		return nil, fmt.Errorf("--lock-ttl %v: want a positive number of whole seconds (at least 4s), or leave it out for the library's default", o.lockTTL)

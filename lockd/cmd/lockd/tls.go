@@ -6,12 +6,30 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 )
 
-// serverTLS builds the listener's TLS configuration from --server-cert,
-// --server-key, --client-ca and --require-client-cert; nil for plain
-// (cleartext h2c) serving.
-func serverTLS(o *options) (*tls.Config, error) {
+// serverTLS returns the listener's TLS configuration, nil for plain
+// (cleartext h2c) serving, and the configuration each handshake uses,
+// which reload replaces: it reads --server-cert, --server-key and
+// --client-ca again, so that renewed certificates take effect without a
+// restart and without closing a connection.
+func serverTLS(o *options) (*tls.Config, *atomic.Pointer[tls.Config], error) {
+	cfg, err := loadTLS(o)
+	if cfg == nil || err != nil {
+		return nil, nil, err
+	}
+	cur := new(atomic.Pointer[tls.Config])
+	cur.Store(cfg)
+	listener := &tls.Config{MinVersion: tls.VersionTLS12, NextProtos: cfg.NextProtos,
+		GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) { return cur.Load(), nil }}
+	return listener, cur, nil
+}
+
+// loadTLS builds the TLS configuration from --server-cert, --server-key,
+// --client-ca and --require-client-cert, reading the files; nil without
+// TLS.
+func loadTLS(o *options) (*tls.Config, error) {
 	if o.serverCert == "" && o.serverKey == "" {
 		if o.clientCA != "" || o.requireClientCert {
 			return nil, errors.New("--client-ca and --require-client-cert need TLS: give --server-cert and --server-key too")

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The command as the README runs it, smaller: every message processed, no
+// The command as docs/lockd.md runs it, smaller: every message processed, no
 // conflicting pair at once, delivery order kept, and some parallelism.
 func TestDispatch_ThroughAnEmbeddedLockd(t *testing.T) {
 	var out bytes.Buffer

@@ -30,7 +30,7 @@ func checkFleet(t *testing.T, f fleet, opts check.Options) check.Report {
 // faults: no violation, every worker acquires within 20s of the start, and
 // no unfenced update is lost either (nobody pauses).
 func TestFleet_EachMode(t *testing.T) {
-	bin := build(t, "")
+	bin := build(t)
 	for _, m := range []lockstep.Mode{lockstep.ModeLegacy, lockstep.ModeCombined, lockstep.ModeNew} {
 		t.Run(m.String(), func(t *testing.T) {
 			setPhase(t, m)
@@ -46,7 +46,7 @@ func TestFleet_EachMode(t *testing.T) {
 // TestFleet_SafeMixes runs the two safe mixes of modes, each in the phase
 // that allows it, on one lock: no violation.
 func TestFleet_SafeMixes(t *testing.T) {
-	bin := build(t, "")
+	bin := build(t)
 	for _, mix := range []struct {
 		phase lockstep.Mode
 		modes []string
@@ -72,7 +72,7 @@ func TestFleet_SafeMixes(t *testing.T) {
 // TestControl_LegacyPlusNew: a legacy and a new worker on one lock, both
 // bypassing the migration layer (as old binaries would), must be caught.
 func TestControl_LegacyPlusNew(t *testing.T) {
-	bin := build(t, "")
+	bin := build(t)
 	f := runFleet(t, bin, 1, runDuration(t), []member{
 		{mode: "legacy", extra: []string{"--bypass-migration"}},
 		{mode: "new", extra: []string{"--bypass-migration"}},
@@ -87,7 +87,7 @@ func TestControl_LegacyPlusNew(t *testing.T) {
 // TTL of 1s lets cells expire while their holder's Lost is open; three
 // workers contending on one lock must be caught.
 func TestControl_PlantedHalfTTLLease(t *testing.T) {
-	bin := build(t, "lockstep_bugs")
+	bin := build(t)
 	setPhase(t, lockstep.ModeNew)
 	planted := []string{"--plant", "half-ttl-lease", "--ttl", "1s", "--hold", "2s"}
 	f := runFleet(t, bin, 1, runDuration(t), []member{{"new", planted}, {"new", planted}, {"new", planted}})
@@ -103,7 +103,7 @@ func TestControl_PlantedHalfTTLLease(t *testing.T) {
 // The unfenced counter loses those updates; the fenced register rejects the
 // stale writes and loses none.
 func TestControl_ClientPauses(t *testing.T) {
-	bin := build(t, "")
+	bin := build(t)
 	setPhase(t, lockstep.ModeNew)
 	stop := make(chan struct{})
 	done := make(chan int)

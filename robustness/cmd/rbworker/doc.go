@@ -59,7 +59,7 @@
 // giver's token. While it waits for its next slot the worker takes any
 // offer it finds. --lockman-plant names the worker's own defects for the
 // controls (fake-deadlock, early-leave, no-detection: its dl- Locker built
-// without detection; a lockstep_bugs build only).
+// without detection).
 //
 // The mode of each acquisition comes from --flag-file (migration.File), so
 // the runner can flip it while the worker runs.
@@ -93,8 +93,8 @@
 // # Negative controls
 //
 // --plant NAME switches on a planted defect in every Locker the worker
-// builds (the library's TestingKnobs); it needs a binary built with -tags
-// lockstep_bugs (the worker refuses the flag otherwise). --fencing=false takes locks without fencing
+// builds (the library's TestingKnobs); only the robustness suite's
+// controls pass it. --fencing=false takes locks without fencing
 // tokens (all tokens 0, which the fenced register then cannot tell apart).
 // --bypass-migration takes locks with the algorithm of the flag's mode
 // directly, as an old binary that never went through migration.Locker would:

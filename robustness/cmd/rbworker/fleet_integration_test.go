@@ -47,15 +47,11 @@ func runDuration(t *testing.T) time.Duration {
 	return 20 * time.Second
 }
 
-// build compiles rbworker (with tags, if any) into a temporary directory.
-func build(t *testing.T, tags string) string {
+// build compiles rbworker into a temporary directory.
+func build(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "rbworker")
-	args := []string{"build", "-o", bin}
-	if tags != "" {
-		args = append(args, "-tags", tags)
-	}
-	cmd := exec.Command("go", append(args, ".")...)
+	cmd := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -42,7 +42,7 @@ func nodePID(t *testing.T) int {
 // no violation — the soundness side of the controls.
 func TestFleet_NodePausesLongerThanTheTTL(t *testing.T) {
 	pid := nodePID(t)
-	bin := build(t, "")
+	bin := build(t)
 	for _, m := range []lockstep.Mode{lockstep.ModeNew, lockstep.ModeCombined} {
 		t.Run(m.String(), func(t *testing.T) {
 			setPhase(t, m)

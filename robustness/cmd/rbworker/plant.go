@@ -43,17 +43,13 @@ type planted struct {
 	lockdClient *client.TestingKnobs
 }
 
-// plant returns the knobs of the named defect ("" plants nothing). A worker
-// built without -tags lockstep_bugs refuses every defect: the robustness
-// suite's controls build theirs with the tag, and no other build of the
-// worker can run with a defect by mistake.
+// plant returns the knobs of the named defect ("" plants nothing): the
+// Lockers' TestingKnobs, which only the robustness suite's controls pass
+// --plant to set.
 func plant(name string) (planted, error) {
 	var p planted
 	if name == "" {
 		return p, nil
-	}
-	if !defectsBuild {
-		return p, fmt.Errorf("--plant %s needs a worker built with -tags lockstep_bugs", name)
 	}
 	q, g := &queuelock.TestingKnobs{}, &shadowlock.TestingKnobs{}
 	c, m := &combined.TestingKnobs{}, &migration.TestingKnobs{}

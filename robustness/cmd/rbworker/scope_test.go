@@ -52,10 +52,8 @@ func TestHideScope_LooksGlobal(t *testing.T) {
 	if got := lockstep.ScopeOf(hideScope{}); !got.IsGlobal() {
 		t.Fatalf("ScopeOf(hideScope) = %v, want global", got)
 	}
-	if defectsBuild {
-		p, err := plant("global-at-local-quorum")
-		if err != nil || !p.globalAtLocal {
-			t.Fatalf("plant global-at-local-quorum: %+v, %v", p, err)
-		}
+	p, err := plant("global-at-local-quorum")
+	if err != nil || !p.globalAtLocal {
+		t.Fatalf("plant global-at-local-quorum: %+v, %v", p, err)
 	}
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // The lock-manager workers of a segment meet in slots, so that cycles of
-// waits form on purpose rather than by chance (issue 24: a robustness run
-// must form enough of them to judge that every lasting one is broken).
+// waits form on purpose rather than by chance: a robustness run must form
+// enough of them to judge that every lasting one is broken.
 // Slot k is [k·dlSlot, (k+1)·dlSlot) on the run's shared epoch, which every
 // worker of the run reads on one host's clock; its kind is the plan's
 // letter k mod len(plan) (--lockman-plan), and every worker derives the

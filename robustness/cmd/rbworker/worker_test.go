@@ -41,26 +41,19 @@ func TestParseFlags_RefusesMissingAndBadInput(t *testing.T) {
 	}
 }
 
-func TestPlant_NeedsTheBuildTag(t *testing.T) {
-	if defectsBuild {
-		if _, err := plant("no-such-defect"); err == nil || !strings.Contains(err.Error(), "half-ttl-lease") {
-			t.Fatalf("unknown defect: %v", err)
-		}
-		p, err := plant("half-ttl-lease")
-		if err != nil || p.queue.Lease == nil || !p.queue.Lease.HalfTTLLease {
-			t.Fatalf("planting in a lockstep_bugs build: %+v, %v", p, err)
-		}
-		if w := window(config{ttl: time.Second, maxServerSkew: time.Second, planted: p}); w != int64(500*time.Millisecond) {
-			t.Fatalf("planted window %v, want the old TTL/2", time.Duration(w))
-		}
-		return
+func TestPlant_SetsTheNamedKnobsAndRefusesAnUnknownName(t *testing.T) {
+	if _, err := plant("no-such-defect"); err == nil || !strings.Contains(err.Error(), "half-ttl-lease") {
+		t.Fatalf("unknown defect: %v", err)
 	}
 	p, err := plant("half-ttl-lease")
-	if p != (planted{}) {
-		t.Fatalf("planting without the tag switched %+v on", p)
+	if err != nil || p.queue.Lease == nil || !p.queue.Lease.HalfTTLLease {
+		t.Fatalf("planting half-ttl-lease: %+v, %v", p, err)
 	}
-	if err == nil || !strings.Contains(err.Error(), "-tags lockstep_bugs") {
-		t.Fatalf("planting without the tag: %v", err)
+	if w := window(config{ttl: time.Second, maxServerSkew: time.Second, planted: p}); w != int64(500*time.Millisecond) {
+		t.Fatalf("planted window %v, want the old TTL/2", time.Duration(w))
+	}
+	if p, err := plant(""); err != nil || p.queue != nil || p.lease != nil {
+		t.Fatalf("no plant: %+v, %v", p, err)
 	}
 }
 

@@ -10,26 +10,22 @@ import (
 
 // binaries the run spawns.
 type binaries struct {
-	worker, workerBugs, lockctl, lockd string
+	worker, lockctl, lockd string
 }
 
-// build compiles rbworker (and, for the planted control, rbworker with
-// -tags lockstep_bugs) from the robustness module, lockctl from its own
-// (cmd/lockctl) and lockd from lockd's (lockd/cmd/lockd).
-func build(ctx context.Context, repo, dir string, bugs bool) (binaries, error) {
+// build compiles rbworker from the robustness module, lockctl from its own
+// (cmd/lockctl) and lockd from lockd's (lockd/cmd/lockd). The planted
+// controls run the same worker with --plant.
+func build(ctx context.Context, repo, dir string) (binaries, error) {
 	b := binaries{
-		worker:     filepath.Join(dir, "rbworker"),
-		workerBugs: filepath.Join(dir, "rbworker-bugs"),
-		lockctl:    filepath.Join(dir, "lockctl"),
-		lockd:      filepath.Join(dir, "lockd"),
+		worker:  filepath.Join(dir, "rbworker"),
+		lockctl: filepath.Join(dir, "lockctl"),
+		lockd:   filepath.Join(dir, "lockd"),
 	}
 	steps := [][]string{
 		{filepath.Join(repo, "robustness"), "go", "build", "-o", b.worker, "./cmd/rbworker"},
 		{filepath.Join(repo, "cmd", "lockctl"), "go", "build", "-o", b.lockctl, "."}, // a module of its own
 		{filepath.Join(repo, "lockd"), "go", "build", "-o", b.lockd, "./cmd/lockd"},  // lockd's module
-	}
-	if bugs {
-		steps = append(steps, []string{filepath.Join(repo, "robustness"), "go", "build", "-tags", "lockstep_bugs", "-o", b.workerBugs, "./cmd/rbworker"})
 	}
 	for _, s := range steps {
 		cmd := exec.CommandContext(ctx, s[1], s[2:]...)

@@ -12,8 +12,8 @@
 //	controls  ctl-legacy+new (old binaries bypassing migration: must be
 //	          caught), ctl-unfenced (client pauses longer than the TTL:
 //	          lost updates on the unfenced counter, none on the fenced
-//	          register), ctl-planted (a worker built with -tags lockstep_bugs
-//	          and a planted lease defect: must be caught),
+//	          register), ctl-planted (workers with --plant, a planted lease
+//	          defect: must be caught),
 //	          ctl-skip-intention (the lock manager without intention locks,
 //	          planted: the access checker must catch it; its last two
 //	          workers are lock-manager workers with made-up ErrDeadlocks

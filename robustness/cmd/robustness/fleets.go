@@ -25,7 +25,7 @@ type segment struct {
 	phase   string   // initial migration phase
 	rollout bool     // move the phase while it runs
 	bypass  bool     // workers bypass migration.Locker (old binaries)
-	plant   string   // planted defect (rbworker built with lockstep_bugs)
+	plant   string   // planted defect (rbworker --plant)
 	ttl     time.Duration
 	locks   int // 0: options.locks
 	kinds   []nemesis.Kind

@@ -116,7 +116,7 @@ func (r *runner) prepare(ctx context.Context) error {
 		return err
 	}
 	t := time.Now()
-	bin, err := build(ctx, r.cluster.Config().Repo, filepath.Join(r.outDir, "bin"), r.o.controls)
+	bin, err := build(ctx, r.cluster.Config().Repo, filepath.Join(r.outDir, "bin"))
 	if err != nil {
 		return err
 	}

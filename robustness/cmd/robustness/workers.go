@@ -76,9 +76,6 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		locks = r.o.locks
 	}
 	bin := r.bin.worker
-	if seg.plant != "" || seg.lockmanPlant != "" {
-		bin = r.bin.workerBugs
-	}
 	var ws []*worker
 	n := r.workerCount(seg)
 	for i := 0; i < n; i++ {

@@ -8,7 +8,8 @@
 // Errors use the standard status codes; each carries one LockError detail
 // whose reason a client can switch on:
 //
-//   FailedPrecondition  LOCKED (TryLock met a holder), UPGRADE,
+//   FailedPrecondition  LOCKED (TryLock met a holder: LockError.id
+//                       names the member), UPGRADE,
 //                       INCOMPATIBLE_MODE, OWN_TOKEN, HOLDS_LOCKS,
 //                       OTHER_LOCKD
 //   Aborted             LOST, SESSION_EXPIRED, DEADLOCK (with the cycle)
@@ -1103,8 +1104,12 @@ type HeldLock struct {
 	// group, or a hierarchical id, which takes intention locks on its
 	// ancestors): a token orders the owners of one id.
 	Token int64 `protobuf:"varint,3,opt,name=token,proto3" json:"token,omitempty"`
-	// True when this Lock was granted by reentrancy: the session already held
-	// the ids in an access covering the request; it only counts.
+	// True when this Lock was granted by reentrancy and took nothing: every
+	// member (each id asked, and the intention locks a hierarchical id takes
+	// on its ancestors) was one the session's identity already held in an
+	// access covering it; it only counts. The first Lock of "rx/2" while
+	// "rx/1" is held shares the intention lock on "rx" but takes "rx/2":
+	// false.
 	Reentrant bool `protobuf:"varint,4,opt,name=reentrant,proto3" json:"reentrant,omitempty"`
 	// How long the lock is certain to stay valid, computed as the server
 	// answers (as KeepAliveResponse.valid_for). A client counts it from the
@@ -1662,8 +1667,14 @@ type LockError struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	Reason    LockError_Reason       `protobuf:"varint,1,opt,name=reason,proto3,enum=lockstep.v1.LockError_Reason" json:"reason,omitempty"`
 	SessionId string                 `protobuf:"bytes,2,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// The lock id the error is about, when there is one (the group member
-	// that stopped a Lock, the id outside the principal's prefixes).
+	// The lock id the error is about, when there is one: for a Lock or
+	// TryLock that failed (LOCKED, DEADLINE, DEADLOCK, UPGRADE, a store
+	// error), the member that stopped it, which is an id asked or the
+	// intention lock on an ancestor of one; the id outside the principal's
+	// prefixes (NO_PREFIX). A LOCKED message also names the sessions of this
+	// lockd holding that member, to a principal that may see them: its own
+	// sessions, or every session for one granted list_sessions or in open
+	// mode. A holder elsewhere, or a waiter ahead in line, is not named.
 	Id string `protobuf:"bytes,3,opt,name=id,proto3" json:"id,omitempty"`
 	// Locks the session lost (SESSION_EXPIRED, LOST).
 	LostLockIds []string `protobuf:"bytes,4,rep,name=lost_lock_ids,json=lostLockIds,proto3" json:"lost_lock_ids,omitempty"`

@@ -8,7 +8,8 @@
 // Errors use the standard status codes; each carries one LockError detail
 // whose reason a client can switch on:
 //
-//   FailedPrecondition  LOCKED (TryLock met a holder), UPGRADE,
+//   FailedPrecondition  LOCKED (TryLock met a holder: LockError.id
+//                       names the member), UPGRADE,
 //                       INCOMPATIBLE_MODE, OWN_TOKEN, HOLDS_LOCKS,
 //                       OTHER_LOCKD
 //   Aborted             LOST, SESSION_EXPIRED, DEADLOCK (with the cycle)
