@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,16 +58,16 @@ type peerItem struct {
 
 // peerToken returns the peer token of id as it stands: its locks shared
 // (lockstep.Sharer's Share: no request; from now on an Unlock of them here
-// leaves them to any other holder). A lock already lost is left out; one
-// whose mode cannot be shared is named in Refused, so that another lockd
-// refuses the token rather than adopt part of the identity.
+// leaves them to any other holder). It names each acquisition once, by the
+// first handle that still holds a lock of it (acquisitions): a handle that
+// only counted what earlier handles hold is left out, and named once they
+// are unlocked. A lock already lost is left out; one whose mode cannot be
+// shared is named in Refused, so that another lockd refuses the token
+// rather than adopt part of the identity.
 func (s *Server) peerToken(id *identity) string {
 	sh, _ := s.locker.(lockstep.Sharer)
 	p := peerPayload{Owner: id.owner.Name, Identity: id.name}
-	for _, h := range id.handles() {
-		if h.reentrant {
-			continue // the same acquisition as an earlier handle
-		}
+	for _, h := range acquisitions(id.handles()) {
 		if sh == nil {
 			p.Refused = append(p.Refused, h.id)
 			continue
@@ -89,6 +90,39 @@ func (s *Server) peerToken(id *identity) string {
 	_, secret, _ := strings.Cut(strings.TrimPrefix(id.token, tokenVersion+"."), ".")
 	head := peerTokenVersion + "." + s.instance + "." + secret + "." + base64.RawURLEncoding.EncodeToString(body)
 	return head + "." + base64.RawURLEncoding.EncodeToString(s.mac(head))
+}
+
+// acquisitions returns the handles of hs, in order, that hold a lock no
+// earlier handle of hs holds: a handle is the library's group Lock, whose
+// members (MemberLocks) a holder's later Locks of the same ids share and
+// count (lockstep.WithReentrancy). A handle granted by reentrancy alone
+// holds only members an earlier handle holds, and is left out while that
+// handle lives; once it is unlocked, the handle left holds them and is
+// kept. Siblings (rx/1 and rx/2, sharing the intention lock on rx) each
+// hold a member of their own, and are both kept.
+func acquisitions(hs []*handle) []*handle {
+	seen := map[any]bool{}
+	var out []*handle
+	for _, h := range hs {
+		members := []lockstep.Lock{h.lock}
+		if g, ok := h.lock.(interface{ MemberLocks() []lockstep.Lock }); ok {
+			members = g.MemberLocks()
+		}
+		own := false
+		for _, m := range members {
+			if !reflect.ValueOf(m).Comparable() {
+				own = true // cannot tell: keep it, as a lock of its own
+				continue
+			}
+			if !seen[m] {
+				seen[m], own = true, true
+			}
+		}
+		if own {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 func (s *Server) mac(head string) []byte {

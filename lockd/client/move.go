@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,7 +49,7 @@ func (s *Session) moveTo(ctx context.Context, url, peer string) error {
 		}
 		held, got = res.Msg.GetLocks(), time.Now()
 	}
-	counted := s.recount(ctx, c, held)
+	to, counted := s.assign(ctx, c, held)
 	next := peer
 	if !s.knobs.AdoptStaleToken {
 		if next, err = readPeer(ctx, c); err != nil {
@@ -56,7 +57,7 @@ func (s *Session) moveTo(ctx context.Context, url, peer string) error {
 			return err
 		}
 	}
-	if err := s.install(c, sent, setSent, got, held, counted, next); err != nil {
+	if err := s.install(c, sent, setSent, got, held, to, counted, next); err != nil {
 		s.closeOn(c)
 		return err
 	}
@@ -104,54 +105,75 @@ func key(items []*pb.LockItem, token int64) string {
 	return b.String() + strconv.FormatInt(token, 10)
 }
 
-// recount takes again, at c, each Lock granted by reentrancy whose lock
-// held names: the peer token carries one share per acquisition, so the
-// new identity holds it once, and lockd counts a TryLock of the same
-// items under it without a store request. It returns the new handle per
-// Lock; a Lock whose TryLock did not only count (another fencing token, or
-// not reentrant) gets none, and what it took is given back.
-func (s *Session) recount(ctx context.Context, c *conn, held []*pb.HeldLock) map[*Lock]*pb.HeldLock {
-	adopted := map[string]bool{}
+// assign gives each Lock of the session its handle at c, where the
+// adopted locks held arrived: the peer token names each acquisition once,
+// so of the Locks with one lock's items and fencing token (key), one takes
+// the adopted handle — the Lock that took it, or else (it was unlocked)
+// one granted by reentrancy — and each other one is counted again with a
+// TryLock, which lockd answers without a store request (reentrant, same
+// token). A Lock whose TryLock did not only count gets no handle, and
+// what it took is given back. counted says which handles TryLock gave.
+func (s *Session) assign(ctx context.Context, c *conn, held []*pb.HeldLock) (to map[*Lock]*pb.HeldLock, counted map[string]bool) {
+	adopted := map[string]*pb.HeldLock{}
 	for _, h := range held {
-		adopted[key(h.GetItems(), h.GetToken())] = true
+		adopted[key(h.GetItems(), h.GetToken())] = h
 	}
 	s.mu.Lock()
-	var again []*Lock
+	byKey := map[string][]*Lock{}
 	for _, l := range s.locks {
-		if l.reentrant && adopted[key(l.items, l.token)] {
-			again = append(again, l)
+		k := key(l.items, l.token)
+		if adopted[k] != nil {
+			byKey[k] = append(byKey[k], l)
 		}
 	}
 	s.mu.Unlock()
-	out := map[*Lock]*pb.HeldLock{}
-	for _, l := range again {
-		res, err := c.rpc.TryLock(ctx, connect.NewRequest(&pb.LockRequest{SessionId: c.id, Items: l.items}))
-		if err != nil {
-			continue
+	to, counted = map[*Lock]*pb.HeldLock{}, map[string]bool{}
+	for k, ls := range byKey {
+		// The Lock that took the acquisition first, then by handle.
+		slices.SortFunc(ls, func(a, b *Lock) int {
+			if a.reentrant != b.reentrant {
+				return cmpBool(a.reentrant, b.reentrant)
+			}
+			return strings.Compare(a.handle, b.handle)
+		})
+		to[ls[0]] = adopted[k]
+		for _, l := range ls[1:] {
+			res, err := c.rpc.TryLock(ctx, connect.NewRequest(&pb.LockRequest{SessionId: c.id, Items: l.items}))
+			if err != nil {
+				continue
+			}
+			h := res.Msg.GetLock()
+			if !h.GetReentrant() || h.GetToken() != l.token {
+				_, _ = c.rpc.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: c.id, LockId: h.GetLockId()}))
+				continue
+			}
+			to[l], counted[h.GetLockId()] = h, true
 		}
-		h := res.Msg.GetLock()
-		if !h.GetReentrant() || h.GetToken() != l.token {
-			_, _ = c.rpc.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: c.id, LockId: h.GetLockId()}))
-			continue
-		}
-		out[l] = h
 	}
-	return out
+	return to, counted
 }
 
-// install makes c the session's: each Lock whose lock held names (same
-// items and fencing token) takes the adopted handle, and its deadline is
-// the adoption's send plus the valid_for c's lockd gave, unless its own
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// install makes c the session's: each Lock takes the handle assign gave
+// it (the adopted one, or one counted again), and its deadline is the
+// adoption's send plus the valid_for c's lockd gave, unless its own
 // deadline passed before the answer came (got): then the hold may have
 // had a gap (docs/algorithms.md §8.7, a late handover), so the Lock is
-// lost. A Lock the answer does not name is lost; an adopted lock no Lock
-// names is released at c. A reentrant Lock takes its handle from counted.
-// peer, the identity's token read at c, replaces the session's.
-func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.HeldLock, counted map[*Lock]*pb.HeldLock, peer string) error {
-	byKey := map[string]*pb.HeldLock{}
-	for _, h := range held {
-		byKey[key(h.GetItems(), h.GetToken())] = h
-	}
+// lost. A Lock given no handle is lost; an adopted lock no Lock took is
+// released at c, as is a counted handle of a Lock lost. peer, the
+// identity's token read at c, replaces the session's.
+func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.HeldLock, to map[*Lock]*pb.HeldLock, counted map[string]bool,
+	peer string) error {
 	used := map[string]bool{}
 	locks := map[string]*Lock{}
 	var lost []*Lock
@@ -162,10 +184,7 @@ func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.Held
 		return errClosing
 	}
 	for _, l := range s.locks {
-		h, ok := byKey[key(l.items, l.token)]
-		if l.reentrant {
-			h, ok = counted[l]
-		}
+		h, ok := to[l]
 		switch {
 		case ok && !used[h.GetLockId()] && !got.After(l.deadline):
 			used[h.GetLockId()] = true
@@ -175,7 +194,7 @@ func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.Held
 			l.deadline = sent.Add(s.ttl)
 			locks[l.handle] = l
 		default:
-			if ok && l.reentrant {
+			if ok && counted[h.GetLockId()] {
 				release = append(release, h.GetLockId())
 			}
 			l.handle = ""
