@@ -161,7 +161,11 @@
 //     whose release leaves the locks to the adopter. The last holder, on
 //     either lockd, releases.
 //   - The token names the locks the identity held when GetToken ran (call it
-//     again for later ones), and the two lockds' identities are apart from
+//     again for later ones), each acquisition once: a handle that only
+//     counted a lock another handle took is named only once that handle is
+//     unlocked. Locks that share a member (siblings sharing their parent's
+//     intention lock) are adopted together: the shared member once, counted
+//     by the later locks. The two lockds' identities are apart from
 //     then on: a lock either takes later is its own. A second session of
 //     the adopting lockd joins the adopted identity with that lockd's own
 //     GetToken token, not the peer token again.
