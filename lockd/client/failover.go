@@ -212,14 +212,16 @@ func (s *Session) move(old *conn, cause error) {
 			at = i
 		}
 	}
-	last := cause
+	last, refused := cause, false
 	for try := 1; ctx.Err() == nil; try++ {
-		err := s.moveTo(ctx, s.urls[(at+try)%len(s.urls)], peer)
+		url := s.urls[(at+try)%len(s.urls)]
+		err := s.moveTo(ctx, url, peer)
 		if err == nil {
 			return
 		}
-		last = err
+		last = fmt.Errorf("lockd %s: %w", url, err)
 		if !movable(err) && !errors.Is(err, lockstep.ErrLocked) {
+			refused = true
 			break // a refusal: another lockd would refuse the token too
 		}
 		// LOCKED: that lockd still holds the locks for an old session of
@@ -235,6 +237,10 @@ func (s *Session) move(old *conn, cause error) {
 	if s.root.Err() != nil {
 		return // Close
 	}
-	s.end(fmt.Errorf("lockd client: session %s: lockd %s failed (%v), and the session could not move to another lockd before its TTL ran out (%v): %w",
+	why := "the session could not move to another lockd before its TTL ran out (last: %v)"
+	if refused {
+		why = "another lockd refused to take the session and its locks over (%v); no lockd of the cluster would accept them"
+	}
+	s.end(fmt.Errorf("lockd client: session %s: lockd %s failed (%v), and "+why+": %w",
 		old.id, old.url, cause, last, errors.Join(ErrSessionEnded, lockstep.ErrLost)))
 }

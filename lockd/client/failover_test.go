@@ -315,3 +315,24 @@ func TestFailover_LockReleasedBehindTheClientIsReportedLost(t *testing.T) {
 	requireKept(t, other, []lockstep.Lock{y}, []int64{y.(lockstep.Fenced).Token()})
 	require.NoError(t, y.Unlock(ctx))
 }
+
+// A move that another lockd refuses (here a lockd of another cluster's
+// peer key, which cannot verify the token) ends the session at once, and
+// the error says the lockd refused, not that time ran out.
+func TestFailover_RefusedMoveSaysItWasRefused(t *testing.T) {
+	store := newStore(t)
+	a := serveLockd(t, store, "lockd-a", lockd.Options{PeerKey: peerKey})
+	b := serveLockd(t, store, "lockd-b", lockd.Options{PeerKey: []byte("another cluster's key, 32 bytes!")})
+	s := open(t, a.url, &client.Options{TTL: 3 * time.Second, Endpoints: []string{b.url}})
+	x, err := s.Lock(t.Context(), "x")
+	require.NoError(t, err)
+	start := time.Now()
+	a.cut.setCut(true)
+	lostWithin(t, x, 3*time.Second)
+	<-s.Done()
+	require.Less(t, time.Since(start), 2*time.Second, "a refusal ends the move before the TTL")
+	require.ErrorIs(t, s.Err(), lockstep.ErrLost)
+	require.ErrorContains(t, s.Err(), "another lockd refused to take the session and its locks over")
+	require.ErrorContains(t, s.Err(), b.url)
+	require.NotContains(t, s.Err().Error(), "TTL ran out")
+}
