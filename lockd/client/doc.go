@@ -80,5 +80,12 @@
 // answered by the old lockd after the move began is given back there and
 // returns an error wrapping ErrUnavailable. A lockd only cut off keeps its
 // share of the locks until its old session lapses: a lock unlocked after
-// the move is free only then.
+// the move is free only then. A move another lockd refuses (a token it
+// cannot adopt) ends the session at once, saying so.
+//
+// Open itself tries Open's lockd and then each endpoint in turn, around
+// the list twice, passing over a lockd that cannot answer (a connection
+// it closed under the call, or none accepted); a refusal ends it. A
+// retried OpenSession may have opened a session whose answer was lost:
+// it holds no lock and lapses after its TTL.
 package client

@@ -108,7 +108,7 @@ func readPeer(ctx context.Context, c *conn) (string, error) {
 	tok := res.Msg.GetToken()
 	if !strings.HasPrefix(tok, "lkt2.") {
 		return "", fmt.Errorf("lockd client: Endpoints given, but the lockd at %s has no peer key, so no other lockd could take the session's locks over: "+
-			"start every lockd of the cluster with the same --peer-key-file, or leave Options.Endpoints empty", c.url)
+			"start every lockd of the cluster with the same --peer-key-file, or leave Options.Endpoints empty: %w", c.url, errNoPeerKey)
 	}
 	return tok, nil
 }

@@ -30,6 +30,10 @@ type server struct {
 	// dropGetToken refuses GetToken with Unavailable: a lockd that fails
 	// after answering an earlier call and before answering GetToken.
 	dropGetToken atomic.Bool
+	// dropOpen closes the connection of that many OpenSession calls
+	// before lockd reads them, with no answer: a keep-alive connection
+	// the lockd closed, or a lockd that dies under the call.
+	dropOpen atomic.Int32
 	// hang makes every request wait for its caller to give up, as a lockd
 	// that hangs, or a link that loses every packet, would.
 	hang atomic.Bool
@@ -81,6 +85,12 @@ func serveLockd(t *testing.T, store *model.Store, process string, opts lockd.Opt
 			select {
 			case <-r.Context().Done():
 			case <-s.unhang:
+			}
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/OpenSession") && s.dropOpen.Add(-1) >= 0 {
+			if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				_ = c.Close()
 			}
 			return
 		}

@@ -34,7 +34,8 @@ type Options struct {
 	// peer key), which the session moves to, with its locks, when the
 	// lockd it uses fails (failover.go; package doc, "Fail-over"). Default
 	// none: a failed lockd ends the session and loses its locks. With
-	// Endpoints, Open refuses a lockd that has no peer key.
+	// Endpoints, Open refuses a lockd that has no peer key, and opens the
+	// session on the next lockd when Open's cannot answer (open.go).
 	Endpoints []string
 	// TestingKnobs plant defects for negative controls. Leave nil.
 	TestingKnobs *TestingKnobs
@@ -95,6 +96,10 @@ var _ lockstep.GroupLocker = (*Session)(nil)
 
 // Open opens a session on the lockd serving url (e.g.
 // "http://127.0.0.1:7420"), and starts keeping it alive and watching it.
+// A lockd that cannot answer (Unavailable, a connection closed under the
+// call) is tried once more, and with Options.Endpoints the others are
+// tried in turn; an OpenSession whose answer was lost may leave a session
+// that holds nothing and lapses after its TTL (open.go).
 func Open(ctx context.Context, url string, opts *Options) (*Session, error) {
 	var o Options
 	if opts != nil {
@@ -125,21 +130,12 @@ func Open(ctx context.Context, url string, opts *Options) (*Session, error) {
 	if o.TestingKnobs != nil {
 		s.knobs = *o.TestingKnobs
 	}
-	c, sent, ttl, err := s.openOn(ctx, url)
-	if err != nil {
+	if err := s.openFirst(ctx); err != nil {
 		stop()
-		return nil, wrap(ctx, err)
-	}
-	s.ttl, s.c, s.deadline = ttl, c, sent.Add(ttl)
-	if s.moving() {
-		if err := s.firstPeerToken(ctx); err != nil {
-			_, _ = c.rpc.CloseSession(ctx, connect.NewRequest(&pb.CloseSessionRequest{SessionId: c.id}))
-			stop()
-			return nil, err
-		}
+		return nil, err
 	}
 	watching := make(chan struct{})
-	s.start(c, watching)
+	s.start(s.c, watching)
 	select {
 	case <-watching:
 	case <-s.done:
