@@ -126,11 +126,11 @@ func unlockAll(ctx context.Context, locks []lockstep.Lock) error {
 }
 
 // wrapAdopted returns the locks the queue Locker adopted, one per member
-// of plan (group: the token named a group), as this Locker's lock: a group through this Locker's manager
-// (so that its Unlock and Lost are the manager's, as for the giver's
-// group), joined to the reentrancy holder of ctx if there is one (a nil
-// lock is a member the holder holds, counted); a flat lock without a
-// holder as it is.
+// of plan (group: the token named a group), as this Locker's lock: a
+// group through this Locker's manager (so that its Unlock and Lost are the
+// manager's, as for the giver's group), joined to the reentrancy holder of
+// ctx if there is one (a nil lock is a member the holder holds, counted);
+// a flat lock without a holder as it is.
 func (l *Locker) wrapAdopted(ctx context.Context, id string, plan []lockstep.Request, locks []lockstep.Lock, group bool) (lockstep.Lock, error) {
 	if holder, ok := lockstep.ReentrancyHolder(ctx); ok {
 		g, err := l.groups.AdoptedFor(holder, id, plan, locks)
