@@ -161,7 +161,11 @@
 //     whose release leaves the locks to the adopter. The last holder, on
 //     either lockd, releases.
 //   - The token names the locks the identity held when GetToken ran (call it
-//     again for later ones), and the two lockds' identities are apart from
+//     again for later ones), each acquisition once: a handle that only
+//     counted a lock another handle took is named only once that handle is
+//     unlocked. Locks that share a member (siblings sharing their parent's
+//     intention lock) are adopted together: the shared member once, counted
+//     by the later locks. The two lockds' identities are apart from
 //     then on: a lock either takes later is its own. A second session of
 //     the adopting lockd joins the adopted identity with that lockd's own
 //     GetToken token, not the peer token again.
@@ -171,8 +175,12 @@
 //     (INVALID_TOKEN); another principal's without a grant
 //     (NOT_YOUR_TOKEN); a lock taken in mode legacy or combined, which
 //     cannot move (FailedPrecondition INCOMPATIBLE_MODE, for the whole
-//     token); a lock no longer held (UNKNOWN_TOKEN); a phase or flag that
-//     forbids new on this lockd (INCOMPATIBLE_MODE).
+//     token); no lock of the token still held (UNKNOWN_TOKEN); a phase or
+//     flag that forbids new on this lockd (INCOMPATIBLE_MODE).
+//   - A lock the token names that is no longer held (unlocked, or its
+//     lease lapsed, since GetToken ran) is skipped: the library's Adopt
+//     finds no holder and writes nothing, so it is not adopted, and the
+//     answer names only the locks adopted. The rest are adopted.
 //
 // The key authenticates lockds to each other; the token stays a bearer
 // credential, as within one lockd, and the share tokens in it are

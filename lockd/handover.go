@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,16 +58,16 @@ type peerItem struct {
 
 // peerToken returns the peer token of id as it stands: its locks shared
 // (lockstep.Sharer's Share: no request; from now on an Unlock of them here
-// leaves them to any other holder). A lock already lost is left out; one
-// whose mode cannot be shared is named in Refused, so that another lockd
-// refuses the token rather than adopt part of the identity.
+// leaves them to any other holder). It names each acquisition once, by the
+// first handle that still holds a lock of it (acquisitions): a handle that
+// only counted what earlier handles hold is left out, and named once they
+// are unlocked. A lock already lost is left out; one whose mode cannot be
+// shared is named in Refused, so that another lockd refuses the token
+// rather than adopt part of the identity.
 func (s *Server) peerToken(id *identity) string {
 	sh, _ := s.locker.(lockstep.Sharer)
 	p := peerPayload{Owner: id.owner.Name, Identity: id.name}
-	for _, h := range id.handles() {
-		if h.reentrant {
-			continue // the same acquisition as an earlier handle
-		}
+	for _, h := range acquisitions(id.handles()) {
 		if sh == nil {
 			p.Refused = append(p.Refused, h.id)
 			continue
@@ -89,6 +90,39 @@ func (s *Server) peerToken(id *identity) string {
 	_, secret, _ := strings.Cut(strings.TrimPrefix(id.token, tokenVersion+"."), ".")
 	head := peerTokenVersion + "." + s.instance + "." + secret + "." + base64.RawURLEncoding.EncodeToString(body)
 	return head + "." + base64.RawURLEncoding.EncodeToString(s.mac(head))
+}
+
+// acquisitions returns the handles of hs, in order, that hold a lock no
+// earlier handle of hs holds: a handle is the library's group Lock, whose
+// members (MemberLocks) a holder's later Locks of the same ids share and
+// count (lockstep.WithReentrancy). A handle granted by reentrancy alone
+// holds only members an earlier handle holds, and is left out while that
+// handle lives; once it is unlocked, the handle left holds them and is
+// kept. Siblings (rx/1 and rx/2, sharing the intention lock on rx) each
+// hold a member of their own, and are both kept.
+func acquisitions(hs []*handle) []*handle {
+	seen := map[any]bool{}
+	var out []*handle
+	for _, h := range hs {
+		members := []lockstep.Lock{h.lock}
+		if g, ok := h.lock.(interface{ MemberLocks() []lockstep.Lock }); ok {
+			members = g.MemberLocks()
+		}
+		own := false
+		for _, m := range members {
+			if !reflect.ValueOf(m).Comparable() {
+				own = true // cannot tell: keep it, as a lock of its own
+				continue
+			}
+			if !seen[m] {
+				seen[m], own = true, true
+			}
+		}
+		if own {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 func (s *Server) mac(head string) []byte {
@@ -129,9 +163,10 @@ func parsePeerToken(tok string, key []byte) (local, inst string, p peerPayload, 
 // adoptPeer is SetToken with a verified peer token of another lockd: the
 // session leaves its identity for a new one of this lockd holding the
 // token's locks, adopted through the library (so the same leases' owners
-// and fencing tokens, continued by this process's own renewals). Every
-// refusal changes nothing; a failed adoption leaves what it adopted (the
-// giver still holds it).
+// and fencing tokens, continued by this process's own renewals). A lock
+// the token names that is no longer held is skipped (adoptLocks); the
+// answer names the locks adopted. Every refusal changes nothing; a failed
+// adoption leaves what it adopted (the giver still holds it).
 func (s *Server) adoptPeer(ctx context.Context, rpc string, pr *Principal, ss *session, p peerPayload) (*connect.Response[pb.SetTokenResponse], error) {
 	refuse := func(e *rpcError) (*connect.Response[pb.SetTokenResponse], error) {
 		return nil, wire(s.refuse(ctx, rpc, pr.Name, ss.id, e))
@@ -158,40 +193,9 @@ func (s *Server) adoptPeer(ctx context.Context, rpc string, pr *Principal, ss *s
 	to := newIdentity(s.instance, owner)
 	wctx, cancel := s.bound(ctx, ss)
 	defer cancel(nil)
-	actx := lockstep.WithReentrancy(wctx, to)
-	var got []*handle
-	giveBack := func() {
-		for _, h := range got {
-			_ = h.lock.Unlock(context.WithoutCancel(ctx)) // leaves: the giver still holds
-			h.release()
-		}
-	}
-	for _, pl := range p.Locks {
-		l, err := sh.Adopt(actx, pl.Share)
-		if err != nil {
-			giveBack()
-			e := mapError(err, ss.id, "")
-			switch {
-			case errors.Is(err, lockstep.ErrReleased):
-				e = &rpcError{code: connect.CodeNotFound, reason: pb.LockError_REASON_UNKNOWN_TOKEN, session: ss.id, cause: err,
-					msg: "a lock the token names is no longer held (its identity's sessions ended, or it was unlocked): take the locks with Lock instead"}
-			case errors.Is(err, lockstep.ErrShareToken):
-				e = &rpcError{code: connect.CodeFailedPrecondition, reason: pb.LockError_REASON_OTHER_LOCKD, session: ss.id, cause: err,
-					msg: "the token's locks live in tables or a keyspace this lockd does not use: SetToken on a lockd of the issuing lockd's cluster"}
-			}
-			return refuse(e)
-		}
-		items := make([]*pb.LockItem, len(pl.Items))
-		for i, it := range pl.Items {
-			items[i] = &pb.LockItem{Id: it.ID, Access: it.Access}
-		}
-		h, ok := to.add(ss, l, items, s.log)
-		if !ok {
-			_ = l.Unlock(context.WithoutCancel(ctx))
-			giveBack()
-			return refuse(ss.endedError())
-		}
-		got = append(got, h)
+	got, skipped, e := s.adoptLocks(lockstep.WithReentrancy(wctx, to), sh, ss, to, p)
+	if e != nil {
+		return refuse(e)
 	}
 	s.idMu.Lock()
 	from := ss.identity()
@@ -200,16 +204,78 @@ func (s *Server) adoptPeer(ctx context.Context, rpc string, pr *Principal, ss *s
 		to.mu.Lock()
 		to.ended = true
 		to.mu.Unlock()
-		giveBack()
+		giveBack(ctx, got)
 		return refuse(err)
 	}
 	s.tokens[to.token] = to
 	s.idMu.Unlock()
 	s.cfg.Metrics.joined()
 	locks, _ := to.held()
+	if len(skipped) > 0 {
+		s.log.Warn("lockd: locks the peer token names are no longer held: not adopted", "session", ss.id, "identity", to.name,
+			"from", p.Identity, "not_adopted", skipped)
+	}
 	s.log.Info("lockd: session adopted an identity of another lockd", "session", ss.id, "principal", pr.Name, "identity", to.name,
-		"from", p.Identity, "owner", p.Owner, "left", from.name, "locks", len(locks))
+		"from", p.Identity, "owner", p.Owner, "left", from.name, "locks", len(locks), "not_adopted", len(skipped))
 	return connect.NewResponse(&pb.SetTokenResponse{Identity: to.name, Locks: locks}), nil
+}
+
+// adoptLocks adopts each lock of p into to, under actx (ctx with to as the
+// reentrancy holder). A lock whose Adopt finds no holder left
+// (lockstep.ErrReleased: released or expired since the token was read) is
+// skipped and returned in skipped, as its ids: the library's witness read
+// refuses to adopt it and writes nothing, so a skipped lock is never held
+// here, and the answer, which names only the locks adopted, tells the
+// caller it was not kept. If no lock of a token that names some is still
+// held, the token is refused (UNKNOWN_TOKEN): the identity has nothing left
+// to continue. Any other failure gives back what was adopted and refuses
+// the token whole.
+func (s *Server) adoptLocks(actx context.Context, sh lockstep.Sharer, ss *session, to *identity, p peerPayload) (got []*handle, skipped []string, e *rpcError) {
+	for _, pl := range p.Locks {
+		l, err := sh.Adopt(actx, pl.Share)
+		if errors.Is(err, lockstep.ErrReleased) {
+			ids := make([]string, len(pl.Items))
+			for i, it := range pl.Items {
+				ids[i] = it.ID
+			}
+			skipped = append(skipped, strings.Join(ids, ","))
+			continue
+		}
+		if err != nil {
+			giveBack(actx, got)
+			e := mapError(err, ss.id, "")
+			if errors.Is(err, lockstep.ErrShareToken) {
+				e = &rpcError{code: connect.CodeFailedPrecondition, reason: pb.LockError_REASON_OTHER_LOCKD, session: ss.id, cause: err,
+					msg: "the token's locks live in tables or a keyspace this lockd does not use: SetToken on a lockd of the issuing lockd's cluster"}
+			}
+			return nil, nil, e
+		}
+		items := make([]*pb.LockItem, len(pl.Items))
+		for i, it := range pl.Items {
+			items[i] = &pb.LockItem{Id: it.ID, Access: it.Access}
+		}
+		h, ok := to.add(ss, l, items, s.log)
+		if !ok {
+			_ = l.Unlock(context.WithoutCancel(actx))
+			giveBack(actx, got)
+			return nil, nil, ss.endedError()
+		}
+		got = append(got, h)
+	}
+	if len(got) == 0 && len(skipped) > 0 {
+		return nil, nil, &rpcError{code: connect.CodeNotFound, reason: pb.LockError_REASON_UNKNOWN_TOKEN, session: ss.id,
+			msg: "no lock the token names is still held (its identity's sessions ended, or the locks were unlocked): take the locks with Lock instead"}
+	}
+	return got, skipped, nil
+}
+
+// giveBack releases the locks a failed adoption took: each Unlock leaves,
+// since the giver still holds them.
+func giveBack(ctx context.Context, got []*handle) {
+	for _, h := range got {
+		_ = h.lock.Unlock(context.WithoutCancel(ctx))
+		h.release()
+	}
 }
 
 // named returns the principal called name, or nil (nil in open mode).

@@ -206,6 +206,43 @@ func TestPeerToken_EveryRefusalChangesNothing(t *testing.T) {
 	})
 }
 
+// A peer token naming a lock unlocked since it was read (an Unlock
+// answered, the GetToken after it not): another lockd adopts the token's
+// other locks and skips the released one, which its Adopt finds no holder
+// of: it is not adopted, not held, and the answer does not name it.
+func TestPeerToken_ReleasedLockIsSkippedTheRestAdopted(t *testing.T) {
+	fa, fb := twoLockds(t, fixtureOptions{opts: lockd.Options{PeerKey: peerKey}}, lockd.Options{PeerKey: peerKey})
+	ca, cb := fa.client("connect", "", nil), fb.client("connect", "", nil)
+	ctx := context.Background()
+	a := open(t, ca, 0)
+	x, err := ca.Lock(ctx, lockReq(a, item("x", pb.Access_ACCESS_EXCLUSIVE)))
+	require.NoError(t, err)
+	g, err := ca.Lock(ctx, lockReq(a, item("g/1", pb.Access_ACCESS_EXCLUSIVE), item("g/2", pb.Access_ACCESS_SHARED)))
+	require.NoError(t, err)
+	tok := getToken(t, ca, a)
+	_, err = ca.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: a, LockId: x.Msg.Lock.LockId}))
+	require.NoError(t, err)
+	requireFree(t, cb, "x", true) // A was x's only holder: released
+
+	b := open(t, cb, 0)
+	res, err := setToken(cb, b, tok)
+	require.NoError(t, err)
+	require.Len(t, res.Locks, 1, "only the group is adopted")
+	require.Equal(t, g.Msg.Lock.Token, res.Locks[0].Token)
+	require.Equal(t, "g/1", res.Locks[0].Items[0].Id)
+	require.Len(t, describe(t, cb, b).Locks, 1)
+	require.Contains(t, fb.logs.String(), "not adopted")
+	requireFree(t, ca, "x", true) // B holds no share of x
+	requireFree(t, ca, "g/1", false)
+
+	closeSession(t, ca, a) // the giver leaves: B still holds the group
+	requireFree(t, ca, "g/1", false)
+	_, err = cb.UnlockAll(ctx, connect.NewRequest(&pb.UnlockAllRequest{SessionId: b}))
+	require.NoError(t, err)
+	requireFree(t, ca, "g/1", true)
+	closeSession(t, cb, b)
+}
+
 // A lock taken in mode combined cannot move to another lockd: the peer
 // token names it, and the other lockd refuses the token whole.
 func TestPeerToken_CombinedLocksAreRefused(t *testing.T) {

@@ -119,8 +119,14 @@ func TestLimits_WaitsPerSession(t *testing.T) {
 	wctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	go func() {
-		_, err := c.Lock(wctx, lockReq(waiter, item("w/1", pb.Access_ACCESS_EXCLUSIVE)))
-		waited <- err
+		for {
+			_, err := c.Lock(wctx, lockReq(waiter, item("w/1", pb.Access_ACCESS_EXCLUSIVE)))
+			if connect.CodeOf(err) != connect.CodeResourceExhausted || wctx.Err() != nil {
+				waited <- err
+				return
+			}
+			// A probe below was in flight, and counted: wait again.
+		}
 	}()
 	// The second wait is refused once the first is in flight.
 	var refused error

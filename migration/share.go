@@ -56,13 +56,17 @@ func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 		return nil, lockstep.ErrClosed
 	}
 	defer l.calls.Done()
+	var skip func(string, lockstep.Access, string) bool
+	if holder, ok := lockstep.ReentrancyHolder(ctx); ok {
+		skip = func(id string, a lockstep.Access, owner string) bool { return l.groups.HeldFor(holder, id, a, owner) }
+	}
 	if l.cfg.knobs.AdoptWithoutCensus {
 		// Planted: no flag, no admission, not counted in the census.
-		lk, err := l.algs.queue.Adopt(ctx, tok)
+		locks, group, err := l.algs.queue.AdoptMembers(ctx, tok, skip)
 		if err != nil {
 			return nil, err
 		}
-		return l.wrapAdopted(ctx, id, plan, lk)
+		return l.wrapAdopted(ctx, id, plan, locks, group)
 	}
 	m, err := l.flag.Mode(ctx)
 	if err != nil {
@@ -88,7 +92,7 @@ func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 		finish(t, false)
 		return nil, err
 	}
-	lk, err := l.algs.queue.Adopt(ctx, tok)
+	locks, group, err := l.algs.queue.AdoptMembers(ctx, tok, skip)
 	if err != nil {
 		finish(t, false)
 		return nil, err
@@ -97,41 +101,46 @@ func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 		// As acquire: the epoch ended while Adopt ran, so the Controller
 		// may have moved the phase without seeing this process. Leave: the
 		// giver still holds.
-		uerr := lk.Unlock(context.WithoutCancel(ctx))
+		uerr := unlockAll(ctx, locks)
 		finish(t, false)
 		return nil, errors.Join(l.hb.staleError(nil), uerr)
 	}
 	finish(t, true)
-	for _, m := range memberLocks(lk) {
-		l.bind(held.Of(m), t)
+	for _, m := range locks {
+		if m != nil { // nil: counted, bound when it was taken
+			l.bind(held.Of(m), t)
+		}
 	}
-	return l.wrapAdopted(ctx, id, plan, lk)
+	return l.wrapAdopted(ctx, id, plan, locks, group)
 }
 
-// memberLocks returns the flat locks of an adopted lock: a group's
-// members, or the lock itself.
-func memberLocks(lk lockstep.Lock) []lockstep.Lock {
-	if g, ok := lk.(interface{ MemberLocks() []lockstep.Lock }); ok {
-		return g.MemberLocks()
+// unlockAll leaves the locks an Adopt took (nil: counted, not taken).
+func unlockAll(ctx context.Context, locks []lockstep.Lock) error {
+	var errs []error
+	for _, lk := range locks {
+		if lk != nil {
+			errs = append(errs, lk.Unlock(context.WithoutCancel(ctx)))
+		}
 	}
-	return []lockstep.Lock{lk}
+	return errors.Join(errs...)
 }
 
-// wrapAdopted returns what the queue Locker adopted as this Locker's lock:
-// a group through this Locker's manager (so that its Unlock and Lost are
-// the manager's, as for the giver's group), joined to the reentrancy
-// holder of ctx if there is one; a flat lock without a holder as it is.
-func (l *Locker) wrapAdopted(ctx context.Context, id string, plan []lockstep.Request, lk lockstep.Lock) (lockstep.Lock, error) {
-	members := memberLocks(lk)
+// wrapAdopted returns the locks the queue Locker adopted, one per member
+// of plan (group: the token named a group), as this Locker's lock: a
+// group through this Locker's manager (so that its Unlock and Lost are the
+// manager's, as for the giver's group), joined to the reentrancy holder of
+// ctx if there is one (a nil lock is a member the holder holds, counted);
+// a flat lock without a holder as it is.
+func (l *Locker) wrapAdopted(ctx context.Context, id string, plan []lockstep.Request, locks []lockstep.Lock, group bool) (lockstep.Lock, error) {
 	if holder, ok := lockstep.ReentrancyHolder(ctx); ok {
-		g, err := l.groups.AdoptedFor(holder, id, plan, members)
+		g, err := l.groups.AdoptedFor(holder, id, plan, locks)
 		if err != nil {
-			return nil, errors.Join(err, lk.Unlock(context.WithoutCancel(ctx)))
+			return nil, errors.Join(err, unlockAll(ctx, locks))
 		}
 		return g, nil
 	}
-	if _, group := lk.(interface{ MemberLocks() []lockstep.Lock }); !group {
-		return lk, nil
+	if !group {
+		return locks[0], nil
 	}
-	return l.groups.Adopted(id, plan, members), nil
+	return l.groups.Adopted(id, plan, locks), nil
 }

@@ -13,10 +13,18 @@ import (
 // acquisition of the id by the holder is counted, or refused with
 // lockstep.ErrUpgrade, with no store request), and the group is one of the
 // holder's handles for UnlockAll. plan may be a flat lock's one request.
-// An id the holder already holds or is taking, or a holder that is not
-// comparable, returns an error (wrapping lockstep.ErrLocked or
-// lockstep.ErrInvalidConfig) and registers nothing: the caller gives the
-// locks back.
+//
+// A nil lock in locks is a member the holder already holds (HeldFor said
+// so, and the Locker adopted nothing for it): it is counted, as a Lock of
+// the holder counts it, and shared with the groups that hold it. Sibling
+// groups handed over one by one (rx/1 and rx/2, both holding the
+// intention lock on rx) are so joined again: the second counts rx.
+//
+// An id the holder already holds or is taking for a lock that is not nil,
+// a nil lock for an id the holder no longer holds in a covering access, or
+// a holder that is not comparable, returns an error (wrapping
+// lockstep.ErrLocked, lockstep.ErrReleased or lockstep.ErrInvalidConfig)
+// and registers and counts nothing: the caller gives the locks back.
 func (m *Manager) AdoptedFor(holder any, id string, plan []lockstep.Request, locks []lockstep.Lock) (lockstep.Lock, error) {
 	if holder == nil || !reflect.ValueOf(holder).Comparable() {
 		return nil, fmt.Errorf("%w: adopt %q: reentrancy holder of type %T is nil or not comparable: pass a pointer, a string or a number",
@@ -26,16 +34,32 @@ func (m *Manager) AdoptedFor(holder any, id string, plan []lockstep.Request, loc
 	close(ready)
 	members := make([]*member, len(locks))
 	m.mu.Lock()
-	for _, r := range plan {
-		if m.reg[regKey{holder: holder, id: r.ID}] != nil {
+	for i, r := range plan {
+		mb := m.reg[regKey{holder: holder, id: r.ID}]
+		switch {
+		case locks[i] != nil && mb != nil:
 			m.mu.Unlock()
 			return nil, fmt.Errorf("%w: adopt %q: the reentrancy holder already holds or is taking %q: adopt under another holder, or release it first",
 				lockstep.ErrLocked, id, r.ID)
+		case locks[i] == nil && (mb == nil || mb.real == nil || !mb.access.Covers(r.Access)):
+			m.mu.Unlock()
+			return nil, fmt.Errorf("%w: adopt %q: the reentrancy holder no longer holds %q, which the token shares with a lock it holds: adopt the token again",
+				lockstep.ErrReleased, id, r.ID)
 		}
 	}
+	owner := ""
 	for i, l := range locks {
 		key := regKey{holder: holder, id: plan[i].ID}
-		mb := &member{access: plan[i].Access, key: &key, ready: ready, count: 1, handle: locks[0].Owner()}
+		if l == nil {
+			mb := m.reg[key]
+			mb.count++
+			members[i] = mb
+			continue
+		}
+		if owner == "" {
+			owner = l.Owner()
+		}
+		mb := &member{access: plan[i].Access, key: &key, ready: ready, count: 1, handle: owner}
 		mb.setReal(l)
 		m.reg[key] = mb
 		members[i] = mb
@@ -49,5 +73,22 @@ func (m *Manager) AdoptedFor(holder any, id string, plan []lockstep.Request, loc
 			s.AddOnStop(func() { m.forget(mb) })
 		}
 	}
-	return newLock(m, id, append([]lockstep.Request(nil), plan...), members, holder, false), nil
+	return newLock(m, id, append([]lockstep.Request(nil), plan...), members, holder, owner == ""), nil
+}
+
+// HeldFor reports whether holder holds id, in an access covering a, by a
+// lock of owner (its Owner()) whose lease is not lost: then an Adopt under
+// holder of a token naming that member of the same acquisition adopts
+// nothing for it, and AdoptedFor counts it. A holder that is not
+// comparable holds nothing.
+func (m *Manager) HeldFor(holder any, id string, a lockstep.Access, owner string) bool {
+	if holder == nil || !reflect.ValueOf(holder).Comparable() {
+		return false
+	}
+	m.mu.Lock()
+	mb := m.reg[regKey{holder: holder, id: id}]
+	held := mb != nil && mb.real != nil && mb.access.Covers(a)
+	m.mu.Unlock()
+	// real, once set, never changes.
+	return held && mb.real.Owner() == owner && !mb.lostNow()
 }

@@ -212,4 +212,8 @@
 // called under lockstep.WithReentrancy(ctx, holder) uses AdoptedFor
 // instead: the members are registered as the holder's and the group is
 // one of its handles, as if the holder had taken it (package migration).
+// A member the holder already holds by the same acquisition (HeldFor) is
+// not adopted again but counted, as a Lock of the holder counts it: locks
+// handed over one by one that share a member (siblings sharing their
+// parent's intention lock) join again as they were at the giver.
 package manager

@@ -20,24 +20,7 @@ func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := l.fits(t); err != nil {
-		return nil, err
-	}
-	var locks []lockstep.Lock
-	err = l.sh.Do(ctx, t.Members[0].Name, func(ctx context.Context) error {
-		for _, m := range t.Members {
-			lk, err := l.adoptOne(ctx, m)
-			if err != nil {
-				for i := len(locks) - 1; i >= 0; i-- {
-					_ = locks[i].Unlock(context.WithoutCancel(ctx)) // leaves: the giver still holds them
-				}
-				locks = nil
-				return err
-			}
-			locks = append(locks, lk)
-		}
-		return nil
-	})
+	locks, err := l.adoptMembers(ctx, t, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +28,53 @@ func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 		return locks[0], nil
 	}
 	return l.sh.Adopted(t.ID, t.Plan, locks), nil
+}
+
+// AdoptMembers is Adopt for a composing Locker that assembles the group
+// itself: it returns one lock per member of tok, in the token's order, and
+// adopts none of the members skip accepts (given the member's id, access
+// and owner), whose lock is nil: the caller's reentrancy holder holds that
+// acquisition already, and a second holder of it in this Locker would
+// contend with the first (for an exclusive access, refused as ErrLocked).
+// group says whether tok names a group (Adopt returns a group Lock) or a
+// flat lock. A failure leaves what it adopted, as Adopt's does.
+func (l *Locker) AdoptMembers(ctx context.Context, tok string, skip func(id string, a lockstep.Access, owner string) bool) (
+	locks []lockstep.Lock, group bool, err error) {
+	t, err := decodeShareToken(tok)
+	if err != nil {
+		return nil, false, err
+	}
+	locks, err = l.adoptMembers(ctx, t, skip)
+	return locks, len(t.Plan) != 0, err
+}
+
+func (l *Locker) adoptMembers(ctx context.Context, t shareToken, skip func(id string, a lockstep.Access, owner string) bool) ([]lockstep.Lock, error) {
+	if err := l.fits(t); err != nil {
+		return nil, err
+	}
+	locks := make([]lockstep.Lock, len(t.Members))
+	err := l.sh.Do(ctx, t.Members[0].Name, func(ctx context.Context) error {
+		for i, m := range t.Members {
+			if skip != nil && skip(m.Name, m.Access, m.Owner) {
+				continue
+			}
+			lk, err := l.adoptOne(ctx, m)
+			if err != nil {
+				for j := i - 1; j >= 0; j-- {
+					if locks[j] != nil {
+						_ = locks[j].Unlock(context.WithoutCancel(ctx)) // leaves: the giver still holds them
+					}
+				}
+				return err
+			}
+			locks[i] = lk
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return locks, nil
 }
 
 // fits refuses a token this Locker cannot continue, before any request.

@@ -17,9 +17,14 @@ import (
 // session's deadline to the send of each answered call plus the TTL (lockd
 // counts the TTL from its receipt, which is later) and each lock's as the
 // answer says (valid.go). It ends the session when lockd says it ended, or
-// when the deadline passes.
-func (s *Session) keepAlive(ctx context.Context) {
+// when the deadline passes. With several lockds, a call that fails for
+// want of an answer (Unavailable, DeadlineExceeded) moves the session
+// (failover.go), and each call is cut at half the time the session and its
+// earliest lock have left, so that a lockd that hangs leaves the move the
+// other half. It runs until c is given up.
+func (s *Session) keepAlive(c *conn) {
 	defer s.bg.Done()
+	ctx := c.ctx
 	every, retry := s.ttl/3, max(s.ttl/10, 10*time.Millisecond)
 	wait := every
 	for {
@@ -42,18 +47,24 @@ func (s *Session) keepAlive(ctx context.Context) {
 			return
 		}
 		sent := time.Now()
-		cctx, cancel := context.WithDeadline(ctx, sent.Add(s.untilEarliestLock(max(left, retry))))
-		res, err := s.rpc.KeepAlive(cctx, connect.NewRequest(&pb.KeepAliveRequest{SessionId: s.id}))
+		cut := s.untilEarliestLock(max(left, retry))
+		if s.moving() {
+			cut = max(s.untilEarliestLock(max(left, 0))/2, 10*time.Millisecond)
+		}
+		cctx, cancel := context.WithDeadline(ctx, sent.Add(cut))
+		res, err := c.rpc.KeepAlive(cctx, connect.NewRequest(&pb.KeepAliveRequest{SessionId: c.id}))
 		cancel()
 		if err == nil {
-			s.answered(sent, res.Msg)
+			s.answered(c, sent, res.Msg)
 			wait = every
 			continue
 		}
 		if ctx.Err() != nil {
 			return
 		}
-		s.endIfExpired(wrap(ctx, err))
+		if s.failed(ctx, c, wrap(ctx, err)) || s.cur() != c {
+			return // moved: the new lockd's loop runs
+		}
 		wait = retry
 	}
 }
@@ -61,18 +72,21 @@ func (s *Session) keepAlive(ctx context.Context) {
 // watch follows the session's events: a lost lock loses its Lock, an ended
 // session ends this one, and a broken stream ends it too (package doc: the
 // client could no longer be told of a loss in time). watching is closed
-// once the stream is open (or the session ended).
-func (s *Session) watch(ctx context.Context, watching chan<- struct{}) {
+// once the stream is open (or the session ended); nil after a move. With
+// several lockds a broken stream moves the session instead (failover.go).
+// It runs until c is given up.
+func (s *Session) watch(c *conn, watching chan<- struct{}) {
 	defer s.bg.Done()
+	ctx := c.ctx
 	opened := false
 	defer func() {
-		if !opened {
+		if !opened && watching != nil {
 			close(watching)
 		}
 	}()
-	stream, err := s.rpc.WatchSession(ctx, connect.NewRequest(&pb.WatchSessionRequest{SessionId: s.id}))
+	stream, err := c.rpc.WatchSession(ctx, connect.NewRequest(&pb.WatchSessionRequest{SessionId: c.id}))
 	if err != nil {
-		s.watchEnded(ctx, err)
+		s.watchEnded(c, err)
 		return
 	}
 	defer stream.Close()
@@ -80,43 +94,50 @@ func (s *Session) watch(ctx context.Context, watching chan<- struct{}) {
 		ev := stream.Msg()
 		switch ev.GetKind() {
 		case pb.SessionEvent_KIND_WATCHING:
-			if !opened {
-				opened = true
+			if !opened && watching != nil {
 				close(watching)
 			}
+			opened = true
 		case pb.SessionEvent_KIND_LOCK_LOST:
 			for _, h := range ev.GetLockIds() {
-				if l := s.findOrMark(h); l != nil {
+				if l := s.findOrMark(c, h); l != nil {
 					l.lose()
 				}
 			}
 		case pb.SessionEvent_KIND_EXPIRED:
-			s.end(fmt.Errorf("lockd client: session %s lapsed at lockd (%s): %w", s.id, ev.GetReason(), errors.Join(ErrSessionEnded, lockstep.ErrLost)))
+			s.endOn(c, fmt.Errorf("lockd client: session %s lapsed at lockd (%s): %w", c.id, ev.GetReason(), errors.Join(ErrSessionEnded, lockstep.ErrLost)))
 			return
 		case pb.SessionEvent_KIND_CLOSED:
-			s.end(fmt.Errorf("lockd client: session %s closed at lockd (%s): %w", s.id, ev.GetReason(), errors.Join(ErrSessionEnded, lockstep.ErrLost)))
+			s.endOn(c, fmt.Errorf("lockd client: session %s closed at lockd (%s): %w", c.id, ev.GetReason(), errors.Join(ErrSessionEnded, lockstep.ErrLost)))
 			return
 		}
 	}
-	s.watchEnded(ctx, stream.Err())
+	s.watchEnded(c, stream.Err())
 }
 
-func (s *Session) watchEnded(ctx context.Context, err error) {
-	if ctx.Err() != nil {
-		return // Close
+func (s *Session) watchEnded(c *conn, err error) {
+	if c.ctx.Err() != nil {
+		return // Close, or a move gave c up
 	}
 	if err == nil {
 		err = errors.New("the stream ended without a final event")
 	}
+	if s.moving() {
+		s.move(c, fmt.Errorf("its watch stream broke: %w", err))
+		return
+	}
 	s.end(fmt.Errorf("lockd client: session %s: its watch stream broke (%v): a loss could no longer be reported in time, so one is assumed: %w",
-		s.id, err, errors.Join(ErrSessionEnded, lockstep.ErrLost)))
+		c.id, err, errors.Join(ErrSessionEnded, lockstep.ErrLost)))
 }
 
-// findOrMark returns the Lock of handle, or notes a loss that may belong to
-// a call in flight (lostEarly).
-func (s *Session) findOrMark(handle string) *Lock {
+// findOrMark returns the Lock of handle at c, or notes a loss that may
+// belong to a call in flight (lostEarly).
+func (s *Session) findOrMark(c *conn, handle string) *Lock {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.c != c {
+		return nil
+	}
 	l, ok := s.locks[handle]
 	if !ok && s.calls > 0 {
 		s.lostEarly[handle] = true

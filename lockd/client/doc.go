@@ -59,4 +59,33 @@
 // two machines' clocks run at nearly the same rate. A blocking Lock granted
 // late in a long wait asks once more at once (its time counted from the
 // Lock call's send would be short).
+//
+// # Fail-over
+//
+// With Options.Endpoints (further lockds of the same cluster: the same
+// store and peer key; Open refuses a lockd without one) a session whose
+// lockd fails moves to another with its locks (docs/algorithms.md, §8.8).
+// The client reads its identity's peer token again after every Lock,
+// Unlock, UnlockAll and Adopt (one more call each), and at each move from
+// the new lockd before it uses it. When a keep-alive or a
+// call goes unanswered (Unavailable, DeadlineExceeded; each keep-alive is
+// cut at half the time left) or the watch stream breaks, the session opens
+// a session on the next lockd and adopts the token there: each Lock keeps
+// working — the same value, ids and fencing token; its Handle and Owner
+// change; nothing is released or taken again. A lock the token did not
+// name, or the new lockd found no longer held, or whose own time ran out
+// before the adoption was answered, is lost (Lost closes; Unlock returns
+// lockstep.ErrLost); a move not done
+// within the session's TTL ends the session, as without fail-over. A Lock
+// answered by the old lockd after the move began is given back there and
+// returns an error wrapping ErrUnavailable. A lockd only cut off keeps its
+// share of the locks until its old session lapses: a lock unlocked after
+// the move is free only then. A move another lockd refuses (a token it
+// cannot adopt) ends the session at once, saying so.
+//
+// Open itself tries Open's lockd and then each endpoint in turn, around
+// the list twice, passing over a lockd that cannot answer (a connection
+// it closed under the call, or none accepted); a refusal ends it. A
+// retried OpenSession may have opened a session whose answer was lost:
+// it holds no lock and lapses after its TTL.
 package client

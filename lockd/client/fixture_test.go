@@ -27,9 +27,28 @@ type server struct {
 	url           string
 	hs            *http.Server
 	dropKeepAlive atomic.Bool
+	// dropGetToken refuses GetToken with Unavailable: a lockd that fails
+	// after answering an earlier call and before answering GetToken.
+	dropGetToken atomic.Bool
+	// dropOpen closes the connection of that many OpenSession calls
+	// before lockd reads them, with no answer: a keep-alive connection
+	// the lockd closed, or a lockd that dies under the call.
+	dropOpen atomic.Int32
+	// hang makes every request wait for its caller to give up, as a lockd
+	// that hangs, or a link that loses every packet, would.
+	hang atomic.Bool
+	cut  *cutListener
+	// unhang, closed at cleanup, ends the requests hang holds.
+	unhang chan struct{}
 }
 
 func newServer(t *testing.T, principals *lockd.Principals) *server {
+	t.Helper()
+	return serveLockd(t, newStore(t), "lockd-client-test", lockd.Options{Principals: principals})
+}
+
+// newStore returns a model store of a fleet in phase new.
+func newStore(t *testing.T) *model.Store {
 	t.Helper()
 	ctx := context.Background()
 	store := model.New(&clock.Local{})
@@ -37,19 +56,46 @@ func newServer(t *testing.T, principals *lockd.Principals) *server {
 	require.NoError(t, err)
 	require.NoError(t, ctl.Set(ctx, lockstep.ModeCombined))
 	require.NoError(t, ctl.Set(ctx, lockstep.ModeNew))
+	return store
+}
+
+// serveLockd serves a lockd of the fleet on store, as process, with opts
+// (MinTTL 500ms and a discarding logger unless set).
+func serveLockd(t *testing.T, store *model.Store, process string, opts lockd.Options) *server {
+	t.Helper()
 	flag, err := migration.NewPhaseFlag(store, nil)
 	require.NoError(t, err)
 	fencing, err := clock.NewGlobal(store, "", &clock.Local{})
 	require.NoError(t, err)
-	locker, err := migration.New(store, flag, &migration.Options{Separator: "/", Fencing: fencing, ProcessID: "lockd-client-test",
+	locker, err := migration.New(store, flag, &migration.Options{Separator: "/", Fencing: fencing, ProcessID: process,
 		Deadlock: &lockstep.DeadlockDetection{}})
 	require.NoError(t, err)
-	srv, err := lockd.New(locker, &lockd.Options{Principals: principals, MinTTL: 500 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if opts.MinTTL == 0 {
+		opts.MinTTL = 500 * time.Millisecond
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	srv, err := lockd.New(locker, &opts)
 	require.NoError(t, err)
-	s := &server{}
+	s := &server{unhang: make(chan struct{})}
 	h := srv.Handler()
 	s.hs = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.dropKeepAlive.Load() && strings.HasSuffix(r.URL.Path, "/KeepAlive") {
+		if s.hang.Load() {
+			select {
+			case <-r.Context().Done():
+			case <-s.unhang:
+			}
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/OpenSession") && s.dropOpen.Add(-1) >= 0 {
+			if c, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				_ = c.Close()
+			}
+			return
+		}
+		if s.dropKeepAlive.Load() && strings.HasSuffix(r.URL.Path, "/KeepAlive") ||
+			s.dropGetToken.Load() && strings.HasSuffix(r.URL.Path, "/GetToken") {
 			http.Error(w, "cut off", http.StatusServiceUnavailable)
 			return
 		}
@@ -58,10 +104,12 @@ func newServer(t *testing.T, principals *lockd.Principals) *server {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	s.url = "http://" + ln.Addr().String()
-	go func() { _ = s.hs.Serve(ln) }()
+	s.cut = &cutListener{Listener: ln}
+	go func() { _ = s.hs.Serve(s.cut) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		close(s.unhang)
 		_ = srv.Close(ctx)
 		_ = s.hs.Shutdown(ctx)
 		_ = locker.Close(ctx)

@@ -18,10 +18,11 @@ func (s *Session) Token(ctx context.Context) (string, error) {
 	if err := s.Err(); err != nil {
 		return "", err
 	}
-	res, err := s.rpc.GetToken(ctx, connect.NewRequest(&pb.GetTokenRequest{SessionId: s.id}))
+	c := s.cur()
+	res, err := c.rpc.GetToken(ctx, connect.NewRequest(&pb.GetTokenRequest{SessionId: c.id}))
 	if err != nil {
 		err = wrap(ctx, err)
-		s.endIfExpired(err)
+		s.endIfExpired(c, err)
 		return "", err
 	}
 	return res.Msg.GetToken(), nil
@@ -47,24 +48,21 @@ func (s *Session) Adopt(ctx context.Context, tok string) ([]lockstep.Lock, error
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
+	c := s.cur()
 	s.callStarts()
 	sent := time.Now()
-	res, err := s.rpc.SetToken(ctx, connect.NewRequest(&pb.SetTokenRequest{SessionId: s.id, Token: tok}))
+	res, err := c.rpc.SetToken(ctx, connect.NewRequest(&pb.SetTokenRequest{SessionId: c.id, Token: tok}))
 	if err != nil {
 		s.callEnds()
 		err = wrap(ctx, err)
-		s.endIfExpired(err)
-		return nil, fmt.Errorf("lockd client: session %s: adopt: %w", s.id, err)
+		s.endIfExpired(c, err)
+		return nil, fmt.Errorf("lockd client: session %s: adopt: %w", c.id, err)
 	}
 	out := make([]lockstep.Lock, 0, len(res.Msg.GetLocks()))
 	s.mu.Lock()
-	ended := s.err != nil
+	ended := s.err != nil || s.c != c
 	for _, h := range res.Msg.GetLocks() {
-		reqs := make([]lockstep.Request, len(h.GetItems()))
-		for i, it := range h.GetItems() {
-			reqs[i] = lockstep.Request{ID: it.GetId(), Access: lockstep.Access(it.GetAccess())}
-		}
-		l := newLock(s, h, reqs)
+		l := newLock(s, h, h.GetItems())
 		l.deadline = sent.Add(s.lockTime(h.GetValidFor()))
 		if s.lostEarly[l.handle] { // a LOCK_LOST for it came while SetToken was answered
 			l.lose()
@@ -81,6 +79,7 @@ func (s *Session) Adopt(ctx context.Context, tok string) ([]lockstep.Lock, error
 	s.callEndsLocked()
 	s.mu.Unlock()
 	s.added()
+	s.refreshPeer()
 	if ended {
 		for _, l := range out {
 			l.(*Lock).lose()

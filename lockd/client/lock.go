@@ -18,8 +18,8 @@ import (
 // through Token when lockd runs with fencing.
 type Lock struct {
 	s         *Session
-	handle    string
 	id        string
+	items     []*pb.LockItem // as Lock asked for them: a move matches them (failover.go)
 	token     int64
 	reentrant bool
 
@@ -31,16 +31,20 @@ type Lock struct {
 	// deadline is when the lock must be taken as lost unless a KeepAlive
 	// answer gives it more time (valid.go); guarded by s.mu.
 	deadline time.Time
+	// handle is the lock's handle at the session's lockd; a move changes
+	// it, and empties it when the lock did not move (failover.go). Guarded
+	// by s.mu.
+	handle string
 }
 
 var _ lockstep.Lock = (*Lock)(nil)
 
-func newLock(s *Session, h *pb.HeldLock, reqs []lockstep.Request) *Lock {
-	ids := make([]string, len(reqs))
-	for i, r := range reqs {
-		ids[i] = r.ID
+func newLock(s *Session, h *pb.HeldLock, items []*pb.LockItem) *Lock {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.GetId()
 	}
-	return &Lock{s: s, handle: h.GetLockId(), id: strings.Join(ids, ","), token: h.GetToken(), reentrant: h.GetReentrant(),
+	return &Lock{s: s, handle: h.GetLockId(), id: strings.Join(ids, ","), items: items, token: h.GetToken(), reentrant: h.GetReentrant(),
 		lost: make(chan struct{})}
 }
 
@@ -48,11 +52,26 @@ func newLock(s *Session, h *pb.HeldLock, reqs []lockstep.Request) *Lock {
 func (l *Lock) ID() string { return l.id }
 
 // Owner is the session and the lock's handle at lockd ("<session>/<handle>"):
-// lockd does not expose the owner id it wrote in the store.
-func (l *Lock) Owner() string { return l.s.id + "/" + l.handle }
+// lockd does not expose the owner id it wrote in the store. A move to
+// another lockd changes both.
+func (l *Lock) Owner() string {
+	c, h := l.at()
+	return c.id + "/" + h
+}
 
-// Handle is the lock's handle at lockd (HeldLock.lock_id).
-func (l *Lock) Handle() string { return l.handle }
+// Handle is the lock's handle at the lockd the session uses now
+// (HeldLock.lock_id); empty once a move left the lock behind as lost.
+func (l *Lock) Handle() string {
+	_, h := l.at()
+	return h
+}
+
+// at returns the session's lockd and the lock's handle there, together.
+func (l *Lock) at() (*conn, string) {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	return l.s.c, l.handle
+}
 
 // Mode is lockstep.ModeUnknown: lockd takes each lock in the mode the
 // fleet's phase allows and does not say which.
@@ -91,29 +110,48 @@ func (l *Lock) markReleased() {
 // If the lease had been lost, the error wraps lockstep.ErrLost (the lock
 // is released all the same); if the session has ended, it wraps
 // ErrSessionEnded and lockstep.ErrLost, lockd having released the lock.
+// If the lockd fails under it and the session moves, Unlock goes to the
+// new lockd; a lock the move left behind (lost) is released by the old
+// lockd when the old session lapses, and Unlock returns lockstep.ErrLost.
 func (l *Lock) Unlock(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.released {
 		return nil
 	}
-	if err := l.s.Err(); err != nil {
-		l.released = true
-		l.lose()
-		return fmt.Errorf("lockd client: lock %s (%s): %w", l.handle, l.id, err)
-	}
-	_, err := l.s.rpc.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: l.s.id, LockId: l.handle}))
-	if err != nil {
-		err = wrap(ctx, err)
-		l.s.endIfExpired(err)
-		if !lostOrGone(err) {
-			return err // to retry
+	for {
+		if err := l.s.Err(); err != nil {
+			l.released = true
+			l.lose()
+			return fmt.Errorf("lockd client: lock %s: %w", l.id, err)
 		}
+		c, h := l.at()
+		if h == "" {
+			l.released = true
+			return fmt.Errorf("lockd client: lock %s was left behind by a move to another lockd: %w", l.id, lockstep.ErrLost)
+		}
+		_, err := c.rpc.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: c.id, LockId: h}))
+		if err != nil {
+			err = wrap(ctx, err)
+			if l.s.failed(ctx, c, err) {
+				continue // the session moved: unlock there
+			}
+			if !lostOrGone(err) {
+				return err // to retry
+			}
+		}
+		l.released = true
+		l.s.forget(c, h)
+		if c2, h2 := l.at(); c2 != c && h2 != "" {
+			// Released at the old lockd while a move carried the lock to c2.
+			if _, err2 := c2.rpc.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: c2.id, LockId: h2})); err2 == nil {
+				l.s.forget(c2, h2)
+			}
+		}
+		l.lose()
+		l.s.refreshPeer()
+		return err
 	}
-	l.released = true
-	l.s.forget(l.handle)
-	l.lose()
-	return err
 }
 
 // lostOrGone says whether an Unlock's error leaves nothing to retry: the

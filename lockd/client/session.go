@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"connectrpc.com/connect"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/lockstep-go/lockstep"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
@@ -31,6 +30,13 @@ type Options struct {
 	// ClientOptions are passed to the generated Connect client (for
 	// example connect.WithGRPC()).
 	ClientOptions []connect.ClientOption
+	// Endpoints are further lockds of the same cluster (the same store and
+	// peer key), which the session moves to, with its locks, when the
+	// lockd it uses fails (failover.go; package doc, "Fail-over"). Default
+	// none: a failed lockd ends the session and loses its locks. With
+	// Endpoints, Open refuses a lockd that has no peer key, and opens the
+	// session on the next lockd when Open's cannot answer (open.go).
+	Endpoints []string
 	// TestingKnobs plant defects for negative controls. Leave nil.
 	TestingKnobs *TestingKnobs
 }
@@ -40,22 +46,37 @@ type Options struct {
 // the valid_for lockd sends: the rule before valid_for, under which a
 // lockd that stops renewing leaves its clients holding locks past its
 // lease when their session TTL is the longer.
+//
+// AdoptStaleToken keeps the peer token Open fetched (which names no lock)
+// instead of refreshing it after each Lock and Unlock, and at a move keeps
+// every Lock as held, adopted or not: the defect of a fail-over that
+// claims locks the other lockd never took over.
 type TestingKnobs struct {
-	IgnoreValidFor bool
+	IgnoreValidFor  bool
+	AdoptStaleToken bool
 }
 
 // Session is one lockd session: the locks it takes belong to it, and it
 // keeps itself alive until Close. Safe for concurrent use.
 type Session struct {
-	rpc  lockstepv1connect.LockServiceClient
-	id   string
-	ttl  time.Duration
-	stop context.CancelFunc
-	bg   sync.WaitGroup
+	ttl    time.Duration
+	name   string
+	dial   func(url string) lockstepv1connect.LockServiceClient
+	urls   []string // the lockds: Open's first, then Options.Endpoints
+	root   context.Context
+	stop   context.CancelFunc
+	bg     sync.WaitGroup
+	moveMu sync.Mutex // one move at a time (failover.go)
 
 	mu       sync.Mutex
-	deadline time.Time        // the keep-alive rule's: a loss is assumed after it
-	locks    map[string]*Lock // by lock handle
+	c        *conn  // the lockd and session in use
+	peer     string // the identity's latest peer token, with several lockds
+	peerSeq  uint64 // GetToken calls sent for it
+	peerAt   uint64 // the one peer came from
+	moves    int
+	left     map[string]string // by lockd URL, the session left there by the latest move off it
+	deadline time.Time         // the keep-alive rule's: a loss is assumed after it
+	locks    map[string]*Lock  // by lock handle
 	// lostEarly are handles a LOCK_LOST event named, unknown to the
 	// session, while a call that returns handles (Lock, SetToken) was in
 	// flight (calls counts them): such a Lock is born lost. Emptied when no
@@ -75,6 +96,10 @@ var _ lockstep.GroupLocker = (*Session)(nil)
 
 // Open opens a session on the lockd serving url (e.g.
 // "http://127.0.0.1:7420"), and starts keeping it alive and watching it.
+// A lockd that cannot answer (Unavailable, a connection closed under the
+// call) is tried once more, and with Options.Endpoints the others are
+// tried in turn; an OpenSession whose answer was lost may leave a session
+// that holds nothing and lapses after its TTL (open.go).
 func Open(ctx context.Context, url string, opts *Options) (*Session, error) {
 	var o Options
 	if opts != nil {
@@ -91,27 +116,26 @@ func Open(ctx context.Context, url string, opts *Options) (*Session, error) {
 	if o.Token != "" {
 		copts = append([]connect.ClientOption{connect.WithInterceptors(bearer(o.Token))}, copts...)
 	}
-	rpc := lockstepv1connect.NewLockServiceClient(hc, url, copts...)
-	req := &pb.OpenSessionRequest{Name: o.Name}
-	if o.TTL > 0 {
-		req.Ttl = durationpb.New(o.TTL)
-	}
-	sent := time.Now()
-	res, err := rpc.OpenSession(ctx, connect.NewRequest(req))
-	if err != nil {
-		return nil, wrap(ctx, err)
+	for _, u := range o.Endpoints {
+		if u == "" || u == url {
+			return nil, fmt.Errorf("lockd client: Endpoints %q: want the URLs of other lockds, none empty or equal to Open's %q", o.Endpoints, url)
+		}
 	}
 	bctx, stop := context.WithCancel(context.Background())
-	s := &Session{rpc: rpc, id: res.Msg.GetSessionId(), ttl: res.Msg.GetTtl().AsDuration(), stop: stop,
-		deadline: sent.Add(res.Msg.GetTtl().AsDuration()), locks: map[string]*Lock{}, lostEarly: map[string]bool{}, done: make(chan struct{}),
-		newLock: make(chan struct{}, 1)}
+	s := &Session{ttl: o.TTL, name: o.Name, urls: append([]string{url}, o.Endpoints...), root: bctx, stop: stop,
+		dial: func(u string) lockstepv1connect.LockServiceClient {
+			return lockstepv1connect.NewLockServiceClient(hc, u, copts...)
+		},
+		locks: map[string]*Lock{}, left: map[string]string{}, lostEarly: map[string]bool{}, done: make(chan struct{}), newLock: make(chan struct{}, 1)}
 	if o.TestingKnobs != nil {
 		s.knobs = *o.TestingKnobs
 	}
+	if err := s.openFirst(ctx); err != nil {
+		stop()
+		return nil, err
+	}
 	watching := make(chan struct{})
-	s.bg.Add(2)
-	go s.keepAlive(bctx)
-	go s.watch(bctx, watching)
+	s.start(s.c, watching)
 	select {
 	case <-watching:
 	case <-s.done:
@@ -120,8 +144,19 @@ func Open(ctx context.Context, url string, opts *Options) (*Session, error) {
 	return s, nil
 }
 
-// ID is the session's id at lockd.
-func (s *Session) ID() string { return s.id }
+// ID is the session's id at the lockd it uses now (a move opens a new one).
+func (s *Session) ID() string { return s.cur().id }
+
+// Endpoint is the URL of the lockd the session uses now.
+func (s *Session) Endpoint() string { return s.cur().url }
+
+// Moves counts the moves to another lockd the session has made (package
+// doc, "Fail-over").
+func (s *Session) Moves() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.moves
+}
 
 // TTL is the session's TTL as lockd granted it.
 func (s *Session) TTL() time.Duration { return s.ttl }
@@ -173,13 +208,14 @@ func (s *Session) lock(ctx context.Context, try bool, reqs ...lockstep.Request) 
 		return nil, fmt.Errorf("lockd client: comment %q is not valid UTF-8, and lockd carries comments as protobuf strings, "+
 			"which must be: give it as UTF-8 (quote or hex-encode binary bytes); nothing was sent", comment)
 	}
-	req := &pb.LockRequest{SessionId: s.id, Comment: comment}
+	c := s.cur()
+	req := &pb.LockRequest{SessionId: c.id, Comment: comment}
 	for _, r := range reqs {
 		req.Items = append(req.Items, &pb.LockItem{Id: r.ID, Access: pb.Access(r.Access)})
 	}
-	call := s.rpc.Lock
+	call := c.rpc.Lock
 	if try {
-		call = s.rpc.TryLock
+		call = c.rpc.TryLock
 	}
 	s.callStarts()
 	sent := time.Now()
@@ -187,25 +223,30 @@ func (s *Session) lock(ctx context.Context, try bool, reqs ...lockstep.Request) 
 	if err != nil {
 		s.callEnds()
 		err = wrap(ctx, err)
-		s.endIfExpired(err)
+		s.failed(ctx, c, err)
 		return nil, err
 	}
-	l := newLock(s, res.Msg.GetLock(), reqs)
+	l := newLock(s, res.Msg.GetLock(), req.GetItems())
 	l.deadline = sent.Add(s.lockTime(res.Msg.GetLock().GetValidFor()))
 	if time.Until(l.deadline) < s.ttl/3 {
-		s.grantedLate(ctx, l) // a grant late in a long wait: ask again how long it stays valid
+		s.grantedLate(ctx, c, l) // a grant late in a long wait: ask again how long it stays valid
 	}
 	s.mu.Lock()
+	moved := s.c != c
 	lost := s.err != nil || s.lostEarly[l.handle] // ended, or lost, while the call was answered
-	if !lost {
+	if !lost && !moved {
 		s.locks[l.handle] = l
 	}
 	s.callEndsLocked()
 	s.mu.Unlock()
+	if moved {
+		return nil, s.giveBack(ctx, c, l)
+	}
 	if lost {
 		l.lose()
 	}
 	s.added()
+	s.refreshPeer()
 	return l, nil
 }
 
@@ -215,41 +256,50 @@ func (s *Session) UnlockAll(ctx context.Context) error {
 	if err := s.Err(); err != nil {
 		return err
 	}
-	res, err := s.rpc.UnlockAll(ctx, connect.NewRequest(&pb.UnlockAllRequest{SessionId: s.id}))
+	c := s.cur()
+	res, err := c.rpc.UnlockAll(ctx, connect.NewRequest(&pb.UnlockAllRequest{SessionId: c.id}))
 	if err != nil {
 		err = wrap(ctx, err)
-		s.endIfExpired(err)
+		s.failed(ctx, c, err)
 		return err
 	}
 	for _, h := range res.Msg.GetLockIds() {
-		if l := s.forget(h); l != nil {
+		if l := s.forget(c, h); l != nil {
 			l.markReleased()
 		}
 	}
+	s.refreshPeer()
 	if lost := res.Msg.GetLostLockIds(); len(lost) > 0 {
-		return fmt.Errorf("lockd client: session %s: locks %v had been lost before UnlockAll released them: %w", s.id, lost, lockstep.ErrLost)
+		return fmt.Errorf("lockd client: session %s: locks %v had been lost before UnlockAll released them: %w", c.id, lost, lockstep.ErrLost)
 	}
 	return nil
 }
 
 // Close closes the session: lockd releases its locks. It stops the
-// background calls whatever lockd answers; a session lockd already ended
-// is not an error.
+// background calls (and a move under way) whatever lockd answers; a
+// session lockd already ended is not an error.
 func (s *Session) Close(ctx context.Context) error {
-	_, err := s.rpc.CloseSession(ctx, connect.NewRequest(&pb.CloseSessionRequest{SessionId: s.id}))
+	s.stop()
+	s.moveMu.Lock() // a move under way ends at once: its ctx is s.root's
+	c := s.cur()
+	s.moveMu.Unlock()
+	_, err := c.rpc.CloseSession(ctx, connect.NewRequest(&pb.CloseSessionRequest{SessionId: c.id}))
 	err = wrap(ctx, err)
 	if errors.Is(err, ErrSessionEnded) {
 		err = nil
 	}
-	s.end(fmt.Errorf("lockd client: session %s closed: %w", s.id, ErrSessionEnded))
-	s.stop()
+	s.end(fmt.Errorf("lockd client: session %s closed: %w", c.id, ErrSessionEnded))
 	s.bg.Wait()
 	return err
 }
 
-func (s *Session) forget(handle string) *Lock {
+// forget removes the Lock of handle, if the session still uses c.
+func (s *Session) forget(c *conn, handle string) *Lock {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.c != c {
+		return nil
+	}
 	l := s.locks[handle]
 	delete(s.locks, handle)
 	return l
@@ -273,10 +323,11 @@ func (s *Session) end(err error) {
 }
 
 // endIfExpired ends the session when a call's answer says lockd ended it.
-func (s *Session) endIfExpired(err error) {
+func (s *Session) endIfExpired(c *conn, err error) {
 	var e *Error
-	if errors.As(err, &e) && (e.Reason == pb.LockError_REASON_SESSION_EXPIRED || e.Reason == pb.LockError_REASON_UNKNOWN_SESSION) {
-		s.end(fmt.Errorf("lockd client: session %s ended at lockd: %w", s.id, errors.Join(err, lockstep.ErrLost)))
+	if errors.As(err, &e) && (e.Reason == pb.LockError_REASON_SESSION_EXPIRED || e.Reason == pb.LockError_REASON_UNKNOWN_SESSION) &&
+		s.cur() == c {
+		s.end(fmt.Errorf("lockd client: session %s ended at lockd: %w", c.id, errors.Join(err, lockstep.ErrLost)))
 	}
 }
 
@@ -284,10 +335,11 @@ func (s *Session) endIfExpired(err error) {
 func (s *Session) check() {
 	s.mu.Lock()
 	past := s.err == nil && time.Now().After(s.deadline)
+	id := s.c.id
 	s.mu.Unlock()
 	if past {
 		s.end(fmt.Errorf("lockd client: session %s: no keep-alive answered within its TTL of %v: assumed lapsed: %w",
-			s.id, s.ttl, errors.Join(ErrSessionEnded, lockstep.ErrLost)))
+			id, s.ttl, errors.Join(ErrSessionEnded, lockstep.ErrLost)))
 	}
 }
 

@@ -25,9 +25,12 @@ import (
 // deadline moves to sent + TTL, and each lock the answer names to sent +
 // its valid_for (at most the TTL). A lock it does not name gets no more
 // time.
-func (s *Session) answered(sent time.Time, res *pb.KeepAliveResponse) {
+func (s *Session) answered(c *conn, sent time.Time, res *pb.KeepAliveResponse) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.c != c {
+		return // the session moved: c's handles are not its own any more
+	}
 	if d := sent.Add(s.ttl); d.After(s.deadline) {
 		s.deadline = d
 	}
@@ -113,11 +116,11 @@ func (s *Session) checkLocks() {
 // says it has left: its deadline counted from the Lock call's send is
 // close when the call waited long. If the KeepAlive fails, l keeps that
 // deadline.
-func (s *Session) grantedLate(ctx context.Context, l *Lock) {
+func (s *Session) grantedLate(ctx context.Context, c *conn, l *Lock) {
 	sent := time.Now()
-	res, err := s.rpc.KeepAlive(ctx, connect.NewRequest(&pb.KeepAliveRequest{SessionId: s.id}))
+	res, err := c.rpc.KeepAlive(ctx, connect.NewRequest(&pb.KeepAliveRequest{SessionId: c.id}))
 	if err != nil {
-		s.endIfExpired(wrap(ctx, err))
+		s.endIfExpired(c, wrap(ctx, err))
 		return
 	}
 	if v, ok := res.Msg.GetValidFor()[l.handle]; ok {
@@ -125,5 +128,5 @@ func (s *Session) grantedLate(ctx context.Context, l *Lock) {
 			l.deadline = d
 		}
 	}
-	s.answered(sent, res.Msg)
+	s.answered(c, sent, res.Msg)
 }
