@@ -70,7 +70,9 @@ type view struct {
 // "web_view" (403 otherwise), authenticated by a client certificate, a
 // bearer token, or a login cookie the page's form sets from a token
 // (viewauth.go, docs/security.md); ids outside the principal's prefixes
-// are never shown. The view writes nothing to the store and takes no lock.
+// are never shown. ViewPath+"api/{panel}" answers each panel's data as
+// JSON, under the same checks (viewjson.go). The view writes nothing to the
+// store and takes no lock.
 func (s *Server) View(opts *ViewOptions) (http.Handler, error) {
 	if opts == nil || opts.Store == nil {
 		return nil, &lockstep.ConfigError{Field: "ViewOptions.Store", Reason: "nil: pass the store the Server's Locker locks on"}
