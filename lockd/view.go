@@ -70,7 +70,9 @@ type view struct {
 // "web_view" (403 otherwise), authenticated by a client certificate, a
 // bearer token, or a login cookie the page's form sets from a token
 // (viewauth.go, docs/security.md); ids outside the principal's prefixes
-// are never shown. The view writes nothing to the store and takes no lock.
+// are never shown. ViewPath+"api/{panel}" answers each panel's data as
+// JSON, under the same checks (viewjson.go). The view writes nothing to the
+// store and takes no lock.
 func (s *Server) View(opts *ViewOptions) (http.Handler, error) {
 	if opts == nil || opts.Store == nil {
 		return nil, &lockstep.ConfigError{Field: "ViewOptions.Store", Reason: "nil: pass the store the Server's Locker locks on"}
@@ -116,8 +118,8 @@ func (s *Server) View(opts *ViewOptions) (http.Handler, error) {
 	return v.routes(), nil
 }
 
-// routes are the view's pages, panels and assets, each behind the
-// security headers; pages and panels also behind the caller's
+// routes are the view's pages, panels, JSON and assets, each behind the
+// security headers; pages, panels and JSON also behind the caller's
 // authentication and grant.
 func (v *view) routes() http.Handler {
 	mux := http.NewServeMux()
@@ -125,6 +127,7 @@ func (v *view) routes() http.Handler {
 	mux.Handle("GET "+ViewPath+"static/", http.StripPrefix(ViewPath+"static/", http.FileServerFS(static)))
 	mux.Handle("GET "+ViewPath+"{$}", v.granted(v.page))
 	mux.Handle("GET "+ViewPath+"panel/{name}", v.granted(v.panel))
+	mux.Handle("GET "+ViewPath+"api/{name}", v.authorize(v.api, refuseJSON))
 	mux.HandleFunc("GET "+ViewPath+"login", v.loginForm)
 	cop := http.NewCrossOriginProtection() // the login and logout forms post from the view's own origin only
 	mux.Handle("POST "+ViewPath+"login", cop.Handler(http.HandlerFunc(v.login)))

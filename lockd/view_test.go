@@ -223,10 +223,11 @@ func TestView_SendsNoWriteToTheStore(t *testing.T) {
 	require.NoError(t, err)
 	srv := httptest.NewServer(v)
 	defer srv.Close()
-	for _, path := range []string{"/ui/", "/ui/panel/fleet", "/ui/panel/hot", "/ui/panel/sessions"} {
+	for _, path := range []string{"/ui/", "/ui/panel/fleet", "/ui/panel/hot", "/ui/panel/sessions", "/ui/api/all"} {
 		code, body := get(t, srv.Client(), srv.URL, path, "")
 		require.Equal(t, http.StatusOK, code)
 		require.NotContains(t, body, `class="error"`, path)
+		require.NotContains(t, body, `"error"`, path)
 	}
 	require.Zero(t, w.n.Load(), "the view wrote to the store")
 }

@@ -32,10 +32,29 @@ const viewCookie = "lockd_view"
 // granted principal.
 type viewHandler func(w http.ResponseWriter, r *http.Request, pr *Principal)
 
-// granted authenticates the caller and checks its grant before h. A caller
-// with no credential is sent the login form (401); a refused credential or a
-// principal without "web_view" gets 403 with what to fix, and a Warn line.
-func (v *view) granted(h viewHandler) http.Handler {
+// refuser answers a request the view refuses: status 401 (no credential)
+// or 403, msg what to fix.
+type refuser func(w http.ResponseWriter, status int, msg string)
+
+// granted authenticates the caller and checks its grant before h, a page
+// or panel. A caller with no credential is sent the login form (401); a
+// refused credential or a principal without "web_view" gets 403 with what to
+// fix, and a Warn line.
+func (v *view) granted(h viewHandler) http.Handler { return v.authorize(h, v.refusePage) }
+
+// refusePage is granted's refuser: the login form or the refusal page.
+func (v *view) refusePage(w http.ResponseWriter, status int, msg string) {
+	if status == http.StatusUnauthorized {
+		w.WriteHeader(http.StatusUnauthorized)
+		v.render(w, "login", loginData{Message: "Log in with a principal's token: this lockd's view needs a principal granted \"web_view\"."})
+		return
+	}
+	v.refuseView(w, msg)
+}
+
+// authorize is granted with the refusals answered by refuse, so that the
+// pages and the JSON (viewjson.go) admit the same callers.
+func (v *view) authorize(h viewHandler, refuse refuser) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ps := v.s.principals.Load()
 		if ps == nil {
@@ -46,15 +65,14 @@ func (v *view) granted(h viewHandler) http.Handler {
 		pr, none, err := v.identifyViewer(r, ps, c)
 		switch {
 		case none:
-			w.WriteHeader(http.StatusUnauthorized)
-			v.render(w, "login", loginData{Message: "Log in with a principal's token: this lockd's view needs a principal granted \"web_view\"."})
+			refuse(w, http.StatusUnauthorized, "no credential: send the bearer token (or the client certificate) of a principal granted \"web_view\"")
 			return
 		case err != nil:
-			v.refuseView(w, err.Error())
+			refuse(w, http.StatusForbidden, err.Error())
 			return
 		case !pr.WebView:
 			_ = v.s.refuse(r.Context(), "WebView", pr.Name, "", viewDenied(pr))
-			v.refuseView(w, "principal "+quote(pr.Name)+" is not granted the web view: add \"web_view\": true to it in the principals file (and reload lockd with SIGHUP)")
+			refuse(w, http.StatusForbidden, "principal "+quote(pr.Name)+" is not granted the web view: add \"web_view\": true to it in the principals file (and reload lockd with SIGHUP)")
 			return
 		}
 		h(w, r, pr)

@@ -19,17 +19,23 @@ const (
 	chartH       = 60.0
 )
 
+// chartView is one chart; in JSON, each line's values, one a second from
+// the second From (unix) on.
 type chartView struct {
-	Title string
-	Max   string // the top of the y axis, with its unit
-	Lines []chartLine
-	Empty bool
+	Title string      `json:"title"`
+	Unit  string      `json:"unit"`
+	From  int64       `json:"from_unix"`
+	Top   float64     `json:"max"` // the largest value of any line (0: none)
+	Lines []chartLine `json:"lines"`
+	Empty bool        `json:"-"`
+	Max   string      `json:"-"` // the top of the y axis, with its unit
 }
 
 type chartLine struct {
-	Mode   string // also the line's CSS class
-	Points string // SVG polyline points
-	Last   string // the last second's value, with its unit
+	Mode   string    `json:"mode"` // also the line's CSS class
+	Values []float64 `json:"values"`
+	Points string    `json:"-"` // SVG polyline points
+	Last   string    `json:"-"` // the last second's value, with its unit
 }
 
 // charts draws acquisitions/s, wait p50 and p99 and losses per second, per
@@ -51,14 +57,17 @@ func (v *view) charts() []chartView {
 	}
 	var out []chartView
 	for _, ms := range measures {
-		c := chartView{Title: ms.title}
+		c := chartView{Title: ms.title, Unit: ms.unit, Lines: []chartLine{}}
 		top := 0.0
 		for _, ps := range series {
 			for _, p := range ps {
 				top = max(top, ms.value(p))
 			}
+			if len(ps) > 0 {
+				c.From = ps[0].Unix
+			}
 		}
-		c.Empty = top == 0
+		c.Top, c.Empty = top, top == 0
 		if top == 0 {
 			top = 1
 		}
@@ -69,12 +78,14 @@ func (v *view) charts() []chartView {
 				continue
 			}
 			var b strings.Builder
+			values := make([]float64, len(ps))
 			for i, p := range ps {
+				values[i] = ms.value(p)
 				x := chartW * float64(i) / float64(max(len(ps)-1, 1))
 				y := chartH - chartH*ms.value(p)/top
 				fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
 			}
-			c.Lines = append(c.Lines, chartLine{Mode: m.String(), Points: strings.TrimSpace(b.String()),
+			c.Lines = append(c.Lines, chartLine{Mode: m.String(), Values: values, Points: strings.TrimSpace(b.String()),
 				Last: fmt.Sprintf("%.3g %s", ms.value(ps[len(ps)-1]), ms.unit)})
 		}
 		out = append(out, c)

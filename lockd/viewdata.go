@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,88 +12,6 @@ import (
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/migration/census"
 )
-
-// viewData is what one page or panel shows to one principal: gathered at
-// each request from the store (phase, census, the hottest ids' cells), the
-// Server's sessions and the Recorder, filtered to the principal's prefixes.
-type viewData struct {
-	Principal string
-	Open      bool // open mode: no login
-	At        time.Time
-	RefreshMS int64
-	Fleet     fleetPanel
-	Hot       hotPanel
-	Sessions  sessionsPanel
-	Deadlocks []deadlockView
-	Charts    []chartView
-}
-
-type fleetPanel struct {
-	Phase     string
-	Err       string
-	Processes []processRow
-	Moves     []moveRow
-}
-
-type processRow struct {
-	Process, Host, Version, Configured, Holds, Acquiring, Heartbeat, TTL, Err string
-	Self                                                                      bool
-}
-
-// moveRow is a move one step from the phase: blocked, with the words
-// `lockctl phase set` would refuse it with, or free.
-type moveRow struct {
-	To       string
-	Blocked  bool
-	Text     string
-	Blockers []string
-}
-
-type hotPanel struct {
-	IDs []hotID
-	Err string
-}
-
-type hotID struct {
-	ID                  string
-	Acquired, Contended int
-	State               string // free, held, contested
-	Holders             []holderRow
-	Waiters             []waiterRow
-	Legacy              string
-	Err                 string
-}
-
-type holderRow struct{ Owner, Process, Access, Since, Token, Session string }
-
-// waiterRow is one waiter: in the store's line (Owner, another process's
-// acquisition or one of this lockd's that reached it), or a Lock call of
-// this lockd's sessions (Session, with its Comment).
-type waiterRow struct {
-	Pos                                     int
-	Owner, Session, Access, Waited, Comment string
-}
-
-type sessionsPanel struct {
-	All      bool // the principal may list every session (list_sessions)
-	Sessions []sessionRow
-}
-
-type sessionRow struct {
-	ID, Name, Principal, TTL, Identity string
-	Sharing                            int
-	Locks                              []lockRow
-	Hidden                             int // locks with an id outside the principal's prefixes
-}
-
-type lockRow struct{ LockID, Items, Token string }
-
-type deadlockView struct {
-	At      string
-	Members []memberRow
-}
-
-type memberRow struct{ Process, Waits, Access, HeldBy, HeldIn, Comment string }
 
 // snapshot gathers what panel ("all" for the page) shows to pr. A failed
 // read of the store is shown in its panel, not as an error page.
@@ -122,7 +39,7 @@ func (v *view) snapshot(ctx context.Context, pr *Principal, panel string) viewDa
 
 // fleet reads the phase and the census, as lockctl fleet does.
 func (v *view) fleet(ctx context.Context, now time.Time) fleetPanel {
-	var f fleetPanel
+	f := fleetPanel{Allows: []string{}, Processes: []processRow{}, Moves: []moveRow{}}
 	ctl, err := migration.NewController(v.store, &migration.ControllerOptions{PhaseTable: v.opts.PhaseTable, CensusTable: v.opts.CensusTable})
 	if err != nil {
 		f.Err = err.Error()
@@ -133,7 +50,12 @@ func (v *view) fleet(ctx context.Context, now time.Time) fleetPanel {
 		f.Err = "reading the phase: " + err.Error()
 		return f
 	}
-	f.Phase = describePhase(p)
+	f.Phase, f.Description = p.String(), describePhase(p)
+	for m := lockstep.ModeLegacy; m <= lockstep.ModeNew; m++ {
+		if p.Allows(m) {
+			f.Allows = append(f.Allows, m.String())
+		}
+	}
 	entries, err := census.Read(ctx, v.store, v.opts.CensusTable)
 	if err != nil {
 		f.Err = "reading the census: " + err.Error()
@@ -145,6 +67,7 @@ func (v *view) fleet(ctx context.Context, now time.Time) fleetPanel {
 	}
 	for _, e := range entries {
 		row := processRow{Process: e.Process, Host: e.Host, Version: e.Version, Configured: e.Configured.String(),
+			Held: byMode(e.Held), AcquiringByMode: byMode(e.Acquiring), HeartbeatAgeSeconds: now.Sub(e.Time).Seconds(), TTLSeconds: e.TTL.Seconds(),
 			Holds: countsText(e.Held), Acquiring: countsText(e.Acquiring), Heartbeat: ageText(now.Sub(e.Time)) + " ago", TTL: e.TTL.String(), Self: e.Process == self}
 		if e.Err != nil {
 			row.Err = "unreadable entry: " + e.Err.Error()
@@ -152,7 +75,7 @@ func (v *view) fleet(ctx context.Context, now time.Time) fleetPanel {
 		f.Processes = append(f.Processes, row)
 	}
 	for _, to := range phaseNeighbours(p.Mode) {
-		m := moveRow{To: to.String()}
+		m := moveRow{To: to.String(), Blockers: []string{}}
 		if b := migration.Blocking(entries, to); len(b) > 0 {
 			m.Blocked, m.Text = true, (&migration.MoveError{From: p.Mode, To: to, Blockers: b}).Error()
 			for _, e := range b {
@@ -207,6 +130,17 @@ func countsText(m map[lockstep.Mode]int) string {
 	return strings.Join(parts, ", ")
 }
 
+// byMode is a count per mode by the mode's name, without zeros.
+func byMode(m map[lockstep.Mode]int) map[string]int {
+	out := map[string]int{}
+	for mode, n := range m {
+		if n > 0 {
+			out[mode.String()] = n
+		}
+	}
+	return out
+}
+
 func ageText(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
 // heldHere is one lock a session of this Server holds, for the hot ids'
@@ -253,7 +187,7 @@ func (s *Server) heldLocks() []heldHere {
 // hot reads the cells of the hottest ids pr may see: the Recorder's busiest
 // of the last minutes, then those the Server's sessions hold.
 func (v *view) hot(ctx context.Context, pr *Principal, now time.Time) hotPanel {
-	var p hotPanel
+	p := hotPanel{IDs: []hotID{}}
 	held := v.s.heldLocks()
 	waits := v.s.localWaits()
 	seen := map[string]*hotID{}
@@ -262,7 +196,7 @@ func (v *view) hot(ctx context.Context, pr *Principal, now time.Time) hotPanel {
 		if h := seen[id]; h != nil {
 			return h
 		}
-		h := &hotID{ID: id}
+		h := &hotID{ID: id, Holders: []holderRow{}, Waiters: []waiterRow{}}
 		seen[id] = h
 		order = append(order, h)
 		return h
@@ -310,20 +244,18 @@ func (v *view) readHot(ctx context.Context, h *hotID, held []heldHere, now time.
 	for _, o := range lc.Owners {
 		row := holderRow{Owner: o.ID, Process: o.Process, Access: o.Access.String(), Since: "-"}
 		if o.Enqueued != 0 {
-			row.Since = ageText(o.Waited(now)) + " ago"
+			w := o.Waited(now)
+			row.Since, row.InLineSeconds = ageText(w)+" ago", new(w.Seconds())
 		}
 		for _, hh := range held {
 			if hh.owner == o.ID || (len(hh.ids) == 1 && hh.ids[0] == h.ID && len(lc.Owners) == 1) {
-				row.Session = hh.session + " " + hh.lockID
-				if hh.token != 0 {
-					row.Token = strconv.FormatInt(hh.token, 10)
-				}
+				row.Session, row.Lock, row.Token = hh.session, hh.lockID, hh.token
 			}
 		}
 		h.Holders = append(h.Holders, row)
 	}
 	for i, q := range lc.Waiting() {
-		h.Waiters = append(h.Waiters, waiterRow{Pos: i + 1, Owner: q.ID, Access: q.Access.String(), Waited: ageText(q.Waited(now))})
+		h.Waiters = append(h.Waiters, waiterRow{Pos: i + 1, Owner: q.ID, Access: q.Access.String(), WaitedSeconds: q.Waited(now).Seconds(), Waited: ageText(q.Waited(now))})
 	}
 	if owner, ok := lc.LegacyHolder(); ok {
 		h.Legacy = "held by " + owner
@@ -336,28 +268,28 @@ func (v *view) readHot(ctx context.Context, h *hotID, held []heldHere, now time.
 // list_sessions (or in open mode); locks on ids outside its prefixes are
 // counted, not shown.
 func (v *view) sessions(pr *Principal) sessionsPanel {
-	p := sessionsPanel{All: pr.ListSessions || v.s.principals.Load() == nil}
+	p := sessionsPanel{All: pr.ListSessions || v.s.principals.Load() == nil, Sessions: []sessionRow{}}
 	for _, ss := range v.s.liveSessions() {
 		if !p.All && ss.principal.Name != pr.Name {
 			continue
 		}
 		d := ss.describe()
-		row := sessionRow{ID: d.SessionId, Name: d.Name, Principal: d.Principal, TTL: d.Ttl.AsDuration().String(), Identity: d.Identity, Sharing: int(d.IdentitySessions)}
+		row := sessionRow{ID: d.SessionId, Name: d.Name, Principal: d.Principal, TTLSeconds: d.Ttl.AsDuration().Seconds(), TTL: d.Ttl.AsDuration().String(),
+			Identity: d.Identity, Sharing: int(d.IdentitySessions), Locks: []lockRow{}}
 		for _, l := range d.Locks {
 			var items []string
+			lr := lockRow{LockID: l.LockId, Token: l.Token, Requests: []itemRow{}}
 			visible := true
 			for _, it := range l.Items {
 				visible = visible && pr.grants(strings.TrimSuffix(it.Id, "*"))
 				items = append(items, it.Id+" ("+accessName(it.Access)+")")
+				lr.Requests = append(lr.Requests, itemRow{ID: it.Id, Access: accessName(it.Access)})
 			}
 			if !visible {
 				row.Hidden++
 				continue
 			}
-			lr := lockRow{LockID: l.LockId, Items: strings.Join(items, ", ")}
-			if l.Token != 0 {
-				lr.Token = strconv.FormatInt(l.Token, 10)
-			}
+			lr.Items = strings.Join(items, ", ")
 			row.Locks = append(row.Locks, lr)
 		}
 		p.Sessions = append(p.Sessions, row)
@@ -367,7 +299,7 @@ func (v *view) sessions(pr *Principal) sessionsPanel {
 
 // deadlocks are the Recorder's reports whose every id pr may see.
 func (v *view) deadlocks(pr *Principal) []deadlockView {
-	var out []deadlockView
+	out := []deadlockView{}
 	for _, r := range v.opts.Recorder.Deadlocks(func(r DeadlockReport) bool {
 		for _, m := range r.Cycle {
 			if !pr.grants(m.Waits.ID) {
@@ -376,7 +308,7 @@ func (v *view) deadlocks(pr *Principal) []deadlockView {
 		}
 		return true
 	}) {
-		dv := deadlockView{At: r.At.UTC().Format("15:04:05.000")}
+		dv := deadlockView{Time: r.At.UTC(), At: r.At.UTC().Format("15:04:05.000"), Members: []memberRow{}}
 		for _, m := range r.Cycle {
 			dv.Members = append(dv.Members, memberRow{Process: m.Process, Waits: m.Waits.ID, Access: m.Waits.Access.String(), HeldBy: m.HeldBy, HeldIn: m.HeldIn.String(), Comment: m.Comment})
 		}
@@ -391,8 +323,8 @@ func (h *hotID) addLocalWaits(waits []localWait, now time.Time) {
 	for _, w := range waits {
 		for _, it := range w.items {
 			if it.Id == h.ID {
-				h.Waiters = append(h.Waiters, waiterRow{Pos: len(h.Waiters) + 1, Session: w.session + " (" + w.principal + ")",
-					Access: accessName(it.Access), Waited: ageText(now.Sub(w.since)), Comment: w.comment})
+				h.Waiters = append(h.Waiters, waiterRow{Pos: len(h.Waiters) + 1, Session: w.session, Principal: w.principal,
+					Access: accessName(it.Access), WaitedSeconds: now.Sub(w.since).Seconds(), Waited: ageText(now.Sub(w.since)), Comment: w.comment})
 			}
 		}
 	}

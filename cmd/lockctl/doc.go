@@ -17,6 +17,8 @@
 //	lock [--mode M] [--wait D] [--grace D] <id> -- <command> [args...]
 //	                                      run a command while holding a lock (see below)
 //	sessions --lockd URL,...              the sessions of lockd servers (see below); needs no cluster
+//	view fleet|hot|sessions|deadlocks|charts --lockd URL,...
+//	                                      a panel of lockd's web view (see below); needs no cluster
 //	version                               lockctl's version and commit, the library's, and Go's
 //	completion bash|zsh|fish|powershell   a shell completion script
 //
@@ -109,8 +111,8 @@
 //
 // # JSON output
 //
-// With --output json, inspect, fleet, phase get and sessions print one JSON
-// object (the other commands print text). Field names are stable: they may be
+// With --output json, inspect, fleet, phase get, sessions and view print one
+// JSON object (the other commands print text). Field names are stable: they may be
 // added to, never renamed. Times are RFC 3339 UTC, TTLs seconds (0: none),
 // empty lists [].
 //
@@ -157,6 +159,28 @@
 //	             "identity", "identity_sessions" (the session's identity and how many
 //	             sessions share it: SetToken), "locks": [{"lock", "items": ["id:X|S|IS|IX|SIX"], "token" (0: none), "reentrant"}]}]}]}
 //
+// view <panel>:
+//
+//	{"lockds": [{"url", "principal", "open": bool (open mode), "at": time,
+//	             <panel>: the lockd's answer (below)}]}
+//	fleet:     {"phase", "description", "allows": [modes], "error" (when unreadable),
+//	            "processes": [{"process", "host", "version", "configured", "held": {mode: n},
+//	                           "acquiring": {mode: n}, "heartbeat_age_seconds", "ttl_seconds",
+//	                           "self": bool (this lockd), "error"}],
+//	            "moves": [{"to", "blocked": bool, "text" (the refusal, when blocked), "blockers": [process ids]}]}
+//	hot:       {"ids": [{"id", "acquired", "contended" (5 min, through this lockd), "state": "free"|"held"|"contested",
+//	                     "holders": [{"owner", "process", "access": X|S|IS|IX|SIX, "in_line_seconds" (null: unknown),
+//	                                  "token" (0: none known), "session", "lock" (this lockd's, else "")}],
+//	                     "waiters": [{"position", "owner" (the store's line) or "session" and "principal"
+//	                                  (this lockd's Lock calls), "access", "waited_seconds", "comment"}],
+//	                     "legacy" (the legacy rows, when held or blocked), "error"}], "error"}
+//	sessions:  {"all": bool (list_sessions), "sessions": [{"session", "name", "principal", "ttl_seconds",
+//	            "identity", "identity_sessions", "hidden_locks" (outside the prefixes),
+//	            "locks": [{"lock", "items": [{"id", "access"}], "token"}]}]}
+//	deadlocks: [{"at", "cycle": [{"process", "waits" (an id), "access", "held_by", "held_in", "comment"}]}]
+//	           (newest first; the first member's Lock was failed)
+//	charts:    [{"title", "unit", "from_unix", "max", "lines": [{"mode", "values": [one a second from from_unix]}]}]
+//
 // # sessions
 //
 // sessions asks each lockd named by --lockd (or LOCKSTEP_LOCKD_URL) for its
@@ -167,6 +191,18 @@
 // of --lockd-token-file, of a principal granted "list_sessions": true;
 // --lockd-ca verifies https lockds. A lockd it cannot reach exits 3, a
 // refusal 4; the others are listed first.
+//
+// # view
+//
+// view <panel> prints one panel of the web view of each lockd named (lockd
+// --ui): GET /ui/api/<panel>, the data the page renders for the same
+// principal, under the same grant ("web_view": true) and prefixes, with
+// the token and CA flags of sessions. fleet is what lockctl fleet reads,
+// as that lockd reads it, without a connection to the cluster; hot,
+// deadlocks and charts exist only in that lockd's memory; sessions is the
+// page's list (the principal's own, or every one with "list_sessions",
+// locks outside its prefixes counted). A refusal exits 4, a lockd without
+// --ui 1, one it cannot reach 3.
 //
 // # Progress
 //

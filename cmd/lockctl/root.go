@@ -49,6 +49,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.releaseCommand(o),
 		a.lockCommand(o),
 		a.sessionsCommand(o),
+		a.viewCommand(o),
 		a.versionCommand(),
 	)
 	root.InitDefaultCompletionCmd()

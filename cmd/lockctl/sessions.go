@@ -3,15 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -34,11 +30,7 @@ keeps its sessions in memory. A lockd with principals answers only a
 principal granted "list_sessions": true; give its bearer token in
 LOCKSTEP_LOCKD_TOKEN or a file named by --lockd-token-file.`
 
-type sessionsCmd struct {
-	urls      []string
-	tokenFile string
-	ca        string
-}
+type sessionsCmd struct{ lockdTarget }
 
 func (a *app) sessionsCommand(o *options) *cobra.Command {
 	c := &sessionsCmd{}
@@ -49,24 +41,13 @@ func (a *app) sessionsCommand(o *options) *cobra.Command {
 		Example: "  LOCKSTEP_LOCKD_TOKEN=... lockctl sessions --lockd https://lockd-1:7420,https://lockd-2:7420 --lockd-ca ca.pem",
 		Args:    cobra.ArbitraryArgs,
 	}
-	cmd.Flags().StringSliceVar(&c.urls, "lockd", nil, "comma-separated lockd URLs, http://host:port or https://host:port ($LOCKSTEP_LOCKD_URL)")
-	cmd.Flags().StringVar(&c.tokenFile, "lockd-token-file", "", "file whose first line is the bearer token (else $LOCKSTEP_LOCKD_TOKEN)")
-	cmd.Flags().StringVar(&c.ca, "lockd-ca", "", "PEM CA that signed the lockds' certificates (default: the system roots) ($LOCKSTEP_LOCKD_CA)")
+	c.register(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := noArgs(args); err != nil {
 			return usageError(fmt.Errorf("sessions: %w", err))
 		}
-		fs := cmd.Flags()
-		if v := strings.TrimSpace(a.getenv("LOCKSTEP_OUTPUT")); v != "" && !fs.Changed("output") {
-			if err := fs.Lookup("output").Value.Set(v); err != nil {
-				return usageError(fmt.Errorf("LOCKSTEP_OUTPUT=%q (for --output): %w", v, err))
-			}
-		}
-		if !fs.Changed("lockd") {
-			c.urls = splitList(a.getenv("LOCKSTEP_LOCKD_URL"))
-		}
-		if !fs.Changed("lockd-ca") {
-			c.ca = strings.TrimSpace(a.getenv("LOCKSTEP_LOCKD_CA"))
+		if err := c.fromEnv(cmd.Flags(), a.getenv); err != nil {
+			return usageError(err)
 		}
 		client, token, err := c.prepare(a.getenv)
 		if err != nil {
@@ -78,43 +59,6 @@ func (a *app) sessionsCommand(o *options) *cobra.Command {
 		return nil
 	}
 	return cmd
-}
-
-// prepare checks the URLs and builds the HTTP client and the token.
-func (c *sessionsCmd) prepare(getenv func(string) string) (*http.Client, string, error) {
-	if len(c.urls) == 0 {
-		return nil, "", errors.New("no lockd named: give --lockd http://host:port (or LOCKSTEP_LOCKD_URL); lockctl fleet lists the lockd processes of the fleet")
-	}
-	for _, u := range c.urls {
-		p, err := url.Parse(u)
-		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, "", fmt.Errorf("--lockd %q: want http://host:port or https://host:port", u)
-		}
-	}
-	token := strings.TrimSpace(getenv("LOCKSTEP_LOCKD_TOKEN"))
-	if c.tokenFile != "" {
-		raw, err := os.ReadFile(c.tokenFile)
-		if err != nil {
-			return nil, "", fmt.Errorf("--lockd-token-file: %w", err)
-		}
-		line, _, _ := strings.Cut(string(raw), "\n")
-		if token = strings.TrimSpace(line); token == "" {
-			return nil, "", fmt.Errorf("--lockd-token-file %s: its first line is empty (want the bearer token on it)", c.tokenFile)
-		}
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if c.ca != "" {
-		pem, err := os.ReadFile(c.ca)
-		if err != nil {
-			return nil, "", fmt.Errorf("--lockd-ca: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, "", fmt.Errorf("--lockd-ca %s: no PEM certificate in it (want the CA that signed the lockds' certificates)", c.ca)
-		}
-		tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
-	}
-	return &http.Client{Transport: tr, Timeout: 10 * time.Second}, token, nil
 }
 
 // lockdSession is a session as ListSessions returns it in Connect's JSON
@@ -179,7 +123,7 @@ func listSessions(ctx context.Context, client *http.Client, base, token string) 
 	}
 	res, err := client.Do(req)
 	if err != nil {
-		return nil, &exitError{code: exitUnreachable, err: fmt.Errorf("cannot reach lockd at %s: %w; check --lockd (and --lockd-ca for https)", base, err)}
+		return nil, unreachable(base, err)
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))

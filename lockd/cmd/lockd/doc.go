@@ -122,6 +122,8 @@
 // (lockd.Server.View). In principals mode only principals granted
 // "web_view" see it, and only ids under their prefixes; a browser logs in
 // once with a token (docs/security.md, "The web view"). It writes nothing.
+// /ui/api/<panel> answers each panel's data as JSON under the same grant
+// and prefixes (lockctl view prints it).
 //
 // On SIGINT or SIGTERM it shuts down gracefully: health turns NOT_SERVING,
 // every session is closed (its watchers are told CLOSED, "the server is
