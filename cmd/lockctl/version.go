@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/buildinfo"
 )
 
 const libraryModule = "github.com/lockstep-go/lockstep"
@@ -27,11 +28,11 @@ func (a *app) versionCommand() *cobra.Command {
 }
 
 // writeVersion prints lockctl's version and the commit it was built from
-// (buildVersion), the release of the library lockctl was built with
+// (buildinfo.Describe), the release of the library lockctl was built with
 // (lockstep.Version, which CHANGELOG.md's newest entry matches), the
 // library module's version in the build, and the Go version and platform.
 func writeVersion(w io.Writer, info *debug.BuildInfo) {
-	v, commit := buildVersion(info, lockctlModule)
+	v, commit := buildinfo.Describe(info, lockctlModule)
 	fmt.Fprintf(w, "lockctl %s commit %s\n", v, commit)
 	fmt.Fprintf(w, "lockstep %s\n", lockstep.Version)
 	if info == nil {

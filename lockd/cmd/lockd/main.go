@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/buildinfo"
 	"github.com/lockstep-go/lockstep/lockd"
 )
 
@@ -168,10 +169,10 @@ func isLoopback(addr net.Addr) bool {
 }
 
 // version is lockd's version and the commit it was built from
-// (buildVersion), the release of the library (lockstep.Version) and the Go
+// (buildinfo.Describe), the release of the library (lockstep.Version) and the Go
 // version.
 func version() string {
 	info, _ := debug.ReadBuildInfo()
-	v, commit := buildVersion(info, lockdModule)
+	v, commit := buildinfo.Describe(info, lockdModule)
 	return fmt.Sprintf("lockd %s commit %s (lockstep %s, %s)", v, commit, lockstep.Version, runtime.Version())
 }
