@@ -123,6 +123,8 @@ func runRMWCommand(o *options) error {
 	fmt.Printf("lockbench: rmw scenario (seed 002's experiment) on %s;\n%d operations per user, modify %v on average, %d resources in the multi workload; pessimistic strategies lock with the queue lock (new)\n\n",
 		where, ops, rf.modify, rf.resources)
 	writeRMWTable(os.Stdout, cells)
+	fmt.Println()
+	writeRMWMeasures(os.Stdout, cells)
 	for _, c := range cells {
 		if c.lostUpdates != 0 {
 			return fmt.Errorf("rmw %s, %s, %d users: %d lost updates", c.workload, c.strategy, c.users, c.lostUpdates)
