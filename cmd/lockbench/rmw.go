@@ -78,7 +78,9 @@ type rmwCell struct {
 	uploads      int64           // download–modify–uploads that succeeded
 	downloads    int64           // downloads-only that succeeded
 	failures     int64           // uploads refused (optimistic)
-	lostUpdates  int64           // uploads minus the final sum of the counters
+	unknown      int64           // uploads whose outcome is unknown (a compare-and-set timed out), each followed by a restart
+	lostUpdates  int64           // uploads minus the final sum of the counters, when that is positive
+	extra        int64           // the final sum of the counters minus the uploads, when that is positive: unknown uploads that were applied
 	resourcesHit int
 	downSpans    []span          // every download request (a read), whole cell
 	upSpans      []span          // every upload request (a write or a compare-and-set), refused ones included
@@ -89,6 +91,7 @@ type rmwCell struct {
 type rmwUser struct {
 	rnd                          *rand.Rand
 	uploads, downloads, failures int64
+	unknown                      int64
 	ops                          []time.Duration
 	downSpans, upSpans           []span
 	// wait is the user's time spent before the pass of each operation
@@ -169,12 +172,14 @@ func runRMW(w mgrWorld, reg register, wl rmwWorkload, s rmwStrategy, p rmwParams
 			cell.uploads += u.uploads
 			cell.downloads += u.downloads
 			cell.failures += u.failures
+			cell.unknown += u.unknown
 			cell.ops = append(cell.ops, u.ops...)
 			cell.downSpans = append(cell.downSpans, u.downSpans...)
 			cell.upSpans = append(cell.upSpans, u.upSpans...)
 			cell.waits = append(cell.waits, u.wait)
 		}
-		cell.lostUpdates = cell.uploads - sum
+		cell.lostUpdates = max(0, cell.uploads-sum)
+		cell.extra = max(0, sum-cell.uploads)
 	})
 	slices.Sort(cell.ops)
 	return cell, err
@@ -221,15 +226,21 @@ func rmwOperation(ctx context.Context, clk lockstep.Clock, reg register, l group
 				ok, err = reg.cas(ctx, key, ver, v+1)
 			}
 			u.upSpans = append(u.upSpans, span{t, clk.Now()})
-			if err != nil {
+			switch {
+			case errors.Is(err, lockstep.ErrUnknownOutcome):
+				// maybe applied: the user cannot count it, and starts
+				// over as after a refusal; the check at the end allows
+				// the counters up to one more per unknown upload
+				u.unknown++
+			case err != nil:
 				return err
-			}
-			if ok {
+			case ok:
 				u.uploads++
 				u.wait += micros(attempt - start)
 				return nil
+			default:
+				u.failures++
 			}
-			u.failures++
 			if err := clk.Sleep(ctx, randIn(u.rnd, 0, modify)); err != nil {
 				return err
 			}
@@ -278,4 +289,19 @@ func randIn(rnd *rand.Rand, lo, hi time.Duration) time.Duration {
 		return lo
 	}
 	return lo + time.Duration(rnd.Int64N(int64(hi-lo)+1))
+}
+
+// checkCounters is the run's consistency check: the counters' final sum is
+// the uploads that succeeded, plus at most one per upload whose outcome is
+// unknown (each may have been applied). A lost update leaves the sum short;
+// with unknown uploads, as many lost updates as applied unknowns would
+// cancel out, so the check is exact only when unknown is 0.
+func (c rmwCell) checkCounters() error {
+	if c.lostUpdates > 0 {
+		return fmt.Errorf("%d lost updates", c.lostUpdates)
+	}
+	if c.extra > c.unknown {
+		return fmt.Errorf("the counters hold %d more than the uploads, but only %d uploads had an unknown outcome", c.extra, c.unknown)
+	}
+	return nil
 }

@@ -17,7 +17,8 @@ import (
 //     is in progress on the same version, retried without a new download)
 //     cannot happen, since a compare-and-set has no such moment.
 //   - Co, the interactions of users with the system (§2.1 (4), eq. 6:
-//     Co = n + Σp_i): one per operation plus one per restart.
+//     Co = n + Σp_i): one per operation plus one per restart (after a
+//     refused upload, or one whose outcome is unknown).
 //   - Br and Bw, the bandwidth (§2.1 (3), eqs. 4–5): the share of the n users
 //     downloading, and uploading, at the same moment (100% when all n do).
 //     The paper bounds them (1/n ≤ Br ≤ 100%, Bw = 1/n); the project reports
@@ -88,7 +89,7 @@ type rmwMeasures struct {
 // measureRMW computes c's measures.
 func measureRMW(c rmwCell) rmwMeasures {
 	ops := int64(len(c.ops))
-	m := rmwMeasures{co: ops + c.failures, waitShare: waitShare(c.waits, c.total)}
+	m := rmwMeasures{co: ops + c.failures + c.unknown, waitShare: waitShare(c.waits, c.total)}
 	if ops > 0 {
 		m.coPerOp = float64(m.co) / float64(ops)
 	}
@@ -130,7 +131,7 @@ func compareRMW(a, c rmwCell) rmwComparison {
 }
 
 // attemptsPerUpload is the upload requests a cell made per upload that
-// succeeded: (U+F)/U.
+// succeeded: (U+F)/U, an upload of unknown outcome counted with F.
 func attemptsPerUpload(c rmwCell) float64 {
-	return float64(c.uploads+c.failures) / float64(c.uploads)
+	return float64(c.uploads+c.failures+c.unknown) / float64(c.uploads)
 }

@@ -158,3 +158,12 @@ func TestWriteRMWMeasures_ComparesBesideThePaper(t *testing.T) {
 	require.Contains(t, out, "multi      2  pessimistic  2.00  1.50  0.75  c better  "+rmwPaperConclusion[rmwMulti])
 	require.Contains(t, out, "wait share, mean of the workloads run: 2 users 5.0%")
 }
+
+// An upload whose outcome is unknown restarts the operation as a refusal
+// does: it counts in Co and in Af's upload requests.
+func TestMeasures_UnknownUploadsCountAsRestarts(t *testing.T) {
+	c := rmwCell{users: 1, ops: make([]time.Duration, 4), uploads: 4, failures: 1, unknown: 1, total: time.Second}
+	require.EqualValues(t, 6, measureRMW(c).co)
+	a := rmwCell{uploads: 4, total: time.Second}
+	require.Equal(t, 1.5, compareRMW(a, c).af)
+}
