@@ -25,6 +25,7 @@ var committedOutputs = []struct {
 	{"seed.txt", nil},
 	{"roundtrips.txt", []string{"-scenario", "roundtrips"}},
 	{"rollout.txt", []string{"-scenario", "rollout"}},
+	{"seed002.txt", []string{"-scenario", "rmw", "-processes", "1,3,5,10"}},
 }
 
 // realTime matches the one line of a model run that depends on the machine.

@@ -16,8 +16,10 @@ import (
 // a lock throughout (pessimistic, the paper's protocol a) or taking none
 // and checking the version at upload (optimistic, its O-C protocol c: an
 // upload whose version moved since the download is refused, and the user
-// starts over). It reports the paper's two measures, the total time of the
-// run and the number of failed requests, for its three workloads: every
+// starts over). It reports the paper's measures — the total time of the
+// run, the failed requests, the interactions Co, the bandwidth, the share
+// of the time users wait, and the ratios At, Af and A of the two protocols
+// (rmw_measures.go) — for its three workloads: every
 // user on one resource (its Figs. 4–5), users on several resources (6–7),
 // and one resource with downloads only and download–modify–uploads mixed
 // 2:1 (8–9). Each resource is a counter, so the run also checks what the
@@ -76,15 +78,26 @@ type rmwCell struct {
 	uploads      int64           // download–modify–uploads that succeeded
 	downloads    int64           // downloads-only that succeeded
 	failures     int64           // uploads refused (optimistic)
-	lostUpdates  int64           // uploads minus the final sum of the counters
+	unknown      int64           // uploads whose outcome is unknown (a compare-and-set timed out), each followed by a restart
+	lostUpdates  int64           // uploads minus the final sum of the counters, when that is positive
+	extra        int64           // the final sum of the counters minus the uploads, when that is positive: unknown uploads that were applied
 	resourcesHit int
+	downSpans    []span          // every download request (a read), whole cell
+	upSpans      []span          // every upload request (a write or a compare-and-set), refused ones included
+	waits        []time.Duration // per user: its time waiting before the passes that counted (rmwUser.wait)
 }
 
 // rmwUser is one user's state in a cell.
 type rmwUser struct {
 	rnd                          *rand.Rand
 	uploads, downloads, failures int64
+	unknown                      int64
 	ops                          []time.Duration
+	downSpans, upSpans           []span
+	// wait is the user's time spent before the pass of each operation
+	// that counted: in Lock for the pessimistic strategies; in refused
+	// attempts and the back-offs after them for the optimistic one.
+	wait time.Duration
 }
 
 // runRMW runs one cell on w: p.users users, each p.ops operations, with
@@ -159,9 +172,14 @@ func runRMW(w mgrWorld, reg register, wl rmwWorkload, s rmwStrategy, p rmwParams
 			cell.uploads += u.uploads
 			cell.downloads += u.downloads
 			cell.failures += u.failures
+			cell.unknown += u.unknown
 			cell.ops = append(cell.ops, u.ops...)
+			cell.downSpans = append(cell.downSpans, u.downSpans...)
+			cell.upSpans = append(cell.upSpans, u.upSpans...)
+			cell.waits = append(cell.waits, u.wait)
 		}
-		cell.lostUpdates = cell.uploads - sum
+		cell.lostUpdates = max(0, cell.uploads-sum)
+		cell.extra = max(0, sum-cell.uploads)
 	})
 	slices.Sort(cell.ops)
 	return cell, err
@@ -171,6 +189,7 @@ func runRMW(w mgrWorld, reg register, wl rmwWorkload, s rmwStrategy, p rmwParams
 // upload a modify (time drawn around modify) and the upload, kept
 // consistent by strategy s.
 func rmwOperation(ctx context.Context, clk lockstep.Clock, reg register, l groupLocker, key string, s rmwStrategy, upload bool, modify time.Duration, u *rmwUser) error {
+	start := clk.Now()
 	switch s {
 	case rmwPessimistic, rmwPessimisticRW:
 		access := lockstep.Exclusive
@@ -178,6 +197,7 @@ func rmwOperation(ctx context.Context, clk lockstep.Clock, reg register, l group
 			access = lockstep.Shared
 		}
 		h, err := l.LockGroup(ctx, lockstep.Request{ID: key, Access: access})
+		u.wait += micros(clk.Now() - start)
 		if err != nil {
 			return fmt.Errorf("lock %s: %w", key, err)
 		}
@@ -185,31 +205,42 @@ func rmwOperation(ctx context.Context, clk lockstep.Clock, reg register, l group
 		return errors.Join(err, unlockRetrying(context.WithoutCancel(ctx), h))
 	case rmwOptimistic, rmwBlind:
 		for {
-			v, ver, err := reg.read(ctx, key)
+			attempt := clk.Now()
+			v, ver, err := timedRead(ctx, clk, reg, key, u)
 			if err != nil {
 				return err
 			}
 			if !upload {
 				u.downloads++
+				u.wait += micros(attempt - start)
 				return nil
 			}
 			if err := clk.Sleep(ctx, randIn(u.rnd, modify/2, modify*3/2)); err != nil {
 				return err
 			}
 			var ok bool
+			t := clk.Now()
 			if s == rmwBlind {
 				ok, err = true, reg.write(ctx, key, v+1, ver+1)
 			} else {
 				ok, err = reg.cas(ctx, key, ver, v+1)
 			}
-			if err != nil {
+			u.upSpans = append(u.upSpans, span{t, clk.Now()})
+			switch {
+			case errors.Is(err, lockstep.ErrUnknownOutcome):
+				// maybe applied: the user cannot count it, and starts
+				// over as after a refusal; the check at the end allows
+				// the counters up to one more per unknown upload
+				u.unknown++
+			case err != nil:
 				return err
-			}
-			if ok {
+			case ok:
 				u.uploads++
+				u.wait += micros(attempt - start)
 				return nil
+			default:
+				u.failures++
 			}
-			u.failures++
 			if err := clk.Sleep(ctx, randIn(u.rnd, 0, modify)); err != nil {
 				return err
 			}
@@ -220,7 +251,7 @@ func rmwOperation(ctx context.Context, clk lockstep.Clock, reg register, l group
 
 // pessimisticRMW is the locked part of a pessimistic operation.
 func pessimisticRMW(ctx context.Context, clk lockstep.Clock, reg register, key string, upload bool, modify time.Duration, u *rmwUser) error {
-	v, ver, err := reg.read(ctx, key)
+	v, ver, err := timedRead(ctx, clk, reg, key, u)
 	if err != nil {
 		return err
 	}
@@ -231,12 +262,26 @@ func pessimisticRMW(ctx context.Context, clk lockstep.Clock, reg register, key s
 	if err := clk.Sleep(ctx, randIn(u.rnd, modify/2, modify*3/2)); err != nil {
 		return err
 	}
-	if err := reg.write(ctx, key, v+1, ver+1); err != nil {
+	t := clk.Now()
+	err = reg.write(ctx, key, v+1, ver+1)
+	u.upSpans = append(u.upSpans, span{t, clk.Now()})
+	if err != nil {
 		return err
 	}
 	u.uploads++
 	return nil
 }
+
+// timedRead is a download: reg.read, its time recorded in u.downSpans.
+func timedRead(ctx context.Context, clk lockstep.Clock, reg register, key string, u *rmwUser) (value, version int64, err error) {
+	t := clk.Now()
+	value, version, err = reg.read(ctx, key)
+	u.downSpans = append(u.downSpans, span{t, clk.Now()})
+	return value, version, err
+}
+
+// micros converts a difference of two clock readings to a Duration.
+func micros(d int64) time.Duration { return time.Duration(d) * time.Microsecond }
 
 // randIn draws a duration uniformly from [lo, hi].
 func randIn(rnd *rand.Rand, lo, hi time.Duration) time.Duration {
@@ -244,4 +289,19 @@ func randIn(rnd *rand.Rand, lo, hi time.Duration) time.Duration {
 		return lo
 	}
 	return lo + time.Duration(rnd.Int64N(int64(hi-lo)+1))
+}
+
+// checkCounters is the run's consistency check: the counters' final sum is
+// the uploads that succeeded, plus at most one per upload whose outcome is
+// unknown (each may have been applied). A lost update leaves the sum short;
+// with unknown uploads, as many lost updates as applied unknowns would
+// cancel out, so the check is exact only when unknown is 0.
+func (c rmwCell) checkCounters() error {
+	if c.lostUpdates > 0 {
+		return fmt.Errorf("%d lost updates", c.lostUpdates)
+	}
+	if c.extra > c.unknown {
+		return fmt.Errorf("the counters hold %d more than the uploads, but only %d uploads had an unknown outcome", c.extra, c.unknown)
+	}
+	return nil
 }

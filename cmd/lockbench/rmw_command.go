@@ -123,26 +123,29 @@ func runRMWCommand(o *options) error {
 	fmt.Printf("lockbench: rmw scenario (seed 002's experiment) on %s;\n%d operations per user, modify %v on average, %d resources in the multi workload; pessimistic strategies lock with the queue lock (new)\n\n",
 		where, ops, rf.modify, rf.resources)
 	writeRMWTable(os.Stdout, cells)
+	fmt.Println()
+	writeRMWMeasures(os.Stdout, cells)
 	for _, c := range cells {
-		if c.lostUpdates != 0 {
-			return fmt.Errorf("rmw %s, %s, %d users: %d lost updates", c.workload, c.strategy, c.users, c.lostUpdates)
+		if err := c.checkCounters(); err != nil {
+			return fmt.Errorf("rmw %s, %s, %d users: %w", c.workload, c.strategy, c.users, err)
 		}
 	}
 	return nil
 }
 
 // writeRMWTable prints the cells: the paper's total time and failures, and
-// beside them each operation's time and the lost-update check.
+// beside them each operation's time, the lost-update check and the uploads
+// whose outcome is unknown.
 func writeRMWTable(out io.Writer, cells []rmwCell) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tusers\tstrategy\ttotal time\tfailures\tfailures/upload\tuploads\tdownloads\top mean\top p99\tlost updates\t")
+	fmt.Fprintln(tw, "workload\tusers\tstrategy\ttotal time\tfailures\tfailures/upload\tuploads\tdownloads\top mean\top p99\tlost updates\tunknown\t")
 	for _, c := range cells {
 		perUpload := "–"
 		if c.uploads > 0 {
 			perUpload = fmt.Sprintf("%.2f", float64(c.failures)/float64(c.uploads))
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\t%d\t\n", c.workload, c.users, c.strategy,
-			ms(c.total), c.failures, perUpload, c.uploads, c.downloads, ms(mean(c.ops)), ms(percentile(c.ops, 99)), c.lostUpdates)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t%s\t%d\t%d\t\n", c.workload, c.users, c.strategy,
+			ms(c.total), c.failures, perUpload, c.uploads, c.downloads, ms(mean(c.ops)), ms(percentile(c.ops, 99)), c.lostUpdates, c.unknown)
 	}
 	_ = tw.Flush()
 }

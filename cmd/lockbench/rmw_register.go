@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -21,7 +22,8 @@ type register interface {
 	// strategies' upload, made while holding the key's lock.
 	write(ctx context.Context, key string, value, version int64) error
 	// cas stores value at version+1 if the key is still at version, and
-	// reports whether it did: the optimistic strategy's upload.
+	// reports whether it did: the optimistic strategy's upload. An error
+	// wrapping lockstep.ErrUnknownOutcome means it may have been applied.
 	cas(ctx context.Context, key string, version, value int64) (bool, error)
 }
 
@@ -99,17 +101,53 @@ type cqlRegister struct {
 	keyspace string
 }
 
+// The read and the plain write are idempotent (the write sets the value
+// and version its caller read under the lock it still holds), so a timed
+// out one is sent again, up to cqlAttempts times in all.
 func (r *cqlRegister) read(ctx context.Context, key string) (value, version int64, err error) {
-	q := r.s.Query(fmt.Sprintf("SELECT value, version FROM %s.%s WHERE key = ?", r.keyspace, rmwTable), key).WithContext(ctx)
-	if err = q.Scan(&value, &version); err == gocql.ErrNotFound {
-		return 0, 0, nil
-	}
+	err = retryTimeouts(func() error {
+		q := r.s.Query(fmt.Sprintf("SELECT value, version FROM %s.%s WHERE key = ?", r.keyspace, rmwTable), key).WithContext(ctx)
+		if err := q.Scan(&value, &version); err != gocql.ErrNotFound {
+			return err
+		}
+		value, version = 0, 0
+		return nil
+	})
 	return value, version, err
 }
 
 func (r *cqlRegister) write(ctx context.Context, key string, value, version int64) error {
-	return r.s.Query(fmt.Sprintf("UPDATE %s.%s SET value = ?, version = ? WHERE key = ?", r.keyspace, rmwTable),
-		value, version, key).WithContext(ctx).Exec()
+	return retryTimeouts(func() error {
+		return r.s.Query(fmt.Sprintf("UPDATE %s.%s SET value = ?, version = ? WHERE key = ?", r.keyspace, rmwTable),
+			value, version, key).WithContext(ctx).Exec()
+	})
+}
+
+// cqlAttempts bounds the attempts of an idempotent request that times out.
+const cqlAttempts = 3
+
+// retryTimeouts runs req until it does not time out, at most cqlAttempts
+// times, and returns its last error.
+func retryTimeouts(req func() error) error {
+	var err error
+	for range cqlAttempts {
+		if err = req(); !isTimeout(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// isTimeout reports whether err is a request that got no answer in time:
+// the coordinator's read or write timeout (a lightweight transaction's
+// included) or the driver's own.
+func isTimeout(err error) bool {
+	var (
+		rt *gocql.RequestErrReadTimeout
+		wt *gocql.RequestErrWriteTimeout
+		cu *gocql.RequestErrCASWriteUnknown
+	)
+	return errors.As(err, &rt) || errors.As(err, &wt) || errors.As(err, &cu) || errors.Is(err, gocql.ErrTimeoutNoResponse)
 }
 
 func (r *cqlRegister) cas(ctx context.Context, key string, version, value int64) (bool, error) {
@@ -121,7 +159,12 @@ func (r *cqlRegister) cas(ctx context.Context, key string, version, value int64)
 		q = r.s.Query(fmt.Sprintf("UPDATE %s.%s SET value = ?, version = ? WHERE key = ? IF version = ?", r.keyspace, rmwTable),
 			value, version+1, key, version)
 	}
-	return q.WithContext(ctx).MapScanCAS(map[string]any{})
+	applied, err := q.WithContext(ctx).MapScanCAS(map[string]any{})
+	if isTimeout(err) {
+		// a lightweight transaction that timed out may yet be applied
+		return false, fmt.Errorf("compare-and-set of %s at version %d: %w: %w", key, version, lockstep.ErrUnknownOutcome, err)
+	}
+	return applied, err
 }
 
 // createRMWTable creates the real backend's resource table.
