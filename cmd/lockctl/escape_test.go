@@ -143,6 +143,7 @@ func TestSessions_HostileRefusalIsEscaped(t *testing.T) {
 	t.Cleanup(srv.Close)
 	code, out, errOut := runSessions(t, nil, "--lockd", srv.URL)
 	assert.Equal(t, exitRefused, code)
+	assert.Empty(t, out, "a refusal prints nothing on stdout")
 	requireTerminalSafe(t, errOut)
 	assert.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
 	assert.Contains(t, errOut, `\x1b[2J`)

@@ -17,7 +17,9 @@ require (
 )
 
 require (
+	connectrpc.com/authn v0.2.0 // indirect
 	connectrpc.com/grpchealth v1.5.0 // indirect
+	connectrpc.com/grpcreflect v1.3.1 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
