@@ -117,17 +117,20 @@ def test_a_lock_whose_time_ran_out_during_the_move_is_reported_lost(clients, fau
 
 
 def test_a_session_with_no_lockd_to_move_to_is_lost(clients, fault):
-    s = clients(CLUSTER[:2]).session(ttl=2)
+    s = clients(CLUSTER[:2]).session(ttl=1)
     held = s.lock("py-fo-nowhere", timeout=5)
     start = time.monotonic()
     fault(1, "cut")
     fault(0, "cut")
-    while not s.lost() and time.monotonic() - start < 4:
+    while not s.lost() and time.monotonic() - start < 3:
         time.sleep(0.01)
     assert s.lost() and s.lost(held) and held.lock_id in s.lost_locks
     assert s.moves == 0
-    assert "could not move to another lockd before its TTL ran out" in s.lost_reason()
-    assert time.monotonic() - start < 2.5, "lost within the session's TTL"
+    # The move gives up at the session's deadline, and lost() itself
+    # applies that deadline: either may say so first.
+    assert any(why in s.lost_reason() for why in ("could not move to another lockd before its TTL ran out",
+                                                  "no KeepAlive answered within the session's TTL")), s.lost_reason()
+    assert time.monotonic() - start < 2, "lost within the session's TTL (and a little)"
 
 
 def test_fail_over_times(clients, fault, capsys):
