@@ -3,11 +3,12 @@ locks, to another when its lockd fails (the package documentation,
 "Fail-over"), against the cluster of LOCKD_CLUSTER (conftest.py)."""
 
 import os
+import threading
 import time
 
 import pytest
 
-from lockstep.lockd import Client, Locked, Lost
+from lockstep.lockd import Client, Locked, Lost, Unavailable
 
 CLUSTER = os.environ.get("LOCKD_CLUSTER", "").split(",")
 TOKEN = os.environ.get("LOCKD_TOKEN_A")
@@ -114,6 +115,32 @@ def test_a_lock_whose_time_ran_out_during_the_move_is_reported_lost(clients, fau
     with pytest.raises(Lost, match="left behind by a move"):
         s.unlock(held)
     s.close()
+
+
+def test_a_lock_the_old_lockd_grants_after_the_move_began_is_given_back(clients, fault):
+    s = clients(CLUSTER[:2]).session(ttl=3)
+    other = clients([CLUSTER[1]]).session(ttl=10)
+    blocker = other.lock("py-fo-gb", timeout=5)
+    got = {}
+
+    def wait_for_it():
+        try:
+            got["lock"] = s.lock("py-fo-gb", timeout=10)  # waits at lockd 0
+        except Exception as err:  # noqa: BLE001 - the test inspects it
+            got["err"] = err
+
+    t = threading.Thread(target=wait_for_it)
+    t.start()
+    time.sleep(0.2)  # the Lock is waiting at lockd 0
+    fault(0, "hang")  # new calls get no answer; the waiting Lock goes on
+    wait_moves(s, 1, 3)
+    other.unlock(blocker)  # lockd 0 grants the waiting Lock, to the session s left
+    t.join(10)
+    assert isinstance(got.get("err"), Unavailable), got
+    assert f"moved off lockd {CLUSTER[0]} while it granted py-fo-gb" in str(got["err"])
+    assert not s.lost() and held_at_lockd(s) == []
+    s.close()
+    other.close()
 
 
 def test_a_session_with_no_lockd_to_move_to_is_lost(clients, fault):
