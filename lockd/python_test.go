@@ -29,7 +29,10 @@ import (
 // names the python of a venv the package lockd/python was pip-installed into
 // (lockd/scripts/pytest makes a fresh one); the test checks that the
 // package it imports is that installed copy, not the source tree. Without
-// LOCKD_PYTHON the test skips, saying so.
+// LOCKD_PYTHON the test skips, saying so. LOCKD_PYTEST_ARGS, when set,
+// replaces pytest's "tests" with its space-separated words: a selection,
+// such as "--keep-duplicates tests/test_failover.py::a tests/test_failover.py::a"
+// to run one test twice against the same lockds.
 func TestPythonClient(t *testing.T) {
 	python := os.Getenv("LOCKD_PYTHON")
 	if python == "" {
@@ -64,7 +67,13 @@ func TestPythonClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	requireInstalled(t, python)
-	cmd := exec.CommandContext(ctx, python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "faulthandler_timeout=30", "--durations=5", "tests")
+	args := []string{"-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "faulthandler_timeout=30", "--durations=5"}
+	if sel := os.Getenv("LOCKD_PYTEST_ARGS"); sel != "" {
+		args = append(args, strings.Fields(sel)...)
+	} else {
+		args = append(args, "tests")
+	}
+	cmd := exec.CommandContext(ctx, python, args...)
 	cmd.Dir = "python"
 	cmd.Env = append(os.Environ(), "LOCKD_ADDR="+strings.TrimPrefix(f.url, "http://"), "LOCKD_TOKEN_A=tok-py", "LOCKD_TOKEN_B=tok-other",
 		"LOCKD_RESTART_URL="+control.URL+"/restart", "LOCKD_CLUSTER="+strings.Join(addrs, ","), "LOCKD_FAULT_URL="+control.URL+"/lockd",
