@@ -50,6 +50,8 @@ type fixture struct {
 	locker  *migration.Locker
 	view    bool            // serve the web view beside the lock service
 	rec     *lockd.Recorder // the view's Recorder, observing the Locker
+	wrapLn  func(net.Listener) net.Listener
+	wrapH   func(http.Handler) http.Handler
 }
 
 type fixtureOptions struct {
@@ -76,6 +78,11 @@ type fixtureOptions struct {
 	view bool
 	// lockTTL, when set, is the TTL of the lock cells (lockd --lock-ttl).
 	lockTTL time.Duration
+	// listener and handler, when set, wrap the listener and the handler
+	// the lockd is served with, at each start (fault injection:
+	// python_cluster_test.go).
+	listener func(net.Listener) net.Listener
+	handler  func(http.Handler) http.Handler
 }
 
 // newFixture starts a lockd; the test's cleanup stops it and checks that
@@ -119,7 +126,8 @@ func newFixture(t *testing.T, fo fixtureOptions) *fixture {
 	}
 	locker, err := migration.New(store, flag, mopts)
 	require.NoError(t, err)
-	f := &fixture{t: t, logs: &syncBuffer{}, tls: fo.tls, store: store, locker: locker, view: fo.view, rec: rec}
+	f := &fixture{t: t, logs: &syncBuffer{}, tls: fo.tls, store: store, locker: locker, view: fo.view, rec: rec,
+		wrapLn: fo.listener, wrapH: fo.handler}
 	opts := fo.opts
 	opts.Logger = slog.New(slog.NewTextHandler(f.logs, nil))
 	var served lockstep.GroupLocker = locker
@@ -180,6 +188,12 @@ func (f *fixture) serve(ln net.Listener) error {
 		mux.Handle(lockd.ViewPath, v)
 		mux.Handle("/", handler)
 		handler = mux
+	}
+	if f.wrapH != nil {
+		handler = f.wrapH(handler)
+	}
+	if f.wrapLn != nil {
+		ln = f.wrapLn(ln)
 	}
 	hs := &http.Server{Handler: handler, Protocols: protocols, TLSConfig: f.tls,
 		ErrorLog: slog.NewLogLogger(f.opts.Logger.Handler(), slog.LevelWarn)}

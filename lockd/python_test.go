@@ -21,11 +21,18 @@ import (
 // against a lockd on a loopback port, with two principals and lock cells of
 // a 6s TTL (lockd --lock-ttl 6s: each lock's valid_for is about 2s, shorter
 // than the sessions' TTLs). A POST to LOCKD_RESTART_URL restarts that lockd
-// on the same address (fixture.restart), as a crash and a restart would. LOCKD_PYTHON
+// on the same address (fixture.restart), as a crash and a restart would.
+// That lockd has no peer key; LOCKD_CLUSTER lists three more, of one cluster
+// (one store, a shared peer key, the same principals and lock TTL), for the
+// fail-over tests, which cut, hang or slow one of them with a POST to
+// LOCKD_FAULT_URL/<i>/<fault> (pyClusterControl). LOCKD_PYTHON
 // names the python of a venv the package lockd/python was pip-installed into
 // (lockd/scripts/pytest makes a fresh one); the test checks that the
 // package it imports is that installed copy, not the source tree. Without
-// LOCKD_PYTHON the test skips, saying so.
+// LOCKD_PYTHON the test skips, saying so. LOCKD_PYTEST_ARGS, when set,
+// replaces pytest's "tests" with its space-separated words: a selection,
+// such as "--keep-duplicates tests/test_failover.py::a tests/test_failover.py::a"
+// to run one test twice against the same lockds.
 func TestPythonClient(t *testing.T) {
 	python := os.Getenv("LOCKD_PYTHON")
 	if python == "" {
@@ -39,23 +46,37 @@ func TestPythonClient(t *testing.T) {
 	require.NoError(t, err)
 	f := newFixture(t, fixtureOptions{opts: lockd.Options{Principals: principals}, lockTTL: 6 * time.Second,
 		deadlock: &lockstep.DeadlockDetection{After: 100 * time.Millisecond, Every: 100 * time.Millisecond}})
-	control := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/restart" {
+	cluster := newPyCluster(t, 3, lockd.Options{Principals: principals}, 6*time.Second)
+	var addrs []string
+	for _, l := range cluster {
+		addrs = append(addrs, strings.TrimPrefix(l.f.url, "http://"))
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/lockd/", pyClusterControl(cluster))
+	mux.HandleFunc("/restart", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
 			http.Error(w, "POST /restart", http.StatusNotFound)
 			return
 		}
 		if err := f.restart(); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
-	}))
+	})
+	control := httptest.NewServer(mux)
 	defer control.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	requireInstalled(t, python)
-	cmd := exec.CommandContext(ctx, python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "faulthandler_timeout=30", "--durations=5", "tests")
+	args := []string{"-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "faulthandler_timeout=30", "--durations=5"}
+	if sel := os.Getenv("LOCKD_PYTEST_ARGS"); sel != "" {
+		args = append(args, strings.Fields(sel)...)
+	} else {
+		args = append(args, "tests")
+	}
+	cmd := exec.CommandContext(ctx, python, args...)
 	cmd.Dir = "python"
 	cmd.Env = append(os.Environ(), "LOCKD_ADDR="+strings.TrimPrefix(f.url, "http://"), "LOCKD_TOKEN_A=tok-py", "LOCKD_TOKEN_B=tok-other",
-		"LOCKD_RESTART_URL="+control.URL+"/restart",
+		"LOCKD_RESTART_URL="+control.URL+"/restart", "LOCKD_CLUSTER="+strings.Join(addrs, ","), "LOCKD_FAULT_URL="+control.URL+"/lockd",
 		"PYTHONDONTWRITEBYTECODE=1")
 	out, err := cmd.CombinedOutput()
 	t.Logf("pytest:\n%s", out)

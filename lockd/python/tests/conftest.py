@@ -3,9 +3,13 @@
 LOCKD_TOKEN_B the tokens of two principals granted "py/" and "py-" (flat
 ids, which carry fencing tokens), and "other/"; LOCKD_RESTART_URL restarts
 it (POST). It detects deadlocks, and its lock cells have a 6 s TTL (lockd
---lock-ttl 6s), so each lock's valid_for is about 2 s."""
+--lock-ttl 6s), so each lock's valid_for is about 2 s. It has no peer key.
+LOCKD_CLUSTER lists three lockds of one cluster (one store, a shared peer
+key, the same principals and lock TTL), whose faults LOCKD_FAULT_URL
+switches (the fixture fault)."""
 
 import os
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -53,3 +57,26 @@ def restart_lockd():
             assert res.status == 200
 
     return restart
+
+
+CLUSTER = os.environ.get("LOCKD_CLUSTER", "").split(",")
+
+
+@pytest.fixture
+def fault():
+    """fault(i, kind, **query) switches a fault of the cluster's lockd i:
+    "cut" (every connection closed and none accepted, as a killed lockd
+    looks to its clients), "hang" (new calls get no answer), "slow-set-token"
+    (ms=N: each SetToken waits N ms), "restore" (none). Every lockd is
+    restored after the test."""
+
+    def switch(i, kind, **query):
+        url = f"{os.environ['LOCKD_FAULT_URL']}/{i}/{kind}"
+        if query:
+            url += "?" + urllib.parse.urlencode(query)
+        with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=10) as res:
+            assert res.status == 200
+
+    yield switch
+    for i in range(len(CLUSTER)):
+        switch(i, "restore")

@@ -12,9 +12,32 @@
         finally:
             session.unlock(lock)
 
-Client takes a list of lockd addresses ("host:port"): a session opens on
-the first that answers and stays on that lockd (session.endpoint);
-credentials=grpc.ssl_channel_credentials(...) for TLS and mTLS.
+Client takes a list of lockd addresses ("host:port"): with one, a session
+lives and ends with that lockd; credentials=grpc.ssl_channel_credentials(...)
+for TLS and mTLS.
+
+Fail-over. Several addresses must be lockds of one cluster (the same store
+and --peer-key-file; opening refuses a lockd without a peer key with
+ValueError). A session opens on the first that answers (around the list
+twice), and one kept alive in the background (client.session()) moves to
+another when its lockd fails, with its locks (docs/algorithms.md, section
+8.8, the rules of the Go client's Options.Endpoints). It reads its
+identity's peer token again after every lock, unlock, unlock_all and
+set_token (one more call each). When a call or KeepAlive goes unanswered
+(UNAVAILABLE, a deadline it did not set, a connection reset; each KeepAlive
+is cut at half the time left) or the watch stream breaks, it opens a
+session on the next lockd, adopts the token there and reads the new one:
+each lock keeps its lock_id, items and fencing token (session.id,
+session.endpoint and the handle at lockd change; session.moves counts the
+moves); nothing is released or taken again. A lock the token did not name,
+or lockd found no longer held, or whose own time ran out before the
+adoption was answered, is lost (lost(lock) is true; unlock raises Lost). A
+move not done within the session's TTL loses the session, as without
+fail-over; a lockd that refuses the token ends it at once. A lock call
+answered by the old lockd after the move began is given back there and
+raises Unavailable: lock again. A lockd only cut off keeps its share of the
+locks until its old session lapses: a lock unlocked after the move is free
+only then. Locks taken after a move are named "<handle>@<moves>".
 
 Seed 003's extras: lock(..., comment="...") names the unit of work in
 deadlock cycles; a Lock chosen to break a cycle of waits raises Deadlock,

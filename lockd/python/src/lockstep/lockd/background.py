@@ -1,21 +1,25 @@
-"""Keeper: a session's keep-alive thread and its watch thread."""
+"""Keeper: the keep-alive thread and the watch thread of a session on one
+lockd."""
 
 import threading
 import time
 
 import grpc
 
+from lockstep.lockd import failover
 from lockstep.lockd.errors import LockdError, Lost
 from lockstep.v1 import lockd_pb2 as pb
 
 
 class Keeper:
-    """Keeps a Session alive and follows its watch stream, each on a thread
-    of its own (Session.keep_alive_in_background says when the session and
-    its locks count as lost). stop() ends both threads and waits for them."""
+    """Keeps a Session's session on one lockd (conn) alive and follows its
+    watch stream, each on a thread of its own (Session.keep_alive_in_background
+    says when the session and its locks count as lost). A move to another
+    lockd gives it up (give_up) and starts the next lockd's. stop() ends both
+    threads and waits for them."""
 
-    def __init__(self, session):
-        self._s = session
+    def __init__(self, session, conn):
+        self._s, self._c = session, conn
         self._stop = threading.Event()
         # Set by stop and by a new lock: either ends the keep-alive wait.
         self._wake = threading.Event()
@@ -24,7 +28,7 @@ class Keeper:
         self._watcher = threading.Thread(target=self._watch, daemon=True)
 
     def start(self):
-        self._watch_call = self._s.client.watch_call(self._s.id, self._s.endpoint)
+        self._watch_call = self._s.client.watch_call(self._c.id, self._c.endpoint)
         self._keep_alives.start()
         self._watcher.start()
 
@@ -33,23 +37,35 @@ class Keeper:
         times its next KeepAlive by that lock's deadline too."""
         self._wake.set()
 
+    def give_up(self):
+        """Ends both threads without waiting for them (the thread that calls
+        it may be one): the session moved off this lockd."""
+        self._stop.set()
+        self._wake.set()
+        self._watch_call.cancel()
+
     def stop_keep_alives(self):
         """Stops the keep-alive thread and waits for it; the watch goes on."""
         self._stop.set()
         self._wake.set()
-        self._keep_alives.join()
+        if self._keep_alives is not threading.current_thread():
+            self._keep_alives.join()
 
     def stop(self):
         """Stops both threads and waits for them."""
         self.stop_keep_alives()
         self._watch_call.cancel()
-        self._watcher.join()
+        if self._watcher is not threading.current_thread():
+            self._watcher.join()
 
     def _keep_alive(self):
         """A KeepAlive every third of the TTL, or within half the time the
         earliest lock has left (every tenth of the TTL after a failure),
-        timed again whenever a lock is added."""
-        s, times = self._s, self._s._times
+        timed again whenever a lock is added. With several lockds each call
+        is cut at half the time the session and its earliest lock have left,
+        and one lockd could not answer moves the session (failover.py), so
+        that a lockd that hangs leaves the move the other half."""
+        s, c, times = self._s, self._c, self._s._times
         wait = s.ttl / 3
         while True:
             times.check()
@@ -70,32 +86,45 @@ class Keeper:
                 return
             times.check()
             sent = time.monotonic()
-            timeout = max(min(s._deadline - sent, times.until_earliest(s.ttl)), 0.01)
+            if s._moving():
+                timeout = max(times.until_earliest(max(s._deadline - sent, 0)) / 2, 0.01)
+            else:
+                timeout = max(min(s._deadline - sent, times.until_earliest(s.ttl)), 0.01)
             try:
-                res = s._call("KeepAlive", pb.KeepAliveRequest(session_id=s.id), timeout=timeout)
-            except Lost as err:  # s._call has lost the session if lockd ended it
-                s._lose(f"lockd ended the session: {err}")
+                res = s.client.call("KeepAlive", pb.KeepAliveRequest(session_id=c.id), timeout=timeout, endpoint=c.endpoint)
+            except Lost as err:
+                if s._conn is c:
+                    s._lose(f"lockd ended the session: {err}", err.detail.lost_lock_ids if err.detail else ())
                 return
-            except LockdError:
+            except LockdError as err:
+                if self._stop.is_set() or s._failed(c, err, None) or s._conn is not c or s._lost.is_set():
+                    return  # moved (the new lockd's keeper runs), or ended
                 wait = s.ttl / 10
                 continue
-            s._answered(sent, res)
+            s._answered(c, sent, res)
             wait = s.ttl / 3
 
     def _watch(self):
         """Follows the session's events: LOCK_LOST loses those locks;
-        EXPIRED, CLOSED or a broken stream lose the session."""
-        s = self._s
+        EXPIRED or CLOSED lose the session; a broken stream moves it to
+        another lockd, or, without one, loses it (the client could no longer
+        be told of a loss in time)."""
+        s, c = self._s, self._c
         try:
             for ev in self._watch_call:
                 if ev.kind == pb.SessionEvent.KIND_LOCK_LOST:
-                    s._times.lose(ev.lock_ids)
+                    s._lost_at(c, ev.lock_ids)
                 elif ev.kind in (pb.SessionEvent.KIND_EXPIRED, pb.SessionEvent.KIND_CLOSED):
-                    s._lose(f"lockd says the session ended: {ev.reason}", ev.lock_ids)
+                    if s._conn is c:
+                        s._lose(f"lockd says the session ended: {ev.reason}", ev.lock_ids)
                     return
         except grpc.RpcError as err:
-            if not self._stop.is_set():
-                s._lose(f"the watch stream broke: {err.code()}")
+            cause = f"the watch stream broke: {err.code()}"
+        else:
+            cause = "the watch stream ended"
+        if self._stop.is_set() or s._conn is not c:
             return
-        if not self._stop.is_set():
-            s._lose("the watch stream ended")
+        if s._moving():
+            failover.move(s, c, cause)
+            return
+        s._lose(cause)

@@ -1,9 +1,9 @@
 """Client: the connection to lockd, and the calls that name no session."""
 
 import grpc
-from google.protobuf import duration_pb2
 
-from lockstep.lockd.errors import Unavailable, from_rpc_error
+from lockstep.lockd import failover
+from lockstep.lockd.errors import from_rpc_error
 from lockstep.lockd.session import Session
 from lockstep.v1 import lockd_pb2 as pb
 from lockstep.v1 import lockd_pb2_grpc
@@ -25,15 +25,21 @@ def _endpoints(endpoints):
             raise ValueError(f"endpoint {e!r}: want a lockd address as a string, such as \"127.0.0.1:7420\"")
         if "://" in e:
             raise ValueError(f"endpoint {e!r}: give host:port (a gRPC target, such as \"127.0.0.1:7420\"), not a URL")
+    if len(set(endpoints)) < len(endpoints):
+        raise ValueError(f"endpoints {endpoints!r} name a lockd twice: give each lockd of the cluster once")
     return endpoints
 
 
 class Client:
     """A connection to one or more lockds. endpoints is a list of lockd
-    addresses ("host:port"; a single string is taken as a list of one): a
-    session opens on the first that answers, trying the next while one is
-    unavailable (down, unreachable, shutting down), and then uses that
-    lockd alone, since a session lives in its lockd's memory. credentials,
+    addresses ("host:port"; a single string is taken as a list of one). With
+    one, a session lives and ends with that lockd. Several must be lockds of
+    one cluster (the same store and --peer-key-file): a session opens on the
+    first that answers, trying the others while one cannot answer (down,
+    unreachable, shutting down), and a session kept alive in the background
+    moves to another, with its locks, when its lockd fails (the package
+    documentation, "Fail-over"); opening refuses, with ValueError, a lockd
+    without a peer key, whose locks no other lockd could take over. credentials,
     when given, are grpc channel credentials (TLS, with a client
     certificate for mTLS); token is a bearer token sent with every call.
     Safe for concurrent use by several threads."""
@@ -73,20 +79,19 @@ class Client:
         return self._stub(endpoint).WatchSession(pb.WatchSessionRequest(session_id=session_id), metadata=self._metadata)
 
     def open_session(self, ttl=None, name=""):
-        """Opens a session on the first endpoint that answers; ttl in
-        seconds (None: the server's default). Raises the last Unavailable
-        when none does, or what a lockd answered otherwise."""
+        """Opens a session; ttl in seconds (None: the server's default).
+        With several endpoints, on the first that answers, around the list
+        twice, where it reads the session's first peer token (failover.py);
+        raises Unavailable when none answers, ValueError for a lockd
+        without a peer key, or what a lockd answered otherwise."""
         req = pb.OpenSessionRequest(name=name)
         if ttl is not None:
-            req.ttl.CopyFrom(duration_pb2.Duration(seconds=int(ttl), nanos=int((ttl % 1) * 1e9)))
-        for i, endpoint in enumerate(self.endpoints):
-            try:
-                res = self.call("OpenSession", req, endpoint=endpoint)
-            except Unavailable:
-                if i == len(self.endpoints) - 1:
-                    raise
-                continue
-            return Session(self, res.session_id, res.ttl.ToTimedelta().total_seconds(), endpoint)
+            req.ttl.CopyFrom(failover.duration(ttl))
+        if len(self.endpoints) == 1:
+            res = self.call("OpenSession", req, endpoint=self.endpoints[0])
+            return Session(self, res.session_id, res.ttl.ToTimedelta().total_seconds(), self.endpoints[0], name=name)
+        endpoint, res, peer = failover.open_first(self, req)
+        return Session(self, res.session_id, res.ttl.ToTimedelta().total_seconds(), endpoint, name=name, peer=peer)
 
     def session(self, ttl=None, name=""):
         """A session that keeps itself alive until closed (a context manager)."""

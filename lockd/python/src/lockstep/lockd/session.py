@@ -5,8 +5,8 @@ import time
 
 import grpc
 
-from lockstep.lockd import background
-from lockstep.lockd.errors import LockdError, Lost, from_rpc_error
+from lockstep.lockd import background, failover
+from lockstep.lockd.errors import InvalidRequest, LockdError, Lost, from_rpc_error
 from lockstep.lockd.valid import LockTimes
 from lockstep.v1 import lockd_pb2 as pb
 
@@ -36,81 +36,253 @@ def _seconds(duration):
     return duration.ToTimedelta().total_seconds()
 
 
+class _Lock:
+    """A lock the session holds: its name (the lock_id its holder was
+    given), its items as Lock asked for them and its fencing token (what a
+    move matches, failover.py), and its handle at the lockd in use (None
+    once a move left it behind)."""
+
+    __slots__ = ("name", "items", "token", "reentrant", "handle")
+
+    def __init__(self, name, items, token, reentrant, handle):
+        self.name, self.items, self.token, self.reentrant, self.handle = name, items, token, reentrant, handle
+
+
+def _renamed(held, name):
+    """held, or a copy of it whose lock_id is name."""
+    if held.lock_id == name:
+        return held
+    out = pb.HeldLock()
+    out.CopyFrom(held)
+    out.lock_id = name
+    return out
+
+
+def _lost_or_gone(err):
+    """Whether an Unlock's error leaves nothing to retry: the lease was lost
+    (lockd released the lock all the same), the session ended, or lockd no
+    longer knows the handle."""
+    return isinstance(err, Lost) or err.reason == "REASON_UNKNOWN_LOCK"
+
+
+
 class Session:
     """A lockd session: its locks are released and lost when it lapses. It
-    lives on the lockd at endpoint (default: the client's first), and every
-    call naming it goes there. Safe for concurrent use by several threads."""
+    lives on one lockd (endpoint; default the client's first), and every call
+    naming it goes there. Given a Client of several lockds, a session kept
+    alive in the background moves to another when its lockd fails, with its
+    locks (failover.py): id and endpoint then name the new session and lockd,
+    and moves counts the moves. Safe for concurrent use by several threads."""
 
-    def __init__(self, client, session_id, ttl, endpoint=None):
-        self.client, self.id, self.ttl = client, session_id, ttl
-        self.endpoint = client.endpoints[0] if endpoint is None else endpoint
+    def __init__(self, client, session_id, ttl, endpoint=None, name="", peer=None):
+        self.client, self.ttl, self.name = client, ttl, name
+        self._conn = failover.Conn(client.endpoints[0] if endpoint is None else endpoint, session_id)
         self._times = LockTimes(ttl)
-        self._keeper = None
         # The session's deadline (time.monotonic()) once kept alive in the
         # background: the send of the last answered KeepAlive plus the TTL.
         self._deadline = None
         self._lost = threading.Event()
         self._lost_reason = None
         self._mu = threading.Lock()
+        self._move_mu = threading.Lock()  # one move at a time
+        self._closing = threading.Event()
+        self._locks = {}  # name → _Lock
+        self._names = {}  # handle at the lockd in use → name
+        self._left = {}  # endpoint → the session a move left there
+        self._left_behind = set()  # names of the locks a move did not carry
+        self._keepers = []  # every Keeper started, for close to stop
+        # The identity's latest peer token (None: the session does not
+        # move), the GetToken calls sent for it, and the one it came from.
+        self._peer = peer
+        self._peer_seq = self._peer_at = 0
+        self.moves = 0
 
-    def _call(self, method, request, timeout=None):
-        """Calls method for this session; an answer saying the session
-        ended at lockd, or that lockd does not know it, loses the session
-        and its locks before it is raised."""
+    @property
+    def id(self):
+        """The session's id at the lockd it uses now (a move opens another)."""
+        return self._conn.id
+
+    @property
+    def endpoint(self):
+        """The lockd the session uses now."""
+        return self._conn.endpoint
+
+    @property
+    def _keeper(self):
+        return self._conn.keeper
+
+    def _moving(self):
+        """Whether the session moves when its lockd fails: it knows several
+        lockds, holds a peer token, and is kept alive in the background."""
+        return self._peer is not None and self._deadline is not None and len(self.client.endpoints) > 1
+
+    def _call(self, method, request, timeout=None, conn=None):
+        """Calls method at conn (default: the lockd in use); an answer saying
+        the session ended at lockd, or that lockd does not know it, loses the
+        session and its locks before it is raised."""
+        c = self._conn if conn is None else conn
         try:
-            return self.client.call(method, request, timeout=timeout, endpoint=self.endpoint)
+            return self.client.call(method, request, timeout=timeout, endpoint=c.endpoint)
         except Lost as err:
-            self._ended(err)
+            self._ended(c, err)
             raise
 
-    def _ended(self, err):
-        """Loses the session if err (a Lost) says lockd ended it or does not
-        know it; a lost lease (REASON_LOST) is that lock's alone."""
+    def _ended(self, c, err):
+        """Loses the session, if it still uses c, when err (a Lost) says
+        lockd ended it or does not know it; a lost lease (REASON_LOST) is
+        that lock's alone."""
+        if self._conn is not c:
+            return
         if err.reason == "REASON_SESSION_EXPIRED":
             self._lose(f"lockd ended the session: {err}", err.detail.lost_lock_ids)
         elif err.reason == "REASON_UNKNOWN_SESSION":
             self._lose(f"lockd no longer knows the session (restarted since it was opened?): {err}")
+
+    def _failed(self, c, err, timeout):
+        """Handles the error of a caller's call at c (its timeout, None when
+        it gave none): a session whose lockd could not answer moves. Returns
+        True when the session moved off c and lives: the caller may repeat
+        the call at the new lockd."""
+        if not self._moving() or self._closing.is_set() or not failover.movable(err, timeout):
+            return False
+        failover.move(self, c, err)
+        return self._conn is not c and not self._lost.is_set()
+
+    def _holds(self):
+        """Whether the session has a lock."""
+        with self._mu:
+            return bool(self._locks)
 
     def lock(self, ids, timeout=None, comment=""):
         """Blocks until the lock (an id, or a group of ids and (id, access)
         pairs; an id "a/b/*" is a mask) is held; timeout in seconds. comment
         names the unit of work in deadlock cycles. Returns the HeldLock: its
         lock_id to unlock, its fencing token. Raises Deadlock if chosen to
-        break a cycle of waits."""
-        req = pb.LockRequest(session_id=self.id, items=_items(ids), comment=comment)
-        sent = time.monotonic()
-        held = self._call("Lock", req, timeout=timeout).lock
-        self._granted(held, sent)
-        if self._deadline is not None and self._times.deadline(held.lock_id) - time.monotonic() < self.ttl / 3:
-            self._refresh()  # granted late in a long wait: ask again how long it stays valid
-        return held
+        break a cycle of waits; Unavailable if the lockd failed (the session
+        moves, if it can: lock again)."""
+        return self._take("Lock", ids, timeout, comment)
 
     def try_lock(self, ids, comment=""):
         """Takes the lock at once, or raises Locked."""
+        return self._take("TryLock", ids, None, comment)
+
+    def _take(self, method, ids, timeout, comment):
+        items = _items(ids)
+        c = self._conn
         sent = time.monotonic()
-        held = self._call("TryLock", pb.LockRequest(session_id=self.id, items=_items(ids), comment=comment)).lock
-        self._granted(held, sent)
-        return held
+        try:
+            held = self._call(method, pb.LockRequest(session_id=c.id, items=items, comment=comment), timeout=timeout, conn=c).lock
+        except LockdError as err:
+            self._failed(c, err, timeout)
+            raise
+        name = self._granted(c, held, items, sent)
+        if name is None:  # answered by a lockd the session moved off meanwhile
+            raise failover.give_back(self, c, held)
+        if method == "Lock" and self._deadline is not None and self._times.deadline(name) - time.monotonic() < self.ttl / 3:
+            self._refresh(c)  # granted late in a long wait: ask again how long it stays valid
+        failover.refresh_peer(self)
+        return _renamed(held, name)
+
+    def _granted(self, c, held, items, sent):
+        """Records a lock an answer at c to a call sent at sent returned,
+        starts its deadline and wakes the keeper to time its KeepAlives by
+        it; returns its name (its handle, until the session has moved), or
+        None if the session no longer uses c."""
+        with self._mu:
+            if self._conn is not c:
+                return None
+            name = self._names.get(held.lock_id)  # adopted back by set_token: known
+            if name is None:
+                name = held.lock_id if self.moves == 0 else f"{held.lock_id}@{self.moves}"
+                self._locks[name] = _Lock(name, list(items), held.token, held.reentrant, held.lock_id)
+                self._names[held.lock_id] = name
+            self._times.granted(name, sent, _seconds(held.valid_for))
+        if c.keeper is not None:
+            c.keeper.added()
+        return name
 
     def unlock(self, lock):
         """Releases a HeldLock (or its lock_id). Raises Lost if its lease
-        had been lost before: the work it guarded may not have been exclusive."""
-        lock_id = lock if isinstance(lock, str) else lock.lock_id
-        self._call("Unlock", pb.UnlockRequest(session_id=self.id, lock_id=lock_id))
-        self._times.forget(lock_id)
+        had been lost before, or a move left it behind: the work it guarded
+        may not have been exclusive. If the lockd fails under it and the
+        session moves, it unlocks at the new lockd."""
+        name = lock if isinstance(lock, str) else lock.lock_id
+        while True:
+            c, handle = self._handle(name)
+            try:
+                self._call("Unlock", pb.UnlockRequest(session_id=c.id, lock_id=handle), conn=c)
+            except LockdError as err:
+                if self._failed(c, err, None):
+                    continue  # the session moved: unlock there
+                if _lost_or_gone(err):
+                    self._forget(c, [handle])
+                raise
+            self._forget(c, [handle])
+            self._unlock_carried(c, name)
+            failover.refresh_peer(self)
+            return
+
+    def _handle(self, name):
+        """The lockd in use and the handle there of the lock named name: the
+        name itself for a lock the session does not know, until it has
+        moved; then such a name is refused without a call."""
+        with self._mu:
+            c, lk = self._conn, self._locks.get(name)
+            if lk is not None:
+                return c, lk.handle
+            if name in self._left_behind:
+                self._left_behind.discard(name)
+                raise Lost(grpc.StatusCode.ABORTED, f"lock {name} was left behind by a move to another lockd, and is lost", None)
+            if self.moves == 0:
+                return c, name
+        raise InvalidRequest(grpc.StatusCode.NOT_FOUND, f"lock {name!r} is not one this session holds (released already?)", None)
+
+    def _unlock_carried(self, c, name):
+        """Releases, at the lockd the session moved to, a lock just released
+        at c while a move carried it there."""
+        with self._mu:
+            c2, lk = self._conn, self._locks.get(name)
+        if c2 is c or lk is None:
+            return
+        try:
+            self.client.call("Unlock", pb.UnlockRequest(session_id=c2.id, lock_id=lk.handle), endpoint=c2.endpoint)
+        except LockdError:
+            return
+        self._forget(c2, [lk.handle])
+
+    def _forget(self, c, handles):
+        """Drops the released locks of handles at c, if the session still
+        uses c, and returns their names."""
+        names = []
+        with self._mu:
+            if self._conn is not c:
+                return names
+            for h in handles:
+                name = self._names.pop(h, h)
+                self._locks.pop(name, None)
+                names.append(name)
+        for name in names:
+            self._times.forget(name)
+        return names
 
     def unlock_all(self):
         """Releases every lock of the session (seed 003's unlockAll) and
         keeps the session open. Returns the lock_ids released."""
-        ids = list(self._call("UnlockAll", pb.UnlockAllRequest(session_id=self.id)).lock_ids)
-        for lock_id in ids:
-            self._times.forget(lock_id)
-        return ids
+        c = self._conn
+        try:
+            res = self._call("UnlockAll", pb.UnlockAllRequest(session_id=c.id), conn=c)
+        except LockdError as err:
+            self._failed(c, err, None)
+            raise
+        names = self._forget(c, list(res.lock_ids))
+        failover.refresh_peer(self)
+        return names
 
     def get_token(self):
         """The token of the session's identity (seed 003's getToken): a
         secret another session of this lockd passes to set_token."""
-        return self._call("GetToken", pb.GetTokenRequest(session_id=self.id)).token
+        c = self._conn
+        return self._call("GetToken", pb.GetTokenRequest(session_id=c.id), conn=c).token
 
     def set_token(self, token):
         """Joins the identity token names (seed 003's setToken): this session
@@ -119,23 +291,32 @@ class Session:
         REASON_UNKNOWN_TOKEN: its sessions all ended), Refused
         (REASON_NOT_YOUR_TOKEN) or LockdError (REASON_OWN_TOKEN,
         REASON_HOLDS_LOCKS, REASON_OTHER_LOCKD); each changes nothing."""
+        c = self._conn
         sent = time.monotonic()
-        locks = list(self._call("SetToken", pb.SetTokenRequest(session_id=self.id, token=token)).locks)
+        locks = list(self._call("SetToken", pb.SetTokenRequest(session_id=c.id, token=token), conn=c).locks)
+        out = []
         for held in locks:
-            self._granted(held, sent)
-        return locks
+            name = self._granted(c, held, held.items, sent)
+            if name is None:  # the session moved meanwhile: not carried
+                self._times.lose([held.lock_id])
+            out.append(_renamed(held, name or held.lock_id))
+        failover.refresh_peer(self)
+        return out
 
     def keep_alive(self):
-        self._call("KeepAlive", pb.KeepAliveRequest(session_id=self.id))
+        c = self._conn
+        self._call("KeepAlive", pb.KeepAliveRequest(session_id=c.id), conn=c)
 
     def describe(self):
-        return self._call("DescribeSession", pb.DescribeSessionRequest(session_id=self.id))
+        c = self._conn
+        return self._call("DescribeSession", pb.DescribeSessionRequest(session_id=c.id), conn=c)
 
     def watch(self):
         """Yields the session's events (SessionEvent): WATCHING, LOCK_LOST...,
         then EXPIRED or CLOSED."""
+        c = self._conn
         try:
-            for ev in self.client.watch_call(self.id, self.endpoint):
+            for ev in self.client.watch_call(c.id, c.endpoint):
                 yield ev
         except grpc.RpcError as err:
             raise from_rpc_error(err) from None
@@ -157,31 +338,48 @@ class Session:
         KeepAlive answer, how long it is certain to stay valid even if lockd
         renews nothing more; that counts from the send of the call, and a
         lock an answer leaves out gets no more time. When the session counts
-        as lost, so does every lock it holds, and lost_locks names them."""
+        as lost, so does every lock it holds, and lost_locks names them.
+
+        With several endpoints, a broken watch stream or a call lockd could
+        not answer (each KeepAlive is cut at half the time the session and
+        its earliest lock have left) moves the session to another lockd
+        instead, within the session's TTL (the package documentation,
+        "Fail-over")."""
         self._deadline = time.monotonic() + self.ttl
-        self._keeper = background.Keeper(self)
-        self._keeper.start()
+        with self._mu:
+            self._start_keeper(self._conn)
 
-    def _granted(self, held, sent):
-        """Starts the deadline of a lock an answer to a call sent at sent
-        returned, and wakes the keeper to time its KeepAlives by it."""
-        self._times.granted(held.lock_id, sent, _seconds(held.valid_for))
-        if self._keeper is not None:
-            self._keeper.added()
+    def _start_keeper(self, c):
+        """Starts c's Keeper; s._mu is held, so that close() stops it."""
+        c.keeper = background.Keeper(self, c)
+        self._keepers.append(c.keeper)
+        c.keeper.start()
 
-    def _answered(self, sent, res):
-        """Applies a KeepAlive answer to a call sent at sent: the session's
-        deadline and each named lock's move on (valid.py)."""
-        self._deadline = max(self._deadline, sent + self.ttl)
-        self._times.answered(sent, {k: _seconds(v) for k, v in res.valid_for.items()})
+    def _answered(self, c, sent, res):
+        """Applies a KeepAlive answer at c to a call sent at sent: the
+        session's deadline and each named lock's move on (valid.py), if the
+        session still uses c."""
+        with self._mu:
+            if self._conn is not c:
+                return
+            self._deadline = max(self._deadline, sent + self.ttl)
+            valid = {self._names.get(h, h): _seconds(v) for h, v in res.valid_for.items()}
+            self._times.answered(sent, valid)
 
-    def _refresh(self):
+    def _refresh(self, c):
         sent = time.monotonic()
         try:
-            res = self._call("KeepAlive", pb.KeepAliveRequest(session_id=self.id))
+            res = self._call("KeepAlive", pb.KeepAliveRequest(session_id=c.id), conn=c)
         except LockdError:
             return
-        self._answered(sent, res)
+        self._answered(c, sent, res)
+
+    def _lost_at(self, c, handles):
+        """Loses the locks of handles a LOCK_LOST at c named."""
+        with self._mu:
+            if self._conn is not c:
+                return
+            self._times.lose([self._names.get(h, h) for h in handles])
 
     @property
     def lost_locks(self):
@@ -209,25 +407,29 @@ class Session:
 
     def _lose(self, reason, lock_ids=()):
         """Marks the session lost, and with it every lock it holds (and
-        lock_ids): whichever thread notices first (the keeper's deadline,
-        lost(), the watcher), lost_locks names them all before lost() can
-        answer True."""
+        lock_ids, handles at the lockd in use): whichever thread notices
+        first (the keeper's deadline, lost(), the watcher, a move),
+        lost_locks names them all before lost() can answer True."""
         with self._mu:
-            self._times.lose(lock_ids)
+            self._times.lose([self._names.get(h, h) for h in lock_ids])
             self._times.lose()
             if not self._lost.is_set():
                 self._lost_reason = reason
                 self._lost.set()
 
     def close(self):
-        """Releases every lock of the session and ends it."""
-        if self._keeper is not None:
-            self._keeper.stop_keep_alives()
+        """Releases every lock of the session and ends it; a move under way
+        stops."""
+        with self._mu:
+            self._closing.set()
+            c, keepers = self._conn, list(self._keepers)
+        for k in keepers:
+            k.stop_keep_alives()
         try:
-            self._call("CloseSession", pb.CloseSessionRequest(session_id=self.id))
+            self._call("CloseSession", pb.CloseSessionRequest(session_id=c.id), conn=c)
         finally:
-            if self._keeper is not None:
-                self._keeper.stop()
+            for k in keepers:
+                k.stop()
 
     def __enter__(self):
         return self
