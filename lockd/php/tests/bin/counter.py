@@ -1,14 +1,12 @@
 """counter.py ADDR ID FILE EVENTS K NAME: the Python worker of seed 003's
-counter scenario (lockd/examples/counter's doc), with lockd/python's client.
+counter scenario (lockd/examples/counter's doc), with lockd/python's client
+installed in the venv whose python runs it.
 ADDR is host:port (gRPC)."""
 
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "python"))
-
-from lockd_client import Client  # noqa: E402
+from lockstep.lockd import Client  # the package as installed: lockd/scripts/phpunit
 
 
 def event(path, line):
