@@ -1,7 +1,6 @@
 package migration
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,9 +10,9 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/combined"
-	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/combine"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/internal/queue"
 	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/internal/shadow"
@@ -149,21 +148,21 @@ type algorithms struct {
 	// legacy and queue are the two algorithms' cores (internal/shadow,
 	// internal/queue), called directly; combined composes them.
 	legacy   *shadow.Locker
-	combined *combined.Locker
+	combined *combine.Locker
 	queue    *queue.Locker
 	fencing  *clock.Global // Options.Fencing; nil without fencing
 }
 
-// one takes one flat id in mode m with that mode's algorithm itself,
-// below its Locker's lock manager: a call down into the algorithm.
-func (a algorithms) one(ctx context.Context, m lockstep.Mode, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+// of returns the algorithm of mode m, below the migration Locker's lock
+// manager: the mode switch calls down into it.
+func (a algorithms) of(m lockstep.Mode) manager.Algorithm {
 	switch m {
 	case lockstep.ModeLegacy:
-		return a.legacy.One(ctx, id, access, try)
+		return a.legacy
 	case lockstep.ModeCombined:
-		return a.combined.One(ctx, held.Key{}, id, access, try)
+		return a.combined
 	}
-	return a.queue.One(ctx, id, access, try)
+	return a.queue
 }
 
 // checkShare checks, with no request, that the queue core could adopt tok
@@ -226,7 +225,7 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if so.Logger == nil {
 		so.Logger = logger
 	}
-	var ck combined.TestingKnobs
+	var ck combine.TestingKnobs
 	if k.Combined != nil {
 		ck = *k.Combined
 	}
@@ -248,7 +247,7 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 		return a, err
 	}
 	a.fencing = fence
-	if a.combined, err = combined.ComposeCores(held.Key{}, a.queue, a.legacy, &combined.ComposeOptions{Fencing: fence, Observer: obs, TestingKnobs: &ck}); err != nil {
+	if a.combined, err = combine.New(a.queue, a.legacy, fence, false, &ck); err != nil {
 		return a, err
 	}
 	return a, nil

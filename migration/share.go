@@ -7,6 +7,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/manager"
 )
 
 // Shared identities across migration Lockers (lockstep.Sharer;
@@ -19,7 +20,10 @@ import (
 // the census while held, and its Lost() closes when the census epoch it
 // was admitted in ends.
 
-var _ lockstep.Sharer = (*Locker)(nil)
+var (
+	_ lockstep.Sharer = (*Locker)(nil)
+	_ manager.Adopter = modeSwitch{}
+)
 
 // Share returns a token naming lk, held in mode new (lockstep.Sharer); a
 // legacy or combined hold is refused with lockstep.ErrIncompatibleMode.
@@ -48,28 +52,28 @@ func (l *Locker) Share(lk lockstep.Lock) (string, error) {
 // and writes nothing to the lock tables. The lock counts in the census,
 // and joins a lockstep.WithReentrancy holder.
 func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
+	return l.m.Adopt(ctx, tok)
+}
+
+// Adopt is the mode switch's adoption (manager.Adopter): the token checked
+// with no request, the admission in mode new, the queue core's Adopt, and
+// each member bound to the census epoch it was admitted in.
+func (s modeSwitch) Adopt(ctx context.Context, tok string) (string, []lockstep.Request, bool, []held.Spec, error) {
+	l := s.l
 	id, plan, err := l.algs.checkShare(tok)
 	if err != nil {
-		return nil, err
+		return "", nil, false, nil, err
 	}
-	if !l.enter() {
-		return nil, lockstep.ErrClosed
-	}
-	defer l.calls.Done()
 	if l.cfg.knobs.AdoptWithoutCensus {
 		// Planted: no flag, no admission, not counted in the census.
-		lk, err := l.algs.queue.Adopt(ctx, tok)
-		if err != nil {
-			return nil, err
-		}
-		return l.wrapAdopted(ctx, id, plan, lk)
+		return l.algs.queue.Adopt(ctx, tok)
 	}
 	m, err := l.flag.Mode(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("migration: adopt %q: mode flag: %w", id, err)
+		return "", nil, false, nil, fmt.Errorf("migration: adopt %q: mode flag: %w", id, err)
 	}
 	if m != lockstep.ModeNew {
-		return nil, fmt.Errorf("%w: migration: process %s refuses to adopt %q: the token's lock is held in mode new and this process's flag says %v: "+
+		return "", nil, false, nil, fmt.Errorf("%w: migration: process %s refuses to adopt %q: the token's lock is held in mode new and this process's flag says %v: "+
 			"adopt on a process whose flag says new, or set this one's flag to new (the phase must be new)",
 			lockstep.ErrIncompatibleMode, l.Process(), id, m)
 	}
@@ -86,52 +90,27 @@ func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 	t, err := l.guard(ctx, id, m)
 	if err != nil {
 		finish(t, false)
-		return nil, err
+		return "", nil, false, nil, err
 	}
-	lk, err := l.algs.queue.Adopt(ctx, tok)
+	id, plan, group, specs, err := l.algs.queue.Adopt(ctx, tok)
 	if err != nil {
 		finish(t, false)
-		return nil, err
+		return "", nil, false, nil, err
 	}
 	if ok, _ := l.hb.trusted(t, false); !ok {
-		// As acquire: the epoch ended while Adopt ran, so the Controller
-		// may have moved the phase without seeing this process. Leave: the
+		// As Take: the epoch ended while Adopt ran, so the Controller may
+		// have moved the phase without seeing this process. Leave: the
 		// giver still holds.
-		uerr := lk.Unlock(context.WithoutCancel(ctx))
+		var errs []error
+		for i := len(specs) - 1; i >= 0; i-- {
+			errs = append(errs, specs[i].Abandon(context.WithoutCancel(ctx)))
+		}
 		finish(t, false)
-		return nil, errors.Join(l.hb.staleError(nil), uerr)
+		return "", nil, false, nil, errors.Join(l.hb.staleError(nil), errors.Join(errs...))
 	}
 	finish(t, true)
-	for _, m := range memberLocks(lk) {
-		l.bind(held.Of(m), t)
+	for i := range specs {
+		l.bind(&specs[i], t)
 	}
-	return l.wrapAdopted(ctx, id, plan, lk)
-}
-
-// memberLocks returns the flat locks of an adopted lock: a group's
-// members, or the lock itself.
-func memberLocks(lk lockstep.Lock) []lockstep.Lock {
-	if g, ok := lk.(interface{ MemberLocks() []lockstep.Lock }); ok {
-		return g.MemberLocks()
-	}
-	return []lockstep.Lock{lk}
-}
-
-// wrapAdopted returns what the queue Locker adopted as this Locker's lock:
-// a group through this Locker's manager (so that its Unlock and Lost are
-// the manager's, as for the giver's group), joined to the reentrancy
-// holder of ctx if there is one; a flat lock without a holder as it is.
-func (l *Locker) wrapAdopted(ctx context.Context, id string, plan []lockstep.Request, lk lockstep.Lock) (lockstep.Lock, error) {
-	members := memberLocks(lk)
-	if holder, ok := lockstep.ReentrancyHolder(ctx); ok {
-		g, err := l.groups.AdoptedFor(holder, id, plan, members)
-		if err != nil {
-			return nil, errors.Join(err, lk.Unlock(context.WithoutCancel(ctx)))
-		}
-		return g, nil
-	}
-	if _, group := lk.(interface{ MemberLocks() []lockstep.Lock }); !group {
-		return lk, nil
-	}
-	return l.groups.Adopted(id, plan, members), nil
+	return id, plan, group, specs, nil
 }

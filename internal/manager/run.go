@@ -19,8 +19,7 @@ import (
 //
 //	run := m.Start(ctx, reqs, try)
 //	for run.Next() {
-//		st := run.Step()
-//		run.Done(l.acquireOne(st.Ctx(), st.ID, st.Access, st.Try))
+//		run.Done(l.one(run.Step()))
 //	}
 //	return run.Result()
 //

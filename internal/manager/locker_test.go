@@ -42,44 +42,38 @@ func (e *events) ObserveAcquire(_ context.Context, ev lockstep.AcquireEvent) {
 	e.got = append(e.got, ev)
 }
 
-// shellLocker is a Locker around a Shell, as the algorithms' are: its
-// acquisition of one id is Begin, its take, End.
-type shellLocker struct {
-	*Shell
-	take func(ctx context.Context, id string, a lockstep.Access, try bool, st *Stats) (held.Spec, error)
+// funcAlg is an Algorithm whose Take is take.
+type funcAlg struct {
+	take func(ctx context.Context, a *Acquisition) (held.Spec, error)
 }
 
-func (l *shellLocker) one(ctx context.Context, id string, a lockstep.Access, try bool) (lockstep.Lock, error) {
-	call, ctx, err := l.Begin(ctx, id, a, try)
-	if err != nil {
-		return nil, err
+func (f funcAlg) Take(ctx context.Context, a *Acquisition) (held.Spec, error) { return f.take(ctx, a) }
+func (f funcAlg) Close(context.Context) error                                 { return nil }
+
+// testLocker is a Locker over funcAlg, whose Lock (with try, TryLock)
+// takes a flat id without a reentrancy holder.
+type testLocker struct{ *Locker }
+
+func (l testLocker) Lock(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
+	if try {
+		return l.Locker.TryLock(ctx, id)
 	}
-	var st Stats
-	spec, err := l.take(ctx, id, a, try, &st)
-	return call.End(spec, err, st)
+	return l.Locker.Lock(ctx, id)
 }
 
-// Lock is the Locker's Lock (with try, TryLock) of a flat id without a
-// reentrancy holder: its acquisition of one id, exclusively.
-func (l *shellLocker) Lock(ctx context.Context, id string, try bool) (lockstep.Lock, error) {
-	return l.one(ctx, id, lockstep.Exclusive, try)
-}
-
-func newTestShell(t *testing.T, take func(context.Context, string, lockstep.Access, bool, *Stats) (held.Spec, error)) (*shellLocker, *events) {
+func newTestShell(t *testing.T, take func(context.Context, *Acquisition) (held.Spec, error)) (testLocker, *events) {
 	t.Helper()
 	obs := &events{}
-	l := &shellLocker{take: take}
-	s, err := NewShell(ShellConfig{Name: "algo", Mode: lockstep.ModeNew, Clock: model.NewManualClock(0), Observer: obs})
+	l, err := NewLocker(funcAlg{take}, Config{Name: "algo", Mode: lockstep.ModeNew, Clock: model.NewManualClock(0), Observer: obs})
 	require.NoError(t, err)
-	l.Shell = s
-	return l, obs
+	return testLocker{l}, obs
 }
 
-func TestShell_HoldsReportsAndCloseReleases(t *testing.T) {
+func TestLocker_HoldsReportsAndCloseReleases(t *testing.T) {
 	p := &shellPart{}
-	s, obs := newTestShell(t, func(_ context.Context, id string, _ lockstep.Access, _ bool, st *Stats) (held.Spec, error) {
-		st.Attempts, st.Requests = 1, 2
-		return held.Spec{ID: id, Owner: "o.1", Mode: lockstep.ModeNew, Parts: []held.Part{p}, Loss: held.NewLoss()}, nil
+	s, obs := newTestShell(t, func(_ context.Context, a *Acquisition) (held.Spec, error) {
+		a.Attempts, a.Requests = 1, 2
+		return held.Spec{ID: a.ID, Owner: "o.1", Mode: lockstep.ModeNew, Parts: []held.Part{p}, Loss: held.NewLoss()}, nil
 	})
 	lk, err := s.Lock(context.Background(), "a", false)
 	require.NoError(t, err)
@@ -89,18 +83,18 @@ func TestShell_HoldsReportsAndCloseReleases(t *testing.T) {
 		Acquired: true, Attempts: 1, Requests: 2}, obs.got[0])
 
 	require.NoError(t, s.Close(context.Background()))
-	assert.Equal(t, 1, p.released, "Close releases what the shell holds")
+	assert.Equal(t, 1, p.released, "Close releases what the Locker holds")
 	require.NoError(t, lk.Unlock(context.Background()))
 	assert.Equal(t, 1, p.released, "a released lock is released once")
 	_, err = s.Lock(context.Background(), "a", false)
 	assert.ErrorIs(t, err, lockstep.ErrClosed)
-	assert.Len(t, obs.got, 1, "a call refused by a closed shell reports nothing")
+	assert.Len(t, obs.got, 1, "a call refused by a closed Locker reports nothing")
 }
 
-func TestShell_UnlockedLockIsForgotten(t *testing.T) {
+func TestLocker_UnlockedLockIsForgotten(t *testing.T) {
 	p := &shellPart{}
-	s, _ := newTestShell(t, func(_ context.Context, id string, _ lockstep.Access, _ bool, _ *Stats) (held.Spec, error) {
-		return held.Spec{ID: id, Owner: "o.1", Mode: lockstep.ModeNew, Parts: []held.Part{p}, Loss: held.NewLoss()}, nil
+	s, _ := newTestShell(t, func(_ context.Context, a *Acquisition) (held.Spec, error) {
+		return held.Spec{ID: a.ID, Owner: "o.1", Mode: lockstep.ModeNew, Parts: []held.Part{p}, Loss: held.NewLoss()}, nil
 	})
 	lk, err := s.Lock(context.Background(), "a", false)
 	require.NoError(t, err)
@@ -109,10 +103,10 @@ func TestShell_UnlockedLockIsForgotten(t *testing.T) {
 	assert.Equal(t, 1, p.released, "Close does not release an unlocked lock again")
 }
 
-func TestShell_FailureIsReportedWithItsCounts(t *testing.T) {
+func TestLocker_FailureIsReportedWithItsCounts(t *testing.T) {
 	errTake := errors.New("take failed")
-	s, obs := newTestShell(t, func(_ context.Context, _ string, _ lockstep.Access, _ bool, st *Stats) (held.Spec, error) {
-		st.Attempts, st.Requests = 3, 4
+	s, obs := newTestShell(t, func(_ context.Context, a *Acquisition) (held.Spec, error) {
+		a.Attempts, a.Requests = 3, 4
 		return held.Spec{}, errTake
 	})
 	_, err := s.Lock(context.Background(), "a", true)
@@ -125,19 +119,19 @@ func TestShell_FailureIsReportedWithItsCounts(t *testing.T) {
 	assert.ErrorIs(t, e.Err, errTake)
 }
 
-func TestShell_InvalidIDIsRefusedBeforeTake(t *testing.T) {
-	s, obs := newTestShell(t, func(context.Context, string, lockstep.Access, bool, *Stats) (held.Spec, error) {
+func TestLocker_InvalidIDIsRefusedBeforeTake(t *testing.T) {
+	s, obs := newTestShell(t, func(context.Context, *Acquisition) (held.Spec, error) {
 		t.Fatal("Take called for an invalid id")
 		return held.Spec{}, nil
 	})
-	_, err := s.one(context.Background(), "", lockstep.Exclusive, false)
+	_, err := s.Lock(context.Background(), "", false)
 	require.ErrorIs(t, err, lockstep.ErrInvalidID)
 	assert.Empty(t, obs.got)
 }
 
-func TestShell_CloseEndsATakeWithErrClosed(t *testing.T) {
+func TestLocker_CloseEndsATakeWithErrClosed(t *testing.T) {
 	started := make(chan struct{})
-	s, obs := newTestShell(t, func(ctx context.Context, _ string, _ lockstep.Access, _ bool, _ *Stats) (held.Spec, error) {
+	s, obs := newTestShell(t, func(ctx context.Context, _ *Acquisition) (held.Spec, error) {
 		close(started)
 		<-ctx.Done()
 		return held.Spec{}, ctx.Err()
