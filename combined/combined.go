@@ -90,17 +90,8 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if o.Legacy != nil {
 		so = *o.Legacy
 	}
-	if qo.Separator != "" || so.Separator != "" {
-		return nil, &lockstep.ConfigError{Field: "Queue.Separator/Legacy.Separator",
-			Reason: "a combined lock takes an id's ancestors once, for both halves: set combined Options.Separator and leave the halves' unset"}
-	}
-	if qo.Fencing != nil || so.Fencing != nil {
-		return nil, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",
-			Reason: "a combined lock draws one token for both halves: set combined Options.Fencing and leave the halves' Fencing unset"}
-	}
-	if qo.Deadlock != nil || so.Deadlock != nil {
-		return nil, &lockstep.ConfigError{Field: "Queue.Deadlock/Legacy.Deadlock",
-			Reason: "a combined lock waits as one: set combined Options.Deadlock and leave the halves' unset"}
+	if err := combine.CheckHalves("combined", (*iqueue.Options)(&qo), (*shadow.Options)(&so), ""); err != nil {
+		return nil, err
 	}
 	switch {
 	case qo.ProcessID == "":

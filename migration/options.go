@@ -190,21 +190,8 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if (qo.Clock != nil && !sameClock(qo.Clock, clk)) || (so.Clock != nil && !sameClock(so.Clock, clk)) {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Clock/Legacy.Clock", Reason: "one process has one clock: set Options.Clock and leave these unset (or equal to it)"}
 	}
-	if (qo.ProcessID != "" && qo.ProcessID != process) || (so.ProcessID != "" && so.ProcessID != process) {
-		return algorithms{}, &lockstep.ConfigError{Field: "Queue.ProcessID/Legacy.ProcessID",
-			Reason: fmt.Sprintf("one process has one id (%q, Options.ProcessID): leave these unset (or equal to it)", process)}
-	}
-	if qo.Separator != "" || so.Separator != "" {
-		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Separator/Legacy.Separator",
-			Reason: "set migration Options.Separator instead and leave these unset: it applies to every mode, and the inner Lockers must take flat ids (the migration Locker takes the ancestors once)"}
-	}
-	if qo.Fencing != nil || so.Fencing != nil {
-		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",
-			Reason: "set migration Options.Fencing instead: it applies to every mode (combined locks draw one token for both halves)"}
-	}
-	if qo.Deadlock != nil || so.Deadlock != nil {
-		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Deadlock/Legacy.Deadlock",
-			Reason: "set migration Options.Deadlock instead: the migration Locker's waits are what is published, in every mode"}
+	if err := combine.CheckHalves("migration", (*queue.Options)(&qo), (*shadow.Options)(&so), process); err != nil {
+		return algorithms{}, err
 	}
 	var fence *clock.Global
 	if o != nil {
