@@ -90,7 +90,7 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if o.Legacy != nil {
 		so = *o.Legacy
 	}
-	if err := combine.CheckHalves("combined", (*iqueue.Options)(&qo), (*shadow.Options)(&so), ""); err != nil {
+	if err := combine.CheckHalves("combined", &qo, &so, ""); err != nil {
 		return nil, err
 	}
 	switch {
@@ -112,13 +112,13 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if so.Clock == nil {
 		so.Clock = qo.Clock
 	}
-	q, err := iqueue.NewWith(store, (*iqueue.Options)(&qo), nil)
+	q, err := iqueue.NewWith(store, &qo, nil)
 	if err != nil {
 		return nil, fmt.Errorf("combined: queue lock: %w", err)
 	}
 	// The legacy core draws its owner ids from the queue core's issuer,
 	// passed explicitly: owner ids unique across the process's two cores.
-	g, err := shadow.NewWith(store, (*shadow.Options)(&so), q.Owners())
+	g, err := shadow.NewWith(store, &so, q.Owners())
 	if err != nil {
 		_ = q.Close(context.Background())
 		return nil, fmt.Errorf("combined: legacy lock: %w", err)

@@ -190,7 +190,7 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if (qo.Clock != nil && !sameClock(qo.Clock, clk)) || (so.Clock != nil && !sameClock(so.Clock, clk)) {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Clock/Legacy.Clock", Reason: "one process has one clock: set Options.Clock and leave these unset (or equal to it)"}
 	}
-	if err := combine.CheckHalves("migration", (*queue.Options)(&qo), (*shadow.Options)(&so), process); err != nil {
+	if err := combine.CheckHalves("migration", &qo, &so, process); err != nil {
 		return algorithms{}, err
 	}
 	var fence *clock.Global
@@ -227,10 +227,10 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	// One owner-id issuer for the process's two cores, passed to both:
 	// owner ids unique across them.
 	owners := setup.NewOwners(process)
-	if a.legacy, err = shadow.NewWith(store, (*shadow.Options)(&so), owners); err != nil {
+	if a.legacy, err = shadow.NewWith(store, &so, owners); err != nil {
 		return a, err
 	}
-	if a.queue, err = queue.NewWith(store, (*queue.Options)(&qo), owners); err != nil {
+	if a.queue, err = queue.NewWith(store, &qo, owners); err != nil {
 		return a, err
 	}
 	a.fencing = fence

@@ -28,7 +28,7 @@ var ErrNotReady = setup.ErrNotReady
 // store's scope. Invalid options return an error wrapping
 // lockstep.ErrInvalidConfig.
 func New(store lockstep.Store, opts *Options) (*Locker, error) {
-	m, err := queue.NewLocker(store, (*queue.Options)(opts))
+	m, err := queue.NewLocker(store, opts)
 	if err != nil {
 		return nil, err
 	}

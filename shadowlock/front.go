@@ -27,7 +27,7 @@ var ErrNotReady = setup.ErrNotReady
 // no room for a data centre), return an error wrapping
 // lockstep.ErrInvalidConfig.
 func New(store lockstep.Store, opts *Options) (*Locker, error) {
-	m, err := shadow.NewLocker(store, (*shadow.Options)(opts))
+	m, err := shadow.NewLocker(store, opts)
 	if err != nil {
 		return nil, err
 	}
