@@ -59,7 +59,7 @@ type Locker manager.Locker
 
 var (
 	_ lockstep.GroupLocker = (*Locker)(nil)
-	_ lockstep.UnlockAller = (*Locker)(nil)
+	_ lockstep.UnitLocker  = (*Locker)(nil)
 )
 
 // TestingKnobs switch on planted defects for this module's negative
@@ -208,11 +208,10 @@ func (l *Locker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lo
 	return l.m().TryLockGroup(ctx, reqs...)
 }
 
-// UnlockAll releases everything holder's acquisitions through this Locker
-// hold, as lockstep.UnlockAller says.
-func (l *Locker) UnlockAll(ctx context.Context, holder any) error {
-	return l.m().UnlockAll(ctx, holder)
-}
+// Unit returns a new unit of work of this Locker, whose deadlock reports
+// show comment, as lockstep.Unit says: its acquisitions are reentrant for
+// the unit, and its UnlockAll releases them. It sends no request.
+func (l *Locker) Unit(comment string) lockstep.Unit { return l.m().Unit(comment) }
 
 // Close makes further calls fail with lockstep.ErrClosed, ends the waits in
 // flight and releases every combined lock still held (both halves side by

@@ -155,10 +155,19 @@ func (s *Server) adoptPeer(ctx context.Context, rpc string, pr *Principal, ss *s
 	if o := s.principals.Load().named(p.Owner); o != nil {
 		owner = o
 	}
-	to := newIdentity(s.instance, owner)
+	to := newIdentity(s.instance, owner, s.locker)
 	wctx, cancel := s.bound(ctx, ss)
 	defer cancel(nil)
-	actx := lockstep.WithReentrancy(wctx, to)
+	// The adopted locks join the new identity's unit of work, as if it had
+	// taken them (its Adopt), when the Locker has units.
+	var ad interface {
+		Adopt(ctx context.Context, tok string) (lockstep.Lock, error)
+	} = sh
+	if ua, ok := to.unit.(interface {
+		Adopt(ctx context.Context, tok string) (lockstep.Lock, error)
+	}); ok {
+		ad = ua
+	}
 	var got []*handle
 	giveBack := func() {
 		for _, h := range got {
@@ -167,7 +176,7 @@ func (s *Server) adoptPeer(ctx context.Context, rpc string, pr *Principal, ss *s
 		}
 	}
 	for _, pl := range p.Locks {
-		l, err := sh.Adopt(actx, pl.Share)
+		l, err := ad.Adopt(wctx, pl.Share)
 		if err != nil {
 			giveBack()
 			e := mapError(err, ss.id, "")

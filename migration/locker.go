@@ -60,7 +60,7 @@ type Locker struct {
 
 var (
 	_ lockstep.GroupLocker = (*Locker)(nil)
-	_ lockstep.UnlockAller = (*Locker)(nil)
+	_ lockstep.UnitLocker  = (*Locker)(nil)
 )
 
 // phaseCache is the last phase the guard read with the census published.
@@ -175,9 +175,8 @@ func (l *Locker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lo
 	return l.m.TryLockGroup(ctx, reqs...)
 }
 
-// UnlockAll releases everything holder's acquisitions through this Locker
-// hold, as lockstep.UnlockAller says.
-func (l *Locker) UnlockAll(ctx context.Context, holder any) error { return l.m.UnlockAll(ctx, holder) }
+// Unit returns a new unit of work (lockstep.Unit) with comment.
+func (l *Locker) Unit(comment string) lockstep.Unit { return l.m.Unit(comment) }
 
 // modeSwitch is the migration's algorithm below its lock manager
 // (manager.Algorithm): per acquisition, the flag's mode, the admission and

@@ -49,8 +49,8 @@ func (l *Locker) Share(lk lockstep.Lock) (string, error) {
 // Adopt makes this Locker a holder of the locks tok names
 // (lockstep.Sharer), admitted as a Lock in mode new: an error wraps
 // lockstep.ErrShareToken, lockstep.ErrIncompatibleMode or ErrStaleCensus,
-// and writes nothing to the lock tables. The lock counts in the census,
-// and joins a lockstep.WithReentrancy holder.
+// and writes nothing to the lock tables. The lock counts in the census; the
+// Adopt of a Unit makes it the unit's.
 func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 	return l.m.Adopt(ctx, tok)
 }

@@ -16,7 +16,7 @@ type Locker manager.Locker
 
 var (
 	_ lockstep.GroupLocker = (*Locker)(nil)
-	_ lockstep.UnlockAller = (*Locker)(nil)
+	_ lockstep.UnitLocker  = (*Locker)(nil)
 	_ lockstep.Sharer      = (*Locker)(nil)
 )
 
@@ -61,11 +61,10 @@ func (l *Locker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lo
 	return l.m().TryLockGroup(ctx, reqs...)
 }
 
-// UnlockAll releases everything holder's acquisitions through this Locker
-// hold, as lockstep.UnlockAller says.
-func (l *Locker) UnlockAll(ctx context.Context, holder any) error {
-	return l.m().UnlockAll(ctx, holder)
-}
+// Unit returns a new unit of work of this Locker, whose deadlock reports
+// show comment, as lockstep.Unit says: its acquisitions are reentrant for
+// the unit, and its UnlockAll releases them. It sends no request.
+func (l *Locker) Unit(comment string) lockstep.Unit { return l.m().Unit(comment) }
 
 // Share returns a token naming l, which this Locker returned and still
 // holds, as lockstep.Sharer says. It sends no request. From now on l's

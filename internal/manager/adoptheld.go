@@ -2,26 +2,20 @@ package manager
 
 import (
 	"fmt"
-	"reflect"
 
 	"github.com/lockstep-go/lockstep"
 )
 
-// AdoptedFor is Adopted for an Adopt called under
-// lockstep.WithReentrancy(ctx, holder): the group joins holder as if the
+// AdoptedFor is Adopted for an Adopt of a unit of work (Unit.Adopt): the
+// group joins holder as if the
 // holder had taken it. Each member is registered as the holder's (a later
 // acquisition of the id by the holder is counted, or refused with
 // lockstep.ErrUpgrade, with no store request), and the group is one of the
 // holder's handles for UnlockAll. plan may be a flat lock's one request.
-// An id the holder already holds or is taking, or a holder that is not
-// comparable, returns an error (wrapping lockstep.ErrLocked or
-// lockstep.ErrInvalidConfig) and registers nothing: the caller gives the
-// locks back.
+// An id the holder already holds or is taking returns an error wrapping
+// lockstep.ErrLocked and registers nothing: the caller gives the locks
+// back.
 func (m *Manager) AdoptedFor(holder any, id string, plan []lockstep.Request, locks []lockstep.Lock) (lockstep.Lock, error) {
-	if holder == nil || !reflect.ValueOf(holder).Comparable() {
-		return nil, fmt.Errorf("%w: adopt %q: reentrancy holder of type %T is nil or not comparable: pass a pointer, a string or a number",
-			lockstep.ErrInvalidConfig, id, holder)
-	}
 	ready := make(chan struct{})
 	close(ready)
 	members := make([]*member, len(locks))

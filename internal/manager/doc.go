@@ -137,8 +137,9 @@
 //
 // # Reentrancy
 //
-// Under lockstep.WithReentrancy(ctx, holder) the Manager keeps a registry of
-// what each holder holds, keyed by (holder, id). A member the holder already
+// For a unit of work (a Locker's Unit, lockstep.Unit: Who.Holder) the
+// Manager keeps a registry of what each holder holds, keyed by (holder,
+// id). A member the holder already
 // holds in an access that Covers the request is granted at once, with no
 // store request, and counted; one held in a weaker access fails the
 // acquisition with an error wrapping lockstep.ErrUpgrade (waiting would be
@@ -153,8 +154,8 @@
 // (lostheld.go); after that Unlock the id is taken afresh. A second acquisition by the same holder while its first is still
 // waiting for the id waits for that first one's outcome, as it would in the
 // id's queue. Without a holder the registry is not touched. What
-// reentrancy promises is only this bookkeeping: the holder is the caller's
-// name for one unit of work, and two goroutines sharing a holder share its
+// reentrancy promises is only this bookkeeping: the unit is the caller's
+// explicit unit of work, and two goroutines sharing a unit share its
 // locks, so they must not need exclusion from each other.
 //
 // # Deadlock detection
@@ -205,8 +206,8 @@
 // lockstep.Sharer's Adopt; docs/algorithms.md, section 8.7) wraps the
 // member locks it adopted with Adopted (Locker.Adopt): the same ID and Members as the giver's group, one Lost and
 // one Unlock, and no reentrancy holder (the giver's holder is a value of
-// the giver's process). Nothing of the registry is touched. An Adopt
-// called under lockstep.WithReentrancy(ctx, holder) uses AdoptedFor
+// the giver's process). Nothing of the registry is touched. A Unit's Adopt
+// uses AdoptedFor
 // instead: the members are registered as the holder's and the group is
 // one of its handles, as if the holder had taken it.
 package manager

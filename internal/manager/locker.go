@@ -103,29 +103,29 @@ func (l *Locker) Algorithm() Algorithm { return l.alg }
 
 // Lock blocks until id is held or ctx is done.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
+	return l.group(ctx, Who{}, []lockstep.Request{{ID: id}}, false)
 }
 
 // TryLock makes one attempt, failing with lockstep.ErrLocked.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.group(ctx, []lockstep.Request{{ID: id}}, true)
+	return l.group(ctx, Who{}, []lockstep.Request{{ID: id}}, true)
 }
 
 // LockGroup blocks until every request is held, as one lock, or ctx is
 // done (doc.go: the plan, the order, the rollback).
 func (l *Locker) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
-	return l.group(ctx, reqs, false)
+	return l.group(ctx, Who{}, reqs, false)
 }
 
 // TryLockGroup is LockGroup with TryLock's semantics for each member.
 func (l *Locker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
-	return l.group(ctx, reqs, true)
+	return l.group(ctx, Who{}, reqs, true)
 }
 
-// group is every acquisition of the Locker: the Manager's run of reqs, each
-// member taken by one.
-func (l *Locker) group(ctx context.Context, reqs []lockstep.Request, try bool) (lockstep.Lock, error) {
-	run := l.Start(ctx, reqs, try)
+// group is every acquisition of the Locker: the Manager's run of reqs for
+// who (a Unit's, or none), each member taken by one.
+func (l *Locker) group(ctx context.Context, who Who, reqs []lockstep.Request, try bool) (lockstep.Lock, error) {
+	run := l.Start(ctx, who, reqs, try)
 	for run.Next() {
 		run.Done(l.one(run.Step()))
 	}
@@ -182,9 +182,14 @@ func (l *Locker) Hold(spec held.Spec) *held.Lock {
 // Adopt makes the Locker a holder of the locks tok names (lockstep.Sharer)
 // through its Algorithm, which must be an Adopter: a flat lock as the
 // Algorithm adopted it, a group as one Lock like the giver's (Adopted).
-// Under lockstep.WithReentrancy(ctx, holder) the lock joins the holder
-// (AdoptedFor). Close ends it, as it ends a Lock.
+// Close ends it, as it ends a Lock.
 func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
+	return l.adopt(ctx, nil, tok)
+}
+
+// adopt is Adopt for holder (a Unit's; nil for none): with one, the lock
+// joins the holder as if it had taken it (AdoptedFor).
+func (l *Locker) adopt(ctx context.Context, holder any, tok string) (lockstep.Lock, error) {
 	ad, ok := l.alg.(Adopter)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s: this Locker cannot adopt a shared lock", lockstep.ErrIncompatibleMode, l.c.Name)
@@ -205,7 +210,7 @@ func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 	for i, s := range specs {
 		locks[i] = held.Public(l.Hold(s))
 	}
-	if holder, ok := lockstep.ReentrancyHolder(ctx); ok {
+	if holder != nil {
 		g, err := l.AdoptedFor(holder, id, plan, locks)
 		if err != nil {
 			for _, lk := range locks {
@@ -246,5 +251,5 @@ func (l *Locker) Close(ctx context.Context) error {
 
 var (
 	_ lockstep.GroupLocker = (*Locker)(nil)
-	_ lockstep.UnlockAller = (*Locker)(nil)
+	_ lockstep.UnitLocker  = (*Locker)(nil)
 )

@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -148,4 +149,33 @@ func TestLocker_CloseEndsATakeWithErrClosed(t *testing.T) {
 	assert.Equal(t, `algo: "a": lockstep: locker closed`, err.Error())
 	require.Len(t, obs.got, 1)
 	assert.ErrorIs(t, obs.got[0].Err, lockstep.ErrClosed)
+}
+
+// A Commented unit is the same unit of work: its Lock of an id the unit
+// holds is counted, with no take, and the unit's UnlockAll releases both;
+// another unit's Lock of the id is a take of its own.
+func TestUnit_CommentedIsTheSameUnit(t *testing.T) {
+	var takes int
+	parts := map[string]*shellPart{}
+	s, _ := newTestShell(t, func(_ context.Context, a *Acquisition) (held.Spec, error) {
+		takes++
+		p := &shellPart{}
+		parts[fmt.Sprint(takes)] = p
+		return held.Spec{ID: a.ID, Owner: fmt.Sprintf("o.%d", takes), Mode: lockstep.ModeNew, Parts: []held.Part{p}, Loss: held.NewLoss()}, nil
+	})
+	ctx := context.Background()
+	u := s.Unit("first")
+	_, err := u.Lock(ctx, "x")
+	require.NoError(t, err)
+	again, err := u.Commented("second").Lock(ctx, "x")
+	require.NoError(t, err)
+	assert.Equal(t, 1, takes, "the commented unit's Lock of a held id is counted")
+	assert.Equal(t, "o.1", again.Owner())
+	other, err := s.Unit("").Lock(ctx, "x")
+	require.NoError(t, err)
+	assert.Equal(t, 2, takes, "another unit takes the id itself")
+	require.NoError(t, u.Commented("third").UnlockAll(ctx))
+	assert.Equal(t, 1, parts["1"].released, "UnlockAll of the unit releases what both its names took")
+	assert.Zero(t, parts["2"].released, "another unit's lock stays")
+	require.NoError(t, other.Unlock(ctx))
 }

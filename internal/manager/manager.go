@@ -25,7 +25,7 @@ type Manager struct {
 	knobs    TestingKnobs       // planted defects; zero in production
 
 	// mu guards reg, the reentrancy registry: the member each (holder, id)
-	// holds. Only acquisitions under lockstep.WithReentrancy touch it.
+	// holds. Only acquisitions for a unit of work (Who.Holder) touch it.
 	mu  sync.Mutex
 	reg map[regKey]*member
 	// handles are the group Locks each holder has not released yet
