@@ -85,7 +85,7 @@ func (a Access) Intention() Access {
 
 // Covers reports whether holding a grants at least what b asks for: every
 // access compatible with a is compatible with b. Reentrant acquisition
-// (WithReentrancy) succeeds only for a request its held access covers.
+// (Unit) succeeds only for a request its held access covers.
 func (a Access) Covers(b Access) bool {
 	if !a.Valid() || !b.Valid() {
 		return false
@@ -170,16 +170,53 @@ type GroupLocker interface {
 	TryLockGroup(ctx context.Context, reqs ...Request) (Lock, error)
 }
 
-// UnlockAller is implemented by every Locker of this module: UnlockAll
-// releases everything holder holds through the Locker (seed 003's
-// unlockAll), where holder is what WithReentrancy named the unit of work
-// with. Each Lock returned under that holder and not yet released is
-// unlocked as its Unlock would, so a later Unlock of it returns nil; an
-// acquisition still in progress is not waited for. The error joins the
-// locks' release errors (ErrLost for a lease already lost); a nil or
-// non-comparable holder returns an error wrapping ErrInvalidConfig.
-type UnlockAller interface {
-	UnlockAll(ctx context.Context, holder any) error
+// UnitLocker is implemented by every Locker of this module: Unit returns a
+// new unit of work of the Locker.
+type UnitLocker interface {
+	GroupLocker
+	// Unit returns a new unit of work, whose deadlock reports show comment
+	// (seed 003's lock($comment); "" for none). It sends no request.
+	Unit(comment string) Unit
+}
+
+// Unit is one unit of work of a Locker (seed 003's effective identifier):
+// its Lock, TryLock, LockGroup and TryLockGroup are the Locker's, made
+// reentrant for the unit. A request for an id that an acquisition of the
+// same unit already holds, in an access the held one Covers, is granted at
+// once with no store request, and the Lock it returns only counts: the
+// acquisition is released by the Unlock that balances the first one. A
+// request the held access does not cover (S held, X asked) fails with an
+// error wrapping ErrUpgrade instead of waiting for itself. A Locker's own
+// Lock, outside any unit, is never reentrant: a second acquisition of an
+// id this process holds waits for the first to be released, like one from
+// another process.
+//
+// Go has no thread identity, so the caller makes the unit explicit: one
+// per request, job or session, shared by the goroutines that work for it.
+// Two goroutines sharing a unit share its locks, so they must not need
+// exclusion from each other. Under deadlock detection the unit is the
+// identity whose waits and holdings are published, and its comment is
+// shown in the DeadlockError of a cycle it is part of. Safe for concurrent
+// use.
+type Unit interface {
+	// Lock, TryLock, LockGroup and TryLockGroup are the Locker's, for the
+	// unit (GroupLocker says what each does).
+	Lock(ctx context.Context, id string) (Lock, error)
+	TryLock(ctx context.Context, id string) (Lock, error)
+	LockGroup(ctx context.Context, reqs ...Request) (Lock, error)
+	TryLockGroup(ctx context.Context, reqs ...Request) (Lock, error)
+	// UnlockAll releases everything the unit holds through its Locker
+	// (seed 003's unlockAll): each Lock the unit's acquisitions returned
+	// and not yet released is unlocked as its Unlock would, so a later
+	// Unlock of it returns nil; an acquisition still in progress is not
+	// waited for. The error joins the locks' release errors (ErrLost for a
+	// lease already lost).
+	UnlockAll(ctx context.Context) error
+	// Commented returns the same unit of work (the same holdings, the same
+	// reentrancy) whose later acquisitions show comment in deadlock
+	// reports. Any bytes are kept byte for byte, UTF-8 or not; lockd
+	// carries comments as protobuf strings, which are UTF-8.
+	Commented(comment string) Unit
 }
 
 // Grouped is implemented by the Lock a GroupLocker returns: the members it
@@ -189,35 +226,8 @@ type Grouped interface {
 	Members() []Request
 }
 
-// reentrancyKey is the context key of WithReentrancy.
-type reentrancyKey struct{}
-
-// WithReentrancy returns a context under which a GroupLocker's Lock,
-// TryLock, LockGroup and TryLockGroup are reentrant for holder: a request
-// for an id that an acquisition made under the same holder (compared with
-// ==) already holds, in an access the held one Covers, is granted at once
-// with no store request, and the Lock it returns only counts: the
-// acquisition is released by the Unlock that balances the first one. A
-// request the held access does not cover (S held, X asked) fails with an
-// error wrapping ErrUpgrade instead of waiting for itself.
-//
-// Without it a second acquisition of an id this process holds waits for
-// the first to be released, like one from another process. Go has no
-// thread identity, so the caller says who the holder is: a request id, a
-// job, a pointer to the unit of work. holder must be comparable; a nil
-// holder makes ctx carry none (it clears one set further out).
-func WithReentrancy(ctx context.Context, holder any) context.Context {
-	return context.WithValue(ctx, reentrancyKey{}, holder)
-}
-
-// ReentrancyHolder returns the holder WithReentrancy put in ctx, if any.
-func ReentrancyHolder(ctx context.Context) (any, bool) {
-	h := ctx.Value(reentrancyKey{})
-	return h, h != nil
-}
-
 // ErrUpgrade is returned by a reentrant acquisition that asks more of an id
-// than its holder already holds (WithReentrancy): waiting would wait for
-// the holder itself. Release the weaker lock and take the stronger one, or
+// than its unit of work already holds (Unit): waiting would wait for the
+// unit itself. Release the weaker lock and take the stronger one, or
 // take the stronger one first.
 var ErrUpgrade = errors.New("lockstep: reentrant acquisition asks a stronger access than its holder holds")

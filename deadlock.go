@@ -1,7 +1,6 @@
 package lockstep
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -34,14 +33,14 @@ type DeadlockMember struct {
 	// owner id; for a lock of several members (a group, or a hierarchical
 	// id with its ancestors' intention locks) it is the handle's Owner(),
 	// its first member's owner id, even where Waits.ID is another member,
-	// whose cell in the store carries an owner id of its own. Under
-	// WithReentrancy a member counted by a later acquisition keeps the
-	// Owner() of the handle that took it.
+	// whose cell in the store carries an owner id of its own. In a Unit a
+	// member counted by a later acquisition keeps the Owner() of the
+	// handle that took it.
 	HeldBy string
 	// HeldIn is the access in which the next member held Waits.ID.
 	HeldIn Access
-	// Comment is what the member's caller passed with WithComment, byte
-	// for byte (through lockd, as UTF-8: see WithComment).
+	// Comment is the comment of the member's unit of work (Unit,
+	// Unit.Commented), byte for byte (through lockd, as UTF-8).
 	Comment string
 }
 
@@ -75,17 +74,16 @@ func (e *DeadlockError) Unwrap() error { return ErrDeadlock }
 // DeadlockDetection switches on deadlock detection for a Locker (the
 // Options.Deadlock of queuelock, shadowlock, combined and migration). A
 // blocking acquisition that has waited longer than After publishes what it
-// waits for and what its unit of work holds (the WithReentrancy holder, or
-// the call) in Table, renews it every Every while it waits, and fails with
+// waits for and what its unit of work holds (the Unit, or the call) in Table, renews it every Every while it waits, and fails with
 // ErrDeadlock if it is the chosen victim of a cycle of such waits
 // (docs/algorithms.md, section 8.5). Every process of the fleet that should
 // see the others' waits must use the same Table and Partition.
 //
-// A wait's holdings are those of its unit of work: the WithReentrancy
-// holder's locks, or, without a holder, what the same LockGroup call took
-// before. Nested Lock calls made without a holder are unrelated calls to
-// the Locker, so a cycle through them is not seen: name the unit of work
-// with WithReentrancy. TryLock and TryLockGroup never wait and are never
+// A wait's holdings are those of its unit of work: the Unit's locks, or,
+// outside a unit, what the same LockGroup call took before. Nested Lock
+// calls made outside a unit are unrelated calls to the Locker, so a cycle
+// through them is not seen: make the unit of work explicit with the
+// Locker's Unit. TryLock and TryLockGroup never wait and are never
 // part of a cycle.
 type DeadlockDetection struct {
 	// After is how long a wait lasts before it is published. Default 1s.
@@ -128,23 +126,4 @@ func (d DeadlockDetection) Resolve() (DeadlockDetection, error) {
 		return d, &ConfigError{Field: "Deadlock.Partition", Reason: err.Error()}
 	}
 	return d, nil
-}
-
-type commentKey struct{}
-
-// WithComment returns ctx carrying comment for the acquisitions made with
-// it: a Locker with deadlock detection shows it in the DeadlockError of any
-// cycle the acquisition's wait is part of (seed 003's lock($comment)). It
-// changes nothing else. Any bytes are kept byte for byte, UTF-8 or not.
-// lockd carries comments as protobuf strings, which are UTF-8: its Go
-// client refuses a comment that is not, and a lockd reports another
-// process's such comment with each invalid byte replaced by U+FFFD.
-func WithComment(ctx context.Context, comment string) context.Context {
-	return context.WithValue(ctx, commentKey{}, comment)
-}
-
-// CommentOf returns the comment WithComment put in ctx, or "".
-func CommentOf(ctx context.Context) string {
-	c, _ := ctx.Value(commentKey{}).(string)
-	return c
 }

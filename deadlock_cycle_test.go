@@ -21,7 +21,7 @@ import (
 // and the units' first handles, once the victim released and the other
 // finished. opts adapts each process's options.
 func crossedUnits(t *testing.T, store lockstep.Store, comments [2]string, opts func(*queuelock.Options),
-	first [2]func(context.Context, *queuelock.Locker) (lockstep.Lock, error), second [2]string) (*lockstep.DeadlockError, [2]lockstep.Lock) {
+	first [2]func(context.Context, lockstep.Unit) (lockstep.Lock, error), second [2]string) (*lockstep.DeadlockError, [2]lockstep.Lock) {
 	t.Helper()
 	ctx := context.Background()
 	var held [2]lockstep.Lock
@@ -38,18 +38,16 @@ func crossedUnits(t *testing.T, store lockstep.Store, comments [2]string, opts f
 		require.NoError(t, err)
 		lks[i] = lk
 	}
-	type unit struct{ n int }
-	var uctx [2]context.Context
+	var units [2]lockstep.Unit
 	for i := range 2 { // both hold their first locks before either waits
-		uctx[i] = lockstep.WithComment(lockstep.WithReentrancy(ctx, &unit{i}), comments[i])
-		l, err := first[i](uctx[i], lks[i])
+		units[i] = lks[i].Unit(comments[i])
+		l, err := first[i](ctx, units[i])
 		require.NoError(t, err)
 		held[i] = l
 	}
 	for i := range 2 {
-		uctx := uctx[i]
 		go func() {
-			l2, err := lks[i].Lock(uctx, second[i])
+			l2, err := units[i].Lock(ctx, second[i])
 			if err != nil {
 				victim <- i
 			} else {
@@ -74,8 +72,8 @@ func crossedUnits(t *testing.T, store lockstep.Store, comments [2]string, opts f
 }
 
 // lockOf returns a first take of Lock(id).
-func lockOf(id string) func(context.Context, *queuelock.Locker) (lockstep.Lock, error) {
-	return func(ctx context.Context, lk *queuelock.Locker) (lockstep.Lock, error) { return lk.Lock(ctx, id) }
+func lockOf(id string) func(context.Context, lockstep.Unit) (lockstep.Lock, error) {
+	return func(ctx context.Context, lk lockstep.Unit) (lockstep.Lock, error) { return lk.Lock(ctx, id) }
 }
 
 // A comment that is not UTF-8 comes back in every member of the cycle
@@ -84,7 +82,7 @@ func TestDeadlock_CommentsComeBackByteForByte(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := model.New(&clock.Local{})
 		comments := [2]string{"ok\xff\xfe", "\xc3(p2)"}
-		de, _ := crossedUnits(t, store, comments, nil, [2]func(context.Context, *queuelock.Locker) (lockstep.Lock, error){lockOf("a"), lockOf("b")},
+		de, _ := crossedUnits(t, store, comments, nil, [2]func(context.Context, lockstep.Unit) (lockstep.Lock, error){lockOf("a"), lockOf("b")},
 			[2]string{"b", "a"})
 		require.Len(t, de.Cycle, 2)
 		got := map[string]string{}
@@ -100,8 +98,8 @@ func TestDeadlock_CommentsComeBackByteForByte(t *testing.T) {
 // (whose handle's first member is its ancestor's intention lock) and for a
 // group (whose handle's first member is another id).
 func TestDeadlock_HeldByIsTheOwnerOfTheHoldersHandle(t *testing.T) {
-	group := func(ids ...string) func(context.Context, *queuelock.Locker) (lockstep.Lock, error) {
-		return func(ctx context.Context, lk *queuelock.Locker) (lockstep.Lock, error) {
+	group := func(ids ...string) func(context.Context, lockstep.Unit) (lockstep.Lock, error) {
+		return func(ctx context.Context, lk lockstep.Unit) (lockstep.Lock, error) {
 			var rs []lockstep.Request
 			for _, id := range ids {
 				rs = append(rs, lockstep.Request{ID: id})
@@ -109,7 +107,7 @@ func TestDeadlock_HeldByIsTheOwnerOfTheHoldersHandle(t *testing.T) {
 			return lk.LockGroup(ctx, rs...)
 		}
 	}
-	type take = func(context.Context, *queuelock.Locker) (lockstep.Lock, error)
+	type take = func(context.Context, lockstep.Unit) (lockstep.Lock, error)
 	for _, tc := range []struct {
 		name   string
 		sep    string

@@ -1,7 +1,6 @@
 package lockstep_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -35,9 +34,4 @@ func TestDeadlockDetection_ResolveDefaultsAndRefusals(t *testing.T) {
 	_, err = lockstep.DeadlockDetection{Partition: "bad\x00"}.Resolve()
 	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
 	assert.Contains(t, err.Error(), "Deadlock.Partition")
-}
-
-func TestWithComment_RoundTrips(t *testing.T) {
-	assert.Equal(t, "", lockstep.CommentOf(context.Background()))
-	assert.Equal(t, "why", lockstep.CommentOf(lockstep.WithComment(context.Background(), "why")))
 }

@@ -6,7 +6,7 @@
 // This package holds only what every other package speaks: the [Locker] and
 // [Lock] contracts, the [Mode] a lock is taken in, the [Access] an
 // acquisition asks of an id with the lock manager's vocabulary ([Request],
-// [GroupLocker], [WithReentrancy]), the sentinel errors, the
+// [GroupLocker], [Unit]), the sentinel errors, the
 // [Store] interface and its [Cell], the [Clock], and the [Observer] hook. It
 // imports no package of this module; the algorithms (shadowlock, queuelock,
 // combined), the migration layer and the backends (cassandra, model) depend on

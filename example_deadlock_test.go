@@ -12,7 +12,7 @@ import (
 	"github.com/lockstep-go/lockstep/queuelock"
 )
 
-// Two units of work, each named by WithReentrancy, take "a" and "b" in
+// Two units of work (each a Locker's Unit), take "a" and "b" in
 // opposite orders: a deadlock no lock order can prevent, since the callers
 // chose the orders. With deadlock detection on, one of the two waits fails
 // with ErrDeadlock, whose error lists the cycle with the comments the
@@ -23,17 +23,16 @@ func ExampleDeadlockDetection() {
 	ctx := context.Background()
 	store := model.New(&clock.Local{})
 	detect := &lockstep.DeadlockDetection{After: 10 * time.Millisecond, Every: 100 * time.Millisecond}
-	type unit struct{ name string }
 	run := func(process, first, second string, done chan<- error) {
 		lk, _ := queuelock.New(store, &queuelock.Options{ProcessID: process, Deadlock: detect})
 		defer lk.Close(ctx)
-		uctx := lockstep.WithComment(lockstep.WithReentrancy(ctx, &unit{process}), "moving "+first+" to "+second)
-		l1, _ := lk.Lock(uctx, first)
-		defer l1.Unlock(uctx)
+		unit := lk.Unit("moving " + first + " to " + second)
+		l1, _ := unit.Lock(ctx, first)
+		defer l1.Unlock(ctx)
 		time.Sleep(50 * time.Millisecond) // both hold their first id
-		l2, err := lk.Lock(uctx, second)
+		l2, err := unit.Lock(ctx, second)
 		if err == nil {
-			_ = l2.Unlock(uctx)
+			_ = l2.Unlock(ctx)
 		}
 		done <- err
 	}
@@ -50,7 +49,7 @@ func ExampleDeadlockDetection() {
 }
 
 // UnlockAll releases everything a unit of work holds through a Locker.
-func ExampleUnlockAller() {
+func ExampleUnit_unlockAll() {
 	ctx := context.Background()
 	store := model.New(&clock.Local{})
 	lk, _ := queuelock.New(store, &queuelock.Options{ProcessID: "a", Separator: "/"})
@@ -58,15 +57,13 @@ func ExampleUnlockAller() {
 	other, _ := queuelock.New(store, &queuelock.Options{ProcessID: "b", Separator: "/"})
 	defer other.Close(ctx)
 
-	type job struct{ id int }
-	j := &job{42}
-	jctx := lockstep.WithReentrancy(ctx, j)
-	_, _ = lk.Lock(jctx, "orders/42")
-	_, _ = lk.LockGroup(jctx, lockstep.Request{ID: "stock/*", Access: lockstep.Shared}) // a mask: every child of stock
+	job := lk.Unit("job 42")
+	_, _ = job.Lock(ctx, "orders/42")
+	_, _ = job.LockGroup(ctx, lockstep.Request{ID: "stock/*", Access: lockstep.Shared}) // a mask: every child of stock
 	_, err := other.TryLock(ctx, "stock/apples")
 	fmt.Println("stock/apples busy:", errors.Is(err, lockstep.ErrLocked))
 
-	fmt.Println("unlock all:", lk.UnlockAll(ctx, j))
+	fmt.Println("unlock all:", job.UnlockAll(ctx))
 	l, err := other.TryLock(ctx, "stock/apples")
 	fmt.Println("stock/apples free:", err == nil)
 	_ = l.Unlock(ctx)

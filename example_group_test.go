@@ -82,25 +82,25 @@ func ExampleGroupLocker() {
 	// the ancestor is busy: true
 }
 
-// Reentrancy is opt-in: the caller names the holder. Seed 003's scenario 3:
-// one holder takes a write lock twice and releases it twice, then a read
-// lock likewise.
-func ExampleWithReentrancy() {
+// Reentrancy is opt-in: the caller makes the unit of work explicit. Seed
+// 003's scenario 3: one unit takes a write lock twice and releases it
+// twice, then a read lock likewise.
+func ExampleUnit() {
 	ctx := context.Background()
 	store := model.New(&clock.Local{})
 	l, _ := queuelock.New(store, &queuelock.Options{ProcessID: "a"})
 	defer l.Close(ctx)
 
-	job := lockstep.WithReentrancy(ctx, "job-17")
+	job := l.Unit("job-17")
 	for _, access := range []lockstep.Access{lockstep.Exclusive, lockstep.Shared} {
-		first, _ := l.LockGroup(job, lockstep.Request{ID: "ledger", Access: access})
-		second, err := l.LockGroup(job, lockstep.Request{ID: "ledger", Access: access})
+		first, _ := job.LockGroup(ctx, lockstep.Request{ID: "ledger", Access: access})
+		second, err := job.LockGroup(ctx, lockstep.Request{ID: "ledger", Access: access})
 		fmt.Println(access, "taken twice:", err == nil)
 		_ = second.Unlock(ctx)
 		_ = first.Unlock(ctx)
 	}
-	_, err := l.LockGroup(job, lockstep.Request{ID: "ledger", Access: lockstep.Shared})
-	_, err2 := l.LockGroup(job, lockstep.Request{ID: "ledger"})
+	_, err := job.LockGroup(ctx, lockstep.Request{ID: "ledger", Access: lockstep.Shared})
+	_, err2 := job.LockGroup(ctx, lockstep.Request{ID: "ledger"})
 	fmt.Println(err == nil, "then X under S:", errors.Is(err2, lockstep.ErrUpgrade))
 	// Output:
 	// X taken twice: true

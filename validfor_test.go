@@ -52,7 +52,7 @@ func TestValidFor_EveryLockSaysHowLongItStaysValid(t *testing.T) {
 		return q.LockGroup(ctx, lockstep.Request{ID: "x"}, lockstep.Request{ID: "y", Access: lockstep.Shared})
 	})
 	check("queuelock under reentrancy", func() (lockstep.Lock, error) {
-		return q.Lock(lockstep.WithReentrancy(ctx, "unit"), "r")
+		return q.Unit("").Lock(ctx, "r")
 	})
 
 	for _, mode := range []lockstep.Mode{lockstep.ModeLegacy, lockstep.ModeCombined, lockstep.ModeNew} {

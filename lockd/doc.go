@@ -27,8 +27,8 @@
 // (Aborted, SESSION_EXPIRED, with the same handles), and logs it. A lock
 // whose lease the library loses (Lock.Lost) is reported on the stream as
 // LOCK_LOST. Lock calls of a session that ends are cancelled. Locks are
-// reentrant per session (lockstep.WithReentrancy, keyed by the session's
-// identity); HeldLock.reentrant is true only for a Lock that took nothing,
+// reentrant per session (each identity is a lockstep.Unit of the
+// Locker); HeldLock.reentrant is true only for a Lock that took nothing,
 // every member already held and only counted.
 //
 // A Lock or TryLock that fails names, in LockError.id, the member that
@@ -53,10 +53,10 @@
 // # Seed 003's extras
 //
 // The session's identity (below) is the unit of work: every acquisition is
-// made under lockstep.WithReentrancy(ctx, identity), so reentrancy,
+// made by the identity's lockstep.Unit, so reentrancy,
 // UnlockAll and the holdings a deadlock detector sees are the identity's,
 // the session's own until SetToken joins it to another. A Lock's comment
-// travels as lockstep.WithComment. It is a protobuf string, so UTF-8: the
+// travels as its unit's comment (Unit.Commented). It is a protobuf string, so UTF-8: the
 // Go client refuses another comment before sending it, and the server's
 // decoding refuses it from any other client (InvalidArgument); a cycle
 // member's comment from a Go process that is not UTF-8 reaches the client
@@ -82,7 +82,7 @@
 // the locks are released when the last client with the identifier leaves
 // it. In lockd the real identifier is the session and the effective one
 // its identity: every session opens with an identity of its own, and every
-// acquisition is made under lockstep.WithReentrancy(ctx, identity), so
+// acquisition is made by the identity's lockstep.Unit, so
 // reentrancy, UnlockAll and deadlock holdings are the identity's.
 //
 //   - GetToken returns the identity's token, "lkt1.<instance>.<secret>"

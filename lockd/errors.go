@@ -132,7 +132,7 @@ func lockError(err error, session, id string, lost []string) *rpcError {
 // cycleProto renders a deadlock cycle for the LockError detail. A
 // protobuf string must be UTF-8, or the whole detail fails to marshal: a
 // comment the library kept byte for byte that is not UTF-8 (a Go process's
-// WithComment) travels with each invalid byte replaced by U+FFFD, and so
+// Unit comment) travels with each invalid byte replaced by U+FFFD, and so
 // do the other strings, which are UTF-8 in practice.
 func cycleProto(cycle []lockstep.DeadlockMember) []*pb.DeadlockMember {
 	valid := func(s string) string {

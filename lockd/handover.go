@@ -94,8 +94,8 @@ func (s *Server) peerToken(id *identity) string {
 
 // acquisitions returns the handles of hs, in order, that hold a lock no
 // earlier handle of hs holds: a handle is the library's group Lock, whose
-// members (MemberLocks) a holder's later Locks of the same ids share and
-// count (lockstep.WithReentrancy). A handle granted by reentrancy alone
+// members (MemberLocks) a unit of work's later Locks of the same ids share
+// and count (lockstep.Unit). A handle granted by reentrancy alone
 // holds only members an earlier handle holds, and is left out while that
 // handle lives; once it is unlocked, the handle left holds them and is
 // kept. Siblings (rx/1 and rx/2, sharing the intention lock on rx) each
@@ -190,10 +190,16 @@ func (s *Server) adoptPeer(ctx context.Context, rpc string, pr *Principal, ss *s
 	if o := s.principals.Load().named(p.Owner); o != nil {
 		owner = o
 	}
-	to := newIdentity(s.instance, owner)
+	to := newIdentity(s.instance, owner, s.locker)
 	wctx, cancel := s.bound(ctx, ss)
 	defer cancel(nil)
-	got, skipped, e := s.adoptLocks(lockstep.WithReentrancy(wctx, to), sh, ss, to, p)
+	// The adopted locks join the new identity's unit of work, as if it had
+	// taken them (its Adopt), when the Locker has units.
+	var ad adopter = sh
+	if ua, ok := to.unit.(adopter); ok {
+		ad = ua
+	}
+	got, skipped, e := s.adoptLocks(wctx, ad, ss, to, p)
 	if e != nil {
 		return refuse(e)
 	}
@@ -220,8 +226,14 @@ func (s *Server) adoptPeer(ctx context.Context, rpc string, pr *Principal, ss *s
 	return connect.NewResponse(&pb.SetTokenResponse{Identity: to.name, Locks: locks}), nil
 }
 
-// adoptLocks adopts each lock of p into to, under actx (ctx with to as the
-// reentrancy holder). A lock whose Adopt finds no holder left
+// adopter is what adoptLocks adopts through: the identity's unit of work
+// (its Adopt counts a member the unit already holds by the same
+// acquisition), or the Locker's Sharer when it has no units.
+type adopter interface {
+	Adopt(ctx context.Context, tok string) (lockstep.Lock, error)
+}
+
+// adoptLocks adopts each lock of p into to, through ad (to's unit). A lock whose Adopt finds no holder left
 // (lockstep.ErrReleased: released or expired since the token was read) is
 // skipped and returned in skipped, as its ids: the library's witness read
 // refuses to adopt it and writes nothing, so a skipped lock is never held
@@ -230,9 +242,9 @@ func (s *Server) adoptPeer(ctx context.Context, rpc string, pr *Principal, ss *s
 // held, the token is refused (UNKNOWN_TOKEN): the identity has nothing left
 // to continue. Any other failure gives back what was adopted and refuses
 // the token whole.
-func (s *Server) adoptLocks(actx context.Context, sh lockstep.Sharer, ss *session, to *identity, p peerPayload) (got []*handle, skipped []string, e *rpcError) {
+func (s *Server) adoptLocks(actx context.Context, ad adopter, ss *session, to *identity, p peerPayload) (got []*handle, skipped []string, e *rpcError) {
 	for _, pl := range p.Locks {
-		l, err := sh.Adopt(actx, pl.Share)
+		l, err := ad.Adopt(actx, pl.Share)
 		if errors.Is(err, lockstep.ErrReleased) {
 			ids := make([]string, len(pl.Items))
 			for i, it := range pl.Items {

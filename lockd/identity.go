@@ -1,6 +1,7 @@
 package lockd
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
@@ -23,6 +24,11 @@ type identity struct {
 	name  string     // public: "i-<hex>", shown by DescribeSession
 	token string     // secret: "lkt1.<lockd instance>.<hex>", GetToken's
 	owner *Principal // the principal of the session that opened it
+	// unit is the identity's unit of work on the Locker (lockstep.Unit):
+	// its acquisitions are reentrant, UnlockAll releases them, and they are
+	// the holdings a deadlock detector sees. Nil if the Locker is not a
+	// lockstep.UnitLocker: acquisitions are then the Locker's own.
+	unit lockstep.Unit
 
 	mu      sync.Mutex
 	members map[*session]struct{}
@@ -44,10 +50,34 @@ func randomHex(n int) string {
 }
 
 // newIdentity returns the identity of a new session of pr, on the lockd
-// instance inst.
-func newIdentity(inst string, pr *Principal) *identity {
-	return &identity{name: "i-" + randomHex(8), token: tokenVersion + "." + inst + "." + randomHex(16), owner: pr,
+// instance inst, with a unit of work of its own on locker.
+func newIdentity(inst string, pr *Principal, locker lockstep.GroupLocker) *identity {
+	id := &identity{name: "i-" + randomHex(8), token: tokenVersion + "." + inst + "." + randomHex(16), owner: pr,
 		members: map[*session]struct{}{}, locks: map[string]*handle{}}
+	if ul, ok := locker.(lockstep.UnitLocker); ok {
+		id.unit = ul.Unit("")
+	}
+	return id
+}
+
+// takers is what acquires for an identity: its unit of work, or the Locker.
+type takers interface {
+	Lock(ctx context.Context, id string) (lockstep.Lock, error)
+	TryLock(ctx context.Context, id string) (lockstep.Lock, error)
+	LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error)
+	TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error)
+}
+
+// taker returns what takes the identity's locks, showing comment in
+// deadlock reports: its unit of work, or, without one, locker itself.
+func (id *identity) taker(locker lockstep.GroupLocker, comment string) takers {
+	switch {
+	case id.unit == nil:
+		return locker
+	case comment != "":
+		return id.unit.Commented(comment)
+	}
+	return id.unit
 }
 
 // add records a lock a Lock of ss returned and starts watching its lease;

@@ -58,11 +58,8 @@ func (s *Server) lock(ctx context.Context, rpc string, req *pb.LockRequest, try 
 	defer ss.done()
 	wctx, cancel := s.bound(ctx, ss)
 	defer cancel(nil)
-	actx := lockstep.WithReentrancy(wctx, id) // the identity is the unit of work: reentrancy, UnlockAll, deadlock holdings
-	if c := req.GetComment(); c != "" {
-		actx = lockstep.WithComment(actx, c)
-	}
-	l, err := s.acquire(actx, reqs, try)
+	// The identity is the unit of work: reentrancy, UnlockAll, deadlock holdings.
+	l, err := acquire(wctx, id.taker(s.locker, req.GetComment()), reqs, try)
 	if err != nil {
 		if context.Cause(wctx) == errSessionEnded {
 			return nil, wire(ss.endedError())
@@ -100,18 +97,18 @@ func (s *Server) bound(ctx context.Context, ss *session) (context.Context, conte
 	return wctx, func(err error) { stop(); outer(err) }
 }
 
-// acquire calls the library: Lock or TryLock for one exclusive id, LockGroup
-// or TryLockGroup otherwise.
-func (s *Server) acquire(ctx context.Context, reqs []lockstep.Request, try bool) (lockstep.Lock, error) {
+// acquire calls the library through t (the identity's unit of work): Lock
+// or TryLock for one exclusive id, LockGroup or TryLockGroup otherwise.
+func acquire(ctx context.Context, t takers, reqs []lockstep.Request, try bool) (lockstep.Lock, error) {
 	switch {
 	case len(reqs) == 1 && reqs[0].Access == lockstep.Exclusive && try:
-		return s.locker.TryLock(ctx, reqs[0].ID)
+		return t.TryLock(ctx, reqs[0].ID)
 	case len(reqs) == 1 && reqs[0].Access == lockstep.Exclusive:
-		return s.locker.Lock(ctx, reqs[0].ID)
+		return t.Lock(ctx, reqs[0].ID)
 	case try:
-		return s.locker.TryLockGroup(ctx, reqs...)
+		return t.TryLockGroup(ctx, reqs...)
 	}
-	return s.locker.LockGroup(ctx, reqs...)
+	return t.LockGroup(ctx, reqs...)
 }
 
 // requests converts and checks the items: at least one, valid ids and

@@ -147,7 +147,7 @@ func (s *Server) openSession(rctx context.Context, pr *Principal, ttl time.Durat
 	ss := &session{id: "s-" + randomHex(16), name: name, principal: pr, ttl: ttl, clock: s.cfg.Clock,
 		ctx: ctx, end: end, released: make(chan struct{}), watchers: map[chan *pb.SessionEvent]struct{}{}}
 	ss.deadline = s.cfg.Clock.Elapsed() + ttl.Microseconds()
-	id := newIdentity(s.instance, pr)
+	id := newIdentity(s.instance, pr, s.locker)
 	id.members[ss] = struct{}{}
 	ss.ident = id
 	s.mu.Lock()

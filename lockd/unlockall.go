@@ -27,13 +27,12 @@ func (s *Server) UnlockAll(ctx context.Context, req *connect.Request[pb.UnlockAl
 	if err != nil {
 		return nil, wire(err)
 	}
-	ua, ok := s.locker.(lockstep.UnlockAller)
-	if !ok {
-		return nil, wire(&rpcError{code: connect.CodeUnimplemented, reason: pb.LockError_REASON_INVALID_ARGUMENT, session: ss.id,
-			msg: "this lockd's Locker has no UnlockAll: Unlock the session's locks one by one (DescribeSession lists them)"})
-	}
 	id := ss.identity()
-	_ = ua.UnlockAll(ctx, id) // its errors are met again, per handle, below
+	if id.unit == nil {
+		return nil, wire(&rpcError{code: connect.CodeUnimplemented, reason: pb.LockError_REASON_INVALID_ARGUMENT, session: ss.id,
+			msg: "this lockd's Locker has no UnlockAll (it is no lockstep.UnitLocker): Unlock the session's locks one by one (DescribeSession lists them)"})
+	}
+	_ = id.unit.UnlockAll(ctx) // its errors are met again, per handle, below
 	res := &pb.UnlockAllResponse{}
 	var failed error
 	for _, h := range id.handles() {

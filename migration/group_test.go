@@ -50,10 +50,10 @@ func TestLocker_GroupsAndHierarchyInEveryMode(t *testing.T) {
 				require.ErrorIs(t, err, lockstep.ErrLocked, "the legacy lock of the ancestor is exclusive")
 			}
 
-			job := lockstep.WithReentrancy(ctx, "job-1")
-			r1, err := p1.Lock(job, "x")
+			job := p1.Unit("job-1")
+			r1, err := job.Lock(ctx, "x")
 			require.NoError(t, err)
-			r2, err := p1.Lock(job, "x")
+			r2, err := job.Lock(ctx, "x")
 			require.NoError(t, err, "the same holder takes it again")
 			require.NoError(t, r2.Unlock(ctx))
 			_, err = p2.TryLock(ctx, "x")

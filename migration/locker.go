@@ -49,17 +49,19 @@ type Locker struct {
 
 	tables []string // the lock tables of both algorithms, for Ready
 
-	calls   sync.WaitGroup
 	cacheMu sync.Mutex
 	cache   phaseCache
 
-	mu     sync.Mutex
-	closed bool
-
-	groups *manager.Manager // groups, hierarchy and reentrancy (group.go)
+	// m is the lock manager over this Locker's mode switch (modeSwitch):
+	// groups, hierarchy, reentrancy, deadlock waits, the calls in flight
+	// and the locks held that Close ends and releases.
+	m *manager.Locker
 }
 
-var _ lockstep.GroupLocker = (*Locker)(nil)
+var (
+	_ lockstep.GroupLocker = (*Locker)(nil)
+	_ lockstep.UnitLocker  = (*Locker)(nil)
+)
 
 // phaseCache is the last phase the guard read with the census published.
 type phaseCache struct {
@@ -129,7 +131,8 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 		_ = algs.close(context.Background())
 		return nil, err
 	}
-	if l.groups, err = manager.New(sep, clk, det, cfg.knobs.Manager); err != nil {
+	if l.m, err = manager.NewLocker(modeSwitch{l}, manager.Config{Name: "migration", Mode: lockstep.ModeUnknown, Clock: clk, Observer: cfg.observer,
+		Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
 		_ = algs.close(context.Background())
 		return nil, err
 	}
@@ -154,64 +157,82 @@ func (l *Locker) Entry() census.Entry {
 // Lock blocks until id is held in the flag's mode, if the phase allows it, or
 // ctx is done (then errors.Is(err, ctx.Err()) holds).
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
+	return l.m.Lock(ctx, id)
 }
 
 // TryLock is Lock failing with lockstep.ErrLocked instead of waiting.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.group(ctx, []lockstep.Request{{ID: id}}, true)
+	return l.m.TryLock(ctx, id)
 }
 
-// acquire takes id in access with the algorithm of the flag's mode: in mode
-// new in access, in modes legacy and combined exclusively (the legacy format
-// has no other access; docs/algorithms.md, section 6.3), which it tells its
-// manager's step through took once the mode is chosen, so that a deadlock
-// wait and the holding are published in the access really taken (section
-// 8.5).
-func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access, try bool, took func(lockstep.Access)) (lockstep.Lock, error) {
-	if err := lockstep.ValidateID(id); err != nil {
-		return nil, err
-	}
-	if !l.enter() {
-		return nil, lockstep.ErrClosed
-	}
-	defer l.calls.Done()
-	start := l.clock.Elapsed()
+// LockGroup takes every request as one lock, each member as Lock takes an id.
+func (l *Locker) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	return l.m.LockGroup(ctx, reqs...)
+}
+
+// TryLockGroup is LockGroup with TryLock's semantics for each member.
+func (l *Locker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	return l.m.TryLockGroup(ctx, reqs...)
+}
+
+// Unit returns a new unit of work (lockstep.Unit) with comment.
+func (l *Locker) Unit(comment string) lockstep.Unit { return l.m.Unit(comment) }
+
+// modeSwitch is the migration's algorithm below its lock manager
+// (manager.Algorithm): per acquisition, the flag's mode, the admission and
+// that mode's algorithm.
+type modeSwitch struct{ l *Locker }
+
+// Take takes a.ID with the algorithm of the flag's mode, if the phase
+// allows it: in mode new in a.Access, in modes legacy and combined
+// exclusively (the legacy format has no other access; docs/algorithms.md,
+// section 6.3), which the mode's algorithm tells the manager once the mode
+// is chosen, so that a deadlock wait and the holding are published in the
+// access really taken (section 8.5). The lock is bound to the census
+// epoch it was admitted in (bind).
+func (s modeSwitch) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, error) {
+	l := s.l
 	m, err := l.flag.Mode(ctx)
 	if err == nil && !m.Valid() {
 		err = fmt.Errorf("%w: flag source returned %v", lockstep.ErrInvalidMode, m)
 	}
 	if err != nil {
-		return nil, l.refused(ctx, id, lockstep.ModeUnknown, try, start, fmt.Errorf("migration: mode flag: %w", err))
+		return held.Spec{}, fmt.Errorf("migration: mode flag: %w", err)
 	}
+	a.Mode = m
 	l.hb.setConfigured(m)
 	l.hb.begin(m)
-	t, err := l.guard(ctx, id, m)
+	t, err := l.guard(ctx, a.ID, m)
 	if err != nil {
 		l.hb.finish(ticket{mode: m}, false)
-		return nil, l.refused(ctx, id, m, try, start, err)
+		return held.Spec{}, err
 	}
-	if m != lockstep.ModeNew {
-		took(lockstep.Exclusive)
-	}
-	// One flat id, taken by the mode's algorithm itself (a *held.Lock):
-	// groups, hierarchy and reentrancy are this Locker's manager's alone,
-	// applied once, above this call.
-	inner, err := l.algs.one(ctx, m, id, access, try)
+	// One flat id, taken by the mode's algorithm itself: groups, hierarchy
+	// and reentrancy are this Locker's manager's alone, applied once, above
+	// this call.
+	spec, err := l.algs.of(m).Take(ctx, a)
 	if err != nil {
 		l.hb.finish(t, false)
-		return nil, err
+		return held.Spec{}, err
 	}
 	if ok, _ := l.hb.trusted(t, false); !ok {
 		// The census went stale while this call waited: the Controller may
 		// have moved the phase without seeing it. Give the lock back.
-		uerr := inner.Unlock(context.WithoutCancel(ctx))
+		uerr := spec.Abandon(context.WithoutCancel(ctx))
 		l.hb.finish(t, false)
-		return nil, errors.Join(l.hb.staleError(nil), uerr)
+		return held.Spec{}, errors.Join(l.hb.staleError(nil), uerr)
 	}
 	l.hb.finish(t, true)
-	l.bind(held.Of(inner), t)
-	return inner, nil
+	l.bind(&spec, t)
+	return spec, nil
+}
+
+// Close closes the algorithms, once the manager has released every lock,
+// and then the census heartbeat, deleting this process's entry.
+func (s modeSwitch) Close(ctx context.Context) error {
+	err := s.l.algs.close(ctx)
+	s.l.hb.shutdown()
+	return errors.Join(err, s.l.hb.remove(ctx))
 }
 
 // bind ties a lock taken in census epoch t to the census, adding no wrapper
@@ -220,22 +241,15 @@ func (l *Locker) acquire(ctx context.Context, id string, access lockstep.Access,
 // heartbeat's own deadline, and its first Unlock stops counting it in the
 // census. (Until its cells are deleted or expire, they still exclude every
 // mode that could contend for them.)
-func (l *Locker) bind(lk *held.Lock, t ticket) {
-	loss := lk.Loss()
+func (l *Locker) bind(spec *held.Spec, t ticket) {
+	loss := spec.Loss
 	if !l.cfg.knobs.CensusUnbound {
 		l.hb.bind(t, loss)
 	}
-	lk.AddOnStop(func() {
+	spec.OnStop = func() {
 		l.hb.unbind(loss)
 		l.hb.released(t.mode)
-	})
-}
-
-// refused reports an acquisition the migration layer turned down.
-func (l *Locker) refused(ctx context.Context, id string, m lockstep.Mode, try bool, start int64, err error) error {
-	l.cfg.observer.ObserveAcquire(ctx, lockstep.AcquireEvent{ID: id, Mode: m, Try: try, Err: err,
-		Wait: time.Duration(l.clock.Elapsed()-start) * time.Microsecond})
-	return err
+	}
 }
 
 // guard admits an acquisition in mode m, already registered with the
@@ -299,41 +313,14 @@ func (l *Locker) cachedAllows(t ticket, m lockstep.Mode) bool {
 		l.clock.Elapsed()-c.readAt < l.cfg.phaseCache.Microseconds() && c.phase.Allows(m)
 }
 
-func (l *Locker) enter() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return false
-	}
-	l.calls.Add(1)
-	return true
-}
-
 // Close ends the waits in flight, releases every lock still held and deletes
 // the census entry.
-func (l *Locker) Close(ctx context.Context) error {
-	l.mu.Lock()
-	already := l.closed
-	l.closed = true
-	l.mu.Unlock()
-	if already {
-		return nil
-	}
-	err := l.algs.close(ctx) // ends waits in flight, releases the algorithms' locks
-	l.calls.Wait()
-	errs := []error{err}
-	l.hb.shutdown()
-	errs = append(errs, l.hb.remove(ctx))
-	return errors.Join(errs...)
-}
+func (l *Locker) Close(ctx context.Context) error { return l.m.Close(ctx) }
 
-// close closes the combined Locker first (it composes the other two), then
-// the legacy and queue Lockers.
+// close closes the legacy and queue Lockers (the combined one does not
+// own them).
 func (a algorithms) close(ctx context.Context) error {
 	var errs []error
-	if a.combined != nil {
-		errs = append(errs, a.combined.Close(ctx))
-	}
 	if a.legacy != nil {
 		errs = append(errs, a.legacy.Close(ctx))
 	}

@@ -1,7 +1,6 @@
 package migration
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,9 +10,9 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/combined"
-	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/combine"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/internal/queue"
 	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/internal/shadow"
@@ -149,21 +148,21 @@ type algorithms struct {
 	// legacy and queue are the two algorithms' cores (internal/shadow,
 	// internal/queue), called directly; combined composes them.
 	legacy   *shadow.Locker
-	combined *combined.Locker
+	combined *combine.Locker
 	queue    *queue.Locker
 	fencing  *clock.Global // Options.Fencing; nil without fencing
 }
 
-// one takes one flat id in mode m with that mode's algorithm itself,
-// below its Locker's lock manager: a call down into the algorithm.
-func (a algorithms) one(ctx context.Context, m lockstep.Mode, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
+// of returns the algorithm of mode m, below the migration Locker's lock
+// manager: the mode switch calls down into it.
+func (a algorithms) of(m lockstep.Mode) manager.Algorithm {
 	switch m {
 	case lockstep.ModeLegacy:
-		return a.legacy.One(ctx, id, access, try)
+		return a.legacy
 	case lockstep.ModeCombined:
-		return a.combined.One(ctx, held.Key{}, id, access, try)
+		return a.combined
 	}
-	return a.queue.One(ctx, id, access, try)
+	return a.queue
 }
 
 // checkShare checks, with no request, that the queue core could adopt tok
@@ -191,21 +190,8 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if (qo.Clock != nil && !sameClock(qo.Clock, clk)) || (so.Clock != nil && !sameClock(so.Clock, clk)) {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Clock/Legacy.Clock", Reason: "one process has one clock: set Options.Clock and leave these unset (or equal to it)"}
 	}
-	if (qo.ProcessID != "" && qo.ProcessID != process) || (so.ProcessID != "" && so.ProcessID != process) {
-		return algorithms{}, &lockstep.ConfigError{Field: "Queue.ProcessID/Legacy.ProcessID",
-			Reason: fmt.Sprintf("one process has one id (%q, Options.ProcessID): leave these unset (or equal to it)", process)}
-	}
-	if qo.Separator != "" || so.Separator != "" {
-		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Separator/Legacy.Separator",
-			Reason: "set migration Options.Separator instead and leave these unset: it applies to every mode, and the inner Lockers must take flat ids (the migration Locker takes the ancestors once)"}
-	}
-	if qo.Fencing != nil || so.Fencing != nil {
-		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Fencing/Legacy.Fencing",
-			Reason: "set migration Options.Fencing instead: it applies to every mode (combined locks draw one token for both halves)"}
-	}
-	if qo.Deadlock != nil || so.Deadlock != nil {
-		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Deadlock/Legacy.Deadlock",
-			Reason: "set migration Options.Deadlock instead: the migration Locker's waits are what is published, in every mode"}
+	if err := combine.CheckHalves("migration", &qo, &so, process); err != nil {
+		return algorithms{}, err
 	}
 	var fence *clock.Global
 	if o != nil {
@@ -226,7 +212,7 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if so.Logger == nil {
 		so.Logger = logger
 	}
-	var ck combined.TestingKnobs
+	var ck combine.TestingKnobs
 	if k.Combined != nil {
 		ck = *k.Combined
 	}
@@ -241,14 +227,14 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	// One owner-id issuer for the process's two cores, passed to both:
 	// owner ids unique across them.
 	owners := setup.NewOwners(process)
-	if a.legacy, err = shadow.NewWith(store, (*shadow.Options)(&so), owners); err != nil {
+	if a.legacy, err = shadow.NewWith(store, &so, owners); err != nil {
 		return a, err
 	}
-	if a.queue, err = queue.NewWith(store, (*queue.Options)(&qo), owners); err != nil {
+	if a.queue, err = queue.NewWith(store, &qo, owners); err != nil {
 		return a, err
 	}
 	a.fencing = fence
-	if a.combined, err = combined.ComposeCores(held.Key{}, a.queue, a.legacy, &combined.ComposeOptions{Fencing: fence, Observer: obs, TestingKnobs: &ck}); err != nil {
+	if a.combined, err = combine.New(a.queue, a.legacy, fence, false, &ck); err != nil {
 		return a, err
 	}
 	return a, nil

@@ -36,10 +36,10 @@ func lockTables(o *Options) []string {
 // phase allows the flag's mode. Its error wraps ErrNotReady and says what
 // to do.
 func (l *Locker) Ready(ctx context.Context) error {
-	if !l.enter() {
-		return lockstep.ErrClosed
-	}
-	defer l.calls.Done()
+	return l.m.Call(ctx, l.ready)
+}
+
+func (l *Locker) ready(ctx context.Context) error {
 	if err := setup.ProbeTables(ctx, l.store, "migration: ", append(l.tables, l.cfg.censusTable, l.cfg.phaseTable)...); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/manager"
 )
 
 // Shared identities across migration Lockers (lockstep.Sharer;
@@ -19,7 +20,10 @@ import (
 // the census while held, and its Lost() closes when the census epoch it
 // was admitted in ends.
 
-var _ lockstep.Sharer = (*Locker)(nil)
+var (
+	_ lockstep.Sharer = (*Locker)(nil)
+	_ manager.Adopter = modeSwitch{}
+)
 
 // Share returns a token naming lk, held in mode new (lockstep.Sharer); a
 // legacy or combined hold is refused with lockstep.ErrIncompatibleMode.
@@ -45,35 +49,32 @@ func (l *Locker) Share(lk lockstep.Lock) (string, error) {
 // Adopt makes this Locker a holder of the locks tok names
 // (lockstep.Sharer), admitted as a Lock in mode new: an error wraps
 // lockstep.ErrShareToken, lockstep.ErrIncompatibleMode or ErrStaleCensus,
-// and writes nothing to the lock tables. The lock counts in the census,
-// and joins a lockstep.WithReentrancy holder.
+// and writes nothing to the lock tables. The lock counts in the census; the
+// Adopt of a Unit makes it the unit's.
 func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
+	return l.m.Adopt(ctx, tok)
+}
+
+// Adopt is the mode switch's adoption (manager.Adopter): the token checked
+// with no request, the admission in mode new, the queue core's Adopt, and
+// each member bound to the census epoch it was admitted in.
+func (s modeSwitch) Adopt(ctx context.Context, tok string, skip func(id string, a lockstep.Access, owner string) bool) (
+	string, []lockstep.Request, bool, []*held.Spec, error) {
+	l := s.l
 	id, plan, err := l.algs.checkShare(tok)
 	if err != nil {
-		return nil, err
-	}
-	if !l.enter() {
-		return nil, lockstep.ErrClosed
-	}
-	defer l.calls.Done()
-	var skip func(string, lockstep.Access, string) bool
-	if holder, ok := lockstep.ReentrancyHolder(ctx); ok {
-		skip = func(id string, a lockstep.Access, owner string) bool { return l.groups.HeldFor(holder, id, a, owner) }
+		return "", nil, false, nil, err
 	}
 	if l.cfg.knobs.AdoptWithoutCensus {
 		// Planted: no flag, no admission, not counted in the census.
-		locks, group, err := l.algs.queue.AdoptMembers(ctx, tok, skip)
-		if err != nil {
-			return nil, err
-		}
-		return l.wrapAdopted(ctx, id, plan, locks, group)
+		return l.algs.queue.Adopt(ctx, tok, skip)
 	}
 	m, err := l.flag.Mode(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("migration: adopt %q: mode flag: %w", id, err)
+		return "", nil, false, nil, fmt.Errorf("migration: adopt %q: mode flag: %w", id, err)
 	}
 	if m != lockstep.ModeNew {
-		return nil, fmt.Errorf("%w: migration: process %s refuses to adopt %q: the token's lock is held in mode new and this process's flag says %v: "+
+		return "", nil, false, nil, fmt.Errorf("%w: migration: process %s refuses to adopt %q: the token's lock is held in mode new and this process's flag says %v: "+
 			"adopt on a process whose flag says new, or set this one's flag to new (the phase must be new)",
 			lockstep.ErrIncompatibleMode, l.Process(), id, m)
 	}
@@ -90,57 +91,31 @@ func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 	t, err := l.guard(ctx, id, m)
 	if err != nil {
 		finish(t, false)
-		return nil, err
+		return "", nil, false, nil, err
 	}
-	locks, group, err := l.algs.queue.AdoptMembers(ctx, tok, skip)
+	id, plan, group, specs, err := l.algs.queue.Adopt(ctx, tok, skip)
 	if err != nil {
 		finish(t, false)
-		return nil, err
+		return "", nil, false, nil, err
 	}
 	if ok, _ := l.hb.trusted(t, false); !ok {
-		// As acquire: the epoch ended while Adopt ran, so the Controller
-		// may have moved the phase without seeing this process. Leave: the
+		// As Take: the epoch ended while Adopt ran, so the Controller may
+		// have moved the phase without seeing this process. Leave: the
 		// giver still holds.
-		uerr := unlockAll(ctx, locks)
+		var errs []error
+		for i := len(specs) - 1; i >= 0; i-- {
+			if specs[i] != nil { // nil: counted, not adopted
+				errs = append(errs, specs[i].Abandon(context.WithoutCancel(ctx)))
+			}
+		}
 		finish(t, false)
-		return nil, errors.Join(l.hb.staleError(nil), uerr)
+		return "", nil, false, nil, errors.Join(l.hb.staleError(nil), errors.Join(errs...))
 	}
 	finish(t, true)
-	for _, m := range locks {
-		if m != nil { // nil: counted, bound when it was taken
-			l.bind(held.Of(m), t)
+	for _, sp := range specs {
+		if sp != nil { // nil: counted, bound when it was taken
+			l.bind(sp, t)
 		}
 	}
-	return l.wrapAdopted(ctx, id, plan, locks, group)
-}
-
-// unlockAll leaves the locks an Adopt took (nil: counted, not taken).
-func unlockAll(ctx context.Context, locks []lockstep.Lock) error {
-	var errs []error
-	for _, lk := range locks {
-		if lk != nil {
-			errs = append(errs, lk.Unlock(context.WithoutCancel(ctx)))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// wrapAdopted returns the locks the queue Locker adopted, one per member
-// of plan (group: the token named a group), as this Locker's lock: a
-// group through this Locker's manager (so that its Unlock and Lost are the
-// manager's, as for the giver's group), joined to the reentrancy holder of
-// ctx if there is one (a nil lock is a member the holder holds, counted);
-// a flat lock without a holder as it is.
-func (l *Locker) wrapAdopted(ctx context.Context, id string, plan []lockstep.Request, locks []lockstep.Lock, group bool) (lockstep.Lock, error) {
-	if holder, ok := lockstep.ReentrancyHolder(ctx); ok {
-		g, err := l.groups.AdoptedFor(holder, id, plan, locks)
-		if err != nil {
-			return nil, errors.Join(err, unlockAll(ctx, locks))
-		}
-		return g, nil
-	}
-	if !group {
-		return locks[0], nil
-	}
-	return l.groups.Adopted(id, plan, locks), nil
+	return id, plan, group, specs, nil
 }

@@ -264,10 +264,10 @@ func TestAdopt_LostClosesWhenTheReceiversCensusLapses(t *testing.T) {
 	})
 }
 
-// Under lockstep.WithReentrancy the adopted lock joins the holder: the
-// holder's next Lock of the id is counted with no store request, and
-// UnlockAll releases it.
-func TestAdopt_JoinsTheReentrancyHolder(t *testing.T) {
+// A unit of work's Adopt makes the adopted lock the unit's: the unit's
+// next Lock of the id is counted with no store request, and its UnlockAll
+// releases it.
+func TestAdopt_JoinsTheUnitOfWork(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s, _ := newPhaseNew(t)
@@ -275,23 +275,24 @@ func TestAdopt_JoinsTheReentrancyHolder(t *testing.T) {
 		recv := newProcess(t, s, "receiver", flagOf(lockstep.ModeNew))
 		third := newProcess(t, s, "third", flagOf(lockstep.ModeNew))
 		l, tok := lockShared(t, ctx, giver, "id")
-		job := &struct{ name string }{"job"}
-		rctx := lockstep.WithReentrancy(ctx, job)
-		l2, err := recv.Adopt(rctx, tok)
+		job := recv.Unit("job")
+		l2, err := job.(interface {
+			Adopt(context.Context, string) (lockstep.Lock, error)
+		}).Adopt(ctx, tok)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := l.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		again, err := recv.TryLock(rctx, "id")
+		again, err := job.TryLock(ctx, "id")
 		if err != nil {
 			t.Fatalf("the holder's TryLock of the adopted id: %v", err)
 		}
 		if again.Owner() != l2.Owner() {
 			t.Fatalf("reentrant TryLock owner %s, adopted %s", again.Owner(), l2.Owner())
 		}
-		if err := recv.UnlockAll(ctx, job); err != nil {
+		if err := job.UnlockAll(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if err := l2.Unlock(ctx); err != nil {

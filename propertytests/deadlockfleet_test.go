@@ -155,16 +155,15 @@ func nestedUnits(h *harness, ctx context.Context, pr *proc, access lockstep.Acce
 	clk := pr.sp.Clock()
 	for clk.Sleep(ctx, think) == nil {
 		op := h.nextNested(pr)
-		type unit struct{ op nestedOp } // a fresh pointer per unit: its reentrancy holder
-		uctx := lockstep.WithComment(lockstep.WithReentrancy(ctx, &unit{op}), fmt.Sprintf("%s %v", pr.sp.Name, op.ids))
-		first, err := h.nestedLock(uctx, pr, op.ids[0], access)
+		unit := pr.locker.(lockstep.UnitLocker).Unit(fmt.Sprintf("%s %v", pr.sp.Name, op.ids)) // a fresh unit of work per op
+		first, err := h.nestedLock(ctx, unit, pr, op.ids[0], access)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			continue
 		}
-		second, err := h.nestedLock(uctx, pr, op.ids[1], access)
+		second, err := h.nestedLock(ctx, unit, pr, op.ids[1], access)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -200,7 +199,7 @@ func lostNow(l lockstep.Lock) bool {
 
 // nestedLock takes id in access for pr's unit, recording the wait and the
 // holding, each in the access pr's Locker really takes (takenIn).
-func (h *harness) nestedLock(ctx context.Context, pr *proc, id string, access lockstep.Access) (lockstep.Lock, error) {
+func (h *harness) nestedLock(ctx context.Context, u lockstep.Unit, pr *proc, id string, access lockstep.Access) (lockstep.Lock, error) {
 	eff := takenIn(pr.kind, access)
 	h.mu.Lock()
 	now := h.s.Now()
@@ -217,9 +216,9 @@ func (h *harness) nestedLock(ctx context.Context, pr *proc, id string, access lo
 	var l lockstep.Lock
 	var err error
 	if access == lockstep.Exclusive {
-		l, err = pr.locker.Lock(ctx, id)
+		l, err = u.Lock(ctx, id)
 	} else {
-		l, err = pr.locker.(lockstep.GroupLocker).LockGroup(ctx, lockstep.Request{ID: id, Access: access})
+		l, err = u.LockGroup(ctx, lockstep.Request{ID: id, Access: access})
 	}
 
 	h.mu.Lock()

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/internal/queue"
 	"github.com/lockstep-go/lockstep/internal/setup"
 )
@@ -12,13 +12,11 @@ import (
 // Locker takes queue locks on a Store. One Locker stands for one process: its
 // goroutines contending for the same id queue in-process, and only one of them
 // at a time contends in the store. Safe for concurrent use.
-type Locker struct {
-	c *queue.Locker // the algorithm's core (internal/queue)
-}
+type Locker manager.Locker
 
 var (
 	_ lockstep.GroupLocker = (*Locker)(nil)
-	_ lockstep.UnlockAller = (*Locker)(nil)
+	_ lockstep.UnitLocker  = (*Locker)(nil)
 	_ lockstep.Sharer      = (*Locker)(nil)
 )
 
@@ -30,73 +28,73 @@ var ErrNotReady = setup.ErrNotReady
 // store's scope. Invalid options return an error wrapping
 // lockstep.ErrInvalidConfig.
 func New(store lockstep.Store, opts *Options) (*Locker, error) {
-	c, err := queue.New(store, (*queue.Options)(opts))
+	m, err := queue.NewLocker(store, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Locker{c: c}, nil
+	return (*Locker)(m), nil
 }
 
 // Lock blocks until the lock named id is held or ctx is done, keeping its
 // place in line and retrying store errors, but not a refusal
 // (lockstep.ErrRefused: a missing permission or table).
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.c.Lock(ctx, id)
+	return l.m().Lock(ctx, id)
 }
 
 // TryLock makes one attempt: it fails with ErrLocked, having deleted
 // whatever it wrote, when the lock is held or awaited in a conflicting
 // access.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.c.TryLock(ctx, id)
+	return l.m().TryLock(ctx, id)
 }
 
 // LockGroup blocks until every request is held, as one lock, or ctx is
 // done. Members are taken in canonical order; when ctx ends first, what was
 // taken is released.
 func (l *Locker) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
-	return l.c.LockGroup(ctx, reqs...)
+	return l.m().LockGroup(ctx, reqs...)
 }
 
 // TryLockGroup is LockGroup with TryLock's semantics for each member.
 func (l *Locker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
-	return l.c.TryLockGroup(ctx, reqs...)
+	return l.m().TryLockGroup(ctx, reqs...)
 }
 
-// UnlockAll releases everything holder's acquisitions through this Locker
-// hold, as lockstep.UnlockAller says.
-func (l *Locker) UnlockAll(ctx context.Context, holder any) error {
-	return l.c.UnlockAll(ctx, holder)
-}
+// Unit returns a new unit of work of this Locker, whose deadlock reports
+// show comment, as lockstep.Unit says: its acquisitions are reentrant for
+// the unit, and its UnlockAll releases them. It sends no request.
+func (l *Locker) Unit(comment string) lockstep.Unit { return l.m().Unit(comment) }
 
 // Share returns a token naming l, which this Locker returned and still
 // holds, as lockstep.Sharer says. It sends no request. From now on l's
 // Unlock leaves the lock to the other holders instead of deleting it.
-func (l *Locker) Share(lk lockstep.Lock) (string, error) { return l.c.Share(lk) }
+func (l *Locker) Share(lk lockstep.Lock) (string, error) { return l.core().Share(lk) }
 
 // Adopt makes this Locker a holder of the lock tok names (lockstep.Sharer):
 // per id it reads that another holder is still there, writes its own owner
 // cell and reads again. An id that fails undoes its writes and is named in
 // the error; the ids adopted before it stay adopted.
 func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
-	return l.c.Adopt(ctx, tok)
+	return l.m().Adopt(ctx, tok)
 }
 
 // Ready reads one row of the Locker's table, writing nothing: call it once
 // at startup, so a missing keyspace or table shows then rather than at the
 // first Lock. The error wraps ErrNotReady and the store's error.
-func (l *Locker) Ready(ctx context.Context) error { return l.c.Ready(ctx) }
+func (l *Locker) Ready(ctx context.Context) error { return l.core().Ready(ctx) }
 
 // Scope returns the scope of this Locker's locks: its store's, read at New
 // (lockstep.ScopeOf).
-func (l *Locker) Scope() lockstep.Scope { return l.c.Scope() }
+func (l *Locker) Scope() lockstep.Scope { return l.core().Scope() }
 
 // Close makes further calls fail with ErrClosed, ends the waits in flight,
 // releases every lock still held and waits for its goroutines. ctx bounds
 // the releases.
-func (l *Locker) Close(ctx context.Context) error { return l.c.Close(ctx) }
+func (l *Locker) Close(ctx context.Context) error { return l.m().Close(ctx) }
 
-// Core is for this module's composing Lockers (package combined): the
-// algorithm's core inside l. Its key type is internal to the module, so
-// nothing outside it can call Core.
-func (l *Locker) Core(held.Key) *queue.Locker { return l.c }
+// m is l as the lock manager's Locker it is.
+func (l *Locker) m() *manager.Locker { return (*manager.Locker)(l) }
+
+// core is the algorithm's core below l's lock manager (internal/queue).
+func (l *Locker) core() *queue.Locker { return l.m().Algorithm().(*queue.Locker) }

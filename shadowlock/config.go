@@ -1,61 +1,21 @@
 package shadowlock
 
 import (
-	"log/slog"
-	"math/rand/v2"
-	"time"
-
-	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/shadow"
 )
 
 // Default table names of the frozen legacy format.
 const (
-	DefaultMainTable   = "legacy_main"
-	DefaultShadowTable = "legacy_shadow"
+	DefaultMainTable   = shadow.DefaultMainTable
+	DefaultShadowTable = shadow.DefaultShadowTable
 )
 
-// Options configure a Locker. The zero value of every field means its
-// default; a nil *Options means all defaults. New refuses invalid values.
-type Options struct {
-	// MainTable and ShadowTable name the legacy tables; use the legacy
-	// fleet's. Defaults DefaultMainTable and DefaultShadowTable.
-	MainTable, ShadowTable string
-	// Separator, when set, makes ids hierarchical, as
-	// queuelock.Options.Separator says; every member is exclusive. Default
-	// "": flat ids.
-	Separator string
-	// Deadlock, when set, turns on deadlock detection, as
-	// queuelock.Options.Deadlock says. Default nil: off.
-	Deadlock *lockstep.DeadlockDetection
-	// TTL is written on every cell: whole seconds, at least 4s with the
-	// default MaxServerSkew. Default 30s.
-	TTL time.Duration
-	// Renew is the renewal period, at most (TTL − 1s − MaxServerSkew)/4.
-	// Default TTL/3 or that bound, whichever is shorter.
-	Renew time.Duration
-	// MaxServerSkew bounds the clock difference between Cassandra nodes.
-	// The lease window is derived from it, so it must not be below the real
-	// skew. Default 1s.
-	MaxServerSkew time.Duration
-	// Clock is this process's clock. Default a clock.Local.
-	Clock lockstep.Clock
-	// ProcessID prefixes owner ids and must be unique in the fleet: 1 to 255
-	// bytes of [A-Za-z0-9._:-]. Default the host name and 64 random bits.
-	ProcessID string
-	// Logger receives renewal trouble and loss at Warn. Default discards.
-	Logger *slog.Logger
-	// Observer receives events. Default none.
-	Observer lockstep.Observer
-	// Fencing, when set, gives each acquisition a token drawn from this
-	// service (lockstep.Fenced). Default none: the locks are not lockstep.Fenced.
-	Fencing *clock.Global
-	// Rand draws the backoff. Default a randomly initialised PCG.
-	Rand *rand.Rand
-	// TestingKnobs plant defects for negative controls. Leave nil.
-	TestingKnobs *TestingKnobs
-}
+// Options configure a Locker: the zero value of every field means its
+// default, a nil *Options means all defaults, and New refuses invalid
+// values. Its fields (tables, TTL, Renew, MaxServerSkew, Clock, ProcessID,
+// Logger, Observer, Fencing, Separator, Deadlock, …) and their defaults are
+// documented on the type it names.
+type Options = shadow.Options
 
 // TestingKnobs switch on planted defects for this module's negative
 // controls (propertytests/doc.go). Leave them nil: every one of them breaks

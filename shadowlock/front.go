@@ -4,20 +4,18 @@ import (
 	"context"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/internal/shadow"
 )
 
 // Locker takes legacy shadow-table locks. Every goroutine contends in the
 // store on its own, as the legacy code does. Safe for concurrent use.
-type Locker struct {
-	c *shadow.Locker // the algorithm's core (internal/shadow)
-}
+type Locker manager.Locker
 
 var (
 	_ lockstep.GroupLocker = (*Locker)(nil)
-	_ lockstep.UnlockAller = (*Locker)(nil)
+	_ lockstep.UnitLocker  = (*Locker)(nil)
 )
 
 // ErrNotReady is wrapped by the error Ready returns when a legacy table does
@@ -29,11 +27,11 @@ var ErrNotReady = setup.ErrNotReady
 // no room for a data centre), return an error wrapping
 // lockstep.ErrInvalidConfig.
 func New(store lockstep.Store, opts *Options) (*Locker, error) {
-	c, err := shadow.New(store, (*shadow.Options)(opts))
+	m, err := shadow.NewLocker(store, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Locker{c: c}, nil
+	return (*Locker)(m), nil
 }
 
 // Lock repeats rounds until it holds the lock or ctx is done, sleeping a
@@ -43,44 +41,44 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 // returns at once. When ctx ends first it returns an
 // error for which errors.Is(err, ctx.Err()) holds, having deleted its cells.
 func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.c.Lock(ctx, id)
+	return l.m().Lock(ctx, id)
 }
 
 // TryLock fails with ErrLocked when someone holds the lock, or after
 // lockstep.MaxTryAttempts rounds that met a concurrent attempt. A store error
 // ends it, its cells deleted.
 func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.c.TryLock(ctx, id)
+	return l.m().TryLock(ctx, id)
 }
 
 // LockGroup blocks until every request is held, as one lock, or ctx is done.
 // Members are taken in canonical order, each exclusively; when ctx ends first,
 // what was taken is released.
 func (l *Locker) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
-	return l.c.LockGroup(ctx, reqs...)
+	return l.m().LockGroup(ctx, reqs...)
 }
 
 // TryLockGroup is LockGroup with TryLock's semantics for each member.
 func (l *Locker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
-	return l.c.TryLockGroup(ctx, reqs...)
+	return l.m().TryLockGroup(ctx, reqs...)
 }
 
-// UnlockAll releases everything holder's acquisitions through this Locker
-// hold, as lockstep.UnlockAller says.
-func (l *Locker) UnlockAll(ctx context.Context, holder any) error {
-	return l.c.UnlockAll(ctx, holder)
-}
+// Unit returns a new unit of work of this Locker, whose deadlock reports
+// show comment, as lockstep.Unit says: its acquisitions are reentrant for
+// the unit, and its UnlockAll releases them. It sends no request.
+func (l *Locker) Unit(comment string) lockstep.Unit { return l.m().Unit(comment) }
 
 // Ready reads one row of each legacy table, writing nothing: call it once at
 // startup, so a missing keyspace or table shows then. The error wraps
 // ErrNotReady and the store's error.
-func (l *Locker) Ready(ctx context.Context) error { return l.c.Ready(ctx) }
+func (l *Locker) Ready(ctx context.Context) error { return l.core().Ready(ctx) }
 
 // Close makes further calls fail with ErrClosed, ends waits in flight,
 // releases every lock still held and waits for its goroutines.
-func (l *Locker) Close(ctx context.Context) error { return l.c.Close(ctx) }
+func (l *Locker) Close(ctx context.Context) error { return l.m().Close(ctx) }
 
-// Core is for this module's composing Lockers (package combined): the
-// algorithm's core inside l. Its key type is internal to the module, so
-// nothing outside it can call Core.
-func (l *Locker) Core(held.Key) *shadow.Locker { return l.c }
+// m is l as the lock manager's Locker it is.
+func (l *Locker) m() *manager.Locker { return (*manager.Locker)(l) }
+
+// core is the algorithm's core below l's lock manager (internal/shadow).
+func (l *Locker) core() *shadow.Locker { return l.m().Algorithm().(*shadow.Locker) }

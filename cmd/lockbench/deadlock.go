@@ -22,8 +22,8 @@ import (
 // The deadlock scenario measures the deadlock detector
 // (lockstep.DeadlockDetection, docs/algorithms.md section 8.5) on the model,
 // on virtual time: two processes, each a queue Locker with detection on,
-// form one cycle per round — A holds x and B holds y (each as a unit of work
-// named with WithReentrancy), then A asks for y and B for x at the same
+// form one cycle per round — A holds x and B holds y (each as a unit of work,
+// the Locker's Unit), then A asks for y and B for x at the same
 // instant — and the round ends when one of them fails with ErrDeadlock,
 // releases its unit and the other proceeds. It reports how long after the
 // cycle formed the victim's error came, and what the detector cost: the
@@ -116,11 +116,11 @@ func runDeadlockOn(store *tableCounter, clk lockstep.Clock, run func(func()), ro
 // deadlockRoundOn forms one cycle between ls[0] and ls[1] on fresh ids.
 func deadlockRoundOn(ctx context.Context, clk lockstep.Clock, store *tableCounter, ls [2]*queuelock.Locker, prefix string, r int) (deadlockRound, error) {
 	ids := [2]string{fmt.Sprintf("%s/%d/x", prefix, r), fmt.Sprintf("%s/%d/y", prefix, r)}
-	var units [2]context.Context
+	var units [2]lockstep.Unit
 	var first [2]lockstep.Lock
 	for i := range 2 {
-		units[i] = lockstep.WithComment(lockstep.WithReentrancy(ctx, fmt.Sprintf("unit-%d-%d", r, i)), fmt.Sprintf("round %d, p%d", r, i))
-		h, err := ls[i].Lock(units[i], ids[i])
+		units[i] = ls[i].Unit(fmt.Sprintf("round %d, p%d", r, i))
+		h, err := units[i].Lock(ctx, ids[i])
 		if err != nil {
 			return deadlockRound{}, err
 		}
@@ -134,7 +134,7 @@ func deadlockRoundOn(ctx context.Context, clk lockstep.Clock, store *tableCounte
 	var errs [2]error
 	for i := range 2 {
 		wg.Go(func() {
-			h, err := ls[i].Lock(units[i], ids[1-i])
+			h, err := units[i].Lock(ctx, ids[1-i])
 			t := time.Duration(clk.Now()-t0) * time.Microsecond
 			mu.Lock()
 			res.waited += t

@@ -37,7 +37,8 @@ type Wait struct {
 	took atomic.Uint32 // 1 + the access the take really takes (Takes); 0: the one asked
 }
 
-// Begin starts identity's wait for req: the Locker's take of req runs
+// Begin starts identity's wait for req, its record showing comment (the
+// unit of work's, "" for none): the Locker's take of req runs
 // with the returned ctx, and its outcome is given to the Wait's Finish.
 // holds returns what identity holds; it is called at each write. After
 // After, the wait is published and looked at every Every; if it is found
@@ -45,9 +46,9 @@ type Wait struct {
 // the take ends holding nothing, and Finish turns its error into a
 // *lockstep.DeadlockError. The detector never calls the take: it only
 // cancels its ctx.
-func (d *Detector) Begin(ctx context.Context, identity any, req lockstep.Request, holds func() []Hold) (*Wait, context.Context) {
+func (d *Detector) Begin(ctx context.Context, identity any, comment string, req lockstep.Request, holds func() []Hold) (*Wait, context.Context) {
 	w := &Wait{d: d, identity: identity, holds: holds, outer: ctx,
-		rec: Record{Name: d.name(), Process: d.proc, Waits: req, Comment: lockstep.CommentOf(ctx), Start: d.clock.Now()}}
+		rec: Record{Name: d.name(), Process: d.proc, Waits: req, Comment: comment, Start: d.clock.Now()}}
 	d.track(w)
 	inner, cancel := context.WithCancelCause(ctx)
 	w.cancel, w.done = cancel, make(chan struct{})

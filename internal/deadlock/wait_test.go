@@ -45,7 +45,13 @@ func blocked(release <-chan struct{}) func(context.Context) (lockstep.Lock, erro
 // Begin's ctx, Finish.
 func run(d *Detector, ctx context.Context, identity any, req lockstep.Request, holds func() []Hold,
 	take func(context.Context) (lockstep.Lock, error)) (lockstep.Lock, error) {
-	w, ctx := d.Begin(ctx, identity, req, holds)
+	return runCommented(d, ctx, identity, "", req, holds, take)
+}
+
+// runCommented is run for a unit of work with comment.
+func runCommented(d *Detector, ctx context.Context, identity any, comment string, req lockstep.Request, holds func() []Hold,
+	take func(context.Context) (lockstep.Lock, error)) (lockstep.Lock, error) {
+	w, ctx := d.Begin(ctx, identity, comment, req, holds)
 	return w.Finish(take(ctx))
 }
 
@@ -68,7 +74,7 @@ func TestWait_PublishesAfterThresholdAndDeletesAtTheEnd(t *testing.T) {
 		release := make(chan struct{})
 		done := make(chan error, 1)
 		go func() {
-			_, err := run(d, lockstep.WithComment(bg, "why\xff\xfe"), "me", lockstep.Request{ID: "b"}, holding("a"), blocked(release))
+			_, err := runCommented(d, bg, "me", "why\xff\xfe", lockstep.Request{ID: "b"}, holding("a"), blocked(release))
 			done <- err
 		}()
 		time.Sleep(900 * time.Millisecond)
@@ -194,7 +200,7 @@ func TestWait_TakesPublishesTheAccessTaken(t *testing.T) {
 		s := model.New(&clock.Local{})
 		d := newDetector(t, s)
 		release := make(chan struct{})
-		w, ctx := d.Begin(bg, "me", lockstep.Request{ID: "b", Access: lockstep.Shared}, holding("a"))
+		w, ctx := d.Begin(bg, "me", "", lockstep.Request{ID: "b", Access: lockstep.Shared}, holding("a"))
 		done := make(chan error, 1)
 		go func() {
 			_, err := w.Finish(blocked(release)(ctx))

@@ -26,21 +26,22 @@
 // An algorithm's core (internal/queue, internal/shadow) takes just a part
 // when asked with a [Request] (its Acquire method), with a Loss given by
 // the caller, no fencing token, no Observer event and no tracking for
-// Close, and returns a [Result]. Package combined takes its two parts that
-// way from the two cores it holds and wraps them in one Lock; package
+// Close, and returns a [Result]. The combined lock (internal/combine)
+// takes its two parts that way from the two cores it holds; package
 // migration builds one queue and one legacy core it shares between modes,
 // so a process has one contender per id in the store whatever its flag
 // says. Nothing is registered and nothing is global: a composer calls the
 // cores it built or was given, and builds both with one owner-id issuer,
 // passed explicitly. Users never see any of it: the cores are internal, a
-// front package hands its core only to whoever presents a [Key] (internal
-// too), and a Lock is only ever handed out as a lockstep.Lock.
+// public package's Locker is the lock manager's Locker (a type only this
+// module can convert to and reach the core through), and a Lock is only
+// ever handed out as a lockstep.Lock.
 //
 // Two pieces let package combined overlap its halves' requests: the legacy
 // core's Prepare starts a part whose rounds wait for Prepared.Go (or
 // Abort) before they write the cell that holds the lock, and [Claims],
 // handed to the queue part in its Request, on which the part notes each
-// claim as its write is sent and the claim's outcome. Package combined
+// claim as its write is sent and the claim's outcome. internal/combine
 // reads those notes on a goroutine of its own and starts and aborts the
 // prepared legacy part itself: the queue part only notes, and nothing
 // here calls an algorithm. With Spec.ParallelRelease, Unlock sends the

@@ -72,6 +72,21 @@ var (
 	_ lockstep.Expiring = (*Lock)(nil)
 )
 
+// Abandon gives up the parts of an acquisition that will not be returned
+// (an adoption that failed on a later member, a migration acquisition whose
+// census went stale): it stops each part and deletes its cells, last
+// taken first; what a failed delete leaves expires after the TTL.
+func (s Spec) Abandon(ctx context.Context) error {
+	var errs []error
+	for i := len(s.Parts) - 1; i >= 0; i-- {
+		s.Parts[i].Stop()
+		if _, err := s.Parts[i].Release(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // New returns the Lock of an acquisition whose parts are all held. Each
 // part's Expired is already a source of s.Loss (its Acquirer registered it).
 func New(s Spec) *Lock { return &Lock{s: s} }

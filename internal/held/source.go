@@ -44,13 +44,3 @@ type Prepared interface {
 	// Wait waits until an aborted acquisition has ended.
 	Wait()
 }
-
-// Key is what a composer of this module presents to a front package to
-// reach the algorithm's core inside it (queuelock.Locker.Core,
-// shadowlock.Locker.Core) or to a combined Locker for the calls only
-// package migration makes (combined.Locker.One, combined.ComposeCores).
-// Its type is internal to the module and has a blank field (no struct
-// literal written elsewhere is of its type), so no caller outside the
-// module can name or build one: those methods are this module's business,
-// though exported.
-type Key struct{ _ struct{} }

@@ -1,8 +1,9 @@
 // Package lifecycle is how a Locker runs, apart from any algorithm: the
 // calls in flight and the locks held, which Close ends, releases and waits
-// for (Tracker: the Locker shell every algorithm's Locker holds,
-// internal/manager.Shell, keeps one, so "Close releases what it holds and
-// joins its goroutines" is written once); the goroutines it
+// for (Tracker: the lock manager's Locker, internal/manager.Locker, keeps
+// one, so "Close releases what it holds and joins its goroutines" is
+// written once; each algorithm's core keeps one for the parts it takes for
+// a composer); the goroutines it
 // starts and the waits another goroutine ends, through which a simulator
 // orders them (Go, Resumed: goroutine.go); Unlocks of one lock one at a
 // time (Mutex: serial.go); and the in-process turns that queue a process's

@@ -2,13 +2,12 @@ package manager
 
 import (
 	"fmt"
-	"reflect"
 
 	"github.com/lockstep-go/lockstep"
 )
 
-// AdoptedFor is Adopted for an Adopt called under
-// lockstep.WithReentrancy(ctx, holder): the group joins holder as if the
+// AdoptedFor is Adopted for an Adopt of a unit of work (Unit.Adopt): the
+// group joins holder as if the
 // holder had taken it. Each member is registered as the holder's (a later
 // acquisition of the id by the holder is counted, or refused with
 // lockstep.ErrUpgrade, with no store request), and the group is one of the
@@ -21,15 +20,10 @@ import (
 // intention lock on rx) are so joined again: the second counts rx.
 //
 // An id the holder already holds or is taking for a lock that is not nil,
-// a nil lock for an id the holder no longer holds in a covering access, or
-// a holder that is not comparable, returns an error (wrapping
-// lockstep.ErrLocked, lockstep.ErrReleased or lockstep.ErrInvalidConfig)
+// or a nil lock for an id the holder no longer holds in a covering access,
+// returns an error (wrapping lockstep.ErrLocked or lockstep.ErrReleased)
 // and registers and counts nothing: the caller gives the locks back.
 func (m *Manager) AdoptedFor(holder any, id string, plan []lockstep.Request, locks []lockstep.Lock) (lockstep.Lock, error) {
-	if holder == nil || !reflect.ValueOf(holder).Comparable() {
-		return nil, fmt.Errorf("%w: adopt %q: reentrancy holder of type %T is nil or not comparable: pass a pointer, a string or a number",
-			lockstep.ErrInvalidConfig, id, holder)
-	}
 	ready := make(chan struct{})
 	close(ready)
 	members := make([]*member, len(locks))
@@ -79,12 +73,8 @@ func (m *Manager) AdoptedFor(holder any, id string, plan []lockstep.Request, loc
 // HeldFor reports whether holder holds id, in an access covering a, by a
 // lock of owner (its Owner()) whose lease is not lost: then an Adopt under
 // holder of a token naming that member of the same acquisition adopts
-// nothing for it, and AdoptedFor counts it. A holder that is not
-// comparable holds nothing.
+// nothing for it, and AdoptedFor counts it.
 func (m *Manager) HeldFor(holder any, id string, a lockstep.Access, owner string) bool {
-	if holder == nil || !reflect.ValueOf(holder).Comparable() {
-		return false
-	}
 	m.mu.Lock()
 	mb := m.reg[regKey{holder: holder, id: id}]
 	held := mb != nil && mb.real != nil && mb.access.Covers(a)

@@ -16,7 +16,7 @@ import (
 func TestAdoptedFor_CountsAMemberTheHolderHolds(t *testing.T) {
 	m, tab := newManager(t, "/")
 	holder := "identity"
-	first, err := m.Acquire(lockstep.WithReentrancy(bg, holder), reqs("rx/1"), false)
+	first, err := m.Acquire(forUnit(bg, holder), reqs("rx/1"), false)
 	require.NoError(t, err)
 	rx := fakeOf(t, first, 0)
 	require.Equal(t, "rx", rx.id)
@@ -43,7 +43,7 @@ func TestAdoptedFor_CountsAMemberTheHolderHolds(t *testing.T) {
 // lockstep.ErrReleased, and nothing is registered or counted.
 func TestAdoptedFor_RefusesToCountAMemberTheHolderDoesNotHold(t *testing.T) {
 	m, tab := newManager(t, "/")
-	other, err := m.Acquire(lockstep.WithReentrancy(bg, "other"), reqs("rx/1"), false)
+	other, err := m.Acquire(forUnit(bg, "other"), reqs("rx/1"), false)
 	require.NoError(t, err)
 	rx3, err := tab.one(bg, "rx/3", lockstep.Exclusive, true)
 	require.NoError(t, err)

@@ -23,7 +23,7 @@ func reentrant(t *testing.T, l lockstep.Lock) bool {
 // but takes rx/2.
 func TestReentrant_OnlyWhenEveryMemberWasCounted(t *testing.T) {
 	m, tab := newManager(t, "/")
-	ctx := lockstep.WithReentrancy(bg, "unit")
+	ctx := forUnit(bg, "unit")
 	first, err := m.Acquire(ctx, reqs("rx/1"), false)
 	require.NoError(t, err)
 	assert.False(t, reentrant(t, first), "the first take")
@@ -59,7 +59,7 @@ func TestMemberError_NamesTheMemberThatStoppedTheRun(t *testing.T) {
 	holder, err := m.Acquire(bg, reqs("d"), false)
 	require.NoError(t, err)
 
-	_, err = m.Acquire(lockstep.WithReentrancy(bg, "unit"), reqs("a", "d/f"), true)
+	_, err = m.Acquire(forUnit(bg, "unit"), reqs("a", "d/f"), true)
 	require.ErrorIs(t, err, lockstep.ErrLocked)
 	var me interface{ StoppedBy() lockstep.Request }
 	require.True(t, errors.As(err, &me), "%v", err)

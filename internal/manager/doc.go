@@ -6,16 +6,30 @@
 // in the store is the Locker's business (docs/algorithms.md, section 4.2,
 // for the queue algorithm).
 //
-// # Calls flow down
+// # One Locker over one Algorithm
 //
-// The Manager never calls a Locker. A Locker's Lock, TryLock, LockGroup
-// and TryLockGroup start a [Run] (Manager.Start) and drive it, taking each
-// member with their own acquisition of one id:
+// Every Locker of this module is a [Locker] (locker.go) over one
+// [Algorithm]: queuelock's over the queue lock (internal/queue),
+// shadowlock's over the legacy lock (internal/shadow), combined's over
+// the combined lock (internal/combine), migration's over its mode switch,
+// which admits each acquisition and then calls the chosen mode's
+// algorithm. The public packages define their Locker as this type
+// (type Locker manager.Locker) and build it; groups, hierarchy,
+// reentrancy, deadlock waits, unlock-all, masks, the AcquireEvent and
+// Close are written here once. An Algorithm knows one acquisition of one
+// flat id:
+//
+//	Take(ctx, a *Acquisition) (held.Spec, error) // the parts taken, their loss signal, the token
+//	Close(ctx) error                             // after the Locker released its locks
+//
+// The Locker calls down into it and it calls nothing of the Locker (the
+// house rule "calls flow down"; an injected interface is ordinary Go, as
+// bufio.Reader over an io.Reader). A Locker's Lock, TryLock, LockGroup and
+// TryLockGroup drive a [Run] of the Manager:
 //
 //	run := m.Start(ctx, reqs, try)
 //	for run.Next() {
-//		st := run.Step()
-//		run.Done(l.acquireOne(st.Ctx(), st.ID, st.Access, st.Try))
+//		run.Done(l.one(run.Step())) // validate, register (Close ends ctx), alg.Take, hold, AcquireEvent
 //	}
 //	return run.Result()
 //
@@ -23,28 +37,11 @@
 // counts what a reentrancy holder already holds (no step) and, under
 // deadlock detection, starts the step's published wait; Done ends that
 // wait, records the member or, on error, releases what the run took; Result
-// is the group Lock or the error. The registry, the rollback of partial
-// groups, UnlockAll and the deadlock wait stay here; the Locker only takes
-// ids.
-//
-// # The Locker shell
-//
-// queuelock, shadowlock and combined each hold a [Shell] (shell.go): their
-// Manager, and the calls in flight and locks held that Close ends and
-// releases. Their acquisition of one id calls down into it around their
-// own take:
-//
-//	call, ctx, err := sh.Begin(ctx, id, access, try) // validate, register: Close ends ctx
-//	… the algorithm's take, with ctx …
-//	return call.End(spec, err, stats) // hold and track, AcquireEvent, ErrClosed
-//
-// So the contract of Lock, TryLock, Unlock and Close, and when the Observer
-// hears of an acquisition, are written here once, not once per algorithm,
-// and the Shell holds no function of the algorithm. A composing Locker that
-// applies a Manager of its own (package migration) calls the inner
-// Locker's acquisition of one id (its One method) directly, below that
-// Locker's Manager: a Manager is applied once per acquisition, at the
-// outermost Locker.
+// is the group Lock or the error. So a Lock enters the lock manager once,
+// at the outermost Locker, whatever algorithms lie below it: a migration
+// Lock in mode combined runs one Run, whose step calls the mode switch's
+// Take, which calls the combined algorithm's Take, which takes the two
+// cores' parts.
 //
 // # The plan
 //
@@ -140,8 +137,9 @@
 //
 // # Reentrancy
 //
-// Under lockstep.WithReentrancy(ctx, holder) the Manager keeps a registry of
-// what each holder holds, keyed by (holder, id). A member the holder already
+// For a unit of work (a Locker's Unit, lockstep.Unit: Who.Holder) the
+// Manager keeps a registry of what each holder holds, keyed by (holder,
+// id). A member the holder already
 // holds in an access that Covers the request is granted at once, with no
 // store request, and counted; one held in a weaker access fails the
 // acquisition with an error wrapping lockstep.ErrUpgrade (waiting would be
@@ -156,8 +154,8 @@
 // (lostheld.go); after that Unlock the id is taken afresh. A second acquisition by the same holder while its first is still
 // waiting for the id waits for that first one's outcome, as it would in the
 // id's queue. Without a holder the registry is not touched. What
-// reentrancy promises is only this bookkeeping: the holder is the caller's
-// name for one unit of work, and two goroutines sharing a holder share its
+// reentrancy promises is only this bookkeeping: the unit is the caller's
+// explicit unit of work, and two goroutines sharing a unit share its
 // locks, so they must not need exclusion from each other.
 //
 // # Deadlock detection
@@ -183,10 +181,10 @@
 // nothing, and a reentrant request is counted or refused without a wait.
 //
 // Waits and holdings are published in the access the Locker really takes.
-// A Locker that takes a member more strongly than asked — shadowlock and
-// combined every member exclusively, migration's in modes legacy and
-// combined once the acquisition has chosen its mode — calls Step.Take
-// from its take: the wait's next record asks for that access
+// An Algorithm that takes a member more strongly than asked — the legacy
+// and combined locks every member exclusively, and so migration's in modes
+// legacy and combined once the acquisition has chosen its mode — calls
+// Acquisition.Takes (Step.Take) from its Take: the wait's next record asks for that access
 // (deadlock.Wait.Takes), and the member records it (member.heldIn), so a
 // holding keeps the access it was taken in, whatever mode later ones use.
 // Reentrancy still counts the access asked. A stronger access adds only
@@ -204,16 +202,16 @@
 //
 // # Adopted groups
 //
-// A Locker that continues another process's group (lockstep.Sharer's
-// Adopt; docs/algorithms.md, section 8.7) wraps the member locks it adopted
-// with Adopted: the same ID and Members as the giver's group, one Lost and
-// one Unlock, and no reentrancy holder (the giver's holder is a value of
-// the giver's process). Nothing of the registry is touched. An Adopt
-// called under lockstep.WithReentrancy(ctx, holder) uses AdoptedFor
-// instead: the members are registered as the holder's and the group is
-// one of its handles, as if the holder had taken it (package migration).
-// A member the holder already holds by the same acquisition (HeldFor) is
-// not adopted again but counted, as a Lock of the holder counts it: locks
+// A Locker whose Algorithm continues another process's group (an Adopter:
+// lockstep.Sharer's Adopt; docs/algorithms.md, section 8.7) wraps the
+// member locks it adopted with Adopted (Locker.Adopt): the same ID and
+// Members as the giver's group, one Lost and one Unlock, and no reentrancy
+// holder (the giver's holder is a value of the giver's process). Nothing
+// of the registry is touched. A Unit's Adopt uses AdoptedFor instead: the
+// members are registered as the holder's and the group is one of its
+// handles, as if the holder had taken it. A member the holder already
+// holds by the same acquisition (HeldFor) is not adopted again (the
+// Adopter skips it) but counted, as a Lock of the holder counts it: locks
 // handed over one by one that share a member (siblings sharing their
 // parent's intention lock) join again as they were at the giver.
 package manager

@@ -314,14 +314,45 @@ func (l *fakeLocker) drive(run *Run) (lockstep.Lock, error) {
 	return run.Result()
 }
 
+// unitCall is the ctx of a harness call made for a unit of work: the
+// harness passes who to the Run (Start's argument), as a Locker's Unit
+// does. It carries no ctx value.
+type unitCall struct {
+	context.Context
+	who Who
+}
+
+// forUnit returns ctx for the harness's calls made for holder.
+func forUnit(ctx context.Context, holder any) context.Context {
+	return unitCall{ctx, Who{Holder: holder}}
+}
+
+// whoOf returns the Who of a harness call: its unit's, or none.
+func whoOf(ctx context.Context) (context.Context, Who) {
+	if u, ok := ctx.(unitCall); ok {
+		return u.Context, u.who
+	}
+	return ctx, Who{}
+}
+
+// startGroup is s.StartGroup for the harness call ctx (whoOf).
+func startGroup(s interface {
+	StartGroup(context.Context, Who, []lockstep.Request, bool) *Run
+}, ctx context.Context, reqs []lockstep.Request, try bool) *Run {
+	ctx, who := whoOf(ctx)
+	return s.StartGroup(ctx, who, reqs, try)
+}
+
 // Acquire takes reqs as a group, even one flat request without a holder.
 func (l *fakeLocker) Acquire(ctx context.Context, reqs []lockstep.Request, try bool) (lockstep.Lock, error) {
-	return l.drive(l.StartGroup(ctx, reqs, try))
+	ctx, who := whoOf(ctx)
+	return l.drive(l.StartGroup(ctx, who, reqs, try))
 }
 
 // Group is a Locker's LockGroup (with try: TryLockGroup).
 func (l *fakeLocker) Group(ctx context.Context, reqs []lockstep.Request, try bool) (lockstep.Lock, error) {
-	return l.drive(l.Start(ctx, reqs, try))
+	ctx, who := whoOf(ctx)
+	return l.drive(l.Start(ctx, who, reqs, try))
 }
 
 func newManager(tb testing.TB, sep string) (*fakeLocker, *table) {

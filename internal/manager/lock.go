@@ -115,7 +115,7 @@ func (g *Lock) watch(lost []<-chan struct{}) {
 func (g *Lock) ID() string { return g.id }
 
 // Reentrant reports whether the acquisition that returned g took nothing:
-// under lockstep.WithReentrancy every member (intention locks on ancestors
+// for a unit of work (Who.Holder) every member (intention locks on ancestors
 // included) was one the holder already held in a covering access, and was
 // only counted. A first take of "rx/2" beside a held "rx/1" shares the
 // intention lock on "rx" but takes "rx/2": not reentrant. Outside the

@@ -80,7 +80,7 @@ func TestLock_LostRunsTheMembersDeadlineChecks(t *testing.T) {
 
 func TestLock_LossReportedByTheGroupWhenNoMemberReportsIt(t *testing.T) {
 	m, _ := newManager(t, "")
-	holder := lockstep.WithReentrancy(bg, "job")
+	holder := forUnit(bg, "job")
 	outer, err := m.Acquire(holder, reqs("a"), false)
 	require.NoError(t, err)
 	inner, err := m.Acquire(holder, reqs("a"), false)

@@ -39,7 +39,7 @@ func (r *Run) failLostHolding(lh *lostHolding) {
 	if len(r.members) > 0 {
 		held = "what this call took was released, so nothing is held by it"
 	}
-	err := fmt.Errorf("lockstep: %s: this unit of work (its WithReentrancy holder) already holds %q through an earlier "+
+	err := fmt.Errorf("lockstep: %s: this unit of work already holds %q through an earlier "+
 		"Lock (Owner() %s) whose lease was lost (it lapsed: the store or the network stalled its renewals), so another "+
 		"process may hold %q now and the unit of work cannot count it again; %s: unlock that earlier Lock first (its "+
 		"Unlock reports the loss and releases %q), then %s: %w",

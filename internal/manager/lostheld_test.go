@@ -27,7 +27,7 @@ func TestReentrancy_AfterALostLockTheErrorSaysToUnlockIt(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, tab := newManager(t, "")
-			holder := lockstep.WithReentrancy(bg, "job")
+			holder := forUnit(bg, "job")
 			first, err := m.Acquire(holder, reqs("r"), false)
 			require.NoError(t, err)
 			fakeOf(t, first, 0).lose()
@@ -58,7 +58,7 @@ func TestReentrancy_AfterALostLockTheErrorSaysToUnlockIt(t *testing.T) {
 // the same advice.
 func TestReentrancy_HoldingLostWhileTheGroupIsTakenSaysToUnlockIt(t *testing.T) {
 	m, tab := newManager(t, "")
-	holder := lockstep.WithReentrancy(bg, "job")
+	holder := forUnit(bg, "job")
 	first, err := m.Acquire(holder, reqs("a"), false)
 	require.NoError(t, err)
 	loseAfterTaking(tab, "b", "a") // a was counted; it is lost as b is taken

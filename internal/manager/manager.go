@@ -25,7 +25,7 @@ type Manager struct {
 	knobs    TestingKnobs       // planted defects; zero in production
 
 	// mu guards reg, the reentrancy registry: the member each (holder, id)
-	// holds. Only acquisitions under lockstep.WithReentrancy touch it.
+	// holds. Only acquisitions for a unit of work (Who.Holder) touch it.
 	mu  sync.Mutex
 	reg map[regKey]*member
 	// handles are the group Locks each holder has not released yet
@@ -49,7 +49,7 @@ type regKey struct {
 // among them with lockstep.ErrDeadlock (wait.go; nil: detection off). knobs
 // switch on planted defects; nil in production.
 func New(separator string, clock lockstep.Clock, det *deadlock.Detector, knobs *TestingKnobs) (*Manager, error) {
-	if err := validateSeparator(separator); err != nil {
+	if err := ValidateSeparator(separator); err != nil {
 		return nil, err
 	}
 	m := &Manager{sep: separator, overlaps: selfOverlaps(separator), clock: clock, det: det,
@@ -60,7 +60,9 @@ func New(separator string, clock lockstep.Clock, det *deadlock.Detector, knobs *
 	return m, nil
 }
 
-func validateSeparator(sep string) error {
+// ValidateSeparator returns New's error for a bad separator, nil for a good
+// one: a Locker checks its options with it before it builds anything.
+func ValidateSeparator(sep string) error {
 	var why string
 	switch {
 	case sep == "":

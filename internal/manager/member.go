@@ -8,7 +8,7 @@ import (
 )
 
 // member is one id a group holds: the Lock One returned for it. Without
-// reentrancy a member belongs to one group; under lockstep.WithReentrancy
+// reentrancy a member belongs to one group; for a unit of work (Who.Holder)
 // it is the registry entry of (holder, id), shared by every group of that
 // holder that asked for the id, and counted.
 type member struct {

@@ -23,7 +23,7 @@ func TestReentrancy_Seed003Scenario3(t *testing.T) {
 	for _, access := range []string{"X", "S"} {
 		t.Run(access, func(t *testing.T) {
 			m, tab := newManager(t, "/")
-			ctx := lockstep.WithReentrancy(bg, "unit-of-work")
+			ctx := forUnit(bg, "unit-of-work")
 			first, err := m.Acquire(ctx, reqs("dir/file:"+access), false)
 			require.NoError(t, err)
 			calls := tab.callCount()
@@ -47,7 +47,7 @@ func TestReentrancy_Seed003Scenario3(t *testing.T) {
 
 func TestReentrancy_ReleaseOrderDoesNotMatter(t *testing.T) {
 	m, tab := newManager(t, "")
-	ctx := lockstep.WithReentrancy(bg, 7)
+	ctx := forUnit(bg, 7)
 	a, err := m.Acquire(ctx, reqs("k"), false)
 	require.NoError(t, err)
 	b, err := m.Acquire(ctx, reqs("k:S", "l"), false) // X covers S
@@ -61,7 +61,7 @@ func TestReentrancy_ReleaseOrderDoesNotMatter(t *testing.T) {
 
 func TestReentrancy_WeakerHeldAccessIsAnUpgradeError(t *testing.T) {
 	m, tab := newManager(t, "/")
-	ctx := lockstep.WithReentrancy(bg, "job")
+	ctx := forUnit(bg, "job")
 	r, err := m.Acquire(ctx, reqs("d/f:S"), false)
 	require.NoError(t, err)
 	calls := tab.callCount()
@@ -87,9 +87,9 @@ func TestReentrancy_WeakerHeldAccessIsAnUpgradeError(t *testing.T) {
 
 func TestReentrancy_OtherHoldersAndNoHolderWait(t *testing.T) {
 	m, tab := newManager(t, "")
-	l, err := m.Acquire(lockstep.WithReentrancy(bg, "a"), reqs("k"), false)
+	l, err := m.Acquire(forUnit(bg, "a"), reqs("k"), false)
 	require.NoError(t, err)
-	_, err = m.Acquire(lockstep.WithReentrancy(bg, "b"), reqs("k"), true)
+	_, err = m.Acquire(forUnit(bg, "b"), reqs("k"), true)
 	assert.ErrorIs(t, err, lockstep.ErrLocked)
 	_, err = m.Acquire(bg, reqs("k"), true)
 	assert.ErrorIs(t, err, lockstep.ErrLocked, "without a holder a second acquisition is another contender")
@@ -106,17 +106,9 @@ func TestReentrancy_NoHolderLeavesTheRegistryAlone(t *testing.T) {
 	require.NoError(t, l.Unlock(bg))
 }
 
-func TestReentrancy_HolderMustBeComparable(t *testing.T) {
-	m, tab := newManager(t, "")
-	_, err := m.Acquire(lockstep.WithReentrancy(bg, []int{1}), reqs("k"), false)
-	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
-	assert.Contains(t, err.Error(), "not comparable")
-	assert.Zero(t, tab.callCount())
-}
-
 func TestReentrancy_FailedLastReleaseIsRetriedByTheSameGroup(t *testing.T) {
 	m, tab := newManager(t, "")
-	ctx := lockstep.WithReentrancy(bg, "job")
+	ctx := forUnit(bg, "job")
 	outer, err := m.Acquire(ctx, reqs("k"), false)
 	require.NoError(t, err)
 	inner, err := m.Acquire(ctx, reqs("k"), false)
@@ -134,7 +126,7 @@ func TestReentrancy_SecondCallOfAHolderWaitsForItsFirst(t *testing.T) {
 	m, tab := newManager(t, "")
 	other, err := m.Acquire(bg, reqs("k"), false)
 	require.NoError(t, err)
-	ctx := lockstep.WithReentrancy(bg, "job")
+	ctx := forUnit(bg, "job")
 
 	var wg sync.WaitGroup
 	locks := make([]lockstep.Lock, 2)
@@ -164,7 +156,7 @@ func TestReentrancy_PendingWaitEndsWithCtx(t *testing.T) {
 	m, tab := newManager(t, "")
 	other, err := m.Acquire(bg, reqs("k"), false)
 	require.NoError(t, err)
-	holder := lockstep.WithReentrancy(bg, "job")
+	holder := forUnit(bg, "job")
 	firstCtx, cancelFirst := context.WithCancel(holder)
 	errc := make(chan error, 1)
 	go func() {
@@ -185,7 +177,7 @@ func TestReentrancy_PendingWaitEndsWithCtx(t *testing.T) {
 
 func TestReentrancy_LossReachesEveryGroupOfTheHolder(t *testing.T) {
 	m, _ := newManager(t, "")
-	ctx := lockstep.WithReentrancy(bg, "job")
+	ctx := forUnit(bg, "job")
 	a, err := m.Acquire(ctx, reqs("k"), false)
 	require.NoError(t, err)
 	b, err := m.Acquire(ctx, reqs("k", "l"), false)
@@ -198,28 +190,9 @@ func TestReentrancy_LossReachesEveryGroupOfTheHolder(t *testing.T) {
 	require.ErrorIs(t, a.Unlock(bg), lockstep.ErrLost)
 }
 
-// A holder whose type is comparable but whose value is not (an interface
-// field holding a slice) would panic as a map key: it gets the same clear
-// error as a holder of a non-comparable type, and nothing is taken.
-func TestReentrancy_HolderValueMustBeComparable(t *testing.T) {
-	m, tab := newManager(t, "")
-	holder := struct{ Job any }{Job: []string{"a"}}
-	var err error
-	require.NotPanics(t, func() {
-		_, err = m.Acquire(lockstep.WithReentrancy(bg, holder), reqs("a"), false)
-	})
-	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
-	assert.Contains(t, err.Error(), "not comparable")
-	assert.Empty(t, tab.held())
-}
-
-// A reentrant acquisition of an id whose lock was lost fails with ErrLost
-// instead of counting the lost lock (Acquire's check of every member, doc.go
-// "Losing a member"): the holder must release it and take the id afresh —
-// another process may hold it by now.
 func TestReentrancy_AfterALossFailsWithErrLost(t *testing.T) {
 	m, tab := newManager(t, "")
-	ctx := lockstep.WithReentrancy(context.Background(), "unit of work")
+	ctx := forUnit(context.Background(), "unit of work")
 	l1, err := m.Acquire(ctx, reqs("a"), false)
 	require.NoError(t, err)
 	fakeOf(t, l1, 0).lose()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 
 	"github.com/lockstep-go/lockstep"
@@ -19,8 +18,7 @@ import (
 //
 //	run := m.Start(ctx, reqs, try)
 //	for run.Next() {
-//		st := run.Step()
-//		run.Done(l.acquireOne(st.Ctx(), st.ID, st.Access, st.Try))
+//		run.Done(l.one(run.Step()))
 //	}
 //	return run.Result()
 //
@@ -34,6 +32,7 @@ import (
 type Run struct {
 	m      *Manager
 	ctx    context.Context
+	who    Who
 	try    bool
 	direct bool // one flat request without a holder: the member's lock is the result
 	reqs   []lockstep.Request
@@ -98,18 +97,31 @@ func (s Step) Take(a lockstep.Access) {
 	}
 }
 
-// Start begins a Locker's acquisition of reqs (with try: TryLock's
+// Who is who an acquisition is made for: a unit of work (Holder, nil for
+// none: the call alone) and its comment for deadlock reports. A Locker's
+// Unit passes its own; Lock, TryLock, LockGroup and TryLockGroup on the
+// Locker pass none.
+type Who struct {
+	// Holder names the unit of work, compared with ==: its acquisitions
+	// are reentrant (doc.go, "Reentrancy") and UnlockAll releases them.
+	Holder any
+	// Comment is shown in the DeadlockError of a cycle the acquisition's
+	// wait is part of (seed 003's lock($comment)).
+	Comment string
+}
+
+// Start begins a Locker's acquisition of reqs for who (with try: TryLock's
 // semantics for each member). A group of one request with flat ids and no
-// reentrancy holder in ctx is that request's lock itself, as the Locker's
+// reentrancy holder is that request's lock itself, as the Locker's
 // own acquisition returns it (it has no Members; its ID is the id): the
 // same store requests and the same lock value as before groups existed, so
 // the uncontended exclusive Lock + Unlock of the queue lock stays 3
 // requests. Anything else is a group (StartGroup).
-func (m *Manager) Start(ctx context.Context, reqs []lockstep.Request, try bool) *Run {
-	if _, reentrant := lockstep.ReentrancyHolder(ctx); len(reqs) == 1 && m.sep == "" && !reentrant && reqs[0].Access.Valid() {
-		return &Run{m: m, ctx: ctx, try: try, direct: true, reqs: reqs, plan: reqs}
+func (m *Manager) Start(ctx context.Context, who Who, reqs []lockstep.Request, try bool) *Run {
+	if len(reqs) == 1 && m.sep == "" && who.Holder == nil && reqs[0].Access.Valid() {
+		return &Run{m: m, ctx: ctx, who: who, try: try, direct: true, reqs: reqs, plan: reqs}
 	}
-	return m.StartGroup(ctx, reqs, try)
+	return m.StartGroup(ctx, who, reqs, try)
 }
 
 // StartGroup begins the acquisition of the members of m.Plan(reqs), one
@@ -125,21 +137,17 @@ func (m *Manager) Start(ctx context.Context, reqs []lockstep.Request, try bool) 
 // an error wrapping lockstep.ErrLost: a group is returned only whole
 // (doc.go, "Losing a member").
 //
-// Under lockstep.WithReentrancy(ctx, holder), a member the holder already
-// holds in an access that Covers the request is counted, with no step; one
-// it holds in a weaker access fails the run with an error wrapping
-// lockstep.ErrUpgrade.
-func (m *Manager) StartGroup(ctx context.Context, reqs []lockstep.Request, try bool) *Run {
-	r := &Run{m: m, ctx: ctx, try: try, reqs: reqs}
+// With a who.Holder, a member the holder already holds in an access that
+// Covers the request is counted, with no step; one it holds in a weaker
+// access fails the run with an error wrapping lockstep.ErrUpgrade. The
+// holder must be comparable (a Unit's is a pointer).
+func (m *Manager) StartGroup(ctx context.Context, who Who, reqs []lockstep.Request, try bool) *Run {
+	r := &Run{m: m, ctx: ctx, who: who, try: try, reqs: reqs}
 	plan, err := m.Plan(reqs)
 	if err != nil {
 		return r.end(nil, err)
 	}
-	holder, reentrant := lockstep.ReentrancyHolder(ctx)
-	if reentrant && !reflect.ValueOf(holder).Comparable() { // the value: an interface field may hold a slice
-		return r.end(nil, fmt.Errorf("%w: reentrancy holder of type %T is not comparable (it is, or holds, a slice, map or function): pass a pointer, a string or a number",
-			lockstep.ErrInvalidConfig, holder))
-	}
+	holder, reentrant := who.Holder, who.Holder != nil
 	r.plan, r.members = plan, make([]*member, 0, len(plan))
 	r.w = waiter{identity: holder, reentrant: reentrant, try: try}
 	if !reentrant {
@@ -204,7 +212,7 @@ func (r *Run) begin(q lockstep.Request, pending *member) {
 	ctx := r.ctx
 	if r.m.det != nil && !r.try && !r.direct {
 		w := r.w
-		r.wait, ctx = r.m.det.Begin(ctx, w.identity, q, func() []deadlock.Hold { return r.m.holds(w) })
+		r.wait, ctx = r.m.det.Begin(ctx, w.identity, r.who.Comment, q, func() []deadlock.Hold { return r.m.holds(w) })
 	}
 	r.step = Step{ID: q.ID, Access: q.Access, Try: r.try, ctx: ctx, run: r}
 	r.pending, r.taking, r.took = pending, true, q.Access

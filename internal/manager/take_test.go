@@ -52,7 +52,7 @@ func TestTake_HoldingsListTheAccessTaken(t *testing.T) {
 	require.NoError(t, err)
 	l := exclusiveLocker(m, newTable())
 
-	run := m.StartGroup(bg, reqs("a:S", "b:S"), false)
+	run := startGroup(m, bg, reqs("a:S", "b:S"), false)
 	require.True(t, run.Next())
 	st := run.Step()
 	st.Take(lockstep.Exclusive)
@@ -69,13 +69,13 @@ func TestTake_HoldingsListTheAccessTaken(t *testing.T) {
 
 	type unit struct{ _ byte }
 	holder := &unit{}
-	ctx := lockstep.WithReentrancy(bg, holder)
-	g, err = l.driveTaking(m.StartGroup(ctx, reqs("c:S"), false), lockstep.Exclusive)
+	ctx := forUnit(bg, holder)
+	g, err = l.driveTaking(startGroup(m, ctx, reqs("c:S"), false), lockstep.Exclusive)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"c:X"}, holdsOf(m, waiter{identity: holder, reentrant: true}), "the holder's holding, taken exclusively")
-	again, err := l.driveTaking(m.StartGroup(ctx, reqs("c:S"), false), lockstep.Exclusive)
+	again, err := l.driveTaking(startGroup(m, ctx, reqs("c:S"), false), lockstep.Exclusive)
 	require.NoError(t, err, "a reentrant Shared request is counted")
-	_, err = l.driveTaking(m.StartGroup(ctx, reqs("c"), false), lockstep.Exclusive)
+	_, err = l.driveTaking(startGroup(m, ctx, reqs("c"), false), lockstep.Exclusive)
 	require.ErrorIs(t, err, lockstep.ErrUpgrade, "reentrancy counts the access asked, not the one taken")
 	require.NoError(t, again.Unlock(bg))
 	require.NoError(t, g.Unlock(bg))
@@ -87,7 +87,7 @@ func TestTake_RefusesAWeakerAccessAndACallOutsideAStep(t *testing.T) {
 	m, err := New("", nil, nil, nil)
 	require.NoError(t, err)
 	l := exclusiveLocker(m, newTable())
-	run := m.StartGroup(bg, reqs("a", "b:S"), false)
+	run := startGroup(m, bg, reqs("a", "b:S"), false)
 	require.True(t, run.Next())
 	st := run.Step()
 	assert.PanicsWithValue(t, "manager: Step.Take(S) for a request of X: a take is never weaker than the request",
@@ -149,11 +149,12 @@ func sharedCycle(t *testing.T, k *TestingKnobs, limit time.Duration) [2]error {
 	var firsts [2]lockstep.Lock
 	var ctxs [2]context.Context
 	for i := range ls {
-		ctx, cancel := context.WithTimeout(lockstep.WithReentrancy(bg, &unit{i}), time.Duration(i+1)*limit)
+		tctx, cancel := context.WithTimeout(bg, time.Duration(i+1)*limit)
 		t.Cleanup(cancel)
+		ctx := forUnit(tctx, &unit{i})
 		ctxs[i] = ctx
 		var err error
-		firsts[i], err = ls[i].driveTaking(ls[i].StartGroup(ctx, reqs(order[i][0]), false), lockstep.Exclusive)
+		firsts[i], err = ls[i].driveTaking(startGroup(ls[i], ctx, reqs(order[i][0]), false), lockstep.Exclusive)
 		require.NoError(t, err)
 	}
 	var out [2]error
@@ -161,7 +162,7 @@ func sharedCycle(t *testing.T, k *TestingKnobs, limit time.Duration) [2]error {
 	for i := range ls {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			second, err := ls[i].driveTaking(ls[i].StartGroup(ctxs[i], reqs(order[i][1]), false), lockstep.Exclusive)
+			second, err := ls[i].driveTaking(startGroup(ls[i], ctxs[i], reqs(order[i][1]), false), lockstep.Exclusive)
 			out[i] = err
 			if err == nil {
 				_ = second.Unlock(bg)

@@ -4,29 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/lockstep-go/lockstep"
 )
 
 // UnlockAll releases every lock holder's acquisitions through this Manager
 // still hold (seed 003's unlockAll: everything of the current identifier):
-// it unlocks each group Lock returned under lockstep.WithReentrancy(ctx,
-// holder) and not yet released, as its Unlock does, so a later Unlock of
+// it unlocks each group Lock returned for holder (Who.Holder: a Unit's)
+// and not yet released, as its Unlock does, so a later Unlock of
 // one returns nil. An acquisition of holder still in progress is not
 // waited for: a Lock it returns afterwards is held. A lock whose release
 // failed stays the holder's, and a later UnlockAll (or its own Unlock)
 // retries it; a lock whose lease was lost is released and reported with
-// lockstep.ErrLost, as its Unlock reports it. A nil or non-comparable
-// holder returns an error wrapping
-// lockstep.ErrInvalidConfig.
+// lockstep.ErrLost, as its Unlock reports it. A nil holder returns an
+// error wrapping lockstep.ErrInvalidConfig.
 func (m *Manager) UnlockAll(ctx context.Context, holder any) error {
 	if holder == nil {
-		return fmt.Errorf("%w: UnlockAll of a nil holder: pass the holder given to lockstep.WithReentrancy", lockstep.ErrInvalidConfig)
-	}
-	if !reflect.ValueOf(holder).Comparable() {
-		return fmt.Errorf("%w: UnlockAll: holder of type %T is not comparable: pass the holder given to lockstep.WithReentrancy",
-			lockstep.ErrInvalidConfig, holder)
+		return fmt.Errorf("%w: UnlockAll of a nil holder: pass a unit of work's", lockstep.ErrInvalidConfig)
 	}
 	m.mu.Lock()
 	gs := make([]*Lock, 0, len(m.handles[holder]))

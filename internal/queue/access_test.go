@@ -25,17 +25,17 @@ const waitBound = 2 * time.Minute
 
 // lockIn takes id in access a through the Locker's own acquisition, for at
 // most waitBound.
-func lockIn(ctx context.Context, l *Locker, id string, a lockstep.Access) (lockstep.Lock, error) {
+func lockIn(ctx context.Context, l *testLocker, id string, a lockstep.Access) (lockstep.Lock, error) {
 	ctx, cancel := context.WithTimeout(ctx, waitBound)
 	defer cancel()
-	return l.acquireOne(ctx, id, a, false)
+	return l.LockGroup(ctx, lockstep.Request{ID: id, Access: a})
 }
 
 // pending starts an acquisition of id in access a and returns a channel that
 // yields its lock once held, or nil when the acquisition failed. It ends
 // with the test (t.Context), so a test that fails while it waits does not
 // leave it polling.
-func pending(t *testing.T, l *Locker, id string, a lockstep.Access) <-chan lockstep.Lock {
+func pending(t *testing.T, l *testLocker, id string, a lockstep.Access) <-chan lockstep.Lock {
 	t.Helper()
 	ctx := t.Context()
 	ch := make(chan lockstep.Lock, 1)

@@ -11,70 +11,44 @@ import (
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
-// Adopt makes this Locker a holder of the lock tok names (lockstep.Sharer):
-// per id it reads that another holder is still there, writes its own owner
-// cell and reads again. An id that fails undoes its writes and is named in
-// the error; the ids adopted before it stay adopted.
-func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
+// Adopt makes this Locker a holder of the lock tok names (lockstep.Sharer;
+// manager.Adopter): per id it reads that another holder is still there,
+// writes its own owner cell and reads again. It returns the token's handle
+// id, its members, whether it names a group, and one held spec per member,
+// nil for a member skip accepts (given the member's id, access and owner):
+// the adopting unit holds that acquisition already, and a second holder of
+// it in this Locker would contend with the first (for an exclusive access,
+// refused as ErrLocked). An id that fails undoes its writes and is named
+// in the error, and the ids adopted before it are left again (the giver
+// still holds them).
+func (l *Locker) Adopt(ctx context.Context, tok string, skip func(id string, a lockstep.Access, owner string) bool) (
+	string, []lockstep.Request, bool, []*held.Spec, error) {
 	t, err := decodeShareToken(tok)
 	if err != nil {
-		return nil, err
+		return "", nil, false, nil, err
 	}
-	locks, err := l.adoptMembers(ctx, t, nil)
-	if err != nil {
-		return nil, err
-	}
-	if len(t.Plan) == 0 {
-		return locks[0], nil
-	}
-	return l.sh.Adopted(t.ID, t.Plan, locks), nil
-}
-
-// AdoptMembers is Adopt for a composing Locker that assembles the group
-// itself: it returns one lock per member of tok, in the token's order, and
-// adopts none of the members skip accepts (given the member's id, access
-// and owner), whose lock is nil: the caller's reentrancy holder holds that
-// acquisition already, and a second holder of it in this Locker would
-// contend with the first (for an exclusive access, refused as ErrLocked).
-// group says whether tok names a group (Adopt returns a group Lock) or a
-// flat lock. A failure leaves what it adopted, as Adopt's does.
-func (l *Locker) AdoptMembers(ctx context.Context, tok string, skip func(id string, a lockstep.Access, owner string) bool) (
-	locks []lockstep.Lock, group bool, err error) {
-	t, err := decodeShareToken(tok)
-	if err != nil {
-		return nil, false, err
-	}
-	locks, err = l.adoptMembers(ctx, t, skip)
-	return locks, len(t.Plan) != 0, err
-}
-
-func (l *Locker) adoptMembers(ctx context.Context, t shareToken, skip func(id string, a lockstep.Access, owner string) bool) ([]lockstep.Lock, error) {
 	if err := l.fits(t); err != nil {
-		return nil, err
+		return "", nil, false, nil, err
 	}
-	locks := make([]lockstep.Lock, len(t.Members))
-	err := l.sh.Do(ctx, t.Members[0].Name, func(ctx context.Context) error {
-		for i, m := range t.Members {
-			if skip != nil && skip(m.Name, m.Access, m.Owner) {
-				continue
-			}
-			lk, err := l.adoptOne(ctx, m)
-			if err != nil {
-				for j := i - 1; j >= 0; j-- {
-					if locks[j] != nil {
-						_ = locks[j].Unlock(context.WithoutCancel(ctx)) // leaves: the giver still holds them
-					}
-				}
-				return err
-			}
-			locks[i] = lk
+	specs := make([]*held.Spec, len(t.Members))
+	members := make([]lockstep.Request, len(t.Members))
+	for i, m := range t.Members {
+		members[i] = lockstep.Request{ID: m.Name, Access: m.Access}
+		if skip != nil && skip(m.Name, m.Access, m.Owner) {
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		s, err := l.adoptOne(ctx, m)
+		if err != nil {
+			for j := i - 1; j >= 0; j-- {
+				if specs[j] != nil {
+					_ = specs[j].Abandon(context.WithoutCancel(ctx)) // leaves: the giver still holds them
+				}
+			}
+			return "", nil, false, nil, err
+		}
+		specs[i] = &s
 	}
-	return locks, nil
+	return t.ID, members, len(t.Plan) != 0, specs, nil
 }
 
 // fits refuses a token this Locker cannot continue, before any request.
@@ -88,8 +62,8 @@ func (l *Locker) fits(t shareToken) error {
 		return bad("table", t.Table, l.cfg.table)
 	case t.Scope != l.scope.String():
 		return bad("scope", t.Scope, l.scope.String())
-	case t.Sep != l.sh.Separator():
-		return bad("separator", t.Sep, l.sh.Separator())
+	case t.Sep != l.sep:
+		return bad("separator", t.Sep, l.sep)
 	case len(t.Plan) != 0 && len(t.Plan) != len(t.Members):
 		return fmt.Errorf("%w: its plan and members differ: pass the string the giver's Share returned, unchanged", lockstep.ErrShareToken)
 	}
@@ -109,10 +83,10 @@ func (l *Locker) fits(t shareToken) error {
 // owner cell in a conflicting access beside the holder's (a claim in
 // progress, or a withdrawn one's cell awaiting its TTL) makes it withdraw
 // and try again a poll later, as a claim would, until ctx ends.
-func (l *Locker) adoptOne(ctx context.Context, m shareMember) (lockstep.Lock, error) {
+func (l *Locker) adoptOne(ctx context.Context, m shareMember) (held.Spec, error) {
 	slot, ok := l.turns.TryTake(m.Row, m.Access)
 	if !ok {
-		return nil, fmt.Errorf("queuelock: adopt %q: %w: this Locker is itself acquiring or holding it; adopt on a Locker that is not",
+		return held.Spec{}, fmt.Errorf("queuelock: adopt %q: %w: this Locker is itself acquiring or holding it; adopt on a Locker that is not",
 			m.Name, lockstep.ErrLocked)
 	}
 	ocol := l.column(m.Access, slot)
@@ -128,7 +102,7 @@ func (l *Locker) adoptOne(ctx context.Context, m shareMember) (lockstep.Lock, er
 			if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 				err = fmt.Errorf("%w (%w)", ctx.Err(), err)
 			}
-			return nil, fmt.Errorf("queuelock: adopt %q: %w", m.Name, err)
+			return held.Spec{}, fmt.Errorf("queuelock: adopt %q: %w", m.Name, err)
 		}
 		return l.adopted(m, ocol, slot, since, v), nil
 	}
@@ -173,8 +147,8 @@ func (l *Locker) tryAdopt(ctx context.Context, m shareMember, ocol string) (v vi
 }
 
 // adopted starts the lease of an adoption that succeeded and returns its
-// Lock, tracked for Close.
-func (l *Locker) adopted(m shareMember, ocol string, slot int, since int64, v view) lockstep.Lock {
+// held spec.
+func (l *Locker) adopted(m shareMember, ocol string, slot int, since int64, v view) held.Spec {
 	p := &part{l: l, id: m.Row, owner: m.Owner, qcol: m.Queue, ocol: ocol, access: m.Access, slot: slot,
 		since: since, turn: true, next: v.after(m.Queue)}
 	p.shared.Store(true)
@@ -182,8 +156,8 @@ func (l *Locker) adopted(m shareMember, ocol string, slot int, since int64, v vi
 	rep := held.Reporting{Algorithm: "queuelock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: m.Row, Owner: m.Owner, Mode: lockstep.ModeNew}
 	p.Lease = l.leases.Start(l.cfg.Lease, since, p.renew, rep.Hooks(loss, true))
 	loss.Watch(p.Remaining)
-	return held.Public(l.sh.Hold(held.Spec{ID: m.Name, Owner: m.Owner, Mode: lockstep.ModeNew, Token: m.Token,
-		Parts: []held.Part{p}, Loss: loss, Since: since}))
+	return held.Spec{ID: m.Name, Owner: m.Owner, Mode: lockstep.ModeNew, Token: m.Token,
+		Parts: []held.Part{p}, Loss: loss, Since: since}
 }
 
 // witnessed reports whether v shows another holder of m: an owner cell of

@@ -20,13 +20,6 @@ func (l *Locker) Acquire(ctx context.Context, r held.Request) (held.Result, erro
 	return l.part(ctx, r)
 }
 
-// One is this Locker's acquisition of one flat id in access (with try: one
-// attempt), below its own lock manager: for a composer that applies the
-// manager itself (package migration).
-func (l *Locker) One(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
-	return l.acquireOne(ctx, id, access, try)
-}
-
 // CheckShareToken checks, with no request, that this Locker could adopt
 // tok, and returns the handle's id and the members it names (package
 // migration checks a token with it before its admission).

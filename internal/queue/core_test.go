@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/model"
 )
@@ -30,7 +31,9 @@ func TestNewWith_DrawsFromTheGivenIssuer(t *testing.T) {
 	defer l.Close(context.Background())
 	assert.Same(t, owners, l.Owners())
 	assert.Equal(t, "p1", l.Process())
-	lk, err := l.Lock(context.Background(), "a")
+	m, err := manager.NewLocker(l, manager.Config{Clock: l.Clock(), Observer: l.Observer()})
+	require.NoError(t, err)
+	lk, err := m.Lock(context.Background(), "a")
 	require.NoError(t, err)
 	assert.Equal(t, "p1.2", lk.Owner())
 	require.NoError(t, lk.Unlock(context.Background()))

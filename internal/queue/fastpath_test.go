@@ -39,7 +39,7 @@ func (c *counting) Read(ctx context.Context, table, row string, s lockstep.Slice
 func (c *counting) total() int64 { return c.puts.Load() + c.reads.Load() + c.deletes.Load() }
 
 // lockUnlock takes and releases id once and returns the requests it made.
-func lockUnlock(t *testing.T, l *Locker, c *counting) int64 {
+func lockUnlock(t *testing.T, l *testLocker, c *counting) int64 {
 	t.Helper()
 	before := c.total()
 	h, err := l.Lock(context.Background(), "id")

@@ -25,7 +25,7 @@ import (
 // churn takes "hot" n times in access a, by lockers in turn, one
 // acquisition each period of (fake) time, and returns the most tombstones
 // one read of s stepped over meanwhile.
-func churn(t *testing.T, s *model.Store, lockers []*Locker, a lockstep.Access, n int, period time.Duration) int64 {
+func churn(t *testing.T, s *model.Store, lockers []*testLocker, a lockstep.Access, n int, period time.Duration) int64 {
 	t.Helper()
 	ctx := context.Background()
 	s.ResetStats()
@@ -47,7 +47,7 @@ func TestFloor_HotIDReadCostDoesNotGrowWithHistory(t *testing.T) {
 		ctx := context.Background()
 		s := model.New(&clock.Local{})
 		const skew, period = 10 * time.Millisecond, time.Millisecond
-		var lockers []*Locker
+		var lockers []*testLocker
 		for range 3 {
 			l, err := New(s, &Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, MaxClockSkew: skew})
 			if err != nil {
@@ -91,7 +91,7 @@ func TestFloor_LongWaiterStaysVisibleAndFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := make(chan string, 2)
-		take := func(l *Locker, name string) {
+		take := func(l *testLocker, name string) {
 			h, err := l.Lock(ctx, "id")
 			if err != nil {
 				t.Error(err)
@@ -146,7 +146,7 @@ func TestOwnerCells_LockersSharingAProcessIDExcludeEachOther(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := model.New(&clock.Local{})
-		open := func() *Locker {
+		open := func() *testLocker {
 			l, err := New(s, &Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, ProcessID: "same"})
 			if err != nil {
 				t.Fatal(err)
@@ -224,7 +224,7 @@ func TestFloor_WaiterBelowThePublishedFloorTakesAVisiblePlace(t *testing.T) {
 }
 
 // waiterName returns the enqueue time of l's one queue cell of "id".
-func waiterName(t *testing.T, s lockstep.Store, l *Locker) int64 {
+func waiterName(t *testing.T, s lockstep.Store, l *testLocker) int64 {
 	t.Helper()
 	cs, err := s.Read(context.Background(), DefaultTable, "id", lockstep.Slice{From: "0"})
 	if err != nil {

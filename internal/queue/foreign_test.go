@@ -47,7 +47,7 @@ func live(ctx context.Context, s lockstep.Store, id string) ([]string, error) {
 // wrong: nil when the call failed with a *lockstep.ForeignCellError naming
 // the table, row and column, and the partition's live cells are what they
 // were before the call.
-func refusesForeign(ctx context.Context, s lockstep.Store, l *Locker, try bool, foreign lockstep.Cell) error {
+func refusesForeign(ctx context.Context, s lockstep.Store, l *testLocker, try bool, foreign lockstep.Cell) error {
 	const id = "invoice/42"
 	foreign.Timestamp, foreign.TTL = 1, time.Hour
 	if err := s.Put(ctx, DefaultTable, id, foreign); err != nil {

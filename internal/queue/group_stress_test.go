@@ -35,8 +35,9 @@ func TestGroup_RandomGroupsOnATreeNeitherDeadlockNorConflict(t *testing.T) {
 					r := rand.New(rand.NewPCG(seed, uint64(10*p+g)))
 					wg.Go(func() {
 						ctx := context.Background()
+						var lg lockstep.GroupLocker = l.Locker
 						if g == 0 {
-							ctx = lockstep.WithReentrancy(ctx, &g)
+							lg = unitLocker{l.Unit("")}
 						}
 						for range 10 {
 							var reqs []lockstep.Request
@@ -44,7 +45,7 @@ func TestGroup_RandomGroupsOnATreeNeitherDeadlockNorConflict(t *testing.T) {
 								reqs = append(reqs, lockstep.Request{ID: ids[r.IntN(len(ids))], Access: lockstep.Access(r.IntN(5))})
 							}
 							wctx, cancel := context.WithTimeout(ctx, time.Hour)
-							lk, err := l.LockGroup(wctx, reqs...)
+							lk, err := lg.LockGroup(wctx, reqs...)
 							cancel()
 							if err != nil {
 								t.Errorf("seed %d: %v: %v", seed, reqs, err)
@@ -106,3 +107,8 @@ func effective(members []lockstep.Request, id string) (lockstep.Access, bool) {
 	}
 	return acc, ok
 }
+
+// unitLocker is a unit of work as a lockstep.GroupLocker.
+type unitLocker struct{ lockstep.Unit }
+
+func (unitLocker) Close(context.Context) error { return nil }

@@ -13,7 +13,7 @@ import (
 	"github.com/lockstep-go/lockstep/model"
 )
 
-func newHierLocker(t *testing.T, s lockstep.Store) *Locker {
+func newHierLocker(t *testing.T, s lockstep.Store) *testLocker {
 	t.Helper()
 	l, err := New(s, &Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, Separator: "/"})
 	require.NoError(t, err)
@@ -91,7 +91,7 @@ func TestGroup_OppositeOrdersComplete(t *testing.T) {
 		a, b := newLocker(t, s, nil), newLocker(t, s, nil)
 		done := make(chan error, 2*20)
 		for i := range 20 {
-			for _, l := range []*Locker{a, b} {
+			for _, l := range []*testLocker{a, b} {
 				reqs := []lockstep.Request{{ID: "x"}, {ID: "y"}}
 				if (i%2 == 0) == (l == a) {
 					reqs[0], reqs[1] = reqs[1], reqs[0]

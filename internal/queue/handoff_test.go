@@ -41,7 +41,7 @@ func isHandoff(cells []lockstep.Cell) bool {
 	return false
 }
 
-func newHandoffLocker(t *testing.T, s lockstep.Store, n *memNet, name string, on bool, k *TestingKnobs) *Locker {
+func newHandoffLocker(t *testing.T, s lockstep.Store, n *memNet, name string, on bool, k *TestingKnobs) *testLocker {
 	t.Helper()
 	l, err := New(s, &Options{TTL: ttl, Renew: time.Second, Poll: wakePoll, SlowPoll: 2 * time.Second, ProcessID: name,
 		Wake: &Wake{Transport: memTransport{n, name}, Key: wakeKey}, Handoff: on, TestingKnobs: k})

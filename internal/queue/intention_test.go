@@ -20,7 +20,7 @@ import (
 // Options.IntentionRange (docs/algorithms.md, section 4.14).
 
 // newRanged is newPlanted with Options.IntentionRange set to on.
-func newRanged(t *testing.T, s lockstep.Store, on bool, k *TestingKnobs) *Locker {
+func newRanged(t *testing.T, s lockstep.Store, on bool, k *TestingKnobs) *testLocker {
 	t.Helper()
 	l, err := New(s, &Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, IntentionRange: on, TestingKnobs: k})
 	require.NoError(t, err)

@@ -37,10 +37,12 @@ type Locker struct {
 	hints    hints   // ids recently seen contended: no fast path for them
 	janitor  janitor // drops expired floors and hints (idstate.go)
 
-	// sh is the Locker's shell: groups, hierarchy and reentrancy
-	// (group.go), the calls in flight and locks held that Close ends and
-	// releases, and the acquisition of one id around take.
-	sh     *manager.Shell
+	// sep is Options.Separator, which share tokens carry (the manager
+	// above this Locker validates and applies it).
+	sep string
+	// parts are the parts in flight for a composer (Acquire, Adopt), which
+	// Close ends.
+	parts  lifecycle.Tracker[*held.Lock]
 	leases *lease.Scheduler // renews every held lock and waiting queue cell
 	wake   *waker           // nil: wake-ups off (wake.go)
 	// wakeHealth is whether wake-ups arrive (wakehealth.go).
@@ -58,11 +60,35 @@ func (l *Locker) mutator() (lockstep.Mutator, bool) {
 	return m, ok && !l.noMutator.Load()
 }
 
-var _ lockstep.GroupLocker = (*Locker)(nil)
+var _ manager.Algorithm = (*Locker)(nil)
 
-// New returns a Locker on store with an owner-id issuer of its own, as
-// queuelock.New says.
-func New(store lockstep.Store, opts *Options) (*Locker, error) { return NewWith(store, opts, nil) }
+// NewLocker returns the lock manager over a queue Locker on store with an
+// owner-id issuer of its own, as queuelock.New says.
+func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
+	var dl *lockstep.DeadlockDetection
+	if opts != nil {
+		if err := manager.ValidateSeparator(opts.Separator); err != nil {
+			return nil, err // before NewWith, which may register a wake-up handler
+		}
+		dl = opts.Deadlock
+	}
+	l, err := NewWith(store, opts, nil)
+	if err != nil {
+		return nil, err
+	}
+	det, err := deadlock.ForLocker(store, l.cfg.Clock, l.cfg.Process, dl, l.cfg.Lease.MaxServerSkew, l.cfg.rand, l.cfg.knobs.Manager.DeadlockKnobs())
+	if err != nil {
+		_ = l.Close(context.Background())
+		return nil, err
+	}
+	m, err := manager.NewLocker(l, manager.Config{Name: "queuelock", Mode: lockstep.ModeNew, Clock: l.cfg.Clock, Observer: l.cfg.Observer,
+		Separator: l.sep, Detector: det, Knobs: l.cfg.knobs.Manager})
+	if err != nil {
+		_ = l.Close(context.Background())
+		return nil, err
+	}
+	return m, nil
+}
 
 // NewWith returns a Locker on store (nil opts: defaults), whose locks have
 // the store's scope, drawing its owner ids from owners (nil: an issuer of
@@ -96,18 +122,8 @@ func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker
 		leases: leases,
 	}
 	l.turns.Clock = cfg.Clock
-	var sep string
-	var dl *lockstep.DeadlockDetection
 	if opts != nil {
-		sep, dl = opts.Separator, opts.Deadlock
-	}
-	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew, cfg.rand, cfg.knobs.Manager.DeadlockKnobs())
-	if err != nil {
-		return nil, err
-	}
-	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "queuelock", Mode: lockstep.ModeNew, Clock: cfg.Clock, Observer: cfg.Observer,
-		Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
-		return nil, err
+		l.sep = opts.Separator
 	}
 	if cfg.wake != nil { // last: it hands the transport to l
 		l.wake = newWaker(l)
@@ -115,36 +131,16 @@ func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker
 	return l, nil
 }
 
-// Lock blocks until the lock named id is held or ctx is done, keeping its
-// place in line and retrying store errors, but not a refusal
-// (lockstep.ErrRefused: a missing permission or table).
-func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
-}
-
-// TryLock makes one attempt: it fails with ErrLocked, having deleted
-// whatever it wrote, when the lock is held or awaited in a conflicting
-// access.
-func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.group(ctx, []lockstep.Request{{ID: id}}, true)
-}
-
-// acquireOne is this Locker's acquisition of one flat id: the shell's
-// call (Close ends it) around take, then the held lock and its event.
-func (l *Locker) acquireOne(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
-	call, ctx, err := l.sh.Begin(ctx, id, access, try)
-	if err != nil {
-		return nil, err
-	}
-	var st manager.Stats
-	spec, err := l.take(ctx, id, access, try, &st)
-	return call.End(spec, err, st)
+// Take is the queue lock's acquisition of one id, below the lock manager
+// (manager.Algorithm).
+func (l *Locker) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, error) {
+	return l.take(ctx, a.ID, a.Access, a.Try, a)
 }
 
 // take is the queue lock's acquisition of one id, for
-// acquireOne: the attempt, with a fencing token when Options.Fencing
+// Take: the attempt, with a fencing token when Options.Fencing
 // is set.
-func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *manager.Stats) (held.Spec, error) {
+func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *manager.Acquisition) (held.Spec, error) {
 	loss := held.NewLoss()
 	a := &attempt{l: l, id: l.row(id), name: id, owner: l.owners.Next(), try: try,
 		mode: lockstep.ModeNew, access: access, loss: loss, fence: true}
@@ -183,7 +179,7 @@ func (l *Locker) Scope() lockstep.Scope { return l.scope }
 // Close of this Locker still ends the wait.
 func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) {
 	var res held.Result
-	err := l.sh.Do(ctx, r.ID, func(ctx context.Context) error {
+	err := l.parts.Do(ctx, "queuelock", r.ID, func(ctx context.Context) error {
 		a := &attempt{l: l, id: l.row(r.ID), name: r.ID, owner: l.owners.Next(), try: r.Try, mode: r.Mode,
 			access: r.Access, loss: r.Loss, notes: r.Claims}
 		p, err := a.run(ctx)
@@ -196,11 +192,11 @@ func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) 
 	return res, err
 }
 
-// Close makes further calls fail with ErrClosed, ends the waits in flight,
-// releases every lock still held and waits for its goroutines. ctx bounds
-// the releases.
+// Close ends the parts in flight for a composer and waits for its
+// goroutines (manager.Algorithm: the manager above it has released its
+// locks). ctx bounds the releases.
 func (l *Locker) Close(ctx context.Context) error {
-	err := l.sh.Close(ctx)
+	err := l.parts.Close(ctx)
 	l.leases.Close()
 	l.stopJanitor()
 	return err

@@ -34,7 +34,7 @@ func longHold(t *testing.T, warm int, k *TestingKnobs) (last int64, queueCellLiv
 	if err != nil {
 		t.Fatal(err)
 	}
-	var others []*Locker
+	var others []*testLocker
 	for range 3 {
 		l, err := New(s, opts(nil))
 		if err != nil {

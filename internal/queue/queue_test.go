@@ -17,13 +17,13 @@ import (
 
 const ttl = 6 * time.Second // window (6s − 1s − 1s)/2 = 2s with the default MaxServerSkew
 
-func newLocker(t *testing.T, s lockstep.Store, c lockstep.Clock) *Locker {
+func newLocker(t *testing.T, s lockstep.Store, c lockstep.Clock) *testLocker {
 	t.Helper()
 	return newPlanted(t, s, c, nil)
 }
 
 // newPlanted is newLocker with planted defects k (nil for none).
-func newPlanted(t *testing.T, s lockstep.Store, c lockstep.Clock, k *TestingKnobs) *Locker {
+func newPlanted(t *testing.T, s lockstep.Store, c lockstep.Clock, k *TestingKnobs) *testLocker {
 	t.Helper()
 	l, err := New(s, &Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, Clock: c, TestingKnobs: k})
 	if err != nil {
@@ -88,7 +88,7 @@ func TestQueueLock_CancelledWaiterLeavesNoCell(t *testing.T) {
 
 // acquireOrder starts Lock calls and returns a channel receiving each
 // locker's name as it acquires; each holds until release is closed.
-func acquireInto(ctx context.Context, l *Locker, name string, order chan<- string, wg *sync.WaitGroup) {
+func acquireInto(ctx context.Context, l *testLocker, name string, order chan<- string, wg *sync.WaitGroup) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

@@ -22,8 +22,8 @@ func TestReentrancy_LockAfterCloseFailsAndIsNotCounted(t *testing.T) {
 		ctx := context.Background()
 		s := model.New(&clock.Local{})
 		a, b := newLocker(t, s, nil), newLocker(t, s, nil)
-		job := lockstep.WithReentrancy(ctx, "job")
-		first, err := a.Lock(job, "x")
+		job := a.Unit("job")
+		first, err := job.Lock(ctx, "x")
 		require.NoError(t, err)
 		require.NoError(t, a.Close(ctx))
 
@@ -31,7 +31,7 @@ func TestReentrancy_LockAfterCloseFailsAndIsNotCounted(t *testing.T) {
 		require.NoError(t, err, "Close released x")
 		defer func() { _ = other.Unlock(ctx) }()
 
-		again, err := a.Lock(job, "x")
+		again, err := job.Lock(ctx, "x")
 		if err == nil {
 			_ = again.Unlock(ctx)
 		}

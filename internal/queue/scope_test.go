@@ -26,7 +26,7 @@ func (s scoped) Scope() lockstep.Scope { return s.scope }
 func TestQueueLock_DCLocalLocksOfOneIDAreOnePerDCAndApartFromTheGlobalOne(t *testing.T) {
 	ctx := t.Context()
 	shared := model.New(&clock.Local{})
-	newLocker := func(st lockstep.Store, name string) *Locker {
+	newLocker := func(st lockstep.Store, name string) *testLocker {
 		l, err := New(st, &Options{ProcessID: name, TTL: 4 * time.Second})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = l.Close(context.Background()) })
@@ -40,7 +40,7 @@ func TestQueueLock_DCLocalLocksOfOneIDAreOnePerDCAndApartFromTheGlobalOne(t *tes
 	assert.True(t, global.Scope().IsGlobal())
 
 	var held []lockstep.Lock
-	for _, l := range []*Locker{dc1, dc2, global} {
+	for _, l := range []*testLocker{dc1, dc2, global} {
 		h, err := l.TryLock(ctx, "x")
 		require.NoError(t, err, "%v", l.Scope())
 		assert.Equal(t, "x", h.ID(), "the handle names the caller's id")

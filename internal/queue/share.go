@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/manager"
 )
 
 // Shared identities (lockstep.Sharer; docs/algorithms.md, section 8.7).
@@ -18,7 +19,7 @@ import (
 // other owner cell of the owner, the queue cell: the last to leave
 // releases.
 
-var _ lockstep.Sharer = (*Locker)(nil)
+var _ manager.Adopter = (*Locker)(nil)
 
 // Share returns a token naming l, which this Locker returned and still
 // holds, as lockstep.Sharer says. It sends no request. From now on l's
@@ -27,7 +28,7 @@ func (l *Locker) Share(lk lockstep.Lock) (string, error) {
 	if lk == nil {
 		return "", fmt.Errorf("%w: Share of a nil lock: pass a lock this Locker returned", lockstep.ErrInvalidConfig)
 	}
-	t := shareToken{Table: l.cfg.table, Scope: l.scope.String(), Sep: l.sh.Separator(), ID: lk.ID()}
+	t := shareToken{Table: l.cfg.table, Scope: l.scope.String(), Sep: l.sep, ID: lk.ID()}
 	locks := []lockstep.Lock{lk}
 	if g, ok := lk.(interface {
 		MemberLocks() []lockstep.Lock

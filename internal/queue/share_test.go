@@ -54,7 +54,7 @@ func TestQueueLock_AdoptContinuesTheLeaseAndKeepsAThirdOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mk := func() *Locker {
+		mk := func() *testLocker {
 			l, err := New(s, &Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, Fencing: tokens})
 			if err != nil {
 				t.Fatal(err)
@@ -149,7 +149,7 @@ func TestQueueLock_AdoptGroup(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := model.New(&clock.Local{})
-		mk := func() *Locker {
+		mk := func() *testLocker {
 			l, err := New(s, &Options{TTL: ttl, Renew: time.Second, Poll: 10 * time.Millisecond, Separator: "/"})
 			if err != nil {
 				t.Fatal(err)
@@ -211,7 +211,7 @@ func TestQueueLock_ShareAndAdoptRefusals(t *testing.T) {
 		tampered := tok[:len(tok)-2] + map[bool]string{true: "AA", false: "BB"}[!strings.HasSuffix(tok, "AA")]
 		for _, c := range []struct {
 			name string
-			lk   *Locker
+			lk   *testLocker
 			tok  string
 			want error
 		}{

@@ -20,7 +20,7 @@ func lineOfTwo(t *testing.T, acc lockstep.Access) (a *attempt, front, mine, held
 	front = layout.Entry{Kind: layout.Queue, Column: "00000000000000000001/q/e.1", Owner: "e.1", Access: acc}
 	mine = layout.Entry{Kind: layout.Queue, Column: "00000000000000000002/q/w.1", Owner: "w.1", Access: acc}
 	held = layout.Entry{Kind: layout.Owner, Column: "~o/e/0000000000000001", Owner: "e.1", Access: acc}
-	a = &attempt{l: l, owner: mine.Owner, qcol: mine.Column, ocol: "~o/w/0000000000000001", access: acc, knobs: &TestingKnobs{}}
+	a = &attempt{l: l.core, owner: mine.Owner, qcol: mine.Column, ocol: "~o/w/0000000000000001", access: acc, knobs: &TestingKnobs{}}
 	return a, front, mine, held
 }
 

@@ -51,7 +51,7 @@ func (t memTransport) Handle(f func([]byte)) {
 
 const wakePoll = 200 * time.Millisecond
 
-func newWakeLocker(t *testing.T, s lockstep.Store, n *memNet, name string) *Locker {
+func newWakeLocker(t *testing.T, s lockstep.Store, n *memNet, name string) *testLocker {
 	t.Helper()
 	l, err := New(s, &Options{TTL: ttl, Renew: time.Second, Poll: wakePoll, SlowPoll: 2 * time.Second, ProcessID: name,
 		Wake: &Wake{Transport: memTransport{n, name}, Key: wakeKey}})

@@ -47,7 +47,7 @@ func contend(t *testing.T, net *memNet, n, rounds int, hold time.Duration) (time
 	s := model.New(&clock.Local{})
 	ctx := context.Background()
 	obs := make([]*wakeEvents, n)
-	lockers := make([]*Locker, n)
+	lockers := make([]*testLocker, n)
 	for i := range n {
 		obs[i] = &wakeEvents{}
 		o := &Options{TTL: ttl, Renew: time.Second, ProcessID: fmt.Sprintf("p%d", i), Observer: obs[i]}

@@ -26,13 +26,6 @@ func (l *Locker) Prepare(ctx context.Context, r held.Request) held.Prepared {
 	return l.prepare(ctx, r)
 }
 
-// One is this Locker's acquisition of one flat id (with try: one attempt),
-// below its own lock manager: for a composer that applies the manager
-// itself (package migration).
-func (l *Locker) One(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
-	return l.acquireOne(ctx, id, access, try)
-}
-
 // Owners is the issuer this Locker draws its owner ids from (NewWith).
 func (l *Locker) Owners() *setup.Owners { return l.owners }
 

@@ -124,7 +124,7 @@ type goldenScenario struct {
 	name      string
 	failPut   int    // the n-th Put fails (see recorder)
 	separator string // Options.Separator
-	run       func(t *testing.T, l *Locker, rec *recorder)
+	run       func(t *testing.T, l *testLocker, rec *recorder)
 }
 
 const (
@@ -133,22 +133,22 @@ const (
 )
 
 var goldenScenarios = []goldenScenario{
-	{name: "lock: Lock, held 1.5s (one renewal), Unlock", run: func(t *testing.T, l *Locker, rec *recorder) {
+	{name: "lock: Lock, held 1.5s (one renewal), Unlock", run: func(t *testing.T, l *testLocker, rec *recorder) {
 		h := mustLock(t, l.Lock, rec)
 		time.Sleep(1500 * time.Millisecond)
 		unlock(t, h, rec)
 	}},
-	{name: "trylock-held: TryLock while a legacy peer holds the lock", run: func(t *testing.T, l *Locker, rec *recorder) {
+	{name: "trylock-held: TryLock while a legacy peer holds the lock", run: func(t *testing.T, l *testLocker, rec *recorder) {
 		peerWrites(t, rec, DefaultMainTable)
 		_, err := l.TryLock(context.Background(), goldenID)
 		rec.result("TryLock", err)
 	}},
-	{name: "trylock-contended: TryLock while a legacy peer's shadow cell stays", run: func(t *testing.T, l *Locker, rec *recorder) {
+	{name: "trylock-contended: TryLock while a legacy peer's shadow cell stays", run: func(t *testing.T, l *testLocker, rec *recorder) {
 		peerWrites(t, rec, DefaultShadowTable)
 		_, err := l.TryLock(context.Background(), goldenID)
 		rec.result("TryLock", err)
 	}},
-	{name: "lock-waits: Lock while a legacy peer holds the lock, until it releases", run: func(t *testing.T, l *Locker, rec *recorder) {
+	{name: "lock-waits: Lock while a legacy peer holds the lock, until it releases", run: func(t *testing.T, l *testLocker, rec *recorder) {
 		peerWrites(t, rec, DefaultMainTable)
 		type acquired struct {
 			h   lockstep.Lock
@@ -171,10 +171,10 @@ var goldenScenarios = []goldenScenario{
 		}
 		unlock(t, a.h, rec)
 	}},
-	{name: "store-error: Lock whose first shadow write fails with an unknown outcome", failPut: 1, run: func(t *testing.T, l *Locker, rec *recorder) {
+	{name: "store-error: Lock whose first shadow write fails with an unknown outcome", failPut: 1, run: func(t *testing.T, l *testLocker, rec *recorder) {
 		unlock(t, mustLock(t, l.Lock, rec), rec)
 	}},
-	{name: `separator: Lock with Separator "/" takes the ancestor's row too`, separator: "/", run: func(t *testing.T, l *Locker, rec *recorder) {
+	{name: `separator: Lock with Separator "/" takes the ancestor's row too`, separator: "/", run: func(t *testing.T, l *testLocker, rec *recorder) {
 		unlock(t, mustLock(t, l.Lock, rec), rec)
 	}},
 }

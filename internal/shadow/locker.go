@@ -12,6 +12,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/internal/setup"
 )
@@ -24,20 +25,44 @@ type Locker struct {
 	ts     *clock.Timestamps
 	owners *setup.Owners
 
-	// sh is the Locker's shell: groups, hierarchy and reentrancy
-	// (group.go), the calls in flight and locks held that Close ends and
-	// releases, and the acquisition of one id around take.
-	sh     *manager.Shell
+	sep string // Options.Separator, for the manager above this Locker
+	// parts are the parts in flight for a composer (Acquire, Prepare),
+	// which Close ends.
+	parts  lifecycle.Tracker[*held.Lock]
 	leases *lease.Scheduler // renews every held lock
 
 	mu sync.Mutex // guards cfg.rand
 }
 
-var _ lockstep.GroupLocker = (*Locker)(nil)
+var _ manager.Algorithm = (*Locker)(nil)
 
-// New returns a Locker on store with an owner-id issuer of its own, as
-// shadowlock.New says.
-func New(store lockstep.Store, opts *Options) (*Locker, error) { return NewWith(store, opts, nil) }
+// NewLocker returns the lock manager over a legacy Locker on store with an
+// owner-id issuer of its own, as shadowlock.New says.
+func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
+	var dl *lockstep.DeadlockDetection
+	if opts != nil {
+		if err := manager.ValidateSeparator(opts.Separator); err != nil {
+			return nil, err // before NewWith, which may register a wake-up handler
+		}
+		dl = opts.Deadlock
+	}
+	l, err := NewWith(store, opts, nil)
+	if err != nil {
+		return nil, err
+	}
+	det, err := deadlock.ForLocker(store, l.cfg.Clock, l.cfg.Process, dl, l.cfg.Lease.MaxServerSkew, l.cfg.rand, l.cfg.knobs.Manager.DeadlockKnobs())
+	if err != nil {
+		_ = l.Close(context.Background())
+		return nil, err
+	}
+	m, err := manager.NewLocker(l, manager.Config{Name: "shadowlock", Mode: lockstep.ModeLegacy, Clock: l.cfg.Clock, Observer: l.cfg.Observer,
+		Separator: l.sep, Detector: det, Knobs: l.cfg.knobs.Manager})
+	if err != nil {
+		_ = l.Close(context.Background())
+		return nil, err
+	}
+	return m, nil
+}
 
 // NewWith returns a Locker on store that draws its owner ids from owners
 // (nil: an issuer of its own). A nil opts means all defaults. Invalid
@@ -65,58 +90,27 @@ func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker
 		return nil, err
 	}
 	l := &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: owners, leases: leases}
-	var sep string
-	var dl *lockstep.DeadlockDetection
 	if opts != nil {
-		sep, dl = opts.Separator, opts.Deadlock
-	}
-	det, err := deadlock.ForLocker(store, cfg.Clock, cfg.Process, dl, cfg.Lease.MaxServerSkew, cfg.rand, cfg.knobs.Manager.DeadlockKnobs())
-	if err != nil {
-		return nil, err
-	}
-	if l.sh, err = manager.NewShell(manager.ShellConfig{Name: "shadowlock", Mode: lockstep.ModeLegacy, Clock: cfg.Clock, Observer: cfg.Observer,
-		Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
-		return nil, err
+		l.sep = opts.Separator
 	}
 	return l, nil
 }
 
-// Lock repeats rounds until it holds the lock or ctx is done, sleeping a
-// random time between rounds (up to 1s while someone holds the lock). A store
-// error ends a round, which is retried, unless it is a refusal no retry can
-// change (lockstep.ErrRefused: a missing permission or table), which Lock
-// returns at once. When ctx ends first it returns an
-// error for which errors.Is(err, ctx.Err()) holds, having deleted its cells.
-func (l *Locker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.group(ctx, []lockstep.Request{{ID: id}}, false)
-}
-
-// TryLock fails with ErrLocked when someone holds the lock, or after
-// lockstep.MaxTryAttempts rounds that met a concurrent attempt. A store error
-// ends it, its cells deleted.
-func (l *Locker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.group(ctx, []lockstep.Request{{ID: id}}, true)
-}
-
-// acquireOne is this Locker's acquisition of one flat id: the shell's
-// call (Close ends it) around take, then the held lock and its event.
-func (l *Locker) acquireOne(ctx context.Context, id string, access lockstep.Access, try bool) (lockstep.Lock, error) {
-	call, ctx, err := l.sh.Begin(ctx, id, access, try)
-	if err != nil {
-		return nil, err
-	}
-	var st manager.Stats
-	spec, err := l.take(ctx, id, access, try, &st)
-	return call.End(spec, err, st)
+// Take is the legacy lock's acquisition of one id, below the lock manager
+// (manager.Algorithm). It takes the id exclusively, whatever access is
+// asked, and says so to the manager (the deadlock records show it).
+func (l *Locker) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, error) {
+	a.Takes(lockstep.Exclusive)
+	return l.take(ctx, a.ID, a.Access, a.Try, a)
 }
 
 // take is the legacy lock's acquisition of one id, for
-// acquireOne: rounds until one wins, with a fencing token when
+// Take: rounds until one wins, with a fencing token when
 // Options.Fencing is set. It takes id exclusively whatever access is
 // asked: the legacy format has only exclusive locks, and an exclusive lock
 // excludes at least what any access does (the shell reports access in the
 // AcquireEvent).
-func (l *Locker) take(ctx context.Context, id string, _ lockstep.Access, try bool, st *manager.Stats) (held.Spec, error) {
+func (l *Locker) take(ctx context.Context, id string, _ lockstep.Access, try bool, st *manager.Acquisition) (held.Spec, error) {
 	r := &round{l: l, id: id, owner: l.owners.Next(), fenced: true}
 	rounds, err := l.run(ctx, r, try)
 	st.Attempts, st.Requests = rounds, r.requests
@@ -133,7 +127,7 @@ func (l *Locker) take(ctx context.Context, id string, _ lockstep.Access, try boo
 // Close of this Locker still ends the wait.
 func (l *Locker) part(ctx context.Context, q held.Request) (held.Result, error) {
 	var res held.Result
-	err := l.sh.Do(ctx, q.ID, func(ctx context.Context) error {
+	err := l.parts.Do(ctx, "shadowlock", q.ID, func(ctx context.Context) error {
 		r := &round{l: l, id: q.ID, owner: l.owners.Next()}
 		rounds, err := l.run(ctx, r, q.Try)
 		if err != nil {
@@ -207,10 +201,11 @@ func (l *Locker) uniform(max time.Duration) time.Duration {
 	return time.Duration(l.cfg.rand.Int64N(int64(max) + 1))
 }
 
-// Close makes further calls fail with ErrClosed, ends waits in flight,
-// releases every lock still held and waits for its goroutines.
+// Close ends the parts in flight for a composer and waits for its
+// goroutines (manager.Algorithm: the manager above it has released its
+// locks).
 func (l *Locker) Close(ctx context.Context) error {
-	err := l.sh.Close(ctx)
+	err := l.parts.Close(ctx)
 	l.leases.Close()
 	return err
 }

@@ -59,7 +59,7 @@ func (l *Locker) prepare(ctx context.Context, q held.Request) held.Prepared {
 	lifecycle.Go(l.cfg.Clock, func() {
 		defer close(p.done)
 		defer cancel(nil)
-		p.err = l.sh.Do(ctx, q.ID, func(ctx context.Context) error {
+		p.err = l.parts.Do(ctx, "shadowlock", q.ID, func(ctx context.Context) error {
 			r := &round{l: l, id: q.ID, owner: l.owners.Next(), gate: p.verdict}
 			rounds, err := l.run(ctx, r, q.Try)
 			if err != nil {

@@ -100,9 +100,9 @@ func TestSession_DeadlockIsTheLibrarysError(t *testing.T) {
 	_, err = b.Lock(ctx, "y")
 	require.NoError(t, err)
 	errs := make(chan error, 2)
-	go func() { _, err := a.Lock(lockstep.WithComment(ctx, "job a"), "y"); errs <- err }()
+	go func() { _, err := a.Commented("job a").Lock(ctx, "y"); errs <- err }()
 	time.Sleep(300 * time.Millisecond)
-	go func() { _, err := b.Lock(lockstep.WithComment(ctx, "job b"), "x"); errs <- err }()
+	go func() { _, err := b.Commented("job b").Lock(ctx, "x"); errs <- err }()
 	err = <-errs
 	require.ErrorIs(t, err, lockstep.ErrDeadlock)
 	var dl *lockstep.DeadlockError
@@ -124,14 +124,14 @@ func TestSession_CommentThatIsNotUTF8IsRefused(t *testing.T) {
 	srv := newServer(t, nil)
 	ctx := t.Context()
 	a, b := open(t, srv.url, nil), open(t, srv.url, nil)
-	_, err := a.Lock(lockstep.WithComment(ctx, "ok\xff\xfe"), "x")
+	_, err := a.Commented("ok\xff\xfe").Lock(ctx, "x")
 	require.Error(t, err)
 	require.Contains(t, err.Error(), `lockd client: comment "ok\xff\xfe" is not valid UTF-8`)
 	require.Contains(t, err.Error(), "give it as UTF-8")
 	l, err := b.TryLock(ctx, "x")
 	require.NoError(t, err, "nothing was held")
 	require.NoError(t, l.Unlock(ctx))
-	l, err = a.Lock(lockstep.WithComment(ctx, "ok"), "x")
+	l, err = a.Commented("ok").Lock(ctx, "x")
 	require.NoError(t, err, "a UTF-8 comment is taken")
 	require.NoError(t, l.Unlock(ctx))
 }

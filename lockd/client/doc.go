@@ -19,9 +19,10 @@
 // Errors carry lockd's status and reason (*Error) and wrap the library's
 // sentinels, so errors.Is(err, lockstep.ErrLocked), lockstep.ErrLost,
 // lockstep.ErrDeadlock (with a *lockstep.DeadlockError naming the cycle)
-// and the rest hold as they do in-process. lockstep.WithComment on Lock's
-// ctx names the unit of work in deadlock reports; it must be UTF-8 (a
-// protobuf string), and Lock refuses another comment before sending it.
+// and the rest hold as they do in-process. A Session is a lockstep.Unit:
+// Session.Commented names its unit of work in deadlock reports; the
+// comment must be UTF-8 (a protobuf string), and Lock refuses another
+// comment before sending it.
 //
 // Token and Adopt are seed 003's getToken and setToken: another session of
 // the same lockd adopts this session's identity and holds its locks, with

@@ -177,33 +177,65 @@ func (s *Session) Err() error {
 // Lock blocks until id is held in exclusive access by this session or ctx
 // is done (lockd bounds the wait by its --max-wait too).
 func (s *Session) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return s.lock(ctx, false, lockstep.Request{ID: id})
+	return s.lock(ctx, "", false, lockstep.Request{ID: id})
 }
 
 // TryLock takes id only if nobody holds it or waits ahead; otherwise the
 // error wraps lockstep.ErrLocked.
 func (s *Session) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return s.lock(ctx, true, lockstep.Request{ID: id})
+	return s.lock(ctx, "", true, lockstep.Request{ID: id})
 }
 
 // LockGroup takes every request as one lock, as the library's GroupLocker.
 func (s *Session) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
-	return s.lock(ctx, false, reqs...)
+	return s.lock(ctx, "", false, reqs...)
 }
 
 // TryLockGroup is LockGroup without waiting.
 func (s *Session) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
-	return s.lock(ctx, true, reqs...)
+	return s.lock(ctx, "", true, reqs...)
 }
 
-func (s *Session) lock(ctx context.Context, try bool, reqs ...lockstep.Request) (lockstep.Lock, error) {
+// Commented returns this session's unit of work (lockstep.Unit: the same
+// identity, holdings and reentrancy) whose acquisitions name it with
+// comment in deadlock reports. comment must be UTF-8 (lockd carries it as
+// a protobuf string): its Lock refuses another before sending anything.
+func (s *Session) Commented(comment string) lockstep.Unit { return commented{s, comment} }
+
+var _ lockstep.Unit = (*Session)(nil)
+
+// commented is a Session whose acquisitions carry a comment.
+type commented struct {
+	s       *Session
+	comment string
+}
+
+func (c commented) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return c.s.lock(ctx, c.comment, false, lockstep.Request{ID: id})
+}
+
+func (c commented) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return c.s.lock(ctx, c.comment, true, lockstep.Request{ID: id})
+}
+
+func (c commented) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	return c.s.lock(ctx, c.comment, false, reqs...)
+}
+
+func (c commented) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	return c.s.lock(ctx, c.comment, true, reqs...)
+}
+
+func (c commented) UnlockAll(ctx context.Context) error    { return c.s.UnlockAll(ctx) }
+func (c commented) Commented(comment string) lockstep.Unit { return commented{c.s, comment} }
+
+func (s *Session) lock(ctx context.Context, comment string, try bool, reqs ...lockstep.Request) (lockstep.Lock, error) {
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
 	if len(reqs) == 0 {
 		return nil, fmt.Errorf("lockd client: an empty group: name at least one id: %w", lockstep.ErrInvalidID)
 	}
-	comment := lockstep.CommentOf(ctx)
 	if !utf8.ValidString(comment) {
 		return nil, fmt.Errorf("lockd client: comment %q is not valid UTF-8, and lockd carries comments as protobuf strings, "+
 			"which must be: give it as UTF-8 (quote or hex-encode binary bytes); nothing was sent", comment)

@@ -82,25 +82,22 @@ func cycleOf(t *testing.T, env Env, sep string, ids []string, access lockstep.Ac
 	s := env.NewStore(t)
 	n := len(ids)
 	type client struct {
-		l     lockstep.GroupLocker
-		ctx   context.Context
+		u     lockstep.Unit
 		first lockstep.Lock
 	}
 	cs := make([]client, n)
 	for i := range cs {
-		type unit struct{ n int }
-		cs[i].l = newDetecting(t, env, s, sep)
-		cs[i].ctx = lockstep.WithComment(lockstep.WithReentrancy(base, &unit{i}), fmt.Sprintf("client %d", i))
+		cs[i].u = unitOf(t, newDetecting(t, env, s, sep), fmt.Sprintf("client %d", i))
 		var err error
-		cs[i].first, err = cs[i].l.LockGroup(cs[i].ctx, lockstep.Request{ID: ids[i], Access: access})
+		cs[i].first, err = cs[i].u.LockGroup(base, lockstep.Request{ID: ids[i], Access: access})
 		require.NoError(t, err, "client %d takes %s", i, ids[i])
 	}
 	out := make(chan outcome, n)
 	for i := range cs {
 		go func() {
 			c := cs[i]
-			rel := context.WithoutCancel(c.ctx) // releases run after a failed wait too
-			second, err := c.l.LockGroup(c.ctx, lockstep.Request{ID: ids[(i+1)%n], Access: access})
+			rel := context.WithoutCancel(base) // releases run after a failed wait too
+			second, err := c.u.LockGroup(base, lockstep.Request{ID: ids[(i+1)%n], Access: access})
 			if err != nil {
 				// What the error asks: release what the unit of work holds.
 				out <- outcome{i, errors.Join(err, c.first.Unlock(rel))}
@@ -147,25 +144,23 @@ func compatiblePair(t *testing.T, env Env, ids []string) {
 	defer cancel()
 	s := env.NewStore(t)
 	order := [2][2]string{{ids[0], ids[1]}, {ids[1], ids[0]}}
-	type unit struct{ n int }
-	ls := [2]lockstep.GroupLocker{newDetecting(t, env, s, ""), newDetecting(t, env, s, "")}
+	us := [2]lockstep.Unit{}
 	firsts := [2]lockstep.Lock{}
-	ctxs := [2]context.Context{}
 	for i := range 2 {
-		ctxs[i] = lockstep.WithComment(lockstep.WithReentrancy(base, &unit{i}), fmt.Sprintf("client %d", i))
+		us[i] = unitOf(t, newDetecting(t, env, s, ""), fmt.Sprintf("client %d", i))
 		var err error
-		firsts[i], err = ls[i].LockGroup(ctxs[i], lockstep.Request{ID: order[i][0], Access: lockstep.Shared})
+		firsts[i], err = us[i].LockGroup(base, lockstep.Request{ID: order[i][0], Access: lockstep.Shared})
 		require.NoError(t, err, "client %d takes %s Shared", i, order[i][0])
 	}
 	errs := make(chan error, 2)
 	for i := range 2 {
 		go func() {
-			second, err := ls[i].LockGroup(ctxs[i], lockstep.Request{ID: order[i][1], Access: lockstep.Shared})
+			second, err := us[i].LockGroup(base, lockstep.Request{ID: order[i][1], Access: lockstep.Shared})
 			if err == nil {
 				time.Sleep(1500 * time.Millisecond) // past After: a wait, had there been one, would be published
-				err = second.Unlock(ctxs[i])
+				err = second.Unlock(base)
 			}
-			errs <- errors.Join(err, firsts[i].Unlock(context.WithoutCancel(ctxs[i])))
+			errs <- errors.Join(err, firsts[i].Unlock(context.WithoutCancel(base)))
 		}()
 	}
 	for range 2 {
@@ -182,36 +177,34 @@ func reentrantDetecting(t *testing.T, env Env) {
 	defer cancel()
 	s := env.NewStore(t)
 	l, other := newDetecting(t, env, s, ""), newDetecting(t, env, s, "")
-	type job struct{ name string }
-	ctx := lockstep.WithComment(lockstep.WithReentrancy(base, &job{"scenario 3"}), "scenario 3")
-	octx := lockstep.WithComment(lockstep.WithReentrancy(base, &job{"waiter"}), "waiter")
+	u, ou := unitOf(t, l, "scenario 3"), unitOf(t, other, "waiter")
 
-	held, err := other.Lock(octx, "mine")
+	held, err := ou.Lock(base, "mine")
 	require.NoError(t, err)
-	x1, err := l.Lock(ctx, "rec")
+	x1, err := u.Lock(base, "rec")
 	require.NoError(t, err)
 	got := make(chan error, 1)
 	go func() {
-		w, err := other.Lock(octx, "rec") // waits for the holder
+		w, err := ou.Lock(base, "rec") // waits for the holder
 		if err == nil {
-			err = w.Unlock(octx)
+			err = w.Unlock(base)
 		}
 		got <- err
 	}()
 	time.Sleep(3 * time.Second) // past After (1s): the waiter is published and looks for cycles
-	x2, err := l.Lock(ctx, "rec")
+	x2, err := u.Lock(base, "rec")
 	require.NoError(t, err, "second Exclusive by the same holder")
 	time.Sleep(3 * time.Second) // more rounds, with the holder counted twice
-	require.NoError(t, x2.Unlock(ctx))
-	require.NoError(t, x1.Unlock(ctx))
+	require.NoError(t, x2.Unlock(base))
+	require.NoError(t, x1.Unlock(base))
 	require.NoError(t, <-got, "the waiter gets the id after the holder's releases")
 
 	shared := lockstep.Request{ID: "rec", Access: lockstep.Shared}
-	s1, err := l.LockGroup(ctx, shared)
+	s1, err := u.LockGroup(base, shared)
 	require.NoError(t, err, "first Shared")
-	s2, err := l.LockGroup(ctx, shared)
+	s2, err := u.LockGroup(base, shared)
 	require.NoError(t, err, "second Shared by the same holder")
-	require.NoError(t, s1.Unlock(ctx))
-	require.NoError(t, s2.Unlock(ctx))
-	require.NoError(t, held.Unlock(octx))
+	require.NoError(t, s1.Unlock(base))
+	require.NoError(t, s2.Unlock(base))
+	require.NoError(t, held.Unlock(base))
 }

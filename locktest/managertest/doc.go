@@ -23,7 +23,7 @@
 //     The file system is modelled in memory and checked inside the critical
 //     sections: a file is never created in a deleted directory, and a
 //     directory is never deleted while a create inside it is under way.
-//   - Reentrant (seed scenario 3): under lockstep.WithReentrancy one holder
+//   - Reentrant (seed scenario 3): one unit of work (lockstep.Unit)
 //     takes an id Exclusive twice and releases it twice, then Shared twice
 //     and releases twice, with no error and no wait for itself; the id stays
 //     held until the balancing release and is free after it (another
@@ -44,7 +44,7 @@
 //     really taken; elsewhere both proceed and nothing is reported.
 //   - UnlockAll (seed 003, Appendix A): a holder's locks taken by Lock (one
 //     reentrantly) and by a group, on hierarchical ids, are all released by
-//     one lockstep.UnlockAller call, another holder's are not, and the
+//     the unit's one UnlockAll call, another unit's are not, and the
 //     handles' own Unlock then returns nil.
 //   - Mask (seed 003's MASK query): "dir/*" held Exclusive excludes
 //     children, grandchildren, a child named for the first time and dir

@@ -21,8 +21,7 @@ func reentrant(t *testing.T, env Env) {
 	defer cancel()
 	s := env.NewStore(t)
 	l, other := newLocker(t, env, s, ""), newLocker(t, env, s, "")
-	type job struct{ name string }
-	ctx := lockstep.WithReentrancy(base, &job{"scenario 3"})
+	u := unitOf(t, l, "scenario 3")
 
 	busy := func(msg string) {
 		t.Helper()
@@ -36,39 +35,39 @@ func reentrant(t *testing.T, env Env) {
 		require.NoError(t, h.Unlock(base))
 	}
 
-	x1, err := l.Lock(ctx, "rec")
+	x1, err := u.Lock(base, "rec")
 	require.NoError(t, err, "first Exclusive")
-	x2, err := l.Lock(ctx, "rec")
+	x2, err := u.Lock(base, "rec")
 	require.NoError(t, err, "second Exclusive by the same holder")
 	busy("TryLock by another Locker while held twice")
-	require.NoError(t, x2.Unlock(ctx), "first release")
+	require.NoError(t, x2.Unlock(base), "first release")
 	busy("TryLock by another Locker while held once more")
-	require.NoError(t, x1.Unlock(ctx), "second release")
+	require.NoError(t, x1.Unlock(base), "second release")
 	free("TryLock by another Locker after both releases")
 
 	shared := lockstep.Request{ID: "rec", Access: lockstep.Shared}
-	s1, err := l.LockGroup(ctx, shared)
+	s1, err := u.LockGroup(base, shared)
 	require.NoError(t, err, "first Shared")
-	s2, err := l.LockGroup(ctx, shared)
+	s2, err := u.LockGroup(base, shared)
 	require.NoError(t, err, "second Shared by the same holder")
-	_, err = l.Lock(ctx, "rec")
+	_, err = u.Lock(base, "rec")
 	require.ErrorIs(t, err, lockstep.ErrUpgrade, "Exclusive asked by a holder of Shared")
 	busy("Exclusive TryLock by another Locker while Shared is held twice")
-	require.NoError(t, s1.Unlock(ctx), "first release of Shared")
+	require.NoError(t, s1.Unlock(base), "first release of Shared")
 	busy("Exclusive TryLock by another Locker while Shared is held once more")
-	require.NoError(t, s2.Unlock(ctx), "second release of Shared")
+	require.NoError(t, s2.Unlock(base), "second release of Shared")
 	free("TryLock by another Locker after both Shared releases")
 
 	// Unlock stays idempotent: a second Unlock of a released handle changes
 	// nothing, not even the count of a later acquisition.
-	x3, err := l.Lock(ctx, "rec")
+	x3, err := u.Lock(base, "rec")
 	require.NoError(t, err, "Exclusive again")
-	x4, err := l.Lock(ctx, "rec")
+	x4, err := u.Lock(base, "rec")
 	require.NoError(t, err, "and again")
-	require.NoError(t, x4.Unlock(ctx))
-	require.NoError(t, x4.Unlock(ctx), "a repeated Unlock")
+	require.NoError(t, x4.Unlock(base))
+	require.NoError(t, x4.Unlock(base), "a repeated Unlock")
 	busy("TryLock by another Locker after one release and one repeat of it")
-	require.NoError(t, x3.Unlock(ctx))
+	require.NoError(t, x3.Unlock(base))
 	free("TryLock by another Locker after the balancing release")
 }
 
@@ -81,19 +80,18 @@ func reentrantHierarchy(t *testing.T, env Env) {
 	defer cancel()
 	s := env.NewStore(t)
 	l, other := newLocker(t, env, s, "/"), newLocker(t, env, s, "/")
-	type job struct{ name string }
-	ctx := lockstep.WithReentrancy(base, &job{"hierarchy"})
+	u := unitOf(t, l, "hierarchy")
 
-	a1, err := l.Lock(ctx, "dir/a")
+	a1, err := u.Lock(base, "dir/a")
 	require.NoError(t, err)
-	b, err := l.Lock(ctx, "dir/b")
+	b, err := u.Lock(base, "dir/b")
 	require.NoError(t, err, "a sibling under the same holder")
-	a2, err := l.Lock(ctx, "dir/a")
+	a2, err := u.Lock(base, "dir/a")
 	require.NoError(t, err, "dir/a again")
 	for _, h := range []lockstep.Lock{a2, a1, b} {
 		_, err = other.TryLock(base, "dir")
 		require.ErrorIs(t, err, lockstep.ErrLocked, "Exclusive on dir while something below it is held")
-		require.NoError(t, h.Unlock(ctx))
+		require.NoError(t, h.Unlock(base))
 	}
 	h, err := other.TryLock(base, "dir")
 	require.NoError(t, err, "Exclusive on dir after every release below it")

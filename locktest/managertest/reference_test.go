@@ -89,12 +89,12 @@ func (l *memLocker) members(reqs []lockstep.Request) ([]lockstep.Request, error)
 }
 
 // take grants every member at once or none, waiting unless try.
-func (l *memLocker) take(ctx context.Context, try bool, reqs []lockstep.Request) (lockstep.Lock, error) {
+func (l *memLocker) take(ctx context.Context, holder any, try bool, reqs []lockstep.Request) (lockstep.Lock, error) {
 	ms, err := l.members(reqs)
 	if err != nil {
 		return nil, err
 	}
-	holder, reentrant := lockstep.ReentrancyHolder(ctx)
+	reentrant := holder != nil
 	m := l.m
 	for {
 		m.mu.Lock()
@@ -160,22 +160,49 @@ func (m *memTable) find(id string, holder any) *memGrant {
 }
 
 func (l *memLocker) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.take(ctx, false, []lockstep.Request{{ID: id}})
+	return l.take(ctx, nil, false, []lockstep.Request{{ID: id}})
 }
 
 func (l *memLocker) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
-	return l.take(ctx, true, []lockstep.Request{{ID: id}})
+	return l.take(ctx, nil, true, []lockstep.Request{{ID: id}})
 }
 
 func (l *memLocker) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
-	return l.take(ctx, false, reqs)
+	return l.take(ctx, nil, false, reqs)
 }
 
 func (l *memLocker) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
-	return l.take(ctx, true, reqs)
+	return l.take(ctx, nil, true, reqs)
 }
 
 func (l *memLocker) Close(context.Context) error { return nil }
+
+// memUnit is a unit of work of a memLocker.
+type memUnit struct {
+	l  *memLocker
+	id *struct{ _ byte }
+}
+
+func (l *memLocker) Unit(string) lockstep.Unit { return memUnit{l, &struct{ _ byte }{}} }
+
+func (u memUnit) Lock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return u.l.take(ctx, u.id, false, []lockstep.Request{{ID: id}})
+}
+
+func (u memUnit) TryLock(ctx context.Context, id string) (lockstep.Lock, error) {
+	return u.l.take(ctx, u.id, true, []lockstep.Request{{ID: id}})
+}
+
+func (u memUnit) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	return u.l.take(ctx, u.id, false, reqs)
+}
+
+func (u memUnit) TryLockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
+	return u.l.take(ctx, u.id, true, reqs)
+}
+
+func (u memUnit) UnlockAll(ctx context.Context) error { return u.l.UnlockAll(ctx, u.id) }
+func (u memUnit) Commented(string) lockstep.Unit      { return u }
 
 // UnlockAll unlocks every group taken under holder.
 func (l *memLocker) UnlockAll(ctx context.Context, holder any) error {

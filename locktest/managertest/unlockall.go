@@ -12,18 +12,14 @@ import (
 
 // unlockAll is seed 003's unlockAll: a holder takes hierarchical ids by
 // Lock (one of them twice) and by a group; UnlockAll releases every one of
-// them and nothing of another holder's; the handles' own Unlock then
-// returns nil, and a nil holder is refused.
+// them and nothing of another unit's; the handles' own Unlock then
+// returns nil.
 func unlockAll(t *testing.T, env Env) {
 	base, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s := env.NewStore(t)
 	l, other := newLocker(t, env, s, "/"), newLocker(t, env, s, "/")
-	ua, ok := l.(lockstep.UnlockAller)
-	require.True(t, ok, "%T is not a lockstep.UnlockAller", l)
-	type job struct{ name string }
-	h, h2 := &job{"unit"}, &job{"another unit"}
-	ctx, ctx2 := lockstep.WithReentrancy(base, h), lockstep.WithReentrancy(base, h2)
+	u, u2 := unitOf(t, l, "unit"), unitOf(t, l, "another unit")
 
 	var handles []lockstep.Lock
 	take := func(l lockstep.Lock, err error) {
@@ -31,10 +27,10 @@ func unlockAll(t *testing.T, env Env) {
 		require.NoError(t, err)
 		handles = append(handles, l)
 	}
-	take(l.Lock(ctx, "u/a"))
-	take(l.Lock(ctx, "u/a"))
-	take(l.LockGroup(ctx, lockstep.Request{ID: "u/b", Access: lockstep.Shared}, lockstep.Request{ID: "v"}))
-	kept, err := l.Lock(ctx2, "w")
+	take(u.Lock(base, "u/a"))
+	take(u.Lock(base, "u/a"))
+	take(u.LockGroup(base, lockstep.Request{ID: "u/b", Access: lockstep.Shared}, lockstep.Request{ID: "v"}))
+	kept, err := u2.Lock(base, "w")
 	require.NoError(t, err)
 
 	busy := func(id string) {
@@ -51,7 +47,7 @@ func unlockAll(t *testing.T, env Env) {
 	for _, id := range []string{"u/a", "v", "u", "w"} {
 		busy(id)
 	}
-	require.NoError(t, ua.UnlockAll(base, h))
+	require.NoError(t, u.UnlockAll(base))
 	for _, id := range []string{"u/a", "u/b", "v", "u"} {
 		free(id)
 	}
@@ -59,8 +55,17 @@ func unlockAll(t *testing.T, env Env) {
 	for i, hd := range handles {
 		require.NoError(t, hd.Unlock(base), "handle %d's Unlock after UnlockAll", i)
 	}
-	require.NoError(t, ua.UnlockAll(base, h), "a second UnlockAll finds nothing")
-	require.ErrorIs(t, ua.UnlockAll(base, nil), lockstep.ErrInvalidConfig)
-	require.NoError(t, kept.Unlock(ctx2))
+	require.NoError(t, u.UnlockAll(base), "a second UnlockAll finds nothing")
+	require.NoError(t, kept.Unlock(base))
 	free("w")
+}
+
+// unitOf returns a new unit of work of l, whose deadlock reports show
+// comment; l must be a lockstep.UnitLocker, as every Locker of this module
+// is.
+func unitOf(t *testing.T, l lockstep.GroupLocker, comment string) lockstep.Unit {
+	t.Helper()
+	ul, ok := l.(lockstep.UnitLocker)
+	require.True(t, ok, "%T is not a lockstep.UnitLocker", l)
+	return ul.Unit(comment)
 }

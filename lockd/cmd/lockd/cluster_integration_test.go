@@ -189,15 +189,15 @@ func handover(t *testing.T, f *clusterFleet) {
 // and comments. After the session's UnlockAll the Go process gets x.
 func deadlockAcross(t *testing.T, f *clusterFleet) {
 	ctx := t.Context()
-	unit := lockstep.WithReentrancy(ctx, "go-unit")
-	y, err := f.goProc.Lock(unit, "dl-y")
+	unit := f.goProc.Unit("go-unit")
+	y, err := unit.Lock(ctx, "dl-y")
 	require.NoError(t, err)
 	sid := f.open(t, 0)
 	_, err = f.client.Lock(ctx, connect.NewRequest(&pb.LockRequest{SessionId: sid, Items: []*pb.LockItem{{Id: "dl-x"}}}))
 	require.NoError(t, err)
 	goDone := make(chan error, 1)
 	go func() {
-		x, err := f.goProc.Lock(lockstep.WithComment(unit, "go job"), "dl-x")
+		x, err := unit.Commented("go job").Lock(ctx, "dl-x")
 		if err == nil {
 			err = x.Unlock(ctx)
 		}

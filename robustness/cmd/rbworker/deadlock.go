@@ -14,9 +14,9 @@ import (
 // (slots.go): r.first at once, r.second at dlAsk into the slot, when the
 // unit's peers in the slot hold their first ids (their seconds), so they
 // wait for each other in a cycle until detection fails one of them with
-// ErrDeadlock (the victim; the others then go on). Both are nested under
-// one reentrancy holder, so the Locker publishes the unit's holdings with
-// its waits. The first is Shared one time in four, the second always
+// ErrDeadlock (the victim; the others then go on). Both are taken by one
+// unit of work (the Locker's Unit), so the Locker publishes the unit's
+// holdings with its waits. The first is Shared one time in four, the second always
 // exclusive: every edge of the cycle is then a conflict in the records
 // too (a migration Locker in mode legacy or combined takes a Shared
 // request exclusively but publishes it as asked, docs/algorithms.md §8.5,
@@ -28,8 +28,7 @@ import (
 func (m *lockman) unit(ctx context.Context, start int64, r role) {
 	m.stats.units++
 	m.unitSeq++
-	holder := &struct{ seq int64 }{m.unitSeq}
-	uctx := lockstep.WithComment(lockstep.WithReentrancy(ctx, holder), fmt.Sprintf("%s unit %d", m.c.process, m.unitSeq))
+	u := m.dl.(lockstep.UnitLocker).Unit(fmt.Sprintf("%s unit %d", m.c.process, m.unitSeq))
 	var held []*mheld
 	defer func() {
 		for i := len(held) - 1; i >= 0; i-- {
@@ -40,13 +39,13 @@ func (m *lockman) unit(ctx context.Context, start int64, r role) {
 	if m.rng.IntN(4) == 0 {
 		access = "S"
 	}
-	h, ok := m.acquire(uctx, r.first, access, false, held)
+	h, ok := m.acquire(ctx, u, r.first, access, false, held)
 	if !ok {
 		return
 	}
 	held = append(held, h)
 	m.sleep(ctx, time.Duration(start+int64(dlAsk)-m.clk.Now()))
-	if h, ok = m.acquire(uctx, r.second, "X", false, held); !ok {
+	if h, ok = m.acquire(ctx, u, r.second, "X", false, held); !ok {
 		return
 	}
 	held = append(held, h)
@@ -58,7 +57,7 @@ func (m *lockman) unit(ctx context.Context, start int64, r role) {
 		// Again an id the unit holds, in the access it holds it in:
 		// granted at once, never a wait of a cycle.
 		again := held[m.rng.IntN(len(held))]
-		if h, ok = m.acquire(uctx, again.id, again.access, true, held); !ok {
+		if h, ok = m.acquire(ctx, u, again.id, again.access, true, held); !ok {
 			return
 		}
 		held = append(held, h)
@@ -68,7 +67,7 @@ func (m *lockman) unit(ctx context.Context, start int64, r role) {
 
 // acquire takes id in access under the unit's ctx and records the wait and
 // its outcome.
-func (m *lockman) acquire(uctx context.Context, id, access string, reentrant bool, held []*mheld) (*mheld, bool) {
+func (m *lockman) acquire(uctx context.Context, u lockstep.Unit, id, access string, reentrant bool, held []*mheld) (*mheld, bool) {
 	var holding []string
 	for _, h := range held {
 		if !h.reentrant {
@@ -94,9 +93,9 @@ func (m *lockman) acquire(uctx context.Context, id, access string, reentrant boo
 	var l lockstep.Lock
 	var err error
 	if access == "X" {
-		l, err = m.dl.Lock(lctx, id)
+		l, err = u.Lock(lctx, id)
 	} else {
-		l, err = m.dl.LockGroup(lctx, lockstep.Request{ID: id, Access: lockstep.Shared})
+		l, err = u.LockGroup(lctx, lockstep.Request{ID: id, Access: lockstep.Shared})
 	}
 	e.ReturnNS = m.clk.Now()
 	var de *lockstep.DeadlockError

@@ -47,8 +47,8 @@
 // (deadlock.go) that close a cycle on purpose: each takes its first dl- id
 // at the slot's start (Shared one time in four) and its second, the next
 // member's first, exclusively 700 ms in; one in five then takes an id
-// again (reentrant). They are nested under one lockstep.WithReentrancy
-// holder, through a migration.Locker with deadlock detection (After 500ms,
+// again (reentrant). They are taken by one unit of work (the Locker's
+// Unit), through a migration.Locker with deadlock detection (After 500ms,
 // Every 250ms; Lock calls bounded by 8 s), each acquisition recorded with
 // what the unit held and its outcome, an ErrDeadlock with its cycle. In a T
 // slot one of them holds tx-0 or tx-1 through a queuelock.Locker of their own (a lockstep.Sharer, which

@@ -1,4 +1,4 @@
-package combined
+package combine
 
 import (
 	"github.com/lockstep-go/lockstep/internal/fencing"
@@ -22,4 +22,12 @@ type TestingKnobs struct {
 	// fencing code this Locker uses.
 	Manager *manager.TestingKnobs
 	Fencing *fencing.TestingKnobs
+}
+
+// ManagerKnobs returns the lock manager's knobs of k, nil for a nil k.
+func (k *TestingKnobs) ManagerKnobs() *manager.TestingKnobs {
+	if k == nil {
+		return nil
+	}
+	return k.Manager
 }
