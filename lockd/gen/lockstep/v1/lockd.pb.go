@@ -1591,7 +1591,7 @@ type DeadlockMember struct {
 	HeldBy string `protobuf:"bytes,3,opt,name=held_by,json=heldBy,proto3" json:"held_by,omitempty"`
 	HeldIn Access `protobuf:"varint,4,opt,name=held_in,json=heldIn,proto3,enum=lockstep.v1.Access" json:"held_in,omitempty"`
 	// The comment the member's caller gave (LockRequest.comment, or
-	// lockstep.WithComment in Go).
+	// the comment of a lockstep.Unit in Go).
 	Comment       string `protobuf:"bytes,5,opt,name=comment,proto3" json:"comment,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
