@@ -1,5 +1,7 @@
 """Client: the connection to lockd, and the calls that name no session."""
 
+import weakref
+
 import grpc
 
 from lockstep.lockd import failover
@@ -55,6 +57,13 @@ class Client:
             self._channels[target] = channel
             self._stubs[target] = lockd_pb2_grpc.LockServiceStub(channel)
         self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        # Close the channels when the client is collected, or at the latest
+        # when the interpreter exits, while grpc's threads still run: a
+        # channel left open to the end can deadlock the exit, the main
+        # thread finalizing a call whose lock a daemon thread of grpc's
+        # held when it was frozen (seen once in CI: a script that never
+        # called close() hung in _Rendezvous.__del__).
+        self._finalizer = weakref.finalize(self, _close_channels, list(self._channels.values()))
 
     def _stub(self, endpoint):
         if endpoint is None:
@@ -106,5 +115,11 @@ class Client:
         return list(self.call("ListSessions", pb.ListSessionsRequest(), endpoint=endpoint).sessions)
 
     def close(self):
-        for channel in self._channels.values():
-            channel.close()
+        """Closes the channels; done anyway when the client is collected or
+        the interpreter exits."""
+        self._finalizer()
+
+
+def _close_channels(channels):
+    for channel in channels:
+        channel.close()
