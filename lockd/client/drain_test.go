@@ -93,4 +93,3 @@ func TestDrain_LockIsMovedAndAnUnmovedSessionEndsWithTheDrain(t *testing.T) {
 	lostWithin(t, z, time.Second)
 	requireKept(t, open(t, srvs[1].url, nil), []lockstep.Lock{x}, []int64{x.(lockstep.Fenced).Token()})
 }
-
