@@ -235,6 +235,30 @@ func (f *fixture) restart() error {
 	return f.serve(ln)
 }
 
+// drainAndRestart shuts the lockd down gracefully, as lockd does on
+// SIGTERM — the lock service closes (draining the sessions that can move)
+// while the HTTP server still serves, then the HTTP server closes — and
+// starts it again on the same address.
+func (f *fixture) drainAndRestart() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	addr := strings.TrimPrefix(strings.TrimPrefix(f.url, "http://"), "https://")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.server.Close(ctx); err != nil {
+		return fmt.Errorf("closing the lockd server: %w", err)
+	}
+	if err := f.hs.Close(); err != nil {
+		return fmt.Errorf("closing the HTTP server: %w", err)
+	}
+	<-f.stopped
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s again: %w", addr, err)
+	}
+	return f.serve(ln)
+}
+
 // client returns a generated Connect client of the fixture speaking proto,
 // with the bearer token (if any) and the TLS client configuration (if the
 // server serves TLS).

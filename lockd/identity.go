@@ -35,6 +35,9 @@ type identity struct {
 	locks   map[string]*handle // by handle id
 	next    uint64             // handle ids issued
 	ended   bool               // its last session left; its locks released
+	// movable: GetToken handed out a peer token of it, so its client can
+	// move its sessions to another lockd (Server.Close drains them).
+	movable bool
 
 	watch sync.WaitGroup // the lost-lease watchers of its handles
 }

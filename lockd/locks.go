@@ -37,6 +37,9 @@ func (s *Server) lock(ctx context.Context, rpc string, req *pb.LockRequest, try 
 	if err != nil {
 		return nil, wire(err)
 	}
+	if e := ss.refuseDraining(); e != nil {
+		return nil, wire(e)
+	}
 	reqs, err := requests(req.GetItems())
 	if err != nil {
 		return nil, wire(err)

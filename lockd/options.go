@@ -16,6 +16,7 @@ const (
 	DefaultMaxTTL     = 5 * time.Minute
 	DefaultMaxWait    = 5 * time.Minute
 	DefaultRelease    = 10 * time.Second
+	DefaultDrain      = 5 * time.Second
 
 	DefaultMaxBodyBytes            = 1 << 20
 	DefaultMaxSessionName          = 256
@@ -47,6 +48,13 @@ type Options struct {
 	// Release bounds the unlocks of a session that lapsed or closed
 	// (default 10s); what they cannot delete expires with its TTL.
 	Release time.Duration
+	// Drain bounds how long Close waits for the clients of sessions that
+	// can move (their identity handed out a peer token, so PeerKey is set)
+	// to move them to another lockd and close them here (default 5s;
+	// docs/algorithms.md §8.8, "Draining"). Sessions that cannot move end
+	// at once, as do those still here when it runs out; Close's ctx bounds
+	// it too.
+	Drain time.Duration
 	// Metrics, when set, counts sessions, calls and refusals (NewMetrics;
 	// register it with a Prometheus registry). Nil: none.
 	Metrics *Metrics
@@ -111,10 +119,11 @@ func (o *Options) resolve() (config, error) {
 	def(&c.MaxTTL, DefaultMaxTTL)
 	def(&c.MaxWait, DefaultMaxWait)
 	def(&c.Release, DefaultRelease)
+	def(&c.Drain, DefaultDrain)
 	for _, f := range []struct {
 		name string
 		d    time.Duration
-	}{{"SessionTTL", c.SessionTTL}, {"MinTTL", c.MinTTL}, {"MaxTTL", c.MaxTTL}, {"MaxWait", c.MaxWait}, {"Release", c.Release}} {
+	}{{"SessionTTL", c.SessionTTL}, {"MinTTL", c.MinTTL}, {"MaxTTL", c.MaxTTL}, {"MaxWait", c.MaxWait}, {"Release", c.Release}, {"Drain", c.Drain}} {
 		if f.d < 0 {
 			return c, &lockstep.ConfigError{Field: f.name, Reason: fmt.Sprintf("%v must not be negative: use 0 for the default or a positive duration", f.d)}
 		}

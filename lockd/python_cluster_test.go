@@ -92,12 +92,14 @@ func (l *pyLockd) faulty(h http.Handler) http.Handler {
 // control serves the cluster's faults to the Python tests: POST
 // <prefix>/<i>/cut (every connection of lockd i closed, none accepted, as
 // a killed lockd looks to a client), <prefix>/<i>/hang, <prefix>/<i>/slow-set-token?ms=N,
-// and <prefix>/<i>/restore (every fault off).
+// <prefix>/<i>/drain (lockd i shut down gracefully, answered once its
+// drain is over, and started again on its address), and <prefix>/<i>/restore
+// (every fault off).
 func pyClusterControl(lockds []*pyLockd) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 		if r.Method != http.MethodPost || len(parts) != 3 || parts[0] != "lockd" {
-			http.Error(w, "POST /lockd/<i>/cut|hang|slow-set-token|restore", http.StatusNotFound)
+			http.Error(w, "POST /lockd/<i>/cut|hang|slow-set-token|drain|restore", http.StatusNotFound)
 			return
 		}
 		i, err := strconv.Atoi(parts[1])
@@ -118,6 +120,11 @@ func pyClusterControl(lockds []*pyLockd) http.Handler {
 				return
 			}
 			l.slowSetToken.Store(int64(time.Duration(ms) * time.Millisecond))
+		case "drain": // a graceful shutdown, and the lockd started again
+			if err := l.f.drainAndRestart(); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
 		case "restore":
 			l.cut.setCut(false)
 			l.hang.Store(false)

@@ -120,10 +120,11 @@ func (s *Server) SetPrincipals(p *Principals) error {
 	return nil
 }
 
-// Close stops taking sessions (health turns NOT_SERVING), ends every
-// session (watchers get CLOSED with the reason) releasing its locks, and
-// waits for the Server's goroutines. ctx bounds the releases; what they
-// cannot delete expires after its TTL.
+// Close stops taking sessions (health turns NOT_SERVING), drains the
+// sessions that can move to another lockd (drain.go), ends every session
+// left (watchers get CLOSED with the reason) releasing its locks, and
+// waits for the Server's goroutines. ctx bounds the drain and the
+// releases; what they cannot delete expires after its TTL.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
@@ -134,7 +135,7 @@ func (s *Server) Close(ctx context.Context) error {
 	s.mu.Unlock()
 	s.health.SetStatus(lockstepv1connect.LockServiceName, grpchealth.StatusNotServing)
 	s.health.SetStatus("", grpchealth.StatusNotServing)
-	for _, ss := range all {
+	for _, ss := range s.drain(ctx, all) {
 		s.endSession(ctx, ss, closed, reasonShutdown)
 	}
 	s.wg.Wait()

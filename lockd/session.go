@@ -48,6 +48,7 @@ type session struct {
 	pending  map[*pendingWait]struct{} // those Lock calls, for the web view (viewwaits.go)
 	lost     []string                  // handles lost: at expiry, or their lease
 	watchers map[chan *pb.SessionEvent]struct{}
+	draining bool // the server drains it (drain.go): it takes no new Lock
 }
 
 // lostHandles returns the handles the session lost.
@@ -177,6 +178,9 @@ func (ss *session) subscribe() (chan *pb.SessionEvent, bool) {
 	}
 	ch := make(chan *pb.SessionEvent, 16)
 	ss.watchers[ch] = struct{}{}
+	if ss.draining {
+		ch <- ss.drainingEvent()
+	}
 	return ch, true
 }
 

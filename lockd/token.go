@@ -27,6 +27,9 @@ func (s *Server) GetToken(ctx context.Context, req *connect.Request[pb.GetTokenR
 	tok := id.token
 	if len(s.cfg.PeerKey) > 0 {
 		tok = s.peerToken(id) // handover.go: another lockd of the cluster may adopt it
+		id.mu.Lock()
+		id.movable = true
+		id.mu.Unlock()
 	}
 	return connect.NewResponse(&pb.GetTokenResponse{Token: tok, Identity: id.name}), nil
 }

@@ -110,6 +110,12 @@ func (s *Session) watch(c *conn, watching chan<- struct{}) {
 		case pb.SessionEvent_KIND_CLOSED:
 			s.endOn(c, fmt.Errorf("lockd client: session %s closed at lockd (%s): %w", c.id, ev.GetReason(), errors.Join(ErrSessionEnded, lockstep.ErrLost)))
 			return
+		case pb.SessionEvent_KIND_DRAINING:
+			// Without Endpoints the session stays until lockd closes it
+			// (CLOSED, above), as at any shutdown.
+			if s.moving() && s.drained(c, ev.GetReason()) {
+				return
+			}
 		}
 	}
 	s.watchEnded(c, stream.Err())

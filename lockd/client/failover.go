@@ -244,3 +244,21 @@ func (s *Session) move(old *conn, cause error) {
 	s.end(fmt.Errorf("lockd client: session %s: lockd %s failed (%v), and "+why+": %w",
 		old.id, old.url, cause, last, errors.Join(ErrSessionEnded, lockstep.ErrLost)))
 }
+
+// drained moves the session off c, whose lockd drains it (it is shutting
+// down: lockd's drain.go), and then closes the session left there, which
+// leaves the locks to the lockd the session moved to and lets the
+// draining lockd finish early. It returns true when the session is off c
+// (moved, or ended because no lockd took it).
+func (s *Session) drained(c *conn, reason string) bool {
+	s.move(c, fmt.Errorf("lockd drains the session: %s", reason))
+	if s.cur() == c {
+		return false
+	}
+	if s.Err() == nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.root), max(s.ttl/3, time.Second))
+		s.closeLeft(ctx, c)
+		cancel()
+	}
+	return true
+}

@@ -38,6 +38,8 @@ type server struct {
 	// that hangs, or a link that loses every packet, would.
 	hang atomic.Bool
 	cut  *cutListener
+	// srv is the lock service, for a graceful shutdown's Close.
+	srv *lockd.Server
 	// unhang, closed at cleanup, ends the requests hang holds.
 	unhang chan struct{}
 }
@@ -78,7 +80,7 @@ func serveLockd(t *testing.T, store *model.Store, process string, opts lockd.Opt
 	}
 	srv, err := lockd.New(locker, &opts)
 	require.NoError(t, err)
-	s := &server{unhang: make(chan struct{})}
+	s := &server{unhang: make(chan struct{}), srv: srv}
 	h := srv.Handler()
 	s.hs = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.hang.Load() {

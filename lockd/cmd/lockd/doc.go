@@ -125,9 +125,15 @@
 // /ui/api/<panel> answers each panel's data as JSON under the same grant
 // and prefixes (lockctl view prints it).
 //
-// On SIGINT or SIGTERM it shuts down gracefully: health turns NOT_SERVING,
-// every session is closed (its watchers are told CLOSED, "the server is
-// shutting down") and its locks released, then the HTTP server drains and
-// the Locker leaves the census.
+// On SIGINT or SIGTERM it shuts down gracefully: health turns NOT_SERVING;
+// the sessions whose clients can move them to another lockd (their
+// identity read a peer token: the lockds share --peer-key-file) are told
+// DRAINING and given up to --drain (default 5s) to move there with their
+// locks and close the session here, which releases nothing; every other
+// session, and one still here when the drain ends, is closed (its
+// watchers are told CLOSED, "the server is shutting down") and its locks
+// released; then the HTTP server drains and the Locker leaves the census
+// (docs/algorithms.md §8.8, "Draining"). A rolling restart of the lockds
+// of a cluster so keeps the locks of every client given more than one.
 
 package main

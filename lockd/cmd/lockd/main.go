@@ -91,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if err != nil {
 		return schemaHint(o, err)
 	}
-	srv, err := lockd.New(locker, &lockd.Options{Principals: principals, SessionTTL: o.sessionTTL, MaxWait: o.maxWait, Logger: log, Metrics: m.lockd, PeerKey: peerKey, Limits: o.limits})
+	srv, err := lockd.New(locker, &lockd.Options{Principals: principals, SessionTTL: o.sessionTTL, MaxWait: o.maxWait, Drain: o.drain, Logger: log, Metrics: m.lockd, PeerKey: peerKey, Limits: o.limits})
 	if err != nil {
 		_ = locker.Close(context.Background())
 		return err

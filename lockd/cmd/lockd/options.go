@@ -26,6 +26,7 @@ type options struct {
 	lockTTL           time.Duration
 	maxWait           time.Duration
 	shutdown          time.Duration
+	drain             time.Duration
 	separator         string
 	fencing           bool
 	deadlock          bool
@@ -59,6 +60,7 @@ var envFlags = map[string]string{
 	"session-ttl":         "LOCKSTEP_LOCKD_SESSION_TTL",
 	"lock-ttl":            "LOCKSTEP_LOCKD_LOCK_TTL",
 	"max-wait":            "LOCKSTEP_LOCKD_MAX_WAIT",
+	"drain":               "LOCKSTEP_LOCKD_DRAIN",
 	"process-id":          "LOCKSTEP_LOCKD_PROCESS_ID",
 	"metrics":             "LOCKSTEP_LOCKD_METRICS",
 	"ui":                  "LOCKSTEP_LOCKD_UI",
@@ -81,6 +83,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.DurationVar(&o.lockTTL, "lock-ttl", 0, "TTL of the lock cells lockd writes, as the library's Options.TTL: whole seconds, at least 4s; a lockd that stops (killed, paused, cut off) keeps its locks at most about this long. Default: the library's, 30s ($LOCKSTEP_LOCKD_LOCK_TTL)")
 	fs.DurationVar(&o.maxWait, "max-wait", 5*time.Minute, "longest a Lock call waits, whatever its deadline ($LOCKSTEP_LOCKD_MAX_WAIT)")
 	fs.DurationVar(&o.shutdown, "shutdown-timeout", 10*time.Second, "how long a graceful shutdown may take")
+	fs.DurationVar(&o.drain, "drain", lockd.DefaultDrain, "at a graceful shutdown, how long the clients of sessions that can move (given other lockds and a --peer-key-file) have to move them, with their locks, to another lockd before the sessions left are closed and their locks released; less than --shutdown-timeout ($LOCKSTEP_LOCKD_DRAIN)")
 	fs.StringVar(&o.separator, "separator", "/", "separator of hierarchical ids; empty: flat ids")
 	fs.BoolVar(&o.fencing, "fencing", true, "give every lock a fencing token")
 	fs.BoolVar(&o.deadlock, "deadlock-detection", true, "detect cycles of waits across the fleet and fail one Lock of each with DEADLOCK (needs the lock_waits table)")
@@ -115,8 +118,11 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	if err := o.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *level)
 	}
-	if o.sessionTTL <= 0 || o.maxWait <= 0 || o.shutdown <= 0 {
-		return nil, fmt.Errorf("--session-ttl, --max-wait and --shutdown-timeout must be positive")
+	if o.sessionTTL <= 0 || o.maxWait <= 0 || o.shutdown <= 0 || o.drain <= 0 {
+		return nil, fmt.Errorf("--session-ttl, --max-wait, --shutdown-timeout and --drain must be positive")
+	}
+	if o.drain >= o.shutdown {
+		return nil, fmt.Errorf("--drain %v must be less than --shutdown-timeout %v: the releases of the sessions left after the drain need time too", o.drain, o.shutdown)
 	}
 	if err := o.http.validate(); err != nil {
 		return nil, err

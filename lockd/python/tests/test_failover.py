@@ -97,6 +97,28 @@ def test_a_session_moves_off_a_hung_lockd_before_its_locks_time_runs_out(clients
     other.close()
 
 
+def test_a_session_moves_off_a_draining_lockd_and_keeps_every_lock(clients, fault):
+    # A graceful shutdown (lockd on SIGTERM): the lockd drains the sessions
+    # that can move, the session moves with its locks and closes the one it
+    # left, so the shutdown is answered long before the drain's 5 s bound.
+    s = clients(CLUSTER[:2]).session(ttl=3)
+    other = clients([CLUSTER[1]]).session(ttl=3)
+    x = s.lock("py-fo-drain", timeout=5)
+    g = s.lock(["py-fo-drain-g1", ("py-fo-drain-g2", "S")], timeout=5)
+    before = held_at_lockd(s)
+    start = time.monotonic()
+    fault(0, "drain")  # answered once lockd 0's drain is over; it then runs again
+    took = time.monotonic() - start
+    assert s.moves == 1 and s.endpoint == CLUSTER[1]
+    require_kept(s, other, [x, g], before)
+    assert took < 4, f"the drain waited {took:.1f} s: the moved session was not closed at the old lockd"
+    s.unlock(x)
+    s.unlock(g)
+    assert held_at_lockd(s) == []
+    s.close()
+    other.close()
+
+
 def test_a_lock_whose_time_ran_out_during_the_move_is_reported_lost(clients, fault):
     s = clients(CLUSTER[:2]).session(ttl=10)
     held = s.lock("py-fo-late", timeout=5)

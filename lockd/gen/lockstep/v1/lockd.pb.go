@@ -131,6 +131,15 @@ const (
 	SessionEvent_KIND_EXPIRED SessionEvent_Kind = 3
 	// The session was closed by CloseSession or by the server's shutdown.
 	SessionEvent_KIND_CLOSED SessionEvent_Kind = 4
+	// The lockd is shutting down and drains its sessions that can move:
+	// those whose identity handed out a peer token (GetToken). The session
+	// lives on here, its locks held, but takes no new Lock (SHUTTING_DOWN);
+	// a client given other lockds of the cluster moves it there now
+	// (SetToken with the peer token on a session opened there), then
+	// closes it here, which leaves the locks to the new holder. A session
+	// still here when the drain ends is closed (CLOSED), its locks
+	// released.
+	SessionEvent_KIND_DRAINING SessionEvent_Kind = 5
 )
 
 // Enum value maps for SessionEvent_Kind.
@@ -141,6 +150,7 @@ var (
 		2: "KIND_LOCK_LOST",
 		3: "KIND_EXPIRED",
 		4: "KIND_CLOSED",
+		5: "KIND_DRAINING",
 	}
 	SessionEvent_Kind_value = map[string]int32{
 		"KIND_UNSPECIFIED": 0,
@@ -148,6 +158,7 @@ var (
 		"KIND_LOCK_LOST":   2,
 		"KIND_EXPIRED":     3,
 		"KIND_CLOSED":      4,
+		"KIND_DRAINING":    5,
 	}
 )
 
@@ -1787,19 +1798,20 @@ const file_lockstep_v1_lockd_proto_rawDesc = "" +
 	"\x14CloseSessionResponse\"4\n" +
 	"\x13WatchSessionRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"\xfc\x01\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"\x8f\x02\n" +
 	"\fSessionEvent\x122\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1e.lockstep.v1.SessionEvent.KindR\x04kind\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x02 \x01(\tR\tsessionId\x12\x19\n" +
 	"\block_ids\x18\x03 \x03(\tR\alockIds\x12\x16\n" +
-	"\x06reason\x18\x04 \x01(\tR\x06reason\"f\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"y\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rKIND_WATCHING\x10\x01\x12\x12\n" +
 	"\x0eKIND_LOCK_LOST\x10\x02\x12\x10\n" +
 	"\fKIND_EXPIRED\x10\x03\x12\x0f\n" +
-	"\vKIND_CLOSED\x10\x04\"7\n" +
+	"\vKIND_CLOSED\x10\x04\x12\x11\n" +
+	"\rKIND_DRAINING\x10\x05\"7\n" +
 	"\x16DescribeSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\"\x8d\x02\n" +

@@ -37,7 +37,10 @@ fail-over; a lockd that refuses the token ends it at once. A lock call
 answered by the old lockd after the move began is given back there and
 raises Unavailable: lock again. A lockd only cut off keeps its share of the
 locks until its old session lapses: a lock unlocked after the move is free
-only then. Locks taken after a move are named "<handle>@<moves>".
+only then. Locks taken after a move are named "<handle>@<moves>". A lockd
+shut down gracefully tells its sessions DRAINING: a session given other
+lockds moves at once, with its locks, and closes the session it left
+there, which releases nothing (section 8.8, "Draining").
 
 Seed 003's extras: lock(..., comment="...") names the unit of work in
 deadlock cycles; a Lock chosen to break a cycle of waits raises Deadlock,

@@ -106,7 +106,8 @@ class Keeper:
 
     def _watch(self):
         """Follows the session's events: LOCK_LOST loses those locks;
-        EXPIRED or CLOSED lose the session; a broken stream moves it to
+        EXPIRED or CLOSED lose the session; DRAINING (its lockd shuts down)
+        moves it to another lockd when there is one; a broken stream moves it to
         another lockd, or, without one, loses it (the client could no longer
         be told of a loss in time)."""
         s, c = self._s, self._c
@@ -118,6 +119,11 @@ class Keeper:
                     if s._conn is c:
                         s._lose(f"lockd says the session ended: {ev.reason}", ev.lock_ids)
                     return
+                elif ev.kind == pb.SessionEvent.KIND_DRAINING and s._moving():
+                    # Without other endpoints the session stays until lockd
+                    # closes it (CLOSED, above), as at any shutdown.
+                    if failover.drained(s, c, ev.reason):
+                        return
         except grpc.RpcError as err:
             cause = f"the watch stream broke: {err.code()}"
         else:

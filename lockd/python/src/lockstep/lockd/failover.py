@@ -191,6 +191,19 @@ def move(s, old, cause):
         s._lose(f"session {old.id}: lockd {old.endpoint} failed ({cause}), and {why}")
 
 
+def drained(s, c, reason):
+    """Moves s off c, whose lockd drains the session (it is shutting down),
+    then closes the session left there, which leaves the locks to the lockd
+    the session moved to and lets the draining lockd finish early. True
+    when the session is off c (moved, or lost because no lockd took it)."""
+    move(s, c, f"lockd drains the session: {reason}")
+    if s._conn is c:
+        return False
+    if not s._lost.is_set():
+        _close_left(s, c, max(s.ttl / 3, 1))
+    return True
+
+
 def _move_to(s, endpoint, peer, deadline):
     """Opens a session on the lockd at endpoint, adopts peer there when the
     session holds locks, reads the new identity's peer token, and switches
