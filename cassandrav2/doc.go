@@ -11,7 +11,7 @@
 // it; no package of it is built, and `go mod why -m` says none is needed.)
 //
 // Both stores are thin adapters on one driver-neutral implementation,
-// lockstep's internal/cqlstore: the same statements, the same refusal of bad
+// lockstep's cassandra/cqlstore: the same statements, the same refusal of bad
 // input before anything is sent, the same decoding of cells, the same
 // accepted consistency pairs and the same fenced-commit loop. So package
 // cassandra's documentation of the mapping of the Store contract to CQL, of

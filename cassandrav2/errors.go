@@ -3,7 +3,7 @@ package cassandrav2
 import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
-	"github.com/lockstep-go/lockstep/internal/cqlstore"
+	"github.com/lockstep-go/lockstep/cassandra/cqlstore"
 )
 
 // storeErrors prefixes this package's errors and classifies the v2 driver's

@@ -22,6 +22,33 @@
 //   - the compare-and-set loop of a fenced commit and the fenced load
 //     (fence.go).
 //
+// # Contract for a driver adapter
+//
+// The package is public so that a store on another Go driver, in a module
+// of its own, can reuse it rather than copy it; applications use package
+// cassandra or cassandrav2 and never need it. An adapter must:
+//
+//   - implement Driver: send each statement it is given, unchanged, at the
+//     consistency level the adapter was built with, marked idempotent, with
+//     several statements of one call in one UNLOGGED batch of one partition,
+//     and return the driver's error as it is, so that the classifier it
+//     passes in Errors sees the driver's own types;
+//   - implement FenceDriver likewise for the fenced tables, the conditional
+//     statements at the serial level and commit level NewFence gives it;
+//   - list its driver's errors in Errors: those that may leave a write
+//     applied as maybe-applied, those that mean it was not applied as
+//     not-applied (Classify); an error in neither list counts as maybe
+//     applied, which is always safe;
+//   - convert its driver's consistency levels to Level (both drivers number
+//     them by the protocol's codes), so ValidateScope and ValidateSerialScope
+//     refuse the same pairs for every driver.
+//
+// Everything else — validating the input before anything is sent, the
+// statements, decoding rows into cells, wrapping lockstep.ErrUnknownOutcome
+// and lockstep.ErrRefused — is done here, so a Store built on it keeps the
+// lockstep.Store contract whatever the driver. The API follows the library's
+// version: it changes only with an entry in CHANGELOG.md.
+//
 // It imports the root package and the standard library only, never a
 // driver: the algorithms stay free of drivers, and a service that uses one
 // driver's store never compiles the other driver (deps_test.go of each
