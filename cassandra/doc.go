@@ -79,7 +79,7 @@
 //
 // # Two drivers, one implementation
 //
-// Package cassandrav2, a module of its own, is the same store on the Apache
+// Package cassandraapache, a module of its own, is the same store on the Apache
 // Cassandra Go driver (github.com/apache/cassandra-gocql-driver/v2). Both
 // are thin adapters on cassandra/cqlstore, which holds the statements, the
 // validation, the decoding of cells, the classification of outcomes, the

@@ -3,7 +3,7 @@
 // depend on which Go driver sends the requests.
 //
 // Two stores sit on it: package cassandra, on github.com/gocql/gocql, and
-// package cassandrav2 (a module of its own), on
+// package cassandraapache (a module of its own), on
 // github.com/apache/cassandra-gocql-driver/v2. Each is a thin adapter that
 // implements Driver (and FenceDriver) with its driver's session and hands
 // its driver's error types to an Outcome classifier; this package holds the
@@ -26,7 +26,7 @@
 //
 // The package is public so that a store on another Go driver, in a module
 // of its own, can reuse it rather than copy it; applications use package
-// cassandra or cassandrav2 and never need it. An adapter must:
+// cassandra or cassandraapache and never need it. An adapter must:
 //
 //   - implement Driver: send each statement it is given, unchanged, at the
 //     consistency level the adapter was built with, marked idempotent, with

@@ -1,9 +1,9 @@
-// Package cassandrav2 is lockstep's Store on Apache Cassandra through the
+// Package cassandraapache is lockstep's Store on Apache Cassandra through the
 // Apache Cassandra Go driver, github.com/apache/cassandra-gocql-driver/v2
 // (the maintained line of gocql), for services that use that driver.
 // Package cassandra is the same store on github.com/gocql/gocql.
 //
-// This package is a module of its own, github.com/lockstep-go/lockstep/cassandrav2,
+// This package is a module of its own, github.com/lockstep-go/lockstep/cassandraapache,
 // so a service on one driver never compiles or downloads the other: this
 // module requires the v2 driver and not gocql, the lockstep module requires
 // gocql and not the v2 driver, and each module's deps tests check it. (The
@@ -43,4 +43,4 @@
 //
 // A Store and a FenceStore are safe for concurrent use; neither owns the
 // session.
-package cassandrav2
+package cassandraapache
