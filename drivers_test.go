@@ -8,7 +8,7 @@ import (
 )
 
 // The Apache driver (github.com/apache/cassandra-gocql-driver/v2) belongs to
-// the nested module cassandrav2: a service on gocql must not pull it through
+// the nested module cassandraapache: a service on gocql must not pull it through
 // this module, not even as a name in its module graph.
 func TestOtherDriver_NotInTheModuleGraph(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {

@@ -68,12 +68,3 @@ func (m *Mode) UnmarshalText(b []byte) error {
 	*m = v
 	return nil
 }
-
-// Compatible reports whether processes running modes a and b may share a
-// fleet without breaking mutual exclusion.
-func Compatible(a, b Mode) bool {
-	if !a.Valid() || !b.Valid() {
-		return false
-	}
-	return !(a == ModeLegacy && b == ModeNew) && !(a == ModeNew && b == ModeLegacy)
-}

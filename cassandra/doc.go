@@ -66,7 +66,7 @@
 //
 // # Errors
 //
-// Driver errors are classified once, in internal/cqlstore, from the list of
+// Driver errors are classified once, in cassandra/cqlstore, from the list of
 // gocql's errors in errors.go. A write or delete that may have
 // been applied (a coordinator write timeout or write failure, no response in
 // time, the connection lost mid-request, the caller's ctx ending while the
@@ -79,9 +79,9 @@
 //
 // # Two drivers, one implementation
 //
-// Package cassandrav2, a module of its own, is the same store on the Apache
+// Package cassandraapache, a module of its own, is the same store on the Apache
 // Cassandra Go driver (github.com/apache/cassandra-gocql-driver/v2). Both
-// are thin adapters on internal/cqlstore, which holds the statements, the
+// are thin adapters on cassandra/cqlstore, which holds the statements, the
 // validation, the decoding of cells, the classification of outcomes, the
 // consistency rules and the fenced-commit loop; each adapter only sends the
 // statements through its driver and lists its driver's errors. So what this

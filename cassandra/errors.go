@@ -3,7 +3,7 @@ package cassandra
 import (
 	"github.com/gocql/gocql"
 
-	"github.com/lockstep-go/lockstep/internal/cqlstore"
+	"github.com/lockstep-go/lockstep/cassandra/cqlstore"
 )
 
 // storeErrors prefixes this package's errors and classifies gocql's: the

@@ -7,7 +7,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/cqlstore"
+	"github.com/lockstep-go/lockstep/cassandra/cqlstore"
 )
 
 // FenceStore is the storage of package fence on Cassandra: per key of a

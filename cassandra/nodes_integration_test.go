@@ -17,7 +17,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/cassandra"
-	"github.com/lockstep-go/lockstep/internal/clusterlock"
+	"github.com/lockstep-go/lockstep/locktest/clusterlock"
 )
 
 // The cluster tests (cluster_integration_test.go) stop, kill and restart

@@ -100,7 +100,7 @@ func TestNew_GlobalStoreRefusesLocalQuorumAndSaysWhatToUse(t *testing.T) {
 }
 
 // QUORUM with LOCAL_QUORUM, either way, is refused naming the pair and
-// what to use; every pair is tested in internal/cqlstore.
+// what to use; every pair is tested in cassandra/cqlstore.
 func TestNew_RefusesQuorumWithLocalQuorumAndSaysWhatToUse(t *testing.T) {
 	for _, p := range [][2]gocql.Consistency{{gocql.Quorum, gocql.LocalQuorum}, {gocql.LocalQuorum, gocql.Quorum}} {
 		_, err := New(session, "locks", WithConsistency(p[0], p[1]))

@@ -7,7 +7,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/cqlstore"
+	"github.com/lockstep-go/lockstep/cassandra/cqlstore"
 )
 
 // Store is a lockstep.Store on a gocql session. Each call is one request to

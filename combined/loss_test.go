@@ -37,9 +37,9 @@ func (c *frozenClock) Sleep(ctx context.Context, d time.Duration) error {
 
 // Lost must check both leases' deadlines itself, as each lease's Lost does:
 // a holder that looks at Lost before working must not work past either
-// lease even if no watchdog has run. It used to return a channel closed only
-// by a goroutine relaying the leases' own signals, so a holder resuming from
-// a pause could work on (propertytests: "lease: ... expired without Lost()").
+// lease even if no watchdog has run. A channel closed only by a goroutine
+// relaying the leases' own signals would let a holder resuming from a pause
+// work on (propertytests: "lease: ... expired without Lost()").
 func TestCombined_LostChecksBothLeaseDeadlinesItself(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
@@ -71,8 +71,8 @@ func TestCombined_LostChecksBothLeaseDeadlinesItself(t *testing.T) {
 	})
 }
 
-// Close releases the combined locks still held and ends their goroutines. It
-// used to close the two lockers only, leaving each held lock's loss-merging
+// Close releases the combined locks still held and ends their goroutines.
+// Closing the two lockers only would leave each held lock's loss-merging
 // goroutine blocked for ever (synctest reports it as a deadlock).
 func TestCombined_CloseReleasesHeldLocksAndEndsTheirGoroutines(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -137,10 +137,10 @@ func (c *cuttableStore) Read(ctx context.Context, table, row string, sl lockstep
 
 // Only the queue's head contends on the legacy tables (docs/algorithms.md, section 6.3). A
 // combined waiter whose queue lock is lost while it waits for the legacy
-// lock must stop contending and start again from the queue; it used to go on
-// contending with the legacy processes, unfairly (starving behind a combined
+// lock must stop contending and start again from the queue. Contending on
+// with the legacy processes would be unfair (it starves behind a combined
 // peer that became head: propertytests, combined+new, "liveness: p0 has
-// waited 18.4s"), and then return a lock whose queue half was gone.
+// waited 18.4s"), and would return a lock whose queue half was gone.
 func TestCombined_WaiterThatLosesItsQueueLockStopsContendingForLegacy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()

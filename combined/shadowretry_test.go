@@ -33,7 +33,7 @@ func (f *failFirstShadowDelete) Delete(ctx context.Context, table, row string, t
 
 // The shadow delete a combined acquisition leaves in flight failed while the
 // lock was held. The first Unlock sends it again at once and, as it
-// succeeds, reports nothing: it used to report the stale failure and leave
+// succeeds, reports nothing; it does not report the stale failure and leave
 // the shadow cell live until a second Unlock or its TTL.
 func TestCombined_FirstUnlockRetriesAFailedInFlightShadowDelete(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

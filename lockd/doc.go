@@ -101,7 +101,7 @@
 //   - A session leaves its identity when it closes, lapses, or joins
 //     another (SetToken). The last session to leave releases the
 //     identity's locks; a lapse then reports them lost to it (EXPIRED,
-//     SESSION_EXPIRED), as before. A session that leaves while others
+//     SESSION_EXPIRED), as for a session alone. A session that leaves while others
 //     stay releases nothing and loses nothing: its watch ends with no lost
 //     lock; its Lock calls in flight are cancelled as always. A LOCK_LOST
 //     goes to every session of the identity.

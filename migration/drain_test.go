@@ -141,11 +141,11 @@ func drainRun(t *testing.T) (took time.Duration, r *refusalCount, intents int, e
 	return took, r, len(after) - len(before), err
 }
 
-// The complaint: with a Drain the Controller used to write the
-// intent first and then wait, so every process still configured in the
-// outgoing mode was refused every lock for the whole drain. Now the drain
-// comes first: processes configured legacy keep taking legacy locks until
-// their flag flips, and not one acquisition is refused.
+// With a Drain the Controller drains first and writes the intent after:
+// processes configured legacy keep taking legacy locks until their flag
+// flips, and not one acquisition is refused. Writing the intent first and
+// then waiting would refuse every process still configured in the outgoing
+// mode every lock for the whole drain.
 func TestController_DrainRefusesNoLockOfTheOutgoingModeBeforeTheIntent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		took, r, intents, err := drainRun(t)

@@ -10,7 +10,7 @@ import (
 	"github.com/lockstep-go/lockstep/locktest"
 )
 
-// With UncheckedToken planted (the behaviour before the fix) a holder whose
+// With UncheckedToken planted (the draw unchecked against the lease) a holder whose
 // draw outlived its lease returns a lock, beside its successor, with a
 // token below the successor's, in every mode: TestMigration_Fencing fails.
 func TestMigration_UncheckedTokenIsCaught(t *testing.T) {

@@ -38,10 +38,9 @@ func (c *frozenClock) Sleep(ctx context.Context, d time.Duration) error {
 
 // A lock's Lost must check, itself, both deadlines it depends on: the
 // algorithm's lease and the census heartbeat (a lease window after the last
-// successful write). It used to return a channel that only a goroutine
-// relaying the watchdogs' signals closed, so a holder resuming from a pause
-// could work past either (propertytests: "lease: ... expired without
-// Lost()").
+// successful write). A channel that only a goroutine relaying the
+// watchdogs' signals closed would let a holder resuming from a pause work
+// past either (propertytests: "lease: ... expired without Lost()").
 func TestLocker_LostChecksTheLeaseAndCensusDeadlinesItself(t *testing.T) {
 	for _, c := range []struct {
 		name         string
@@ -125,8 +124,9 @@ func (c *brokenClock) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 // The census heartbeat stops when its clock fails to sleep, as every other
-// loop of the library does, instead of spinning: it used to ignore the error
-// and loop at once, which kept the simulator's crashed processes running.
+// loop of the library does, instead of spinning: a loop that ignored the
+// error would run at once again, and keep the simulator's crashed processes
+// running.
 func TestLocker_HeartbeatStopsWhenTheClockCannotSleep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := &brokenClock{}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/gocql/gocql"
 
-	"github.com/lockstep-go/lockstep/internal/clusterlock"
+	"github.com/lockstep-go/lockstep/locktest/clusterlock"
 	"github.com/lockstep-go/lockstep/schema"
 )
 

@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/cqlstore"
+	"github.com/lockstep-go/lockstep/cassandra/cqlstore"
 )
 
 // The legacy wire format is pinned in three places that must agree: the
 // requests shadowlock sends (internal/shadow/testdata/legacy-format.golden,
 // written by TestGolden_LegacyFormat), the CQL statements package cassandra
-// turns them into (internal/cqlstore), and the tables this package creates
+// turns them into (cassandra/cqlstore), and the tables this package creates
 // (cql/legacy_main.cql, cql/legacy_shadow.cql). docs/legacy-format.md
 // quotes all three. These tests read the golden file and check that every
 // table it names is a legacy table of the schema, that every CQL column

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/adapters/internal/outcome"
+	"github.com/lockstep-go/lockstep/adapters/outcome"
 	"github.com/lockstep-go/lockstep/migration"
 )
 

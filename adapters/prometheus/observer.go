@@ -7,7 +7,7 @@ import (
 	prom "github.com/prometheus/client_golang/prometheus"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/adapters/internal/outcome"
+	"github.com/lockstep-go/lockstep/adapters/outcome"
 )
 
 // Options configure an Observer. The zero value of every field means its

@@ -15,6 +15,6 @@
 // It sits beside package cassandra (the only packages that may import the
 // driver) and is imported only by tests: the library's integration tests in
 // cassandra/ and schema/, and lockctl's in cmd/lockctl. The v2 driver's
-// suite (module cassandrav2) reads the layout with its own driver and passes
+// suite (module cassandraapache) reads the layout with its own driver and passes
 // it to schema/internal/cqlprint (-replication).
 package clustertest

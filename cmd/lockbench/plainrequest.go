@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/queuelock"
 )
 
@@ -16,6 +16,11 @@ import (
 // sent one after another from the parent process on an idle row, before
 // and after the contender runs. Handoff latencies are then printed in
 // these units (round trips of the same run).
+
+// plainSlice is what a queue lock reads of a row whose floor is 0: the
+// columns from the 20-digit stamp of time 0 on (docs/algorithms.md, section
+// 4.1), so the plain read is the same statement as the lock's.
+var plainSlice = lockstep.Slice{From: "00000000000000000000"}
 
 // plainReads is how many reads one measurement sends.
 const plainReads = 200
@@ -35,7 +40,7 @@ func measurePlainRequest(ctx context.Context, o realOptions, row string) (time.D
 	ds := make([]time.Duration, 0, plainReads)
 	for range plainReads {
 		t0 := time.Now()
-		if _, err := store.Read(ctx, queuelock.DefaultTable, row, layout.QueueSlice(0)); err != nil {
+		if _, err := store.Read(ctx, queuelock.DefaultTable, row, plainSlice); err != nil {
 			return 0, fmt.Errorf("plain read: %w", err)
 		}
 		ds = append(ds, time.Since(t0))

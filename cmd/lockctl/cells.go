@@ -8,11 +8,11 @@ import (
 	"github.com/lockstep-go/lockstep/schema"
 )
 
-// The storage formats read here are the algorithms', owned by package
-// internal/layout (its doc.go): the queue partition (table queue_lock, row =
-// lock id: queue cells, owner cells, the floor cell) and the legacy rows
-// (tables legacy_main and legacy_shadow, row = lock id: one cell per owner,
-// column = owner id).
+// The storage formats read here are the algorithms' (docs/algorithms.md,
+// sections 3 and 4.1), parsed by package inspect: the queue partition (table
+// queue_lock, row = lock id: queue cells, owner cells, the floor cell) and
+// the legacy rows (tables legacy_main and legacy_shadow, row = lock id: one
+// cell per owner, column = owner id).
 
 // queueCell is a parsed owner or queue cell.
 type queueCell struct {
@@ -31,7 +31,7 @@ type lockCells struct {
 	fullRead   bool  // the queue partition was read from its start, not the floor
 	owners     []queueCell
 	queue      []queueCell     // in line order
-	foreign    []lockstep.Cell // queue-partition cells no Locker writes (internal/layout)
+	foreign    []lockstep.Cell // queue-partition cells no Locker writes (inspect.Lock.Foreign)
 	main       []lockstep.Cell // legacy main row
 	shadow     []lockstep.Cell // legacy shadow row
 	queueName  string

@@ -10,7 +10,6 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"
@@ -38,7 +37,7 @@ func mustRun(t *testing.T, a *app, args ...string) {
 	}
 }
 
-// readLock sorts a lock's cells, as internal/layout builds them, by kind; a
+// readLock sorts a lock's cells, written in their documented formats, by kind; a
 // cell no Locker writes is listed apart, and inspect points at it.
 func TestReadLock_SortsCellsByKind(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -53,13 +52,13 @@ func TestReadLock_SortsCellsByKind(t *testing.T) {
 			}
 		}
 		put(tables.QueueLock,
-			layout.QueueCell(layout.QueueColumn(now-2, "a.1"), "a.1", now, time.Minute),
-			layout.QueueCell(layout.QueueColumn(now-1, "b.1"), "b.1", now, time.Minute),
-			layout.OwnerCell(layout.OwnerColumn("a", 7), "a.1", lockstep.Exclusive, now, time.Minute),
-			layout.FloorCell(now-3, time.Minute),
+			docQueueCell(now-2, "a.1", now, time.Minute),
+			docQueueCell(now-1, "b.1", now, time.Minute),
+			docOwnerCell("a", 7, "a.1", now, time.Minute),
+			docFloorCell(now-3, time.Minute),
 			lockstep.Cell{Column: "zz", Value: []byte("x"), Timestamp: now, TTL: time.Minute})
-		put(tables.LegacyMain, layout.LegacyCell("a:legacy.1", now, time.Minute))
-		put(tables.LegacyShadow, layout.LegacyCell("b:legacy.1", now, time.Minute))
+		put(tables.LegacyMain, docLegacyCell("a:legacy.1", now, time.Minute))
+		put(tables.LegacyShadow, docLegacyCell("b:legacy.1", now, time.Minute))
 
 		lc, err := readLock(ctx, store, tables, "c", false)
 		if err != nil {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/migration/census"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/schema"
@@ -167,9 +166,9 @@ func TestInspectReleaseFleet_HostileStoreDataStaysInItsRow(t *testing.T) {
 			require.NoError(t, store.Put(ctx, table, row, cells...))
 		}
 		put(tables.QueueLock, "c",
-			layout.QueueCell(layout.QueueColumn(now-2, notUTF8), notUTF8, now, time.Minute),
-			layout.OwnerCell(layout.OwnerColumn("a", 7), notUTF8, lockstep.Exclusive, now, time.Minute))
-		put(tables.LegacyMain, "c", layout.LegacyCell(notUTF8, now, time.Minute))
+			docQueueCell(now-2, notUTF8, now, time.Minute),
+			docOwnerCell("a", 7, notUTF8, now, time.Minute))
+		put(tables.LegacyMain, "c", docLegacyCell(notUTF8, now, time.Minute))
 		e := census.Entry{Process: notUTF8, Host: "h\n1\x1b[2J", Version: "v\r7", Configured: lockstep.ModeNew, Time: time.Now()}
 		cell, err := e.Cell(now, time.Minute)
 		require.NoError(t, err)

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/layout"
 )
 
 func (a *app) inspectCommand(o *options) *cobra.Command {
@@ -164,7 +163,7 @@ func (lc *lockCells) legacyStatus() string {
 	case 0:
 		s = "free"
 	case 1:
-		s = "held by " + field(layout.LegacyOwner(lc.main[0]))
+		s = "held by " + field(lc.main[0].Column)
 	default:
 		s = fmt.Sprintf("BLOCKED: %d cells in the main row; nobody holds it and contenders wait until they expire", len(lc.main))
 	}

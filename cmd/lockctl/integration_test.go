@@ -17,7 +17,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/cassandra"
 	"github.com/lockstep-go/lockstep/cassandra/clustertest"
-	"github.com/lockstep-go/lockstep/internal/clusterlock"
+	"github.com/lockstep-go/lockstep/locktest/clusterlock"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"

@@ -14,7 +14,6 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
@@ -179,7 +178,7 @@ func (c lockCmd) locker(store lockstep.Store, o *options, clk lockstep.Clock) (*
 	host, _ := os.Hostname()
 	return migration.New(store, flag, &migration.Options{
 		Clock:       clk,
-		ProcessID:   setup.NewProcessIDFor("lockctl-" + host),
+		ProcessID:   processID(host),
 		Queue:       &queuelock.Options{Table: t.QueueLock},
 		Legacy:      &shadowlock.Options{MainTable: t.LegacyMain, ShadowTable: t.LegacyShadow},
 		Fencing:     fence,

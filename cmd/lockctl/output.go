@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/migration/census"
 )
@@ -122,7 +121,7 @@ func (lc *lockCells) report(o *options, now time.Time) inspectJSON {
 	switch len(lc.main) {
 	case 0:
 	case 1:
-		l.State, l.Holder = "held", layout.LegacyOwner(lc.main[0])
+		l.State, l.Holder = "held", lc.main[0].Column
 	default:
 		l.State = "blocked"
 	}
@@ -133,7 +132,7 @@ func (lc *lockCells) report(o *options, now time.Time) inspectJSON {
 func legacyCells(cells []lockstep.Cell) []legacyCellJSON {
 	out := make([]legacyCellJSON, 0, len(cells))
 	for _, c := range cells {
-		out = append(out, legacyCellJSON{layout.LegacyOwner(c), micros(c.Timestamp), c.TTL.Seconds()})
+		out = append(out, legacyCellJSON{c.Column, micros(c.Timestamp), c.TTL.Seconds()})
 	}
 	return out
 }

@@ -5,12 +5,11 @@ import (
 	"github.com/lockstep-go/lockstep/internal/manager"
 )
 
-// TestingKnobs switch on planted defects: deliberate bugs, each restoring
-// one that was found and fixed, which this module's negative controls
-// (propertytests/doc.go) switch on to prove that the model checks'
-// properties catch them. They enter through Options.TestingKnobs or
-// ComposeOptions.TestingKnobs (the halves' own go in Options.Queue and
-// Options.Legacy). Leave them nil: every one of them breaks the lock.
+// TestingKnobs switch on planted defects: deliberate bugs, which this
+// module's negative controls (propertytests/doc.go) switch on to prove that
+// the model checks' properties catch them. They enter through
+// Options.TestingKnobs or ComposeOptions.TestingKnobs (the halves' own go in
+// Options.Queue and Options.Legacy). Leave them nil: every one of them breaks the lock.
 type TestingKnobs struct {
 	// CombinedSharedQueueHalf takes the queue half in the access asked for
 	// instead of exclusively: every compatible holder of the queue lock then

@@ -11,7 +11,7 @@ import (
 )
 
 // A comment that is not valid UTF-8 survives the record byte for byte; a
-// valid one is written as before, in "c" alone.
+// valid one is written in "c" alone.
 func TestRecord_KeepsTheCommentByteForByte(t *testing.T) {
 	for _, c := range []string{"ok\xff\xfe", "\xc3", "invoice 42", "日本", ""} {
 		in := Record{Process: "p", Waits: lockstep.Request{ID: "a"}, Comment: c, Start: 7}

@@ -45,9 +45,8 @@ var ErrLapsed = fmt.Errorf("lease lapsed before the fencing token arrived: %w", 
 // TestingKnobs switch on this package's planted defect, for the model
 // checks' negative controls; production code leaves them nil.
 type TestingKnobs struct {
-	// UncheckedToken restores the behaviour before the fix: Draw returns
-	// the token without asking open, and token 0 with a nil error when the
-	// draw failed, so a holder that stalled between its claim and the draw
+	// UncheckedToken makes Draw return the token without asking open, and
+	// token 0 with a nil error when the draw failed, so a holder that stalled between its claim and the draw
 	// returns with a token above its successor's.
 	UncheckedToken bool
 }

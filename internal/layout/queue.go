@@ -128,7 +128,7 @@ func NewOwnerColumn(process string, r *mrand.Rand) string {
 // at once (internal/lifecycle, Turns), is "<column>.<k>". Slots are reused, so a Locker
 // leaves at most as many owner columns in a partition as it ever held
 // acquisitions of the id at once. ParseOwnerColumn reads "<incarnation>.<k>"
-// as the incarnation, as every earlier version does.
+// as the incarnation, as a Locker that predates slots reads it too.
 func SlotColumn(column string, slot int) string {
 	if slot == 0 {
 		return column

@@ -10,8 +10,8 @@ import (
 )
 
 // A TTL refused for being too short or not whole seconds gets advice that,
-// followed, passes every check: 1.5s used to be told "use 2s", which is
-// below the minimum of 4s and was refused next.
+// followed, passes every check: 1.5s is told the minimum, 4s, not the next
+// whole second, 2s, which would be refused next.
 func TestConfig_TTLAdviceWhenFollowedIsAccepted(t *testing.T) {
 	cases := []struct {
 		ttl, skew time.Duration

@@ -12,8 +12,8 @@
 // seconds on each replica's own clock, so a cell written with TTL t may live
 // only t − 1s − the skew between two servers' clocks. The window is half of
 // that, and a TTL that leaves less than MinWindow is refused with an error
-// naming the smallest TTL accepted (MinTTL): a TTL of 1s, which earlier
-// versions accepted, lets cells die while the holder's Lost is still open.
+// naming the smallest TTL accepted (MinTTL): a TTL of 1s would let cells
+// die while the holder's Lost is still open.
 //
 // Every "how long since" here runs on elapsed time (lockstep.Clock.Elapsed,
 // through Stamp), never on the wall clock: a wall clock stepped back by NTP

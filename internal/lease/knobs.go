@@ -10,14 +10,13 @@ import (
 
 // TestingKnobs switch on this package's planted defects: deliberate bugs
 // that the model checks' negative controls (propertytests/doc.go) switch on
-// to prove that their properties catch them. Each restores a defect that
-// was found and fixed. They reach the lease through Config.Knobs, which
-// every Locker fills from its Options.TestingKnobs; production code leaves
-// them nil.
+// to prove that their properties catch them. They reach the lease through
+// Config.Knobs, which every Locker fills from its Options.TestingKnobs;
+// production code leaves them nil.
 type TestingKnobs struct {
-	// HalfTTLLease restores the old lease window: TTL/2 from the send,
-	// whatever the TTL, ignoring whole-second expiry and server clock skew,
-	// and accepts any TTL of at least one second.
+	// HalfTTLLease makes the lease window TTL/2 from the send, whatever the
+	// TTL, ignoring whole-second expiry and server clock skew, and accepts
+	// any TTL of at least one second.
 	HalfTTLLease bool
 	// LostTrustsScheduler makes Lost, IsLost and Remaining trust the
 	// Scheduler to close Lost at the deadline instead of checking it

@@ -11,8 +11,8 @@ import (
 	"github.com/lockstep-go/lockstep/model"
 )
 
-// The planted defects restore what users found: these tests show that the
-// checks of lease_test.go fail with them.
+// The planted defects break the lease in ways lease_test.go's checks must
+// see: these tests show that those checks fail with them.
 
 func TestPlantedWallClockLease_StepBackKeepsLostOpen(t *testing.T) {
 	c := model.NewManualClock(0)
@@ -34,7 +34,7 @@ func TestPlantedHalfTTLLease_AcceptsTTL1s(t *testing.T) {
 		t.Fatalf("Validate() = %v: the planted defect should accept TTL 1s", err)
 	}
 	if w := c.Window(); w != 500*time.Millisecond {
-		t.Fatalf("Window() = %v, want the old TTL/2", w)
+		t.Fatalf("Window() = %v, want the planted TTL/2", w)
 	}
 }
 

@@ -217,9 +217,9 @@ func TestLease_LostIsCheckedSynchronously(t *testing.T) {
 }
 
 // A wall clock stepped back (NTP, an operator) must not stretch the lease:
-// the deadline is on elapsed time. The old lease, on a wall clock that
-// repeats its last value after a step back, kept Lost open for as long as
-// the step while the cells expired on the servers.
+// the deadline is on elapsed time. A lease on a wall clock that repeats its
+// last value after a step back (the planted WallClock) would keep Lost open
+// for as long as the step while the cells expired on the servers.
 func TestLease_WallClockStepBackDoesNotStretchTheLease(t *testing.T) {
 	c := model.NewManualClock(0)
 	l := startLease(t, c, Stamp(c), func(context.Context) error { return errors.New("store down") }, Hooks{})

@@ -134,7 +134,7 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// validateHalfTTL is the old rule, planted by TestingKnobs.HalfTTLLease: any whole
+// validateHalfTTL is the rule TestingKnobs.HalfTTLLease plants: any whole
 // second TTL, 0 < Renew <= TTL/3.
 func (c Config) validateHalfTTL() error {
 	if c.Renew <= 0 || 3*c.Renew > c.TTL {

@@ -163,7 +163,7 @@ func (l *Locker) floorCell(id string) (lockstep.Cell, bool) {
 	defer l.floors.mu.Unlock()
 	e, ok := l.floors.m[id]
 	if l.cfg.knobs.KeepIDState {
-		// As before the fix: only a raised floor, and for ever.
+		// The planted defect: only a raised floor is rewritten, and the state is kept for ever.
 		if !ok || e.value <= e.stored {
 			return lockstep.Cell{}, false
 		}

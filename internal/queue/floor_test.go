@@ -19,9 +19,8 @@ import (
 // live queue cell its Locker saw last time and 2×MaxClockSkew before the
 // read, so it steps over the tombstones of the acquisitions of that lag and
 // one owner tombstone per Locker — the same number after 3,300 acquisitions
-// as after 300. (A floor that trails the present by a TTL, as the documents'
-// "now − TTL" or an earlier version of this package did, would step over
-// all of them.)
+// as after 300. (A floor that trails the present by a TTL, as the
+// documents' "now − TTL" does, would step over all of them.)
 // churn takes "hot" n times in access a, by lockers in turn, one
 // acquisition each period of (fake) time, and returns the most tombstones
 // one read of s stepped over meanwhile.

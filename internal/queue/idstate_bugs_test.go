@@ -7,7 +7,7 @@ import (
 )
 
 // The negative control of TestLocker_ReleasedIDsLeaveNoStateAfterTheTTL:
-// with KeepIDState planted (the behaviour before the fix) the same scenario
+// with KeepIDState planted (per-id state kept for ever) the same scenario
 // leaves a floor entry in the Locker and a live floor cell in the table for
 // every id, so each of that test's checks fails.
 func TestLocker_KeepIDStateKeepsEveryReleasedID(t *testing.T) {

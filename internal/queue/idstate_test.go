@@ -183,7 +183,7 @@ func TestLocker_HeldIDKeepsItsFloorUntilReleased(t *testing.T) {
 	}
 }
 
-// A contention hint lasts a TTL, as before; then the sweeps drop it.
+// A contention hint lasts a TTL; then the sweeps drop it.
 func TestLocker_ContentionHintIsDroppedWhenItRunsOut(t *testing.T) {
 	clk := model.NewManualClock(0)
 	l := newLocker(t, model.New(clk), clk)

@@ -56,12 +56,12 @@ import (
 //     line its claim saw, not the next one: the waiters in between are
 //     bypassed, again and again.
 //   - HolderKeepsQueueCell makes a holder renew its queue cell for as long as
-//     it holds, as earlier trees did, instead of deleting it with its
+//     it holds instead of deleting it with its
 //     first renewal: its name pins every reader's floor, and the reads of
 //     the id step over every tombstone left behind it while it holds.
 //   - HolderKeepsHandedColumn makes a holder that saw a handed cell naming
-//     it leave that column alone at its first renewal, as the first tree
-//     that gave queue cells up did: a releaser's handoff retried while it
+//     it leave that column alone at its first renewal, though it gives its
+//     queue cell up then: a releaser's handoff retried while it
 //     holds, after it gave its place in line up, is written live, and
 //     outlives its hold if it releases before that cell expires.
 //   - SkipIntentionRange makes every claim read as a claim in an intention

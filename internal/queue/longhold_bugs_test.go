@@ -9,7 +9,7 @@ import (
 
 // The negative control of TestFloor_LongHolderDoesNotPinTheFloor: with
 // HolderKeepsQueueCell planted (a holder renews its queue cell for as long
-// as it holds, as before), the holder's name pins every floor, and the
+// as it holds), the holder's name pins every floor, and the
 // reads of the last 300 acquisitions step over every tombstone since it
 // took the id: more after 3,300 acquisitions than in the first 300, and far
 // above the shipped test's bound.

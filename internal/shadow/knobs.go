@@ -6,10 +6,9 @@ import (
 	"github.com/lockstep-go/lockstep/internal/manager"
 )
 
-// TestingKnobs switch on planted defects: deliberate bugs, each restoring
-// one that was found and fixed, which this module's negative controls
-// (propertytests/doc.go) switch on to prove that the model checks'
-// properties catch them. They enter through Options.TestingKnobs and are
+// TestingKnobs switch on planted defects: deliberate bugs, which this
+// module's negative controls (propertytests/doc.go) switch on to prove that
+// the model checks' properties catch them. They enter through Options.TestingKnobs and are
 // read at fixed points of a round, never through its context. Leave them
 // nil: every one of them breaks the lock.
 type TestingKnobs struct {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
@@ -39,29 +38,19 @@ var _ manager.Algorithm = (*Locker)(nil)
 // NewLocker returns the lock manager over a legacy Locker on store with an
 // owner-id issuer of its own, as shadowlock.New says.
 func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
+	var sep string
 	var dl *lockstep.DeadlockDetection
 	if opts != nil {
-		if err := manager.ValidateSeparator(opts.Separator); err != nil {
-			return nil, err // before NewWith, which may register a wake-up handler
+		sep, dl = opts.Separator, opts.Deadlock
+	}
+	return manager.BuildLocker("shadowlock", lockstep.ModeLegacy, sep, dl, func() (manager.Core, error) {
+		l, err := NewWith(store, opts, nil)
+		if err != nil {
+			return manager.Core{}, err
 		}
-		dl = opts.Deadlock
-	}
-	l, err := NewWith(store, opts, nil)
-	if err != nil {
-		return nil, err
-	}
-	det, err := deadlock.ForLocker(store, l.cfg.Clock, l.cfg.Process, dl, l.cfg.Lease.MaxServerSkew, l.cfg.rand, l.cfg.knobs.Manager.DeadlockKnobs())
-	if err != nil {
-		_ = l.Close(context.Background())
-		return nil, err
-	}
-	m, err := manager.NewLocker(l, manager.Config{Name: "shadowlock", Mode: lockstep.ModeLegacy, Clock: l.cfg.Clock, Observer: l.cfg.Observer,
-		Separator: l.sep, Detector: det, Knobs: l.cfg.knobs.Manager})
-	if err != nil {
-		_ = l.Close(context.Background())
-		return nil, err
-	}
-	return m, nil
+		return manager.Core{Alg: l, Store: store, Clock: l.cfg.Clock, Observer: l.cfg.Observer, Process: l.cfg.Process,
+			Separator: l.sep, MaxServerSkew: l.cfg.Lease.MaxServerSkew, Rand: l.cfg.rand, Knobs: l.cfg.knobs.Manager}, nil
+	})
 }
 
 // NewWith returns a Locker on store that draws its owner ids from owners

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/cqlstore"
+	"github.com/lockstep-go/lockstep/cassandra/cqlstore"
 	"github.com/lockstep-go/lockstep/model"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/cqlstore"
+	"github.com/lockstep-go/lockstep/cassandra/cqlstore"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/model/sim"
 )

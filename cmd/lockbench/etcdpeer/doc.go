@@ -44,7 +44,7 @@
 // (grpc, protobuf, zap, …) stay out of the lockstep module's go.mod, and so
 // out of the module graph of every user of the library. What it shares with
 // lockbench and the lockd peer — the worker protocol's JSON, the
-// acquisition loop and its clock — is cmd/lockbench/internal/peer, which
+// acquisition loop and its clock — is cmd/lockbench/peer, which
 // imports only the standard library (lockbench's own side is
 // cmd/lockbench/worker.go and contend.go; change them together).
 //

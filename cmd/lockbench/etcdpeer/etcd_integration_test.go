@@ -14,7 +14,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/lockstep-go/lockstep/cmd/lockbench/internal/peer"
+	"github.com/lockstep-go/lockstep/cmd/lockbench/peer"
 )
 
 // These tests run against the etcd in LOCKBENCH_ETCD, for example:

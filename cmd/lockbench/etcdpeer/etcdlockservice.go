@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lockstep-go/lockstep/cmd/lockbench/internal/peer"
+	"github.com/lockstep-go/lockstep/cmd/lockbench/peer"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protowire"

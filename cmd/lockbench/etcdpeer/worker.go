@@ -8,7 +8,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/lockstep-go/lockstep/cmd/lockbench/internal/peer"
+	"github.com/lockstep-go/lockstep/cmd/lockbench/peer"
 )
 
 // workerJob is the part of lockbench's workerJob (cmd/lockbench/worker.go)

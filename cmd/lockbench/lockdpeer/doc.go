@@ -7,7 +7,7 @@
 // out of lockbench's go.mod; it requires the lockd module through a replace
 // (../../../lockd). What it shares with lockbench and the etcd peer — the
 // worker protocol's JSON, the acquisition loop and its clock — is
-// cmd/lockbench/internal/peer (lockbench's own side is
+// cmd/lockbench/peer (lockbench's own side is
 // cmd/lockbench/worker.go and contend.go; change them together).
 //
 // lockbench builds it when a run includes the lockd algorithm (-scenario

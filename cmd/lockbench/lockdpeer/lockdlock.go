@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lockstep-go/lockstep/cmd/lockbench/internal/peer"
+	"github.com/lockstep-go/lockstep/cmd/lockbench/peer"
 	"net/http"
 	"sync/atomic"
 	"time"

@@ -13,7 +13,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/cmd/lockbench/internal/peer"
+	"github.com/lockstep-go/lockstep/cmd/lockbench/peer"
 	"github.com/lockstep-go/lockstep/lockd"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"

@@ -21,9 +21,9 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/cassandra"
-	"github.com/lockstep-go/lockstep/internal/clusterlock"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
+	"github.com/lockstep-go/lockstep/locktest/clusterlock"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/schema"
 )

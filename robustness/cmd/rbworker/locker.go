@@ -14,10 +14,10 @@ import (
 	"github.com/lockstep-go/lockstep/cassandra"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/combined"
-	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
+	"github.com/lockstep-go/lockstep/testingknobs"
 )
 
 // locker is what the worker takes locks with.
@@ -87,7 +87,7 @@ func dial(c config) (*gocql.Session, stores, error) {
 // window is the lease window the library under test computes for the
 // configured TTL and skew (a planted lease defect changes it), in ns.
 func window(c config) int64 {
-	return int64(lease.Config{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, Knobs: c.planted.lease}.Window())
+	return int64(testingknobs.LeaseWindow(c.ttl, c.maxServerSkew, c.planted.lease))
 }
 
 // newLocker builds the worker's locker: migration.New, the public entry
@@ -96,7 +96,7 @@ func window(c config) int64 {
 func newLocker(c config, store lockstep.Store, obs lockstep.Observer) (locker, error) {
 	var clk lockstep.Clock = &clock.Local{}
 	if c.planted.wallClock {
-		clk = lease.WallClock(clk)
+		clk = testingknobs.WallClockLease(clk)
 	}
 	var fence *clock.Global
 	if c.fencing {

@@ -5,13 +5,11 @@ import (
 	"strings"
 
 	"github.com/lockstep-go/lockstep/combined"
-	"github.com/lockstep-go/lockstep/internal/fencing"
-	"github.com/lockstep-go/lockstep/internal/lease"
-	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/lockd/client"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
+	"github.com/lockstep-go/lockstep/testingknobs"
 )
 
 // plantable lists the defects --plant accepts, by the names the model
@@ -27,13 +25,13 @@ const lockdIgnoresValidFor = "lockd-ignores-valid-for"
 
 // planted is what --plant switches on: the TestingKnobs the worker's
 // Lockers are built with (newLocker), and whether they measure leases on
-// the wall clock (lease.WallClock). The zero value plants nothing.
+// the wall clock (testingknobs.WallClockLease). The zero value plants nothing.
 type planted struct {
 	queue     *queuelock.TestingKnobs
 	legacy    *shadowlock.TestingKnobs
 	combined  *combined.TestingKnobs
 	migration *migration.TestingKnobs
-	lease     *lease.TestingKnobs // for the worker's own lease window
+	lease     *testingknobs.Lease // for the worker's own lease window
 	wallClock bool
 	// globalAtLocal serves the global locks at LOCAL_QUORUM (dial): a
 	// robustness-only defect, which no library knob plants, since the
@@ -55,12 +53,12 @@ func plant(name string) (planted, error) {
 	c, m := &combined.TestingKnobs{}, &migration.TestingKnobs{}
 	switch name {
 	case "half-ttl-lease":
-		p.lease = &lease.TestingKnobs{HalfTTLLease: true}
+		p.lease = &testingknobs.Lease{HalfTTLLease: true}
 		q.Lease, g.Lease = p.lease, p.lease
 	case "wall-clock-lease":
 		p.wallClock = true
 	case "unchecked-token":
-		f := &fencing.TestingKnobs{UncheckedToken: true}
+		f := &testingknobs.Fencing{UncheckedToken: true}
 		q.Fencing, g.Fencing, c.Fencing, m.Fencing = f, f, f, f
 	case "stale-owner-column":
 		q.StaleOwnerColumn = true
@@ -71,7 +69,7 @@ func plant(name string) (planted, error) {
 	case lockdIgnoresValidFor:
 		p.lockdClient = &client.TestingKnobs{IgnoreValidFor: true}
 	case "skip-intention":
-		mg := &manager.TestingKnobs{SkipIntention: true}
+		mg := &testingknobs.Manager{SkipIntention: true}
 		q.Manager, g.Manager, c.Manager, m.Manager = mg, mg, mg, mg
 	default:
 		return p, fmt.Errorf("--plant %q: unknown defect; want one of %s", name, strings.Join(plantable, ", "))

@@ -1,6 +1,6 @@
 // Command cqlprint prints the CQL statements of package schema, one per
 // line, for tests that create lockstep's tables through a driver other than
-// gocql (the nested module cassandrav2, whose test binaries must not link
+// gocql (the nested module cassandraapache, whose test binaries must not link
 // package schema and with it github.com/gocql/gocql):
 //
 //	go run ./schema/internal/cqlprint -keyspace lockstep_it -rf 1

@@ -1,4 +1,4 @@
-module github.com/lockstep-go/lockstep/cassandrav2
+module github.com/lockstep-go/lockstep/cassandraapache
 
 go 1.26.0
 

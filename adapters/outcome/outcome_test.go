@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/adapters/internal/outcome"
+	"github.com/lockstep-go/lockstep/adapters/outcome"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"

@@ -1,6 +1,6 @@
 //go:build integration
 
-package cassandrav2_test
+package cassandraapache_test
 
 import (
 	"bufio"
@@ -20,7 +20,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lockstep-go/lockstep/cassandrav2"
+	"github.com/lockstep-go/lockstep/cassandraapache"
 	"github.com/lockstep-go/lockstep/fence"
 	"github.com/lockstep-go/lockstep/fence/fencetest"
 	"github.com/lockstep-go/lockstep/storetest"
@@ -29,7 +29,7 @@ import (
 // Integration tests run against the cluster in CASSANDRA_HOSTS
 // (comma-separated addresses), for example after scripts/cassandra up:
 //
-//	cd cassandrav2 && CASSANDRA_HOSTS=127.0.0.1 go test -tags integration -race ./...
+//	cd cassandraapache && CASSANDRA_HOSTS=127.0.0.1 go test -tags integration -race ./...
 //
 // With the integration tag and no CASSANDRA_HOSTS they fail rather than skip.
 // They use a keyspace of their own, so they can run beside package
@@ -177,10 +177,10 @@ type schemaError struct {
 func (e *schemaError) Error() string { return "cqlprint: " + e.err.Error() + ": " + e.stderr }
 func (e *schemaError) Unwrap() error { return e.err }
 
-func newStore(t testing.TB, opts ...cassandrav2.Option) *cassandrav2.Store {
+func newStore(t testing.TB, opts ...cassandraapache.Option) *cassandraapache.Store {
 	t.Helper()
 	session, _ := itSession(t)
-	s, err := cassandrav2.New(session, itKeyspace, opts...)
+	s, err := cassandraapache.New(session, itKeyspace, opts...)
 	require.NoError(t, err)
 	return s
 }
@@ -205,7 +205,7 @@ func TestFenceConformance(t *testing.T) {
 	session, _ := itSession(t)
 	for _, serial := range []gocql.Consistency{gocql.Serial, gocql.LocalSerial} {
 		t.Run(serial.String(), func(t *testing.T) {
-			opts := []cassandrav2.FenceOption{cassandrav2.WithSerialConsistency(serial)}
+			opts := []cassandraapache.FenceOption{cassandraapache.WithSerialConsistency(serial)}
 			session := session
 			if serial == gocql.LocalSerial {
 				// The cluster's first data centre ("datacenter1" on one),
@@ -213,7 +213,7 @@ func TestFenceConformance(t *testing.T) {
 				// LOCAL_SERIAL orders only writers coordinated in one data
 				// centre.
 				dc := firstDC()
-				opts = append(opts, cassandrav2.WithFenceLocalDC(dc))
+				opts = append(opts, cassandraapache.WithFenceLocalDC(dc))
 				cluster := gocql.NewCluster(shared.dcs[dc]...)
 				cluster.Timeout = 20 * time.Second
 				cluster.ConnectTimeout = 20 * time.Second
@@ -224,7 +224,7 @@ func TestFenceConformance(t *testing.T) {
 				require.NoError(t, err)
 				t.Cleanup(session.Close)
 			}
-			store, err := cassandrav2.NewFenceStore(session, itKeyspace, opts...)
+			store, err := cassandraapache.NewFenceStore(session, itKeyspace, opts...)
 			require.NoError(t, err)
 			fencetest.Run(t, func(t *testing.T) fencetest.Harness {
 				return fencetest.Harness{Store: store, Table: fence.DefaultTable}

@@ -1,15 +1,15 @@
-package cassandrav2
+package cassandraapache
 
 import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
-	"github.com/lockstep-go/lockstep/internal/cqlstore"
+	"github.com/lockstep-go/lockstep/cassandra/cqlstore"
 )
 
 // storeErrors prefixes this package's errors and classifies the v2 driver's
 // (package cqlstore decides what these lists leave open, the caller's ctx
 // first, then the protocol code).
-var storeErrors = cqlstore.Errors{Name: "cassandrav2", Hint: cqlstore.PermissionHint, Classify: cqlstore.Classify(
+var storeErrors = cqlstore.Errors{Name: "cassandraapache", Hint: cqlstore.PermissionHint, Classify: cqlstore.Classify(
 	// Sent, and maybe applied: replicas may have applied a write that timed
 	// out or failed at the coordinator (CAS and CDC included); no answer
 	// came within the session's timeout, or the connection closed while the

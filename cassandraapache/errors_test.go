@@ -1,4 +1,4 @@
-package cassandrav2
+package cassandraapache
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func TestWriteError_ClassifiesV2DriverErrors(t *testing.T) {
 			err := storeErrors.Write("put", "queue_lock", c.err)
 			assert.Equal(t, c.maybeApplied, errors.Is(err, lockstep.ErrUnknownOutcome), "%v", err)
 			assert.ErrorIs(t, err, c.err, "the driver's error stays reachable")
-			assert.Contains(t, err.Error(), "cassandrav2: put queue_lock: ")
+			assert.Contains(t, err.Error(), "cassandraapache: put queue_lock: ")
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package cassandrav2
+package cassandraapache
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/cqlstore"
+	"github.com/lockstep-go/lockstep/cassandra/cqlstore"
 )
 
 // FenceStore is the storage of package fence on Cassandra through the v2

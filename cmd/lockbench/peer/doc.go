@@ -7,6 +7,7 @@
 // must stay equal to those (peer_test.go pins them, and each peer's tests
 // and lockbench's pin the same literals).
 //
-// It imports only the standard library, so a peer that imports it builds
+// It is not internal to lockbench's module because the peers, which import
+// it, are modules of their own. It imports only the standard library, so a peer that imports it builds
 // nothing of lockbench's own dependencies.
 package peer

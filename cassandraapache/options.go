@@ -1,4 +1,4 @@
-package cassandrav2
+package cassandraapache
 
 import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"

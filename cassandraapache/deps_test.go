@@ -1,4 +1,4 @@
-package cassandrav2_test
+package cassandraapache_test
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package cassandrav2_test
+package cassandraapache_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/cassandrav2"
+	"github.com/lockstep-go/lockstep/cassandraapache"
 	"github.com/lockstep-go/lockstep/migration"
 )
 
@@ -30,7 +30,7 @@ func Example() {
 	defer session.Close()
 
 	// QUORUM reads and writes by default; see WithConsistency.
-	store, err := cassandrav2.New(session, "locks")
+	store, err := cassandraapache.New(session, "locks")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cassandrav2
+package cassandraapache
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/internal/cqlstore"
+	"github.com/lockstep-go/lockstep/cassandra/cqlstore"
 )
 
 // Store is a lockstep.Store on a session of the Apache Cassandra Go driver

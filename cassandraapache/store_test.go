@@ -1,4 +1,4 @@
-package cassandrav2
+package cassandraapache
 
 import (
 	"context"

@@ -1,9 +1,9 @@
-// Package cassandrav2 is lockstep's Store on Apache Cassandra through the
+// Package cassandraapache is lockstep's Store on Apache Cassandra through the
 // Apache Cassandra Go driver, github.com/apache/cassandra-gocql-driver/v2
 // (the maintained line of gocql), for services that use that driver.
 // Package cassandra is the same store on github.com/gocql/gocql.
 //
-// This package is a module of its own, github.com/lockstep-go/lockstep/cassandrav2,
+// This package is a module of its own, github.com/lockstep-go/lockstep/cassandraapache,
 // so a service on one driver never compiles or downloads the other: this
 // module requires the v2 driver and not gocql, the lockstep module requires
 // gocql and not the v2 driver, and each module's deps tests check it. (The
@@ -11,7 +11,7 @@
 // it; no package of it is built, and `go mod why -m` says none is needed.)
 //
 // Both stores are thin adapters on one driver-neutral implementation,
-// lockstep's internal/cqlstore: the same statements, the same refusal of bad
+// lockstep's cassandra/cqlstore: the same statements, the same refusal of bad
 // input before anything is sent, the same decoding of cells, the same
 // accepted consistency pairs and the same fenced-commit loop. So package
 // cassandra's documentation of the mapping of the Store contract to CQL, of
@@ -43,4 +43,4 @@
 //
 // A Store and a FenceStore are safe for concurrent use; neither owns the
 // session.
-package cassandrav2
+package cassandraapache

@@ -1,6 +1,6 @@
 //go:build integration
 
-package cassandrav2_test
+package cassandraapache_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/cassandrav2"
+	"github.com/lockstep-go/lockstep/cassandraapache"
 )
 
 // A DC-local store whose session is routed to another data centre refuses
@@ -36,7 +36,7 @@ func TestDC_LocalStoreRefusesACoordinatorOfAnotherDataCentre(t *testing.T) {
 	session, err := cluster.CreateSession()
 	require.NoError(t, err)
 	defer session.Close()
-	store, err := cassandrav2.New(session, itKeyspace, cassandrav2.WithLocalDC(local))
+	store, err := cassandraapache.New(session, itKeyspace, cassandraapache.WithLocalDC(local))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()

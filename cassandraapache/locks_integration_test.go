@@ -1,6 +1,6 @@
 //go:build integration
 
-package cassandrav2_test
+package cassandraapache_test
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build integration
 
-package cassandrav2_test
+package cassandraapache_test
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/cassandrav2"
+	"github.com/lockstep-go/lockstep/cassandraapache"
 	"github.com/lockstep-go/lockstep/fence"
 )
 
@@ -37,7 +37,7 @@ func TestOutcome_UnavailableWriteIsAPlainFailure(t *testing.T) {
 	defer cancel()
 	const ks = "lockstep_it_v2_unavailable"
 	require.NoError(t, applySchema(ctx, session, ks, []string{"-rf", strconv.Itoa(hosts + 1)}))
-	store, err := cassandrav2.New(session, ks, cassandrav2.WithConsistency(gocql.All, gocql.All))
+	store, err := cassandraapache.New(session, ks, cassandraapache.WithConsistency(gocql.All, gocql.All))
 	require.NoError(t, err)
 	err = store.Put(ctx, "queue_lock", "r", lockstep.Cell{Column: "c", Timestamp: time.Now().UnixMicro(), TTL: time.Minute})
 	var unavailable *gocql.RequestErrUnavailable
@@ -56,7 +56,7 @@ func TestOutcome_UnavailableWriteIsAPlainFailure(t *testing.T) {
 // errors.Is(err, context.Canceled). At least one must land after.
 func TestOutcome_CancelledInFlightIsAnUnknownOutcome(t *testing.T) {
 	store := newStore(t)
-	fences, err := cassandrav2.NewFenceStore(mustSession(t), itKeyspace)
+	fences, err := cassandraapache.NewFenceStore(mustSession(t), itKeyspace)
 	require.NoError(t, err)
 	row := "cancel/" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	var cells []lockstep.Cell
@@ -103,7 +103,7 @@ func TestOutcome_ClosedSessionIsAPlainFailure(t *testing.T) {
 	itSession(t) // the keyspace exists
 	session, err := newSession(t, 20*time.Second)
 	require.NoError(t, err)
-	store, err := cassandrav2.New(session, itKeyspace)
+	store, err := cassandraapache.New(session, itKeyspace)
 	require.NoError(t, err)
 	session.Close()
 	err = store.Put(t.Context(), "queue_lock", "closed", lockstep.Cell{Column: "c", Timestamp: 1, TTL: time.Minute})
@@ -161,7 +161,7 @@ func faultySession(t *testing.T, timeout time.Duration) (*gocql.Session, *faultD
 	t.Cleanup(func() { d.stall.Store(false); d.cut.Store(false); session.Close() })
 	// Prepare the statements first, so the faults hit the execution of a
 	// write, not its preparation (which the driver does before sending it).
-	store, err := cassandrav2.New(session, itKeyspace)
+	store, err := cassandraapache.New(session, itKeyspace)
 	require.NoError(t, err)
 	warm := "warm/" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	require.NoError(t, store.Put(t.Context(), "queue_lock", warm, lockstep.Cell{Column: "c", Timestamp: time.Now().UnixMicro(), TTL: time.Minute}))
@@ -176,7 +176,7 @@ func faultySession(t *testing.T, timeout time.Duration) (*gocql.Session, *faultD
 // hears nothing is a plain failure.
 func TestOutcome_NoAnswerIsAnUnknownOutcomeAndTheWriteMayBeThere(t *testing.T) {
 	session, d := faultySession(t, 500*time.Millisecond)
-	store, err := cassandrav2.New(session, itKeyspace)
+	store, err := cassandraapache.New(session, itKeyspace)
 	require.NoError(t, err)
 	row := "noanswer/" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	d.stall.Store(true)
@@ -195,7 +195,7 @@ func TestOutcome_NoAnswerIsAnUnknownOutcomeAndTheWriteMayBeThere(t *testing.T) {
 // connection breaks as the node's answer arrives.
 func TestOutcome_ConnectionLostIsAnUnknownOutcomeAndTheWriteMayBeThere(t *testing.T) {
 	session, d := faultySession(t, 5*time.Second)
-	store, err := cassandrav2.New(session, itKeyspace)
+	store, err := cassandraapache.New(session, itKeyspace)
 	require.NoError(t, err)
 	row := "cut/" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	d.cut.Store(true)
