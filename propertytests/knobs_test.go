@@ -226,7 +226,7 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 		q.Manager, g.Manager, c.Manager, m.Manager = &mg, &mg, &mg, &mg
 	}
 	if co != (cohort.TestingKnobs{}) {
-		q.Cohort = &co
+		q.Cohort, m.Cohort = &co, &co
 	}
 	if c != (combinedlock.TestingKnobs{}) {
 		m.Combined = &c

@@ -1,7 +1,8 @@
 // Package cohort is local handoff (lock cohorting, after Dice, Marathe
 // and Shavit, PPoPP 2012) as a layer between a lock manager and its
-// algorithm: an [Algorithm] is a manager.Algorithm over another one, and
-// queuelock builds it when Options.LocalHandoff is set. It depends on
+// algorithm: an [Algorithm] is a manager.Algorithm over another one, which
+// queuelock builds over the queue lock, and migration over its mode
+// switch, when their Options.LocalHandoff is set. It depends on
 // internal/manager (the interface), internal/held, internal/fencing and
 // internal/lifecycle, never on a store.
 //

@@ -67,5 +67,5 @@ func TestQueueLock_LocalHandoffRefusals(t *testing.T) {
 	require.ErrorContains(t, err, "LocalHandoff")
 	_, err = NewWith(s, &Options{LocalHandoff: 2}, nil)
 	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
-	require.ErrorContains(t, err, "queuelock.Locker alone")
+	require.ErrorContains(t, err, "migration Locker has Options.LocalHandoff")
 }

@@ -119,7 +119,7 @@ func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
 func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker, error) {
 	if opts != nil && opts.LocalHandoff != 0 {
 		return nil, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf(
-			"%d: local handoff applies to a queuelock.Locker alone; a combined or migration Locker takes the queue lock as a part of its own: leave it 0 there", opts.LocalHandoff)}
+			"%d: Queue.LocalHandoff is a queuelock.Locker's; a combined Locker takes the queue lock as a part of its own (leave it 0), and a migration Locker has Options.LocalHandoff for every mode", opts.LocalHandoff)}
 	}
 	return newCore(store, opts, owners)
 }

@@ -85,9 +85,9 @@ type Options struct {
 	// a row; then it is released in the store, so that other processes'
 	// waiters keep a bounded wait (docs/algorithms.md, section 4.15). Other
 	// accesses, and TryLock while the id is held or awaited here, are not
-	// affected. Only queuelock.New applies it: the combined and migration
-	// Lockers refuse it. A lock taken with it cannot be Shared. Default 0:
-	// off.
+	// affected. Only queuelock.New applies it: the combined Locker refuses
+	// it, and a migration Locker has Options.LocalHandoff of its own. A
+	// lock taken with it cannot be Shared. Default 0: off.
 	LocalHandoff int
 }
 
