@@ -77,6 +77,24 @@ var (
 		cohort: &cohortSpec{processes: 3, perProcess: 2, bound: cohortBound}, sweepDivisor: 4}
 )
 
+// combinedOrNewCohort is combinedOrNew (modes_test.go) with local handoff:
+// a lock handed over keeps the mode it was taken in, whatever the flag
+// says by then.
+var combinedOrNewCohort = migrationKindWith("combined|new/cohort", [2]lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew},
+	func(i int) lockstep.Mode {
+		if i%2 == 0 {
+			return lockstep.ModeCombined
+		}
+		return lockstep.ModeNew
+	}, true, nil, cohortBound)
+
+// cohortSwitchingFleet is the cohort fleet of migration Lockers whose flags
+// flip between combined and new (at every acquisition, and by the random
+// phase's switchMode), in phase new.
+var cohortSwitchingFleet = fleet{name: "combined+new/switching-cohort", kinds: []kind{combinedOrNewCohort, combinedOrNewCohort, combinedOrNewCohort},
+	starvationFree: true, extraFault: switchMode, setup: phaseAt(lockstep.ModeNew),
+	cohort: &cohortSpec{processes: 3, perProcess: 2, bound: cohortBound}, sweepDivisor: 8}
+
 // addCohortUsers starts the other user goroutines of first's process, on
 // its Locker.
 func (h *harness) addCohortUsers(first *proc, user func(context.Context, *proc)) {
@@ -142,4 +160,13 @@ func handedOn(l lockstep.Lock) bool {
 // quarter of the checks.
 func TestNewCohortFleet_ExclusionTokenOrderAndRemoteWaitWithLocalHandoff(t *testing.T) {
 	checkFleetDepth(t, "new/cohort", variant{}, deepChecks/4)
+}
+
+// TestCohortSwitching_LocalHandoffAcrossModeSwitches checks C1–C3 on
+// migration Lockers whose flags flip while locks are handed over. A
+// schedule costs about twice one of "new/cohort" (100 s at CI's 1,000
+// checks), so its name keeps it out of CI's model-rapid stage ('Fleet'):
+// it runs in the unit run and in the seeded sweep (one in sweepDivisor).
+func TestCohortSwitching_LocalHandoffAcrossModeSwitches(t *testing.T) {
+	checkFleetDepth(t, "combined+new/switching-cohort", variant{}, deepChecks/4)
 }
