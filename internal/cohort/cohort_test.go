@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/held"
 )
 
 // result is what a goroutine's Lock returned.
@@ -272,5 +273,24 @@ func TestNew_RefusesBadOptions(t *testing.T) {
 			require.True(t, errors.As(err, &ce))
 			require.Equal(t, c.field, ce.Field)
 		})
+	}
+}
+
+func TestHold_ReleasesEveryPartInParallelWhenTheSpecSaysSo(t *testing.T) {
+	for _, parallel := range []bool{false, true} {
+		s := newStore(nil)
+		a, b := &fakePart{s: s, slot: make(chan struct{}, 1)}, &fakePart{s: s, slot: make(chan struct{}, 1)}
+		a.slot <- struct{}{}
+		b.slot <- struct{}{}
+		released := 0
+		h := &hold{spec: held.Spec{Parts: []held.Part{a, b}, ParallelRelease: parallel, OnReleased: func() { released++ }}}
+		sent, err := h.release(context.Background(), &clock.Local{})
+		require.NoError(t, err)
+		require.True(t, sent)
+		require.True(t, a.released && b.released)
+		sent, err = h.release(context.Background(), &clock.Local{})
+		require.NoError(t, err)
+		require.False(t, sent, "a released hold sends nothing again")
+		require.Equal(t, 1, released)
 	}
 }

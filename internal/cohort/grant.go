@@ -56,7 +56,7 @@ func (g *grant) Release(ctx context.Context) (bool, error) {
 	if g.handed.Load() {
 		return false, nil
 	}
-	return g.h.release(ctx)
+	return g.h.release(ctx, g.c.o.Clock)
 }
 
 // Expired reports whether a lease of the store hold has expired, while

@@ -3,7 +3,11 @@ package cohort
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"sync/atomic"
+
+	"github.com/lockstep-go/lockstep"
 
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
@@ -105,7 +109,7 @@ func (c *Algorithm) pass(ctx context.Context, h *hold) {
 		return
 	}
 	h.stop()
-	_, _ = h.release(context.WithoutCancel(ctx)) // what a failed delete leaves expires after the TTL
+	_, _ = h.release(context.WithoutCancel(ctx), c.o.Clock) // what a failed delete leaves expires after the TTL
 }
 
 // leave gives the line's turn up without a hold.
@@ -141,18 +145,27 @@ func (h *hold) stop() bool {
 	return lost || h.spec.Loss.Fired()
 }
 
-// release deletes the inner parts' cells, last taken first; a part whose
-// delete failed is retried by the next call, the others send nothing.
-func (h *hold) release(ctx context.Context) (bool, error) {
-	sent := false
-	var errs []error
-	for i := len(h.spec.Parts) - 1; i >= 0; i-- {
-		s, err := h.spec.Parts[i].Release(ctx)
-		sent = sent || s
-		if err != nil {
-			errs = append(errs, err)
+// release deletes the inner parts' cells, last taken first or, with the
+// inner Spec.ParallelRelease, the last part's on a goroutine of its own
+// beside the others (as held.Lock does); a part whose delete failed is
+// retried by the next call, the others send nothing.
+func (h *hold) release(ctx context.Context, clk lockstep.Clock) (bool, error) {
+	parts := h.spec.Parts
+	sent := make([]bool, len(parts))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i := len(parts) - 1; i >= 0; i-- {
+		if h.spec.ParallelRelease && i == len(parts)-1 && i > 0 {
+			wg.Add(1)
+			lifecycle.Go(clk, func() {
+				defer wg.Done()
+				sent[i], errs[i] = parts[i].Release(ctx)
+			})
+			continue
 		}
+		sent[i], errs[i] = parts[i].Release(ctx)
 	}
+	wg.Wait()
 	err := errors.Join(errs...)
 	if err == nil && !h.released {
 		h.released = true
@@ -160,5 +173,5 @@ func (h *hold) release(ctx context.Context) (bool, error) {
 			h.spec.OnReleased()
 		}
 	}
-	return sent, err
+	return slices.Contains(sent, true), err
 }
