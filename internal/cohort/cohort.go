@@ -122,7 +122,11 @@ func (c *Algorithm) takeStore(ctx context.Context, a *manager.Acquisition, ln *l
 // grantLocal makes the caller, handed h, its holder: with a fresh fencing
 // token when h carries one, drawn as the inner algorithm draws its own
 // (internal/fencing) and kept only if h's store lease was still open when
-// it arrived. If the draw fails, h is passed on and the error returned.
+// it arrived. If ctx ended meanwhile, h is passed on and the error
+// returned; if the draw failed otherwise (a store error, a lapsed lease),
+// h is released in the store and the caller, which still has the line's
+// turn, takes the id from the inner algorithm, as a queue-lock claim whose
+// token could not be kept claims again.
 func (c *Algorithm) grantLocal(ctx context.Context, a *manager.Acquisition, h *hold) (held.Spec, error) {
 	a.Mode, a.Attempts, a.Requests = h.spec.Mode, 0, 0
 	t := int64(0)
@@ -137,9 +141,14 @@ func (c *Algorithm) grantLocal(ctx context.Context, a *manager.Acquisition, h *h
 			a.Requests = 2
 			var err error
 			t, err = fencing.Drawer{Global: c.o.Fencing, Knobs: c.o.FencingKnobs}.Draw(ctx, func() bool { return !h.spec.Loss.Fired() })
-			if err != nil {
+			if err != nil && ctx.Err() != nil {
 				c.pass(ctx, h)
 				return held.Spec{}, fmt.Errorf("cohort: %q: local handoff: %w", a.ID, err)
+			}
+			if err != nil {
+				h.stop()
+				_, _ = h.release(context.WithoutCancel(ctx), c.o.Clock) // what a failed delete leaves expires after the TTL
+				return c.takeStore(ctx, a, h.ln)
 			}
 		}
 		h.token = t

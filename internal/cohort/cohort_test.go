@@ -11,6 +11,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/model"
 )
 
 // result is what a goroutine's Lock returned.
@@ -293,4 +294,26 @@ func TestHold_ReleasesEveryPartInParallelWhenTheSpecSaysSo(t *testing.T) {
 		require.False(t, sent, "a released hold sends nothing again")
 		require.Equal(t, 1, released)
 	}
+}
+
+func TestLocalHandoff_FailedTokenDrawTakesTheIDFromTheStoreInstead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gs := &failingStore{Store: model.New(&clock.Local{})}
+		f := newFixtureOn(t, 4, nil, gs)
+		ctx := context.Background()
+		a, err := f.m.Lock(ctx, "x")
+		require.NoError(t, err)
+		bc := f.lockAsync(ctx, "x")
+		gs.fail.Store(1) // the handed waiter's draw fails; the store acquisition's succeeds
+		require.NoError(t, a.Unlock(ctx))
+		b := <-bc
+		require.NoError(t, b.err)
+		require.NotEqual(t, a.Owner(), b.l.Owner(), "the hold was released and the id taken from the store")
+		require.Greater(t, token(t, b.l), token(t, a))
+		takes, releases := f.s.counts()
+		require.Equal(t, 2, takes)
+		require.Equal(t, 1, releases)
+		require.NoError(t, b.l.Unlock(ctx))
+		require.Zero(t, f.lines())
+	})
 }

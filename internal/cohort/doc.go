@@ -25,8 +25,9 @@
 //
 // A local grant draws a fresh fencing token from the same global time
 // cell as the inner algorithm (internal/fencing's Drawer), keeping it only
-// if the store hold's lease was still open when it arrived; a draw that
-// fails passes the hold on and fails the acquisition. Each grant has a
+// if the store hold's lease was still open when it arrived; after a draw
+// that fails the waiter releases the hold and takes the id from the inner
+// algorithm itself (or, if its ctx ended, passes the hold on and fails). Each grant has a
 // loss signal of its own, fired by the store hold's and bounded by its
 // deadlines while the grant holds it, so a lease lost under a local holder
 // closes that holder's Lost(), as a direct holder's.

@@ -2,7 +2,9 @@ package cohort
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -114,8 +116,14 @@ type fixture struct {
 
 func newFixture(t *testing.T, bound int, k *TestingKnobs) *fixture {
 	t.Helper()
+	return newFixtureOn(t, bound, k, model.New(&clock.Local{}))
+}
+
+// newFixtureOn is newFixture with the global time cell on gs.
+func newFixtureOn(t *testing.T, bound int, k *TestingKnobs, gs lockstep.Store) *fixture {
+	t.Helper()
 	clk := &clock.Local{}
-	g, err := clock.NewGlobal(model.New(clk), "", clk)
+	g, err := clock.NewGlobal(gs, "", clk)
 	require.NoError(t, err)
 	s := newStore(g)
 	c, err := New(s, Options{Bound: bound, Clock: clk, Fencing: g, TestingKnobs: k})
@@ -141,4 +149,28 @@ func (f *fixture) waiters(id string) int {
 		return len(ln.waiters)
 	}
 	return 0
+}
+
+// failingStore fails its next fail requests.
+type failingStore struct {
+	lockstep.Store
+	fail atomic.Int32
+}
+
+var errFailing = errors.New("failing store: unavailable")
+
+func (f *failingStore) failed() bool { return f.fail.Add(-1) >= 0 }
+
+func (f *failingStore) Put(ctx context.Context, t, r string, cs ...lockstep.Cell) error {
+	if f.failed() {
+		return errFailing
+	}
+	return f.Store.Put(ctx, t, r, cs...)
+}
+
+func (f *failingStore) Read(ctx context.Context, t, r string, sl lockstep.Slice) ([]lockstep.Cell, error) {
+	if f.failed() {
+		return nil, errFailing
+	}
+	return f.Store.Read(ctx, t, r, sl)
 }
