@@ -72,9 +72,11 @@ var (
 		return l, l.Close, nil
 	}}
 	// Three processes, so that the random phase's crashes, which keep two
-	// user goroutines alive, leave a process running.
+	// user goroutines alive, leave a process running. A schedule costs
+	// about seven of "new" in the seeded sweep (six goroutines, a quiet
+	// phase of waitBound), which runs one in sweepDivisor.
 	cohortFleet = fleet{name: "new/cohort", kinds: []kind{queueCohort, queueCohort, queueCohort}, starvationFree: true,
-		cohort: &cohortSpec{processes: 3, perProcess: 2, bound: cohortBound}, sweepDivisor: 4}
+		cohort: &cohortSpec{processes: 3, perProcess: 2, bound: cohortBound}, sweepDivisor: 10}
 )
 
 // combinedOrNewCohort is combinedOrNew (modes_test.go) with local handoff:
@@ -93,7 +95,7 @@ var combinedOrNewCohort = migrationKindWith("combined|new/cohort", [2]lockstep.M
 // phase's switchMode), in phase new.
 var cohortSwitchingFleet = fleet{name: "combined+new/switching-cohort", kinds: []kind{combinedOrNewCohort, combinedOrNewCohort, combinedOrNewCohort},
 	starvationFree: true, extraFault: switchMode, setup: phaseAt(lockstep.ModeNew),
-	cohort: &cohortSpec{processes: 3, perProcess: 2, bound: cohortBound}, sweepDivisor: 8}
+	cohort: &cohortSpec{processes: 3, perProcess: 2, bound: cohortBound}, sweepDivisor: 20}
 
 // addCohortUsers starts the other user goroutines of first's process, on
 // its Locker.
@@ -166,7 +168,8 @@ func TestNewCohortFleet_ExclusionTokenOrderAndRemoteWaitWithLocalHandoff(t *test
 // migration Lockers whose flags flip while locks are handed over. A
 // schedule costs about twice one of "new/cohort" (100 s at CI's 1,000
 // checks), so its name keeps it out of CI's model-rapid stage ('Fleet'):
-// it runs in the unit run and in the seeded sweep (one in sweepDivisor).
+// it runs in the unit run and in the seeded sweep (one in sweepDivisor,
+// 20).
 func TestCohortSwitching_LocalHandoffAcrossModeSwitches(t *testing.T) {
 	checkFleetDepth(t, "combined+new/switching-cohort", variant{}, deepChecks/4)
 }
