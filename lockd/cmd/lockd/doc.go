@@ -81,7 +81,9 @@
 // (0, off, by default) hands an exclusive lock a session unlocks to the next
 // session of the same lockd waiting for it, in memory and with a fresh
 // fencing token, up to N times in a row before releasing it in the store
-// (migration.Options.LocalHandoff).
+// (migration.Options.LocalHandoff); such a lock cannot be shared, so an
+// identity holding one is not handed to another lockd (its peer token names
+// the lock as refused).
 //
 // --lock-ttl sets the TTL of the lock cells it writes (the library's
 // Options.TTL, default 30s): a lockd that is killed, paused or cut off from
