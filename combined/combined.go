@@ -143,7 +143,7 @@ func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 	if legacy == nil {
 		return nil, &lockstep.ConfigError{Field: "legacy", Reason: "nil legacy Locker: pass the process's shadowlock.Locker"}
 	}
-	q := (*manager.Locker)(queue).Algorithm().(*iqueue.Locker)
+	q := iqueue.Core((*manager.Locker)(queue))
 	g := (*manager.Locker)(legacy).Algorithm().(*shadow.Locker)
 	return compose(q, g, false, opts, detecting{})
 }

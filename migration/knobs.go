@@ -2,6 +2,7 @@ package migration
 
 import (
 	"github.com/lockstep-go/lockstep/combined"
+	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/manager"
 )
@@ -28,8 +29,10 @@ type TestingKnobs struct {
 	CensusUnbound      bool
 	AdoptWithoutCensus bool
 
-	// Defects of the lock manager, the combined Locker and the token draw.
+	// Defects of the lock manager, the combined Locker, the token draw and
+	// local handoff.
 	Manager  *manager.TestingKnobs
 	Combined *combined.TestingKnobs
 	Fencing  *fencing.TestingKnobs
+	Cohort   *cohort.TestingKnobs
 }

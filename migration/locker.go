@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/manager"
@@ -131,7 +133,19 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 		_ = algs.close(context.Background())
 		return nil, err
 	}
-	if l.m, err = manager.NewLocker(modeSwitch{l}, manager.Config{Name: "migration", Mode: lockstep.ModeUnknown, Clock: clk, Observer: cfg.observer,
+	var alg manager.Algorithm = modeSwitch{l}
+	if cfg.local > 0 {
+		var f *clock.Global
+		if opts != nil {
+			f = opts.Fencing
+		}
+		if alg, err = cohort.New(alg, cohort.Options{Bound: cfg.local, Clock: clk, Fencing: f,
+			FencingKnobs: cfg.knobs.Fencing, TestingKnobs: cfg.knobs.Cohort}); err != nil {
+			_ = algs.close(context.Background())
+			return nil, err
+		}
+	}
+	if l.m, err = manager.NewLocker(alg, manager.Config{Name: "migration", Mode: lockstep.ModeUnknown, Clock: clk, Observer: cfg.observer,
 		Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
 		_ = algs.close(context.Background())
 		return nil, err

@@ -36,11 +36,12 @@ type Options struct {
 	// Fencing gives every lock a token; Separator makes ids hierarchical.
 	Fencing   *clock.Global
 	Separator string
-	// Deadlock turns on deadlock detection in every mode; leave Queue's and
-	// Legacy's unset. Default off.
-	Deadlock *lockstep.DeadlockDetection
-	// CensusTTL (default 30s) is whole seconds, at least 4s; keep its window
-	// above the store's read timeout (5s on Cassandra), as the default does.
+	// Deadlock and LocalHandoff (docs/algorithms.md, 4.15) apply
+	// in every mode; leave Queue's and Legacy's unset. Default off.
+	Deadlock     *lockstep.DeadlockDetection
+	LocalHandoff int
+	// CensusTTL (default 30s): whole seconds, at least 4s; keep its window
+	// above the store's read timeout (5s on Cassandra).
 	// PhaseCache (default 1s) is how long admission reuses a phase read.
 	// FlagStaleFor (default 30s; negative: forever) is how long a failing
 	// flag source is answered with its last good mode.
@@ -52,7 +53,7 @@ type Options struct {
 	// Host and Version are reported in the census.
 	Host    string
 	Version string
-	// Logger and Observer are inherited by Queue and Legacy.
+	// Queue and Legacy inherit Logger and Observer.
 	Logger   *slog.Logger
 	Observer lockstep.Observer
 	// TestingKnobs plant defects for negative controls. Leave nil.
@@ -68,6 +69,7 @@ type config struct {
 	logger                  *slog.Logger
 	observer                lockstep.Observer
 	knobs                   TestingKnobs // planted defects; zero in production
+	local                   int          // Options.LocalHandoff
 }
 
 func (o *Options) resolve(process string) (config, error) {
@@ -82,6 +84,9 @@ func (o *Options) resolve(process string) (config, error) {
 	}
 	if err := setup.ValidateProcessID(process); err != nil {
 		return c, err
+	}
+	if c.local = in.LocalHandoff; c.local < 0 {
+		return c, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf("%d must not be negative: use 0 for off or the most local handoffs in a row, e.g. 8", c.local)}
 	}
 	def := func(s *string, d string) {
 		if *s == "" {

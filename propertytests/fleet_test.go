@@ -126,6 +126,9 @@ type fleet struct {
 	// transfer makes this the transfer fleet (transferfleet_test.go): its
 	// givers hand held locks over to its last process, the successor.
 	transfer bool
+	// cohort, when set, runs several user goroutines per process on its
+	// Locker, with local handoff on (cohort_test.go).
+	cohort *cohortSpec
 }
 
 // fleets are the fleets the property tests check. A mixed fleet is one more
@@ -158,7 +161,7 @@ var fleets = append([]fleet{
 	// in one request; the third process hands nothing but reads handed
 	// cells (a rollout half done).
 	{name: "new/handoff", kinds: []kind{queueHandoff, queueHandoff, queueHandoff, queueWake}, starvationFree: true},
-}, append(dcFleets, append(managerFleets, deadlockFleet, transferFleet, deadlockSharedFleet)...)...)
+}, append(dcFleets, append(managerFleets, deadlockFleet, transferFleet, deadlockSharedFleet, cohortFleet, cohortSwitchingFleet)...)...)
 
 func fleetNamed(name string) fleet {
 	for _, f := range fleets {

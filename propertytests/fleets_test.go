@@ -33,6 +33,9 @@ type stats struct {
 	// handovers and adoptions count the transfer fleet's tokens posted and
 	// adopted (transferfleet_test.go).
 	handovers, adoptions int
+	// grants and localHandoffs count the cohort fleet's locks returned and
+	// those handed over in memory (cohort_test.go).
+	grants, localHandoffs int
 }
 
 // fleetProperty is one check: build fleet f with variant v, run the random
@@ -164,6 +167,10 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 			if h.dl != nil {
 				st.deadlocks += h.dl.reports
 			}
+			if h.co != nil {
+				st.grants += h.co.grants
+				st.localHandoffs += h.co.handoffs
+			}
 			if h.tr != nil {
 				st.handovers += h.tr.handovers
 				st.adoptions += h.tr.adopted
@@ -206,6 +213,10 @@ func checkFleetDepth(t *testing.T, name string, v variant, deepN int) {
 	}
 	if fleetNamed(name).deadlock {
 		t.Logf("ErrDeadlock reports, each with a cycle in the history: %d", st.deadlocks)
+	}
+	if f := fleetNamed(name); f.cohort != nil {
+		t.Logf("cohort: %d locks returned, %d of them handed over in memory; bounds: wait %v, bypass %d",
+			st.grants, st.localHandoffs, f.cohort.waitBound(), f.cohort.bypassBound(len(f.kinds)*f.cohort.perProcess))
 	}
 	if st.handovers > 0 {
 		t.Logf("handovers: %d tokens shared, %d adopted", st.handovers, st.adoptions)

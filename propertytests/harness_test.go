@@ -163,6 +163,7 @@ type harness struct {
 	grp       *groupState
 	dl        *deadlockState // the deadlock fleet's history (deadlockfleet_test.go)
 	tr        *transferState // the transfer fleet's handovers (transferfleet_test.go)
+	co        *cohortState   // the cohort fleet's grants (cohort_test.go)
 	ch        sim.Chooser
 	drawPanic any
 	// sent holds the store requests sent and not yet answered, so that a
@@ -207,6 +208,9 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	}
 	if f.transfer {
 		h.tr = newTransferState()
+	}
+	if f.cohort != nil {
+		h.co = newCohortState()
 	}
 	if f.setup != nil {
 		if err := f.setup(h.s); err != nil {
@@ -257,6 +261,9 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 			user = func(ctx context.Context, pr *proc) { k.user(h, ctx, pr) }
 		}
 		sp.Go(func(ctx context.Context) { user(ctx, pr) })
+		if f.cohort != nil {
+			h.addCohortUsers(pr, user)
+		}
 	}
 	if v.stepFirst != 0 {
 		h.procs[0].sp.Now() // a wall clock that has been read: a step back then stands still
@@ -375,6 +382,9 @@ func (h *harness) acquired(pr *proc, l lockstep.Lock) {
 	pr.waiting, pr.holding = false, l
 	pr.acquired++
 	h.checkToken(pr, l)
+	if h.co != nil {
+		h.checkGrantOrder(pr, l)
+	}
 	pr.worked = 0
 	h.acqs++
 	h.noteHandedHold(l.Owner())
@@ -409,6 +419,9 @@ func (h *harness) releaseDone(l lockstep.Lock) {
 	defer h.mu.Unlock()
 	if h.stillShared(l.Owner()) {
 		return // another process holds the owner's lock (transferfleet_test.go)
+	}
+	if handedOn(l) {
+		return // another goroutine of the process holds the owner's lock (cohort_test.go)
 	}
 	h.released[l.Owner()] = true
 }
@@ -470,7 +483,7 @@ func (h *harness) checkSafety() error {
 	for _, pr := range h.procs {
 		if l := pr.holding; l != nil && !pr.sp.Crashed() && h.validLocked(pr, l) {
 			row := h.row(pr, l.ID()) // one holder per id in each scope (dc_test.go)
-			if slices.Contains(valid[row], l.Owner()) {
+			if slices.Contains(valid[row], l.Owner()) && h.co == nil {
 				continue // one owner shared by two processes (transferfleet_test.go) is one holder
 			}
 			valid[row] = append(valid[row], l.Owner())

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	combinedlock "github.com/lockstep-go/lockstep/combined"
+	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/manager"
@@ -98,6 +99,8 @@ const (
 	shareStopsGiver         defect = "share-stops-giver"
 	adoptWithoutCensus      defect = "adopt-without-census"
 	validForPastDeadline    defect = "valid-for-past-deadline"
+	cohortReuseToken        defect = "cohort-reuse-token"
+	cohortUnbounded         defect = "cohort-unbounded"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -136,6 +139,7 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 	var mg manager.TestingKnobs
 	var f fencing.TestingKnobs
 	var sk sim.TestingKnobs
+	var co cohort.TestingKnobs
 	var k knobs
 	q.SkipOwnerReread, q.ReuseTombstonedTimestamp, q.QueueCellsWithoutTTL = s.SkipOwnerReread, s.ReuseTombstonedTimestamp, s.QueueCellsWithoutTTL
 	q.IgnoreContentionHint, q.NoFloorLag, q.IgnorePublishedFloor = s.IgnoreContentionHint, s.NoFloorLag, s.IgnorePublishedFloor
@@ -197,6 +201,10 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			q.ShareStopsGiver = true
 		case adoptWithoutCensus:
 			m.AdoptWithoutCensus = true
+		case cohortReuseToken:
+			co.ReuseToken = true
+		case cohortUnbounded:
+			co.Unbounded = true
 		case acceptAnyLevels:
 			sk.AcceptAnyLevels = true
 		case acceptRemoteCoordinator:
@@ -216,6 +224,9 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 	}
 	if mg != (manager.TestingKnobs{}) {
 		q.Manager, g.Manager, c.Manager, m.Manager = &mg, &mg, &mg, &mg
+	}
+	if co != (cohort.TestingKnobs{}) {
+		q.Cohort, m.Cohort = &co, &co
 	}
 	if c != (combinedlock.TestingKnobs{}) {
 		m.Combined = &c

@@ -75,6 +75,9 @@ func (h *harness) quietPhase() error {
 	h.quiet, h.quietStart = true, s.Now()
 	h.mu.Unlock()
 	length := quietLength
+	if h.co != nil {
+		length = h.f.cohort.waitBound() + 2*time.Second
+	}
 	if h.grp != nil {
 		h.mu.Lock()
 		length = h.grp.quietLength(h.procs)
@@ -131,6 +134,10 @@ func (h *harness) checkLiveness() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	n := len(h.procs)
+	bound, bypass := livenessBound, bypassBound(n)
+	if h.co != nil {
+		bound, bypass = h.f.cohort.waitBound(), h.f.cohort.bypassBound(n)
+	}
 	oldest := int64(-1)
 	for _, pr := range h.procs {
 		if !pr.waiting || pr.sp.Crashed() {
@@ -143,11 +150,11 @@ func (h *harness) checkLiveness() error {
 		if !h.f.starvationFree {
 			continue
 		}
-		if w := h.elapsed(since); w > livenessBound {
-			return fmt.Errorf("%s has waited %v in the quiet phase (bound %v)", pr.sp.Name, w, livenessBound)
+		if w := h.elapsed(since); w > bound {
+			return fmt.Errorf("%s has waited %v in the quiet phase (bound %v)", pr.sp.Name, w, bound)
 		}
-		if pr.quietWait && pr.bypass > bypassBound(n) {
-			return fmt.Errorf("%s was bypassed %d times in one wait (bound %d)", pr.sp.Name, pr.bypass, bypassBound(n))
+		if pr.quietWait && pr.bypass > bypass {
+			return fmt.Errorf("%s was bypassed %d times in one wait (bound %d)", pr.sp.Name, pr.bypass, bypass)
 		}
 	}
 	if h.grp != nil {

@@ -90,6 +90,12 @@ func migrationKind(name string, pair [2]lockstep.Mode, start func(int) lockstep.
 // migrationKindDetecting is migrationKind with the migration Locker's
 // Options.Deadlock set to dl (nil: detection off).
 func migrationKindDetecting(name string, pair [2]lockstep.Mode, start func(int) lockstep.Mode, flipOnAcquire bool, dl *lockstep.DeadlockDetection) kind {
+	return migrationKindWith(name, pair, start, flipOnAcquire, dl, 0)
+}
+
+// migrationKindWith is migrationKindDetecting with the migration Locker's
+// Options.LocalHandoff set to local (0: off; cohort_test.go).
+func migrationKindWith(name string, pair [2]lockstep.Mode, start func(int) lockstep.Mode, flipOnAcquire bool, dl *lockstep.DeadlockDetection, local int) kind {
 	return kind{name: name, mode: pair[0], new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
 		flag := &switchFlag{mode: start(p.Index)}
 		l, err := migration.New(p.Store(), flag, &migration.Options{Clock: k.clock(p.Clock()), ProcessID: p.Name,
@@ -100,6 +106,7 @@ func migrationKindDetecting(name string, pair [2]lockstep.Mode, start func(int) 
 			Host:         "sim",
 			Version:      "test",
 			Deadlock:     dl,
+			LocalHandoff: local,
 			TestingKnobs: k.migration,
 		})
 		if err != nil {

@@ -97,4 +97,4 @@ func (l *Locker) Close(ctx context.Context) error { return l.m().Close(ctx) }
 func (l *Locker) m() *manager.Locker { return (*manager.Locker)(l) }
 
 // core is the algorithm's core below l's lock manager (internal/queue).
-func (l *Locker) core() *queue.Locker { return l.m().Algorithm().(*queue.Locker) }
+func (l *Locker) core() *queue.Locker { return queue.Core(l.m()) }

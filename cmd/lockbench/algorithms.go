@@ -49,6 +49,10 @@ const (
 	// intention range (queuelock.Options.IntentionRange); the manager
 	// scenario only (manager_world.go), on both backends.
 	algoNewRanged algorithm = "new-ranged"
+	// algoNewLocal is the new algorithm with local handoff
+	// (queuelock.Options.LocalHandoff, lockerParams.local); the cohort
+	// scenario only (cohort.go), on the sim backend.
+	algoNewLocal algorithm = "new-local"
 )
 
 // lockstepAlgorithms are the algorithms of this module, in table order.
@@ -142,6 +146,7 @@ type lockerParams struct {
 	wake    *queuelock.Wake // algoNewWake's wake-ups
 	slow    time.Duration   // the queue lock's SlowPoll; 0: its default
 	fencing bool            // every acquisition draws a fencing token from the global time service
+	local   int             // algoNewLocal's Options.LocalHandoff
 }
 
 // newLockstepContender returns a contender running algorithm a of this
@@ -176,6 +181,9 @@ func newLockstepContender(a algorithm, p lockerParams) (contender, error) {
 		l, err = queuelock.New(store, queue)
 	case algoNewHandoff:
 		queue.Wake, queue.Handoff = p.wake, true
+		l, err = queuelock.New(store, queue)
+	case algoNewLocal:
+		queue.LocalHandoff = p.local
 		l, err = queuelock.New(store, queue)
 	case algoLegacy:
 		l, err = shadowlock.New(store, legacy)

@@ -36,6 +36,12 @@
 //	            and each service's plain-request latency, with a verdict per
 //	            target. -algorithms naming only etcd-lock, etcd and etcd-nextrev
 //	            runs on etcd alone, without -backend
+//	cohort      local handoff (queuelock.Options.LocalHandoff): P processes (default 2)
+//	            × -goroutines (5) on one Locker each take one hot id for -duration of
+//	            virtual time; the new algorithm without (new) and with it (new-local,
+//	            -local-handoff, default 8): throughput, handoff p50 and p99, the longest
+//	            wait and the longest wait after another process's holder (a remote
+//	            waiter's), Jain's index over processes (sim backend only; cohort.go)
 //
 // On the peers scenario -png draws the handoff-latency CDF per algorithm,
 // one panel per contender count (cdf.go); on the manager scenario the rate

@@ -44,6 +44,8 @@ type options struct {
 	manager    managerFlags
 	rmw        rmwFlags
 	fencing    bool
+	goroutines int // cohort: goroutines per process
+	localBound int // cohort: new-local's Options.LocalHandoff
 }
 
 // given reports whether flag name was set on the command line.
@@ -69,7 +71,7 @@ func (o *options) processCounts() ([]int, error) {
 func parseFlags(args []string) (*options, error) {
 	fs := flag.NewFlagSet("lockbench", flag.ContinueOnError)
 	o := &options{fs: fs}
-	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers, scale, rollout, manager, deadlock, rmw or service")
+	fs.StringVar(&o.scenario, "scenario", "seed", "scenario: seed, roundtrips, tombstones, peers, scale, rollout, manager, deadlock, rmw, service or cohort")
 	fs.StringVar(&o.backend, "backend", "sim", "backend: sim (embedded model on virtual time) or cassandra (-hosts)")
 	fs.StringVar(&o.procs, "processes", "1,3,5", "comma-separated process counts")
 	fs.IntVar(&o.k, "k", 1000, "seed: acquisitions per process (the seed used 5000)")
@@ -112,6 +114,8 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.rmw.resources, "resources", 10, "rmw: resources of the multi workload")
 	fs.DurationVar(&o.rmw.modify, "modify", 5*time.Millisecond, "rmw: mean time of a modify (drawn from [modify/2, 3·modify/2]); think time before an operation and back-off after a refused upload are drawn from [0, modify]")
 	fs.IntVar(&o.rmw.casCost, "cas-cost", 4, "rmw (sim): request latencies a compare-and-set takes (a Cassandra lightweight transaction is four Paxos round trips)")
+	fs.IntVar(&o.goroutines, "goroutines", 5, "cohort: goroutines per process, all on the process's one Locker")
+	fs.IntVar(&o.localBound, "local-handoff", 8, "cohort: new-local's queuelock.Options.LocalHandoff, the most local handoffs in a row")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -150,8 +154,8 @@ func run1(args []string) error {
 	if o.hold < 0 || o.poll <= 0 {
 		return fmt.Errorf("-hold must not be negative and -poll must be positive, got %v and %v", o.hold, o.poll)
 	}
-	if o.fencing && o.scenario != "seed" {
-		return fmt.Errorf("-fencing is the seed scenario's (-scenario seed)")
+	if o.fencing && o.scenario != "seed" && o.scenario != "cohort" {
+		return fmt.Errorf("-fencing is the seed and cohort scenarios' (-scenario seed or cohort)")
 	}
 	switch o.scenario {
 	case "seed":
@@ -172,11 +176,13 @@ func run1(args []string) error {
 		return runRMWCommand(o)
 	case "service":
 		return runServiceCommand(o)
+	case "cohort":
+		return runCohortCommand(o)
 	case "rollout":
 		if o.backend != "sim" {
 			return fmt.Errorf("-scenario rollout runs on the sim backend only")
 		}
 		return runRolloutCommand(o.fs, o.procs, o.hold, o.minLat, o.maxLat, o.seed, o.phaseHold)
 	}
-	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers, scale, rollout, manager, deadlock, rmw or service)", o.scenario)
+	return fmt.Errorf("unknown scenario %q (want seed, roundtrips, tombstones, peers, scale, rollout, manager, deadlock, rmw, service or cohort)", o.scenario)
 }

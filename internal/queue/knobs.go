@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/manager"
@@ -95,8 +96,10 @@ type TestingKnobs struct {
 	HolderKeepsHandedColumn  bool
 	SkipIntentionRange       bool
 
-	// Defects of the shared lease, lock-manager and fencing code.
+	// Defects of the shared lease, lock-manager, fencing and local-handoff
+	// code.
 	Lease   *lease.TestingKnobs
 	Manager *manager.TestingKnobs
 	Fencing *fencing.TestingKnobs
+	Cohort  *cohort.TestingKnobs
 }

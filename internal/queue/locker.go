@@ -2,10 +2,12 @@ package queue
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
@@ -61,6 +63,16 @@ func (l *Locker) mutator() (lockstep.Mutator, bool) {
 
 var _ manager.Algorithm = (*Locker)(nil)
 
+// Core returns the queue Locker below m, a Locker NewLocker built: its
+// Algorithm, or the algorithm below its local-handoff layer.
+func Core(m *manager.Locker) *Locker {
+	alg := m.Algorithm()
+	if c, ok := alg.(*cohort.Algorithm); ok {
+		alg = c.Inner()
+	}
+	return alg.(*Locker)
+}
+
 // NewLocker returns the lock manager over a queue Locker on store with an
 // owner-id issuer of its own, as queuelock.New says.
 func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
@@ -69,14 +81,22 @@ func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
 	if opts != nil {
 		sep, dl = opts.Separator, opts.Deadlock
 	}
-	// The separator is checked before NewWith, which may register a wake-up
-	// handler.
+	// The separator is checked before the core is built, which may register
+	// a wake-up handler; Options.LocalHandoff wraps the core in a cohort.
 	return manager.BuildLocker("queuelock", lockstep.ModeNew, sep, dl, func() (manager.Core, error) {
-		l, err := NewWith(store, opts, nil)
+		l, err := newCore(store, opts, nil)
 		if err != nil {
 			return manager.Core{}, err
 		}
-		return manager.Core{Alg: l, Store: store, Clock: l.cfg.Clock, Observer: l.cfg.Observer, Process: l.cfg.Process,
+		var alg manager.Algorithm = l
+		if l.cfg.local > 0 {
+			if alg, err = cohort.New(l, cohort.Options{Bound: l.cfg.local, Clock: l.cfg.Clock, Fencing: l.cfg.fencing,
+				FencingKnobs: l.cfg.knobs.Fencing, TestingKnobs: l.cfg.knobs.Cohort}); err != nil {
+				_ = l.Close(context.Background())
+				return manager.Core{}, err
+			}
+		}
+		return manager.Core{Alg: alg, Store: store, Clock: l.cfg.Clock, Observer: l.cfg.Observer, Process: l.cfg.Process,
 			Separator: l.sep, MaxServerSkew: l.cfg.Lease.MaxServerSkew, Rand: l.cfg.rand, Knobs: l.cfg.knobs.Manager}, nil
 	})
 }
@@ -84,8 +104,19 @@ func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
 // NewWith returns a Locker on store (nil opts: defaults), whose locks have
 // the store's scope, drawing its owner ids from owners (nil: an issuer of
 // its own). Invalid options and an issuer of another process return an
-// error wrapping lockstep.ErrInvalidConfig.
+// error wrapping lockstep.ErrInvalidConfig, and so does
+// Options.LocalHandoff, which only NewLocker applies (the composers take
+// this Locker's parts directly).
 func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker, error) {
+	if opts != nil && opts.LocalHandoff != 0 {
+		return nil, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf(
+			"%d: Queue.LocalHandoff is a queuelock.Locker's; a combined Locker takes the queue lock as a part of its own (leave it 0), and a migration Locker has Options.LocalHandoff for every mode", opts.LocalHandoff)}
+	}
+	return newCore(store, opts, owners)
+}
+
+// newCore is NewWith for NewLocker, which applies Options.LocalHandoff.
+func newCore(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker, error) {
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}

@@ -78,6 +78,17 @@ type Options struct {
 	// Deadlock, when set, turns on deadlock detection
 	// (lockstep.DeadlockDetection). Default off.
 	Deadlock *lockstep.DeadlockDetection
+	// LocalHandoff, when above 0, turns on local handoff (lock cohorting):
+	// an exclusive lock unlocked while another acquisition of this Locker
+	// waits for it exclusively passes to that waiter in memory, with a
+	// fresh fencing token but no store request, up to LocalHandoff times in
+	// a row; then it is released in the store, so that other processes'
+	// waiters keep a bounded wait (docs/algorithms.md, section 4.15). Other
+	// accesses, and TryLock while the id is held or awaited here, are not
+	// affected. Only queuelock.New applies it: the combined Locker refuses
+	// it, and a migration Locker has Options.LocalHandoff of its own. A
+	// lock taken with it cannot be Shared. Default 0: off.
+	LocalHandoff int
 }
 
 // Wake configures wake-ups on release.
@@ -105,6 +116,7 @@ type config struct {
 	slowPlain time.Duration
 	wake      *Wake        // nil: wake-ups off
 	handoff   bool         // Options.Handoff
+	local     int          // Options.LocalHandoff
 	intention bool         // Options.IntentionRange
 	knobs     TestingKnobs // planted defects; zero in production
 }
@@ -119,7 +131,7 @@ func (o *Options) resolve() (config, error) {
 		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
 	}.Resolve()
 	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand,
-		slow: in.SlowPoll, wake: in.Wake, handoff: in.Handoff, intention: in.IntentionRange}
+		slow: in.SlowPoll, wake: in.Wake, handoff: in.Handoff, intention: in.IntentionRange, local: in.LocalHandoff}
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
 	}
@@ -165,6 +177,9 @@ func (o *Options) resolve() (config, error) {
 		w2 := *w
 		w2.Key = append([]byte(nil), w.Key...)
 		c.wake = &w2
+	}
+	if c.local < 0 {
+		return c, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf("%d must not be negative: use 0 for off or the most local handoffs in a row, e.g. 8", c.local)}
 	}
 	if c.handoff && c.wake == nil {
 		return c, &lockstep.ConfigError{Field: "Handoff", Reason: "needs Wake: the named waiter learns of a handoff by its wake-up; set Wake too, or leave Handoff false"}

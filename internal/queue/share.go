@@ -76,6 +76,10 @@ func (l *Locker) ownPart(m lockstep.Lock, id string) (*part, *held.Lock, error) 
 		return nil, nil, fmt.Errorf("%w: share %q: a lock in mode %v cannot be shared: only the queue lock's (mode new) can, since the legacy lock has one renewer per owner",
 			lockstep.ErrIncompatibleMode, id, h.Mode())
 	}
+	if _, ok := h.Parts()[0].(interface{ HandedOn() bool }); ok {
+		return nil, nil, fmt.Errorf("%w: share %q: a lock taken exclusively with Options.LocalHandoff cannot be shared: its Unlock may hand it to another acquisition of this Locker; build the Locker without LocalHandoff to share its locks",
+			lockstep.ErrIncompatibleMode, id)
+	}
 	p, ok := h.Parts()[0].(*part)
 	if !ok || p.l != l {
 		return nil, nil, fmt.Errorf("%w: share %q: the lock was taken by another Locker: share it on the Locker that took it",

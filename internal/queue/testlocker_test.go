@@ -24,7 +24,7 @@ func New(store lockstep.Store, opts *Options) (*testLocker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &testLocker{core: m.Algorithm().(*Locker), Locker: m}, nil
+	return &testLocker{core: Core(m), Locker: m}, nil
 }
 
 func (l *testLocker) Close(ctx context.Context) error { return l.Locker.Close(ctx) }

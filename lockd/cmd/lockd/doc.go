@@ -77,7 +77,13 @@
 // DEADLOCK error). --intention-range (off by default) sets the queue lock's
 // Options.IntentionRange: the IS and IX cells of locks below a hot ancestor
 // stop being read by the intention claims on it; it is a stored format, to
-// turn on once every process locking the tables reads it.
+// turn on once every process locking the tables reads it. --local-handoff N
+// (0, off, by default) hands an exclusive lock a session unlocks to the next
+// session of the same lockd waiting for it, in memory and with a fresh
+// fencing token, up to N times in a row before releasing it in the store
+// (migration.Options.LocalHandoff); such a lock cannot be shared, so an
+// identity holding one is not handed to another lockd (its peer token names
+// the lock as refused).
 //
 // --lock-ttl sets the TTL of the lock cells it writes (the library's
 // Options.TTL, default 30s): a lockd that is killed, paused or cut off from

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -80,4 +81,40 @@ func TestJoin_IntentionRangeFlagMovesIntentionCells(t *testing.T) {
 		require.NoError(t, lock.Unlock(ctx))
 		require.NoError(t, l.Close(ctx))
 	}
+}
+
+// --local-handoff reaches the migration Locker: a lock one session
+// unlocks while another waits for it passes over in memory (the same owner,
+// a greater token); it is read from the environment too, and a negative
+// value is refused.
+func TestJoin_LocalHandoffFlagHandsLocksOverInMemory(t *testing.T) {
+	_, err := parseOptions([]string{"--local-handoff", "-1"}, func(string) string { return "" }, io.Discard)
+	require.ErrorContains(t, err, "--local-handoff -1")
+	env := map[string]string{"LOCKSTEP_LOCKD_LOCAL_HANDOFF": "4"}
+	o, err := parseOptions([]string{"--process-id", "lockd-lh"}, func(k string) string { return env[k] }, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, 4, o.localHandoff)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		store, err := embeddedStore(ctx, lockstep.ModeNew)
+		require.NoError(t, err)
+		l, err := join(store, o, slog.New(slog.DiscardHandler), nil)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, l.Close(ctx)) }()
+		a, err := l.Lock(ctx, "hot")
+		require.NoError(t, err)
+		type res struct {
+			l   lockstep.Lock
+			err error
+		}
+		bc := make(chan res, 1)
+		go func() { b, err := l.Lock(ctx, "hot"); bc <- res{b, err} }()
+		synctest.Wait() // the second Lock waits in the line: a local handoff needs a waiter
+		require.NoError(t, a.Unlock(ctx))
+		b := <-bc
+		require.NoError(t, b.err)
+		require.Equal(t, a.Owner(), b.l.Owner(), "handed over in memory")
+		require.Greater(t, b.l.(lockstep.Fenced).Token(), a.(lockstep.Fenced).Token())
+		require.NoError(t, b.l.Unlock(ctx))
+	})
 }

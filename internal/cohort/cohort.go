@@ -1,0 +1,175 @@
+package cohort
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/fencing"
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/manager"
+)
+
+// Options configure an Algorithm.
+type Options struct {
+	// Bound is how many local handoffs may follow one store acquisition
+	// before the store hold is released: at least 1.
+	Bound int
+	// Clock is the process's clock: the Since of a local grant, and the
+	// simulator's hold on a waiter woken by a handoff (lifecycle.Resumed).
+	Clock lockstep.Clock
+	// Fencing, when set, is the global time cell local grants draw their
+	// tokens from: the one the inner algorithm draws from. A local grant
+	// draws a token only when the store acquisition it continues carries
+	// one.
+	Fencing *clock.Global
+	// FencingKnobs are the fencing draw's planted defects; nil in
+	// production.
+	FencingKnobs *fencing.TestingKnobs
+	// TestingKnobs plant this package's defects; nil in production.
+	TestingKnobs *TestingKnobs
+}
+
+// Algorithm is the local-handoff layer over an inner manager.Algorithm
+// (doc.go). Safe for concurrent use.
+type Algorithm struct {
+	inner manager.Algorithm
+	o     Options
+	knobs TestingKnobs
+
+	mu    sync.Mutex
+	lines map[string]*line // ids with a local exclusive acquisition in progress or held
+}
+
+var _ manager.Algorithm = (*Algorithm)(nil)
+
+// New returns the layer over inner. A Bound below 1 or a nil inner or
+// Clock is refused with an error wrapping lockstep.ErrInvalidConfig.
+func New(inner manager.Algorithm, o Options) (*Algorithm, error) {
+	if inner == nil {
+		return nil, &lockstep.ConfigError{Field: "inner", Reason: "nil algorithm: pass the Locker's algorithm"}
+	}
+	if o.Bound < 1 {
+		return nil, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf(
+			"%d local handoffs: want at least 1 (or leave local handoff off)", o.Bound)}
+	}
+	if o.Clock == nil {
+		return nil, &lockstep.ConfigError{Field: "Clock", Reason: "nil clock: pass the Locker's clock"}
+	}
+	c := &Algorithm{inner: inner, o: o, lines: map[string]*line{}}
+	if o.TestingKnobs != nil {
+		c.knobs = *o.TestingKnobs
+	}
+	return c, nil
+}
+
+// Inner returns the algorithm below the layer: for a public package that
+// reaches its own core (queuelock's Share, Ready, Scope).
+func (c *Algorithm) Inner() manager.Algorithm { return c.inner }
+
+// Take takes a.ID as manager.Algorithm says. An exclusive acquisition
+// either takes the id from the inner algorithm or, while another local
+// exclusive acquisition of the id is in progress or held, waits behind it
+// in this process's line, where it may be handed that acquisition's store
+// hold when it is unlocked. Every other access passes straight through. A
+// Try acquisition fails at once with an error wrapping lockstep.ErrLocked
+// while the line is not empty. When ctx ends first, the error wraps
+// ctx.Err() and whatever was handed to the caller meanwhile is passed on
+// (to the next in line, or released in the store): nothing is left behind.
+func (c *Algorithm) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, error) {
+	if a.Access != lockstep.Exclusive {
+		return c.inner.Take(ctx, a)
+	}
+	c.mu.Lock()
+	ln := c.lines[a.ID]
+	if ln == nil {
+		ln = &line{id: a.ID}
+		c.lines[a.ID] = ln
+		c.mu.Unlock()
+		return c.takeStore(ctx, a, ln)
+	}
+	if a.Try {
+		c.mu.Unlock()
+		return held.Spec{}, fmt.Errorf("cohort: %q: %w (held or awaited in this process)", a.ID, lockstep.ErrLocked)
+	}
+	w := &waiter{ready: make(chan struct{})}
+	ln.waiters = append(ln.waiters, w)
+	c.mu.Unlock()
+	h, err := c.await(ctx, ln, w)
+	if err != nil {
+		return held.Spec{}, fmt.Errorf("cohort: %q: waiting in process: %w", a.ID, err)
+	}
+	if h == nil { // the store turn: take the id from the inner algorithm
+		return c.takeStore(ctx, a, ln)
+	}
+	return c.grantLocal(ctx, a, h)
+}
+
+// takeStore takes the id from the inner algorithm for the line's turn; on
+// error it gives the turn to the next in line.
+func (c *Algorithm) takeStore(ctx context.Context, a *manager.Acquisition, ln *line) (held.Spec, error) {
+	spec, err := c.inner.Take(ctx, a)
+	if err != nil {
+		c.leave(ln)
+		return held.Spec{}, err
+	}
+	h := &hold{ln: ln, spec: spec, token: spec.Token}
+	return c.grant(h, spec.Token, spec.Since), nil
+}
+
+// grantLocal makes the caller, handed h, its holder: with a fresh fencing
+// token when h carries one, drawn as the inner algorithm draws its own
+// (internal/fencing) and kept only if h's store lease was still open when
+// it arrived. If ctx ended meanwhile, h is passed on and the error
+// returned; if the draw failed otherwise (a store error, a lapsed lease),
+// h is released in the store and the caller, which still has the line's
+// turn, takes the id from the inner algorithm, as a queue-lock claim whose
+// token could not be kept claims again.
+func (c *Algorithm) grantLocal(ctx context.Context, a *manager.Acquisition, h *hold) (held.Spec, error) {
+	a.Mode, a.Attempts, a.Requests = h.spec.Mode, 0, 0
+	t := int64(0)
+	if h.token != 0 {
+		switch {
+		case c.knobs.ReuseToken:
+			t = h.token // planted: the previous holder's token again
+		case c.o.Fencing == nil:
+			c.pass(ctx, h)
+			return held.Spec{}, fmt.Errorf("cohort: %q: the store hold carries a fencing token but no Fencing cell was configured", a.ID)
+		default:
+			a.Requests = 2
+			var err error
+			t, err = fencing.Drawer{Global: c.o.Fencing, Knobs: c.o.FencingKnobs}.Draw(ctx, func() bool { return !h.spec.Loss.Fired() })
+			if err != nil && ctx.Err() != nil {
+				c.pass(ctx, h)
+				return held.Spec{}, fmt.Errorf("cohort: %q: local handoff: %w", a.ID, err)
+			}
+			if err != nil {
+				h.stop()
+				_, _ = h.release(context.WithoutCancel(ctx), c.o.Clock) // what a failed delete leaves expires after the TTL
+				return c.takeStore(ctx, a, h.ln)
+			}
+		}
+		h.token = t
+	}
+	return c.grant(h, t, c.o.Clock.Elapsed()), nil
+}
+
+// Close closes the inner algorithm: the manager above released every lock
+// and ended every call first, so no line is left.
+func (c *Algorithm) Close(ctx context.Context) error { return c.inner.Close(ctx) }
+
+// Adopt adopts through the inner algorithm (manager.Adopter): an adopted
+// lock is not a local acquisition of this layer, and its Unlock releases
+// it in the store.
+func (c *Algorithm) Adopt(ctx context.Context, tok string, skip func(id string, a lockstep.Access, owner string) bool) (
+	string, []lockstep.Request, bool, []*held.Spec, error) {
+	ad, ok := c.inner.(manager.Adopter)
+	if !ok {
+		return "", nil, false, nil, fmt.Errorf("%w: this Locker cannot adopt a shared lock", lockstep.ErrIncompatibleMode)
+	}
+	return ad.Adopt(ctx, tok, skip)
+}
+
+var _ manager.Adopter = (*Algorithm)(nil)

@@ -1,0 +1,49 @@
+// Package cohort is local handoff (lock cohorting, after Dice, Marathe
+// and Shavit, PPoPP 2012) as a layer between a lock manager and its
+// algorithm: an [Algorithm] is a manager.Algorithm over another one, which
+// queuelock builds over the queue lock, and migration over its mode
+// switch, when their Options.LocalHandoff is set. It depends on
+// internal/manager (the interface), internal/held, internal/fencing and
+// internal/lifecycle, never on a store.
+//
+// # What it does
+//
+// Per id, the exclusive acquisitions of this process form a line, first
+// come first served. The first takes the id from the inner algorithm (the
+// store hold); the others wait in the line, in memory. When a holder
+// unlocks, its lock's one part (grant) offers the store hold to the next
+// in line, which gets it without any store request, if
+//
+//   - the store hold's loss signal has not fired, and
+//   - fewer than Options.Bound handoffs followed the store acquisition.
+//
+// Otherwise the store hold is stopped and released as a direct holder's
+// would be, and the next in line (if any) takes the id from the inner
+// algorithm afresh, behind whoever waits in the store. Every other access,
+// a Try acquisition while the line is not empty, and an adopted lock pass
+// straight through to the inner algorithm.
+//
+// A local grant draws a fresh fencing token from the same global time
+// cell as the inner algorithm (internal/fencing's Drawer), keeping it only
+// if the store hold's lease was still open when it arrived; after a draw
+// that fails the waiter releases the hold and takes the id from the inner
+// algorithm itself (or, if its ctx ended, passes the hold on and fails). Each grant has a
+// loss signal of its own, fired by the store hold's and bounded by its
+// deadlines while the grant holds it, so a lease lost under a local holder
+// closes that holder's Lost(), as a direct holder's.
+//
+// # Safety, in short
+//
+// docs/algorithms.md, section 4.15, has the argument. Exclusion: the store
+// hold excludes every other process and every other access of this one
+// (the inner algorithm's argument), and this layer gives each store hold
+// to one grant at a time: a grant is made only by the inner Take or by the
+// Stop of the previous grant, at its Unlock. Tokens: a local grant's draw
+// starts after the previous grant's draw returned (it returned before that
+// holder's Take did, and the handoff is in its Unlock), and the global
+// cell's Next is strictly above every value returned before it started; a
+// remote successor claims only after the store hold's cells are gone,
+// after the last local grant's draw returned under an open lease, as in
+// internal/fencing. Cancellation: a waiter whose ctx ends leaves the line,
+// or passes on what it was given meanwhile.
+package cohort

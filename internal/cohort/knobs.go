@@ -1,0 +1,14 @@
+package cohort
+
+// TestingKnobs plant this package's defects, for the model checks'
+// negative controls (propertytests); production code leaves them nil.
+type TestingKnobs struct {
+	// ReuseToken grants a local handoff the previous holder's fencing
+	// token instead of drawing a fresh one: two successive holders carry
+	// one token, and a fenced resource cannot refuse the earlier one's
+	// late writes.
+	ReuseToken bool
+	// Unbounded ignores Options.Bound: while a local waiter is in line the
+	// store hold passes on for ever, and other processes' waiters starve.
+	Unbounded bool
+}

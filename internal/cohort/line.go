@@ -1,0 +1,177 @@
+package cohort
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/lockstep-go/lockstep"
+
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
+)
+
+// line is one id's local exclusive acquisitions: the one that has the
+// turn (taking the id from the inner algorithm, or holding it, or being
+// handed it) and the waiters behind it, first come first served. It lives
+// while the turn is had; the last to give the turn up deletes it.
+type line struct {
+	id      string
+	waiters []*waiter
+}
+
+// waiter is one exclusive Take waiting in a line.
+type waiter struct {
+	ready chan struct{} // closed when the turn is given
+	h     *hold         // the store hold handed with the turn; nil: take it from the store
+}
+
+// hold is one store acquisition of the inner algorithm and what it passed
+// through: the handoffs since it was taken and the latest token granted.
+type hold struct {
+	ln       *line
+	spec     held.Spec // the inner algorithm's
+	handoffs int       // local handoffs since the store acquisition
+	token    int64     // the token of its latest grant (0: no fencing)
+	released bool      // every inner part released
+}
+
+// await waits for w's turn: the hold handed with it, or nil for the
+// store's. When ctx ends first it gives up its place; a turn given
+// meanwhile is passed on, and it returns ctx's error.
+func (c *Algorithm) await(ctx context.Context, ln *line, w *waiter) (*hold, error) {
+	select {
+	case <-w.ready:
+		lifecycle.Resumed(ctx, c.o.Clock)
+		return w.h, nil
+	case <-ctx.Done():
+		lifecycle.Resumed(ctx, c.o.Clock)
+	}
+	c.giveUp(ctx, ln, w)
+	return nil, ctx.Err()
+}
+
+// giveUp takes w out of ln, whose ctx ended: a turn given meanwhile is
+// passed on, with the hold handed with it if any.
+func (c *Algorithm) giveUp(ctx context.Context, ln *line, w *waiter) {
+	c.mu.Lock()
+	select {
+	case <-w.ready: // given the turn while giving up: pass it on
+		c.mu.Unlock()
+		if w.h != nil {
+			c.pass(ctx, w.h)
+		} else {
+			c.leave(ln)
+		}
+	default:
+		for i, x := range ln.waiters {
+			if x == w {
+				ln.waiters = append(ln.waiters[:i], ln.waiters[i+1:]...)
+				break
+			}
+		}
+		c.mu.Unlock()
+	}
+}
+
+// offer hands h to the next in line if there is one, h's store lease is
+// open and the bound allows another handoff, setting handed (if not nil)
+// first; it reports whether it did. Otherwise it gives the line's turn to
+// the next in line, who takes the id from the store, or ends the line: the
+// caller then releases h in the store.
+func (c *Algorithm) offer(h *hold, handed *atomic.Bool) bool {
+	lost := h.spec.Loss.Fired() // outside mu: it may run loss callbacks
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ln := h.ln
+	if len(ln.waiters) > 0 && !lost && (h.handoffs < c.o.Bound || c.knobs.Unbounded) {
+		w := ln.waiters[0]
+		ln.waiters = ln.waiters[1:]
+		h.handoffs++
+		if handed != nil {
+			handed.Store(true)
+		}
+		w.h = h
+		close(w.ready)
+		return true
+	}
+	c.leaveLocked(ln)
+	return false
+}
+
+// pass gives h up outside an Unlock (a waiter cancelled as it was handed
+// h, a token draw that failed): to the next in line, or released in the
+// store, bounded by ctx's values but not its end.
+func (c *Algorithm) pass(ctx context.Context, h *hold) {
+	if c.offer(h, nil) {
+		return
+	}
+	h.stop()
+	_, _ = h.release(context.WithoutCancel(ctx), c.o.Clock) // what a failed delete leaves expires after the TTL
+}
+
+// leave gives the line's turn up without a hold.
+func (c *Algorithm) leave(ln *line) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.leaveLocked(ln)
+}
+
+func (c *Algorithm) leaveLocked(ln *line) {
+	if len(ln.waiters) == 0 {
+		delete(c.lines, ln.id)
+		return
+	}
+	w := ln.waiters[0]
+	ln.waiters = ln.waiters[1:]
+	w.h = nil
+	close(w.ready)
+}
+
+// stop ends the inner parts' renewals and runs the inner OnStop; it
+// reports whether a lease had been lost.
+func (h *hold) stop() bool {
+	lost := false
+	for _, p := range h.spec.Parts {
+		if p.Stop() {
+			lost = true
+		}
+	}
+	if h.spec.OnStop != nil {
+		h.spec.OnStop()
+	}
+	return lost || h.spec.Loss.Fired()
+}
+
+// release deletes the inner parts' cells, last taken first or, with the
+// inner Spec.ParallelRelease, the last part's on a goroutine of its own
+// beside the others (as held.Lock does); a part whose delete failed is
+// retried by the next call, the others send nothing.
+func (h *hold) release(ctx context.Context, clk lockstep.Clock) (bool, error) {
+	parts := h.spec.Parts
+	sent := make([]bool, len(parts))
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i := len(parts) - 1; i >= 0; i-- {
+		if h.spec.ParallelRelease && i == len(parts)-1 && i > 0 {
+			wg.Add(1)
+			lifecycle.Go(clk, func() {
+				defer wg.Done()
+				sent[i], errs[i] = parts[i].Release(ctx)
+			})
+			continue
+		}
+		sent[i], errs[i] = parts[i].Release(ctx)
+	}
+	wg.Wait()
+	err := errors.Join(errs...)
+	if err == nil && !h.released {
+		h.released = true
+		if h.spec.OnReleased != nil {
+			h.spec.OnReleased()
+		}
+	}
+	return slices.Contains(sent, true), err
+}

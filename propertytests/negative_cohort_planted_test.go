@@ -1,0 +1,24 @@
+//go:build lockstep_bugs
+
+package propertytests
+
+// The controls of local handoff's planted defects (internal/cohort's
+// TestingKnobs), on the cohort fleet (cohort_test.go). As those of
+// negative_planted_test.go, they run only in the lockstep_bugs test build:
+//
+//	go test -tags lockstep_bugs ./propertytests/ -run 'Negative/Cohort' -v
+func init() {
+	controls = append(controls,
+		// A local grant that keeps the previous holder's token: two
+		// successive holders carry one token. Caught by C2, tokens strictly
+		// increasing in grant order (the ownership-order property cannot
+		// see it: the two holders share the store hold's owner and claim).
+		control{name: "CohortReuseToken", fleet: fleetNamed("new/cohort"),
+			v: variant{plant: []defect{cohortReuseToken}, noLeaseCheck: true}, want: "fencing:"},
+		// Local handoff with the bound ignored: while a goroutine of the
+		// holding process waits, the store hold never leaves it, and the
+		// other processes' waiters starve. Caught by C3 in the quiet phase.
+		control{name: "CohortUnbounded", fleet: fleetNamed("new/cohort"),
+			v: variant{plant: []defect{cohortUnbounded}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+	)
+}
