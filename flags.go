@@ -23,8 +23,9 @@ type Flags uint8
 
 const (
 	// Flat declares the id one name, not a path (the seed's query without
-	// HIERARCHY): an id holding the Locker's separator is refused, so the
-	// request never takes an intention lock and never skips one.
+	// HIERARCHY): an id holding the Locker's separator is refused, unless
+	// it is the mask of one name ("orders/*"), so the request has no
+	// ancestors: it never takes an intention lock and never skips one.
 	Flat Flags = 1 << iota
 	// NoMask declares the id no mask (the seed's query without MASK): an
 	// id whose last path segment is "*" is refused.

@@ -64,10 +64,10 @@ func drawFlags(ch sim.Chooser, id, sep string) lockstep.Flags {
 }
 
 // fitFlags returns every flag that holds of id under sep: Flat unless id
-// is a path, NoMask unless it is a mask.
+// has ancestors (a mask of one name has none), NoMask unless it is a mask.
 func fitFlags(id, sep string) lockstep.Flags {
 	var f lockstep.Flags
-	if !strings.Contains(id, sep) {
+	if len(ancestors(strings.TrimSuffix(id, sep+maskMark), sep)) == 0 {
 		f |= lockstep.Flat
 	}
 	if !isMask(id, sep) {

@@ -29,6 +29,7 @@ func TestPlan_FlagsThatHoldChangeNothing(t *testing.T) {
 		{flagged("a:X", lockstep.Flat|lockstep.NoMask), []string{"a:X"}},
 		{flagged("a/b:S", lockstep.NoMask), []string{"a:IS", "a/b:S"}},
 		{flagged("a/*", 0), []string{"a:X"}},
+		{flagged("a/*:S", lockstep.Flat), []string{"a:S"}}, // the mask of one name has no ancestors
 	} {
 		got, err := m.Plan([]lockstep.Request{c.req})
 		require.NoError(t, err, "%v", c.req)
@@ -52,7 +53,7 @@ func TestLock_FlagsThatDisagreeAreRefused(t *testing.T) {
 		want string
 	}{
 		{"flat path", flagged("a/b", lockstep.Flat), `"a/b" is declared lockstep.Flat but holds the separator "/"`},
-		{"flat mask", flagged("a/*:S", lockstep.Flat), `drop lockstep.Flat to lock it as a path`},
+		{"flat mask of a path", flagged("a/b/*:S", lockstep.Flat), `drop lockstep.Flat to lock it as a path`},
 		{"no-mask mask", flagged("a/b/*", lockstep.NoMask), `"a/b/*" is declared lockstep.NoMask but ends in the mask segment "*", which names every child of "a/b"`},
 		{"unknown bits", flagged("a", 0x80), `flags(0x80) for id "a": use lockstep.Flat, lockstep.NoMask, both or neither`},
 	} {
@@ -100,4 +101,7 @@ func TestPlan_FlatPathsKnobSkipsTheAncestors(t *testing.T) {
 	got, err = m.Plan([]lockstep.Request{flagged("a/b", lockstep.Flat)})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a/b:X"}, strs(got))
+	got, err = m.Plan([]lockstep.Request{flagged("a/*", lockstep.Flat)})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a:X"}, strs(got), "a flat mask of one name, which the rule accepts, is planned as without the knob")
 }

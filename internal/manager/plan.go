@@ -43,7 +43,7 @@ func (m *Manager) Plan(reqs []lockstep.Request) ([]lockstep.Request, error) {
 		plan = append(plan, lockstep.Request{ID: id, Access: a})
 	}
 	for _, r := range reqs {
-		if m.knobs.FlatPaths && r.Flags&lockstep.Flat != 0 {
+		if m.knobs.FlatPaths && m.sep != "" && m.flatPath(r) {
 			// Planted defect: a flat request naming a path taken as one
 			// name, without its ancestors' intention locks.
 			add(r.ID, r.Access)
@@ -135,7 +135,7 @@ func (m *Manager) validate(r lockstep.Request) error {
 // one naming a mask. Every request the Locker accepts is then planned
 // under that one reading (docs/algorithms.md, section 8.9).
 func (m *Manager) checkFlags(r lockstep.Request) error {
-	if r.Flags&lockstep.Flat != 0 && strings.Contains(r.ID, m.sep) && !m.knobs.FlatPaths {
+	if m.flatPath(r) && !m.knobs.FlatPaths {
 		return fmt.Errorf("%w: %q is declared lockstep.Flat but holds the separator %q, so this Locker reads it as a "+
 			"path and locks its ancestors too, as it does for every request of that id: drop lockstep.Flat to lock "+
 			"it as a path, or choose a name without %q",
@@ -147,6 +147,13 @@ func (m *Manager) checkFlags(r lockstep.Request) error {
 			lockstep.ErrInvalidID, r.ID, Mask, m.unmask(r.ID))
 	}
 	return nil
+}
+
+// flatPath reports whether r is declared lockstep.Flat but has ancestors:
+// the id it takes (its mask's parent, or itself) holds the separator. A
+// mask of one name ("orders/*") has none, and is as flat as "orders".
+func (m *Manager) flatPath(r lockstep.Request) bool {
+	return r.Flags&lockstep.Flat != 0 && strings.Contains(m.unmask(r.ID), m.sep)
 }
 
 // Mask is the last path segment of a mask request (seed 003's MASK flag):

@@ -65,7 +65,7 @@ func (l *memLocker) members(reqs []lockstep.Request) ([]lockstep.Request, error)
 		if r.ID == "" || !r.Access.Valid() {
 			return nil, fmt.Errorf("%w: %v", lockstep.ErrInvalidID, r)
 		}
-		if l.sep != "" && r.Flags&lockstep.Flat != 0 && strings.Contains(r.ID, l.sep) {
+		if l.sep != "" && r.Flags&lockstep.Flat != 0 && strings.Contains(strings.TrimSuffix(r.ID, l.sep+"*"), l.sep) {
 			return nil, fmt.Errorf("%w: %v: a flat id holds the separator", lockstep.ErrInvalidID, r)
 		}
 		if p, ok := strings.CutSuffix(r.ID, l.sep+"*"); ok && l.sep != "" && p != "" {
