@@ -135,14 +135,22 @@ func ParseAccess(s string) (Access, error) {
 var ErrInvalidAccess = errors.New("lockstep: invalid access")
 
 // Request asks for one lock id in one access, as a member of a group
-// (GroupLocker).
+// (GroupLocker). Flags, if not zero, declare how the caller reads the id
+// (Flat, NoMask); the members a group Lock reports (Grouped) carry none.
 type Request struct {
 	ID     string
 	Access Access
+	Flags  Flags
 }
 
-// String renders the request as "<id>:<access>".
-func (r Request) String() string { return r.ID + ":" + r.Access.String() }
+// String renders the request as "<id>:<access>", followed by ":<flags>"
+// when it has flags.
+func (r Request) String() string {
+	if r.Flags != 0 {
+		return r.ID + ":" + r.Access.String() + ":" + r.Flags.String()
+	}
+	return r.ID + ":" + r.Access.String()
+}
 
 // GroupLocker is implemented by the Lockers of this module that take lock
 // groups: several (id, access) requests held as one lock.

@@ -110,6 +110,27 @@ type Expiring interface {
 	ValidFor() time.Duration
 }
 
+// Reentrant is implemented by every Lock a Unit's Lock, TryLock,
+// LockGroup or TryLockGroup returns (seed 003's ALREADY_LOCKED): whether
+// the call only counted. Reentrant() is true when every member the call
+// asked for — each id, and the intention locks a hierarchical id takes on
+// its ancestors — was one the unit already held in an access covering it,
+// so the call took nothing and sent no store request; false when it took
+// at least one member. A first Lock of "rx/2" while the unit holds "rx/1"
+// shares the intention lock on "rx" but takes "rx/2": false. Either way the
+// Lock must be unlocked once. Use IsReentrant for a Lock of any kind.
+type Reentrant interface {
+	Reentrant() bool
+}
+
+// IsReentrant reports whether l was granted by reentrancy alone (Reentrant):
+// l.Reentrant() if l implements Reentrant, false otherwise — a Lock taken
+// outside a unit of work never is.
+func IsReentrant(l Lock) bool {
+	r, ok := l.(Reentrant)
+	return ok && r.Reentrant()
+}
+
 // MaxTryAttempts bounds the attempts of one TryLock that meets only
 // concurrent attempts (nobody holding the lock, but others trying at the
 // same instant): after that many TryLock gives up with ErrLocked.

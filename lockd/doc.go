@@ -29,7 +29,10 @@
 // LOCK_LOST. Lock calls of a session that ends are cancelled. Locks are
 // reentrant per session (each identity is a lockstep.Unit of the
 // Locker); HeldLock.reentrant is true only for a Lock that took nothing,
-// every member already held and only counted.
+// every member already held and only counted (lockstep.IsReentrant of the
+// library's Lock). A LockItem's flat and no_mask are the request's
+// lockstep.Flags: they declare how the caller reads the id, and an id the
+// server's separator reads otherwise is refused with INVALID_ID.
 //
 // A Lock or TryLock that fails names, in LockError.id, the member that
 // stopped it: an id asked, or an ancestor whose intention lock met a holder.

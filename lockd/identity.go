@@ -98,11 +98,8 @@ func (id *identity) add(ss *session, l lockstep.Lock, items []*pb.LockItem, log 
 		h.token = f.Token()
 	}
 	// Granted by reentrancy: every member was one the identity already
-	// held, only counted (the library's group Lock says so; a Locker whose
-	// locks do not, never counts).
-	if r, ok := l.(interface{ Reentrant() bool }); ok {
-		h.reentrant = r.Reentrant()
-	}
+	// held, only counted (the library's lockstep.Reentrant says so).
+	h.reentrant = lockstep.IsReentrant(l)
 	id.locks[h.id] = h
 	// Added while not ended, under mu: the release of the last member,
 	// which precedes every Wait, cannot have run yet.

@@ -101,12 +101,14 @@ func (s *Server) bound(ctx context.Context, ss *session) (context.Context, conte
 }
 
 // acquire calls the library through t (the identity's unit of work): Lock
-// or TryLock for one exclusive id, LockGroup or TryLockGroup otherwise.
+// or TryLock for one exclusive id without flags, LockGroup or TryLockGroup
+// otherwise.
 func acquire(ctx context.Context, t takers, reqs []lockstep.Request, try bool) (lockstep.Lock, error) {
+	one := len(reqs) == 1 && reqs[0].Access == lockstep.Exclusive && reqs[0].Flags == 0
 	switch {
-	case len(reqs) == 1 && reqs[0].Access == lockstep.Exclusive && try:
+	case one && try:
 		return t.TryLock(ctx, reqs[0].ID)
-	case len(reqs) == 1 && reqs[0].Access == lockstep.Exclusive:
+	case one:
 		return t.Lock(ctx, reqs[0].ID)
 	case try:
 		return t.TryLockGroup(ctx, reqs...)
@@ -115,7 +117,7 @@ func acquire(ctx context.Context, t takers, reqs []lockstep.Request, try bool) (
 }
 
 // requests converts and checks the items: at least one, valid ids and
-// accesses.
+// accesses; each item's flags are passed on.
 func requests(items []*pb.LockItem) ([]lockstep.Request, error) {
 	if len(items) == 0 {
 		return nil, invalid("items is empty: name at least one lock id, e.g. {\"id\": \"invoice/42\"}")
@@ -133,9 +135,22 @@ func requests(items []*pb.LockItem) ([]lockstep.Request, error) {
 			e.msg = fmt.Sprintf("items[%d]: access %v is not one of ACCESS_EXCLUSIVE, ACCESS_SHARED, ACCESS_INTENT_SHARED, ACCESS_INTENT_EXCLUSIVE, ACCESS_SHARED_INTENT_EXCLUSIVE", i, it.GetAccess())
 			return nil, e
 		}
-		reqs[i] = lockstep.Request{ID: it.GetId(), Access: a}
+		reqs[i] = lockstep.Request{ID: it.GetId(), Access: a, Flags: flagsOf(it)}
 	}
 	return reqs, nil
+}
+
+// flagsOf returns the lockstep.Flags an item declares; the library refuses
+// those that disagree with its id (INVALID_ID).
+func flagsOf(it *pb.LockItem) lockstep.Flags {
+	var f lockstep.Flags
+	if it.GetFlat() {
+		f |= lockstep.Flat
+	}
+	if it.GetNoMask() {
+		f |= lockstep.NoMask
+	}
+	return f
 }
 
 // Unlock releases one of the locks of the session's identity. A lease lost before is

@@ -208,8 +208,8 @@ func checkFleetDepth(t *testing.T, name string, v variant, deepN int) {
 		st.runs, st.actions, st.acquisitions, st.maxBypass, st.maxWait)
 	if st.groups.calls > 0 {
 		g := st.groups
-		t.Logf("group calls: %d (%d tries, %d of them busy; %d cancelled); largest plan %d members; most overtakes of one quiet-phase wait %d; longest quiet-phase wait that acquired %v",
-			g.calls, g.tries, g.triesBusy, g.cancelled, g.maxMembers, g.maxOvertakes, g.maxWait)
+		t.Logf("group calls: %d (%d tries, %d of them busy; %d cancelled; %d refused as invalid); %d acquisitions with flags; largest plan %d members; most overtakes of one quiet-phase wait %d; longest quiet-phase wait that acquired %v",
+			g.calls, g.tries, g.triesBusy, g.cancelled, g.invalid, g.flagged, g.maxMembers, g.maxOvertakes, g.maxWait)
 	}
 	if fleetNamed(name).deadlock {
 		t.Logf("ErrDeadlock reports, each with a cycle in the history: %d", st.deadlocks)

@@ -50,6 +50,15 @@ var managerFleets = []fleet{
 	// combined every member exclusively.
 	{name: "combined+new/manager-mask", kinds: []kind{managerQueue, managerQueue, managerCombined}, sweepDivisor: 4,
 		groups: &groupSpec{sep: groupSep, bounded: true, fifo: true, ids: maskIDs}},
+	// Per-query flags on the mask fleet's ids (docs/algorithms.md, section
+	// 8.9): each request draws lockstep.Flat, NoMask, both or none, so
+	// flat and hierarchical queries of the same ids meet. A Flat request
+	// naming a path and a NoMask one naming a mask are refused with
+	// ErrInvalidID; the others are planned as without flags. Access
+	// exclusion judges every holding by the fleet's one reading of ids,
+	// whatever its flags.
+	{name: "combined+new/manager-flags", kinds: []kind{managerQueue, managerQueue, managerCombined}, sweepDivisor: 4,
+		groups: &groupSpec{sep: groupSep, bounded: true, fifo: true, ids: maskIDs, flags: true}},
 }
 
 func TestManagerFleet_AccessExclusionAndStarvationFreedom(t *testing.T) { checkFleet(t, "new/manager") }
@@ -68,4 +77,8 @@ func TestManagerLegacyCombinedFleet_AccessExclusionAndDeadlockFreedom(t *testing
 
 func TestManagerMaskFleet_AMaskExcludesEveryChildItNames(t *testing.T) {
 	checkFleet(t, "combined+new/manager-mask")
+}
+
+func TestManagerFlagsFleet_FlatAndHierarchicalQueriesOfOneIDExcludeEachOther(t *testing.T) {
+	checkFleet(t, "combined+new/manager-flags")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
@@ -26,6 +27,9 @@ type groupSpec struct {
 	fifo bool
 	// ids is the id space the fleet's processes draw from; nil: groupIDs.
 	ids []string
+	// flags: each request also draws its lockstep.Flags (flagSlots), so
+	// queries with and without them meet on the same ids.
+	flags bool
 }
 
 // idSpace returns the ids the fleet's processes draw from.
@@ -53,6 +57,10 @@ type groupState struct {
 type groupStats struct {
 	calls, tries, triesBusy, cancelled, maxOvertakes, maxMembers int
 	maxWait                                                      time.Duration // longest wait, in the quiet phase, of a call that acquired
+	// invalid counts calls refused with ErrInvalidID (a mask in an
+	// intention access, flags that disagree with the id); flagged counts
+	// acquisitions of a group with a request that has flags.
+	invalid, flagged int
 }
 
 func (s *groupStats) add(o groupStats) {
@@ -60,6 +68,8 @@ func (s *groupStats) add(o groupStats) {
 	s.tries += o.tries
 	s.triesBusy += o.triesBusy
 	s.cancelled += o.cancelled
+	s.invalid += o.invalid
+	s.flagged += o.flagged
 	s.maxOvertakes = max(s.maxOvertakes, o.maxOvertakes)
 	s.maxMembers = max(s.maxMembers, o.maxMembers)
 	s.maxWait = max(s.maxWait, o.maxWait)
@@ -100,6 +110,8 @@ func (h *harness) groupCallFailed(pr *proc, op groupOp, err error) {
 		g.stats.triesBusy++
 	case errors.Is(err, context.Canceled):
 		g.stats.cancelled++
+	case errors.Is(err, lockstep.ErrInvalidID):
+		g.stats.invalid++
 	}
 	delete(g.waits, pr)
 	pr.waiting = false
@@ -126,6 +138,9 @@ func (h *harness) groupAcquired(pr *proc, op groupOp, l lockstep.Lock) {
 	}
 	h.lastAcq = h.s.Now()
 	g.holds[pr], g.locks[pr] = op, l
+	if slices.ContainsFunc(op.reqs, func(r lockstep.Request) bool { return r.Flags != 0 }) {
+		g.stats.flagged++
+	}
 	h.checkMemberTokens(pr, l)
 	imp := implied(op.reqs, g.spec.sep)
 	for _, q := range h.procs {

@@ -36,6 +36,46 @@ var accessSlots = []lockstep.Access{
 	lockstep.IntentShared, lockstep.IntentExclusive, lockstep.SharedIntentExclusive,
 }
 
+// flagSlots weight the lockstep.Flags a flags fleet draws per request:
+// none (slot 0, where shrinking goes), every flag that holds of the id
+// (fitFlags: Flat and NoMask on a root, so flat and hierarchical queries
+// of one id meet), or Flat or NoMask whatever the id, which a path or a
+// mask refuses.
+const (
+	flagsNone = iota
+	flagsFit
+	flagsFlat
+	flagsNoMask
+)
+
+var flagSlots = []int{flagsNone, flagsNone, flagsFit, flagsFit, flagsFlat, flagsNoMask}
+
+// drawFlags draws the flags of a request of id under sep (flagSlots).
+func drawFlags(ch sim.Chooser, id, sep string) lockstep.Flags {
+	switch flagSlots[ch.Choose("flags", len(flagSlots))] {
+	case flagsFit:
+		return fitFlags(id, sep)
+	case flagsFlat:
+		return lockstep.Flat
+	case flagsNoMask:
+		return lockstep.NoMask
+	}
+	return 0
+}
+
+// fitFlags returns every flag that holds of id under sep: Flat unless id
+// has ancestors (a mask of one name has none), NoMask unless it is a mask.
+func fitFlags(id, sep string) lockstep.Flags {
+	var f lockstep.Flags
+	if len(ancestors(strings.TrimSuffix(id, sep+maskMark), sep)) == 0 {
+		f |= lockstep.Flat
+	}
+	if !isMask(id, sep) {
+		f |= lockstep.NoMask
+	}
+	return f
+}
+
 // call is how an operation acquires.
 type call int
 
@@ -76,15 +116,20 @@ func (o groupOp) String() string {
 // defaultOp is what every choice 0 draws: LockGroup of "a" in X.
 var defaultOp = groupOp{call: callLockGroup, reqs: []lockstep.Request{{ID: groupIDs[0], Access: lockstep.Exclusive}}}
 
-// drawOp draws an operation: 1–3 requests over ids in weighted accesses
-// (an id may come twice: the group joins them), how to call, and when to
-// cancel.
-func drawOp(ch sim.Chooser, ids []string) groupOp {
+// drawOp draws an operation: 1–3 requests over the spec's ids in weighted
+// accesses (an id may come twice: the group joins them), with flags if the
+// spec asks, how to call, and when to cancel.
+func drawOp(ch sim.Chooser, spec groupSpec) groupOp {
 	var op groupOp
+	ids := spec.idSpace()
 	n := 1 + ch.Choose("group size", 3)
 	for range n {
 		id := ids[ch.Choose("id", len(ids))]
-		op.reqs = append(op.reqs, lockstep.Request{ID: id, Access: accessSlots[ch.Choose("access", len(accessSlots))]})
+		r := lockstep.Request{ID: id, Access: accessSlots[ch.Choose("access", len(accessSlots))]}
+		if spec.flags {
+			r.Flags = drawFlags(ch, id, spec.sep)
+		}
+		op.reqs = append(op.reqs, r)
 	}
 	op.call = callSlots[ch.Choose("call", len(callSlots))]
 	if op.call == callLock {
@@ -106,7 +151,7 @@ func (h *harness) nextOp(pr *proc) groupOp {
 	defer h.mu.Unlock()
 	g := h.grp
 	if h.ch != nil && h.drawPanic == nil {
-		op, p := drawCatching(h.ch, g.spec.idSpace())
+		op, p := drawCatching(h.ch, g.spec)
 		if p == nil {
 			g.history[pr] = append(g.history[pr], op)
 			return op
@@ -122,9 +167,9 @@ func (h *harness) nextOp(pr *proc) groupOp {
 	return op
 }
 
-func drawCatching(ch sim.Chooser, ids []string) (op groupOp, caught any) {
+func drawCatching(ch sim.Chooser, spec groupSpec) (op groupOp, caught any) {
 	defer func() { caught = recover() }()
-	return drawOp(ch, ids), nil
+	return drawOp(ch, spec), nil
 }
 
 // groupUser is the behaviour of a lock-manager process: think, draw an

@@ -86,6 +86,7 @@ const (
 	groupUnordered          defect = "group-unordered"
 	skipIntention           defect = "skip-intention"
 	maskIntention           defect = "mask-intention"
+	flatPaths               defect = "flat-paths"
 	combinedSharedQueueHalf defect = "combined-shared-queue-half"
 	retryNeedsFreeID        defect = "retry-needs-free-id"
 	groupReturnsLostMember  defect = "group-returns-lost-member"
@@ -185,6 +186,8 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			mg.SkipIntention = true
 		case maskIntention:
 			mg.MaskIntention = true
+		case flatPaths:
+			mg.FlatPaths = true
 		case groupReturnsLostMember:
 			mg.GroupReturnsLostMember = true
 		case deadlockUndetected:

@@ -36,6 +36,14 @@ func init() {
 		// exclusion (G1), which judges a mask by every child it names.
 		control{name: "MaskIntention", fleet: fleetNamed("combined+new/manager-mask"),
 			v: variant{plant: []defect{maskIntention}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
+		// A Flat request naming a path taken as one name, without its
+		// ancestors' intention locks (the seed's query without
+		// HIERARCHY): a flat holder of "a/b" and a holder of "a" in X
+		// share no member and both hold. Caught by access exclusion (G1),
+		// which reads every request's id as the fleet's Lockers do,
+		// whatever its flags.
+		control{name: "FlatPaths", fleet: fleetNamed("combined+new/manager-flags"),
+			v: variant{plant: []defect{flatPaths}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
 		// A group returned although a member's lease lapsed while a later
 		// member was awaited (internal/manager, "Losing a member"): the
 		// lease property refuses a group returned with Lost() closed. Found

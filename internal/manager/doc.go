@@ -59,6 +59,16 @@
 // is a mask in an intention access, which "a/b" in that access would not
 // make exclude a child's writer.
 //
+// A request's lockstep.Flags only declare how its caller reads the id
+// (seed 003's per-query HIERARCHY and MASK): Plan refuses a Flat request
+// whose id has ancestors and a NoMask request naming a mask, and plans
+// every other request as if it had no flags. So every acquisition of a
+// Locker is planned under its one separator, and flat and hierarchical
+// queries of one id exclude each other (docs/algorithms.md, section 8.9).
+// The planted defect TestingKnobs.FlatPaths takes a flat path as one name,
+// without its ancestors' intention locks; the model checks' fleet
+// combined+new/manager-flags catches it.
+//
 // Ancestors sort before their descendants: an ancestor is a proper prefix
 // of its descendant's id, and in bytewise order a proper prefix sorts
 // before every extension of it. So the canonical order locks a hierarchy

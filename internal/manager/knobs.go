@@ -32,6 +32,12 @@ type TestingKnobs struct {
 	// a child's holder in X (IX on the parent) both hold, though the mask
 	// names that child.
 	MaskIntention bool
+	// FlatPaths accepts a lockstep.Flat request whose id holds the
+	// separator and takes it as one name, without its ancestors' intention
+	// locks (seed 003's reading of a query without HIERARCHY): a flat
+	// holder of "a/b" and a holder of "a" in X share no member, and both
+	// hold.
+	FlatPaths bool
 	// Deadlock plants the deadlock detector's defects (internal/deadlock):
 	// a Locker passes them to the detector it builds.
 	Deadlock deadlock.Knobs

@@ -62,9 +62,11 @@ type FencedLock struct{ *Lock }
 func (f FencedLock) Token() int64 { return f.members[0].real.(lockstep.Fenced).Token() }
 
 var (
-	_ lockstep.Lock    = (*Lock)(nil)
-	_ lockstep.Grouped = (*Lock)(nil)
-	_ lockstep.Fenced  = FencedLock{}
+	_ lockstep.Lock      = (*Lock)(nil)
+	_ lockstep.Grouped   = (*Lock)(nil)
+	_ lockstep.Reentrant = (*Lock)(nil)
+	_ lockstep.Reentrant = FencedLock{}
+	_ lockstep.Fenced    = FencedLock{}
 )
 
 // newLock wraps members, all held, into a group Lock and starts forwarding
@@ -114,13 +116,12 @@ func (g *Lock) watch(lost []<-chan struct{}) {
 // one request, exactly its id.
 func (g *Lock) ID() string { return g.id }
 
-// Reentrant reports whether the acquisition that returned g took nothing:
-// for a unit of work (Who.Holder) every member (intention locks on ancestors
-// included) was one the holder already held in a covering access, and was
-// only counted. A first take of "rx/2" beside a held "rx/1" shares the
-// intention lock on "rx" but takes "rx/2": not reentrant. Outside the
-// module it is reached with an interface{ Reentrant() bool } assertion
-// (lockd's HeldLock.reentrant).
+// Reentrant reports whether the acquisition that returned g took nothing
+// (lockstep.Reentrant): for a unit of work (Who.Holder) every member
+// (intention locks on ancestors included) was one the holder already held
+// in a covering access, and was only counted. A first take of "rx/2" beside
+// a held "rx/1" shares the intention lock on "rx" but takes "rx/2": not
+// reentrant.
 func (g *Lock) Reentrant() bool { return g.reentrant }
 
 // Owner returns the first member's owner.

@@ -43,6 +43,12 @@ func (m *Manager) Plan(reqs []lockstep.Request) ([]lockstep.Request, error) {
 		plan = append(plan, lockstep.Request{ID: id, Access: a})
 	}
 	for _, r := range reqs {
+		if m.knobs.FlatPaths && m.sep != "" && m.flatPath(r) {
+			// Planted defect: a flat request naming a path taken as one
+			// name, without its ancestors' intention locks.
+			add(r.ID, r.Access)
+			continue
+		}
 		id := m.unmask(r.ID)
 		if !unordered {
 			// Ancestors first, though the sort below would put them there
@@ -76,8 +82,15 @@ func (m *Manager) validate(r lockstep.Request) error {
 	if err := lockstep.ValidateID(r.ID); err != nil {
 		return fmt.Errorf("id %q: %w", r.ID, err)
 	}
+	if !r.Flags.Valid() {
+		return fmt.Errorf("%w: %v for id %q: use lockstep.Flat, lockstep.NoMask, both or neither",
+			lockstep.ErrInvalidID, r.Flags, r.ID)
+	}
 	if m.sep == "" {
 		return nil
+	}
+	if err := m.checkFlags(r); err != nil {
+		return err
 	}
 	segs := strings.Split(r.ID, m.sep)
 	if len(segs) > 1 && segs[len(segs)-1] == Mask && !maskAccess(r.Access) && !m.knobs.MaskIntention {
@@ -115,6 +128,32 @@ func (m *Manager) validate(r lockstep.Request) error {
 		}
 	}
 	return nil
+}
+
+// checkFlags refuses a request whose flags disagree with the Locker's
+// reading of its id (lockstep.Flags): a Flat one naming a path, a NoMask
+// one naming a mask. Every request the Locker accepts is then planned
+// under that one reading (docs/algorithms.md, section 8.9).
+func (m *Manager) checkFlags(r lockstep.Request) error {
+	if m.flatPath(r) && !m.knobs.FlatPaths {
+		return fmt.Errorf("%w: %q is declared lockstep.Flat but holds the separator %q, so this Locker reads it as a "+
+			"path and locks its ancestors too, as it does for every request of that id: drop lockstep.Flat to lock "+
+			"it as a path, or choose a name without %q",
+			lockstep.ErrInvalidID, r.ID, m.sep, m.sep)
+	}
+	if r.Flags&lockstep.NoMask != 0 && m.unmask(r.ID) != r.ID {
+		return fmt.Errorf("%w: %q is declared lockstep.NoMask but ends in the mask segment %q, which names every "+
+			"child of %q: drop lockstep.NoMask to lock them all, or choose a name without it",
+			lockstep.ErrInvalidID, r.ID, Mask, m.unmask(r.ID))
+	}
+	return nil
+}
+
+// flatPath reports whether r is declared lockstep.Flat but has ancestors:
+// the id it takes (its mask's parent, or itself) holds the separator. A
+// mask of one name ("orders/*") has none, and is as flat as "orders".
+func (m *Manager) flatPath(r lockstep.Request) bool {
+	return r.Flags&lockstep.Flat != 0 && strings.Contains(m.unmask(r.ID), m.sep)
 }
 
 // Mask is the last path segment of a mask request (seed 003's MASK flag):

@@ -118,8 +118,9 @@ type Who struct {
 // the uncontended exclusive Lock + Unlock of the queue lock stays 3
 // requests. Anything else is a group (StartGroup).
 func (m *Manager) Start(ctx context.Context, who Who, reqs []lockstep.Request, try bool) *Run {
-	if len(reqs) == 1 && m.sep == "" && who.Holder == nil && reqs[0].Access.Valid() {
-		return &Run{m: m, ctx: ctx, who: who, try: try, direct: true, reqs: reqs, plan: reqs}
+	if len(reqs) == 1 && m.sep == "" && who.Holder == nil && reqs[0].Access.Valid() && reqs[0].Flags.Valid() {
+		return &Run{m: m, ctx: ctx, who: who, try: try, direct: true, reqs: reqs,
+			plan: []lockstep.Request{{ID: reqs[0].ID, Access: reqs[0].Access}}}
 	}
 	return m.StartGroup(ctx, who, reqs, try)
 }

@@ -82,11 +82,13 @@ func (l *Lock) Mode() lockstep.Mode { return lockstep.ModeUnknown }
 func (l *Lock) Token() int64 { return l.token }
 
 // Reentrant says whether lockd granted this Lock by reentrancy and it took
-// nothing: the session's identity already held every member (the ids, and
+// nothing (lockstep.Reentrant, lockd's HeldLock.reentrant): the session's identity already held every member (the ids, and
 // the intention locks on their ancestors) in an access covering it, so it
 // only counts. The first Lock of "rx/2" beside a held "rx/1" shares the
 // intention lock on "rx" but takes "rx/2": not reentrant.
 func (l *Lock) Reentrant() bool { return l.reentrant }
+
+var _ lockstep.Reentrant = (*Lock)(nil)
 
 // Lost is closed when the lock must be taken as lost (package doc). It
 // applies the session's and the lock's own deadlines itself each time it

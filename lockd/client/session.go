@@ -187,6 +187,9 @@ func (s *Session) TryLock(ctx context.Context, id string) (lockstep.Lock, error)
 }
 
 // LockGroup takes every request as one lock, as the library's GroupLocker.
+// Each request's lockstep.Flags go with it (LockItem.flat, no_mask), and
+// lockd refuses, with an error wrapping lockstep.ErrInvalidID, an id its
+// separator reads otherwise; other flag bits are refused before any call.
 func (s *Session) LockGroup(ctx context.Context, reqs ...lockstep.Request) (lockstep.Lock, error) {
 	return s.lock(ctx, "", false, reqs...)
 }
@@ -240,10 +243,17 @@ func (s *Session) lock(ctx context.Context, comment string, try bool, reqs ...lo
 		return nil, fmt.Errorf("lockd client: comment %q is not valid UTF-8, and lockd carries comments as protobuf strings, "+
 			"which must be: give it as UTF-8 (quote or hex-encode binary bytes); nothing was sent", comment)
 	}
+	for _, r := range reqs {
+		if !r.Flags.Valid() {
+			return nil, fmt.Errorf("lockd client: %v for id %q: lockd carries only lockstep.Flat and lockstep.NoMask; nothing was sent: %w",
+				r.Flags, r.ID, lockstep.ErrInvalidID)
+		}
+	}
 	c := s.cur()
 	req := &pb.LockRequest{SessionId: c.id, Comment: comment}
 	for _, r := range reqs {
-		req.Items = append(req.Items, &pb.LockItem{Id: r.ID, Access: pb.Access(r.Access)})
+		req.Items = append(req.Items, &pb.LockItem{Id: r.ID, Access: pb.Access(r.Access),
+			Flat: r.Flags&lockstep.Flat != 0, NoMask: r.Flags&lockstep.NoMask != 0})
 	}
 	call := c.rpc.Lock
 	if try {

@@ -97,3 +97,52 @@ func reentrantHierarchy(t *testing.T, env Env) {
 	require.NoError(t, err, "Exclusive on dir after every release below it")
 	require.NoError(t, h.Unlock(base))
 }
+
+// reentrantReported is seed 003's ALREADY_LOCKED: a unit's Lock tells
+// (lockstep.IsReentrant) whether it only counted. The first take of an id,
+// flat or hierarchical, took something; a second take by the same unit in
+// a covered access only counted; a sibling's first take shares the
+// parent's intention lock but takes its own id, so it took something; a
+// Lock outside any unit never only counts.
+func reentrantReported(t *testing.T, env Env) {
+	base, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := env.NewStore(t)
+	l := newLocker(t, env, s, "/")
+	u := unitOf(t, l, "already locked")
+
+	var held []lockstep.Lock
+	take := func(want bool, what string, reqs ...lockstep.Request) {
+		t.Helper()
+		h, err := u.LockGroup(base, reqs...)
+		require.NoError(t, err, what)
+		_, ok := h.(lockstep.Reentrant)
+		require.True(t, ok, "%s: a unit's Lock %T implements lockstep.Reentrant", what, h)
+		require.Equal(t, want, lockstep.IsReentrant(h), what)
+		held = append(held, h)
+	}
+	x := func(id string) lockstep.Request { return lockstep.Request{ID: id} }
+	take(false, "first take of rx", x("rx"))
+	take(true, "rx again", x("rx"))
+	take(true, "rx Shared, covered by its Exclusive", lockstep.Request{ID: "rx", Access: lockstep.Shared})
+	take(false, "first take of dir/a", x("dir/a"))
+	take(true, "dir/a again", x("dir/a"))
+	take(false, "dir/b: shares the IX on dir, takes dir/b", x("dir/b"))
+	take(true, "a group of held ids", x("dir/b"), x("rx"), x("dir/a"))
+	h, err := u.Lock(base, "dir/a")
+	require.NoError(t, err)
+	require.True(t, lockstep.IsReentrant(h), "Lock, as LockGroup")
+	held = append(held, h)
+	for i := len(held) - 1; i >= 0; i-- {
+		require.NoError(t, held[i].Unlock(base))
+	}
+	h, err = u.Lock(base, "rx")
+	require.NoError(t, err)
+	require.False(t, lockstep.IsReentrant(h), "rx after the balancing release: taken afresh")
+	require.NoError(t, h.Unlock(base))
+
+	outside, err := l.Lock(base, "rx")
+	require.NoError(t, err)
+	require.False(t, lockstep.IsReentrant(outside), "a Lock outside any unit")
+	require.NoError(t, outside.Unlock(base))
+}

@@ -65,7 +65,17 @@ func (l *memLocker) members(reqs []lockstep.Request) ([]lockstep.Request, error)
 		if r.ID == "" || !r.Access.Valid() {
 			return nil, fmt.Errorf("%w: %v", lockstep.ErrInvalidID, r)
 		}
+		if l.sep != "" && r.Flags&lockstep.Flat != 0 && strings.Contains(strings.TrimSuffix(r.ID, l.sep+"*"), l.sep) {
+			if l.m.broken == "flat-paths" {
+				add(r.ID, r.Access) // one name: no intention locks
+				continue
+			}
+			return nil, fmt.Errorf("%w: %v: a flat id holds the separator", lockstep.ErrInvalidID, r)
+		}
 		if p, ok := strings.CutSuffix(r.ID, l.sep+"*"); ok && l.sep != "" && p != "" {
+			if r.Flags&lockstep.NoMask != 0 {
+				return nil, fmt.Errorf("%w: %v: a mask declared no mask", lockstep.ErrInvalidID, r)
+			}
 			if r.Access != lockstep.Shared && r.Access != lockstep.Exclusive && l.m.broken != "mask-intention" {
 				return nil, fmt.Errorf("%w: mask %v: a mask may be taken only Shared or Exclusive", lockstep.ErrInvalidID, r)
 			}
@@ -118,19 +128,21 @@ func (l *memLocker) take(ctx context.Context, holder any, try bool, reqs []locks
 			}
 		}
 		if !blocked {
+			counted := true
 			for _, r := range ms {
 				g := (*memGrant)(nil)
 				if reentrant {
 					g = m.find(r.ID, holder)
 				}
 				if g == nil {
+					counted = false
 					g = &memGrant{access: r.Access, holder: holder}
 					m.grants[r.ID] = append(m.grants[r.ID], g)
 				}
 				g.count++
 				taken, ids = append(taken, g), append(ids, r.ID)
 			}
-			h := &memLock{m: m, ids: ids, grants: taken, lost: make(chan struct{})}
+			h := &memLock{m: m, ids: ids, grants: taken, lost: make(chan struct{}), counted: reentrant && counted && m.broken != "reentrant-unreported"}
 			if reentrant {
 				m.handles[holder] = append(m.handles[holder], h)
 			}
@@ -225,8 +237,11 @@ type memLock struct {
 	ids      []string
 	grants   []*memGrant
 	lost     chan struct{}
+	counted  bool // every member was the holder's already (Reentrant)
 	released bool
 }
+
+func (h *memLock) Reentrant() bool { return h.counted }
 
 func (h *memLock) ID() string            { return strings.Join(h.ids, ", ") }
 func (h *memLock) Owner() string         { return fmt.Sprintf("%p", h) }

@@ -86,6 +86,7 @@ func Run(t *testing.T, env Env) {
 		{"Directories", directories},
 		{"Reentrant", single(reentrant)},
 		{"ReentrantHierarchy", single(reentrantHierarchy)},
+		{"ReentrantReported", single(reentrantReported)},
 		{"DeadlockPair", single(deadlockPair)},
 		{"DeadlockTriangle", single(deadlockTriangle)},
 		{"DeadlockShared", single(deadlockShared)},
@@ -93,6 +94,7 @@ func Run(t *testing.T, env Env) {
 		{"UnlockAll", single(unlockAll)},
 		{"Mask", single(mask)},
 		{"MaskPairs", single(maskPairs)},
+		{"Flags", single(flags)},
 		{"Transfer", single(transfer)},
 	}
 	for _, s := range scenarios {

@@ -43,6 +43,11 @@ func TestSuite_CatchesDefects(t *testing.T) {
 		// A mask in an intention access taken as its parent in it: the
 		// refusal MaskPairs asks for is missing.
 		{"mask-intention", "MaskPairs", "a mask in an intention access"},
+		// A flat path taken as one name, without intention locks: the
+		// refusal Flags asks for is missing.
+		{"flat-paths", "Flags", `doc/page:X:flat`},
+		// A Lock that only counted says it took something.
+		{"reentrant-unreported", "ReentrantReported", "rx again"},
 		// Whichever side of the overlap looks first reports it: a reader
 		// beside a writer, or a writer beside readers (which side depends
 		// on the goroutines' interleaving).

@@ -279,6 +279,26 @@ final class ClientTest extends TestCase
         $this->client()->getLockQuery(['a' => LockQuery::WRITE])->lock('', 0.0);
     }
 
+    public function testLockdRefusesAPathItsFlagsDeclareFlat(): void
+    {
+        // Made with ":" while lockd runs with "/": the client takes
+        // "cfg/a" for one name, and lockd, which reads it as a path, refuses
+        // the flat item instead of locking it with intention locks.
+        $wrong = new LockManagerClient(self::$lockd->url, separator: ':');
+        try {
+            $wrong->getLockQuery(['cfg/a' => LockQuery::WRITE])->lock();
+            $this->fail('a path declared flat was locked');
+        } catch (Exception\InvalidRequestException $e) {
+            $this->assertSame('INVALID_ID', $e->reason());
+            $this->assertStringContainsString('drop lockstep.Flat', $e->getMessage());
+        }
+        $this->assertSame(Lock::LOCKED, $wrong->getLockQuery(['cfg' => LockQuery::WRITE])->lock(), 'a flat name both read alike');
+        $b = $this->client();
+        $this->assertSame(Lock::CANNOT_LOCK, $b->getLockQuery(['cfg/a' => LockQuery::READ], LockManagerClient::HIERARCHY)->tryLock(), 'the flat holder of cfg excludes a path below it');
+        $wrong->close();
+        $b->close();
+    }
+
     public function testLockdsRefusalsAreTyped(): void
     {
         $a = $this->client();

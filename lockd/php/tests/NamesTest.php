@@ -13,16 +13,17 @@ use PHPUnit\Framework\TestCase;
 /** What getLockQuery sends for each flag, and each refusal, without a lockd. */
 final class NamesTest extends TestCase
 {
-    public function testEachNameIsSentAsGivenWithItsAccess(): void
+    public function testEachNameIsSentAsGivenWithItsAccessAndWhatItsFlagsDeclare(): void
     {
+        $flat = ['flat' => true, 'noMask' => true];
         $this->assertSame(
-            [['id' => 'inv-1', 'access' => 'ACCESS_EXCLUSIVE'], ['id' => '42', 'access' => 'ACCESS_SHARED']],
+            [['id' => 'inv-1', 'access' => 'ACCESS_EXCLUSIVE'] + $flat, ['id' => '42', 'access' => 'ACCESS_SHARED'] + $flat],
             Names::items(['inv-1' => Q::WRITE, '42' => Q::READ], 0, '/'),
         );
-        $this->assertSame([['id' => 'orders/7/lines', 'access' => 'ACCESS_EXCLUSIVE']], Names::items(['orders/7/lines' => Q::WRITE], C::HIERARCHY, '/'));
-        $this->assertSame([['id' => 'orders/*', 'access' => 'ACCESS_SHARED']], Names::items(['orders/*' => Q::READ], C::MASK, '/'));
+        $this->assertSame([['id' => 'orders/7/lines', 'access' => 'ACCESS_EXCLUSIVE', 'noMask' => true]], Names::items(['orders/7/lines' => Q::WRITE], C::HIERARCHY, '/'));
+        $this->assertSame([['id' => 'orders/*', 'access' => 'ACCESS_SHARED', 'flat' => true]], Names::items(['orders/*' => Q::READ], C::MASK, '/'));
         $this->assertSame([['id' => 'a.b.*', 'access' => 'ACCESS_EXCLUSIVE'], ['id' => 'a.c', 'access' => 'ACCESS_EXCLUSIVE']], Names::items(['a.b.*' => Q::WRITE, 'a.c' => Q::WRITE], C::HIERARCHY | C::MASK, '.'));
-        $this->assertSame([['id' => 'a/b', 'access' => 'ACCESS_EXCLUSIVE']], Names::items(['a/b' => Q::WRITE], 0, ''), 'flat ids: the separator is an ordinary character');
+        $this->assertSame([['id' => 'a/b', 'access' => 'ACCESS_EXCLUSIVE'] + $flat], Names::items(['a/b' => Q::WRITE], 0, ''), 'flat ids: the separator is an ordinary character');
     }
 
     /** @return array<string, array{0: array<array-key, mixed>, 1: int, 2: string, 3: string}> */

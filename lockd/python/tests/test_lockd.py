@@ -177,6 +177,25 @@ def test_mask_excludes_every_child_and_is_refused_outside_the_grant(a):
         assert e.value.reason == "REASON_NO_PREFIX"
 
 
+def test_flags_declare_and_a_flat_root_excludes_the_paths_below_it(a):
+    with a.session() as s1, a.session() as s2:
+        root = s1.lock("py-flat", timeout=5, flat=True, no_mask=True)
+        with pytest.raises(Locked):
+            s2.try_lock([("py-flat/page", "S")])
+        again = s1.try_lock("py-flat", flat=True)
+        assert again.reentrant and not root.reentrant
+        s1.unlock(again)
+        s1.unlock(root)
+        with pytest.raises(InvalidRequest) as e:
+            s1.try_lock("py/flat/page", flat=True)
+        assert e.value.reason == "REASON_INVALID_ID"
+        assert "drop lockstep.Flat" in str(e.value)
+        with pytest.raises(InvalidRequest):
+            s1.try_lock("py/dir/*", no_mask=True)
+        assert list(s1.describe().locks) == []
+        s2.unlock(s2.try_lock("py-flat/page"))
+
+
 def test_set_token_hands_the_locks_over_without_releasing_them(a):
     giver = a.session()
     with a.session() as taker, a.session() as third:

@@ -946,8 +946,19 @@ type LockItem struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The lock id; with the server's separator (e.g. "/") ids are
 	// hierarchical: a lock on "a/b" takes intention locks on "a".
-	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Access        Access `protobuf:"varint,2,opt,name=access,proto3,enum=lockstep.v1.Access" json:"access,omitempty"`
+	Id     string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Access Access `protobuf:"varint,2,opt,name=access,proto3,enum=lockstep.v1.Access" json:"access,omitempty"`
+	// Declares id one name, not a path (seed 003's query without HIERARCHY):
+	// an id holding the server's separator, other than the mask of one name
+	// ("orders/*"), is refused with INVALID_ID. It
+	// never changes what is taken: every query of an id is planned under the
+	// server's one reading of ids, so flat and hierarchical queries of one id
+	// exclude each other (lockstep.Flat; docs/algorithms.md, section 8.9).
+	Flat bool `protobuf:"varint,3,opt,name=flat,proto3" json:"flat,omitempty"`
+	// Declares id no mask (seed 003's query without MASK): an id whose last
+	// segment is "*" under the server's separator is refused with
+	// INVALID_ID (lockstep.NoMask).
+	NoMask        bool `protobuf:"varint,4,opt,name=no_mask,json=noMask,proto3" json:"no_mask,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -994,6 +1005,20 @@ func (x *LockItem) GetAccess() Access {
 		return x.Access
 	}
 	return Access_ACCESS_EXCLUSIVE
+}
+
+func (x *LockItem) GetFlat() bool {
+	if x != nil {
+		return x.Flat
+	}
+	return false
+}
+
+func (x *LockItem) GetNoMask() bool {
+	if x != nil {
+		return x.NoMask
+	}
+	return false
 }
 
 type LockRequest struct {
@@ -1826,10 +1851,12 @@ const file_lockstep_v1_lockd_proto_rawDesc = "" +
 	"\x11identity_sessions\x18\a \x01(\x05R\x10identitySessions\"\x15\n" +
 	"\x13ListSessionsRequest\"X\n" +
 	"\x14ListSessionsResponse\x12@\n" +
-	"\bsessions\x18\x01 \x03(\v2$.lockstep.v1.DescribeSessionResponseR\bsessions\"G\n" +
+	"\bsessions\x18\x01 \x03(\v2$.lockstep.v1.DescribeSessionResponseR\bsessions\"t\n" +
 	"\bLockItem\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12+\n" +
-	"\x06access\x18\x02 \x01(\x0e2\x13.lockstep.v1.AccessR\x06access\"s\n" +
+	"\x06access\x18\x02 \x01(\x0e2\x13.lockstep.v1.AccessR\x06access\x12\x12\n" +
+	"\x04flat\x18\x03 \x01(\bR\x04flat\x12\x17\n" +
+	"\ano_mask\x18\x04 \x01(\bR\x06noMask\"s\n" +
 	"\vLockRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12+\n" +

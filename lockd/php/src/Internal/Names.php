@@ -24,6 +24,12 @@ use Lockstep\Lockd\LockQuery;
  *
  * A "*" segment is refused anywhere but last, and last without MASK.
  *
+ * Each item also carries what its flags declare — "flat" without HIERARCHY,
+ * "noMask" without MASK (LockItem.flat, no_mask) — and lockd refuses, with
+ * INVALID_ID, an id it reads otherwise under its own separator. So a
+ * client made with a separator lockd does not run still cannot take a path
+ * it meant as one name.
+ *
  * @internal
  */
 final class Names
@@ -32,7 +38,7 @@ final class Names
      * items validates a query and returns lockd's LockItems, in its order.
      *
      * @param array<array-key, mixed> $query name => LockQuery::READ or LockQuery::WRITE
-     * @return list<array{id: string, access: string}>
+     * @return list<array{id: string, access: string, flat?: true, noMask?: true}>
      */
     public static function items(array $query, int $flags, string $separator): array
     {
@@ -57,7 +63,14 @@ final class Names
                 default => throw self::invalid(sprintf('%s => %s: want LockQuery::READ (%d) or LockQuery::WRITE (%d)', self::q($name), var_export($type, true), LockQuery::READ, LockQuery::WRITE)),
             };
             self::check($name, $hierarchy, $mask, $separator);
-            $items[] = ['id' => $name, 'access' => $access];
+            $item = ['id' => $name, 'access' => $access];
+            if (!$hierarchy) {
+                $item['flat'] = true;
+            }
+            if (!$mask) {
+                $item['noMask'] = true;
+            }
+            $items[] = $item;
         }
         return $items;
     }

@@ -46,7 +46,11 @@ Seed 003's extras: lock(..., comment="...") names the unit of work in
 deadlock cycles; a Lock chosen to break a cycle of waits raises Deadlock,
 whose cycle lists the waits (process, waited id, holder, comment);
 session.unlock_all() releases every lock of the session; an id ending in
-"/*" ("orders/*") is a mask: every child of "orders", taken as "orders".
+"/*" ("orders/*") is a mask: every child of "orders", taken as "orders";
+lock(..., flat=True, no_mask=True) declares the ids one name each and no
+mask (seed 003's query without HIERARCHY and MASK), refused with
+InvalidRequest where lockd reads them otherwise; a HeldLock's reentrant is
+seed 003's ALREADY_LOCKED.
 session.get_token() and other.set_token(token) are seed 003's getToken and
 setToken: the other session joins this session's identity and holds its
 locks (same handles and fencing tokens, nothing released); the locks are

@@ -19,8 +19,8 @@ ACCESS = {
 }
 
 
-def _items(ids):
-    """"a/b" or ["a/b", ("a/c", "S")] → LockItems."""
+def _items(ids, flat=False, no_mask=False):
+    """"a/b" or ["a/b", ("a/c", "S")] → LockItems, each with the flags."""
     if isinstance(ids, str):
         ids = [ids]
     items = []
@@ -28,7 +28,7 @@ def _items(ids):
         id_, access = (it, "X") if isinstance(it, str) else it
         if access not in ACCESS:
             raise ValueError(f"access {access!r}: want one of {', '.join(ACCESS)}")
-        items.append(pb.LockItem(id=id_, access=ACCESS[access]))
+        items.append(pb.LockItem(id=id_, access=ACCESS[access], flat=flat, no_mask=no_mask))
     return items
 
 
@@ -153,21 +153,25 @@ class Session:
         with self._mu:
             return bool(self._locks)
 
-    def lock(self, ids, timeout=None, comment=""):
+    def lock(self, ids, timeout=None, comment="", flat=False, no_mask=False):
         """Blocks until the lock (an id, or a group of ids and (id, access)
         pairs; an id "a/b/*" is a mask) is held; timeout in seconds. comment
-        names the unit of work in deadlock cycles. Returns the HeldLock: its
-        lock_id to unlock, its fencing token. Raises Deadlock if chosen to
-        break a cycle of waits; Unavailable if the lockd failed (the session
-        moves, if it can: lock again)."""
-        return self._take("Lock", ids, timeout, comment)
+        names the unit of work in deadlock cycles. flat and no_mask declare
+        every id one name, not a path, and no mask (seed 003's query without
+        HIERARCHY, without MASK): an id that is one under lockd's separator
+        raises InvalidRequest; they never change what is taken. Returns the
+        HeldLock: its lock_id to unlock, its fencing token, and reentrant,
+        true when the session's identity already held every member and the
+        call only counted. Raises Deadlock if chosen to break a cycle of
+        waits; Unavailable if the lockd failed (the session moves, if it can:
+        lock again)."""
+        return self._take("Lock", _items(ids, flat, no_mask), timeout, comment)
 
-    def try_lock(self, ids, comment=""):
+    def try_lock(self, ids, comment="", flat=False, no_mask=False):
         """Takes the lock at once, or raises Locked."""
-        return self._take("TryLock", ids, None, comment)
+        return self._take("TryLock", _items(ids, flat, no_mask), None, comment)
 
-    def _take(self, method, ids, timeout, comment):
-        items = _items(ids)
+    def _take(self, method, items, timeout, comment):
         c = self._conn
         sent = time.monotonic()
         try:

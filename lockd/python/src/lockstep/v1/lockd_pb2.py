@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17lockstep/v1/lockd.proto\x12\x0blockstep.v1\x1a\x1egoogle/protobuf/duration.proto\"J\n\x12OpenSessionRequest\x12&\n\x03ttl\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x0c\n\x04name\x18\x02 \x01(\t\"Q\n\x13OpenSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12&\n\x03ttl\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\"&\n\x10KeepAliveRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\xc8\x01\n\x11KeepAliveResponse\x12&\n\x03ttl\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12?\n\tvalid_for\x18\x02 \x03(\x0b\x32,.lockstep.v1.KeepAliveResponse.ValidForEntry\x1aJ\n\rValidForEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration:\x02\x38\x01\")\n\x13\x43loseSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x16\n\x14\x43loseSessionResponse\")\n\x13WatchSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\xed\x01\n\x0cSessionEvent\x12,\n\x04kind\x18\x01 \x01(\x0e\x32\x1e.lockstep.v1.SessionEvent.Kind\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08lock_ids\x18\x03 \x03(\t\x12\x0e\n\x06reason\x18\x04 \x01(\t\"y\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\x00\x12\x11\n\rKIND_WATCHING\x10\x01\x12\x12\n\x0eKIND_LOCK_LOST\x10\x02\x12\x10\n\x0cKIND_EXPIRED\x10\x03\x12\x0f\n\x0bKIND_CLOSED\x10\x04\x12\x11\n\rKIND_DRAINING\x10\x05\",\n\x16\x44\x65scribeSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\xc9\x01\n\x17\x44\x65scribeSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\tprincipal\x18\x03 \x01(\t\x12&\n\x03ttl\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\x12$\n\x05locks\x18\x05 \x03(\x0b\x32\x15.lockstep.v1.HeldLock\x12\x10\n\x08identity\x18\x06 \x01(\t\x12\x19\n\x11identity_sessions\x18\x07 \x01(\x05\"\x15\n\x13ListSessionsRequest\"N\n\x14ListSessionsResponse\x12\x36\n\x08sessions\x18\x01 \x03(\x0b\x32$.lockstep.v1.DescribeSessionResponse\";\n\x08LockItem\x12\n\n\x02id\x18\x01 \x01(\t\x12#\n\x06\x61\x63\x63\x65ss\x18\x02 \x01(\x0e\x32\x13.lockstep.v1.Access\"X\n\x0bLockRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12$\n\x05items\x18\x02 \x03(\x0b\x32\x15.lockstep.v1.LockItem\x12\x0f\n\x07\x63omment\x18\x03 \x01(\t\"3\n\x0cLockResponse\x12#\n\x04lock\x18\x01 \x01(\x0b\x32\x15.lockstep.v1.HeldLock\"\x91\x01\n\x08HeldLock\x12\x0f\n\x07lock_id\x18\x01 \x01(\t\x12$\n\x05items\x18\x02 \x03(\x0b\x32\x15.lockstep.v1.LockItem\x12\r\n\x05token\x18\x03 \x01(\x03\x12\x11\n\treentrant\x18\x04 \x01(\x08\x12,\n\tvalid_for\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\"4\n\rUnlockRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0f\n\x07lock_id\x18\x02 \x01(\t\"\x10\n\x0eUnlockResponse\"&\n\x10UnlockAllRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"<\n\x11UnlockAllResponse\x12\x10\n\x08lock_ids\x18\x01 \x03(\t\x12\x15\n\rlost_lock_ids\x18\x02 \x03(\t\"%\n\x0fGetTokenRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"3\n\x10GetTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t\x12\x10\n\x08identity\x18\x02 \x01(\t\"4\n\x0fSetTokenRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"J\n\x10SetTokenResponse\x12\x10\n\x08identity\x18\x01 \x01(\t\x12$\n\x05locks\x18\x02 \x03(\x0b\x32\x15.lockstep.v1.HeldLock\"\x8f\x01\n\x0e\x44\x65\x61\x64lockMember\x12\x0f\n\x07process\x18\x01 \x01(\t\x12$\n\x05waits\x18\x02 \x01(\x0b\x32\x15.lockstep.v1.LockItem\x12\x0f\n\x07held_by\x18\x03 \x01(\t\x12$\n\x07held_in\x18\x04 \x01(\x0e\x32\x13.lockstep.v1.Access\x12\x0f\n\x07\x63omment\x18\x05 \x01(\t\"\xa4\x06\n\tLockError\x12-\n\x06reason\x18\x01 \x01(\x0e\x32\x1d.lockstep.v1.LockError.Reason\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\n\n\x02id\x18\x03 \x01(\t\x12\x15\n\rlost_lock_ids\x18\x04 \x03(\t\x12\x0c\n\x04hint\x18\x05 \x01(\t\x12*\n\x05\x63ycle\x18\x06 \x03(\x0b\x32\x1b.lockstep.v1.DeadlockMember\"\xf6\x04\n\x06Reason\x12\x16\n\x12REASON_UNSPECIFIED\x10\x00\x12\x11\n\rREASON_LOCKED\x10\x01\x12\x0f\n\x0bREASON_LOST\x10\x02\x12\x1a\n\x16REASON_SESSION_EXPIRED\x10\x03\x12\x12\n\x0eREASON_UPGRADE\x10\x04\x12\x1c\n\x18REASON_INCOMPATIBLE_MODE\x10\x05\x12\x15\n\x11REASON_INVALID_ID\x10\x06\x12\x19\n\x15REASON_INVALID_ACCESS\x10\x07\x12\x1b\n\x17REASON_INVALID_ARGUMENT\x10\x08\x12\x14\n\x10REASON_NO_PREFIX\x10\t\x12\x1b\n\x17REASON_NOT_YOUR_SESSION\x10\n\x12\x1a\n\x16REASON_UNAUTHENTICATED\x10\x0b\x12\x1c\n\x18REASON_STORE_UNAVAILABLE\x10\x0c\x12\x18\n\x14REASON_STORE_REFUSED\x10\r\x12\x18\n\x14REASON_SHUTTING_DOWN\x10\x0e\x12\x1a\n\x16REASON_UNKNOWN_SESSION\x10\x0f\x12\x17\n\x13REASON_UNKNOWN_LOCK\x10\x10\x12\x13\n\x0fREASON_DEADLINE\x10\x11\x12\x13\n\x0fREASON_DEADLOCK\x10\x12\x12\x18\n\x14REASON_INVALID_TOKEN\x10\x13\x12\x18\n\x14REASON_UNKNOWN_TOKEN\x10\x14\x12\x19\n\x15REASON_NOT_YOUR_TOKEN\x10\x15\x12\x14\n\x10REASON_OWN_TOKEN\x10\x16\x12\x16\n\x12REASON_HOLDS_LOCKS\x10\x17\x12\x16\n\x12REASON_OTHER_LOCKD\x10\x18*\x8c\x01\n\x06\x41\x63\x63\x65ss\x12\x14\n\x10\x41\x43\x43\x45SS_EXCLUSIVE\x10\x00\x12\x11\n\rACCESS_SHARED\x10\x01\x12\x18\n\x14\x41\x43\x43\x45SS_INTENT_SHARED\x10\x02\x12\x1b\n\x17\x41\x43\x43\x45SS_INTENT_EXCLUSIVE\x10\x03\x12\"\n\x1e\x41\x43\x43\x45SS_SHARED_INTENT_EXCLUSIVE\x10\x04\x32\xa0\x07\n\x0bLockService\x12P\n\x0bOpenSession\x12\x1f.lockstep.v1.OpenSessionRequest\x1a .lockstep.v1.OpenSessionResponse\x12J\n\tKeepAlive\x12\x1d.lockstep.v1.KeepAliveRequest\x1a\x1e.lockstep.v1.KeepAliveResponse\x12S\n\x0c\x43loseSession\x12 .lockstep.v1.CloseSessionRequest\x1a!.lockstep.v1.CloseSessionResponse\x12M\n\x0cWatchSession\x12 .lockstep.v1.WatchSessionRequest\x1a\x19.lockstep.v1.SessionEvent0\x01\x12\\\n\x0f\x44\x65scribeSession\x12#.lockstep.v1.DescribeSessionRequest\x1a$.lockstep.v1.DescribeSessionResponse\x12S\n\x0cListSessions\x12 .lockstep.v1.ListSessionsRequest\x1a!.lockstep.v1.ListSessionsResponse\x12;\n\x04Lock\x12\x18.lockstep.v1.LockRequest\x1a\x19.lockstep.v1.LockResponse\x12>\n\x07TryLock\x12\x18.lockstep.v1.LockRequest\x1a\x19.lockstep.v1.LockResponse\x12\x41\n\x06Unlock\x12\x1a.lockstep.v1.UnlockRequest\x1a\x1b.lockstep.v1.UnlockResponse\x12J\n\tUnlockAll\x12\x1d.lockstep.v1.UnlockAllRequest\x1a\x1e.lockstep.v1.UnlockAllResponse\x12G\n\x08GetToken\x12\x1c.lockstep.v1.GetTokenRequest\x1a\x1d.lockstep.v1.GetTokenResponse\x12G\n\x08SetToken\x12\x1c.lockstep.v1.SetTokenRequest\x1a\x1d.lockstep.v1.SetTokenResponseBBZ@github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1;lockstepv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17lockstep/v1/lockd.proto\x12\x0blockstep.v1\x1a\x1egoogle/protobuf/duration.proto\"J\n\x12OpenSessionRequest\x12&\n\x03ttl\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x0c\n\x04name\x18\x02 \x01(\t\"Q\n\x13OpenSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12&\n\x03ttl\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\"&\n\x10KeepAliveRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\xc8\x01\n\x11KeepAliveResponse\x12&\n\x03ttl\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12?\n\tvalid_for\x18\x02 \x03(\x0b\x32,.lockstep.v1.KeepAliveResponse.ValidForEntry\x1aJ\n\rValidForEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration:\x02\x38\x01\")\n\x13\x43loseSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x16\n\x14\x43loseSessionResponse\")\n\x13WatchSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\xed\x01\n\x0cSessionEvent\x12,\n\x04kind\x18\x01 \x01(\x0e\x32\x1e.lockstep.v1.SessionEvent.Kind\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x10\n\x08lock_ids\x18\x03 \x03(\t\x12\x0e\n\x06reason\x18\x04 \x01(\t\"y\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\x00\x12\x11\n\rKIND_WATCHING\x10\x01\x12\x12\n\x0eKIND_LOCK_LOST\x10\x02\x12\x10\n\x0cKIND_EXPIRED\x10\x03\x12\x0f\n\x0bKIND_CLOSED\x10\x04\x12\x11\n\rKIND_DRAINING\x10\x05\",\n\x16\x44\x65scribeSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\xc9\x01\n\x17\x44\x65scribeSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\tprincipal\x18\x03 \x01(\t\x12&\n\x03ttl\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\x12$\n\x05locks\x18\x05 \x03(\x0b\x32\x15.lockstep.v1.HeldLock\x12\x10\n\x08identity\x18\x06 \x01(\t\x12\x19\n\x11identity_sessions\x18\x07 \x01(\x05\"\x15\n\x13ListSessionsRequest\"N\n\x14ListSessionsResponse\x12\x36\n\x08sessions\x18\x01 \x03(\x0b\x32$.lockstep.v1.DescribeSessionResponse\"Z\n\x08LockItem\x12\n\n\x02id\x18\x01 \x01(\t\x12#\n\x06\x61\x63\x63\x65ss\x18\x02 \x01(\x0e\x32\x13.lockstep.v1.Access\x12\x0c\n\x04\x66lat\x18\x03 \x01(\x08\x12\x0f\n\x07no_mask\x18\x04 \x01(\x08\"X\n\x0bLockRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12$\n\x05items\x18\x02 \x03(\x0b\x32\x15.lockstep.v1.LockItem\x12\x0f\n\x07\x63omment\x18\x03 \x01(\t\"3\n\x0cLockResponse\x12#\n\x04lock\x18\x01 \x01(\x0b\x32\x15.lockstep.v1.HeldLock\"\x91\x01\n\x08HeldLock\x12\x0f\n\x07lock_id\x18\x01 \x01(\t\x12$\n\x05items\x18\x02 \x03(\x0b\x32\x15.lockstep.v1.LockItem\x12\r\n\x05token\x18\x03 \x01(\x03\x12\x11\n\treentrant\x18\x04 \x01(\x08\x12,\n\tvalid_for\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\"4\n\rUnlockRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x0f\n\x07lock_id\x18\x02 \x01(\t\"\x10\n\x0eUnlockResponse\"&\n\x10UnlockAllRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"<\n\x11UnlockAllResponse\x12\x10\n\x08lock_ids\x18\x01 \x03(\t\x12\x15\n\rlost_lock_ids\x18\x02 \x03(\t\"%\n\x0fGetTokenRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"3\n\x10GetTokenResponse\x12\r\n\x05token\x18\x01 \x01(\t\x12\x10\n\x08identity\x18\x02 \x01(\t\"4\n\x0fSetTokenRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"J\n\x10SetTokenResponse\x12\x10\n\x08identity\x18\x01 \x01(\t\x12$\n\x05locks\x18\x02 \x03(\x0b\x32\x15.lockstep.v1.HeldLock\"\x8f\x01\n\x0e\x44\x65\x61\x64lockMember\x12\x0f\n\x07process\x18\x01 \x01(\t\x12$\n\x05waits\x18\x02 \x01(\x0b\x32\x15.lockstep.v1.LockItem\x12\x0f\n\x07held_by\x18\x03 \x01(\t\x12$\n\x07held_in\x18\x04 \x01(\x0e\x32\x13.lockstep.v1.Access\x12\x0f\n\x07\x63omment\x18\x05 \x01(\t\"\xa4\x06\n\tLockError\x12-\n\x06reason\x18\x01 \x01(\x0e\x32\x1d.lockstep.v1.LockError.Reason\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\n\n\x02id\x18\x03 \x01(\t\x12\x15\n\rlost_lock_ids\x18\x04 \x03(\t\x12\x0c\n\x04hint\x18\x05 \x01(\t\x12*\n\x05\x63ycle\x18\x06 \x03(\x0b\x32\x1b.lockstep.v1.DeadlockMember\"\xf6\x04\n\x06Reason\x12\x16\n\x12REASON_UNSPECIFIED\x10\x00\x12\x11\n\rREASON_LOCKED\x10\x01\x12\x0f\n\x0bREASON_LOST\x10\x02\x12\x1a\n\x16REASON_SESSION_EXPIRED\x10\x03\x12\x12\n\x0eREASON_UPGRADE\x10\x04\x12\x1c\n\x18REASON_INCOMPATIBLE_MODE\x10\x05\x12\x15\n\x11REASON_INVALID_ID\x10\x06\x12\x19\n\x15REASON_INVALID_ACCESS\x10\x07\x12\x1b\n\x17REASON_INVALID_ARGUMENT\x10\x08\x12\x14\n\x10REASON_NO_PREFIX\x10\t\x12\x1b\n\x17REASON_NOT_YOUR_SESSION\x10\n\x12\x1a\n\x16REASON_UNAUTHENTICATED\x10\x0b\x12\x1c\n\x18REASON_STORE_UNAVAILABLE\x10\x0c\x12\x18\n\x14REASON_STORE_REFUSED\x10\r\x12\x18\n\x14REASON_SHUTTING_DOWN\x10\x0e\x12\x1a\n\x16REASON_UNKNOWN_SESSION\x10\x0f\x12\x17\n\x13REASON_UNKNOWN_LOCK\x10\x10\x12\x13\n\x0fREASON_DEADLINE\x10\x11\x12\x13\n\x0fREASON_DEADLOCK\x10\x12\x12\x18\n\x14REASON_INVALID_TOKEN\x10\x13\x12\x18\n\x14REASON_UNKNOWN_TOKEN\x10\x14\x12\x19\n\x15REASON_NOT_YOUR_TOKEN\x10\x15\x12\x14\n\x10REASON_OWN_TOKEN\x10\x16\x12\x16\n\x12REASON_HOLDS_LOCKS\x10\x17\x12\x16\n\x12REASON_OTHER_LOCKD\x10\x18*\x8c\x01\n\x06\x41\x63\x63\x65ss\x12\x14\n\x10\x41\x43\x43\x45SS_EXCLUSIVE\x10\x00\x12\x11\n\rACCESS_SHARED\x10\x01\x12\x18\n\x14\x41\x43\x43\x45SS_INTENT_SHARED\x10\x02\x12\x1b\n\x17\x41\x43\x43\x45SS_INTENT_EXCLUSIVE\x10\x03\x12\"\n\x1e\x41\x43\x43\x45SS_SHARED_INTENT_EXCLUSIVE\x10\x04\x32\xa0\x07\n\x0bLockService\x12P\n\x0bOpenSession\x12\x1f.lockstep.v1.OpenSessionRequest\x1a .lockstep.v1.OpenSessionResponse\x12J\n\tKeepAlive\x12\x1d.lockstep.v1.KeepAliveRequest\x1a\x1e.lockstep.v1.KeepAliveResponse\x12S\n\x0c\x43loseSession\x12 .lockstep.v1.CloseSessionRequest\x1a!.lockstep.v1.CloseSessionResponse\x12M\n\x0cWatchSession\x12 .lockstep.v1.WatchSessionRequest\x1a\x19.lockstep.v1.SessionEvent0\x01\x12\\\n\x0f\x44\x65scribeSession\x12#.lockstep.v1.DescribeSessionRequest\x1a$.lockstep.v1.DescribeSessionResponse\x12S\n\x0cListSessions\x12 .lockstep.v1.ListSessionsRequest\x1a!.lockstep.v1.ListSessionsResponse\x12;\n\x04Lock\x12\x18.lockstep.v1.LockRequest\x1a\x19.lockstep.v1.LockResponse\x12>\n\x07TryLock\x12\x18.lockstep.v1.LockRequest\x1a\x19.lockstep.v1.LockResponse\x12\x41\n\x06Unlock\x12\x1a.lockstep.v1.UnlockRequest\x1a\x1b.lockstep.v1.UnlockResponse\x12J\n\tUnlockAll\x12\x1d.lockstep.v1.UnlockAllRequest\x1a\x1e.lockstep.v1.UnlockAllResponse\x12G\n\x08GetToken\x12\x1c.lockstep.v1.GetTokenRequest\x1a\x1d.lockstep.v1.GetTokenResponse\x12G\n\x08SetToken\x12\x1c.lockstep.v1.SetTokenRequest\x1a\x1d.lockstep.v1.SetTokenResponseBBZ@github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1;lockstepv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,8 +35,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._serialized_options = b'Z@github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1;lockstepv1'
   _globals['_KEEPALIVERESPONSE_VALIDFORENTRY']._loaded_options = None
   _globals['_KEEPALIVERESPONSE_VALIDFORENTRY']._serialized_options = b'8\001'
-  _globals['_ACCESS']._serialized_start=2879
-  _globals['_ACCESS']._serialized_end=3019
+  _globals['_ACCESS']._serialized_start=2910
+  _globals['_ACCESS']._serialized_end=3050
   _globals['_OPENSESSIONREQUEST']._serialized_start=72
   _globals['_OPENSESSIONREQUEST']._serialized_end=146
   _globals['_OPENSESSIONRESPONSE']._serialized_start=148
@@ -66,35 +66,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTSESSIONSRESPONSE']._serialized_start=1097
   _globals['_LISTSESSIONSRESPONSE']._serialized_end=1175
   _globals['_LOCKITEM']._serialized_start=1177
-  _globals['_LOCKITEM']._serialized_end=1236
-  _globals['_LOCKREQUEST']._serialized_start=1238
-  _globals['_LOCKREQUEST']._serialized_end=1326
-  _globals['_LOCKRESPONSE']._serialized_start=1328
-  _globals['_LOCKRESPONSE']._serialized_end=1379
-  _globals['_HELDLOCK']._serialized_start=1382
-  _globals['_HELDLOCK']._serialized_end=1527
-  _globals['_UNLOCKREQUEST']._serialized_start=1529
-  _globals['_UNLOCKREQUEST']._serialized_end=1581
-  _globals['_UNLOCKRESPONSE']._serialized_start=1583
-  _globals['_UNLOCKRESPONSE']._serialized_end=1599
-  _globals['_UNLOCKALLREQUEST']._serialized_start=1601
-  _globals['_UNLOCKALLREQUEST']._serialized_end=1639
-  _globals['_UNLOCKALLRESPONSE']._serialized_start=1641
-  _globals['_UNLOCKALLRESPONSE']._serialized_end=1701
-  _globals['_GETTOKENREQUEST']._serialized_start=1703
-  _globals['_GETTOKENREQUEST']._serialized_end=1740
-  _globals['_GETTOKENRESPONSE']._serialized_start=1742
-  _globals['_GETTOKENRESPONSE']._serialized_end=1793
-  _globals['_SETTOKENREQUEST']._serialized_start=1795
-  _globals['_SETTOKENREQUEST']._serialized_end=1847
-  _globals['_SETTOKENRESPONSE']._serialized_start=1849
-  _globals['_SETTOKENRESPONSE']._serialized_end=1923
-  _globals['_DEADLOCKMEMBER']._serialized_start=1926
-  _globals['_DEADLOCKMEMBER']._serialized_end=2069
-  _globals['_LOCKERROR']._serialized_start=2072
-  _globals['_LOCKERROR']._serialized_end=2876
-  _globals['_LOCKERROR_REASON']._serialized_start=2246
-  _globals['_LOCKERROR_REASON']._serialized_end=2876
-  _globals['_LOCKSERVICE']._serialized_start=3022
-  _globals['_LOCKSERVICE']._serialized_end=3950
+  _globals['_LOCKITEM']._serialized_end=1267
+  _globals['_LOCKREQUEST']._serialized_start=1269
+  _globals['_LOCKREQUEST']._serialized_end=1357
+  _globals['_LOCKRESPONSE']._serialized_start=1359
+  _globals['_LOCKRESPONSE']._serialized_end=1410
+  _globals['_HELDLOCK']._serialized_start=1413
+  _globals['_HELDLOCK']._serialized_end=1558
+  _globals['_UNLOCKREQUEST']._serialized_start=1560
+  _globals['_UNLOCKREQUEST']._serialized_end=1612
+  _globals['_UNLOCKRESPONSE']._serialized_start=1614
+  _globals['_UNLOCKRESPONSE']._serialized_end=1630
+  _globals['_UNLOCKALLREQUEST']._serialized_start=1632
+  _globals['_UNLOCKALLREQUEST']._serialized_end=1670
+  _globals['_UNLOCKALLRESPONSE']._serialized_start=1672
+  _globals['_UNLOCKALLRESPONSE']._serialized_end=1732
+  _globals['_GETTOKENREQUEST']._serialized_start=1734
+  _globals['_GETTOKENREQUEST']._serialized_end=1771
+  _globals['_GETTOKENRESPONSE']._serialized_start=1773
+  _globals['_GETTOKENRESPONSE']._serialized_end=1824
+  _globals['_SETTOKENREQUEST']._serialized_start=1826
+  _globals['_SETTOKENREQUEST']._serialized_end=1878
+  _globals['_SETTOKENRESPONSE']._serialized_start=1880
+  _globals['_SETTOKENRESPONSE']._serialized_end=1954
+  _globals['_DEADLOCKMEMBER']._serialized_start=1957
+  _globals['_DEADLOCKMEMBER']._serialized_end=2100
+  _globals['_LOCKERROR']._serialized_start=2103
+  _globals['_LOCKERROR']._serialized_end=2907
+  _globals['_LOCKERROR_REASON']._serialized_start=2277
+  _globals['_LOCKERROR_REASON']._serialized_end=2907
+  _globals['_LOCKSERVICE']._serialized_start=3053
+  _globals['_LOCKSERVICE']._serialized_end=3981
 # @@protoc_insertion_point(module_scope)
