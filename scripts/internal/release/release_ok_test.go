@@ -37,7 +37,7 @@ func TestRelease_TagsEveryModuleAtOneVersion(t *testing.T) {
 	}
 	// The tagged commit: the same requires, no replace into the checkout.
 	for name, want := range map[string]string{
-		"a/go.mod": "module " + root + "/a\n\ngo 1.26.0\n\nrequire " + root + " v0.1.0\n",
+		"a/go.mod":   "module " + root + "/a\n\ngo 1.26.0\n\nrequire " + root + " v0.1.0\n",
 		"b/c/go.mod": "module " + root + "/b/c\n\ngo 1.26.0\n\nrequire (\n\t" + root + " v0.1.0\n\t" + root + "/a v0.1.0 // indirect\n\texample.com/other v1.2.3\n)\n",
 	} {
 		if got := git(t, dir, "show", "v0.1.0:"+name) + "\n"; got != want {
