@@ -26,7 +26,6 @@ type cohortConfig struct {
 	maxLatency            time.Duration
 	seed                  uint64
 	fencing               bool
-	algorithms            []algorithm
 }
 
 // cohortRun is one algorithm's run: per goroutine, what contend recorded.
