@@ -82,7 +82,10 @@
 // returns an error wrapping ErrUnavailable. A lockd only cut off keeps its
 // share of the locks until its old session lapses: a lock unlocked after
 // the move is free only then. A move another lockd refuses (a token it
-// cannot adopt) ends the session at once, saying so.
+// cannot adopt) ends the session at once, saying so. Session.Moves counts
+// the moves; Options.OnMove, when set, is told of each (a Move: the lockds
+// left and reached, when it began and ended, the Locks kept and lost, and
+// for a move that failed, why).
 //
 // Open itself tries Open's lockd and then each endpoint in turn, around
 // the list twice, passing over a lockd that cannot answer (a connection

@@ -74,8 +74,9 @@ class Session:
     locks (failover.py): id and endpoint then name the new session and lockd,
     and moves counts the moves. Safe for concurrent use by several threads."""
 
-    def __init__(self, client, session_id, ttl, endpoint=None, name="", peer=None):
+    def __init__(self, client, session_id, ttl, endpoint=None, name="", peer=None, on_move=None):
         self.client, self.ttl, self.name = client, ttl, name
+        self._on_move = on_move
         self._conn = failover.Conn(client.endpoints[0] if endpoint is None else endpoint, session_id)
         self._times = LockTimes(ttl)
         # The session's deadline (time.monotonic()) once kept alive in the
@@ -147,6 +148,11 @@ class Session:
             return False
         failover.move(self, c, err)
         return self._conn is not c and not self._lost.is_set()
+
+    def _moved(self, move):
+        """Tells on_move, if given, of a move (failover.Move)."""
+        if self._on_move is not None:
+            self._on_move(move)
 
     def _holds(self):
         """Whether the session has a lock."""
