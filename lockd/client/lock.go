@@ -48,6 +48,20 @@ func newLock(s *Session, h *pb.HeldLock, items []*pb.LockItem) *Lock {
 		lost: make(chan struct{})}
 }
 
+// ValidUntil is the lock's own deadline: the instant until which, by what
+// lockd said (valid_for, counted from the send of the call that carried
+// it; package doc, "When a lock counts as lost"), the lock is certain to
+// stay valid. Lost closes then unless a KeepAlive answer, or a move's
+// adoption, gives the lock more time first. After a loss it says whether
+// the lock's time ran out (the loss came at it) or the lock was lost with
+// time still ahead (lockd said so, the session ended, or a move did not
+// carry it).
+func (l *Lock) ValidUntil() time.Time {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	return l.deadline
+}
+
 // ID is the id locked, or a group's ids joined by commas in the order given.
 func (l *Lock) ID() string { return l.id }
 

@@ -181,17 +181,26 @@ class Session:
         except LockdError as err:
             self._failed(c, err, timeout)
             raise
-        name = self._granted(c, held, items, sent)
+        late = None
+        short = sent + min(self.ttl, _seconds(held.valid_for)) - time.monotonic() < self.ttl / 3
+        if method == "Lock" and self._deadline is not None and short and self._conn is c:
+            # Granted late in a long wait: its time counted from the call's
+            # send is short or over. Ask again how long it stays valid before
+            # the lock is recorded, so that no check in between (the keeper's,
+            # lost()) takes it as lost by the short count.
+            late = self._ask(c)
+        name = self._granted(c, held, items, sent, late)
         if name is None:  # answered by a lockd the session moved off meanwhile
             raise failover.give_back(self, c, held)
-        if method == "Lock" and self._deadline is not None and self._times.deadline(name) - time.monotonic() < self.ttl / 3:
-            self._refresh(c)  # granted late in a long wait: ask again how long it stays valid
+        if late is not None:
+            self._answered(c, *late)
         failover.refresh_peer(self)
         return _renamed(held, name)
 
-    def _granted(self, c, held, items, sent):
+    def _granted(self, c, held, items, sent, late=None):
         """Records a lock an answer at c to a call sent at sent returned,
-        starts its deadline and wakes the keeper to time its KeepAlives by
+        starts its deadline — or the later one a KeepAlive (late: its send
+        and answer) gave it — and wakes the keeper to time its KeepAlives by
         it; returns its name (its handle, until the session has moved), or
         None if the session no longer uses c."""
         with self._mu:
@@ -202,7 +211,10 @@ class Session:
                 name = held.lock_id if self.moves == 0 else f"{held.lock_id}@{self.moves}"
                 self._locks[name] = _Lock(name, list(items), held.token, held.reentrant, held.lock_id)
                 self._names[held.lock_id] = name
-            self._times.granted(name, sent, _seconds(held.valid_for))
+            later = None
+            if late is not None and held.lock_id in late[1].valid_for:
+                later = (late[0], _seconds(late[1].valid_for[held.lock_id]))
+            self._times.granted(name, sent, _seconds(held.valid_for), later)
         if c.keeper is not None:
             c.keeper.added()
         return name
@@ -372,13 +384,15 @@ class Session:
             valid = {self._names.get(h, h): _seconds(v) for h, v in res.valid_for.items()}
             self._times.answered(sent, valid)
 
-    def _refresh(self, c):
+    def _ask(self, c):
+        """One KeepAlive at c, cut at a third of the TTL (a lockd that hangs
+        must not hold the caller): (its send, its answer), or None if it
+        failed."""
         sent = time.monotonic()
         try:
-            res = self._call("KeepAlive", pb.KeepAliveRequest(session_id=c.id), conn=c)
+            return sent, self._call("KeepAlive", pb.KeepAliveRequest(session_id=c.id), timeout=max(self.ttl / 3, 0.01), conn=c)
         except LockdError:
-            return
-        self._answered(c, sent, res)
+            return None
 
     def _lost_at(self, c, handles):
         """Loses the locks of handles a LOCK_LOST at c named."""
@@ -406,6 +420,15 @@ class Session:
         if self._deadline is not None:
             self._times.check()
         return self._times.is_lost(lock if isinstance(lock, str) else lock.lock_id)
+
+    def valid_until(self, lock):
+        """The lock's own deadline (time.monotonic()), given a HeldLock or
+        its lock_id: until then, by what lockd said (valid_for, counted from
+        the send of the call that carried it), the lock is certain to stay
+        valid, and lost(lock) turns true then unless a KeepAlive answer or a
+        move's adoption gives it more time first. None once the lock is
+        released, or a move left it behind."""
+        return self._times.deadline(lock if isinstance(lock, str) else lock.lock_id)
 
     def lost_reason(self):
         """Why the session counts as lost, or None."""
