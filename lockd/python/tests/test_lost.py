@@ -99,3 +99,15 @@ def test_a_lock_granted_after_a_wait_longer_than_its_valid_for_is_not_lost(a):
             assert not waiter.lost(held), "a lock lockd holds was taken as lost after a long wait"
             time.sleep(0.05)
         waiter.unlock(held)
+
+
+def test_a_busy_caller_keeps_its_session_alive(a):
+    # Locks taken more often than the keeper's wait (a third of the TTL)
+    # may bring the next KeepAlive forward, never put it off: the calls
+    # keep going out and the session outlives several TTLs.
+    with a.session(ttl=1) as s:
+        for i in range(30):  # 30 × 0.1 s: three TTLs
+            held = s.lock(f"py-busy-{i}", timeout=5)
+            time.sleep(0.1)
+            s.unlock(held)
+        assert not s.lost(), f"the session lapsed while its caller kept taking locks: {s.lost_reason()}"

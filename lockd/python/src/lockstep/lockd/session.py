@@ -342,8 +342,8 @@ class Session:
     def keep_alive_in_background(self):
         """Keeps the session alive and tells its holder when its locks must
         be taken as lost (lost(), lost_locks): a KeepAlive every third of
-        the TTL, or within half the time the earliest lock has left (timed
-        again as each lock is added; every tenth of the TTL after a
+        the TTL, or within half the time the earliest lock has left (brought
+        forward, never put off, by each lock added; every tenth of the TTL after a
         failure), and the session's watch stream
         followed on a second thread. The session counts as lost when lockd
         says so (EXPIRED, CLOSED, or an answer saying the session expired
