@@ -68,7 +68,9 @@ func (l *lockdLocker) session(ctx context.Context) (*client.Session, error) {
 	}
 	if l.sess != nil {
 		// Its locks are lost already; Close stops its goroutines. lockd
-		// may be down or cut off: do not wait for it.
+		// may be down or cut off: do not wait for it. Why it ended goes to
+		// the worker's log.
+		fmt.Fprintf(os.Stderr, "rbworker %s: session at %s ended: %v\n", l.name, l.sess.Endpoint(), l.sess.Err())
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 500*time.Millisecond)
 		_ = l.sess.Close(cctx)
 		cancel()
@@ -137,18 +139,34 @@ func (l *lockdLocker) Close(ctx context.Context) error {
 // the checkers then require no other holder before it. The channel also
 // closes when Unlock releases the lock; the instant is then after the
 // Unlock's invocation and ends nothing (release records the Unlock).
+//
+// When the lock's own time ran out (the sighting is at or past its
+// ValidUntil: lockd/client closes Lost at that deadline), the instant is
+// the deadline itself, and expired is set: a worker paused past the
+// deadline sees Lost late, but its client counted the lock lost from the
+// deadline on.
 type lossWatch struct {
-	done chan struct{} // closed once at is set
-	at   int64         // ns since the epoch
-	stop chan struct{}
+	done    chan struct{} // closed once at is set
+	at      int64         // ns since the epoch
+	expired bool          // the lock's own time had run out
+	stop    chan struct{}
 }
+
+// validUntil is lockd/client's Lock: its own deadline.
+type validUntil interface{ ValidUntil() time.Time }
 
 func (t *tracker) watchLoss(l lockstep.Lock) *lossWatch {
 	lw := &lossWatch{done: make(chan struct{}), stop: make(chan struct{})}
 	go func() {
 		select {
 		case <-l.Lost():
-			lw.at = t.w.clk.Now()
+			seen := time.Now()
+			lw.at = t.w.clk.At(seen)
+			if v, ok := l.(validUntil); ok {
+				if until := v.ValidUntil(); !seen.Before(until) {
+					lw.at, lw.expired = min(lw.at, t.w.clk.At(until)), true
+				}
+			}
 			close(lw.done)
 		case <-lw.stop:
 		}

@@ -197,15 +197,16 @@ func (w *worker) recordLost(h *hold, seen int64) {
 	}
 	h.lost = true
 	w.stats.lost++
-	d := w.tr.deadline(h)
+	d, expired := w.tr.deadline(h), false
 	if w.tr.lockd {
 		d = lockdDeadline(h, 100*time.Millisecond) // Lost is closed: the watcher fires now
+		expired = h.loss != nil && h.loss.known(0) != 0 && h.loss.expired
 	}
 	if w.c.planted.ignoreLost {
 		d = seen // it believed it held the lock until Unlock said otherwise
 	}
 	w.record(history.Record{Process: w.c.process, Lock: h.id, Op: history.Lost, Token: h.token, Mode: h.mode.String(),
-		InvokeNS: min(d, seen), ReturnNS: seen, Outcome: history.OK, LeaseDeadlineNS: d})
+		InvokeNS: min(d, seen), ReturnNS: seen, Outcome: history.OK, LeaseDeadlineNS: d, Expired: expired})
 }
 
 // critical reads the fenced register (with the lock's token, which raises
