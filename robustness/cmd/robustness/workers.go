@@ -158,7 +158,7 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 				hold, minHold = seg.hold, seg.minHold
 			}
 			seed := r.o.seed*1000 + uint64(idx)*100 + uint64(i)
-			w.cmd = exec.Command(r.bin.python, append([]string{r.bin.pyWorker},
+			w.cmd = exec.Command(r.bin.python, append([]string{"-B", r.bin.pyWorker}, // -B: no __pycache__ in the repository
 				seg.lk.pythonArgs(id, registerURL, w.history, locks, d, seed, hold, minHold)...)...)
 		}
 		w.cmd.Stdout, w.cmd.Stderr = logf, logf
