@@ -151,6 +151,23 @@ func (r *runner) newLockdSet(seg *segment, idx int) *lockdSet {
 	return s
 }
 
+// window points s at the history directory of one window of its segment
+// (a control's later windows have directories of their own: its clients'
+// histories, which the strikes read, and their moves) and forgets the last
+// window's lockd events and counts (stopLockds added them up).
+func (s *lockdSet) window(dir string) {
+	s.dir = dir
+	for _, c := range s.clients {
+		s.history[c] = filepath.Join(dir, c+".jsonl")
+	}
+	for _, p := range s.procs {
+		p.log = filepath.Join(dir, fmt.Sprintf("lockd-l%d.log", p.n))
+	}
+	s.mu.Lock()
+	s.events, s.counts = nil, map[nemesis.Kind]int{}
+	s.mu.Unlock()
+}
+
 // segmentDir is where a segment's histories and logs go.
 func segmentDir(r *runner, seg *segment, idx int) string {
 	return filepath.Join(r.outDir, fmt.Sprintf("%02d-%s", idx+1, seg.name))
@@ -197,6 +214,7 @@ func (s *lockdSet) start(ctx context.Context, keyspace string) error {
 		return err
 	}
 	for _, c := range s.clients {
+		s.proxies[c] = nil // a control's later window: the last one's are closed
 		for _, p := range s.procs {
 			px, err := newProxy(p.addr)
 			if err != nil {

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-go/lockstep/robustness/check"
 	"github.com/lockstep-go/lockstep/robustness/history"
+	"github.com/lockstep-go/lockstep/robustness/nemesis"
 )
 
 // startProxies gives s's clients proxies to each of its lockds (to
@@ -67,21 +69,26 @@ func TestFleetLockdClients_OneSingleTwoFailingOver(t *testing.T) {
 	}
 }
 
-// The lockd control's Python client starts on l1, the lockd its event
-// pauses, with its own lock id and the planted skip-adopt; its Go client
-// has l1 alone.
+// The lockd control's Go client has l1 alone, its Python client starts on
+// l2, with its own lock id and the planted skip-adopt; the control pauses
+// l2, then l1, each after the other.
 func TestLockdControlClients(t *testing.T) {
 	c := ctlLockdIgnoresLost
 	r := &runner{o: options{workers: 4}, outDir: t.TempDir()}
 	s := r.newLockdSet(&c, 0)
 	startProxies(t, s)
-	if len(s.clients) != 2 || s.lockdOf[s.clients[0]] != 1 || s.lockdOf[s.clients[1]] != 1 || !s.isPython(s.clients[1]) ||
+	if len(s.clients) != 2 || s.lockdOf[s.clients[0]] != 1 || s.lockdOf[s.clients[1]] != 2 || !s.isPython(s.clients[1]) ||
 		!slices.Equal(s.movers(), s.clients[1:]) {
 		t.Fatalf("clients %v, lockds %v, movers %v", s.clients, s.lockdOf, s.movers())
 	}
 	py := strings.Join(s.pythonArgs(s.clients[1], "http://reg", "h.jsonl", 2, time.Minute, 7, 7*time.Second, 7*time.Second), " ")
 	if !strings.Contains(py, "--plant skip-adopt") || !strings.Contains(py, "--lock-prefix solo- --locks 1") {
 		t.Fatalf("python args %s", py)
+	}
+	c.lk = s
+	evs := c.events(r, &c, 10*time.Second)
+	if len(evs) != 2 || evs[0].Nemesis.Name() != "pause-lockd l2" || evs[1].Nemesis.Name() != "pause-lockd l1" || evs[1].At < evs[0].At+evs[0].Hold {
+		t.Fatalf("events %+v", evs)
 	}
 }
 
@@ -116,5 +123,23 @@ func TestCurrentLockd_FollowsTheMoves(t *testing.T) {
 	}
 	if s.currentLockd("new-w3") != 1 || !slices.Equal(s.Clients(1), []string{"new-w2", "new-w3"}) || !slices.Equal(s.Clients(2), []string{"new-w4"}) {
 		t.Fatalf("after a move to l1: w3 on l%d, l1's clients %v, l2's %v", s.currentLockd("new-w3"), s.Clients(1), s.Clients(2))
+	}
+}
+
+// A control's later window has a history directory of its own: the set's
+// clients' histories (which the strikes read), moves and lockd logs move
+// there, and the last window's lockd events and counts are forgotten.
+func TestLockdSetWindow_MovesToTheWindowsDirectory(t *testing.T) {
+	c := ctlLockdIgnoresLost
+	r := &runner{o: options{workers: 4}, outDir: t.TempDir()}
+	s := r.newLockdSet(&c, 7)
+	s.events = []check.LockdEvent{{Name: "pause-lockd l1"}}
+	s.counts[nemesis.KindPauseLockd] = 1
+	dir := filepath.Join(r.outDir, "08-ctl-lockd-ignores-lost-window2")
+	s.window(dir)
+	py := s.clients[1]
+	if s.history[py] != filepath.Join(dir, py+".jsonl") || s.movesPath(py) != filepath.Join(dir, history.MovesDir, py+".jsonl") ||
+		s.procs[0].log != filepath.Join(dir, "lockd-l1.log") || len(s.events) != 0 || len(s.counts) != 0 {
+		t.Fatalf("after window: history %s, moves %s, log %s, events %v, counts %v", s.history[py], s.movesPath(py), s.procs[0].log, s.events, s.counts)
 	}
 }

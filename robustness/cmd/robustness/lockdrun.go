@@ -58,11 +58,13 @@ func (r *runner) planLockdTrack(seg *segment, idx int, window time.Duration, sta
 	return nil
 }
 
-// startLockds starts seg's lockds on keyspace, if it has any.
-func (r *runner) startLockds(ctx context.Context, seg *segment, keyspace string) error {
+// startLockds starts seg's lockds on keyspace, if it has any, for a
+// window whose histories go to histDir.
+func (r *runner) startLockds(ctx context.Context, seg *segment, keyspace, histDir string) error {
 	if seg.lk == nil {
 		return nil
 	}
+	seg.lk.window(histDir)
 	r.lockds = seg.lk
 	t := time.Now()
 	if err := seg.lk.start(ctx, keyspace); err != nil {
@@ -168,18 +170,24 @@ func (r *runner) moveSummary(res []result) {
 // workers (the clients are the shipped ones), among three in-process
 // workers on two locks:
 //
+//   - a Python client given both lockds, starting on l2, whose moves skip
+//     the adoption (lockd_worker --plant skip-adopt), holding an id of its
+//     own (solo-0, 7 s at a time, so nearly always). l2 is paused first,
+//     for 2 s (twice the session TTL), once it holds: the client moves to
+//     l1 carrying no lock, so the lock it held is lost with its time
+//     ahead. The lockd-loss checker must catch a lock lost by a client
+//     that could fail over;
 //   - a Go client of lockd l1 alone that ignores its locks' Lost channels
 //     (rbworker --plant lockd-ignores-lost) and works on, writing the
-//     registers, until Unlock says the lock was lost; it holds 7 s. Its
-//     lockd is paused for 6 s right after a client acquired: the paused
-//     lockd's cells expire (lock TTL 4 s) and a waiting in-process worker
-//     takes the lock while the client, ignoring Lost, works on. The mutex
-//     model must catch the overlap;
-//   - a Python client given both lockds, starting on l1, whose moves skip
-//     the adoption (lockd_worker --plant skip-adopt): the pause moves it
-//     to l2 carrying no lock, so the lock it held (an id of its own,
-//     solo-0, held 7 s at a time) is lost at the move. The lockd-loss
-//     checker must catch a lock lost by a client that could fail over.
+//     registers, until Unlock says the lock was lost; it holds 7 s. Then l1
+//     is paused for 6 s right after it acquired: the paused lockd's cells
+//     expire (lock TTL 4 s) and a waiting in-process worker takes the lock
+//     while the client, ignoring Lost, works on. The mutex model must
+//     catch the overlap.
+//
+// Each defect has its own lockd and pause, so that one window shows both:
+// with one pause for both, a window caught only the client that happened
+// to hold when it struck.
 //
 // The segment has a fixed length of 15 s, outside --minutes' shares, and
 // reuses the new fleet's keyspace (phase new), so that it costs CI 15 s
@@ -200,11 +208,13 @@ func (r *runner) moveSummary(res []result) {
 var ctlLockdIgnoresLost = segment{name: "ctl-lockd-ignores-lost", modes: []string{"new"}, phase: "new", locks: 2,
 	keyspace: "robust_new", length: 15 * time.Second, plant: "lockd-ignores-lost",
 	lockman: 2, extra: 3, lockmanPlant: "no-detection", lockmanPlan: "P", catchBy: []string{"mutex", "lockd-loss"},
-	lockd: lockdSetup{clients: 2, single: 1, python: 1, pyPlant: "skip-adopt", pyLockPrefix: "solo-", pyLocks: 1, failoverOn: 1,
+	lockd: lockdSetup{clients: 2, single: 1, python: 1, pyPlant: "skip-adopt", pyLockPrefix: "solo-", pyLocks: 1, failoverOn: 2,
 		lockTTL: 4 * time.Second, sessionTTL: time.Second, minHold: 7 * time.Second, hold: 7 * time.Second, fresh: true},
 	events: func(r *runner, seg *segment, window time.Duration) []nemesis.Event {
-		return []nemesis.Event{{At: 500 * time.Millisecond, Hold: seg.lockd.lockTTL + 2*time.Second,
-			Nemesis: &nemesis.PauseLockd{L: seg.lk, N: 1, Wait: 3 * time.Second}}}
+		return []nemesis.Event{
+			{At: 500 * time.Millisecond, Hold: 2 * seg.lockd.sessionTTL, Nemesis: &nemesis.PauseLockd{L: seg.lk, N: 2, Wait: 3 * time.Second}},
+			{At: 5500 * time.Millisecond, Hold: seg.lockd.lockTTL + 2*time.Second, Nemesis: &nemesis.PauseLockd{L: seg.lk, N: 1, Wait: 3500 * time.Millisecond}},
+		}
 	},
 	expect: expectViolation, control: true}
 

@@ -178,7 +178,7 @@ func (r *runner) runSegment(ctx context.Context, idx, attempt int, seg *segment,
 		return res, err
 	}
 	defer srv.Close()
-	if err := r.startLockds(ctx, seg, keyspace); err != nil {
+	if err := r.startLockds(ctx, seg, keyspace, histDir); err != nil {
 		return res, err
 	}
 	defer r.stopLockds()
