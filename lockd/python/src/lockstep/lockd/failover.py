@@ -342,7 +342,9 @@ def _install(s, c, sent, set_sent, got, held, to, counted, peer):
         for name, lk in s._locks.items():
             h = to.get(name)
             until = s._times.deadline(name)
-            if h is not None and h.lock_id not in used and until is not None and got <= until:
+            # A lock already counted lost (its holder was told so) is not
+            # kept, whatever its deadline says now.
+            if h is not None and h.lock_id not in used and until is not None and got <= until and not s._times.is_lost(name):
                 used.add(h.lock_id)
                 lk.handle, locks[name], names[h.lock_id] = h.lock_id, lk, name
                 s._times.granted(name, set_sent, h.valid_for.ToTimedelta().total_seconds())

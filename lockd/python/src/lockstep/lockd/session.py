@@ -234,6 +234,11 @@ class Session:
                     continue  # the session moved: unlock there
                 if _lost_or_gone(err):
                     self._forget(c, [handle])
+                    # The old lockd's session ended or lost the lock while a
+                    # move carried it to another lockd: release it there
+                    # too, or that lockd holds it for the session until the
+                    # session ends.
+                    self._unlock_carried(c, name)
                 raise
             self._forget(c, [handle])
             self._unlock_carried(c, name)
