@@ -216,20 +216,28 @@ class Worker:
         until = None
         while not h.done.is_set():
             if s.lost(h.held):
-                seen = time.monotonic()
-                at = self.clk.at(seen)
-                # The deadline now, unless a move forgot it (then the last seen).
-                until = s.valid_until(h.held) or until
-                if until is not None and seen >= until:
-                    at, h.expired = min(at, self.clk.at(until)), True
-                h.lost_at = at
+                self.sighted(s, h, until)
                 return
             until = s.valid_until(h.held) or until
             h.done.wait(0.005)
 
+    def sighted(self, s, h, until=None):
+        """Notes, once, the instant the client counted h lost: now, or its
+        deadline if that had passed (its time ran out: expired). until is
+        the deadline last seen, for a lock a move has forgotten."""
+        if h.lost_at:
+            return
+        seen = time.monotonic()
+        at = self.clk.at(seen)
+        until = s.valid_until(h.held) or until
+        if until is not None and seen >= until:
+            at, h.expired = min(at, self.clk.at(until)), True
+        h.lost_at = at
+
     def lost(self, s, h):
         """Whether h is lost, recording the first sighting."""
         if s.lost(h.held):
+            self.sighted(s, h)
             self.record_lost(h, self.clk.now())
             return True
         return False
@@ -295,12 +303,14 @@ class Worker:
                 err = None
                 break
             except Lost as e:
+                self.sighted(s, h)
                 self.record_lost(h, inv)
                 err = None
                 break
             except LockdError as e:
                 err = e
                 if s.lost():
+                    self.sighted(s, h)
                     self.record_lost(h, inv)
                     err = None
                     break

@@ -71,7 +71,7 @@ func TestFleetLockdClients_OneSingleTwoFailingOver(t *testing.T) {
 
 // The lockd control's Go client has l1 alone, its Python client starts on
 // l2, with its own lock id and the planted skip-adopt; the control pauses
-// l2, then l1, each after the other.
+// l1, then l2, each after the other.
 func TestLockdControlClients(t *testing.T) {
 	c := ctlLockdIgnoresLost
 	r := &runner{o: options{workers: 4}, outDir: t.TempDir()}
@@ -87,7 +87,7 @@ func TestLockdControlClients(t *testing.T) {
 	}
 	c.lk = s
 	evs := c.events(r, &c, 10*time.Second)
-	if len(evs) != 2 || evs[0].Nemesis.Name() != "pause-lockd l2" || evs[1].Nemesis.Name() != "pause-lockd l1" || evs[1].At < evs[0].At+evs[0].Hold {
+	if len(evs) != 2 || evs[0].Nemesis.Name() != "pause-lockd l1" || evs[1].Nemesis.Name() != "pause-lockd l2" || evs[1].At < evs[0].At+evs[0].Hold {
 		t.Fatalf("events %+v", evs)
 	}
 }

@@ -170,20 +170,20 @@ func (r *runner) moveSummary(res []result) {
 // workers (the clients are the shipped ones), among three in-process
 // workers on two locks:
 //
-//   - a Python client given both lockds, starting on l2, whose moves skip
-//     the adoption (lockd_worker --plant skip-adopt), holding an id of its
-//     own (solo-0, 7 s at a time, so nearly always). l2 is paused first,
-//     for 2 s (twice the session TTL), once it holds: the client moves to
-//     l1 carrying no lock, so the lock it held is lost with its time
-//     ahead. The lockd-loss checker must catch a lock lost by a client
-//     that could fail over;
 //   - a Go client of lockd l1 alone that ignores its locks' Lost channels
 //     (rbworker --plant lockd-ignores-lost) and works on, writing the
-//     registers, until Unlock says the lock was lost; it holds 7 s. Then l1
-//     is paused for 6 s right after it acquired: the paused lockd's cells
-//     expire (lock TTL 4 s) and a waiting in-process worker takes the lock
-//     while the client, ignoring Lost, works on. The mutex model must
-//     catch the overlap.
+//     registers, until Unlock says the lock was lost; it holds 7 s. l1 is
+//     paused first, for 6 s, right after it acquired: the paused lockd's
+//     cells expire (lock TTL 4 s) and a waiting in-process worker takes
+//     the lock while the client, ignoring Lost, works on. The mutex model
+//     must catch the overlap;
+//   - a Python client given both lockds, starting on l2, whose moves skip
+//     the adoption (lockd_worker --plant skip-adopt), holding an id of its
+//     own (solo-0, 7 s at a time, so nearly always). Once l1 is back, l2
+//     is paused for 2 s (twice the session TTL): the client moves to l1
+//     carrying no lock, so the lock it held is lost with its time ahead.
+//     The lockd-loss checker must catch a lock lost by a client that could
+//     fail over.
 //
 // Each defect has its own lockd and pause, so that one window shows both:
 // with one pause for both, a window caught only the client that happened
@@ -212,8 +212,8 @@ var ctlLockdIgnoresLost = segment{name: "ctl-lockd-ignores-lost", modes: []strin
 		lockTTL: 4 * time.Second, sessionTTL: time.Second, minHold: 7 * time.Second, hold: 7 * time.Second, fresh: true},
 	events: func(r *runner, seg *segment, window time.Duration) []nemesis.Event {
 		return []nemesis.Event{
-			{At: 500 * time.Millisecond, Hold: 2 * seg.lockd.sessionTTL, Nemesis: &nemesis.PauseLockd{L: seg.lk, N: 2, Wait: 3 * time.Second}},
-			{At: 5500 * time.Millisecond, Hold: seg.lockd.lockTTL + 2*time.Second, Nemesis: &nemesis.PauseLockd{L: seg.lk, N: 1, Wait: 3500 * time.Millisecond}},
+			{At: 500 * time.Millisecond, Hold: seg.lockd.lockTTL + 2*time.Second, Nemesis: &nemesis.PauseLockd{L: seg.lk, N: 1, Wait: 3 * time.Second}},
+			{At: 7 * time.Second, Hold: 2 * seg.lockd.sessionTTL, Nemesis: &nemesis.PauseLockd{L: seg.lk, N: 2, Wait: time.Second}},
 		}
 	},
 	expect: expectViolation, control: true}
