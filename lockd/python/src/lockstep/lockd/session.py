@@ -237,8 +237,12 @@ class Session:
                     # The old lockd's session ended or lost the lock while a
                     # move carried it to another lockd: release it there
                     # too, or that lockd holds it for the session until the
-                    # session ends.
-                    self._unlock_carried(c, name)
+                    # session ends. Released there, the lock was not lost:
+                    # the move kept it (held throughout), and the new lockd
+                    # released it.
+                    if self._unlock_carried(c, name):
+                        failover.refresh_peer(self)
+                        return
                 raise
             self._forget(c, [handle])
             self._unlock_carried(c, name)
@@ -262,16 +266,18 @@ class Session:
 
     def _unlock_carried(self, c, name):
         """Releases, at the lockd the session moved to, a lock just released
-        at c while a move carried it there."""
+        at c while a move carried it there; returns True if it did (the
+        move kept the lock, and the new lockd released it)."""
         with self._mu:
             c2, lk = self._conn, self._locks.get(name)
         if c2 is c or lk is None:
-            return
+            return False
         try:
             self.client.call("Unlock", pb.UnlockRequest(session_id=c2.id, lock_id=lk.handle), endpoint=c2.endpoint)
         except LockdError:
-            return
+            return False
         self._forget(c2, [lk.handle])
+        return True
 
     def _forget(self, c, handles):
         """Drops the released locks of handles at c, if the session still
