@@ -73,3 +73,29 @@ func TestFailover_OnMoveReportsAFailedMove(t *testing.T) {
 	require.Zero(t, m.Kept)
 	lostWithin(t, x, time.Second)
 }
+
+// An Unlock sent to a lockd that then stalls, while the session moves
+// with the lock to another lockd, and answered by the old lockd once its
+// old session has expired, releases the lock at the new lockd and
+// succeeds: the move kept the lock, held throughout.
+func TestFailover_UnlockTheOldLockdAnswersLateSucceedsAtTheNewOne(t *testing.T) {
+	srvs, _, _ := cluster(t, 2)
+	s := openOn(t, srvs, time.Second, nil)
+	other := open(t, srvs[1].url, nil)
+	x, err := s.Lock(t.Context(), "x")
+	require.NoError(t, err)
+	srvs[0].delay.Store(true)
+	done := make(chan error, 1)
+	go func() { done <- x.Unlock(context.Background()) }()
+	waitMoves(t, s, 1, 3*time.Second)
+	time.Sleep(1500 * time.Millisecond) // the old session expires at lockd 0 (TTL 1s)
+	srvs[0].delay.Store(false)          // lockd 0 answers the Unlock: session expired
+	select {
+	case err := <-done:
+		require.NoError(t, err, "the move kept the lock and the new lockd released it")
+	case <-time.After(5 * time.Second):
+		t.Fatal("Unlock did not return")
+	}
+	_, err = other.TryLock(t.Context(), "x")
+	require.NoError(t, err, "x is free")
+}

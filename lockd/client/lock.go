@@ -127,6 +127,9 @@ func (l *Lock) markReleased() {
 // If the lockd fails under it and the session moves, Unlock goes to the
 // new lockd; a lock the move left behind (lost) is released by the old
 // lockd when the old session lapses, and Unlock returns lockstep.ErrLost.
+// A lock the move carried is released at the new lockd even when the old
+// one, answering late, says its session ended: Unlock then returns nil,
+// the lock having been held throughout.
 func (l *Lock) Unlock(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -157,9 +160,12 @@ func (l *Lock) Unlock(ctx context.Context) error {
 		l.released = true
 		l.s.forget(c, h)
 		if c2, h2 := l.at(); c2 != c && h2 != "" {
-			// Released at the old lockd while a move carried the lock to c2.
+			// Released (or refused as lost, its session ended) at the old
+			// lockd while a move carried the lock to c2: released there,
+			// the lock was not lost — the move kept it, held throughout.
 			if _, err2 := c2.rpc.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: c2.id, LockId: h2})); err2 == nil {
 				l.s.forget(c2, h2)
+				err = nil
 			}
 		}
 		l.lose()
