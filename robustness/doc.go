@@ -15,18 +15,22 @@
 // lock served at LOCAL_QUORUM (the ctl-dc-local-quorum control) is caught.
 //
 // Workers also take their locks through lockd, the lock manager as a
-// service (lockd/): in the fleets new and combined+new two of the four
-// workers go through two lockd processes the runner starts on the
-// segment's keyspace (ordinary fleet processes following its phase), each
-// by a TCP proxy the runner can cut, and a lockd track of nemeses runs
-// beside the cluster's schedule: a lockd SIGKILLed mid-hold, one paused
-// longer than its lock TTL, a client cut off from its lockd for longer than
-// its session TTL. The checkers judge lockd holds with the in-process ones
-// on the same ids, a lockd hold ending at the instant its client knew of
-// the loss, and every hold of an affected client that spanned such an event
-// must end by a loss report (check's lockd-loss); the control
-// ctl-lockd-ignores-valid-for (a client ignoring lockd's valid_for, with a
-// session TTL longer than the lease window) is caught.
+// service (lockd/): in the fleets new and combined+new three workers go
+// through two lockd processes the runner starts on the segment's keyspace
+// (ordinary fleet processes following its phase, sharing a peer key), by
+// TCP proxies the runner can cut, and a lockd track of nemeses runs beside
+// the cluster's schedule: a lockd SIGKILLed mid-hold, one paused longer
+// than its lock TTL, a client cut off from its lockd for longer than its
+// session TTL. One of the three, a Go client, is given one lockd: every
+// hold of it that spanned such an event must end by a loss report. The
+// other two, a Go client and a Python one (robustness/pyworker, the Python
+// client), are given both and fail over: none of their holds may be lost
+// to a lockd event with its time still ahead (check's lockd-loss), and the
+// run counts their moves and times them. The checkers judge lockd holds
+// with the in-process ones on the same ids, a lockd hold ending at the
+// instant its client knew of the loss. The control ctl-lockd-ignores-lost
+// (a Go worker ignoring Lost, and a Python worker whose moves skip the
+// adoption) is caught by the mutex model and by lockd-loss.
 //
 // Lock-manager workers run beside the plain ones in four fleets: units of
 // work taking ids nested in opposite orders on purpose under deadlock

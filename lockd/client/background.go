@@ -27,19 +27,28 @@ func (s *Session) keepAlive(c *conn) {
 	ctx := c.ctx
 	every, retry := s.ttl/3, max(s.ttl/10, 10*time.Millisecond)
 	wait := every
+	// due is when the next call goes out. A lock added since can only
+	// bring it forward (its time may end sooner): were the wait timed
+	// again from each new lock, a caller taking locks more often than the
+	// wait would keep the call from ever going out, and the session would
+	// lapse.
+	due := time.Now().Add(wait)
 	for {
 		s.checkLocks()
 		s.mu.Lock()
 		left := time.Until(s.deadline)
 		s.mu.Unlock()
+		if d := time.Now().Add(s.beforeEarliestLock(wait)); d.Before(due) {
+			due = d
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.done:
 			return
-		case <-s.newLock: // a lock whose time may end before this wait would
+		case <-s.newLock: // a lock whose time may end before due
 			continue
-		case <-time.After(min(s.beforeEarliestLock(wait), max(left, 0))):
+		case <-time.After(min(time.Until(due), max(left, 0))):
 		}
 		s.check()
 		s.checkLocks()
@@ -57,6 +66,7 @@ func (s *Session) keepAlive(c *conn) {
 		if err == nil {
 			s.answered(c, sent, res.Msg)
 			wait = every
+			due = time.Now().Add(wait)
 			continue
 		}
 		if ctx.Err() != nil {
@@ -66,6 +76,7 @@ func (s *Session) keepAlive(c *conn) {
 			return // moved: the new lockd's loop runs
 		}
 		wait = retry
+		due = time.Now().Add(wait)
 	}
 }
 

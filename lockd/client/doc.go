@@ -82,11 +82,13 @@
 // returns an error wrapping ErrUnavailable. A lockd only cut off keeps its
 // share of the locks until its old session lapses: a lock unlocked after
 // the move is free only then. A move another lockd refuses (a token it
-// cannot adopt) ends the session at once, saying so. A lockd shut down
-// gracefully tells its sessions DRAINING: a session with Endpoints moves
-// then, before anything fails, and closes the session it left there,
-// which releases nothing (§8.8, "Draining"); a rolling restart of the
-// lockds keeps its locks.
+// cannot adopt) ends the session at once, saying so. Session.Moves counts
+// the moves; Options.OnMove, when set, is told of each (a Move: the lockds
+// left and reached, when it began and ended, the Locks kept and lost, and
+// for a move that failed, why). A lockd shut down gracefully tells its
+// sessions DRAINING: a session with Endpoints moves then, before anything
+// fails, and closes the session it left there, which releases nothing
+// (§8.8, "Draining"); a rolling restart of the lockds keeps its locks.
 //
 // Open itself tries Open's lockd and then each endpoint in turn, around
 // the list twice, passing over a lockd that cannot answer (a connection

@@ -27,6 +27,22 @@ import (
 // not finish before the session's deadline ends the session, as a failed
 // lockd did without fail-over.
 
+// Move is one move of a session to another lockd, as Options.OnMove
+// reports it.
+type Move struct {
+	// From is the lockd the session left; To the one it moved to ("" when
+	// the move failed).
+	From, To string
+	// Began is when the session noticed From had failed and set out;
+	// Ended when the move finished (To in use) or failed.
+	Began, Ended time.Time
+	// Kept counts the Locks the move kept (the same ids and fencing
+	// tokens), Lost those it reported lost.
+	Kept, Lost int
+	// Err is why the move failed and the session ended; nil on success.
+	Err error
+}
+
 // conn is one session on one lockd: the session uses one at a time.
 type conn struct {
 	url  string
@@ -194,6 +210,7 @@ func (s *Session) giveBack(ctx context.Context, c *conn, l *Lock) error {
 // lost. Moves are one at a time; a move that finds the session already
 // off old does nothing.
 func (s *Session) move(old *conn, cause error) {
+	began := time.Now()
 	s.moveMu.Lock()
 	defer s.moveMu.Unlock()
 	s.mu.Lock()
@@ -201,7 +218,7 @@ func (s *Session) move(old *conn, cause error) {
 		s.mu.Unlock()
 		return
 	}
-	deadline, peer := s.deadline, s.peer
+	deadline, peer, held := s.deadline, s.peer, len(s.locks)
 	s.mu.Unlock()
 	old.stop()
 	ctx, cancel := context.WithDeadline(s.root, deadline)
@@ -215,8 +232,9 @@ func (s *Session) move(old *conn, cause error) {
 	last, refused := cause, false
 	for try := 1; ctx.Err() == nil; try++ {
 		url := s.urls[(at+try)%len(s.urls)]
-		err := s.moveTo(ctx, url, peer)
+		kept, lost, err := s.moveTo(ctx, url, peer)
 		if err == nil {
+			s.moved(Move{From: old.url, To: url, Began: began, Ended: time.Now(), Kept: kept, Lost: lost})
 			return
 		}
 		last = fmt.Errorf("lockd %s: %w", url, err)
@@ -241,8 +259,17 @@ func (s *Session) move(old *conn, cause error) {
 	if refused {
 		why = "another lockd refused to take the session and its locks over (%v); no lockd of the cluster would accept them"
 	}
-	s.end(fmt.Errorf("lockd client: session %s: lockd %s failed (%v), and "+why+": %w",
-		old.id, old.url, cause, last, errors.Join(ErrSessionEnded, lockstep.ErrLost)))
+	err := fmt.Errorf("lockd client: session %s: lockd %s failed (%v), and "+why+": %w",
+		old.id, old.url, cause, last, errors.Join(ErrSessionEnded, lockstep.ErrLost))
+	s.end(err)
+	s.moved(Move{From: old.url, Began: began, Ended: time.Now(), Lost: held, Err: err})
+}
+
+// moved reports m to Options.OnMove, if set.
+func (s *Session) moved(m Move) {
+	if s.onMove != nil {
+		s.onMove(m)
+	}
 }
 
 // drained moves the session off c, whose lockd drains it (it is shutting

@@ -68,7 +68,7 @@ func failoverRun(t *rapid.T, srvs []*server, knobs *client.TestingKnobs) error {
 	sessions := make([]*client.Session, 2)
 	for i := range sessions {
 		u := urls(srvs)
-		s, err := client.Open(ctx, u[0], &client.Options{TTL: 2 * time.Second, Endpoints: u[1:], TestingKnobs: knobs})
+		s, err := client.OpenWithKnobs(ctx, u[0], &client.Options{TTL: 2 * time.Second, Endpoints: u[1:]}, knobs)
 		if err != nil {
 			return err
 		}

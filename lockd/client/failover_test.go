@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"slices"
@@ -90,7 +91,10 @@ func urls(srvs []*server) []string {
 func openOn(t *testing.T, srvs []*server, ttl time.Duration, knobs *client.TestingKnobs) *client.Session {
 	t.Helper()
 	u := urls(srvs)
-	return open(t, u[0], &client.Options{TTL: ttl, Endpoints: u[1:], TestingKnobs: knobs})
+	s, err := client.OpenWithKnobs(t.Context(), u[0], &client.Options{TTL: ttl, Endpoints: u[1:]}, knobs)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	return s
 }
 
 // requireKept checks that every lock is still held by s: not lost, the

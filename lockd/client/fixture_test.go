@@ -42,6 +42,9 @@ type server struct {
 	srv *lockd.Server
 	// unhang, closed at cleanup, ends the requests hang holds.
 	unhang chan struct{}
+	// delay holds every request until it is switched off, then serves it:
+	// a lockd that stalls (paused) and then goes on.
+	delay atomic.Bool
 }
 
 func newServer(t *testing.T, principals *lockd.Principals) *server {
@@ -89,6 +92,15 @@ func serveLockd(t *testing.T, store *model.Store, process string, opts lockd.Opt
 			case <-s.unhang:
 			}
 			return
+		}
+		for s.delay.Load() {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-s.unhang:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
 		}
 		if strings.HasSuffix(r.URL.Path, "/OpenSession") && s.dropOpen.Add(-1) >= 0 {
 			if c, _, err := http.NewResponseController(w).Hijack(); err == nil {

@@ -48,6 +48,20 @@ func newLock(s *Session, h *pb.HeldLock, items []*pb.LockItem) *Lock {
 		lost: make(chan struct{})}
 }
 
+// ValidUntil is the lock's own deadline: the instant until which, by what
+// lockd said (valid_for, counted from the send of the call that carried
+// it; package doc, "When a lock counts as lost"), the lock is certain to
+// stay valid. Lost closes then unless a KeepAlive answer, or a move's
+// adoption, gives the lock more time first. After a loss it says whether
+// the lock's time ran out (the loss came at it) or the lock was lost with
+// time still ahead (lockd said so, the session ended, or a move did not
+// carry it).
+func (l *Lock) ValidUntil() time.Time {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	return l.deadline
+}
+
 // ID is the id locked, or a group's ids joined by commas in the order given.
 func (l *Lock) ID() string { return l.id }
 
@@ -115,6 +129,9 @@ func (l *Lock) markReleased() {
 // If the lockd fails under it and the session moves, Unlock goes to the
 // new lockd; a lock the move left behind (lost) is released by the old
 // lockd when the old session lapses, and Unlock returns lockstep.ErrLost.
+// A lock the move carried is released at the new lockd even when the old
+// one, answering late, says its session ended: Unlock then returns nil,
+// the lock having been held throughout.
 func (l *Lock) Unlock(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -145,9 +162,12 @@ func (l *Lock) Unlock(ctx context.Context) error {
 		l.released = true
 		l.s.forget(c, h)
 		if c2, h2 := l.at(); c2 != c && h2 != "" {
-			// Released at the old lockd while a move carried the lock to c2.
+			// Released (or refused as lost, its session ended) at the old
+			// lockd while a move carried the lock to c2: released there,
+			// the lock was not lost — the move kept it, held throughout.
 			if _, err2 := c2.rpc.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: c2.id, LockId: h2})); err2 == nil {
 				l.s.forget(c2, h2)
+				err = nil
 			}
 		}
 		l.lose()

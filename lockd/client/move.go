@@ -19,7 +19,8 @@ var errClosing = errors.New("lockd client: the session is closing")
 
 // moveTo opens a session on the lockd at url, adopts peer there when the
 // session holds locks, reads the new identity's peer token, and installs
-// the new session (install). What it opened is closed again if it fails.
+// the new session (install), and says how many Locks the move kept and
+// lost. What it opened is closed again if it fails.
 //
 // The token is read before install, as a step of the move: a session
 // installed without one would carry nothing at its next move, and lose
@@ -27,14 +28,14 @@ var errClosing = errors.New("lockd client: the session is closing")
 // A lockd that adopts the locks and then cannot hand out its token is
 // treated as one that failed during the move: the session moves on, with
 // the token it carried, to the next lockd.
-func (s *Session) moveTo(ctx context.Context, url, peer string) error {
+func (s *Session) moveTo(ctx context.Context, url, peer string) (kept, lost int, err error) {
 	c, sent, ttl, err := s.openOn(ctx, url)
 	if err != nil {
-		return wrap(ctx, err)
+		return 0, 0, wrap(ctx, err)
 	}
 	if ttl != s.ttl {
 		s.closeOn(c)
-		return fmt.Errorf("lockd client: lockd %s granted a session TTL of %v, not the session's %v: give the lockds of a cluster the same TTL bounds: %w",
+		return 0, 0, fmt.Errorf("lockd client: lockd %s granted a session TTL of %v, not the session's %v: give the lockds of a cluster the same TTL bounds: %w",
 			url, ttl, s.ttl, ErrUnavailable)
 	}
 	s.closeLeft(ctx, c)
@@ -45,7 +46,7 @@ func (s *Session) moveTo(ctx context.Context, url, peer string) error {
 		res, err := c.rpc.SetToken(ctx, connect.NewRequest(&pb.SetTokenRequest{SessionId: c.id, Token: peer}))
 		if err != nil {
 			s.closeOn(c)
-			return wrap(ctx, err)
+			return 0, 0, wrap(ctx, err)
 		}
 		held, got = res.Msg.GetLocks(), time.Now()
 	}
@@ -54,14 +55,14 @@ func (s *Session) moveTo(ctx context.Context, url, peer string) error {
 	if !s.knobs.AdoptStaleToken {
 		if next, err = readPeer(ctx, c); err != nil {
 			s.closeOn(c)
-			return err
+			return 0, 0, err
 		}
 	}
-	if err := s.install(c, sent, setSent, got, held, to, counted, next); err != nil {
+	if kept, lost, err = s.install(c, sent, setSent, got, held, to, counted, next); err != nil {
 		s.closeOn(c)
-		return err
+		return 0, 0, err
 	}
-	return nil
+	return kept, lost, nil
 }
 
 // closeLeft closes the session an earlier move left at c's lockd, if any:
@@ -171,17 +172,18 @@ func cmpBool(a, b bool) int {
 // had a gap (docs/algorithms.md §8.7, a late handover), so the Lock is
 // lost. A Lock given no handle is lost; an adopted lock no Lock took is
 // released at c, as is a counted handle of a Lock lost. peer, the
-// identity's token read at c, replaces the session's.
+// identity's token read at c, replaces the session's. It returns how many
+// Locks were kept and lost.
 func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.HeldLock, to map[*Lock]*pb.HeldLock, counted map[string]bool,
-	peer string) error {
+	peer string) (kept, lost int, err error) {
 	used := map[string]bool{}
 	locks := map[string]*Lock{}
-	var lost []*Lock
+	var lostLocks []*Lock
 	var release []string // counted handles of Locks lost
 	s.mu.Lock()
 	if s.err != nil || s.root.Err() != nil {
 		s.mu.Unlock()
-		return errClosing
+		return 0, 0, errClosing
 	}
 	for _, l := range s.locks {
 		h, ok := to[l]
@@ -198,7 +200,7 @@ func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.Held
 				release = append(release, h.GetLockId())
 			}
 			l.handle = ""
-			lost = append(lost, l)
+			lostLocks = append(lostLocks, l)
 		}
 	}
 	s.left[s.c.url] = s.c.id
@@ -209,7 +211,7 @@ func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.Held
 	s.mu.Unlock()
 	go s.keepAlive(c)
 	go s.watch(c, nil)
-	for _, l := range lost {
+	for _, l := range lostLocks {
 		l.lose()
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, max(s.ttl/3, 10*time.Millisecond))
@@ -226,5 +228,5 @@ func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.Held
 	if len(release) > 0 {
 		s.refreshPeer() // the token read at c names what was just released
 	}
-	return nil
+	return len(locks), len(lostLocks), nil
 }

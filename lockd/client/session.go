@@ -37,21 +37,26 @@ type Options struct {
 	// Endpoints, Open refuses a lockd that has no peer key, and opens the
 	// session on the next lockd when Open's cannot answer (open.go).
 	Endpoints []string
-	// TestingKnobs plant defects for negative controls. Leave nil.
-	TestingKnobs *TestingKnobs
+	// OnMove, when set, is called once for every move the session makes
+	// (failover.go): after a move finished, and after one that failed and
+	// ended the session. It is called on the session's own goroutine with
+	// no lock held, so it must return quickly and must not call the
+	// session. Default none.
+	OnMove func(Move)
 }
 
-// TestingKnobs plant deliberate defects, for the robustness suite's
-// controls. IgnoreValidFor gives every lock the session's time instead of
-// the valid_for lockd sends: the rule before valid_for, under which a
-// lockd that stops renewing leaves its clients holding locks past its
-// lease when their session TTL is the longer.
+// testingKnobs plant deliberate defects for the package's own tests
+// (export_test.go); production sessions have the zero value. IgnoreValidFor
+// gives every lock the session's time instead of the valid_for lockd
+// sends: the rule before valid_for, under which a lockd that stops
+// renewing leaves its clients holding locks past its lease when their
+// session TTL is the longer.
 //
 // AdoptStaleToken keeps the peer token Open fetched (which names no lock)
 // instead of refreshing it after each Lock and Unlock, and at a move keeps
 // every Lock as held, adopted or not: the defect of a fail-over that
 // claims locks the other lockd never took over.
-type TestingKnobs struct {
+type testingKnobs struct {
 	IgnoreValidFor  bool
 	AdoptStaleToken bool
 }
@@ -89,7 +94,8 @@ type Session struct {
 	// newLock wakes the keep-alive loop to time its next call by a lock
 	// just added (valid.go); buffered, never closed.
 	newLock chan struct{}
-	knobs   TestingKnobs
+	onMove  func(Move)
+	knobs   testingKnobs
 }
 
 var _ lockstep.GroupLocker = (*Session)(nil)
@@ -101,6 +107,11 @@ var _ lockstep.GroupLocker = (*Session)(nil)
 // tried in turn; an OpenSession whose answer was lost may leave a session
 // that holds nothing and lapses after its TTL (open.go).
 func Open(ctx context.Context, url string, opts *Options) (*Session, error) {
+	return open(ctx, url, opts, testingKnobs{})
+}
+
+// open is Open with the package tests' planted defects.
+func open(ctx context.Context, url string, opts *Options, knobs testingKnobs) (*Session, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -126,10 +137,8 @@ func Open(ctx context.Context, url string, opts *Options) (*Session, error) {
 		dial: func(u string) lockstepv1connect.LockServiceClient {
 			return lockstepv1connect.NewLockServiceClient(hc, u, copts...)
 		},
-		locks: map[string]*Lock{}, left: map[string]string{}, lostEarly: map[string]bool{}, done: make(chan struct{}), newLock: make(chan struct{}, 1)}
-	if o.TestingKnobs != nil {
-		s.knobs = *o.TestingKnobs
-	}
+		locks: map[string]*Lock{}, left: map[string]string{}, lostEarly: map[string]bool{}, done: make(chan struct{}), newLock: make(chan struct{}, 1),
+		onMove: o.OnMove, knobs: knobs}
 	if err := s.openFirst(ctx); err != nil {
 		stop()
 		return nil, err

@@ -3,6 +3,7 @@
 package client_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -16,7 +17,9 @@ import (
 // last answer — the defect the robustness control plants.
 func TestSession_IgnoreValidForKeepsALockPastItsTime(t *testing.T) {
 	f := &scripted{ttl: 30 * time.Second, grantValid: time.Second, aliveValid: 300 * time.Millisecond}
-	s := open(t, serveScripted(t, f), &client.Options{TestingKnobs: &client.TestingKnobs{IgnoreValidFor: true}})
+	s, err := client.OpenWithKnobs(t.Context(), serveScripted(t, f), nil, &client.TestingKnobs{IgnoreValidFor: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close(context.Background()) })
 	l, err := s.Lock(t.Context(), "x")
 	require.NoError(t, err)
 	time.Sleep(400 * time.Millisecond)

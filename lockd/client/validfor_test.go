@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/lockstep-go/lockstep/lockd/client"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
 )
@@ -132,4 +133,26 @@ func TestSession_ALockIsLostByItsOwnDeadlineWhenLockdHangs(t *testing.T) {
 	}
 	t.Logf("lost by %v after the last answered KeepAlive reached lockd (valid_for %v, TTL 30s)", valid+5*time.Millisecond, valid)
 	require.NoError(t, s.Err(), "the session's own TTL has not run out")
+}
+
+// ValidUntil is the lock's deadline: the grant's valid_for from the Lock
+// call's send, moved on by each KeepAlive answer; when lockd hangs, Lost
+// closes at it, and it stays there after the loss.
+func TestLock_ValidUntilIsTheDeadlineLostClosesAt(t *testing.T) {
+	f := &scripted{ttl: 30 * time.Second, grantValid: 600 * time.Millisecond, aliveValid: 600 * time.Millisecond}
+	s := open(t, serveScripted(t, f), nil)
+	sent := time.Now()
+	l, err := s.Lock(t.Context(), "x")
+	require.NoError(t, err)
+	v := l.(*client.Lock).ValidUntil()
+	require.False(t, v.Before(sent.Add(600*time.Millisecond)), "ValidUntil %v before the send + valid_for", v.Sub(sent))
+	require.False(t, v.After(time.Now().Add(600*time.Millisecond)))
+	time.Sleep(700 * time.Millisecond) // KeepAlives renew it
+	require.True(t, l.(*client.Lock).ValidUntil().After(v), "not moved on by KeepAlive answers")
+	f.hang.Store(true)
+	<-l.Lost()
+	lost := time.Now()
+	v = l.(*client.Lock).ValidUntil()
+	require.False(t, lost.Before(v), "lost at %v, before its deadline %v", lost, v)
+	require.Less(t, lost.Sub(v), 200*time.Millisecond, "lost well after its deadline")
 }

@@ -38,6 +38,9 @@ type Options struct {
 	LocalProgress bool
 	// LockdEvents are the run's lockd nemeses (checker lockd-loss, lost.go).
 	LockdEvents []LockdEvent
+	// LockdMovers are the lockd clients given every lockd, which fail
+	// over: a lockd event must cost them no lock (lost.go).
+	LockdMovers []string
 	// Faults are every nemesis event of the run, from injection to heal
 	// (ns since the epoch): the cycle checker (cycles.go) does not judge
 	// the time a cycle spends inside one or within faultRecovery after it.
@@ -88,9 +91,15 @@ type Report struct {
 	Scopes        []ScopeCount
 	PartitionTime time.Duration
 	// LockdEvents counts Options.LockdEvents; LockdSpanning the holds of
-	// their affected clients that spanned one, LockdLost those of them that
-	// ended by a loss report (lost.go).
-	LockdEvents, LockdSpanning, LockdLost int
+	// their affected clients with one lockd that spanned one, LockdLost
+	// those of them that ended by a loss report; LockdMoverSpanning the
+	// holds of Options.LockdMovers that spanned one, LockdLostByMover those
+	// of them lost with time ahead (each a violation), LockdExpiredByMover
+	// those lost because their own time ran out (lost.go).
+	LockdEvents, LockdSpanning, LockdLost                     int
+	LockdMoverSpanning, LockdLostByMover, LockdExpiredByMover int
+	// Moves are the lockd clients' fail-overs (moves.go).
+	Moves MoveReport
 	// Lockman has the lock-manager workers' figures (lockman.go).
 	Lockman    LockmanReport
 	Violations []Violation
@@ -147,11 +156,16 @@ func Run(historyDir string, ops []register.Op, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	moves, err := history.ReadMoves(historyDir)
+	if err != nil {
+		return Report{}, err
+	}
 	rest, lm := splitLockmanOps(ops)
 	r, err := Records(recs, rest, opts)
 	if err != nil {
 		return r, err
 	}
+	r.Moves = Moves(moves)
 	r.Operations += len(evs)
 	r.Violations = append(r.Violations, checkLockman(evs, lm, opts, &r)...)
 	return r, nil
@@ -202,7 +216,7 @@ func Records(recs []history.Record, ops []register.Op, opts Options) (Report, er
 	r.Violations = append(r.Violations, checkRegister(ops, hs, opts, &r)...)
 	r.Violations = append(r.Violations, checkScopes(recs, hs, opts, &r)...)
 	r.LockdEvents = len(opts.LockdEvents)
-	r.Violations = append(r.Violations, checkLockdLoss(hs, opts.LockdEvents, &r)...)
+	r.Violations = append(r.Violations, checkLockdLoss(hs, opts.LockdEvents, opts.LockdMovers, &r)...)
 	if opts.HealNS != 0 {
 		r.Violations = append(r.Violations, checkLiveness(recs, opts.HealNS, int64(opts.LivenessBound))...)
 		var flat []*hold // the queue lock's own acquisitions, not the manager's

@@ -82,7 +82,11 @@
 // cut off from its lockd), every hold of an affected client that spanned
 // the event — acquired before its heal began, not ended before its
 // injection — ended by a loss report, never by a successful Unlock as if
-// nothing happened (lost.go). A lockd client's hold ends in its history at
+// nothing happened (lost.go); with Options.LockdMovers (clients given
+// every lockd, which fail over), no hold of theirs that spanned any such
+// event was lost with its time ahead (a lost record not marked expired).
+// Report.Moves sums their moves (history.Move files under
+// history.MovesDir). A lockd client's hold ends in its history at
 // the instant the client knew of the loss (rbworker), so mutex and access
 // above find no other holder before that instant. A lockd hold's deadline
 // is only that instant, so the fenced checker's rejection rule is weak for

@@ -28,6 +28,7 @@ type hold struct {
 	end       endKind
 	endInvoke int64 // release: Unlock's invoke; lost: the expire's start
 	endReturn int64 // release: Unlock's return (history.Never if unknown); lost: when seen
+	expired   bool  // lost: the lock's own time had run out (history.Record.Expired)
 	// deadlines are the lease deadline's lower bounds as the worker knew
 	// them, each from the instant it was reported (acquire, then renewals).
 	deadlines []deadlineAt
@@ -96,7 +97,7 @@ func buildHolds(recs []history.Record) ([]*hold, error) {
 			if h == nil || h.end != endOpen {
 				continue
 			}
-			h.end, h.endInvoke, h.endReturn = endLost, r.InvokeNS, r.ReturnNS
+			h.end, h.endInvoke, h.endReturn, h.expired = endLost, r.InvokeNS, r.ReturnNS, r.Expired
 		case history.Release:
 			if h == nil {
 				continue

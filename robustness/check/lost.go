@@ -33,18 +33,61 @@ type LockdEvent struct {
 // When the client knew is judged by the other checkers: its lost record
 // ends the hold at that instant, and the mutex model and the access
 // checker find no other holder before it.
-func checkLockdLoss(hs []*hold, evs []LockdEvent, r *Report) []Violation {
+//
+// A client given every lockd (movers) is the other way round: at each
+// lockd event, whichever lockd it uses then, none of its holds that
+// spanned the event may end by a loss report with time still ahead — its
+// session moves to another lockd with its locks (docs/algorithms.md §8.8).
+// A lock lost by a client that could fail over is a violation, unless the
+// lock's own time had run out when the client counted it lost (Expired):
+// a lock whose valid_for ends before a move can be answered is lost by
+// rule (ii) of §8.8, with or without fail-over; those are counted apart
+// (LockdExpiredByMover). The affected clients that could not fail over
+// (one lockd) are judged as above.
+func checkLockdLoss(hs []*hold, evs []LockdEvent, movers []string, r *Report) []Violation {
 	byProc := map[string][]*hold{}
 	for _, h := range hs {
 		byProc[h.process] = append(byProc[h.process], h)
 	}
+	mover := map[string]bool{}
+	for _, m := range movers {
+		mover[m] = true
+	}
+	spans := func(h *hold, e LockdEvent) bool {
+		return h.acquire.ReturnNS < e.To && (h.end == endOpen || h.endInvoke >= e.From)
+	}
 	var out []Violation
+	judged := map[*hold]bool{} // a mover's hold spanning several events counts once
 	for _, e := range evs {
+		movs := append([]string(nil), movers...)
+		sort.Strings(movs)
+		for _, p := range movs {
+			for _, h := range byProc[p] {
+				if !spans(h, e) || judged[h] {
+					continue
+				}
+				judged[h] = true
+				r.LockdMoverSpanning++
+				if h.end == endLost && h.expired {
+					r.LockdExpiredByMover++
+					continue
+				}
+				if h.end == endLost {
+					r.LockdLostByMover++
+					out = append(out, Violation{Checker: "lockd-loss", Lock: h.lock, Detail: fmt.Sprintf(
+						"%s, a client given every lockd, held %s from %s across %s (%s to %s) and lost it (reported at %s): its session should have moved to another lockd with the lock",
+						p, h.lock, sec(h.acquire.ReturnNS), e.Name, sec(e.From), sec(e.To), sec(h.endInvoke))})
+				}
+			}
+		}
 		clients := append([]string(nil), e.Clients...)
 		sort.Strings(clients)
 		for _, p := range clients {
+			if mover[p] {
+				continue // judged above
+			}
 			for _, h := range byProc[p] {
-				if h.acquire.ReturnNS >= e.To || h.end != endOpen && h.endInvoke < e.From {
+				if !spans(h, e) {
 					continue // after the event, or ended before it
 				}
 				r.LockdSpanning++
@@ -73,7 +116,8 @@ func (r Report) lockdSummary() string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "check: %d lockd events; %d holds of affected clients spanned them, %d of them ended by a loss report\n",
-		r.LockdEvents, r.LockdSpanning, r.LockdLost)
+	fmt.Fprintf(&b, "check: %d lockd events; %d holds of affected clients with one lockd spanned them, %d of them ended by a loss report; %d holds of clients given every lockd spanned them, %d of them lost with time ahead, %d whose own time ran out\n",
+		r.LockdEvents, r.LockdSpanning, r.LockdLost, r.LockdMoverSpanning, r.LockdLostByMover, r.LockdExpiredByMover)
+	b.WriteString(r.Moves.summary())
 	return b.String()
 }

@@ -65,3 +65,41 @@ func TestLockdLoss_HoldEndsWhenTheClientKnew(t *testing.T) {
 		acquire("w1", "L", 2, 500, 2000).release("w1", "L", 3200, 3300)
 	mustFlag(t, late.check(t, Options{}), "mutex", "c1")
 }
+
+// A client given every lockd must lose nothing to any lockd event: its
+// spanning hold kept across the event (released after it) passes, one lost
+// is flagged, whichever lockd the event struck; a single-endpoint client
+// affected by the same event is still judged the old way.
+func TestLockdLoss_AMoverLosesNothing(t *testing.T) {
+	ev := lockdEvent("pause-lockd l2", 1000, 2500, "single")
+	kept := (&hist{}).
+		lockdAcquire("mover", "L", 1, 90, 100).release("mover", "L", 3000, 3100).
+		lockdAcquire("single", "M", 2, 90, 100).lost("single", "M", 1200, 1300)
+	r := kept.check(t, Options{LockdEvents: []LockdEvent{ev}, LockdMovers: []string{"mover"}})
+	if len(r.Violations) != 0 || r.LockdMoverSpanning != 1 || r.LockdLostByMover != 0 || r.LockdSpanning != 1 || r.LockdLost != 1 {
+		t.Fatalf("kept across the event: %+v", r)
+	}
+	lost := (&hist{}).
+		lockdAcquire("mover", "L", 1, 90, 100).lost("mover", "L", 1400, 1500)
+	r = lost.check(t, Options{LockdEvents: []LockdEvent{ev}, LockdMovers: []string{"mover"}})
+	mustFlag(t, r, "lockd-loss", "a client given every lockd")
+	if r.LockdLostByMover != 1 {
+		t.Fatalf("lost by a mover: %+v", r)
+	}
+	// A hold spanning two events counts once.
+	r = lost.check(t, Options{LockdEvents: []LockdEvent{ev, lockdEvent("kill-lockd l1", 1100, 1200)}, LockdMovers: []string{"mover"}})
+	if len(r.Violations) != 1 || r.LockdLostByMover != 1 || r.LockdMoverSpanning != 1 {
+		t.Fatalf("one hold, two events: %+v", r)
+	}
+	// Its own time ran out (Expired): by rule, not a fail-over's failure.
+	ran := (&hist{}).lockdAcquire("mover", "L", 1, 90, 100).lost("mover", "L", 1400, 1500)
+	ran.recs[len(ran.recs)-1].Expired = true
+	r = ran.check(t, Options{LockdEvents: []LockdEvent{ev}, LockdMovers: []string{"mover"}})
+	if len(r.Violations) != 0 || r.LockdExpiredByMover != 1 || r.LockdLostByMover != 0 {
+		t.Fatalf("time ran out: %+v", r)
+	}
+	// Not a mover, not affected: not judged.
+	if r = lost.check(t, Options{LockdEvents: []LockdEvent{ev}}); len(r.Violations) != 0 {
+		t.Fatalf("an unaffected single client: %v", r.Violations)
+	}
+}

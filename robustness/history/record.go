@@ -67,6 +67,12 @@ type Record struct {
 	// Acquire: the lease window the deadline adds, (TTL − 1s −
 	// MaxServerSkew)/2 as the worker was configured.
 	LeaseWindowNS int64 `json:"lease_window_ns,omitempty"`
+	// Lost, of a hold through lockd: the lock's own time had run out when
+	// the client counted it lost (its deadline, what lockd's valid_for
+	// said, had passed: LeaseDeadlineNS is that deadline), rather than the
+	// lock being lost with time still ahead — lockd said so, the session
+	// ended, or a move to another lockd did not carry it.
+	Expired bool `json:"expired,omitempty"`
 	// Acquire: the owner id of the acquisition.
 	Owner string `json:"owner,omitempty"`
 	// Acquire: what a lock-manager acquisition asked for, one "<id>:<access>"

@@ -24,6 +24,12 @@ func tablePrefix(c *cluster.Cluster) string {
 	return strings.ReplaceAll(c.Config().CGroup, "-", "_")
 }
 
+// ownTable says whether table belongs to the nemeses whose prefix is
+// prefix: prefix, "_", a name. The "_" keeps the cluster at IP offset 10
+// ("lockstep_robust10") off the tables of the one at 100
+// ("lockstep_robust100_part").
+func ownTable(prefix, table string) bool { return strings.HasPrefix(table, prefix+"_") }
+
 // Cleanup undoes every fault any nemesis of this package could have left on
 // cluster c: deletes its nftables tables, SIGCONTs its nodes, sets every
 // clock offset to 0 and removes every CPU quota. It does not restart killed
@@ -37,7 +43,7 @@ func Cleanup(ctx context.Context, c *cluster.Cluster) error {
 	}
 	prefix := tablePrefix(c)
 	for _, t := range tables {
-		if strings.HasPrefix(t, prefix) {
+		if ownTable(prefix, t) {
 			if err := nftDelete(ctx, t); err != nil {
 				errs = append(errs, err)
 			}

@@ -144,7 +144,7 @@ func Tables(ctx context.Context, c *cluster.Cluster) ([]string, error) {
 	all, err := nftTables(ctx)
 	var mine []string
 	for _, t := range all {
-		if strings.HasPrefix(t, tablePrefix(c)) {
+		if ownTable(tablePrefix(c), t) {
 			mine = append(mine, t)
 		}
 	}

@@ -107,10 +107,8 @@
 // session TTL at most lockd's lease window, (lock TTL − 1s −
 // MaxServerSkew)/2 with lockd's MaxServerSkew of 1s (14s with the default
 // lock TTL of 30s; 2s with --lock-ttl 6s), since the lease's last renewal
-// can be that old when lockd stops. The robustness suite's control
-// ctl-lockd-ignores-valid-for (ROBUSTNESS.md), a client that ignores
-// valid_for with a 12s session against a 4s lock TTL, shows the overlap
-// caught; its fleets keep both rules.
+// can be that old when lockd stops. The robustness suite's fleets keep
+// both rules (ROBUSTNESS.md, "Workers through lockd").
 //
 // Metrics: GET /metrics on the --listen address serves Prometheus's text
 // format (--metrics=false turns it off): the Locker's events through

@@ -182,6 +182,30 @@ def test_a_session_with_no_lockd_to_move_to_is_lost(clients, fault):
     assert time.monotonic() - start < 2, "lost within the session's TTL (and a little)"
 
 
+def test_on_move_is_told_of_a_move_and_of_a_failed_one(clients, fault):
+    moves = []
+    s = clients(CLUSTER[:2]).session(ttl=2, on_move=moves.append)
+    held = [s.lock("py-fo-om1", timeout=5), s.lock("py-fo-om2", timeout=5)]
+    cut = time.monotonic()
+    fault(0, "cut")
+    wait_moves(s, 1, 3)
+    deadline = time.monotonic() + 1
+    while not moves and time.monotonic() < deadline:
+        time.sleep(0.001)
+    (m,) = moves
+    assert (m.from_endpoint, m.to_endpoint, m.kept, m.lost, m.error) == (CLUSTER[0], CLUSTER[1], 2, 0, None)
+    assert cut <= m.began <= m.ended
+    fault(1, "cut")  # and lockd 0 is still cut: nowhere to go
+    deadline = time.monotonic() + 3
+    while len(moves) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(moves) == 2, moves
+    m = moves[1]
+    assert (m.from_endpoint, m.to_endpoint, m.kept, m.lost) == (CLUSTER[1], None, 0, 2)
+    assert "could not move to another lockd" in m.error
+    assert s.lost(held[0]) and s.lost(held[1])
+
+
 def test_fail_over_times(clients, fault, capsys):
     # Twenty fail-overs around three lockds, each cut while the session
     # holds locks, and restored once it moved: every lock is kept each time.

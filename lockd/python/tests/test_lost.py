@@ -2,6 +2,7 @@
 never while lockd still holds them, and at once when lockd no longer knows
 the session."""
 
+import threading
 import time
 
 import pytest
@@ -36,8 +37,11 @@ def test_a_lock_whose_valid_for_is_shorter_than_the_keepers_wait_stays_held(a):
             assert not s.lost(held), f"lost {time.monotonic() - granted:.1f} s after the grant, while lockd holds it"
             time.sleep(0.05)
         assert [l.lock_id for l in s.describe().locks] == [held.lock_id], "lockd still holds it"
+        until = s.valid_until(held)
+        assert time.monotonic() < until <= time.monotonic() + valid_for + 0.1, "valid_until: the deadline KeepAlives moved on"
         s.unlock(held)
         assert not s.lost()
+        assert s.valid_until(held) is None, "released: no deadline"
 
 
 def test_a_restarted_lockd_that_no_longer_knows_the_session_is_a_loss(a, restart_lockd):
@@ -70,3 +74,40 @@ def test_a_background_session_of_a_restarted_lockd_is_lost_and_its_calls_say_so(
         answered(s.close)
     with a.session(ttl=30) as other:
         other.unlock(other.try_lock("py/restart-3"))  # the restarted lockd holds nothing of the old session
+
+
+def test_a_lock_granted_after_a_wait_longer_than_its_valid_for_is_not_lost(a):
+    # The grant's valid_for counts from the Lock call's send: after a wait
+    # of 3 s it is over (about 2 s here). The session asks once more
+    # (a KeepAlive) before it records the lock, so the keeper, woken by
+    # the new lock, cannot take it as lost by the first count.
+    with a.session(ttl=10) as holder, a.session(ttl=10) as waiter:
+        first = holder.lock("py-late-grant", timeout=5)
+        got = {}
+
+        def wait():
+            got["held"] = waiter.lock("py-late-grant", timeout=10)
+
+        t = threading.Thread(target=wait)
+        t.start()
+        time.sleep(3)
+        holder.unlock(first)
+        t.join(10)
+        held = got["held"]
+        assert held.valid_for.ToTimedelta().total_seconds() < 3, "the test needs a valid_for shorter than the wait"
+        for _ in range(20):
+            assert not waiter.lost(held), "a lock lockd holds was taken as lost after a long wait"
+            time.sleep(0.05)
+        waiter.unlock(held)
+
+
+def test_a_busy_caller_keeps_its_session_alive(a):
+    # Locks taken more often than the keeper's wait (a third of the TTL)
+    # may bring the next KeepAlive forward, never put it off: the calls
+    # keep going out and the session outlives several TTLs.
+    with a.session(ttl=1) as s:
+        for i in range(30):  # 30 × 0.1 s: three TTLs
+            held = s.lock(f"py-busy-{i}", timeout=5)
+            time.sleep(0.1)
+            s.unlock(held)
+        assert not s.lost(), f"the session lapsed while its caller kept taking locks: {s.lost_reason()}"

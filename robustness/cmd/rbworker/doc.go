@@ -74,7 +74,12 @@
 // lockd/client's rules (lockd said so, the watch stream broke, or no
 // keep-alive answered for the session TTL) — which a goroutine per hold
 // notes and the lost record starts at. --min-hold sets the shortest work
-// in a critical section (the lockd control holds 7 s).
+// in a critical section (the lockd control holds 7 s). With several URLs
+// (--lockd A,B) the session fails over from A to B and back
+// (lockd/client's Options.Endpoints): a failed lockd's locks move with it,
+// and every move goes to --moves-history as a history.Move. --plant
+// lockd-ignores-lost makes the worker itself ignore Lost and record its
+// hold as lasting until Unlock says the lock was lost (the lockd control).
 //
 // # The lease deadline
 //

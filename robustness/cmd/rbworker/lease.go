@@ -76,7 +76,9 @@ func (t *tracker) held(h *hold, l lockstep.Lock) {
 	}
 	if t.lockd {
 		h.heldAt = t.w.clk.Now()
-		h.loss = t.watchLoss(l)
+		if !t.w.c.planted.ignoreLost {
+			h.loss = t.watchLoss(l)
+		}
 	}
 }
 

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/lockd/client"
+	"github.com/lockstep-go/lockstep/robustness/history"
 )
 
 // lockdMode is the mode a lockd worker's records carry: lockd takes each
@@ -18,15 +21,18 @@ import (
 const lockdMode = "lockd"
 
 // lockdLocker takes locks through a lockd (--lockd): one session at a time,
-// lockd/client's Session, a lockstep.GroupLocker. A session that ended —
-// lockd said so, its watch stream broke, or no keep-alive was answered for
-// its TTL (lockd/client's loss rules) — has lost its locks; the next Lock
+// lockd/client's Session, a lockstep.GroupLocker. Given several lockds
+// (--lockd URL,URL...), the session fails over (Options.Endpoints): when
+// its lockd fails it moves to another with its locks, and each move is
+// recorded (moves). A session that ended — lockd said so, its watch stream
+// broke, or no keep-alive was answered for its TTL and no other lockd took
+// it over (lockd/client's loss rules) — has lost its locks; the next Lock
 // opens a new session first.
 type lockdLocker struct {
-	url   string
+	urls  []string // its lockd, then the others it may move to
 	ttl   time.Duration
 	name  string
-	knobs *client.TestingKnobs // a planted defect of the client; nil in the fleets
+	moves func(client.Move) // records a move; nil with one lockd
 
 	mu   sync.Mutex
 	sess *client.Session
@@ -34,8 +40,22 @@ type lockdLocker struct {
 
 var _ lockstep.GroupLocker = (*lockdLocker)(nil)
 
-func newLockdLocker(c config) *lockdLocker {
-	return &lockdLocker{url: c.lockdURL, ttl: c.lockdSessionTTL, name: c.process, knobs: c.planted.lockdClient}
+func newLockdLocker(c config, moves func(client.Move)) *lockdLocker {
+	return &lockdLocker{urls: c.lockdURLs, ttl: c.lockdSessionTTL, name: c.process, moves: moves}
+}
+
+// recordMove is the fail-over worker's Options.OnMove: one line of its
+// moves history (history.Move) per move.
+func (w *worker) recordMove(m client.Move) {
+	r := history.Move{Process: w.c.process, Lang: history.LangGo, From: m.From, To: m.To,
+		BeganNS: w.clk.At(m.Began), EndedNS: w.clk.At(m.Ended), Kept: m.Kept, Lost: m.Lost}
+	if m.Err != nil {
+		r.Err = m.Err.Error()
+	}
+	if err := w.moves.WriteMove(r); err != nil {
+		w.histErr.Add(1)
+		fmt.Fprintln(os.Stderr, "rbworker:", err)
+	}
 }
 
 // session returns the live session, opening one when there is none or the
@@ -48,15 +68,17 @@ func (l *lockdLocker) session(ctx context.Context) (*client.Session, error) {
 	}
 	if l.sess != nil {
 		// Its locks are lost already; Close stops its goroutines. lockd
-		// may be down or cut off: do not wait for it.
+		// may be down or cut off: do not wait for it. Why it ended goes to
+		// the worker's log.
+		fmt.Fprintf(os.Stderr, "rbworker %s: session at %s ended: %v\n", l.name, l.sess.Endpoint(), l.sess.Err())
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 500*time.Millisecond)
 		_ = l.sess.Close(cctx)
 		cancel()
 		l.sess = nil
 	}
-	s, err := client.Open(ctx, l.url, &client.Options{TTL: l.ttl, Name: l.name, TestingKnobs: l.knobs})
+	s, err := client.Open(ctx, l.urls[0], &client.Options{TTL: l.ttl, Name: l.name, Endpoints: l.urls[1:], OnMove: l.moves})
 	if err != nil {
-		return nil, fmt.Errorf("open a lockd session at %s: %w", l.url, err)
+		return nil, fmt.Errorf("open a lockd session at %s: %w", strings.Join(l.urls, ", "), err)
 	}
 	l.sess = s
 	return s, nil
@@ -117,18 +139,34 @@ func (l *lockdLocker) Close(ctx context.Context) error {
 // the checkers then require no other holder before it. The channel also
 // closes when Unlock releases the lock; the instant is then after the
 // Unlock's invocation and ends nothing (release records the Unlock).
+//
+// When the lock's own time ran out (the sighting is at or past its
+// ValidUntil: lockd/client closes Lost at that deadline), the instant is
+// the deadline itself, and expired is set: a worker paused past the
+// deadline sees Lost late, but its client counted the lock lost from the
+// deadline on.
 type lossWatch struct {
-	done chan struct{} // closed once at is set
-	at   int64         // ns since the epoch
-	stop chan struct{}
+	done    chan struct{} // closed once at is set
+	at      int64         // ns since the epoch
+	expired bool          // the lock's own time had run out
+	stop    chan struct{}
 }
+
+// validUntil is lockd/client's Lock: its own deadline.
+type validUntil interface{ ValidUntil() time.Time }
 
 func (t *tracker) watchLoss(l lockstep.Lock) *lossWatch {
 	lw := &lossWatch{done: make(chan struct{}), stop: make(chan struct{})}
 	go func() {
 		select {
 		case <-l.Lost():
-			lw.at = t.w.clk.Now()
+			seen := time.Now()
+			lw.at = t.w.clk.At(seen)
+			if v, ok := l.(validUntil); ok {
+				if until := v.ValidUntil(); !seen.Before(until) {
+					lw.at, lw.expired = min(lw.at, t.w.clk.At(until)), true
+				}
+			}
 			close(lw.done)
 		case <-lw.stop:
 		}
@@ -172,6 +210,9 @@ func (lw *lossWatch) end() {
 // the instant the client knew of the loss once it did, and until then when
 // Lock returned, a lower bound. wait is how long to wait for the watcher: a
 // caller that has seen Lost closed knows it fires at once.
+//
+// A worker planted with lockd-ignores-lost has no watcher: it believes
+// it held the lock until Unlock said otherwise.
 func lockdDeadline(h *hold, wait time.Duration) int64 {
 	if h.loss == nil {
 		return h.invoke // Lock has not returned

@@ -12,8 +12,12 @@ import (
 func TestParseFlags_LockdRefusals(t *testing.T) {
 	base := []string{"--process", "w1", "--flag-file", "f", "--register", "http://127.0.0.1:1", "--history", "h"}
 	c, err := parseFlags(append(append([]string{}, base...), "--lockd", "http://127.0.0.1:2", "--lockd-session-ttl", "2s"))
-	if err != nil || c.lockdURL != "http://127.0.0.1:2" || c.lockdSessionTTL != 2*time.Second {
+	if err != nil || len(c.lockdURLs) != 1 || c.lockdURLs[0] != "http://127.0.0.1:2" || c.lockdSessionTTL != 2*time.Second {
 		t.Fatalf("--lockd: %+v, %v", c, err)
+	}
+	c, err = parseFlags(append(append([]string{}, base...), "--lockd", "http://127.0.0.1:2,http://127.0.0.1:3", "--moves-history", "m"))
+	if err != nil || len(c.lockdURLs) != 2 || c.lockdURLs[1] != "http://127.0.0.1:3" || c.movesPath != "m" {
+		t.Fatalf("--lockd with two lockds: %+v, %v", c, err)
 	}
 	for _, tc := range []struct {
 		args []string
@@ -23,6 +27,8 @@ func TestParseFlags_LockdRefusals(t *testing.T) {
 		{[]string{"--lockd", "http://x", "--bypass-migration"}, "--bypass-migration"},
 		{[]string{"--lockd", "http://x", "--dc", "dc1"}, "--dc"},
 		{[]string{"--lockd", "http://x", "--lockd-session-ttl", "-1s"}, "--lockd-session-ttl"},
+		{[]string{"--lockd", "http://x,http://y"}, "--moves-history"},
+		{[]string{"--lockd", "http://x", "--moves-history", "m"}, "--moves-history"},
 		{[]string{"--min-hold", "2s"}, "--min-hold"},
 		{[]string{"--min-hold", "-1s"}, "--min-hold"},
 	} {

@@ -41,10 +41,12 @@ type config struct {
 	coordinator     string
 	localShare      float64
 	epochUnixNS     int64
-	// lockdURL, when set, makes the worker take its locks through that
-	// lockd (lockd.go), in sessions of lockdSessionTTL.
-	lockdURL        string
+	// lockdURLs, when set, make the worker take its locks through the
+	// first lockd (lockd.go), in sessions of lockdSessionTTL, failing over
+	// to the others; movesPath is where its moves are recorded.
+	lockdURLs       []string
 	lockdSessionTTL time.Duration
+	movesPath       string
 	// The lock-manager worker (lockman.go): its history of events, the
 	// directory of its handovers, and its own planted defects.
 	lockmanHistory string
@@ -82,7 +84,8 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.dc, "dc", "", "this worker's data centre: its session sends every request to that data centre's nodes (give its hosts in --hosts), and its records name it")
 	fs.StringVar(&c.coordinator, "coordinator", "", "send every request to this one node (an address among the cluster's), the coordinator of all this worker's reads and writes; \"\": any node, round robin")
 	fs.Float64Var(&c.localShare, "local-share", 0, "share of acquisitions (0..1) that take DC-local locks local-0 .. local-N-1 of --dc (a queue lock on a store WithLocalDC, LOCAL_QUORUM), recorded as local-N@<dc>")
-	fs.StringVar(&c.lockdURL, "lockd", "", "take every lock through the lockd at this URL (lockd/client, one session at a time) instead of in-process; --hosts is then unused")
+	lockdURLs := fs.String("lockd", "", "take every lock through the lockd at this URL (lockd/client, one session at a time) instead of in-process; --hosts is then unused. Several, comma-separated: the first, then the lockds of the same cluster the session fails over to")
+	fs.StringVar(&c.movesPath, "moves-history", "", "with several --lockd URLs: the file the session's fail-overs are recorded to, JSON lines (required then)")
 	fs.DurationVar(&c.lockdSessionTTL, "lockd-session-ttl", 0, "TTL of the lockd sessions (0: lockd's default)")
 	fs.StringVar(&c.lockmanHistory, "lockman-history", "", "run as a lock-manager worker instead: deadlock-prone units of work on dl-N and transfers of tx-N, events to this file (needs --handover-dir)")
 	fs.StringVar(&c.handoverDir, "handover-dir", "", "directory the lock-manager workers of a run hand locks over through")
@@ -100,6 +103,11 @@ func parseFlags(args []string) (config, error) {
 	for _, h := range strings.Split(*hosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			c.hosts = append(c.hosts, h)
+		}
+	}
+	for _, u := range strings.Split(*lockdURLs, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			c.lockdURLs = append(c.lockdURLs, u)
 		}
 	}
 	if c.lockTimeout == 0 {
@@ -128,9 +136,13 @@ func parseFlags(args []string) (config, error) {
 		return c, errors.New("--local-share needs --dc: a DC-local lock belongs to the worker's data centre")
 	case c.localShare+c.managerShare > 1:
 		return c, fmt.Errorf("--local-share %v and --manager-share %v add up to more than 1: lower one", c.localShare, c.managerShare)
-	case c.lockdURL != "" && (c.plant != "" && c.plant != lockdIgnoresValidFor || c.bypassMigration || c.localShare > 0 || c.dc != ""):
-		return c, errors.New("--lockd takes every lock through lockd: drop --plant (but " + lockdIgnoresValidFor + "), --bypass-migration, --local-share and --dc (lockd follows the fleet's phase and serves global locks)")
-	case c.coordinator != "" && (c.dc != "" || c.lockdURL != ""):
+	case len(c.lockdURLs) > 0 && (c.plant != "" && c.plant != lockdIgnoresLost || c.bypassMigration || c.localShare > 0 || c.dc != ""):
+		return c, errors.New("--lockd takes every lock through lockd: drop --plant (but " + lockdIgnoresLost + "), --bypass-migration, --local-share and --dc (lockd follows the fleet's phase and serves global locks)")
+	case len(c.lockdURLs) > 1 && c.movesPath == "":
+		return c, errors.New("several --lockd URLs fail over: add --moves-history, the file the moves are recorded to")
+	case len(c.lockdURLs) < 2 && c.movesPath != "":
+		return c, errors.New("--moves-history records fail-overs: give --lockd several URLs, or drop it")
+	case c.coordinator != "" && (c.dc != "" || len(c.lockdURLs) > 0):
 		return c, errors.New("--coordinator picks the one node this worker talks to: drop --dc (which routes to a data centre's nodes) or --lockd (which talks to lockd, not Cassandra)")
 	case c.lockdSessionTTL < 0:
 		return c, fmt.Errorf("--lockd-session-ttl %v: give a positive TTL, or 0 for lockd's default", c.lockdSessionTTL)

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/lockstep-go/lockstep/combined"
-	"github.com/lockstep-go/lockstep/lockd/client"
 	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
@@ -14,14 +13,14 @@ import (
 
 // plantable lists the defects --plant accepts, by the names the model
 // checks' regression files use.
-var plantable = []string{"half-ttl-lease", "wall-clock-lease", "unchecked-token", "stale-owner-column", "keep-id-state", "skip-intention", "global-at-local-quorum", lockdIgnoresValidFor}
+var plantable = []string{"half-ttl-lease", "wall-clock-lease", "unchecked-token", "stale-owner-column", "keep-id-state", "skip-intention", "global-at-local-quorum", lockdIgnoresLost}
 
-// lockdIgnoresValidFor is the lockd client's planted defect
-// (client.TestingKnobs.IgnoreValidFor): its locks live as long as its
-// session, whatever lockd says of their leases. A worker without --lockd
-// takes no lock through a client and is unaffected, so a segment may plant
-// it in every worker.
-const lockdIgnoresValidFor = "lockd-ignores-valid-for"
+// lockdIgnoresLost is a lockd worker's planted defect, the worker's own
+// (the client is the shipped one): it never looks at a lock's Lost channel
+// and works on, writing the registers, until Unlock tells it the lock was
+// lost — as a caller that ignores Lost() would. A worker without --lockd is
+// unaffected, so a segment may plant it in every worker.
+const lockdIgnoresLost = "lockd-ignores-lost"
 
 // planted is what --plant switches on: the TestingKnobs the worker's
 // Lockers are built with (newLocker), and whether they measure leases on
@@ -37,8 +36,9 @@ type planted struct {
 	// robustness-only defect, which no library knob plants, since the
 	// Cassandra store refuses those levels for a global lock at New.
 	globalAtLocal bool
-	// lockdClient are the knobs of the worker's lockd client (--lockd).
-	lockdClient *client.TestingKnobs
+	// ignoreLost makes a lockd worker ignore its locks' Lost channels
+	// (lockdIgnoresLost): a defect of the worker, not of lockd/client.
+	ignoreLost bool
 }
 
 // plant returns the knobs of the named defect ("" plants nothing): the
@@ -66,8 +66,8 @@ func plant(name string) (planted, error) {
 		q.KeepIDState = true
 	case "global-at-local-quorum":
 		p.globalAtLocal = true
-	case lockdIgnoresValidFor:
-		p.lockdClient = &client.TestingKnobs{IgnoreValidFor: true}
+	case lockdIgnoresLost:
+		p.ignoreLost = true
 	case "skip-intention":
 		mg := &testingknobs.Manager{SkipIntention: true}
 		q.Manager, g.Manager, c.Manager, m.Manager = mg, mg, mg, mg

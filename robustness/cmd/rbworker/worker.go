@@ -12,6 +12,7 @@ import (
 	"github.com/gocql/gocql"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/lockd/client"
 	"github.com/lockstep-go/lockstep/robustness/history"
 	"github.com/lockstep-go/lockstep/robustness/register"
 )
@@ -25,6 +26,7 @@ type worker struct {
 	locker  locker
 	local   locker // DC-local locks (--local-share), nil without
 	reg     *register.Client
+	moves   *history.Writer // a fail-over lockd worker's moves (--moves-history), else nil
 	tr      *tracker
 	rng     *rand.Rand
 	stats   stats        // the main loop's counts
@@ -48,9 +50,16 @@ func newWorker(c config, clk *history.Clock, hw *history.Writer) (*worker, error
 	}
 	w := &worker{c: c, clk: clk, hw: hw, reg: reg, rng: rand.New(rand.NewPCG(c.seed, 0x7262776b))}
 	w.tr = &tracker{w: w, window: window(c)}
-	if c.lockdURL != "" {
+	if len(c.lockdURLs) > 0 {
 		w.tr.lockd, w.tr.window = true, 0
-		w.locker = newLockdLocker(c)
+		var onMove func(client.Move)
+		if c.movesPath != "" {
+			if w.moves, err = history.Create(c.movesPath); err != nil {
+				return nil, err
+			}
+			onMove = w.recordMove
+		}
+		w.locker = newLockdLocker(c, onMove)
 		return w, nil
 	}
 	session, stores, err := dial(c)
@@ -82,6 +91,9 @@ func (w *worker) close() error {
 	}
 	if w.session != nil {
 		w.session.Close()
+	}
+	if w.moves != nil {
+		err = errors.Join(err, w.moves.Close())
 	}
 	return err
 }
@@ -162,8 +174,12 @@ func (w *worker) once(ctx context.Context, o op) {
 	w.release(h, l)
 }
 
-// lost reports whether l's lease is lost, recording the first sighting.
+// lost reports whether l's lease is lost, recording the first sighting. A
+// worker planted with lockd-ignores-lost never looks.
 func (w *worker) lost(h *hold, l lockstep.Lock) bool {
+	if w.c.planted.ignoreLost {
+		return false
+	}
 	select {
 	case <-l.Lost():
 		w.recordLost(h, w.clk.Now())
@@ -181,12 +197,16 @@ func (w *worker) recordLost(h *hold, seen int64) {
 	}
 	h.lost = true
 	w.stats.lost++
-	d := w.tr.deadline(h)
+	d, expired := w.tr.deadline(h), false
 	if w.tr.lockd {
 		d = lockdDeadline(h, 100*time.Millisecond) // Lost is closed: the watcher fires now
+		expired = h.loss != nil && h.loss.known(0) != 0 && h.loss.expired
+	}
+	if w.c.planted.ignoreLost {
+		d = seen // it believed it held the lock until Unlock said otherwise
 	}
 	w.record(history.Record{Process: w.c.process, Lock: h.id, Op: history.Lost, Token: h.token, Mode: h.mode.String(),
-		InvokeNS: min(d, seen), ReturnNS: seen, Outcome: history.OK, LeaseDeadlineNS: d})
+		InvokeNS: min(d, seen), ReturnNS: seen, Outcome: history.OK, LeaseDeadlineNS: d, Expired: expired})
 }
 
 // critical reads the fenced register (with the lock's token, which raises

@@ -23,6 +23,7 @@ func (r *runner) check(seg *segment, histDir string, ops []register.Op, finalHea
 		// two holders at once: a violation. With them it is expected.
 		StrictCounter: !r.pausesClients(seg),
 		LockdEvents:   seg.lk.lockdEvents(finalHeal),
+		LockdMovers:   seg.lk.movers(),
 		// The cycle checker leaves the faults' time (and recovery) alone.
 		Faults: faults,
 	}
@@ -42,6 +43,7 @@ func (r *runner) check(seg *segment, histDir string, ops []register.Op, finalHea
 		}
 	}
 	res.ops = rep.Operations
+	res.moves, res.lostByMover = rep.Moves, rep.LockdLostByMover
 	res.unknown = rep.Unknown
 	for _, v := range rep.Violations {
 		res.findings = append(res.findings, finding{v.Checker, v.Lock, v.Detail})

@@ -19,21 +19,27 @@
 //	          workers are lock-manager workers with made-up ErrDeadlocks
 //	          and givers leaving before their successor adopts, planted:
 //	          the deadlock and transfer checkers must each catch theirs),
-//	          ctl-lockd-ignores-valid-for (a lockd client that ignores
-//	          valid_for, planted, whose session TTL, 12 s, is longer than
-//	          its lockd's lock TTL, 4 s; the lockd paused mid-hold: must be
-//	          caught; a fixed 15 s, sharing new's keyspace; two added
+//	          ctl-lockd-ignores-lost (a Go lockd worker that ignores Lost,
+//	          and a Python one whose moves skip the adoption, both
+//	          planted in the workers; their lockd paused mid-hold: the
+//	          mutex model and lockd-loss must each catch theirs; a fixed
+//	          15 s, sharing new's keyspace; two added
 //	          lock-manager workers with deadlock detection planted away,
 //	          whose cycles the cycle checker must catch); a control window
 //	          in which no checker catches it gets another, up to
 //	          controlWindows, and only one no window catches fails
 //
-// In the fleets new and combined+new the last two workers take their locks
-// through lockd (lockd.go): the runner builds lockd/cmd/lockd, starts two
-// lockds on the segment's keyspace (--lock-ttl 6s), and gives each of those
-// workers a proxy of its own to one of them (proxy.go), through which it
-// holds one lockd/client session at a time (TTL 2 s, lockd's lease window
-// for that lock TTL: the rule lockd/cmd/lockd documents). A seeded lockd
+// In the fleets new and combined+new three workers, added after the plain
+// ones, take their locks through lockd (lockd.go, lockdclients.go): the
+// runner builds lockd/cmd/lockd, starts two lockds on the segment's
+// keyspace (--lock-ttl 6s, one --peer-key-file), and gives each of those
+// workers a proxy of its own to each lockd (proxy.go), through which it
+// holds one lockd session at a time (TTL 2 s, lockd's lease window for
+// that lock TTL: the rule lockd/cmd/lockd documents). The first, an
+// rbworker, is given l1 alone; the second (rbworker) and the third (the
+// Python worker, robustness/pyworker, run by the python of a venv the run
+// makes with lockd/python installed) are given both, l2 first, and fail
+// over; their moves go to the segment's moves/ directory. A seeded lockd
 // track (nemesis.LockdSchedule: kill-lockd, pause-lockd, cut-lockd-client,
 // rotating across the two segments) runs beside the cluster's schedule,
 // printed under it; the final heal restarts, resumes and reconnects what

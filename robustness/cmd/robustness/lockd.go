@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -15,17 +17,29 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep/robustness/check"
+	"github.com/lockstep-go/lockstep/robustness/history"
 	"github.com/lockstep-go/lockstep/robustness/nemesis"
 )
 
 // lockdSetup is how a segment runs workers through lockd: it starts
-// lockdCount lockd processes (lockd/cmd/lockd; fewer for fewer clients)
-// on its keyspace, and its
-// last clients workers take their locks through them (rbworker --lockd),
-// each through a proxy of its own (proxy.go), worker by worker in turn
-// over the lockds.
+// lockdCount lockd processes (lockd/cmd/lockd; fewer for one client
+// without fail-over) on its keyspace, sharing one peer key, and its last
+// clients workers take their locks through them (rbworker --lockd, or the
+// Python worker), each through proxies of its own (proxy.go), one per
+// lockd. The first single clients are given lockd l1 alone: a failed lockd
+// loses their locks, as without fail-over. The others are given every
+// lockd, starting on failoverOn (0: the last), and fail over.
 type lockdSetup struct {
 	clients int
+	single  int
+	// python is how many of the clients (the last) are Python workers
+	// (robustness/pyworker, the Python client), with --plant pyPlant;
+	// pyLockPrefix, when set, gives them pyLocks lock ids of their own.
+	python       int
+	pyPlant      string
+	pyLockPrefix string
+	pyLocks      int
+	failoverOn   int
 	// lockTTL is lockd's --lock-ttl; sessionTTL the clients' session TTL.
 	// The fleets keep the rule of lockd/cmd/lockd's documentation:
 	// sessionTTL ≤ (lockTTL − 1s − MaxServerSkew)/2, lockd's lease window.
@@ -51,8 +65,10 @@ const (
 	lockdMaxSkew    = time.Second // lockd's: the library's default
 )
 
-// fleetLockd is the fleets' setup: two of the workers through lockd.
-var fleetLockd = lockdSetup{clients: 2, lockTTL: lockdLockTTL, sessionTTL: lockdSessionTTL, track: true}
+// fleetLockd is the fleets' setup: three of the workers through lockd — a
+// Go client given l1 alone, a Go client and a Python client given both
+// lockds, starting on l2.
+var fleetLockd = lockdSetup{clients: 3, single: 1, python: 1, lockTTL: lockdLockTTL, sessionTTL: lockdSessionTTL, track: true}
 
 // lockdWindow is lockd's lease window for a lock TTL.
 func lockdWindow(lockTTL time.Duration) time.Duration {
@@ -74,14 +90,17 @@ type lockdProc struct {
 // lockdSet is a segment's lockds, proxies and lockd events: the
 // nemesis.Lockds the lockd nemeses act on.
 type lockdSet struct {
-	r       *runner
-	name    string // the segment's, for the lockds' process ids
-	setup   lockdSetup
-	procs   []*lockdProc
-	clients []string          // worker ids through lockd
-	lockdOf map[string]int    // client → its lockd
-	history map[string]string // client → its history file
-	proxies map[string]*proxy // client → its proxy (while running)
+	r        *runner
+	name     string // the segment's, for the lockds' process ids
+	setup    lockdSetup
+	procs    []*lockdProc
+	clients  []string            // worker ids through lockd
+	lockdOf  map[string]int      // client → its lockd (the one it starts on)
+	failover map[string]bool     // clients given every lockd
+	python   map[string]bool     // clients that are Python workers
+	history  map[string]string   // client → its history file
+	proxies  map[string][]*proxy // client → its proxy to each lockd (while running)
+	dir      string              // the segment's history directory
 
 	mu     sync.Mutex
 	events []check.LockdEvent
@@ -103,20 +122,50 @@ var _ nemesis.Lockds = (*lockdSet)(nil)
 // newLockdSet plans the lockds of segment seg (index idx); start starts them.
 func (r *runner) newLockdSet(seg *segment, idx int) *lockdSet {
 	s := &lockdSet{r: r, name: strings.ReplaceAll(seg.name, "+", "_"), setup: seg.lockd, lockdOf: map[string]int{}, history: map[string]string{},
-		proxies: map[string]*proxy{}, counts: map[nemesis.Kind]int{}}
+		failover: map[string]bool{}, python: map[string]bool{}, proxies: map[string][]*proxy{}, counts: map[nemesis.Kind]int{}}
 	dir := segmentDir(r, seg, idx)
+	s.dir = dir
+	count := lockdCount
+	if seg.lockd.clients == 1 && seg.lockd.single == 1 {
+		count = 1
+	}
+	on := seg.lockd.failoverOn
+	if on == 0 {
+		on = count
+	}
 	// The clients are the last workers before the lock-manager ones.
 	last := r.workerCount(seg) - seg.lockman
-	for i := last - seg.lockd.clients; i < last; i++ {
+	for k, i := 0, last-seg.lockd.clients; i < last; k, i = k+1, i+1 {
 		id := workerID(seg, i)
-		s.lockdOf[id] = 1 + len(s.clients)%lockdCount
+		s.lockdOf[id] = 1
+		if k >= seg.lockd.single {
+			s.lockdOf[id], s.failover[id] = on, true
+		}
+		s.python[id] = k >= seg.lockd.clients-seg.lockd.python
 		s.clients = append(s.clients, id)
 		s.history[id] = filepath.Join(dir, id+".jsonl")
 	}
-	for n := 1; n <= min(lockdCount, len(s.clients)); n++ {
+	for n := 1; n <= count; n++ {
 		s.procs = append(s.procs, &lockdProc{n: n, log: filepath.Join(dir, fmt.Sprintf("lockd-l%d.log", n))})
 	}
 	return s
+}
+
+// window points s at the history directory of one window of its segment
+// (a control's later windows have directories of their own: its clients'
+// histories, which the strikes read, and their moves) and forgets the last
+// window's lockd events and counts (stopLockds added them up).
+func (s *lockdSet) window(dir string) {
+	s.dir = dir
+	for _, c := range s.clients {
+		s.history[c] = filepath.Join(dir, c+".jsonl")
+	}
+	for _, p := range s.procs {
+		p.log = filepath.Join(dir, fmt.Sprintf("lockd-l%d.log", p.n))
+	}
+	s.mu.Lock()
+	s.events, s.counts = nil, map[nemesis.Kind]int{}
+	s.mu.Unlock()
 }
 
 // segmentDir is where a segment's histories and logs go.
@@ -132,6 +181,19 @@ func workerID(seg *segment, i int) string {
 
 // start starts the lockds on keyspace and a proxy per client.
 func (s *lockdSet) start(ctx context.Context, keyspace string) error {
+	// One peer key for the segment's lockds: a session's peer token from
+	// one is adopted by the other (lockd --peer-key-file).
+	keyFile := filepath.Join(s.dir, "peer.key")
+	key := make([]byte, 48)
+	if _, err := rand.Read(key); err != nil {
+		return err
+	}
+	if err := os.WriteFile(keyFile, []byte(hex.EncodeToString(key)), 0o600); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(s.dir, history.MovesDir), 0o755); err != nil {
+		return err
+	}
 	errs := make([]error, len(s.procs))
 	var wg sync.WaitGroup
 	for i, p := range s.procs {
@@ -143,7 +205,7 @@ func (s *lockdSet) start(ctx context.Context, keyspace string) error {
 		p.args = []string{"--hosts", strings.Join(s.r.cluster.Hosts(), ","), "--keyspace", keyspace,
 			"--listen", p.addr, "--lock-ttl", s.setup.lockTTL.String(),
 			"--process-id", fmt.Sprintf("%s-lockd%d", s.name, p.n),
-			"--metrics=false", "--deadlock-detection=false", "--log-level", "warn", "--timeout", "5s"}
+			"--metrics=false", "--deadlock-detection=false", "--log-level", "warn", "--timeout", "5s", "--peer-key-file", keyFile}
 		wg.Add(1)
 		go func() { defer wg.Done(); errs[i] = s.launch(ctx, p) }()
 	}
@@ -152,11 +214,14 @@ func (s *lockdSet) start(ctx context.Context, keyspace string) error {
 		return err
 	}
 	for _, c := range s.clients {
-		px, err := newProxy(s.procs[s.lockdOf[c]-1].addr)
-		if err != nil {
-			return err
+		s.proxies[c] = nil // a control's later window: the last one's are closed
+		for _, p := range s.procs {
+			px, err := newProxy(p.addr)
+			if err != nil {
+				return err
+			}
+			s.proxies[c] = append(s.proxies[c], px)
 		}
-		s.proxies[c] = px
 	}
 	return nil
 }
@@ -235,28 +300,14 @@ func (p *lockdProc) running() bool {
 	}
 }
 
-// url is the address client's rbworker dials: its proxy.
-func (s *lockdSet) url(client string) string { return "http://" + s.proxies[client].Addr() }
-
-// workerArgs are the rbworker flags of worker id, nil unless it takes its
-// locks through lockd.
-func (s *lockdSet) workerArgs(id string) []string {
-	if s == nil || s.lockdOf[id] == 0 {
-		return nil
-	}
-	args := []string{"--lockd", s.url(id), "--lockd-session-ttl", s.setup.sessionTTL.String()}
-	if s.setup.hold > 0 {
-		args = append(args, "--hold", s.setup.hold.String(), "--min-hold", s.setup.minHold.String())
-	}
-	return args
-}
-
 // Clients, Holding, Kill, Restart, Signal, Cut and Restore are
-// nemesis.Lockds.
+// nemesis.Lockds. Clients are those using lockd n now: a fail-over client
+// is on the lockd its last move reached (currentLockd), so that a strike
+// waits for, and hits, the clients that are there.
 func (s *lockdSet) Clients(n int) []string {
 	var out []string
 	for _, c := range s.clients {
-		if s.lockdOf[c] == n {
+		if s.currentLockd(c) == n {
 			out = append(out, c)
 		}
 	}
@@ -314,18 +365,20 @@ func (s *lockdSet) Signal(n int, sig syscall.Signal) error {
 	return nil
 }
 
+// Cut cuts client off from its own lockd (the one it starts on); a
+// fail-over client's proxies to the other lockds keep forwarding.
 func (s *lockdSet) Cut(client string) error {
-	px, ok := s.proxies[client]
+	pxs, ok := s.proxies[client]
 	if !ok {
 		return fmt.Errorf("no proxy for client %s", client)
 	}
 	s.strike()
-	px.Cut()
+	pxs[s.lockdOf[client]-1].Cut()
 	return nil
 }
 
 func (s *lockdSet) Restore(client string) error {
-	if px, ok := s.proxies[client]; ok {
+	for _, px := range s.proxies[client] {
 		px.Restore()
 	}
 	return nil
@@ -343,8 +396,10 @@ func (s *lockdSet) heal(ctx context.Context) error {
 		s.r.logf("restarting lockd l%d", p.n)
 		errs = append(errs, s.launch(ctx, p))
 	}
-	for _, px := range s.proxies {
-		px.Restore()
+	for _, pxs := range s.proxies {
+		for _, px := range pxs {
+			px.Restore()
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -352,9 +407,11 @@ func (s *lockdSet) heal(ctx context.Context) error {
 // stop kills the lockds and closes the proxies (the workers are done, or
 // the run is over).
 func (s *lockdSet) stop() {
-	for _, px := range s.proxies {
-		px.Restore()
-		px.Close()
+	for _, pxs := range s.proxies {
+		for _, px := range pxs {
+			px.Restore()
+			px.Close()
+		}
 	}
 	for _, p := range s.procs {
 		_ = s.Kill(p.n)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-go/lockstep/robustness/check"
 	"github.com/lockstep-go/lockstep/robustness/nemesis"
 )
 
@@ -57,11 +58,13 @@ func (r *runner) planLockdTrack(seg *segment, idx int, window time.Duration, sta
 	return nil
 }
 
-// startLockds starts seg's lockds on keyspace, if it has any.
-func (r *runner) startLockds(ctx context.Context, seg *segment, keyspace string) error {
+// startLockds starts seg's lockds on keyspace, if it has any, for a
+// window whose histories go to histDir.
+func (r *runner) startLockds(ctx context.Context, seg *segment, keyspace, histDir string) error {
 	if seg.lk == nil {
 		return nil
 	}
+	seg.lk.window(histDir)
 	r.lockds = seg.lk
 	t := time.Now()
 	if err := seg.lk.start(ctx, keyspace); err != nil {
@@ -140,18 +143,55 @@ func (r *runner) lockdSummary() {
 	fmt.Fprintf(r.out, "robustness: lockd nemeses (fleets and controls): %s\n", strings.Join(parts, ", "))
 }
 
-// ctlLockdIgnoresValidFor is the lockd control: a client that ignores the
-// valid_for lockd sends (planted: client.TestingKnobs.IgnoreValidFor, so
-// its locks live as long as its session) with a session TTL (12 s) longer
-// than its lockd's lease window (lock TTL 4 s, window 1 s), among three
-// in-process workers on two locks. Its lockd is paused for 6 s right after
-// the client acquired (it holds 7 s): the paused lockd's cells expire and a
-// waiting worker takes the lock within about the TTL, while the client
-// learns of the loss only when lockd resumes or its session TTL runs out —
-// too late. The mutex model must catch the overlap. The shipped client
-// loses the lock by valid_for within the window instead. The segment has a
-// fixed length of 15 s, outside --minutes' shares, and reuses the new
-// fleet's keyspace (phase new), so that it costs CI 15 s and no keyspace.
+// moveSummary prints the fleets' lockd fail-overs (the controls' planted
+// moves left out), the line CI greps: moves by language, the moves' times
+// from the client noticing its lockd had failed to the move's end, the
+// locks kept across them, and the locks lost to a lockd event by a client
+// that could fail over (each a lockd-loss violation).
+func (r *runner) moveSummary(res []result) {
+	var m check.MoveReport
+	lost, any := 0, false
+	for _, s := range res {
+		if s.seg.control || s.seg.lockd.clients == 0 {
+			continue
+		}
+		any = true
+		m.Add(s.moves)
+		lost += s.lostByMover
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintf(r.out, "robustness: lockd fail-overs %d (go %d, python %d), move p50 %d ms p99 %d ms, locks kept %d, lost by a client that could fail over %d\n",
+		m.Moves, m.Go, m.Python, m.Quantile(0.5).Milliseconds(), m.Quantile(0.99).Milliseconds(), m.Kept, lost)
+}
+
+// ctlLockdIgnoresLost is the lockd control, two defects planted in the
+// workers (the clients are the shipped ones), among three in-process
+// workers on two locks:
+//
+//   - a Go client of lockd l1 alone that ignores its locks' Lost channels
+//     (rbworker --plant lockd-ignores-lost) and works on, writing the
+//     registers, until Unlock says the lock was lost; it holds 7 s. l1 is
+//     paused first, for 6 s, right after it acquired: the paused lockd's
+//     cells expire (lock TTL 4 s) and a waiting in-process worker takes
+//     the lock while the client, ignoring Lost, works on. The mutex model
+//     must catch the overlap;
+//   - a Python client given both lockds, starting on l2, whose moves skip
+//     the adoption (lockd_worker --plant skip-adopt), holding an id of its
+//     own (solo-0, 7 s at a time, so nearly always). Once l1 is back, l2
+//     is paused for 2 s (twice the session TTL): the client moves to l1
+//     carrying no lock, so the lock it held is lost with its time ahead.
+//     The lockd-loss checker must catch a lock lost by a client that could
+//     fail over.
+//
+// Each defect has its own lockd and pause, so that one window shows both:
+// with one pause for both, a window caught only the client that happened
+// to hold when it struck.
+//
+// The segment has a fixed length of 15 s, outside --minutes' shares, and
+// reuses the new fleet's keyspace (phase new), so that it costs CI 15 s
+// and no keyspace.
 //
 // In the same window, two lock-manager workers added to the four form
 // cycles of two in every slot with deadlock detection planted away
@@ -159,19 +199,22 @@ func (r *runner) lockdSummary() {
 // Lock calls time out (8 s), past the cycle checker's bound (5 s). The
 // other checkers see nothing wrong in their history (no ErrDeadlock, no
 // overlap) and liveness is not judged in a control, so only the cycle
-// checker catches it. The run reports whether it did, but only the mutex
-// model must catch this control: a cycle is certain only while both of its
-// holds are, and under load a held lock's lease can lapse during the 8 s
-// wait (one run at load 6-7: both workers' first locks were lost, the cycle
-// left certain for 2.9 s), which is no failure of detection. The cycle
-// checker's unit tests hold its teeth.
-var ctlLockdIgnoresValidFor = segment{name: "ctl-lockd-ignores-valid-for", modes: []string{"new"}, phase: "new", locks: 2,
-	keyspace: "robust_new", length: 15 * time.Second, plant: "lockd-ignores-valid-for",
-	lockman: 2, extra: 2, lockmanPlant: "no-detection", lockmanPlan: "P", catchBy: []string{"mutex"},
-	lockd: lockdSetup{clients: 1, lockTTL: 4 * time.Second, sessionTTL: 12 * time.Second, minHold: 7 * time.Second, hold: 7 * time.Second, fresh: true},
+// checker catches it. The run reports whether it did, but only mutex and
+// lockd-loss must catch this control: a cycle is certain only while both
+// of its holds are, and under load a held lock's lease can lapse during
+// the 8 s wait (one run at load 6-7: both workers' first locks were lost,
+// the cycle left certain for 2.9 s), which is no failure of detection.
+// The cycle checker's unit tests hold its teeth.
+var ctlLockdIgnoresLost = segment{name: "ctl-lockd-ignores-lost", modes: []string{"new"}, phase: "new", locks: 2,
+	keyspace: "robust_new", length: 15 * time.Second, plant: "lockd-ignores-lost",
+	lockman: 2, extra: 3, lockmanPlant: "no-detection", lockmanPlan: "P", catchBy: []string{"mutex", "lockd-loss"},
+	lockd: lockdSetup{clients: 2, single: 1, python: 1, pyPlant: "skip-adopt", pyLockPrefix: "solo-", pyLocks: 1, failoverOn: 2,
+		lockTTL: 4 * time.Second, sessionTTL: time.Second, minHold: 7 * time.Second, hold: 7 * time.Second, fresh: true},
 	events: func(r *runner, seg *segment, window time.Duration) []nemesis.Event {
-		return []nemesis.Event{{At: 500 * time.Millisecond, Hold: seg.lockd.lockTTL + 2*time.Second,
-			Nemesis: &nemesis.PauseLockd{L: seg.lk, N: 1, Wait: 3 * time.Second}}}
+		return []nemesis.Event{
+			{At: 500 * time.Millisecond, Hold: seg.lockd.lockTTL + 2*time.Second, Nemesis: &nemesis.PauseLockd{L: seg.lk, N: 1, Wait: 3 * time.Second}},
+			{At: 7 * time.Second, Hold: 2 * seg.lockd.sessionTTL, Nemesis: &nemesis.PauseLockd{L: seg.lk, N: 2, Wait: time.Second}},
+		}
 	},
 	expect: expectViolation, control: true}
 

@@ -46,11 +46,11 @@ func TestLockmanArgs(t *testing.T) {
 }
 
 // The lockd control's added workers are lock-manager workers with
-// detection planted away; its lockd client stays the last plain worker.
+// detection planted away; its lockd clients are the last plain workers.
 func TestLockdControlHasNoDetectionWorkers(t *testing.T) {
-	c := ctlLockdIgnoresValidFor
+	c := ctlLockdIgnoresLost
 	r := &runner{o: options{workers: 4}}
-	if r.workerCount(&c) != 6 || c.lockman != 2 || c.lockmanPlant != "no-detection" || !slices.Equal(c.catchBy, []string{"mutex"}) {
+	if r.workerCount(&c) != 7 || c.lockman != 2 || c.lockmanPlant != "no-detection" || !slices.Equal(c.catchBy, []string{"mutex", "lockd-loss"}) {
 		t.Fatalf("control %+v", c)
 	}
 }
@@ -74,10 +74,10 @@ func TestLockdClientsComeBeforeLockmanWorkers(t *testing.T) {
 	f, _ := fleetByName("combined+new")
 	r := &runner{o: options{workers: 4}, outDir: t.TempDir()}
 	s := r.newLockdSet(&f, 4)
-	if want := []string{"combined_new-w2", "combined_new-w3"}; !slices.Equal(s.clients, want) {
+	if want := []string{"combined_new-w2", "combined_new-w3", "combined_new-w4"}; !slices.Equal(s.clients, want) {
 		t.Fatalf("lockd clients %v, want %v", s.clients, want)
 	}
-	if n := r.workerCount(&f); n != 8 || n-f.lockman != 4 {
+	if n := r.workerCount(&f); n != 9 || n-f.lockman != 5 {
 		t.Fatalf("%d workers, %d lock-manager", n, f.lockman)
 	}
 }

@@ -83,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	r.logf("seed %d, %d segment(s) in %.1f minutes, TTL %v, MaxServerSkew %v, %d workers each; rerun with --seed %d",
 		o.seed, len(segs), o.minutes, o.ttl, o.maxSkew, o.workers, o.seed)
-	if err := r.prepare(ctx); err != nil {
+	if err := r.prepare(ctx, pythonClients(segs)); err != nil {
 		fmt.Fprintf(stderr, "robustness: %v\n", err)
 		return exitHarness
 	}
@@ -103,9 +103,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// prepare installs nftables, builds the binaries, cleans a previous run's
+// prepare installs nftables, builds the binaries (and the Python worker's
+// venv, when a segment has Python clients), cleans a previous run's
 // leftovers and starts the cluster.
-func (r *runner) prepare(ctx context.Context) error {
+func (r *runner) prepare(ctx context.Context, python bool) error {
 	if err := nemesis.EnsureNft(ctx); err != nil {
 		return err
 	}
@@ -122,6 +123,13 @@ func (r *runner) prepare(ctx context.Context) error {
 	}
 	r.bin = bin
 	r.logf("built rbworker, lockctl and lockd in %v", time.Since(t).Round(100*time.Millisecond))
+	if python {
+		t = time.Now()
+		if err := buildPython(ctx, r.cluster.Config().Repo, filepath.Join(r.outDir, "bin"), &r.bin); err != nil {
+			return err
+		}
+		r.logf("made the Python worker's venv (lockd/python installed) in %v", time.Since(t).Round(100*time.Millisecond))
+	}
 	t = time.Now()
 	if err := r.cluster.Up(ctx); err != nil {
 		return err

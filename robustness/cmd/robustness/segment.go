@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-go/lockstep/robustness/check"
 	"github.com/lockstep-go/lockstep/robustness/history"
 	"github.com/lockstep-go/lockstep/robustness/nemesis"
 	"github.com/lockstep-go/lockstep/robustness/register"
@@ -25,6 +26,10 @@ type result struct {
 	ok       bool      // as expected (clean fleet, or control caught)
 	verdict  string
 	elapsed  time.Duration
+	// moves are the lockd clients' fail-overs; lostByMover the locks a
+	// client that could fail over lost to a lockd event.
+	moves       check.MoveReport
+	lostByMover int
 }
 
 type finding struct{ checker, lock, detail string }
@@ -173,7 +178,7 @@ func (r *runner) runSegment(ctx context.Context, idx, attempt int, seg *segment,
 		return res, err
 	}
 	defer srv.Close()
-	if err := r.startLockds(ctx, seg, keyspace); err != nil {
+	if err := r.startLockds(ctx, seg, keyspace, histDir); err != nil {
 		return res, err
 	}
 	defer r.stopLockds()

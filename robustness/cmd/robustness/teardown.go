@@ -93,6 +93,7 @@ func (r *runner) summary(res []result, cut error) bool {
 	fmt.Fprintf(r.out, "robustness: wall time %v, seed %d, %d unknown outcomes; controls are not counted as violations\n",
 		time.Since(r.start).Round(time.Second), r.o.seed, unknown)
 	r.lockdSummary()
+	r.moveSummary(res)
 	if cut != nil {
 		fmt.Fprintf(r.out, "robustness: INCOMPLETE after %d of its segments (%v): %d operations, %d nemesis events, %d violations so far\n",
 			len(res), cut, ops, r.events, viol)

@@ -149,6 +149,18 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 			return ws, err
 		}
 		w.cmd = exec.Command(bin, args...)
+		if seg.lk.isPython(id) {
+			hold, minHold := time.Second, time.Duration(0) // rbworker's defaults
+			switch {
+			case seg.lockd.hold > 0:
+				hold, minHold = seg.lockd.hold, seg.lockd.minHold
+			case seg.hold > 0:
+				hold, minHold = seg.hold, seg.minHold
+			}
+			seed := r.o.seed*1000 + uint64(idx)*100 + uint64(i)
+			w.cmd = exec.Command(r.bin.python, append([]string{"-B", r.bin.pyWorker}, // -B: no __pycache__ in the repository
+				seg.lk.pythonArgs(id, registerURL, w.history, locks, d, seed, hold, minHold)...)...)
+		}
 		w.cmd.Stdout, w.cmd.Stderr = logf, logf
 		// The worker dies with the runner, whatever kills the runner.
 		w.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

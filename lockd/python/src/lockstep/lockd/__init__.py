@@ -37,9 +37,16 @@ fail-over; a lockd that refuses the token ends it at once. A lock call
 answered by the old lockd after the move began is given back there and
 raises Unavailable: lock again. A lockd only cut off keeps its share of the
 locks until its old session lapses: a lock unlocked after the move is free
-only then. Locks taken after a move are named "<handle>@<moves>". A lockd
-shut down gracefully tells its sessions DRAINING: a session given other
-lockds moves at once, with its locks, and closes the session it left
+only then. Locks taken after a move are named "<handle>@<moves>".
+client.session(on_move=f) calls f(move) once per move, on the session's
+background thread (return quickly; do not call the session from it): a
+failover.Move with from_endpoint, to_endpoint (None when the move failed),
+began and ended (time.monotonic(): when the session noticed its lockd had
+failed, and when the move finished or failed), kept and lost (the locks the
+move kept and lost) and error (why a failed move lost the session, else
+None).
+A lockd shut down gracefully tells its sessions DRAINING: a session given
+other lockds moves at once, with its locks, and closes the session it left
 there, which releases nothing (section 8.8, "Draining").
 
 Seed 003's extras: lock(..., comment="...") names the unit of work in

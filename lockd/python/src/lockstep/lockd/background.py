@@ -61,12 +61,18 @@ class Keeper:
     def _keep_alive(self):
         """A KeepAlive every third of the TTL, or within half the time the
         earliest lock has left (every tenth of the TTL after a failure),
-        timed again whenever a lock is added. With several lockds each call
-        is cut at half the time the session and its earliest lock have left,
+        brought forward (never put off) by a lock added. With several lockds
+        each call is cut at half the time the session and its earliest lock have left,
         and one lockd could not answer moves the session (failover.py), so
         that a lockd that hangs leaves the move the other half."""
         s, c, times = self._s, self._c, self._s._times
         wait = s.ttl / 3
+        # due is when the next call goes out. A lock added since can only
+        # bring it forward (its time may end sooner): were the wait timed
+        # again from each new lock, a caller taking locks more often than
+        # the wait would keep the call from ever going out, and the session
+        # would lapse.
+        due = time.monotonic() + wait
         while True:
             times.check()
             # Cleared before the wait is timed, and stop checked after the
@@ -75,12 +81,14 @@ class Keeper:
             self._wake.clear()
             if self._stop.is_set():
                 return
-            left = max(s._deadline - time.monotonic(), 0)
-            woken = self._wake.wait(min(times.before_earliest(wait), left))
+            now = time.monotonic()
+            left = max(s._deadline - now, 0)
+            due = min(due, now + times.before_earliest(wait))
+            woken = self._wake.wait(max(min(due - now, left), 0))
             if self._stop.is_set():
                 return
             if woken:
-                continue  # a lock whose time may end before this wait would
+                continue  # a lock whose time may end before due
             if time.monotonic() >= s._deadline:
                 s._lose("no KeepAlive answered within the session's TTL")
                 return
@@ -100,9 +108,11 @@ class Keeper:
                 if self._stop.is_set() or s._failed(c, err, None) or s._conn is not c or s._lost.is_set():
                     return  # moved (the new lockd's keeper runs), or ended
                 wait = s.ttl / 10
+                due = time.monotonic() + wait
                 continue
             s._answered(c, sent, res)
             wait = s.ttl / 3
+            due = time.monotonic() + wait
 
     def _watch(self):
         """Follows the session's events: LOCK_LOST loses those locks;

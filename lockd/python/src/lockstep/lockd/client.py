@@ -87,12 +87,14 @@ class Client:
         iterate it, cancel() it)."""
         return self._stub(endpoint).WatchSession(pb.WatchSessionRequest(session_id=session_id), metadata=self._metadata)
 
-    def open_session(self, ttl=None, name=""):
+    def open_session(self, ttl=None, name="", on_move=None):
         """Opens a session; ttl in seconds (None: the server's default).
         With several endpoints, on the first that answers, around the list
         twice, where it reads the session's first peer token (failover.py);
         raises Unavailable when none answers, ValueError for a lockd
-        without a peer key, or what a lockd answered otherwise."""
+        without a peer key, or what a lockd answered otherwise. on_move, when
+        given, is called with a failover.Move after each move (the package
+        documentation, "Fail-over")."""
         req = pb.OpenSessionRequest(name=name)
         if ttl is not None:
             req.ttl.CopyFrom(failover.duration(ttl))
@@ -100,11 +102,12 @@ class Client:
             res = self.call("OpenSession", req, endpoint=self.endpoints[0])
             return Session(self, res.session_id, res.ttl.ToTimedelta().total_seconds(), self.endpoints[0], name=name)
         endpoint, res, peer = failover.open_first(self, req)
-        return Session(self, res.session_id, res.ttl.ToTimedelta().total_seconds(), endpoint, name=name, peer=peer)
+        return Session(self, res.session_id, res.ttl.ToTimedelta().total_seconds(), endpoint, name=name, peer=peer, on_move=on_move)
 
-    def session(self, ttl=None, name=""):
-        """A session that keeps itself alive until closed (a context manager)."""
-        s = self.open_session(ttl, name)
+    def session(self, ttl=None, name="", on_move=None):
+        """A session that keeps itself alive until closed (a context
+        manager); on_move as for open_session."""
+        s = self.open_session(ttl, name, on_move)
         s.keep_alive_in_background()
         return s
 

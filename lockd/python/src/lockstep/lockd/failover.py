@@ -16,6 +16,7 @@ the session's deadline ends the session, as a failed lockd did without
 fail-over.
 """
 
+import collections
 import time
 
 import grpc
@@ -25,6 +26,13 @@ from lockstep.lockd.errors import LockdError, Lost, Unavailable
 from lockstep.v1 import lockd_pb2 as pb
 
 PEER_TOKEN_PREFIX = "lkt2."
+
+Move = collections.namedtuple("Move", "from_endpoint to_endpoint began ended kept lost error")
+Move.__doc__ = """One move of a session to another lockd, as on_move is told of it:
+the lockds left and reached (to_endpoint None when the move failed), when
+the session noticed its lockd had failed and when the move finished or
+failed (time.monotonic()), the locks kept and lost, and why a failed move
+lost the session (None on success)."""
 
 
 class Conn:
@@ -151,11 +159,12 @@ def move(s, old, cause):
     in the client's order after old's, old's own last) before the session's
     deadline; otherwise the session is lost with its locks. Moves are one at
     a time; a move that finds the session already off old does nothing."""
+    began = time.monotonic()
     with s._move_mu:
         with s._mu:
             if s._conn is not old or s._lost.is_set() or s._closing.is_set():
                 return
-            deadline, peer = s._deadline, s._peer
+            deadline, peer, held = s._deadline, s._peer, len(s._locks)
         if old.keeper is not None:
             old.keeper.give_up()
         endpoints = s.client.endpoints
@@ -165,7 +174,8 @@ def move(s, old, cause):
             attempt += 1
             endpoint = endpoints[(at + attempt) % len(endpoints)]
             try:
-                _move_to(s, endpoint, peer, deadline)
+                kept, lost = _move_to(s, endpoint, peer, deadline)
+                s._moved(Move(old.endpoint, endpoint, began, time.monotonic(), kept, lost, None))
                 return
             except _Closing:
                 return
@@ -188,7 +198,9 @@ def move(s, old, cause):
             why = f"another lockd refused to take the session and its locks over ({last}); no lockd of the cluster would accept them"
         else:
             why = f"the session could not move to another lockd before its TTL ran out (last: {last})"
-        s._lose(f"session {old.id}: lockd {old.endpoint} failed ({cause}), and {why}")
+        reason = f"session {old.id}: lockd {old.endpoint} failed ({cause}), and {why}"
+        s._lose(reason)
+        s._moved(Move(old.endpoint, None, began, time.monotonic(), 0, held, reason))
 
 
 def drained(s, c, reason):
@@ -208,8 +220,9 @@ def _move_to(s, endpoint, peer, deadline):
     """Opens a session on the lockd at endpoint, adopts peer there when the
     session holds locks, reads the new identity's peer token, and switches
     the session to it (_install). What it opened is closed again if it
-    fails. The token is read before the switch, as a step of the move: a
-    session switched without one would carry nothing at its next move."""
+    fails, and returns (locks kept, locks lost). The token is read before
+    the switch, as a step of the move: a session switched without one would
+    carry nothing at its next move."""
 
     def left():
         return max(deadline - time.monotonic(), 0.001)
@@ -244,9 +257,11 @@ def _move_to(s, endpoint, peer, deadline):
     except (LockdError, ValueError):
         _close_on(s, c)
         raise
-    if not _install(s, c, sent, set_sent, got, held, to, counted, nxt):
+    counts = _install(s, c, sent, set_sent, got, held, to, counted, nxt)
+    if counts is None:
         _close_on(s, c)
         raise _Closing()
+    return counts
 
 
 def _close_on(s, c):
@@ -336,11 +351,13 @@ def _install(s, c, sent, set_sent, got, held, to, counted, peer):
     used, locks, names, lost, release = set(), {}, {}, [], []
     with s._mu:
         if s._lost.is_set() or s._closing.is_set():
-            return False
+            return None
         for name, lk in s._locks.items():
             h = to.get(name)
             until = s._times.deadline(name)
-            if h is not None and h.lock_id not in used and until is not None and got <= until:
+            # A lock already counted lost (its holder was told so) is not
+            # kept, whatever its deadline says now.
+            if h is not None and h.lock_id not in used and until is not None and got <= until and not s._times.is_lost(name):
                 used.add(h.lock_id)
                 lk.handle, locks[name], names[h.lock_id] = h.lock_id, lk, name
                 s._times.granted(name, set_sent, h.valid_for.ToTimedelta().total_seconds())
@@ -367,4 +384,4 @@ def _install(s, c, sent, set_sent, got, held, to, counted, peer):
             pass
     if release:
         refresh_peer(s)  # the token read at c names what was just released
-    return True
+    return len(locks), len(lost)

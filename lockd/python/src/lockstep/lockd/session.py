@@ -74,8 +74,9 @@ class Session:
     locks (failover.py): id and endpoint then name the new session and lockd,
     and moves counts the moves. Safe for concurrent use by several threads."""
 
-    def __init__(self, client, session_id, ttl, endpoint=None, name="", peer=None):
+    def __init__(self, client, session_id, ttl, endpoint=None, name="", peer=None, on_move=None):
         self.client, self.ttl, self.name = client, ttl, name
+        self._on_move = on_move
         self._conn = failover.Conn(client.endpoints[0] if endpoint is None else endpoint, session_id)
         self._times = LockTimes(ttl)
         # The session's deadline (time.monotonic()) once kept alive in the
@@ -148,6 +149,11 @@ class Session:
         failover.move(self, c, err)
         return self._conn is not c and not self._lost.is_set()
 
+    def _moved(self, move):
+        """Tells on_move, if given, of a move (failover.Move)."""
+        if self._on_move is not None:
+            self._on_move(move)
+
     def _holds(self):
         """Whether the session has a lock."""
         with self._mu:
@@ -179,17 +185,26 @@ class Session:
         except LockdError as err:
             self._failed(c, err, timeout)
             raise
-        name = self._granted(c, held, items, sent)
+        late = None
+        short = sent + min(self.ttl, _seconds(held.valid_for)) - time.monotonic() < self.ttl / 3
+        if method == "Lock" and self._deadline is not None and short and self._conn is c:
+            # Granted late in a long wait: its time counted from the call's
+            # send is short or over. Ask again how long it stays valid before
+            # the lock is recorded, so that no check in between (the keeper's,
+            # lost()) takes it as lost by the short count.
+            late = self._ask(c)
+        name = self._granted(c, held, items, sent, late)
         if name is None:  # answered by a lockd the session moved off meanwhile
             raise failover.give_back(self, c, held)
-        if method == "Lock" and self._deadline is not None and self._times.deadline(name) - time.monotonic() < self.ttl / 3:
-            self._refresh(c)  # granted late in a long wait: ask again how long it stays valid
+        if late is not None:
+            self._answered(c, *late)
         failover.refresh_peer(self)
         return _renamed(held, name)
 
-    def _granted(self, c, held, items, sent):
+    def _granted(self, c, held, items, sent, late=None):
         """Records a lock an answer at c to a call sent at sent returned,
-        starts its deadline and wakes the keeper to time its KeepAlives by
+        starts its deadline — or the later one a KeepAlive (late: its send
+        and answer) gave it — and wakes the keeper to time its KeepAlives by
         it; returns its name (its handle, until the session has moved), or
         None if the session no longer uses c."""
         with self._mu:
@@ -200,7 +215,10 @@ class Session:
                 name = held.lock_id if self.moves == 0 else f"{held.lock_id}@{self.moves}"
                 self._locks[name] = _Lock(name, list(items), held.token, held.reentrant, held.lock_id)
                 self._names[held.lock_id] = name
-            self._times.granted(name, sent, _seconds(held.valid_for))
+            later = None
+            if late is not None and held.lock_id in late[1].valid_for:
+                later = (late[0], _seconds(late[1].valid_for[held.lock_id]))
+            self._times.granted(name, sent, _seconds(held.valid_for), later)
         if c.keeper is not None:
             c.keeper.added()
         return name
@@ -220,6 +238,15 @@ class Session:
                     continue  # the session moved: unlock there
                 if _lost_or_gone(err):
                     self._forget(c, [handle])
+                    # The old lockd's session ended or lost the lock while a
+                    # move carried it to another lockd: release it there
+                    # too, or that lockd holds it for the session until the
+                    # session ends. Released there, the lock was not lost:
+                    # the move kept it (held throughout), and the new lockd
+                    # released it.
+                    if self._unlock_carried(c, name):
+                        failover.refresh_peer(self)
+                        return
                 raise
             self._forget(c, [handle])
             self._unlock_carried(c, name)
@@ -243,16 +270,18 @@ class Session:
 
     def _unlock_carried(self, c, name):
         """Releases, at the lockd the session moved to, a lock just released
-        at c while a move carried it there."""
+        at c while a move carried it there; returns True if it did (the
+        move kept the lock, and the new lockd released it)."""
         with self._mu:
             c2, lk = self._conn, self._locks.get(name)
         if c2 is c or lk is None:
-            return
+            return False
         try:
             self.client.call("Unlock", pb.UnlockRequest(session_id=c2.id, lock_id=lk.handle), endpoint=c2.endpoint)
         except LockdError:
-            return
+            return False
         self._forget(c2, [lk.handle])
+        return True
 
     def _forget(self, c, handles):
         """Drops the released locks of handles at c, if the session still
@@ -328,8 +357,8 @@ class Session:
     def keep_alive_in_background(self):
         """Keeps the session alive and tells its holder when its locks must
         be taken as lost (lost(), lost_locks): a KeepAlive every third of
-        the TTL, or within half the time the earliest lock has left (timed
-        again as each lock is added; every tenth of the TTL after a
+        the TTL, or within half the time the earliest lock has left (brought
+        forward, never put off, by each lock added; every tenth of the TTL after a
         failure), and the session's watch stream
         followed on a second thread. The session counts as lost when lockd
         says so (EXPIRED, CLOSED, or an answer saying the session expired
@@ -370,13 +399,15 @@ class Session:
             valid = {self._names.get(h, h): _seconds(v) for h, v in res.valid_for.items()}
             self._times.answered(sent, valid)
 
-    def _refresh(self, c):
+    def _ask(self, c):
+        """One KeepAlive at c, cut at a third of the TTL (a lockd that hangs
+        must not hold the caller): (its send, its answer), or None if it
+        failed."""
         sent = time.monotonic()
         try:
-            res = self._call("KeepAlive", pb.KeepAliveRequest(session_id=c.id), conn=c)
+            return sent, self._call("KeepAlive", pb.KeepAliveRequest(session_id=c.id), timeout=max(self.ttl / 3, 0.01), conn=c)
         except LockdError:
-            return
-        self._answered(c, sent, res)
+            return None
 
     def _lost_at(self, c, handles):
         """Loses the locks of handles a LOCK_LOST at c named."""
@@ -404,6 +435,15 @@ class Session:
         if self._deadline is not None:
             self._times.check()
         return self._times.is_lost(lock if isinstance(lock, str) else lock.lock_id)
+
+    def valid_until(self, lock):
+        """The lock's own deadline (time.monotonic()), given a HeldLock or
+        its lock_id: until then, by what lockd said (valid_for, counted from
+        the send of the call that carried it), the lock is certain to stay
+        valid, and lost(lock) turns true then unless a KeepAlive answer or a
+        move's adoption gives it more time first. None once the lock is
+        released, or a move left it behind."""
+        return self._times.deadline(lock if isinstance(lock, str) else lock.lock_id)
 
     def lost_reason(self):
         """Why the session counts as lost, or None."""

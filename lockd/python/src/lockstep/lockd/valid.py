@@ -23,11 +23,17 @@ class LockTimes:
         self._deadline = {}
         self._lost = set()
 
-    def granted(self, lock_id, sent, valid_for):
+    def granted(self, lock_id, sent, valid_for, later=None):
         """Starts the deadline of a lock an answer to a call sent at sent
-        returned: sent + valid_for (seconds), at most the TTL."""
+        returned: sent + valid_for (seconds), at most the TTL — or, given
+        later (the send of a later KeepAlive and the valid_for its answer
+        gave the lock), the later of the two, in one step: no check sees the
+        first alone."""
         with self._mu:
-            self._deadline[lock_id] = sent + min(self._ttl, valid_for)
+            d = sent + min(self._ttl, valid_for)
+            if later is not None:
+                d = max(d, later[0] + min(self._ttl, later[1]))
+            self._deadline[lock_id] = d
 
     def answered(self, sent, valid_for):
         """Applies a KeepAlive answer to a call sent at sent: each lock
