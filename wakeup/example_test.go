@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/inspect"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/wakeup"
@@ -54,6 +55,18 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
+	inLine := func(n int) { // waits until n acquisitions wait behind a
+		for {
+			lc, err := inspect.Read(ctx, store, inspect.Tables{}, "invoice/42", false)
+			if err != nil {
+				panic(err)
+			}
+			if len(lc.Waiting()) >= n {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	releasedByB := make(chan time.Time, 1)
 	done := make(chan time.Duration)
 	go func() {
@@ -64,7 +77,7 @@ func Example() {
 		releasedByB <- time.Now()
 		_ = l.Unlock(ctx)
 	}()
-	time.Sleep(200 * time.Millisecond) // b is in line
+	inLine(1) // b is in line
 	go func() {
 		l, err := c.Lock(ctx, "invoice/42")
 		if err != nil {
@@ -73,7 +86,7 @@ func Example() {
 		done <- time.Since(<-releasedByB)
 		_ = l.Unlock(ctx)
 	}()
-	time.Sleep(200 * time.Millisecond) // c is in line behind b
+	inLine(2) // c is in line behind b
 	_ = held.Unlock(ctx)
 	fmt.Println("c held it within 300 ms of b's release:", <-done < 300*time.Millisecond)
 	// Output:
