@@ -69,6 +69,17 @@ type Options struct {
 	// Limits bound what one request or one principal may ask (limits.go);
 	// each zero field means its default.
 	Limits Limits
+	// TestingKnobs switch on planted defects for the tests that show a
+	// property catches them; nil in production.
+	TestingKnobs *TestingKnobs
+}
+
+// TestingKnobs are the Server's planted defects.
+type TestingKnobs struct {
+	// EndDrainedAtOnce makes Close end every session at once, as a lockd
+	// without the drain did: a session that could move to another lockd
+	// loses its locks at a graceful shutdown.
+	EndDrainedAtOnce bool
 }
 
 // Limits bound the requests a Server reads and what one principal may hold

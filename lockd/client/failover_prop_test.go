@@ -59,11 +59,13 @@ func keptAtLockd(ctx context.Context, sessions []*client.Session, held map[*clie
 
 // failoverRun drives two fail-over sessions over a cluster of three
 // lockds: random Locks and Unlocks on a few ids, and a cut of one lockd at
-// a random step (restored at the next cut). After each step, the property
+// a random step (restored at the next cut); with drain set, also at most
+// one graceful shutdown of a lockd not cut (drain(i) shuts srvs[i] down,
+// and the caller replaces it after the run). After each step, the property
 // keptAtLockd; at the end, every Lock reported lost must have been lost by
 // a move that could not name it (none here: every step's Lock finished
-// before the cut) — so no Lock may be lost at all.
-func failoverRun(t *rapid.T, srvs []*server, knobs *client.TestingKnobs) error {
+// before the cut or the shutdown) — so no Lock may be lost at all.
+func failoverRun(t *rapid.T, srvs []*server, knobs *client.TestingKnobs, drain func(i int) error) error {
 	ctx := context.Background()
 	sessions := make([]*client.Session, 2)
 	for i := range sessions {
@@ -77,10 +79,14 @@ func failoverRun(t *rapid.T, srvs []*server, knobs *client.TestingKnobs) error {
 	}
 	held := map[*client.Session][]lockstep.Lock{}
 	ids := []string{"p", "q", "r"}
-	cut := -1
+	cut, drained := -1, -1
+	ops := 3
+	if drain != nil {
+		ops = 4
+	}
 	steps := rapid.IntRange(1, 8).Draw(t, "steps")
 	for range steps {
-		switch rapid.IntRange(0, 3).Draw(t, "op") {
+		switch rapid.IntRange(0, ops).Draw(t, "op") {
 		case 0, 1:
 			s := sessions[rapid.IntRange(0, 1).Draw(t, "session")]
 			l, err := s.TryLock(ctx, rapid.SampledFrom(ids).Draw(t, "id"))
@@ -106,13 +112,24 @@ func failoverRun(t *rapid.T, srvs []*server, knobs *client.TestingKnobs) error {
 				moves[s] = s.Moves()
 			}
 			srvs[cut].cut.setCut(true)
-			for _, s := range sessions { // wait for the sessions on the cut lockd to move
-				for deadline := time.Now().Add(3 * time.Second); s.Endpoint() == srvs[cut].url && s.Moves() == moves[s] && s.Err() == nil; {
-					if time.Now().After(deadline) {
-						return fmt.Errorf("session %s did not move off the cut lockd within 3s", s.ID())
-					}
-					time.Sleep(time.Millisecond)
-				}
+			if err := movedOff(sessions, srvs[cut], "cut", moves); err != nil {
+				return err
+			}
+		case 4:
+			i := rapid.IntRange(0, len(srvs)-1).Draw(t, "drain")
+			if drained >= 0 || i == cut {
+				break
+			}
+			drained = i
+			moves := map[*client.Session]int{}
+			for _, s := range sessions {
+				moves[s] = s.Moves()
+			}
+			if err := drain(i); err != nil {
+				return fmt.Errorf("shutting lockd %s down: %w", srvs[i].url, err)
+			}
+			if err := movedOff(sessions, srvs[i], "shut down", moves); err != nil {
+				return err
 			}
 		}
 		if err := keptAtLockd(ctx, sessions, held); err != nil {
@@ -142,6 +159,20 @@ func failoverRun(t *rapid.T, srvs []*server, knobs *client.TestingKnobs) error {
 	return nil
 }
 
+// movedOff waits up to 3s for every session at srv to move (its Moves
+// past moves[s]) or end.
+func movedOff(sessions []*client.Session, srv *server, what string, moves map[*client.Session]int) error {
+	for _, s := range sessions {
+		for deadline := time.Now().Add(3 * time.Second); s.Endpoint() == srv.url && s.Moves() == moves[s] && s.Err() == nil; {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("session %s did not move off the %s lockd within 3s", s.ID(), what)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	return nil
+}
+
 // Property: over random Locks, Unlocks and cuts of one of three lockds,
 // every lock a fail-over session counts held is held for it at the lockd
 // it uses (same fencing token), no id is held by two sessions, and no lock
@@ -149,7 +180,7 @@ func failoverRun(t *rapid.T, srvs []*server, knobs *client.TestingKnobs) error {
 func TestFailover_Property(t *testing.T) {
 	srvs, _, _ := cluster(t, 3)
 	rapid.Check(t, func(t *rapid.T) {
-		if err := failoverRun(t, srvs, nil); err != nil {
+		if err := failoverRun(t, srvs, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -163,7 +194,7 @@ func TestFailover_PropertyCatchesStaleTokenControl(t *testing.T) {
 	caught := false
 	for i := 0; i < 20 && !caught; i++ {
 		rapid.Check(t, func(t *rapid.T) {
-			if !caught && failoverRun(t, srvs, &client.TestingKnobs{AdoptStaleToken: true}) != nil {
+			if !caught && failoverRun(t, srvs, &client.TestingKnobs{AdoptStaleToken: true}, nil) != nil {
 				caught = true
 			}
 		})
