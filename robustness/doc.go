@@ -40,6 +40,15 @@
 // handing their queue locks over to another process mid-hold (an owner's
 // sharers count as one holder; no third inside a handover).
 //
+// Local handoff (docs/algorithms.md §4.15) runs in the fleet combined+new:
+// its two plain workers run two goroutines each on a migration Locker with
+// LocalHandoff 2, each goroutine a holder of its own in the histories, so
+// that two goroutines of one process holding one id at once is a
+// violation; the tokens checker requires rising tokens in real-time order
+// and along each store hold handed between goroutines, counts the local
+// handoffs, and must catch the planted ReuseToken in the control
+// ctl-skip-intention.
+//
 // It is a module of its own, so that its dependencies stay out of the
 // library's go.mod (lockd's module among them).
 package robustness

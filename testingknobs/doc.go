@@ -1,11 +1,11 @@
 // Package testingknobs names the planted defects of the code every Locker of
-// the module shares — the lease, the lock manager and the fencing-token
-// draw — so that a negative control in another module (the robustness
-// suite's workers) can switch them on. The knobs of each algorithm are
-// named by its public package (queuelock.TestingKnobs, shadowlock's,
-// combined's, migration's); their Lease, Manager and Fencing fields take the
-// types named here, and the same value may be given to every Locker of a
-// process.
+// the module shares — the lease, the lock manager, the fencing-token draw
+// and local handoff — so that a negative control in another module (the
+// robustness suite's workers) can switch them on. The knobs of each
+// algorithm are named by its public package (queuelock.TestingKnobs,
+// shadowlock's, combined's, migration's); their Lease, Manager and Fencing
+// fields, and migration's Cohort, take the types named here, and the same
+// value may be given to every Locker of a process.
 //
 // It holds no defect of its own: each knob's branch sits in the code it
 // plants a defect in, behind a nil check, and this package only gives the

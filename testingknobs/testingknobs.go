@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/manager"
@@ -22,6 +23,11 @@ type Manager = manager.TestingKnobs
 // Fencing plants the defect of the fencing-token draw (UncheckedToken). A
 // Locker reads it from its TestingKnobs' Fencing field.
 type Fencing = fencing.TestingKnobs
+
+// Cohort plants the defects of local handoff (ReuseToken, Unbounded;
+// docs/algorithms.md §4.15). A migration Locker with Options.LocalHandoff
+// reads it from its TestingKnobs' Cohort field.
+type Cohort = cohort.TestingKnobs
 
 // LeaseWindow returns the lease window a Locker computes for ttl and
 // maxServerSkew, with the lease defects of k (nil: none): how long after a

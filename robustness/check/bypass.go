@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"sort"
+
+	"github.com/lockstep-go/lockstep/robustness/history"
 )
 
 // bypassBound is the queue lock's bound on others' acquisitions during one
@@ -12,9 +14,15 @@ import (
 func bypassBound(n int) int { return 2 * (n - 1) }
 
 // checkBypass counts, for every acquisition in mode new or combined whose
-// Lock call began after the heal, the acquisitions of the same lock by other
-// processes that returned while it waited, and flags counts above
-// bypassBound(n)+slack, n the processes that hold the lock after the heal.
+// Lock call began after the heal, the store acquisitions of the same lock by
+// other worker processes that returned while it waited, and flags counts
+// above bypassBound(n)+slack, n the worker processes that hold the lock
+// after the heal. The goroutines of one process (history.Holder) are one
+// process here, as the store sees them, and the holds of one process with
+// one owner id are one store acquisition, handed between its goroutines in
+// memory (local handoff: each store acquisition lasts at most K+1 holds,
+// docs/algorithms.md Theorem 4a). A goroutine's own siblings are not
+// counted: they are ordered in memory, not by the queue.
 // Locks on which anyone acquired in mode legacy after the heal are skipped:
 // the legacy lock is unfair by design, and a combined waiter waits on it
 // too. It returns the violations and the largest count seen.
@@ -37,20 +45,23 @@ func checkBypass(hs []*hold, heal int64, slack int) ([]Violation, int) {
 		procs := map[string]bool{}
 		fair := true
 		for _, h := range group {
-			procs[h.process] = true
+			procs[history.ProcessOf(h.process)] = true
 			fair = fair && (h.mode == "new" || h.mode == "combined")
 		}
 		if !fair {
 			continue
 		}
 		bound := bypassBound(len(procs)) + slack
+		sort.SliceStable(group, func(i, j int) bool { return group[i].acquire.ReturnNS < group[j].acquire.ReturnNS })
+		store, _ := storeHolds(group)
 		for _, a := range group {
-			n := 0
+			seen := map[*hold]bool{}
 			for _, b := range group {
-				if b.process != a.process && b.acquire.ReturnNS > a.acquire.InvokeNS && b.acquire.ReturnNS < a.acquire.ReturnNS {
-					n++
+				if history.ProcessOf(b.process) != history.ProcessOf(a.process) && b.acquire.ReturnNS > a.acquire.InvokeNS && b.acquire.ReturnNS < a.acquire.ReturnNS {
+					seen[store[b]] = true
 				}
 			}
+			n := len(seen)
 			most = max(most, n)
 			if n > bound {
 				out = append(out, Violation{Checker: "bypass", Lock: lock, Detail: fmt.Sprintf(

@@ -52,7 +52,7 @@ type Options struct {
 
 // Violation is one thing the run did wrong.
 type Violation struct {
-	Checker string // mutex, mutex-undecided, access, fenced, counter, liveness, bypass, scope, dc-progress, lockd-loss, deadlock, cycle, transfer, harness
+	Checker string // mutex, mutex-undecided, access, fenced, tokens, counter, liveness, bypass, scope, dc-progress, lockd-loss, deadlock, cycle, transfer, harness
 	Lock    string // the lock id (for liveness: the process)
 	Detail  string
 }
@@ -76,6 +76,10 @@ type Report struct {
 	// Register figures.
 	FencedAccepted, FencedRejected int
 	CounterLostUpdates             int
+	// LocalHandoffs counts the plain holds handed a store hold in memory by
+	// another holder of their worker process (rbworker --local-handoff):
+	// those with the owner of an earlier hold of the lock (tokens.go).
+	LocalHandoffs int
 	// MaxBypass is the most acquisitions by others during one wait in mode
 	// new or combined after the heal (checked only with HealNS).
 	MaxBypass int
@@ -112,6 +116,9 @@ func (r Report) Summary() string {
 		r.Operations, r.Unknown, r.Holds, r.Manager, r.Lost, r.Open, time.Duration(r.Misalignment))
 	fmt.Fprintf(&b, "check: fenced register %d writes accepted, %d rejected; unfenced counter %d lost updates; mutex model checked in %v; max bypass after heal %d; %d compatible overlaps of related holds\n",
 		r.FencedAccepted, r.FencedRejected, r.CounterLostUpdates, r.MutexTime.Round(time.Millisecond), r.MaxBypass, r.Shared)
+	if r.LocalHandoffs > 0 {
+		fmt.Fprintf(&b, "check: %d local handoffs (holds handed another goroutine's store hold in memory)\n", r.LocalHandoffs)
+	}
 	b.WriteString(r.scopeSummary())
 	b.WriteString(r.lockdSummary())
 	b.WriteString(r.lockmanSummary())
@@ -214,6 +221,7 @@ func Records(recs []history.Record, ops []register.Op, opts Options) (Report, er
 	r.Violations = append(r.Violations, checkMutex(plain, opts.Timeout, opts.VisualizeDir, &r)...)
 	r.Violations = append(r.Violations, checkAccess(hs, &r)...)
 	r.Violations = append(r.Violations, checkRegister(ops, hs, opts, &r)...)
+	r.Violations = append(r.Violations, checkTokens(plain, &r)...)
 	r.Violations = append(r.Violations, checkScopes(recs, hs, opts, &r)...)
 	r.LockdEvents = len(opts.LockdEvents)
 	r.Violations = append(r.Violations, checkLockdLoss(hs, opts.LockdEvents, opts.LockdMovers, &r)...)

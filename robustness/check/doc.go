@@ -49,6 +49,22 @@
 // (a rejection before the writer's deadline means a successor was admitted
 // while it still held the lock).
 //
+// tokens (tokens.go): on the plain holds' acquisition records, a grant
+// whose Lock call began after another holder's returned carries a higher
+// token (Lemma 7: a token is drawn inside its Lock call, and the global
+// cell's Next returns more than every value returned before it was sent);
+// and the holds of one worker process with one owner id — one store hold
+// that local handoff passed between its goroutines — carry rising tokens
+// in the order their Lock calls returned (Theorem 6a). Those holds, past
+// the first of each store hold, are counted as local handoffs
+// (Report.LocalHandoffs).
+//
+// Holders: a record's Process names its holder, a worker process or, with
+// rbworker --goroutines, one of its goroutines (history.Holder,
+// "<process>/g<i>"). Every checker above judges each holder as one client,
+// so two goroutines of one process holding one id at once are caught like
+// two processes; the bypass bound below counts worker processes.
+//
 // counter: lost updates on the unfenced counter are counted, and are
 // violations only with Options.StrictCounter (runs without client pauses).
 //
@@ -63,7 +79,10 @@
 // grouped acquisition is neither counted nor judged: the 2(n−1) bound is
 // the exclusive queue's, and a group's wait spans several queues), no Lock call that began after the heal saw more
 // than 2(n−1) acquisitions by others while it waited (n processes): the
-// queue lock's bound, as the model checks state it (propertytests).
+// queue lock's bound, as the model checks state it (propertytests). The
+// count is of store acquisitions by other worker processes: the holds of
+// one process and one owner id (a store hold handed on by local handoff)
+// count once, and a waiter's own process's goroutines not at all.
 //
 // scope: the records of a run on two data centres carry their lock's scope
 // and their worker's data centre (history.Record.Scope, DC). A global

@@ -61,6 +61,20 @@
 // controls (fake-deadlock, early-leave, no-detection: its dl- Locker built
 // without detection).
 //
+// With --goroutines N the loop runs on N goroutines (goroutines.go), which
+// contend for the same ids through the one migration.Locker, each a holder
+// of its own: its records and its register requests name it
+// "<process>/g<i>" (history.Holder), so the checkers judge each goroutine
+// as they judge a process, and two goroutines holding one id at once is a
+// violation. They take plain exclusive Locks only. With --local-handoff K
+// the Locker is built with Options.LocalHandoff K (docs/algorithms.md
+// §4.15): a goroutine's Unlock may hand the store hold to another
+// goroutine waiting for the id, in memory, up to K times in a row, and
+// each grant draws a fresh fencing token. The lease tracker follows leases
+// per id rather than per hold, so that a goroutine handed the store hold
+// (its lock has the store hold's owner) keeps the store hold's deadline
+// bound rather than one counted from its own Lock call.
+//
 // The mode of each acquisition comes from --flag-file (migration.File), so
 // the runner can flip it while the worker runs.
 //
@@ -107,5 +121,8 @@
 // fleet happens in production. --plant global-at-local-quorum (with --dc)
 // is the worker's own defect, not a library knob: its global locks go
 // through the DC-local LOCAL_QUORUM store with the scope hidden, so they
-// live in the global rows at levels a global store refuses. Client pauses are the runner's (SIGSTOP).
+// live in the global rows at levels a global store refuses. --plant
+// reuse-token (with --local-handoff) plants local handoff's ReuseToken
+// (testingknobs.Cohort): a goroutine handed the store hold keeps the
+// previous holder's token. Client pauses are the runner's (SIGSTOP).
 package main

@@ -118,6 +118,7 @@ func newLocker(c config, store lockstep.Store, obs lockstep.Observer) (locker, e
 		Queue:        &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, TestingKnobs: c.planted.queue},
 		Legacy:       &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, TestingKnobs: c.planted.legacy},
 		Fencing:      fence,
+		LocalHandoff: c.localHandoff,
 		Observer:     obs,
 		TestingKnobs: c.planted.migration,
 	})

@@ -56,6 +56,10 @@ type config struct {
 	// of slots (slots.go).
 	lockmanIndex, lockmanPeers int
 	lockmanPlan                string
+	// goroutines loop side by side as holders of their own on the one
+	// Locker (goroutines.go); localHandoff is its LocalHandoff bound.
+	goroutines   int
+	localHandoff int
 }
 
 func parseFlags(args []string) (config, error) {
@@ -93,6 +97,8 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&c.lockmanIndex, "lockman-index", 0, "this lock-manager worker's place among the segment's, 0 .. --lockman-peers−1")
 	fs.IntVar(&c.lockmanPeers, "lockman-peers", 1, "how many lock-manager workers the segment has (they meet in slots, see --lockman-plan)")
 	fs.StringVar(&c.lockmanPlan, "lockman-plan", DefaultLockmanPlan, "the lock-manager workers' slots, one letter each, repeated: P pairs taking two ids in opposite orders, R a ring of three, T a transfer")
+	fs.IntVar(&c.goroutines, "goroutines", 1, "goroutines taking locks side by side through the one Locker, each a holder of its own in the history (<process>/g<i>); more than 1 needs plain Locks only")
+	fs.IntVar(&c.localHandoff, "local-handoff", 0, "the migration Locker's LocalHandoff: how many times in a row a store hold may pass between this worker's goroutines in memory (0: off; needs --goroutines 2 or more)")
 	fs.Int64Var(&c.epochUnixNS, "epoch-unix-ns", 0, "the run's shared epoch, Unix ns (0: now)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -154,6 +160,20 @@ func parseFlags(args []string) (config, error) {
 		return c, errors.New("--handover-dir and --lockman-plant are for a lock-manager worker: add --lockman-history")
 	case c.lockmanPeers < 1 || c.lockmanIndex < 0 || c.lockmanIndex >= c.lockmanPeers:
 		return c, fmt.Errorf("--lockman-index %d of --lockman-peers %d: give peers ≥ 1 and an index from 0 to peers−1", c.lockmanIndex, c.lockmanPeers)
+	case c.goroutines < 1:
+		return c, fmt.Errorf("--goroutines %d: give 1 or more", c.goroutines)
+	case c.goroutines > 1 && (len(c.lockdURLs) > 0 || c.lockmanHistory != ""):
+		return c, errors.New("--goroutines runs several holders on one in-process Locker: drop --lockd (a lockd worker holds one session) and --lockman-history (a lock-manager worker runs its own slots)")
+	case c.goroutines > 1 && (c.managerShare > 0 || c.localShare > 0):
+		return c, errors.New("--goroutines takes plain exclusive Locks only (the worker follows each lease by id, which shared holds of one id by two goroutines would blur): set --manager-share 0 and --local-share 0")
+	case c.localHandoff < 0:
+		return c, fmt.Errorf("--local-handoff %d: give 0 (off) or the most handoffs in a row, e.g. 2", c.localHandoff)
+	case c.localHandoff > 0 && (c.bypassMigration || len(c.lockdURLs) > 0 || c.lockmanHistory != ""):
+		return c, errors.New("--local-handoff is the in-process migration Locker's option: drop --bypass-migration, --lockd and --lockman-history")
+	case c.plant == reuseToken && c.localHandoff == 0:
+		return c, errors.New("--plant " + reuseToken + " is a defect of local handoff: add --local-handoff (and --goroutines 2 or more)")
+	case c.localHandoff > 0 && c.goroutines < 2:
+		return c, errors.New("--local-handoff passes a store hold between goroutines of this worker: add --goroutines 2 or more")
 	case c.duration <= 0 || c.hold < 0 || c.lockTimeout <= 0 || c.requestTimeout <= 0:
 		return c, errors.New("--duration, --lock-timeout and --request-timeout must be positive, --hold not negative")
 	}
@@ -205,8 +225,11 @@ func run(ctx context.Context, c config) (err error) {
 	defer func() { err = errors.Join(err, w.close()) }()
 	ctx, cancel := context.WithTimeout(ctx, c.duration)
 	defer cancel()
-	w.loop(ctx)
-	fmt.Fprintf(os.Stderr, "rbworker %s: %s\n", c.process, w.stats)
+	st, err := w.loops(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "rbworker %s: %s\n", c.process, st)
 	if n := w.histErr.Load(); n > 0 {
 		return fmt.Errorf("%d operations could not be written to %s: the history is incomplete", n, c.historyPath)
 	}

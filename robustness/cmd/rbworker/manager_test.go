@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,10 +58,10 @@ func TestTracker_GroupCountsEveryMembersLease(t *testing.T) {
 	hw, err := history.Create(filepath.Join(t.TempDir(), "w.jsonl"))
 	require.NoError(t, err)
 	defer hw.Close()
-	w := &worker{c: config{process: "w"}, clk: history.NewClock(0), hw: hw}
+	w := &worker{c: config{process: "w"}, name: "w", clk: history.NewClock(0), hw: hw, histErr: &atomic.Int64{}}
 	tr := &tracker{w: w, window: int64(time.Second)}
 	w.tr = tr
-	h := tr.begin("p/a", []string{"p/a:X"}, []string{"p/a", "p"}, 100)
+	h := tr.begin("w", "p/a", []string{"p/a:X"}, []string{"p/a", "p"}, 100)
 	h.mode = lockstep.ModeNew
 	ev := func(id string) {
 		tr.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: id, Owner: "w.1", Mode: lockstep.ModeNew, Renewed: true})
@@ -72,17 +73,17 @@ func TestTracker_GroupCountsEveryMembersLease(t *testing.T) {
 	ev("p/a")
 	ev("p")
 	tr.mu.Lock()
-	lb := min(tr.cur.okLB[leaseKey{"p", "new/w.1"}], tr.cur.okLB[leaseKey{"p/a", "new/w.1"}])
-	n := len(tr.cur.okLB)
+	lb := min(tr.ids["p"].okLB["new/w.1"], tr.ids["p/a"].okLB["new/w.1"])
+	n := len(tr.ids["p"].okLB) + len(tr.ids["p/a"].okLB)
 	tr.mu.Unlock()
 	assert.Equal(t, 2, n)
 	assert.Greater(t, lb, int64(100))
 	assert.Equal(t, lb+int64(time.Second), tr.deadline(h))
-	tr.end()
+	tr.end(h)
 
 	// During a rollout a group's first member may be new and another
 	// combined: that member has two leases from its first report on.
-	h = tr.begin("p/a", []string{"p/a:X"}, []string{"p/a", "p"}, 200)
+	h = tr.begin("w", "p/a", []string{"p/a:X"}, []string{"p/a", "p"}, 200)
 	h.mode = lockstep.ModeNew
 	half := func(id, owner string) {
 		tr.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: id, Owner: owner, Mode: lockstep.ModeCombined, Renewed: true})
@@ -95,5 +96,5 @@ func TestTracker_GroupCountsEveryMembersLease(t *testing.T) {
 	half("p/a", "w:combined.l")
 	half("p/a", "w:combined.l")
 	assert.Greater(t, tr.deadline(h), 200+int64(time.Second), "every lease renewed since the Lock call")
-	tr.end()
+	tr.end(h)
 }

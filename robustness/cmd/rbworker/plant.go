@@ -13,7 +13,13 @@ import (
 
 // plantable lists the defects --plant accepts, by the names the model
 // checks' regression files use.
-var plantable = []string{"half-ttl-lease", "wall-clock-lease", "unchecked-token", "stale-owner-column", "keep-id-state", "skip-intention", "global-at-local-quorum", lockdIgnoresLost}
+var plantable = []string{"half-ttl-lease", "wall-clock-lease", "unchecked-token", "stale-owner-column", "keep-id-state", "skip-intention", "global-at-local-quorum", reuseToken, lockdIgnoresLost}
+
+// reuseToken is local handoff's planted defect (testingknobs.Cohort's
+// ReuseToken): a goroutine handed another's store hold keeps that
+// holder's fencing token instead of drawing a fresh one. It bites only a
+// worker with --local-handoff.
+const reuseToken = "reuse-token"
 
 // lockdIgnoresLost is a lockd worker's planted defect, the worker's own
 // (the client is the shipped one): it never looks at a lock's Lost channel
@@ -68,6 +74,8 @@ func plant(name string) (planted, error) {
 		p.globalAtLocal = true
 	case lockdIgnoresLost:
 		p.ignoreLost = true
+	case reuseToken:
+		m.Cohort = &testingknobs.Cohort{ReuseToken: true}
 	case "skip-intention":
 		mg := &testingknobs.Manager{SkipIntention: true}
 		q.Manager, g.Manager, c.Manager, m.Manager = mg, mg, mg, mg

@@ -17,9 +17,13 @@ import (
 	"github.com/lockstep-go/lockstep/robustness/register"
 )
 
-// worker is one process's loop and what it needs.
+// worker is one loop of the process and what it needs: the process's
+// one, or with --goroutines one per goroutine (goroutines.go), which share
+// everything but the holder's name, its register client, its choices and
+// its counts.
 type worker struct {
 	c       config
+	name    string // the holder this loop's records and register requests name
 	clk     *history.Clock
 	hw      *history.Writer
 	session *gocql.Session
@@ -29,8 +33,8 @@ type worker struct {
 	moves   *history.Writer // a fail-over lockd worker's moves (--moves-history), else nil
 	tr      *tracker
 	rng     *rand.Rand
-	stats   stats        // the main loop's counts
-	histErr atomic.Int64 // history writes that failed, from any goroutine
+	stats   stats         // the loop's counts
+	histErr *atomic.Int64 // history writes that failed, from any goroutine
 }
 
 // stats are the worker's own counts, printed at exit.
@@ -48,7 +52,7 @@ func newWorker(c config, clk *history.Clock, hw *history.Writer) (*worker, error
 	if err != nil {
 		return nil, err
 	}
-	w := &worker{c: c, clk: clk, hw: hw, reg: reg, rng: rand.New(rand.NewPCG(c.seed, 0x7262776b))}
+	w := &worker{c: c, name: c.process, clk: clk, hw: hw, reg: reg, rng: rand.New(rand.NewPCG(c.seed, 0x7262776b)), histErr: &atomic.Int64{}}
 	w.tr = &tracker{w: w, window: window(c)}
 	if len(c.lockdURLs) > 0 {
 		w.tr.lockd, w.tr.window = true, 0
@@ -148,22 +152,22 @@ type op struct {
 // section and the release run to their end even when ctx ends meanwhile.
 func (w *worker) once(ctx context.Context, o op) {
 	id := o.key
-	h := w.tr.begin(id, o.members, o.ids, w.clk.Now())
-	defer w.tr.end()
+	h := w.tr.begin(w.name, id, o.members, o.ids, w.clk.Now())
+	defer w.tr.end(h)
 	lctx, cancel := context.WithTimeout(ctx, w.c.lockTimeout)
 	l, err := o.take(lctx)
 	cancel()
 	ret := w.clk.Now()
 	if err != nil {
 		w.stats.failed++
-		w.record(history.Record{Process: w.c.process, Lock: id, Op: history.Acquire, InvokeNS: h.invoke, ReturnNS: ret,
+		w.record(history.Record{Process: w.name, Lock: id, Op: history.Acquire, InvokeNS: h.invoke, ReturnNS: ret,
 			Outcome: history.Fail, Err: err.Error(), Members: o.members})
 		w.sleep(ctx, time.Duration(w.rng.Int64N(int64(100*time.Millisecond))))
 		return
 	}
 	w.stats.acquired++
 	w.tr.held(h, l)
-	w.record(history.Record{Process: w.c.process, Lock: id, Op: history.Acquire, Token: h.token, Mode: h.mode.String(),
+	w.record(history.Record{Process: w.name, Lock: id, Op: history.Acquire, Token: h.token, Mode: h.mode.String(),
 		InvokeNS: h.invoke, ReturnNS: ret, Outcome: history.OK, Owner: h.owner,
 		LeaseDeadlineNS: w.tr.deadline(h), LeaseWindowNS: w.tr.window, Members: o.members})
 	if o.writes {
@@ -205,7 +209,7 @@ func (w *worker) recordLost(h *hold, seen int64) {
 	if w.c.planted.ignoreLost {
 		d = seen // it believed it held the lock until Unlock said otherwise
 	}
-	w.record(history.Record{Process: w.c.process, Lock: h.id, Op: history.Lost, Token: h.token, Mode: h.mode.String(),
+	w.record(history.Record{Process: w.name, Lock: h.id, Op: history.Lost, Token: h.token, Mode: h.mode.String(),
 		InvokeNS: min(d, seen), ReturnNS: seen, Outcome: history.OK, LeaseDeadlineNS: d, Expired: expired})
 }
 
@@ -242,7 +246,7 @@ func (w *worker) critical(h *hold, l lockstep.Lock) {
 }
 
 func (w *worker) recordWrite(h *hold, reg string, inv, read int64, accepted bool, err error) {
-	r := history.Record{Process: w.c.process, Lock: h.id, Op: history.Write, Token: h.token, Mode: h.mode.String(),
+	r := history.Record{Process: w.name, Lock: h.id, Op: history.Write, Token: h.token, Mode: h.mode.String(),
 		InvokeNS: inv, ReturnNS: w.clk.Now(), Outcome: history.OK, Register: reg, Read: read, Value: read + 1}
 	switch {
 	case err != nil:
@@ -277,7 +281,7 @@ func (w *worker) release(h *hold, l lockstep.Lock) {
 			break
 		}
 	}
-	r := history.Record{Process: w.c.process, Lock: h.id, Op: history.Release, Token: h.token, Mode: h.mode.String(),
+	r := history.Record{Process: w.name, Lock: h.id, Op: history.Release, Token: h.token, Mode: h.mode.String(),
 		InvokeNS: inv, ReturnNS: w.clk.Now(), Outcome: history.OK}
 	if err != nil && !onlyLost(err) {
 		r.Outcome, r.ReturnNS, r.Err = history.Unknown, history.Never, err.Error()

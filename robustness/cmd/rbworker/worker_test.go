@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,10 +83,10 @@ func TestTracker_DeadlineIsALowerBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hw.Close()
-	w := &worker{c: config{process: "w"}, clk: history.NewClock(0), hw: hw}
+	w := &worker{c: config{process: "w"}, name: "w", clk: history.NewClock(0), hw: hw, histErr: &atomic.Int64{}}
 	tr := &tracker{w: w, window: int64(time.Second)}
 	w.tr = tr
-	h := tr.begin("l", nil, []string{"l"}, 100)
+	h := tr.begin("w", "l", nil, []string{"l"}, 100)
 	h.mode = lockstep.ModeCombined
 	if d := tr.deadline(h); d != 100+int64(time.Second) {
 		t.Fatalf("before any renewal: %d", d)
@@ -105,7 +106,7 @@ func TestTracker_DeadlineIsALowerBound(t *testing.T) {
 	ev(lockstep.ModeNew, false) // a failed attempt moves no deadline
 	ev(lockstep.ModeNew, true)  // sent after the failed attempt's report
 	tr.mu.Lock()
-	q, l := tr.cur.okLB[leaseKey{"l", "new/w:combined.1"}], tr.cur.okLB[leaseKey{"l", "legacy/w:combined.1"}]
+	q, l := tr.ids["l"].okLB["new/w:combined.1"], tr.ids["l"].okLB["legacy/w:combined.1"]
 	tr.mu.Unlock()
 	if l != 100 || q <= 100 {
 		t.Fatalf("send bounds: queue %d legacy %d", q, l)
@@ -114,6 +115,6 @@ func TestTracker_DeadlineIsALowerBound(t *testing.T) {
 		t.Fatalf("deadline %d, want the legacy half's (sent no earlier than the Lock call)", d)
 	}
 	tr.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: "other", Renewed: true})
-	tr.end()
+	tr.end(h)
 	tr.ObserveLease(context.Background(), lockstep.LeaseEvent{ID: "l", Renewed: true}) // after the hold: ignored
 }

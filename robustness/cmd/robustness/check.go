@@ -45,6 +45,7 @@ func (r *runner) check(seg *segment, histDir string, ops []register.Op, finalHea
 	res.ops = rep.Operations
 	res.moves, res.lostByMover = rep.Moves, rep.LockdLostByMover
 	res.unknown = rep.Unknown
+	res.handoffs = rep.LocalHandoffs
 	for _, v := range rep.Violations {
 		res.findings = append(res.findings, finding{v.Checker, v.Lock, v.Detail})
 	}

@@ -18,7 +18,9 @@
 //	          planted: the access checker must catch it; its last two
 //	          workers are lock-manager workers with made-up ErrDeadlocks
 //	          and givers leaving before their successor adopts, planted:
-//	          the deadlock and transfer checkers must each catch theirs),
+//	          the deadlock and transfer checkers must each catch theirs;
+//	          its first two run two goroutines each with local handoff
+//	          planted with ReuseToken: the tokens checker must catch it),
 //	          ctl-lockd-ignores-lost (a Go lockd worker that ignores Lost,
 //	          and a Python one whose moves skip the adoption, both
 //	          planted in the workers; their lockd paused mid-hold: the
@@ -68,8 +70,15 @@
 // them, judged by the deadlock, cycle and transfer checkers; every nemesis
 // but lockd's is passed to the cycle checker as a fault.
 //
-// The fleets' workers make a share --manager-share (default 0.5) of their
-// acquisitions through the lock manager: Shared locks, groups and
+// In the fleet combined+new the two plain workers run two goroutines each
+// (rbworker --goroutines 2 --local-handoff 2, handoff.go): a store hold
+// passes between a worker's goroutines in memory (docs/algorithms.md
+// §4.15), each goroutine judged as a holder of its own; the summary prints
+//
+//	robustness: local handoffs <N> (fleets combined+new)
+//
+// The fleets' workers but those make a share --manager-share (default 0.5)
+// of their acquisitions through the lock manager: Shared locks, groups and
 // hierarchical ids over lock-0, lock-1 and their children (rbworker).
 //
 // Each segment spawns rbworker processes, runs a seeded nemesis schedule

@@ -78,6 +78,14 @@ type segment struct {
 	// catchBy, for a control, names checkers that must each find a
 	// violation (any one will do when empty).
 	catchBy []string
+	// handoffWorkers, the first workers of the segment (plain ones, never
+	// lockd clients or lock-manager workers), run their loop on
+	// handoffGoroutines goroutines (rbworker --goroutines), each a holder
+	// of its own, taking plain Locks only (no --manager-share), through a
+	// Locker with LocalHandoff handoff (rbworker --local-handoff);
+	// handoffPlant, when set, is their --plant instead of the segment's.
+	handoffWorkers, handoffGoroutines, handoff int
+	handoffPlant                               string
 }
 
 var fleets = []segment{
@@ -94,8 +102,16 @@ var fleets = []segment{
 	{name: "combined", modes: []string{"combined"}, phase: "combined", lockman: 4, extra: 2},
 	{name: "legacy+combined", modes: []string{"legacy", "combined"}, phase: "legacy", lockman: 4, extra: 2},
 	// Four lock-manager workers added after the lockd clients (w2, w3 and
-	// w4, as in new): new (w5, w7) and combined (w6, w8).
-	{name: "combined+new", modes: []string{"combined", "new"}, phase: "new", lockd: fleetLockd, lockman: 4, extra: 5},
+	// w4, as in new): new (w5, w7) and combined (w6, w8). The two plain
+	// workers, w0 (combined) and w1 (new), run two goroutines each on a
+	// migration Locker with LocalHandoff 2 (docs/algorithms.md §4.15): a
+	// store hold passes between a worker's goroutines in memory, each grant
+	// with a fresh token, and each goroutine is judged as a holder of its
+	// own (mutex, fenced, tokens); the summary counts the local handoffs.
+	// They take plain Locks only: the lock manager is this fleet's lockd
+	// Go clients' and lock-manager workers', and the other fleets'.
+	{name: "combined+new", modes: []string{"combined", "new"}, phase: "new", lockd: fleetLockd, lockman: 4, extra: 5,
+		handoffWorkers: 2, handoffGoroutines: 2, handoff: 2},
 	{name: "rollout", modes: []string{"legacy"}, phase: "legacy", rollout: true},
 	// Two data centres: workers in both take global locks (QUORUM, one
 	// holder across the data centres) and DC-local ones (LOCAL_QUORUM, one
@@ -152,10 +168,14 @@ var controls = []segment{
 	// cycle, which the deadlock checker must catch, and givers that leave
 	// before their successor adopts while the successor records the hold
 	// as continuous, which the transfer checker must catch through the
-	// holder admitted in the gap. Each of the three checkers must catch
-	// its own.
+	// holder admitted in the gap. Its first two workers (two added, so
+	// that two plain workers keep the segment's plant) run two goroutines
+	// each with local handoff planted with ReuseToken: a goroutine handed
+	// another's store hold keeps that holder's token, which the tokens
+	// checker must catch. Each of the four checkers must catch its own.
 	{name: "ctl-skip-intention", modes: []string{"new"}, phase: "new", plant: "skip-intention", locks: 2, manager: 0.7,
-		lockman: 2, lockmanPlant: "fake-deadlock,early-leave", lockmanPlan: "PPT", catchBy: []string{"access", "deadlock", "transfer"},
+		handoffWorkers: 2, handoffGoroutines: 2, handoff: 2, handoffPlant: "reuse-token", extra: 2,
+		lockman: 2, lockmanPlant: "fake-deadlock,early-leave", lockmanPlan: "PPT", catchBy: []string{"access", "deadlock", "transfer", "tokens"},
 		events: func(*runner, *segment, time.Duration) []nemesis.Event { return nil },
 		expect: expectViolation, control: true, weight: 0.45},
 	// Global locks served at LOCAL_QUORUM (planted: the DC-local store with

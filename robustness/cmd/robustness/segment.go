@@ -30,6 +30,8 @@ type result struct {
 	// client that could fail over lost to a lockd event.
 	moves       check.MoveReport
 	lostByMover int
+	// handoffs are the local handoffs the check counted.
+	handoffs int
 }
 
 type finding struct{ checker, lock, detail string }

@@ -94,6 +94,7 @@ func (r *runner) summary(res []result, cut error) bool {
 		time.Since(r.start).Round(time.Second), r.o.seed, unknown)
 	r.lockdSummary()
 	r.moveSummary(res)
+	handoffSummary(r.out, res)
 	if cut != nil {
 		fmt.Fprintf(r.out, "robustness: INCOMPLETE after %d of its segments (%v): %d operations, %d nemesis events, %d violations so far\n",
 			len(res), cut, ops, r.events, viol)

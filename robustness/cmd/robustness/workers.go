@@ -114,12 +114,7 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		if seg.bypass {
 			args = append(args, "--bypass-migration")
 		}
-		if seg.manager > 0 {
-			args = append(args, "--manager-share", fmt.Sprint(seg.manager))
-		}
-		if seg.plant != "" {
-			args = append(args, "--plant", seg.plant)
-		}
+		args = append(args, seg.plainArgs(i)...)
 		if dc != "" {
 			args = append(args, "--dc", dc)
 		}
