@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
@@ -135,12 +134,7 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	}
 	var alg manager.Algorithm = modeSwitch{l}
 	if cfg.local > 0 {
-		var f *clock.Global
-		if opts != nil {
-			f = opts.Fencing
-		}
-		if alg, err = cohort.New(alg, cohort.Options{Bound: cfg.local, Clock: clk, Fencing: f,
-			FencingKnobs: cfg.knobs.Fencing, TestingKnobs: cfg.knobs.Cohort}); err != nil {
+		if alg, err = cohort.New(alg, cohort.Options{Bound: cfg.local, Clock: clk, TestingKnobs: cfg.knobs.Cohort}); err != nil {
 			_ = algs.close(context.Background())
 			return nil, err
 		}

@@ -20,5 +20,11 @@ func init() {
 		// other processes' waiters starve. Caught by C3 in the quiet phase.
 		control{name: "CohortUnbounded", fleet: fleetNamed("new/cohort"),
 			v: variant{plant: []defect{cohortUnbounded}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+		// A store acquisition that reserves one token but grants the next
+		// ones in memory: the global cell holds only the first, so a remote
+		// successor whose clock reads below the block draws a token a local
+		// holder already carried. Caught by C2.
+		control{name: "CohortUnreservedBlock", fleet: fleetNamed("new/cohort"),
+			v: variant{plant: []defect{cohortUnreservedBlock}}, want: "fencing:"},
 	)
 }

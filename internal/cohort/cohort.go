@@ -6,8 +6,6 @@ import (
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/manager"
 )
@@ -20,14 +18,6 @@ type Options struct {
 	// Clock is the process's clock: the Since of a local grant, and the
 	// simulator's hold on a waiter woken by a handoff (lifecycle.Resumed).
 	Clock lockstep.Clock
-	// Fencing, when set, is the global time cell local grants draw their
-	// tokens from: the one the inner algorithm draws from. A local grant
-	// draws a token only when the store acquisition it continues carries
-	// one.
-	Fencing *clock.Global
-	// FencingKnobs are the fencing draw's planted defects; nil in
-	// production.
-	FencingKnobs *fencing.TestingKnobs
 	// TestingKnobs plant this package's defects; nil in production.
 	TestingKnobs *TestingKnobs
 }
@@ -107,53 +97,47 @@ func (c *Algorithm) Take(ctx context.Context, a *manager.Acquisition) (held.Spec
 	return c.grantLocal(ctx, a, h)
 }
 
-// takeStore takes the id from the inner algorithm for the line's turn; on
-// error it gives the turn to the next in line.
+// takeStore takes the id from the inner algorithm for the line's turn,
+// reserving a block of Bound+1 fencing tokens: the store acquisition's and
+// one for each grant the hold may make in memory. On error it gives the
+// turn to the next in line.
 func (c *Algorithm) takeStore(ctx context.Context, a *manager.Acquisition, ln *line) (held.Spec, error) {
+	a.TokenBlock = c.o.Bound + 1
+	if c.knobs.UnreservedBlock {
+		a.TokenBlock = 1 // planted: the cell holds the first token only
+	}
 	spec, err := c.inner.Take(ctx, a)
 	if err != nil {
 		c.leave(ln)
 		return held.Spec{}, err
 	}
-	h := &hold{ln: ln, spec: spec, token: spec.Token}
+	last := spec.TokenLast
+	if c.knobs.UnreservedBlock && spec.Token != 0 {
+		last = spec.Token + int64(c.o.Bound) // planted: handed out, never reserved
+	}
+	h := &hold{ln: ln, spec: spec, token: spec.Token, last: last}
 	return c.grant(h, spec.Token, spec.Since), nil
 }
 
-// grantLocal makes the caller, handed h, its holder: with a fresh fencing
-// token when h carries one, drawn as the inner algorithm draws its own
-// (internal/fencing) and kept only if h's store lease was still open when
-// it arrived. If ctx ended meanwhile, h is passed on and the error
-// returned; if the draw failed otherwise (a store error, a lapsed lease),
-// h is released in the store and the caller, which still has the line's
-// turn, takes the id from the inner algorithm, as a queue-lock claim whose
-// token could not be kept claims again.
+// grantLocal makes the caller, handed h, its holder, with no store
+// request: its fencing token, when h carries one, is the next of h's
+// block (offer hands h on only while one is left), kept only if h's store
+// lease is open now — Loss.Fired runs the lease's in-time deadline check,
+// so a deadline passed is seen before any goroutine fired the signal. If
+// it is not, h is released in the store and the caller, which still has
+// the line's turn, takes the id from the inner algorithm, as a queue-lock
+// claim whose token could not be kept claims again.
 func (c *Algorithm) grantLocal(ctx context.Context, a *manager.Acquisition, h *hold) (held.Spec, error) {
 	a.Mode, a.Attempts, a.Requests = h.spec.Mode, 0, 0
-	t := int64(0)
-	if h.token != 0 {
-		switch {
-		case c.knobs.ReuseToken:
-			t = h.token // planted: the previous holder's token again
-		case c.o.Fencing == nil:
-			c.pass(ctx, h)
-			return held.Spec{}, fmt.Errorf("cohort: %q: the store hold carries a fencing token but no Fencing cell was configured", a.ID)
-		default:
-			a.Requests = 2
-			var err error
-			t, err = fencing.Drawer{Global: c.o.Fencing, Knobs: c.o.FencingKnobs}.Draw(ctx, func() bool { return !h.spec.Loss.Fired() })
-			if err != nil && ctx.Err() != nil {
-				c.pass(ctx, h)
-				return held.Spec{}, fmt.Errorf("cohort: %q: local handoff: %w", a.ID, err)
-			}
-			if err != nil {
-				h.stop()
-				_, _ = h.release(context.WithoutCancel(ctx), c.o.Clock) // what a failed delete leaves expires after the TTL
-				return c.takeStore(ctx, a, h.ln)
-			}
-		}
-		h.token = t
+	if h.spec.Loss.Fired() {
+		h.stop()
+		_, _ = h.release(context.WithoutCancel(ctx), c.o.Clock) // what a failed delete leaves expires after the TTL
+		return c.takeStore(ctx, a, h.ln)
 	}
-	return c.grant(h, t, c.o.Clock.Elapsed()), nil
+	if h.token != 0 && !c.knobs.ReuseToken { // planted ReuseToken: the previous holder's token again
+		h.token++
+	}
+	return c.grant(h, h.token, c.o.Clock.Elapsed()), nil
 }
 
 // Close closes the inner algorithm: the manager above released every lock

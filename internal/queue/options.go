@@ -80,8 +80,9 @@ type Options struct {
 	Deadlock *lockstep.DeadlockDetection
 	// LocalHandoff, when above 0, turns on local handoff (lock cohorting):
 	// an exclusive lock unlocked while another acquisition of this Locker
-	// waits for it exclusively passes to that waiter in memory, with a
-	// fresh fencing token but no store request, up to LocalHandoff times in
+	// waits for it exclusively passes to that waiter in memory, with the
+	// next fencing token of the block the store acquisition reserved
+	// (LocalHandoff+1 tokens) and no store request, up to LocalHandoff times in
 	// a row; then it is released in the store, so that other processes'
 	// waiters keep a bounded wait (docs/algorithms.md, section 4.15). Other
 	// accesses, and TryLock while the id is held or awaited here, are not
