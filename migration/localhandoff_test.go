@@ -145,3 +145,24 @@ func TestLocker_LocalHandoffReservesATokenBlockInEveryMode(t *testing.T) {
 		}
 	})
 }
+
+func TestNew_RefusesBadRetain(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		local int
+		keep  time.Duration
+	}{
+		{"negative", 1, -time.Second},
+		{"without local handoff", 0, time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := testOptions(1)
+			o.LocalHandoff, o.Retain = c.local, c.keep
+			_, err := New(newStore(), flagOf(lockstep.ModeNew), o)
+			var ce *lockstep.ConfigError
+			if !errors.As(err, &ce) || ce.Field != "Retain" {
+				t.Fatalf("New with LocalHandoff %d, Retain %v = %v, want a ConfigError on Retain", c.local, c.keep, err)
+			}
+		})
+	}
+}

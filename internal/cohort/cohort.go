@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/held"
@@ -18,6 +19,16 @@ type Options struct {
 	// Clock is the process's clock: the Since of a local grant, and the
 	// simulator's hold on a waiter woken by a handoff (lifecycle.Resumed).
 	Clock lockstep.Clock
+	// Retain, when above 0, keeps a store hold whose last holder unlocked
+	// with nobody in line for up to Retain, renewed, so that an exclusive
+	// acquisition of the id in this process meanwhile is granted in
+	// memory; it needs a Watcher as the inner algorithm and WatchEvery.
+	// Default 0: off.
+	Retain time.Duration
+	// WatchEvery is how often a retained hold looks at the store for a
+	// waiter of another owner (Watcher.Waiting), after a first look when
+	// it is retained: the Locker's lease Renew.
+	WatchEvery time.Duration
 	// TestingKnobs plant this package's defects; nil in production.
 	TestingKnobs *TestingKnobs
 }
@@ -25,9 +36,12 @@ type Options struct {
 // Algorithm is the local-handoff layer over an inner manager.Algorithm
 // (doc.go). Safe for concurrent use.
 type Algorithm struct {
-	inner manager.Algorithm
-	o     Options
-	knobs TestingKnobs
+	inner   manager.Algorithm
+	o       Options
+	knobs   TestingKnobs
+	watcher Watcher // the inner algorithm's, with Retain
+
+	retaining sync.WaitGroup // retention goroutines (retain.go)
 
 	mu    sync.Mutex
 	lines map[string]*line // ids with a local exclusive acquisition in progress or held
@@ -49,6 +63,19 @@ func New(inner manager.Algorithm, o Options) (*Algorithm, error) {
 		return nil, &lockstep.ConfigError{Field: "Clock", Reason: "nil clock: pass the Locker's clock"}
 	}
 	c := &Algorithm{inner: inner, o: o, lines: map[string]*line{}}
+	switch w, ok := inner.(Watcher); {
+	case o.Retain < 0:
+		return nil, &lockstep.ConfigError{Field: "Retain", Reason: fmt.Sprintf(
+			"%v must not be negative: use 0 for off or how long to keep an unlocked lock for this process, e.g. 20ms", o.Retain)}
+	case o.Retain == 0:
+	case !ok:
+		return nil, &lockstep.ConfigError{Field: "Retain", Reason: "this algorithm cannot see waiters of other processes in the store: leave Retain 0"}
+	case o.WatchEvery <= 0:
+		return nil, &lockstep.ConfigError{Field: "WatchEvery", Reason: fmt.Sprintf(
+			"%v: a retained lock must look for other processes' waiters at a positive period: pass the lease's Renew", o.WatchEvery)}
+	default:
+		c.watcher = w
+	}
 	if o.TestingKnobs != nil {
 		c.knobs = *o.TestingKnobs
 	}
@@ -70,6 +97,7 @@ func (c *Algorithm) Inner() manager.Algorithm { return c.inner }
 // (to the next in line, or released in the store): nothing is left behind.
 func (c *Algorithm) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, error) {
 	if a.Access != lockstep.Exclusive {
+		c.dropRetained(ctx, a.ID) // it would wait behind the retained hold in the turns
 		return c.inner.Take(ctx, a)
 	}
 	c.mu.Lock()
@@ -79,6 +107,10 @@ func (c *Algorithm) Take(ctx context.Context, a *manager.Acquisition) (held.Spec
 		c.lines[a.ID] = ln
 		c.mu.Unlock()
 		return c.takeStore(ctx, a, ln)
+	}
+	if h := c.claimRetained(ln); h != nil {
+		c.mu.Unlock()
+		return c.grantLocal(ctx, a, h)
 	}
 	if a.Try {
 		c.mu.Unlock()
@@ -140,9 +172,13 @@ func (c *Algorithm) grantLocal(ctx context.Context, a *manager.Acquisition, h *h
 	return c.grant(h, h.token, c.o.Clock.Elapsed()), nil
 }
 
-// Close closes the inner algorithm: the manager above released every lock
-// and ended every call first, so no line is left.
-func (c *Algorithm) Close(ctx context.Context) error { return c.inner.Close(ctx) }
+// Close releases every retained store hold, waiting for the deletes, and
+// closes the inner algorithm: the manager above released every lock and
+// ended every call first, so no other line is left.
+func (c *Algorithm) Close(ctx context.Context) error {
+	c.dropAll(ctx)
+	return c.inner.Close(ctx)
+}
 
 // Adopt adopts through the inner algorithm (manager.Adopter): an adopted
 // lock is not a local acquisition of this layer, and its Unlock releases

@@ -16,4 +16,8 @@ type TestingKnobs struct {
 	// grants the next values in memory: a remote successor's draw can
 	// return a value a local holder already carries.
 	UnreservedBlock bool
+	// RetainIgnoresWaiters keeps a retained store hold (Options.Retain)
+	// past its window and whatever waits in the store, until a local
+	// request, a lost lease or Close: other processes' waiters starve.
+	RetainIgnoresWaiters bool
 }

@@ -18,8 +18,9 @@ import (
 // handed it) and the waiters behind it, first come first served. It lives
 // while the turn is had; the last to give the turn up deletes it.
 type line struct {
-	id      string
-	waiters []*waiter
+	id       string
+	waiters  []*waiter
+	retained *hold // a store hold kept with no holder (Options.Retain)
 }
 
 // waiter is one exclusive Take waiting in a line.
@@ -38,6 +39,9 @@ type hold struct {
 	token    int64     // the token of its latest grant (0: no fencing)
 	last     int64     // the last token of its block
 	released bool      // every inner part released
+	// retention is its latest retention (retain.go), while or after the
+	// layer kept it with no holder.
+	retention *retention
 }
 
 // spare reports whether h's block has a token left for another grant (or
@@ -102,6 +106,11 @@ func (c *Algorithm) offer(h *hold, handed *atomic.Bool) bool {
 		}
 		w.h = h
 		close(w.ready)
+		return true
+	}
+	if handed != nil && len(ln.waiters) == 0 && !lost && c.watcher != nil && h.handoffs < c.o.Bound && h.spare() {
+		handed.Store(true) // handed to the layer, which renews it for up to Retain
+		c.retain(ln, h)
 		return true
 	}
 	c.leaveLocked(ln)

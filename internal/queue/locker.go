@@ -92,7 +92,7 @@ func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
 		var alg manager.Algorithm = l
 		if l.cfg.local > 0 {
 			if alg, err = cohort.New(l, cohort.Options{Bound: l.cfg.local, Clock: l.cfg.Clock,
-				TestingKnobs: l.cfg.knobs.Cohort}); err != nil {
+				Retain: l.cfg.retain, WatchEvery: l.cfg.Lease.Renew, TestingKnobs: l.cfg.knobs.Cohort}); err != nil {
 				_ = l.Close(context.Background())
 				return manager.Core{}, err
 			}
@@ -109,9 +109,9 @@ func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
 // Options.LocalHandoff, which only NewLocker applies (the composers take
 // this Locker's parts directly).
 func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker, error) {
-	if opts != nil && opts.LocalHandoff != 0 {
+	if opts != nil && (opts.LocalHandoff != 0 || opts.Retain != 0) {
 		return nil, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf(
-			"%d: Queue.LocalHandoff is a queuelock.Locker's; a combined Locker takes the queue lock as a part of its own (leave it 0), and a migration Locker has Options.LocalHandoff for every mode", opts.LocalHandoff)}
+			"%d (Retain %v): Queue.LocalHandoff and Queue.Retain are a queuelock.Locker's; a combined Locker takes the queue lock as a part of its own (leave them 0), and a migration Locker has Options.LocalHandoff and Options.Retain for every mode", opts.LocalHandoff, opts.Retain)}
 	}
 	return newCore(store, opts, owners)
 }
