@@ -103,6 +103,7 @@ const (
 	cohortReuseToken        defect = "cohort-reuse-token"
 	cohortUnbounded         defect = "cohort-unbounded"
 	cohortUnreservedBlock   defect = "cohort-unreserved-block"
+	cohortRetainIgnores     defect = "cohort-retain-ignores-waiters"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -211,6 +212,8 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			co.Unbounded = true
 		case cohortUnreservedBlock:
 			co.UnreservedBlock = true
+		case cohortRetainIgnores:
+			co.RetainIgnoresWaiters = true
 		case acceptAnyLevels:
 			sk.AcceptAnyLevels = true
 		case acceptRemoteCoordinator:

@@ -26,5 +26,10 @@ func init() {
 		// holder already carried. Caught by C2.
 		control{name: "CohortUnreservedBlock", fleet: fleetNamed("new/cohort"),
 			v: variant{plant: []defect{cohortUnreservedBlock}}, want: "fencing:"},
+		// A retained store hold that ignores the other processes' waiters
+		// (and its window): while its user idles, holding nothing, the id
+		// stays with its process. Caught by C3 in the quiet phase.
+		control{name: "CohortRetainIgnoresWaiters", fleet: fleetNamed("new/cohort-retain"),
+			v: variant{plant: []defect{cohortRetainIgnores}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
 	)
 }
