@@ -35,6 +35,15 @@
 // grant holds it, so a lease lost under a local holder closes that
 // holder's Lost(), as a direct holder's.
 //
+// With Options.Retain, a store hold whose last holder unlocks with nobody
+// in line, the lease open and the bound not reached is retained: kept,
+// renewed, with no holder, for up to Retain, and granted in memory to the
+// next exclusive Take of the id (retain.go). A goroutine per retained hold
+// looks at the store through the inner algorithm's Watcher at once and
+// every Options.WatchEvery and releases the hold when a waiter of another
+// owner shows, the window ends or the lease is lost; a Take of another
+// access releases it first, and Close releases every one.
+//
 // # Safety, in short
 //
 // docs/algorithms.md, section 4.15, has the argument. Exclusion: the store
