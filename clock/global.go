@@ -24,7 +24,8 @@ const (
 // [Global.Next] returns a value strictly above every value any process
 // obtained from Next before (in real time order), which is what fencing
 // tokens need: it reads the cell, picks max(local, global+1, last+1) and
-// writes that value back before returning it. Every draw raises the cell
+// writes that value back before returning it. [Global.Reserve] draws a
+// block of consecutive values the same way and writes the block's last. Every draw raises the cell
 // itself, so no separate service process keeps it near wall time
 // (docs/algorithms.md, section 5.1, says why none is needed). Safe for
 // concurrent use.
@@ -83,8 +84,20 @@ func (g *Global) Read(ctx context.Context) (int64, error) {
 // moment (the first owner's cells lived until then), so it calls Next after
 // the first one's call completed and gets a larger token. A token drawn
 // without that check, or with a failed Next, breaks the order
-// (internal/fencing).
-func (g *Global) Next(ctx context.Context) (int64, error) {
+// (internal/fencing). Next is Reserve of one value.
+func (g *Global) Next(ctx context.Context) (int64, error) { return g.Reserve(ctx, 1) }
+
+// Reserve draws n consecutive values v, v+1, …, v+n−1 and returns v: it
+// reads the cell as Next does, picks v = max(local, global+1, last+1) and
+// writes v+n−1 (as value and write timestamp) before returning. Every
+// draw, on any process, whose call starts after this one completed returns
+// more than v+n−1, so the whole block is below it (docs/algorithms.md,
+// section 5.1, Lemma 7): a holder may hand the block's later values to its
+// successors in memory. n below 1 is refused and nothing is sent.
+func (g *Global) Reserve(ctx context.Context, n int) (int64, error) {
+	if n < 1 {
+		return 0, fmt.Errorf("clock: reserve %d global time values: want at least 1", n)
+	}
 	global, err := g.Read(ctx)
 	if err != nil {
 		return 0, err
@@ -97,9 +110,10 @@ func (g *Global) Next(ctx context.Context) (int64, error) {
 	if t <= g.last {
 		t = g.last + 1
 	}
-	g.last = t
+	end := t + int64(n) - 1
+	g.last = end
 	g.mu.Unlock()
-	if err := g.write(ctx, t); err != nil {
+	if err := g.write(ctx, end); err != nil {
 		return 0, err
 	}
 	return t, nil

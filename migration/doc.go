@@ -15,7 +15,7 @@
 // Legacy and new do not see each other's cells; combined takes both locks.
 //
 // Build one Locker per process with New and a flag source ([Static], [Env],
-// [File], [PhaseFlag], or an SDK's); call Ready at startup and Close on
+// [File], [PhaseFlag], or an SDK's); call Ready at startup, Close on
 // shutdown. Move the phase with [Controller.Set] or lockctl phase set
 // (runbook: docs/migrating.md).
 //
@@ -31,7 +31,7 @@
 // # Pitfalls
 //
 //   - One Controller at a time; process ids unique in the fleet.
-//   - Binaries locking without this package are invisible to the census.
+//   - Binaries locking without this package escape the census.
 //   - Give every Lock a deadline: a call keeps the mode it started in.
 //   - Outside mode new every lock is exclusive, whatever access it asks.
 //   - With [PhaseFlag], the Controller's Drain must exceed the flag's cache

@@ -85,3 +85,84 @@ func TestNew_RefusesNegativeLocalHandoff(t *testing.T) {
 		t.Fatalf("New with Queue.LocalHandoff = %v, want ErrInvalidConfig", err)
 	}
 }
+
+// TestLocker_LocalHandoffReservesATokenBlockInEveryMode: in each mode the
+// store acquisition reserves LocalHandoff+1 tokens (the global cell holds
+// the block's last), and a local grant takes the next with no draw, so a
+// later draw anywhere is above every token of the block
+// (docs/algorithms.md, sections 4.15 and 5.1).
+func TestLocker_LocalHandoffReservesATokenBlockInEveryMode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		for _, path := range [][]lockstep.Mode{{lockstep.ModeLegacy}, {lockstep.ModeCombined}, {lockstep.ModeCombined, lockstep.ModeNew}} {
+			s := newStore()
+			setPhase(t, newController(t, s, 0), path...)
+			mode := path[len(path)-1]
+			clk := &clock.Local{}
+			g, err := clock.NewGlobal(s, "", clk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := testOptions(1)
+			o.Fencing, o.LocalHandoff = g, 2
+			l, err := New(s, flagOf(mode), withIdentity(o, clk, "p"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := l.Lock(ctx, "id")
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := a.(lockstep.Fenced).Token()
+			if cell, err := g.Read(ctx); err != nil || cell != first+2 {
+				t.Fatalf("%v: global cell %d (%v) after a store acquisition with token %d, want the block's last %d", mode, cell, err, first, first+2)
+			}
+			bc := make(chan lockstep.Lock, 1)
+			go func() {
+				b, err := l.Lock(ctx, "id")
+				if err != nil {
+					t.Error(err)
+				}
+				bc <- b
+			}()
+			synctest.Wait()
+			if err := a.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			b := <-bc
+			if b == nil {
+				t.FailNow()
+			}
+			if got := b.(lockstep.Fenced).Token(); b.Owner() != a.Owner() || got != first+1 {
+				t.Fatalf("%v: handed lock %s with token %d, want %s's with %d", mode, b.Owner(), got, a.Owner(), first+1)
+			}
+			if err := b.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+func TestNew_RefusesBadRetain(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		local int
+		keep  time.Duration
+	}{
+		{"negative", 1, -time.Second},
+		{"without local handoff", 0, time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := testOptions(1)
+			o.LocalHandoff, o.Retain = c.local, c.keep
+			_, err := New(newStore(), flagOf(lockstep.ModeNew), o)
+			var ce *lockstep.ConfigError
+			if !errors.As(err, &ce) || ce.Field != "Retain" {
+				t.Fatalf("New with LocalHandoff %d, Retain %v = %v, want a ConfigError on Retain", c.local, c.keep, err)
+			}
+		})
+	}
+}

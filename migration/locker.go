@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
@@ -135,12 +134,8 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	}
 	var alg manager.Algorithm = modeSwitch{l}
 	if cfg.local > 0 {
-		var f *clock.Global
-		if opts != nil {
-			f = opts.Fencing
-		}
-		if alg, err = cohort.New(alg, cohort.Options{Bound: cfg.local, Clock: clk, Fencing: f,
-			FencingKnobs: cfg.knobs.Fencing, TestingKnobs: cfg.knobs.Cohort}); err != nil {
+		if alg, err = cohort.New(alg, cohort.Options{Bound: cfg.local, Clock: clk, Retain: cfg.retain,
+			WatchEvery: l.algs.queue.Renew(), TestingKnobs: cfg.knobs.Cohort}); err != nil {
 			_ = algs.close(context.Background())
 			return nil, err
 		}
@@ -343,3 +338,17 @@ func (a algorithms) close(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// Waiting looks for a waiter of another owner of s's id in the queue
+// lock's line (internal/cohort's Watcher, for Options.Retain): a new or
+// combined lock's queue part. A legacy lock has no line to look at: it
+// reports an error, and the retained lock is released at once.
+func (s modeSwitch) Waiting(ctx context.Context, sp held.Spec) (bool, error) {
+	if sp.Mode == lockstep.ModeLegacy {
+		return false, errNoLine
+	}
+	return s.l.algs.queue.Waiting(ctx, sp)
+}
+
+// errNoLine is Waiting's error for a legacy lock.
+var errNoLine = errors.New("migration: a legacy lock has no line in which to see other processes' waiters")

@@ -36,10 +36,11 @@ type Options struct {
 	// Fencing gives every lock a token; Separator makes ids hierarchical.
 	Fencing   *clock.Global
 	Separator string
-	// Deadlock and LocalHandoff (docs/algorithms.md, 4.15) apply
+	// Deadlock, LocalHandoff and Retain (docs/algorithms.md, 4.15) apply
 	// in every mode; leave Queue's and Legacy's unset. Default off.
 	Deadlock     *lockstep.DeadlockDetection
 	LocalHandoff int
+	Retain       time.Duration
 	// CensusTTL (default 30s): whole seconds, at least 4s; keep its window
 	// above the store's read timeout (5s on Cassandra).
 	// PhaseCache (default 1s) is how long admission reuses a phase read.
@@ -68,8 +69,9 @@ type config struct {
 	host, version           string
 	logger                  *slog.Logger
 	observer                lockstep.Observer
-	knobs                   TestingKnobs // planted defects; zero in production
-	local                   int          // Options.LocalHandoff
+	knobs                   TestingKnobs  // planted defects; zero in production
+	local                   int           // Options.LocalHandoff
+	retain                  time.Duration // Options.Retain
 }
 
 func (o *Options) resolve(process string) (config, error) {
@@ -87,6 +89,11 @@ func (o *Options) resolve(process string) (config, error) {
 	}
 	if c.local = in.LocalHandoff; c.local < 0 {
 		return c, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf("%d must not be negative: use 0 for off or the most local handoffs in a row, e.g. 8", c.local)}
+	}
+	if c.retain = in.Retain; c.retain != 0 {
+		if err := queue.CheckRetain(c.retain, c.local); err != nil {
+			return c, err
+		}
 	}
 	def := func(s *string, d string) {
 		if *s == "" {

@@ -37,9 +37,10 @@ const cohortBound = 2
 
 // cohortSpec is a cohort fleet's shape.
 type cohortSpec struct {
-	processes  int // the fleet's processes (len(fleet.kinds))
-	perProcess int // user goroutines per process
-	bound      int // Options.LocalHandoff
+	processes  int  // the fleet's processes (len(fleet.kinds))
+	perProcess int  // user goroutines per process
+	bound      int  // Options.LocalHandoff
+	retain     bool // Options.Retain is cohortRetain (cohortretain_test.go)
 }
 
 // holdTime bounds one holding in the quiet phase: the work, then a
@@ -52,9 +53,17 @@ func holdTime() time.Duration { return time.Duration(workSteps)*workStep + 2*pol
 // another process that may precede the waiter's — each other process once
 // with a cell named before it saw ours and once more (bypassBound) — bound
 // local handoffs of holdTime each.
+//
+// With retention each of those store holds may also be kept, with no
+// holder, until it sees the waiter or its window ends: min(Retain,
+// retainDetection) more.
 func (c cohortSpec) waitBound() time.Duration {
 	others := bypassBound(c.processes) // store holds of other processes that may precede ours
-	return time.Duration(c.perProcess)*livenessBound + time.Duration(others*c.bound)*holdTime()
+	b := time.Duration(c.perProcess)*livenessBound + time.Duration(others*c.bound)*holdTime()
+	if c.retain {
+		b += time.Duration(others) * min(cohortRetain(), retainDetection())
+	}
+	return b
 }
 
 // bypassBound is C3's bypass bound over n goroutines: each acquisition

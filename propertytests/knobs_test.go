@@ -102,6 +102,8 @@ const (
 	validForPastDeadline    defect = "valid-for-past-deadline"
 	cohortReuseToken        defect = "cohort-reuse-token"
 	cohortUnbounded         defect = "cohort-unbounded"
+	cohortUnreservedBlock   defect = "cohort-unreserved-block"
+	cohortRetainIgnores     defect = "cohort-retain-ignores-waiters"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -208,6 +210,10 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			co.ReuseToken = true
 		case cohortUnbounded:
 			co.Unbounded = true
+		case cohortUnreservedBlock:
+			co.UnreservedBlock = true
+		case cohortRetainIgnores:
+			co.RetainIgnoresWaiters = true
 		case acceptAnyLevels:
 			sk.AcceptAnyLevels = true
 		case acceptRemoteCoordinator:

@@ -20,5 +20,16 @@ func init() {
 		// other processes' waiters starve. Caught by C3 in the quiet phase.
 		control{name: "CohortUnbounded", fleet: fleetNamed("new/cohort"),
 			v: variant{plant: []defect{cohortUnbounded}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+		// A store acquisition that reserves one token but grants the next
+		// ones in memory: the global cell holds only the first, so a remote
+		// successor whose clock reads below the block draws a token a local
+		// holder already carried. Caught by C2.
+		control{name: "CohortUnreservedBlock", fleet: fleetNamed("new/cohort"),
+			v: variant{plant: []defect{cohortUnreservedBlock}}, want: "fencing:"},
+		// A retained store hold that ignores the other processes' waiters
+		// (and its window): while its user idles, holding nothing, the id
+		// stays with its process. Caught by C3 in the quiet phase.
+		control{name: "CohortRetainIgnoresWaiters", fleet: fleetNamed("new/cohort-retain"),
+			v: variant{plant: []defect{cohortRetainIgnores}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
 	)
 }

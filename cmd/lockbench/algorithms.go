@@ -53,6 +53,10 @@ const (
 	// (queuelock.Options.LocalHandoff, lockerParams.local); the cohort
 	// scenario only (cohort.go), on the sim backend.
 	algoNewLocal algorithm = "new-local"
+	// algoNewRetain is new-local with retained ownership
+	// (queuelock.Options.Retain, lockerParams.retain); the cohort scenario
+	// only, on the sim backend.
+	algoNewRetain algorithm = "new-retain"
 )
 
 // lockstepAlgorithms are the algorithms of this module, in table order.
@@ -146,7 +150,8 @@ type lockerParams struct {
 	wake    *queuelock.Wake // algoNewWake's wake-ups
 	slow    time.Duration   // the queue lock's SlowPoll; 0: its default
 	fencing bool            // every acquisition draws a fencing token from the global time service
-	local   int             // algoNewLocal's Options.LocalHandoff
+	local   int             // algoNewLocal's and algoNewRetain's Options.LocalHandoff
+	retain  time.Duration   // algoNewRetain's Options.Retain
 }
 
 // newLockstepContender returns a contender running algorithm a of this
@@ -184,6 +189,9 @@ func newLockstepContender(a algorithm, p lockerParams) (contender, error) {
 		l, err = queuelock.New(store, queue)
 	case algoNewLocal:
 		queue.LocalHandoff = p.local
+		l, err = queuelock.New(store, queue)
+	case algoNewRetain:
+		queue.LocalHandoff, queue.Retain = p.local, p.retain
 		l, err = queuelock.New(store, queue)
 	case algoLegacy:
 		l, err = shadowlock.New(store, legacy)

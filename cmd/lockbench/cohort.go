@@ -20,7 +20,8 @@ import (
 // algorithm with and without queuelock.Options.LocalHandoff.
 type cohortConfig struct {
 	processes, goroutines int
-	bound                 int // new-local's LocalHandoff
+	bound                 int           // new-local's and new-retain's LocalHandoff
+	retain                time.Duration // new-retain's Retain
 	duration, hold, poll  time.Duration
 	minLatency            time.Duration
 	maxLatency            time.Duration
@@ -70,7 +71,7 @@ func runSimCohort(cfg cohortConfig, a algorithm) (cohortRun, error) {
 	for i := range procs {
 		store := streams.store(shared, clk, cfg.minLatency, cfg.maxLatency)
 		c, err := newLockstepContender(a, lockerParams{store: store, clock: clk, process: fmt.Sprintf("p%d", i),
-			poll: cfg.poll, rand: rand.New(rand.NewPCG(cfg.seed, uint64(i))), fencing: cfg.fencing, local: cfg.bound})
+			poll: cfg.poll, rand: rand.New(rand.NewPCG(cfg.seed, uint64(i))), fencing: cfg.fencing, local: cfg.bound, retain: cfg.retain})
 		if err != nil {
 			return cohortRun{}, err
 		}
@@ -167,8 +168,12 @@ func (r cohortRun) figures(duration time.Duration) cohortFigures {
 
 // printCohort writes the table of runs.
 func printCohort(w io.Writer, cfg cohortConfig, runs []cohortRun) error {
-	fmt.Fprintf(w, "cohort: %d processes × %d goroutines on one id, hold %v, %v of virtual time, latency %v..%v, poll %v, fencing %v, new-local's LocalHandoff %d\n",
+	fmt.Fprintf(w, "cohort: %d processes × %d goroutines on one id, hold %v, %v of virtual time, latency %v..%v, poll %v, fencing %v, new-local's LocalHandoff %d",
 		cfg.processes, cfg.goroutines, cfg.hold, cfg.duration, cfg.minLatency, cfg.maxLatency, cfg.poll, cfg.fencing, cfg.bound)
+	if slices.ContainsFunc(runs, func(r cohortRun) bool { return r.algorithm == algoNewRetain }) {
+		fmt.Fprintf(w, ", new-retain's Retain %v", cfg.retain)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "algorithm\tacquisitions\tper s\thandoff p50\thandoff p99\tlongest wait\tlongest remote wait\tJain (processes)\trequests/acq\t")
 	for _, r := range runs {
@@ -185,7 +190,7 @@ func runCohortCommand(o *options) error {
 	if o.backend != "sim" {
 		return fmt.Errorf("-scenario cohort runs on the sim backend only")
 	}
-	cfg := cohortConfig{processes: 2, goroutines: o.goroutines, bound: o.localBound, duration: o.duration, hold: o.hold,
+	cfg := cohortConfig{processes: 2, goroutines: o.goroutines, bound: o.localBound, retain: o.retain, duration: o.duration, hold: o.hold,
 		poll: o.poll, minLatency: o.minLat, maxLatency: o.maxLat, seed: o.seed, fencing: o.fencing}
 	if o.given("processes") {
 		counts, err := o.processCounts()
@@ -202,6 +207,8 @@ func runCohortCommand(o *options) error {
 		return fmt.Errorf("-goroutines must be at least 1, got %d", cfg.goroutines)
 	case cfg.bound < 1:
 		return fmt.Errorf("-local-handoff must be at least 1, got %d", cfg.bound)
+	case cfg.retain <= 0:
+		return fmt.Errorf("-retain must be positive, got %v", cfg.retain)
 	case cfg.duration <= 0:
 		return fmt.Errorf("-duration must be positive, got %v", cfg.duration)
 	}
@@ -209,7 +216,7 @@ func runCohortCommand(o *options) error {
 	if o.algorithms != "" {
 		list = o.algorithms
 	}
-	algos, err := parseAlgorithms(list, []algorithm{algoNew, algoNewLocal})
+	algos, err := parseAlgorithms(list, []algorithm{algoNew, algoNewLocal, algoNewRetain})
 	if err != nil {
 		return err
 	}

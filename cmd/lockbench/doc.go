@@ -41,7 +41,8 @@
 //	            virtual time; the new algorithm without (new) and with it (new-local,
 //	            -local-handoff, default 8): throughput, handoff p50 and p99, the longest
 //	            wait and the longest wait after another process's holder (a remote
-//	            waiter's), Jain's index over processes (sim backend only; cohort.go)
+//	            waiter's), Jain's index over processes (sim backend only; cohort.go);
+//	            -algorithms new-retain adds retained ownership (-retain, default 20ms)
 //
 // On the peers scenario -png draws the handoff-latency CDF per algorithm,
 // one panel per contender count (cdf.go); on the manager scenario the rate

@@ -44,8 +44,9 @@ type options struct {
 	manager    managerFlags
 	rmw        rmwFlags
 	fencing    bool
-	goroutines int // cohort: goroutines per process
-	localBound int // cohort: new-local's Options.LocalHandoff
+	goroutines int           // cohort: goroutines per process
+	localBound int           // cohort: new-local's Options.LocalHandoff
+	retain     time.Duration // cohort: new-retain's Options.Retain
 }
 
 // given reports whether flag name was set on the command line.
@@ -116,6 +117,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.rmw.casCost, "cas-cost", 4, "rmw (sim): request latencies a compare-and-set takes (a Cassandra lightweight transaction is four Paxos round trips)")
 	fs.IntVar(&o.goroutines, "goroutines", 5, "cohort: goroutines per process, all on the process's one Locker")
 	fs.IntVar(&o.localBound, "local-handoff", 8, "cohort: new-local's queuelock.Options.LocalHandoff, the most local handoffs in a row")
+	fs.DurationVar(&o.retain, "retain", 20*time.Millisecond, "cohort: new-retain's queuelock.Options.Retain (with -local-handoff), how long an unlocked lock is kept for the process's next Lock")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

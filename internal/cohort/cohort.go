@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
-	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/manager"
 )
@@ -20,14 +19,16 @@ type Options struct {
 	// Clock is the process's clock: the Since of a local grant, and the
 	// simulator's hold on a waiter woken by a handoff (lifecycle.Resumed).
 	Clock lockstep.Clock
-	// Fencing, when set, is the global time cell local grants draw their
-	// tokens from: the one the inner algorithm draws from. A local grant
-	// draws a token only when the store acquisition it continues carries
-	// one.
-	Fencing *clock.Global
-	// FencingKnobs are the fencing draw's planted defects; nil in
-	// production.
-	FencingKnobs *fencing.TestingKnobs
+	// Retain, when above 0, keeps a store hold whose last holder unlocked
+	// with nobody in line for up to Retain, renewed, so that an exclusive
+	// acquisition of the id in this process meanwhile is granted in
+	// memory; it needs a Watcher as the inner algorithm and WatchEvery.
+	// Default 0: off.
+	Retain time.Duration
+	// WatchEvery is how often a retained hold looks at the store for a
+	// waiter of another owner (Watcher.Waiting), after a first look when
+	// it is retained: the Locker's lease Renew.
+	WatchEvery time.Duration
 	// TestingKnobs plant this package's defects; nil in production.
 	TestingKnobs *TestingKnobs
 }
@@ -35,9 +36,12 @@ type Options struct {
 // Algorithm is the local-handoff layer over an inner manager.Algorithm
 // (doc.go). Safe for concurrent use.
 type Algorithm struct {
-	inner manager.Algorithm
-	o     Options
-	knobs TestingKnobs
+	inner   manager.Algorithm
+	o       Options
+	knobs   TestingKnobs
+	watcher Watcher // the inner algorithm's, with Retain
+
+	retaining sync.WaitGroup // retention goroutines (retain.go)
 
 	mu    sync.Mutex
 	lines map[string]*line // ids with a local exclusive acquisition in progress or held
@@ -59,6 +63,19 @@ func New(inner manager.Algorithm, o Options) (*Algorithm, error) {
 		return nil, &lockstep.ConfigError{Field: "Clock", Reason: "nil clock: pass the Locker's clock"}
 	}
 	c := &Algorithm{inner: inner, o: o, lines: map[string]*line{}}
+	switch w, ok := inner.(Watcher); {
+	case o.Retain < 0:
+		return nil, &lockstep.ConfigError{Field: "Retain", Reason: fmt.Sprintf(
+			"%v must not be negative: use 0 for off or how long to keep an unlocked lock for this process, e.g. 20ms", o.Retain)}
+	case o.Retain == 0:
+	case !ok:
+		return nil, &lockstep.ConfigError{Field: "Retain", Reason: "this algorithm cannot see waiters of other processes in the store: leave Retain 0"}
+	case o.WatchEvery <= 0:
+		return nil, &lockstep.ConfigError{Field: "WatchEvery", Reason: fmt.Sprintf(
+			"%v: a retained lock must look for other processes' waiters at a positive period: pass the lease's Renew", o.WatchEvery)}
+	default:
+		c.watcher = w
+	}
 	if o.TestingKnobs != nil {
 		c.knobs = *o.TestingKnobs
 	}
@@ -80,6 +97,7 @@ func (c *Algorithm) Inner() manager.Algorithm { return c.inner }
 // (to the next in line, or released in the store): nothing is left behind.
 func (c *Algorithm) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, error) {
 	if a.Access != lockstep.Exclusive {
+		c.dropRetained(ctx, a.ID) // it would wait behind the retained hold in the turns
 		return c.inner.Take(ctx, a)
 	}
 	c.mu.Lock()
@@ -89,6 +107,10 @@ func (c *Algorithm) Take(ctx context.Context, a *manager.Acquisition) (held.Spec
 		c.lines[a.ID] = ln
 		c.mu.Unlock()
 		return c.takeStore(ctx, a, ln)
+	}
+	if h := c.claimRetained(ln); h != nil {
+		c.mu.Unlock()
+		return c.grantLocal(ctx, a, h)
 	}
 	if a.Try {
 		c.mu.Unlock()
@@ -107,58 +129,56 @@ func (c *Algorithm) Take(ctx context.Context, a *manager.Acquisition) (held.Spec
 	return c.grantLocal(ctx, a, h)
 }
 
-// takeStore takes the id from the inner algorithm for the line's turn; on
-// error it gives the turn to the next in line.
+// takeStore takes the id from the inner algorithm for the line's turn,
+// reserving a block of Bound+1 fencing tokens: the store acquisition's and
+// one for each grant the hold may make in memory. On error it gives the
+// turn to the next in line.
 func (c *Algorithm) takeStore(ctx context.Context, a *manager.Acquisition, ln *line) (held.Spec, error) {
+	a.TokenBlock = c.o.Bound + 1
+	if c.knobs.UnreservedBlock {
+		a.TokenBlock = 1 // planted: the cell holds the first token only
+	}
 	spec, err := c.inner.Take(ctx, a)
 	if err != nil {
 		c.leave(ln)
 		return held.Spec{}, err
 	}
-	h := &hold{ln: ln, spec: spec, token: spec.Token}
+	last := spec.TokenLast
+	if c.knobs.UnreservedBlock && spec.Token != 0 {
+		last = spec.Token + int64(c.o.Bound) // planted: handed out, never reserved
+	}
+	h := &hold{ln: ln, spec: spec, token: spec.Token, last: last}
 	return c.grant(h, spec.Token, spec.Since), nil
 }
 
-// grantLocal makes the caller, handed h, its holder: with a fresh fencing
-// token when h carries one, drawn as the inner algorithm draws its own
-// (internal/fencing) and kept only if h's store lease was still open when
-// it arrived. If ctx ended meanwhile, h is passed on and the error
-// returned; if the draw failed otherwise (a store error, a lapsed lease),
-// h is released in the store and the caller, which still has the line's
-// turn, takes the id from the inner algorithm, as a queue-lock claim whose
-// token could not be kept claims again.
+// grantLocal makes the caller, handed h, its holder, with no store
+// request: its fencing token, when h carries one, is the next of h's
+// block (offer hands h on only while one is left), kept only if h's store
+// lease is open now — Loss.Fired runs the lease's in-time deadline check,
+// so a deadline passed is seen before any goroutine fired the signal. If
+// it is not, h is released in the store and the caller, which still has
+// the line's turn, takes the id from the inner algorithm, as a queue-lock
+// claim whose token could not be kept claims again.
 func (c *Algorithm) grantLocal(ctx context.Context, a *manager.Acquisition, h *hold) (held.Spec, error) {
 	a.Mode, a.Attempts, a.Requests = h.spec.Mode, 0, 0
-	t := int64(0)
-	if h.token != 0 {
-		switch {
-		case c.knobs.ReuseToken:
-			t = h.token // planted: the previous holder's token again
-		case c.o.Fencing == nil:
-			c.pass(ctx, h)
-			return held.Spec{}, fmt.Errorf("cohort: %q: the store hold carries a fencing token but no Fencing cell was configured", a.ID)
-		default:
-			a.Requests = 2
-			var err error
-			t, err = fencing.Drawer{Global: c.o.Fencing, Knobs: c.o.FencingKnobs}.Draw(ctx, func() bool { return !h.spec.Loss.Fired() })
-			if err != nil && ctx.Err() != nil {
-				c.pass(ctx, h)
-				return held.Spec{}, fmt.Errorf("cohort: %q: local handoff: %w", a.ID, err)
-			}
-			if err != nil {
-				h.stop()
-				_, _ = h.release(context.WithoutCancel(ctx), c.o.Clock) // what a failed delete leaves expires after the TTL
-				return c.takeStore(ctx, a, h.ln)
-			}
-		}
-		h.token = t
+	if h.spec.Loss.Fired() {
+		h.stop()
+		_, _ = h.release(context.WithoutCancel(ctx), c.o.Clock) // what a failed delete leaves expires after the TTL
+		return c.takeStore(ctx, a, h.ln)
 	}
-	return c.grant(h, t, c.o.Clock.Elapsed()), nil
+	if h.token != 0 && !c.knobs.ReuseToken { // planted ReuseToken: the previous holder's token again
+		h.token++
+	}
+	return c.grant(h, h.token, c.o.Clock.Elapsed()), nil
 }
 
-// Close closes the inner algorithm: the manager above released every lock
-// and ended every call first, so no line is left.
-func (c *Algorithm) Close(ctx context.Context) error { return c.inner.Close(ctx) }
+// Close releases every retained store hold, waiting for the deletes, and
+// closes the inner algorithm: the manager above released every lock and
+// ended every call first, so no other line is left.
+func (c *Algorithm) Close(ctx context.Context) error {
+	c.dropAll(ctx)
+	return c.inner.Close(ctx)
+}
 
 // Adopt adopts through the inner algorithm (manager.Adopter): an adopted
 // lock is not a local acquisition of this layer, and its Unlock releases

@@ -3,14 +3,17 @@ package cohort
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/model"
 )
 
@@ -211,13 +214,19 @@ func TestLocalHandoff_PlantedDefects(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		k     TestingKnobs
-		check func(t *testing.T, tokens []int64, owners []string)
+		check func(t *testing.T, f *fixture, tokens []int64, owners []string)
 	}{
-		{"ReuseToken", TestingKnobs{ReuseToken: true}, func(t *testing.T, tokens []int64, _ []string) {
+		{"ReuseToken", TestingKnobs{ReuseToken: true}, func(t *testing.T, _ *fixture, tokens []int64, _ []string) {
 			require.Equal(t, tokens[0], tokens[1], "the planted defect hands the same token on")
 		}},
-		{"Unbounded", TestingKnobs{Unbounded: true}, func(t *testing.T, _ []int64, owners []string) {
+		{"Unbounded", TestingKnobs{Unbounded: true}, func(t *testing.T, _ *fixture, _ []int64, owners []string) {
 			require.Equal(t, owners[0], owners[3], "the planted defect passes the bound")
+		}},
+		{"UnreservedBlock", TestingKnobs{UnreservedBlock: true}, func(t *testing.T, f *fixture, tokens []int64, owners []string) {
+			require.Equal(t, owners[2], owners[3])
+			cell, err := f.g.Read(context.Background())
+			require.NoError(t, err)
+			require.Less(t, cell, tokens[3], "the planted defect handed out a token the global cell does not cover")
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -239,7 +248,7 @@ func TestLocalHandoff_PlantedDefects(t *testing.T) {
 					tokens, owners = append(tokens, token(t, cur)), append(owners, cur.Owner())
 				}
 				require.NoError(t, cur.Unlock(ctx))
-				c.check(t, tokens, owners)
+				c.check(t, f, tokens, owners)
 			})
 		})
 	}
@@ -296,24 +305,75 @@ func TestHold_ReleasesEveryPartInParallelWhenTheSpecSaysSo(t *testing.T) {
 	}
 }
 
-func TestLocalHandoff_FailedTokenDrawTakesTheIDFromTheStoreInstead(t *testing.T) {
+func TestLocalHandoff_GrantsTheBlocksNextTokenWithNoStoreRequest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		gs := &failingStore{Store: model.New(&clock.Local{})}
-		f := newFixtureOn(t, 4, nil, gs)
+		gs := &countingStore{Store: model.New(&clock.Local{})}
+		f := newFixtureOn(t, 3, nil, gs)
+		ctx := context.Background()
+		cur, err := f.m.Lock(ctx, "x")
+		require.NoError(t, err)
+		require.EqualValues(t, 2, gs.requests.Load(), "the store acquisition's draw: a read and a write")
+		var chs []<-chan result
+		for range 3 {
+			chs = append(chs, f.lockAsync(ctx, "x"))
+		}
+		tokens := []int64{token(t, cur)}
+		for _, ch := range chs {
+			require.NoError(t, cur.Unlock(ctx))
+			r := <-ch
+			require.NoError(t, r.err)
+			cur = r.l
+			tokens = append(tokens, token(t, cur))
+		}
+		require.EqualValues(t, 2, gs.requests.Load(), "three local grants sent nothing to the global cell")
+		for i := 1; i < len(tokens); i++ {
+			require.Equal(t, tokens[0]+int64(i), tokens[i], "grant %d takes the block's next token", i)
+		}
+		require.NoError(t, cur.Unlock(ctx))
+		takes, releases := f.s.counts()
+		require.Equal(t, 1, takes)
+		require.Equal(t, 1, releases)
+		next, err := f.g.Next(ctx) // a remote successor's draw
+		require.NoError(t, err)
+		require.Greater(t, next, tokens[3], "the block was reserved as a whole")
+	})
+}
+
+func TestLocalHandoff_LeaseDeadlinePassedAtTheGrantTakesTheIDFromTheStore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, 4, nil)
 		ctx := context.Background()
 		a, err := f.m.Lock(ctx, "x")
 		require.NoError(t, err)
-		bc := f.lockAsync(ctx, "x")
-		gs.fail.Store(1) // the handed waiter's draw fails; the store acquisition's succeeds
+		// The store hold's lease deadline, as a queue part's Watch gives
+		// it: it passes after the handoff, before the grant, and no
+		// goroutine fires the signal.
+		var passed atomic.Bool
+		f.s.losses[0].Watch(func() time.Duration {
+			if passed.Load() {
+				return 0
+			}
+			return time.Minute
+		})
+		ln := f.c.lines["x"]
+		w := &waiter{ready: make(chan struct{})}
+		f.c.mu.Lock()
+		ln.waiters = append(ln.waiters, w)
+		f.c.mu.Unlock()
 		require.NoError(t, a.Unlock(ctx))
-		b := <-bc
-		require.NoError(t, b.err)
-		require.NotEqual(t, a.Owner(), b.l.Owner(), "the hold was released and the id taken from the store")
-		require.Greater(t, token(t, b.l), token(t, a))
+		<-w.ready
+		require.NotNil(t, w.h, "w was handed the hold")
+		passed.Store(true)
+		spec, err := f.c.grantLocal(ctx, &manager.Acquisition{ID: "x", Access: lockstep.Exclusive}, w.h)
+		require.NoError(t, err)
+		require.NotEqual(t, a.Owner(), spec.Owner, "the lapsed hold was released and the id taken from the store")
+		require.Greater(t, spec.Token, token(t, a))
 		takes, releases := f.s.counts()
 		require.Equal(t, 2, takes)
 		require.Equal(t, 1, releases)
-		require.NoError(t, b.l.Unlock(ctx))
+		require.False(t, spec.Parts[0].Stop())
+		_, err = spec.Parts[0].Release(ctx)
+		require.NoError(t, err)
 		require.Zero(t, f.lines())
 	})
 }

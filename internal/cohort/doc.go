@@ -3,8 +3,8 @@
 // algorithm: an [Algorithm] is a manager.Algorithm over another one, which
 // queuelock builds over the queue lock, and migration over its mode
 // switch, when their Options.LocalHandoff is set. It depends on
-// internal/manager (the interface), internal/held, internal/fencing and
-// internal/lifecycle, never on a store.
+// internal/manager (the interface), internal/held and internal/lifecycle,
+// never on a store.
 //
 // # What it does
 //
@@ -15,7 +15,8 @@
 // in line, which gets it without any store request, if
 //
 //   - the store hold's loss signal has not fired, and
-//   - fewer than Options.Bound handoffs followed the store acquisition.
+//   - fewer than Options.Bound handoffs followed the store acquisition
+//     (its token block has one left).
 //
 // Otherwise the store hold is stopped and released as a direct holder's
 // would be, and the next in line (if any) takes the id from the inner
@@ -23,14 +24,25 @@
 // a Try acquisition while the line is not empty, and an adopted lock pass
 // straight through to the inner algorithm.
 //
-// A local grant draws a fresh fencing token from the same global time
-// cell as the inner algorithm (internal/fencing's Drawer), keeping it only
-// if the store hold's lease was still open when it arrived; after a draw
-// that fails the waiter releases the hold and takes the id from the inner
-// algorithm itself (or, if its ctx ended, passes the hold on and fails). Each grant has a
-// loss signal of its own, fired by the store hold's and bounded by its
-// deadlines while the grant holds it, so a lease lost under a local holder
-// closes that holder's Lost(), as a direct holder's.
+// The store acquisition reserves a block of Bound+1 fencing tokens
+// (manager.Acquisition.TokenBlock: the inner algorithm's draw writes the
+// block's last to the global time cell), and a local grant takes the
+// block's next token with no store request, keeping it only if the store
+// hold's lease is open at that moment (Loss.Fired runs the in-time
+// deadline check); otherwise the waiter releases the hold and takes the id
+// from the inner algorithm itself. Each grant has a loss signal of its
+// own, fired by the store hold's and bounded by its deadlines while the
+// grant holds it, so a lease lost under a local holder closes that
+// holder's Lost(), as a direct holder's.
+//
+// With Options.Retain, a store hold whose last holder unlocks with nobody
+// in line, the lease open and the bound not reached is retained: kept,
+// renewed, with no holder, for up to Retain, and granted in memory to the
+// next exclusive Take of the id (retain.go). A goroutine per retained hold
+// looks at the store through the inner algorithm's Watcher at once and
+// every Options.WatchEvery and releases the hold when a waiter of another
+// owner shows, the window ends or the lease is lost; a Take of another
+// access releases it first, and Close releases every one.
 //
 // # Safety, in short
 //
@@ -38,12 +50,12 @@
 // hold excludes every other process and every other access of this one
 // (the inner algorithm's argument), and this layer gives each store hold
 // to one grant at a time: a grant is made only by the inner Take or by the
-// Stop of the previous grant, at its Unlock. Tokens: a local grant's draw
-// starts after the previous grant's draw returned (it returned before that
-// holder's Take did, and the handoff is in its Unlock), and the global
-// cell's Next is strictly above every value returned before it started; a
-// remote successor claims only after the store hold's cells are gone,
-// after the last local grant's draw returned under an open lease, as in
-// internal/fencing. Cancellation: a waiter whose ctx ends leaves the line,
-// or passes on what it was given meanwhile.
+// Stop of the previous grant, at its Unlock. Tokens: the grants of one
+// store hold take its block's values in order, so each is above the one
+// before; a remote successor claims only after the store hold's cells are
+// gone, after the block draw completed and after every grant was made
+// under an open lease, so its draw reads at least the block's last and
+// returns more (clock.Global.Reserve; internal/fencing). Cancellation: a
+// waiter whose ctx ends leaves the line, or passes on what it was given
+// meanwhile.
 package cohort

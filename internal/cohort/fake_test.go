@@ -2,7 +2,6 @@ package cohort
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -57,14 +56,15 @@ func (s *store) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, er
 			return held.Spec{}, ctx.Err()
 		}
 	}
-	var tok int64
+	var tok, last int64
 	if s.global != nil {
-		t, err := s.global.Next(ctx)
+		n := max(1, a.TokenBlock)
+		t, err := s.global.Reserve(ctx, n)
 		if err != nil {
 			<-c
 			return held.Spec{}, err
 		}
-		tok = t
+		tok, last = t, t+int64(n)-1
 	}
 	loss := held.NewLoss()
 	s.mu.Lock()
@@ -73,7 +73,7 @@ func (s *store) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, er
 	owner := "o" + string(rune('0'+s.owners))
 	s.losses = append(s.losses, loss)
 	s.mu.Unlock()
-	return held.Spec{ID: a.ID, Owner: owner, Mode: lockstep.ModeNew, Token: tok, Loss: loss,
+	return held.Spec{ID: a.ID, Owner: owner, Mode: lockstep.ModeNew, Token: tok, TokenLast: last, Loss: loss,
 		Parts: []held.Part{&fakePart{s: s, slot: c}}}, nil
 }
 
@@ -112,6 +112,7 @@ type fixture struct {
 	s *store
 	c *Algorithm
 	m *manager.Locker
+	g *clock.Global
 }
 
 func newFixture(t *testing.T, bound int, k *TestingKnobs) *fixture {
@@ -126,12 +127,12 @@ func newFixtureOn(t *testing.T, bound int, k *TestingKnobs, gs lockstep.Store) *
 	g, err := clock.NewGlobal(gs, "", clk)
 	require.NoError(t, err)
 	s := newStore(g)
-	c, err := New(s, Options{Bound: bound, Clock: clk, Fencing: g, TestingKnobs: k})
+	c, err := New(s, Options{Bound: bound, Clock: clk, TestingKnobs: k})
 	require.NoError(t, err)
 	m, err := manager.NewLocker(c, manager.Config{Name: "test", Mode: lockstep.ModeNew, Clock: clk, Observer: lockstep.NopObserver{}})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, m.Close(context.Background())) })
-	return &fixture{s: s, c: c, m: m}
+	return &fixture{s: s, c: c, m: m, g: g}
 }
 
 // lines returns how many ids have a line.
@@ -151,26 +152,18 @@ func (f *fixture) waiters(id string) int {
 	return 0
 }
 
-// failingStore fails its next fail requests.
-type failingStore struct {
+// countingStore counts the requests sent to the global time cell.
+type countingStore struct {
 	lockstep.Store
-	fail atomic.Int32
+	requests atomic.Int32
 }
 
-var errFailing = errors.New("failing store: unavailable")
-
-func (f *failingStore) failed() bool { return f.fail.Add(-1) >= 0 }
-
-func (f *failingStore) Put(ctx context.Context, t, r string, cs ...lockstep.Cell) error {
-	if f.failed() {
-		return errFailing
-	}
+func (f *countingStore) Put(ctx context.Context, t, r string, cs ...lockstep.Cell) error {
+	f.requests.Add(1)
 	return f.Store.Put(ctx, t, r, cs...)
 }
 
-func (f *failingStore) Read(ctx context.Context, t, r string, sl lockstep.Slice) ([]lockstep.Cell, error) {
-	if f.failed() {
-		return nil, errFailing
-	}
+func (f *countingStore) Read(ctx context.Context, t, r string, sl lockstep.Slice) ([]lockstep.Cell, error) {
+	f.requests.Add(1)
 	return f.Store.Read(ctx, t, r, sl)
 }

@@ -11,4 +11,13 @@ type TestingKnobs struct {
 	// Unbounded ignores Options.Bound: while a local waiter is in line the
 	// store hold passes on for ever, and other processes' waiters starve.
 	Unbounded bool
+	// UnreservedBlock takes the store hold with a token block of one (the
+	// global cell holds only the store acquisition's token) but still
+	// grants the next values in memory: a remote successor's draw can
+	// return a value a local holder already carries.
+	UnreservedBlock bool
+	// RetainIgnoresWaiters keeps a retained store hold (Options.Retain)
+	// past its window and whatever waits in the store, until a local
+	// request, a lost lease or Close: other processes' waiters starve.
+	RetainIgnoresWaiters bool
 }

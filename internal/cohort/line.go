@@ -18,8 +18,9 @@ import (
 // handed it) and the waiters behind it, first come first served. It lives
 // while the turn is had; the last to give the turn up deletes it.
 type line struct {
-	id      string
-	waiters []*waiter
+	id       string
+	waiters  []*waiter
+	retained *hold // a store hold kept with no holder (Options.Retain)
 }
 
 // waiter is one exclusive Take waiting in a line.
@@ -29,14 +30,23 @@ type waiter struct {
 }
 
 // hold is one store acquisition of the inner algorithm and what it passed
-// through: the handoffs since it was taken and the latest token granted.
+// through: the handoffs since it was taken and the latest token granted,
+// of the block the acquisition reserved.
 type hold struct {
 	ln       *line
 	spec     held.Spec // the inner algorithm's
 	handoffs int       // local handoffs since the store acquisition
 	token    int64     // the token of its latest grant (0: no fencing)
+	last     int64     // the last token of its block
 	released bool      // every inner part released
+	// retention is its latest retention (retain.go), while or after the
+	// layer kept it with no holder.
+	retention *retention
 }
+
+// spare reports whether h's block has a token left for another grant (or
+// h carries none).
+func (h *hold) spare() bool { return h.token == 0 || h.token < h.last }
 
 // await waits for w's turn: the hold handed with it, or nil for the
 // store's. When ctx ends first it gives up its place; a turn given
@@ -77,7 +87,8 @@ func (c *Algorithm) giveUp(ctx context.Context, ln *line, w *waiter) {
 }
 
 // offer hands h to the next in line if there is one, h's store lease is
-// open and the bound allows another handoff, setting handed (if not nil)
+// open and the bound and h's token block allow another handoff (the block
+// has Bound+1 tokens, so the two end together), setting handed (if not nil)
 // first; it reports whether it did. Otherwise it gives the line's turn to
 // the next in line, who takes the id from the store, or ends the line: the
 // caller then releases h in the store.
@@ -86,7 +97,7 @@ func (c *Algorithm) offer(h *hold, handed *atomic.Bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ln := h.ln
-	if len(ln.waiters) > 0 && !lost && (h.handoffs < c.o.Bound || c.knobs.Unbounded) {
+	if len(ln.waiters) > 0 && !lost && (h.handoffs < c.o.Bound && h.spare() || c.knobs.Unbounded) {
 		w := ln.waiters[0]
 		ln.waiters = ln.waiters[1:]
 		h.handoffs++
@@ -97,12 +108,17 @@ func (c *Algorithm) offer(h *hold, handed *atomic.Bool) bool {
 		close(w.ready)
 		return true
 	}
+	if handed != nil && len(ln.waiters) == 0 && !lost && c.watcher != nil && h.handoffs < c.o.Bound && h.spare() {
+		handed.Store(true) // handed to the layer, which renews it for up to Retain
+		c.retain(ln, h)
+		return true
+	}
 	c.leaveLocked(ln)
 	return false
 }
 
 // pass gives h up outside an Unlock (a waiter cancelled as it was handed
-// h, a token draw that failed): to the next in line, or released in the
+// h): to the next in line, or released in the
 // store, bounded by ctx's values but not its end.
 func (c *Algorithm) pass(ctx context.Context, h *hold) {
 	if c.offer(h, nil) {

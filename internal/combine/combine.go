@@ -100,7 +100,7 @@ func (l *Locker) takeLoop(ctx context.Context, id string, access lockstep.Access
 		if err == nil {
 			add(st, g)
 			if token, err = l.fence(ctx, loss, st); err == nil {
-				return held.Spec{ID: id, Owner: q.Owner, LegacyOwner: g.Owner, Mode: lockstep.ModeCombined, Token: token,
+				return held.Spec{ID: id, Owner: q.Owner, LegacyOwner: g.Owner, Mode: lockstep.ModeCombined, Token: token, TokenLast: fencing.Drawer{Block: st.TokenBlock}.Last(token),
 					Parts: []held.Part{q.Part, g.Part}, ParallelRelease: true, Loss: loss, Since: q.Since}, nil
 			}
 			drawFailed = !errors.Is(err, fencing.ErrLapsed)
@@ -136,7 +136,7 @@ func (l *Locker) fence(ctx context.Context, loss *held.Loss, st *manager.Acquisi
 		return 0, nil
 	}
 	st.Requests += 2
-	return fencing.Drawer{Global: l.fencing, Knobs: l.knobs.Fencing}.Draw(ctx, func() bool { return !loss.Fired() })
+	return fencing.Drawer{Global: l.fencing, Block: st.TokenBlock, Knobs: l.knobs.Fencing}.Draw(ctx, func() bool { return !loss.Fired() })
 }
 
 // takeLegacy takes the legacy lock while holding queue part q, by acquire,

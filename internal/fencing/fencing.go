@@ -19,9 +19,12 @@
 //     fails (lemma 1). So B claimed after A's token was returned.
 //  3. B draws after its claim, so B's draw started after A's draw completed.
 //  4. clock.Global.Next returns a value strictly greater than any value
-//     returned by a Next that completed before this one started.
+//     written by a draw that completed before this one started.
 //
-// Hence t(B) > t(A). Without the check in step 1 the argument breaks: a
+// Hence t(B) > t(A). A draw of a block (Drawer.Block, clock.Global.Reserve)
+// writes the block's last value, so step 4 puts B's token above the whole
+// block: the tokens A's process grants from it in memory, each kept only
+// while A's lease is open (internal/cohort), are below t(B) too. Without the check in step 1 the argument breaks: a
 // holder stalled between its claim and its draw (a pause, a slow global time
 // table) returns with its cells long expired and a token drawn after, or
 // below, its successor's. A draw that fails leaves no token at all; the
@@ -54,11 +57,17 @@ type TestingKnobs struct {
 // Drawer draws the fencing tokens of one Locker from its global time cell.
 type Drawer struct {
 	Global *clock.Global
-	Knobs  *TestingKnobs // nil in production
+	// Block is how many consecutive tokens the draw reserves
+	// (clock.Global.Reserve): the first is the acquisition's, the others
+	// are for the holders a local-handoff layer grants the same store hold
+	// in memory (internal/cohort). 0 or 1: one token.
+	Block int
+	Knobs *TestingKnobs // nil in production
 }
 
 // Draw returns a fencing token from d.Global for an acquisition that holds
-// its lock now. open is asked after the draw returned and must report
+// its lock now, the first of d.Block reserved (Last gives the block's
+// last). open is asked after the draw returned and must report
 // whether every lease the acquisition depends on is still open (for a lease
 // started at the claim's send: lease.Config.InTime, or the lease's own
 // IsLost).
@@ -69,7 +78,7 @@ type Drawer struct {
 // requests. Draw writes nothing but the global time cell; on error the
 // caller must give the lock up.
 func (d Drawer) Draw(ctx context.Context, open func() bool) (int64, error) {
-	t, err := d.Global.Next(ctx)
+	t, err := d.Global.Reserve(ctx, max(1, d.Block))
 	if d.Knobs != nil && d.Knobs.UncheckedToken {
 		if err != nil {
 			return 0, nil
@@ -86,4 +95,13 @@ func (d Drawer) Draw(ctx context.Context, open func() bool) (int64, error) {
 		return 0, ErrLapsed
 	}
 	return t, nil
+}
+
+// Last returns the last token of the block whose first Draw returned: first
+// itself for a block of one, and 0 when first is 0 (no token).
+func (d Drawer) Last(first int64) int64 {
+	if first == 0 {
+		return 0
+	}
+	return first + int64(max(1, d.Block)) - 1
 }

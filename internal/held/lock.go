@@ -37,11 +37,15 @@ type Spec struct {
 	LegacyOwner string
 	Mode        lockstep.Mode
 	Token       int64
-	Parts       []Part // in the order taken; released in reverse
-	Loss        *Loss  // fired by the parts' leases (and any other source)
-	Since       int64  // elapsed µs: when the first part's winning write was sent
-	Clock       lockstep.Clock
-	Observer    lockstep.Observer
+	// TokenLast is the last token of the block the acquisition reserved
+	// (manager.Acquisition.TokenBlock): Token for a block of one, 0 without
+	// fencing.
+	TokenLast int64
+	Parts     []Part // in the order taken; released in reverse
+	Loss      *Loss  // fired by the parts' leases (and any other source)
+	Since     int64  // elapsed µs: when the first part's winning write was sent
+	Clock     lockstep.Clock
+	Observer  lockstep.Observer
 	// OnStop runs once, at the first Unlock, after the parts stopped.
 	OnStop func()
 	// OnReleased runs once, when every part's cells are deleted.

@@ -57,7 +57,12 @@ type Acquisition struct {
 	Mode lockstep.Mode
 	// Attempts and Requests are Take's counts, for the AcquireEvent.
 	Attempts, Requests int
-	step               Step
+	// TokenBlock is how many consecutive fencing tokens Take reserves
+	// (internal/fencing's Drawer.Block), set by a layer above the
+	// algorithm that grants the hold again in memory (internal/cohort); 0:
+	// one. Take reports the block's last in held.Spec.TokenLast.
+	TokenBlock int
+	step       Step
 }
 
 // Takes says that Take takes the id in access x, stronger than the Access

@@ -34,7 +34,8 @@ type attempt struct {
 	// combined), nil otherwise: notes every claim and its outcome.
 	notes *held.Claims
 	fence bool  // draw a fencing token (Options.Fencing) for this lock alone
-	token int64 // the token drawn
+	block int   // tokens the draw reserves (manager.Acquisition.TokenBlock)
+	token int64 // the token drawn: the first of the block
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/held"
@@ -32,6 +33,9 @@ func (l *Locker) Owners() *setup.Owners { return l.owners }
 
 // Clock is this Locker's clock (Options.Clock, resolved).
 func (l *Locker) Clock() lockstep.Clock { return l.cfg.Clock }
+
+// Renew returns the period of this Locker's lease renewals.
+func (l *Locker) Renew() time.Duration { return l.cfg.Lease.Renew }
 
 // Process is this Locker's process id (Options.ProcessID, resolved).
 func (l *Locker) Process() string { return l.cfg.Process }

@@ -16,7 +16,7 @@ import (
 func (a *attempt) held(ctx context.Context, since int64) (*part, error) {
 	if f := a.l.cfg.fencing; f != nil && a.fence {
 		a.requests += 2
-		t, err := fencing.Drawer{Global: f, Knobs: a.l.cfg.knobs.Fencing}.Draw(ctx, func() bool { return a.inTime(since) })
+		t, err := fencing.Drawer{Global: f, Block: a.block, Knobs: a.l.cfg.knobs.Fencing}.Draw(ctx, func() bool { return a.inTime(since) })
 		if err != nil {
 			return nil, err
 		}

@@ -30,6 +30,9 @@ func TestQueueLock_LocalHandoffPassesTheLockInMemory(t *testing.T) {
 		ctx := context.Background()
 		a, err := l.Lock(ctx, "x")
 		require.NoError(t, err)
+		cell, err := g.Read(ctx)
+		require.NoError(t, err)
+		require.Equal(t, a.(lockstep.Fenced).Token()+1, cell, "the store acquisition reserved a block of LocalHandoff+1 tokens")
 		type res struct {
 			l   lockstep.Lock
 			err error
@@ -47,7 +50,7 @@ func TestQueueLock_LocalHandoffPassesTheLockInMemory(t *testing.T) {
 		require.NoError(t, b.err)
 		require.Equal(t, int64(0), cs.n.Load()-before, "the global cell is on another store: no lock-table request")
 		require.Equal(t, a.Owner(), b.l.Owner())
-		require.Greater(t, b.l.(lockstep.Fenced).Token(), a.(lockstep.Fenced).Token())
+		require.Equal(t, a.(lockstep.Fenced).Token()+1, b.l.(lockstep.Fenced).Token(), "the block's next token")
 		cc := next()
 		require.NoError(t, b.l.Unlock(ctx))
 		c := <-cc

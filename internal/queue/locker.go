@@ -8,6 +8,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/cohort"
+	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
@@ -90,8 +91,8 @@ func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
 		}
 		var alg manager.Algorithm = l
 		if l.cfg.local > 0 {
-			if alg, err = cohort.New(l, cohort.Options{Bound: l.cfg.local, Clock: l.cfg.Clock, Fencing: l.cfg.fencing,
-				FencingKnobs: l.cfg.knobs.Fencing, TestingKnobs: l.cfg.knobs.Cohort}); err != nil {
+			if alg, err = cohort.New(l, cohort.Options{Bound: l.cfg.local, Clock: l.cfg.Clock,
+				Retain: l.cfg.retain, WatchEvery: l.cfg.Lease.Renew, TestingKnobs: l.cfg.knobs.Cohort}); err != nil {
 				_ = l.Close(context.Background())
 				return manager.Core{}, err
 			}
@@ -108,9 +109,9 @@ func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
 // Options.LocalHandoff, which only NewLocker applies (the composers take
 // this Locker's parts directly).
 func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker, error) {
-	if opts != nil && opts.LocalHandoff != 0 {
+	if opts != nil && (opts.LocalHandoff != 0 || opts.Retain != 0) {
 		return nil, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf(
-			"%d: Queue.LocalHandoff is a queuelock.Locker's; a combined Locker takes the queue lock as a part of its own (leave it 0), and a migration Locker has Options.LocalHandoff for every mode", opts.LocalHandoff)}
+			"%d (Retain %v): Queue.LocalHandoff and Queue.Retain are a queuelock.Locker's; a combined Locker takes the queue lock as a part of its own (leave them 0), and a migration Locker has Options.LocalHandoff and Options.Retain for every mode", opts.LocalHandoff, opts.Retain)}
 	}
 	return newCore(store, opts, owners)
 }
@@ -165,13 +166,14 @@ func (l *Locker) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, e
 func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *manager.Acquisition) (held.Spec, error) {
 	loss := held.NewLoss()
 	a := &attempt{l: l, id: l.row(id), name: id, owner: l.owners.Next(), try: try,
-		mode: lockstep.ModeNew, access: access, loss: loss, fence: true}
+		mode: lockstep.ModeNew, access: access, loss: loss, fence: true, block: st.TokenBlock}
 	p, err := a.run(ctx)
 	st.Attempts, st.Requests = a.claims, a.requests
 	if err != nil {
 		return held.Spec{}, err
 	}
-	return held.Spec{ID: id, Owner: a.owner, Mode: lockstep.ModeNew, Token: a.token, Parts: []held.Part{p}, Loss: loss, Since: p.since}, nil
+	return held.Spec{ID: id, Owner: a.owner, Mode: lockstep.ModeNew, Token: a.token, TokenLast: fencing.Drawer{Block: a.block}.Last(a.token),
+		Parts: []held.Part{p}, Loss: loss, Since: p.since}, nil
 }
 
 // row returns the partition the lock of id is kept in: the one place where

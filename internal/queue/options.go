@@ -80,8 +80,9 @@ type Options struct {
 	Deadlock *lockstep.DeadlockDetection
 	// LocalHandoff, when above 0, turns on local handoff (lock cohorting):
 	// an exclusive lock unlocked while another acquisition of this Locker
-	// waits for it exclusively passes to that waiter in memory, with a
-	// fresh fencing token but no store request, up to LocalHandoff times in
+	// waits for it exclusively passes to that waiter in memory, with the
+	// next fencing token of the block the store acquisition reserved
+	// (LocalHandoff+1 tokens) and no store request, up to LocalHandoff times in
 	// a row; then it is released in the store, so that other processes'
 	// waiters keep a bounded wait (docs/algorithms.md, section 4.15). Other
 	// accesses, and TryLock while the id is held or awaited here, are not
@@ -89,6 +90,16 @@ type Options struct {
 	// it, and a migration Locker has Options.LocalHandoff of its own. A
 	// lock taken with it cannot be Shared. Default 0: off.
 	LocalHandoff int
+	// Retain, when above 0, needs LocalHandoff: an exclusive lock whose
+	// Unlock finds nobody of this Locker waiting for it stays held in the
+	// store (renewed) for up to Retain, and an exclusive Lock of the id by
+	// this Locker meanwhile is granted in memory (one of the LocalHandoff
+	// grants). It is released at once when a waiter of another process
+	// is seen in the store — the Locker reads the id's partition when it
+	// keeps the lock and then once per Renew — when its lease is lost, on
+	// Close, and when a request of another access or a TryLock that must
+	// wait arrives (docs/algorithms.md, section 4.15). Default 0: off.
+	Retain time.Duration
 }
 
 // Wake configures wake-ups on release.
@@ -114,11 +125,12 @@ type config struct {
 	// slowPlain is SlowPoll without wake-ups: the default for a Locker
 	// without them, also used by one whose wake-ups stopped arriving.
 	slowPlain time.Duration
-	wake      *Wake        // nil: wake-ups off
-	handoff   bool         // Options.Handoff
-	local     int          // Options.LocalHandoff
-	intention bool         // Options.IntentionRange
-	knobs     TestingKnobs // planted defects; zero in production
+	wake      *Wake         // nil: wake-ups off
+	handoff   bool          // Options.Handoff
+	local     int           // Options.LocalHandoff
+	retain    time.Duration // Options.Retain
+	intention bool          // Options.IntentionRange
+	knobs     TestingKnobs  // planted defects; zero in production
 }
 
 func (o *Options) resolve() (config, error) {
@@ -131,7 +143,7 @@ func (o *Options) resolve() (config, error) {
 		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
 	}.Resolve()
 	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand,
-		slow: in.SlowPoll, wake: in.Wake, handoff: in.Handoff, intention: in.IntentionRange, local: in.LocalHandoff}
+		slow: in.SlowPoll, wake: in.Wake, handoff: in.Handoff, intention: in.IntentionRange, local: in.LocalHandoff, retain: in.Retain}
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
 	}
@@ -181,6 +193,9 @@ func (o *Options) resolve() (config, error) {
 	if c.local < 0 {
 		return c, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf("%d must not be negative: use 0 for off or the most local handoffs in a row, e.g. 8", c.local)}
 	}
+	if err := CheckRetain(c.retain, c.local); err != nil {
+		return c, err
+	}
 	if c.handoff && c.wake == nil {
 		return c, &lockstep.ConfigError{Field: "Handoff", Reason: "needs Wake: the named waiter learns of a handoff by its wake-up; set Wake too, or leave Handoff false"}
 	}
@@ -196,4 +211,19 @@ func leaseKnobs(k *TestingKnobs) *lease.TestingKnobs {
 		return nil
 	}
 	return k.Lease
+}
+
+// CheckRetain refuses a Retain that is negative or set without local
+// handoff (local, the LocalHandoff beside it): migration's Options check
+// theirs with it too.
+func CheckRetain(retain time.Duration, local int) error {
+	switch {
+	case retain < 0:
+		return &lockstep.ConfigError{Field: "Retain", Reason: fmt.Sprintf(
+			"%v must not be negative: use 0 for off or how long to keep an unlocked lock for this process, e.g. 20ms", retain)}
+	case retain > 0 && local < 1:
+		return &lockstep.ConfigError{Field: "Retain", Reason: fmt.Sprintf(
+			"%v needs LocalHandoff of at least 1: a retained lock is granted again in memory, as a local handoff; set LocalHandoff too, or leave Retain 0", retain)}
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
@@ -100,14 +101,14 @@ func (l *Locker) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, e
 // excludes at least what any access does (the shell reports access in the
 // AcquireEvent).
 func (l *Locker) take(ctx context.Context, id string, _ lockstep.Access, try bool, st *manager.Acquisition) (held.Spec, error) {
-	r := &round{l: l, id: id, owner: l.owners.Next(), fenced: true}
+	r := &round{l: l, id: id, owner: l.owners.Next(), fenced: true, block: st.TokenBlock}
 	rounds, err := l.run(ctx, r, try)
 	st.Attempts, st.Requests = rounds, r.requests
 	if err != nil {
 		return held.Spec{}, err
 	}
 	loss := held.NewLoss()
-	return held.Spec{ID: id, Owner: r.owner, LegacyOwner: r.owner, Mode: lockstep.ModeLegacy, Token: r.token,
+	return held.Spec{ID: id, Owner: r.owner, LegacyOwner: r.owner, Mode: lockstep.ModeLegacy, Token: r.token, TokenLast: fencing.Drawer{Block: r.block}.Last(r.token),
 		Parts: []held.Part{newPart(r, lockstep.ModeLegacy, loss)}, Loss: loss, Since: r.since}, nil
 }
 

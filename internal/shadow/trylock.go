@@ -44,6 +44,7 @@ type round struct {
 	requests int
 	since    int64 // lease.Stamp of the send of the main write that succeeded
 	fenced   bool  // draw a fencing token (Options.Fencing) for this lock alone
+	block    int   // tokens the draw reserves (manager.Acquisition.TokenBlock)
 	token    int64 // fencing token drawn after Success
 	// shadowSent is the lease.Stamp of the send of this round's shadow write
 	shadowSent int64
@@ -165,7 +166,7 @@ func (r *round) fence(ctx context.Context) error {
 		return nil
 	}
 	r.requests += 2
-	t, err := fencing.Drawer{Global: r.l.cfg.fencing, Knobs: r.l.cfg.knobs.Fencing}.Draw(ctx, func() bool { return r.l.cfg.Lease.InTime(r.l.cfg.Clock, r.since) })
+	t, err := fencing.Drawer{Global: r.l.cfg.fencing, Block: r.block, Knobs: r.l.cfg.knobs.Fencing}.Draw(ctx, func() bool { return r.l.cfg.Lease.InTime(r.l.cfg.Clock, r.since) })
 	if err != nil {
 		return err
 	}

@@ -79,11 +79,14 @@
 // stop being read by the intention claims on it; it is a stored format, to
 // turn on once every process locking the tables reads it. --local-handoff N
 // (0, off, by default) hands an exclusive lock a session unlocks to the next
-// session of the same lockd waiting for it, in memory and with a fresh
-// fencing token, up to N times in a row before releasing it in the store
+// session of the same lockd waiting for it, in memory and with the next
+// fencing token of a block reserved in the store, up to N times in a row before releasing it in the store
 // (migration.Options.LocalHandoff); such a lock cannot be shared, so an
 // identity holding one is not handed to another lockd (its peer token names
-// the lock as refused).
+// the lock as refused). --retain D (0, off, by default; needs
+// --local-handoff) keeps such a lock unlocked with nobody here waiting held
+// for up to D, for the next Lock of it on this lockd, and releases it at
+// once when another process's waiter shows (migration.Options.Retain).
 //
 // --lock-ttl sets the TTL of the lock cells it writes (the library's
 // Options.TTL, default 30s): a lockd that is killed, paused or cut off from

@@ -100,7 +100,7 @@ func join(store lockstep.Store, o *options, log *slog.Logger, obs lockstep.Obser
 		}
 		opts.Queue.IntentionRange = true
 	}
-	opts.LocalHandoff = o.localHandoff
+	opts.LocalHandoff, opts.Retain = o.localHandoff, o.retain
 	if o.deadlock {
 		opts.Deadlock = &lockstep.DeadlockDetection{} // the library's defaults: published after 1s of waiting
 	}

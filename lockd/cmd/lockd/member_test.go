@@ -118,3 +118,35 @@ func TestJoin_LocalHandoffFlagHandsLocksOverInMemory(t *testing.T) {
 		require.NoError(t, b.l.Unlock(ctx))
 	})
 }
+
+// --retain reaches the migration Locker: a lock a session unlocks with
+// nobody waiting is granted to the next Lock in memory (the same owner,
+// the next token); it is read from the environment too, and a negative
+// value or one without --local-handoff is refused.
+func TestJoin_RetainFlagKeepsAnUnlockedLockForTheNextLock(t *testing.T) {
+	none := func(string) string { return "" }
+	_, err := parseOptions([]string{"--local-handoff", "2", "--retain", "-1s"}, none, io.Discard)
+	require.ErrorContains(t, err, "--retain -1s")
+	_, err = parseOptions([]string{"--retain", "1s"}, none, io.Discard)
+	require.ErrorContains(t, err, "needs --local-handoff")
+	env := map[string]string{"LOCKSTEP_LOCKD_LOCAL_HANDOFF": "4", "LOCKSTEP_LOCKD_RETAIN": "1m"}
+	o, err := parseOptions([]string{"--process-id", "lockd-rt"}, func(k string) string { return env[k] }, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, time.Minute, o.retain)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		store, err := embeddedStore(ctx, lockstep.ModeNew)
+		require.NoError(t, err)
+		l, err := join(store, o, slog.New(slog.DiscardHandler), nil)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, l.Close(ctx)) }()
+		a, err := l.Lock(ctx, "hot")
+		require.NoError(t, err)
+		require.NoError(t, a.Unlock(ctx))
+		b, err := l.Lock(ctx, "hot")
+		require.NoError(t, err)
+		require.Equal(t, a.Owner(), b.Owner(), "the retained store hold, granted in memory")
+		require.Equal(t, a.(lockstep.Fenced).Token()+1, b.(lockstep.Fenced).Token())
+		require.NoError(t, b.Unlock(ctx))
+	})
+}

@@ -32,6 +32,7 @@ type options struct {
 	deadlock          bool
 	intentionRange    bool
 	localHandoff      int
+	retain            time.Duration
 	processID         string
 	peerKeyFile       string
 	metrics           bool
@@ -59,6 +60,7 @@ var envFlags = map[string]string{
 	"require-client-cert": "LOCKSTEP_LOCKD_REQUIRE_CLIENT_CERT",
 	"intention-range":     "LOCKSTEP_LOCKD_INTENTION_RANGE",
 	"local-handoff":       "LOCKSTEP_LOCKD_LOCAL_HANDOFF",
+	"retain":              "LOCKSTEP_LOCKD_RETAIN",
 	"session-ttl":         "LOCKSTEP_LOCKD_SESSION_TTL",
 	"lock-ttl":            "LOCKSTEP_LOCKD_LOCK_TTL",
 	"max-wait":            "LOCKSTEP_LOCKD_MAX_WAIT",
@@ -90,6 +92,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.BoolVar(&o.fencing, "fencing", true, "give every lock a fencing token")
 	fs.BoolVar(&o.deadlock, "deadlock-detection", true, "detect cycles of waits across the fleet and fail one Lock of each with DEADLOCK (needs the lock_waits table)")
 	fs.IntVar(&o.localHandoff, "local-handoff", 0, "hand an exclusive lock a session unlocks to the next session of this lockd waiting for it, in memory, up to this many times in a row before releasing it in the store for other processes (migration.Options.LocalHandoff; docs/algorithms.md, section 4.15). Such a lock cannot be shared, so a peer token names it as refused and another lockd refuses the token (no fail-over of that identity). 0: off (the default) ($LOCKSTEP_LOCKD_LOCAL_HANDOFF)")
+	fs.DurationVar(&o.retain, "retain", 0, "with --local-handoff, keep an exclusive lock a session unlocks with no session of this lockd waiting for it held in the store for up to this long, so that a session's next Lock of it here is granted in memory; released at once when another process's waiter shows in the queue lock's line (looked for once per lease renewal), on a request of another access, and on loss (migration.Options.Retain; docs/algorithms.md, section 4.15). 0: off (the default) ($LOCKSTEP_LOCKD_RETAIN)")
 	fs.BoolVar(&o.intentionRange, "intention-range", false, "keep the owner cells of intention locks (IS, IX) in a column range that intention claims skip (queuelock.Options.IntentionRange): reads of a hot ancestor stop growing with the locks below it. A stored format: turn it on only once every process locking the tables runs a version that reads it ($LOCKSTEP_LOCKD_INTENTION_RANGE)")
 	fs.StringVar(&o.processID, "process-id", "", "this lockd's id in the fleet census (default: host name and random bits) ($LOCKSTEP_LOCKD_PROCESS_ID)")
 	fs.StringVar(&o.peerKeyFile, "peer-key-file", "", "file of the key (at least 32 bytes, the same on every lockd of the cluster) that lets another lockd adopt this one's GetToken tokens; without it tokens stay within this lockd ($LOCKSTEP_LOCKD_PEER_KEY_FILE)")
@@ -132,6 +135,12 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if o.localHandoff < 0 {
 		return nil, fmt.Errorf("--local-handoff %d: want 0 (off) or the most local handoffs in a row, e.g. 8", o.localHandoff)
+	}
+	if o.retain < 0 {
+		return nil, fmt.Errorf("--retain %v: want 0 (off) or how long to keep an unlocked lock for this lockd's sessions, e.g. 20ms", o.retain)
+	}
+	if o.retain > 0 && o.localHandoff < 1 {
+		return nil, fmt.Errorf("--retain %v needs --local-handoff of at least 1: a retained lock is granted again in memory, as a local handoff", o.retain)
 	}
 	if o.lockTTL < 0 {
 		return nil, fmt.Errorf("--lock-ttl %v: want a positive number of whole seconds (at least 4s), or leave it out for the library's default", o.lockTTL)
