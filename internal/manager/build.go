@@ -7,6 +7,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // Core is what BuildLocker needs of an algorithm's core once it is built:
@@ -31,7 +32,7 @@ type Core struct {
 // named name and in mode. On any error after build succeeded it closes the
 // core, so a failed call leaves nothing running.
 func BuildLocker(name string, mode lockstep.Mode, separator string, detection *lockstep.DeadlockDetection, build func() (Core, error)) (*Locker, error) {
-	if err := ValidateSeparator(separator); err != nil {
+	if err := setup.ValidateSeparator(separator); err != nil {
 		return nil, err
 	}
 	c, err := build()
