@@ -1,10 +1,17 @@
 // Package setup is what every Locker of the module is set up with and
 // checks when it starts, apart from any algorithm:
 //
-//   - the options every algorithm shares (lease timing, clock, process id,
-//     logger, observer), resolved and validated once, so that each
-//     algorithm's public Options type applies the same defaults and refuses
-//     the same bad values with the same errors (Common, Resolve:
+//   - the process-wide settings (Process: clock, process id, logger,
+//     observer, fencing, hierarchy separator, deadlock detection): each
+//     Locker's constructor maps its Options onto a Process and resolves it
+//     once (Process.Resolve: the defaults, and each bad value refused with
+//     its *lockstep.ConfigError) before it builds anything; the cores, the
+//     lock manager and the deadlock detector take the resolved struct, and
+//     a composer (package combined, package migration) hands it down to
+//     the cores it builds (Process.Half) instead of copying fields into
+//     their Options (process.go);
+//   - the lease timing every algorithm's Options share (TTL, Renew,
+//     MaxServerSkew), resolved and validated alike for each (Lease:
 //     settings.go);
 //   - the names of processes and acquisitions: process ids, checked in one
 //     place, and the owner-id issuer that gives every acquisition a column

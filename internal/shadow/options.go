@@ -1,13 +1,13 @@
 package shadow
 
 import (
-	"github.com/lockstep-go/lockstep/internal/lease"
 	"log/slog"
 	"math/rand/v2"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
@@ -60,23 +60,31 @@ type Options struct {
 }
 
 type config struct {
-	setup.Resolved
-	main, shadow string
-	fencing      *clock.Global
-	rand         *rand.Rand
-	knobs        TestingKnobs // planted defects; zero in production
+	setup.Process // the process's settings, resolved
+	Lease         lease.Config
+	main, shadow  string
+	rand          *rand.Rand
+	knobs         TestingKnobs // planted defects; zero in production
 }
 
-func (o *Options) resolve() (config, error) {
+// process returns o's process-wide settings, for setup.Process.Resolve.
+func (o *Options) process() setup.Process {
+	if o == nil {
+		return setup.Process{}
+	}
+	return setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer,
+		Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
+}
+
+// resolve resolves o's own fields, beside p, the process's settings
+// resolved (o's fields of p's names are not read).
+func (o *Options) resolve(p setup.Process) (config, error) {
 	var in Options
 	if o != nil {
 		in = *o
 	}
-	common, err := setup.Common{
-		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
-		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
-	}.Resolve()
-	c := config{Resolved: common, main: in.MainTable, shadow: in.ShadowTable, fencing: in.Fencing, rand: in.Rand}
+	lc, err := setup.Lease(in.TTL, in.Renew, in.MaxServerSkew, leaseKnobs(in.TestingKnobs))
+	c := config{Process: p, Lease: lc, main: in.MainTable, shadow: in.ShadowTable, rand: in.Rand}
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
 	}
