@@ -108,17 +108,13 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 		return nil, err
 	}
 	l := &Locker{store: store, clock: p.Clock, flag: flag, cfg: cfg, algs: algs, tables: lockTables(opts)}
-	var skew time.Duration
 	var r *rand.Rand
-	if opts != nil {
-		if opts.Queue != nil {
-			skew, r = opts.Queue.MaxServerSkew, opts.Queue.Rand
-		}
-		if opts.Legacy != nil {
-			skew = max(skew, opts.Legacy.MaxServerSkew)
-		}
+	if opts != nil && opts.Queue != nil {
+		r = opts.Queue.Rand
 	}
-	det, err := deadlock.ForLocker(store, p, skew, r, cfg.knobs.Manager.DeadlockKnobs())
+	// The detector's records live beside the locks: the census's skew is
+	// the larger either algorithm was configured with.
+	det, err := deadlock.ForLocker(store, p, cfg.census.MaxServerSkew, r, cfg.knobs.Manager.DeadlockKnobs())
 	if err != nil {
 		_ = algs.close(context.Background())
 		return nil, err

@@ -74,12 +74,11 @@ type config struct {
 }
 
 // process returns o's process-wide settings, for setup.Process.Resolve.
-func (o *Options) process() setup.Process {
-	if o == nil {
-		return setup.Process{}
+func (o *Options) process() (p setup.Process) {
+	if o != nil {
+		p = setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer, Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
 	}
-	return setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer,
-		Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
+	return p
 }
 
 // resolve resolves o's own fields (o.process() is resolved apart).

@@ -134,12 +134,11 @@ type config struct {
 }
 
 // process returns o's process-wide settings, for setup.Process.Resolve.
-func (o *Options) process() setup.Process {
-	if o == nil {
-		return setup.Process{}
+func (o *Options) process() (p setup.Process) {
+	if o != nil {
+		p = setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer, Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
 	}
-	return setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer,
-		Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
+	return p
 }
 
 // resolve resolves o's own fields, beside p, the process's settings
@@ -149,13 +148,13 @@ func (o *Options) resolve(p setup.Process) (config, error) {
 	if o != nil {
 		in = *o
 	}
-	lc, err := setup.Lease(in.TTL, in.Renew, in.MaxServerSkew, leaseKnobs(in.TestingKnobs))
-	c := config{Process: p, Lease: lc, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, noFast: in.NoFastPath, rand: in.Rand,
+	c := config{Process: p, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, noFast: in.NoFastPath, rand: in.Rand,
 		slow: in.SlowPoll, wake: in.Wake, handoff: in.Handoff, intention: in.IntentionRange, local: in.LocalHandoff, retain: in.Retain}
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
 	}
-	if err != nil {
+	var err error
+	if c.Lease, err = setup.Lease(in.TTL, in.Renew, in.MaxServerSkew, c.knobs.Lease); err != nil {
 		return c, err
 	}
 	if c.table == "" {
@@ -211,14 +210,6 @@ func (o *Options) resolve(p setup.Process) (config, error) {
 		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v): keep the processes' clocks in sync (NTP) and set a bound below that, or raise TTL", c.skew, c.Lease.TTL/2)}
 	}
 	return c, nil
-}
-
-// leaseKnobs returns the lease's planted defects among k; nil for none.
-func leaseKnobs(k *TestingKnobs) *lease.TestingKnobs {
-	if k == nil {
-		return nil
-	}
-	return k.Lease
 }
 
 // CheckRetain refuses a Retain that is negative or set without local

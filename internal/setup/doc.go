@@ -2,17 +2,14 @@
 // checks when it starts, apart from any algorithm:
 //
 //   - the process-wide settings (Process: clock, process id, logger,
-//     observer, fencing, hierarchy separator, deadlock detection): each
-//     Locker's constructor maps its Options onto a Process and resolves it
-//     once (Process.Resolve: the defaults, and each bad value refused with
-//     its *lockstep.ConfigError) before it builds anything; the cores, the
-//     lock manager and the deadlock detector take the resolved struct, and
-//     a composer (package combined, package migration) hands it down to
-//     the cores it builds (Process.Half) instead of copying fields into
-//     their Options (process.go);
-//   - the lease timing every algorithm's Options share (TTL, Renew,
-//     MaxServerSkew), resolved and validated alike for each (Lease:
-//     settings.go);
+//     observer, fencing, separator, deadlock detection), which each
+//     Locker's constructor resolves once (Process.Resolve: the defaults,
+//     and each bad value's *lockstep.ConfigError) before it builds
+//     anything; the cores, the lock manager and the deadlock detector take
+//     them resolved, and a composer hands them down to the cores it builds
+//     (Process.Half: process.go);
+//   - the lease timing every algorithm's Options share, resolved alike
+//     (Lease: settings.go);
 //   - the names of processes and acquisitions: process ids, checked in one
 //     place, and the owner-id issuer that gives every acquisition a column
 //     of its own (ValidateProcessID, Owners: ident.go);

@@ -1,7 +1,5 @@
-// Process and Resolve (process.go) are the settings a Locker has as one
-// process, whatever its algorithm, resolved and validated once by the
-// Locker's constructor; a composer hands the resolved settings down to the
-// cores it builds (Half) instead of letting each resolve them again.
+// Process (process.go) holds the settings a Locker has as one process,
+// resolved once by its constructor and handed down resolved.
 
 package setup
 
@@ -23,22 +21,13 @@ const MaxSeparatorLen = 8
 // defaults and validates it; the algorithms' cores, the lock manager and
 // the deadlock detector take a resolved one.
 type Process struct {
-	// Clock is the process's clock. Default a clock.Local.
-	Clock lockstep.Clock
-	// ID, unique in the fleet, prefixes owner ids (ValidateProcessID).
-	// Default NewProcessID().
-	ID string
-	// Logger receives renewal trouble and loss. Default discards.
-	Logger *slog.Logger
-	// Observer receives events. Default lockstep.NopObserver.
-	Observer lockstep.Observer
-	// Fencing, when set, is the service fencing tokens are drawn from.
-	Fencing *clock.Global
-	// Separator makes ids hierarchical (ValidateSeparator). Default "".
-	Separator string
-	// Deadlock, when set, turns on deadlock detection; Resolve resolves it
-	// (lockstep.DeadlockDetection.Resolve). Default nil: off.
-	Deadlock *lockstep.DeadlockDetection
+	Clock     lockstep.Clock              // default a clock.Local
+	ID        string                      // unique in the fleet (ValidateProcessID); default NewProcessID()
+	Logger    *slog.Logger                // default discards
+	Observer  lockstep.Observer           // default lockstep.NopObserver
+	Fencing   *clock.Global               // nil: no fencing tokens
+	Separator string                      // ValidateSeparator; "": flat ids
+	Deadlock  *lockstep.DeadlockDetection // resolved by Resolve; nil: detection off
 }
 
 // Resolve returns p with the defaults applied, validated: the separator,
@@ -91,10 +80,9 @@ func (p Process) defaults() Process {
 	return p
 }
 
-// ValidateSeparator refuses a bad hierarchy separator with a
-// *lockstep.ConfigError for field Separator: a separator is "" (flat ids)
-// or 1 to MaxSeparatorLen bytes of UTF-8 with no NUL and not only white
-// space, such as "/".
+// ValidateSeparator refuses, with a *lockstep.ConfigError, a hierarchy
+// separator other than "" (flat ids) or 1 to MaxSeparatorLen bytes of UTF-8
+// with no NUL and not only white space, such as "/".
 func ValidateSeparator(sep string) error {
 	var why string
 	switch {

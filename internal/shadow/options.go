@@ -68,12 +68,11 @@ type config struct {
 }
 
 // process returns o's process-wide settings, for setup.Process.Resolve.
-func (o *Options) process() setup.Process {
-	if o == nil {
-		return setup.Process{}
+func (o *Options) process() (p setup.Process) {
+	if o != nil {
+		p = setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer, Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
 	}
-	return setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer,
-		Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
+	return p
 }
 
 // resolve resolves o's own fields, beside p, the process's settings
@@ -83,12 +82,12 @@ func (o *Options) resolve(p setup.Process) (config, error) {
 	if o != nil {
 		in = *o
 	}
-	lc, err := setup.Lease(in.TTL, in.Renew, in.MaxServerSkew, leaseKnobs(in.TestingKnobs))
-	c := config{Process: p, Lease: lc, main: in.MainTable, shadow: in.ShadowTable, rand: in.Rand}
+	c := config{Process: p, main: in.MainTable, shadow: in.ShadowTable, rand: in.Rand}
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
 	}
-	if err != nil {
+	var err error
+	if c.Lease, err = setup.Lease(in.TTL, in.Renew, in.MaxServerSkew, c.knobs.Lease); err != nil {
 		return c, err
 	}
 	if c.main == "" {
@@ -110,12 +109,4 @@ func (o *Options) resolve(p setup.Process) (config, error) {
 		c.rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	return c, nil
-}
-
-// leaseKnobs returns the lease's planted defects among k; nil for none.
-func leaseKnobs(k *TestingKnobs) *lease.TestingKnobs {
-	if k == nil {
-		return nil
-	}
-	return k.Lease
 }
