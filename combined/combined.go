@@ -1,6 +1,7 @@
 package combined
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -93,43 +94,48 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	if err := combine.CheckHalves("combined", &qo, &so, ""); err != nil {
 		return nil, err
 	}
-	switch {
-	case qo.ProcessID == "":
-		qo.ProcessID = so.ProcessID
-	case so.ProcessID == "":
-		so.ProcessID = qo.ProcessID
-	case qo.ProcessID != so.ProcessID:
-		return nil, &lockstep.ConfigError{Field: "Queue.ProcessID/Legacy.ProcessID",
-			Reason: fmt.Sprintf("one combined Locker is one process, but they differ (%q, %q): set one of them, or both alike", qo.ProcessID, so.ProcessID)}
+	p, err := o.process(&qo, &so)
+	if err != nil {
+		return nil, err
 	}
-	if qo.ProcessID == "" {
-		qo.ProcessID = setup.NewProcessID()
-		so.ProcessID = qo.ProcessID
-	}
-	if qo.Clock == nil {
-		qo.Clock = so.Clock
-	}
-	if so.Clock == nil {
-		so.Clock = qo.Clock
-	}
-	q, err := iqueue.NewWith(store, &qo, nil)
+	// The halves take flat ids and no token of their own: the combined
+	// Locker applies the separator, the deadlock detection and fencing once.
+	q, err := iqueue.NewWith(store, &qo, p.Half(qo.Logger, qo.Observer, false), nil)
 	if err != nil {
 		return nil, fmt.Errorf("combined: queue lock: %w", err)
 	}
 	// The legacy core draws its owner ids from the queue core's issuer,
 	// passed explicitly: owner ids unique across the process's two cores.
-	g, err := shadow.NewWith(store, &so, q.Owners())
+	g, err := shadow.NewWith(store, &so, p.Half(so.Logger, so.Observer, false), q.Owners())
 	if err != nil {
 		_ = q.Close(context.Background())
 		return nil, fmt.Errorf("combined: legacy lock: %w", err)
 	}
-	l, err := compose(q, g, true, &ComposeOptions{Fencing: o.Fencing, Observer: o.Observer, Separator: o.Separator, TestingKnobs: o.TestingKnobs},
-		detecting{store, o.Deadlock, max(qo.MaxServerSkew, so.MaxServerSkew), qo.Rand})
+	l, err := compose(q, g, true, p, o.TestingKnobs, detecting{store, max(qo.MaxServerSkew, so.MaxServerSkew), qo.Rand})
 	if err != nil {
 		_ = errors.Join(g.Close(context.Background()), q.Close(context.Background()))
 		return nil, err
 	}
 	return l, nil
+}
+
+// process returns New's settings, resolved: the halves' clock and process
+// id, which must agree where both are set (one combined Locker is one
+// process), and o's fencing, separator, deadlock detection and observer
+// (default the queue half's).
+func (o Options) process(qo *queuelock.Options, so *shadowlock.Options) (setup.Process, error) {
+	one := func(field, why string) error {
+		return &lockstep.ConfigError{Field: "Queue." + field + "/Legacy." + field,
+			Reason: "one combined Locker is one process, but they differ" + why + ": set one of them, or both alike"}
+	}
+	switch {
+	case qo.ProcessID != "" && so.ProcessID != "" && qo.ProcessID != so.ProcessID:
+		return setup.Process{}, one("ProcessID", fmt.Sprintf(" (%q, %q)", qo.ProcessID, so.ProcessID))
+	case qo.Clock != nil && so.Clock != nil && !setup.SameClock(qo.Clock, so.Clock):
+		return setup.Process{}, one("Clock", "")
+	}
+	return setup.Process{Clock: cmp.Or(qo.Clock, so.Clock), ID: cmp.Or(qo.ProcessID, so.ProcessID), Observer: cmp.Or(o.Observer, qo.Observer),
+		Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}.Resolve()
 }
 
 // Compose returns a combined Locker taking its halves from queue and legacy,
@@ -145,38 +151,39 @@ func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 	}
 	q := iqueue.Core((*manager.Locker)(queue))
 	g := (*manager.Locker)(legacy).Algorithm().(*shadow.Locker)
-	return compose(q, g, false, opts, detecting{})
-}
-
-// detecting is what New's Options.Deadlock asks of compose.
-type detecting struct {
-	store lockstep.Store
-	d     *lockstep.DeadlockDetection // nil: off
-	skew  time.Duration
-	rand  *rand.Rand // the queue half's Options.Rand; may be nil
-}
-
-// compose is Compose with New's deadlock detection; with owned, the
-// Locker's Close closes q and g.
-func compose(q *iqueue.Locker, g *shadow.Locker, owned bool, opts *ComposeOptions, dl detecting) (*Locker, error) {
 	var o ComposeOptions
 	if opts != nil {
 		o = *opts
 	}
-	alg, err := combine.New(q, g, o.Fencing, owned, o.TestingKnobs)
+	p, err := setup.Process{Clock: q.Clock(), ID: q.Process(), Observer: cmp.Or(o.Observer, q.Observer()),
+		Fencing: o.Fencing, Separator: o.Separator}.Resolve()
 	if err != nil {
 		return nil, err
 	}
-	if o.Observer == nil {
-		o.Observer = q.Observer()
-	}
-	mk := o.TestingKnobs.ManagerKnobs()
-	det, err := deadlock.ForLocker(dl.store, q.Clock(), q.Process(), dl.d, dl.skew, dl.rand, mk.DeadlockKnobs())
+	return compose(q, g, false, p, o.TestingKnobs, detecting{})
+}
+
+// detecting is what New's deadlock detection needs besides the settings.
+type detecting struct {
+	store lockstep.Store
+	skew  time.Duration
+	rand  *rand.Rand // the queue half's Options.Rand; may be nil
+}
+
+// compose builds the combined Locker over q and g with p, its settings
+// resolved; with owned, the Locker's Close closes q and g.
+func compose(q *iqueue.Locker, g *shadow.Locker, owned bool, p setup.Process, knobs *TestingKnobs, dl detecting) (*Locker, error) {
+	alg, err := combine.New(q, g, p.Fencing, owned, knobs)
 	if err != nil {
 		return nil, err
 	}
-	m, err := manager.NewLocker(alg, manager.Config{Name: "combined", Mode: lockstep.ModeCombined, Clock: q.Clock(), Observer: o.Observer,
-		Separator: o.Separator, Detector: det, Knobs: mk})
+	mk := knobs.ManagerKnobs()
+	det, err := deadlock.ForLocker(dl.store, p, dl.skew, dl.rand, mk.DeadlockKnobs())
+	if err != nil {
+		return nil, err
+	}
+	m, err := manager.NewLocker(alg, manager.Config{Name: "combined", Mode: lockstep.ModeCombined, Clock: p.Clock, Observer: p.Observer,
+		Separator: p.Separator, Detector: det, Knobs: mk})
 	return (*Locker)(m), err
 }
 

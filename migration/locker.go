@@ -13,7 +13,6 @@ import (
 	"github.com/lockstep-go/lockstep/internal/deadlock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/manager"
-	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/migration/census"
 )
 
@@ -88,16 +87,11 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 			"and the migration moves global locks (the legacy format has no room for a data centre): build it on a global " +
 			"store (cassandra.New without WithLocalDC); DC-local locks are queuelock's, on a store of their own"}
 	}
-	var clk lockstep.Clock
-	var process string
-	if opts != nil {
-		clk, process = opts.Clock, opts.ProcessID
+	p, err := opts.process().Resolve()
+	if err != nil {
+		return nil, err
 	}
-	if process == "" {
-		process = setup.NewProcessID()
-	}
-	clk = clockOr(clk)
-	cfg, err := opts.resolve(process)
+	cfg, err := opts.resolve()
 	if err != nil {
 		return nil, err
 	}
@@ -105,48 +99,41 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	if opts != nil {
 		staleFor = opts.FlagStaleFor
 	}
-	if flag, err = keepLastGood(flag, &flagOptions{StaleFor: staleFor, Clock: clk, Logger: cfg.logger}); err != nil {
+	if flag, err = keepLastGood(flag, &flagOptions{StaleFor: staleFor, Clock: p.Clock, Logger: p.Logger}); err != nil {
 		return nil, err
 	}
-	algs, err := newAlgorithms(store, clk, process, opts, cfg.observer, cfg.logger, cfg.knobs)
+	algs, err := newAlgorithms(store, p, opts, cfg.knobs)
 	if err != nil {
 		algs.close(context.Background())
 		return nil, err
 	}
-	l := &Locker{store: store, clock: clk, flag: flag, cfg: cfg, algs: algs, tables: lockTables(opts)}
-	var sep string
-	var dl *lockstep.DeadlockDetection
-	var skew time.Duration
+	l := &Locker{store: store, clock: p.Clock, flag: flag, cfg: cfg, algs: algs, tables: lockTables(opts)}
 	var r *rand.Rand
-	if opts != nil {
-		sep, dl = opts.Separator, opts.Deadlock
-		if opts.Queue != nil {
-			skew, r = opts.Queue.MaxServerSkew, opts.Queue.Rand
-		}
-		if opts.Legacy != nil {
-			skew = max(skew, opts.Legacy.MaxServerSkew)
-		}
+	if opts != nil && opts.Queue != nil {
+		r = opts.Queue.Rand
 	}
-	det, err := deadlock.ForLocker(store, clk, process, dl, skew, r, cfg.knobs.Manager.DeadlockKnobs())
+	// The detector's records live beside the locks: the census's skew is
+	// the larger either algorithm was configured with.
+	det, err := deadlock.ForLocker(store, p, cfg.census.MaxServerSkew, r, cfg.knobs.Manager.DeadlockKnobs())
 	if err != nil {
 		_ = algs.close(context.Background())
 		return nil, err
 	}
 	var alg manager.Algorithm = modeSwitch{l}
 	if cfg.local > 0 {
-		if alg, err = cohort.New(alg, cohort.Options{Bound: cfg.local, Clock: clk, Retain: cfg.retain,
+		if alg, err = cohort.New(alg, cohort.Options{Bound: cfg.local, Clock: p.Clock, Retain: cfg.retain,
 			WatchEvery: l.algs.queue.Renew(), TestingKnobs: cfg.knobs.Cohort}); err != nil {
 			_ = algs.close(context.Background())
 			return nil, err
 		}
 	}
-	if l.m, err = manager.NewLocker(alg, manager.Config{Name: "migration", Mode: lockstep.ModeUnknown, Clock: clk, Observer: cfg.observer,
-		Separator: sep, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
+	if l.m, err = manager.NewLocker(alg, manager.Config{Name: "migration", Mode: lockstep.ModeUnknown, Clock: p.Clock, Observer: p.Observer,
+		Separator: p.Separator, Detector: det, Knobs: cfg.knobs.Manager}); err != nil {
 		_ = algs.close(context.Background())
 		return nil, err
 	}
-	l.hb = newHeartbeat(store, clk, cfg.censusTable, cfg.census, flag, cfg.logger,
-		census.Entry{Process: process, Host: cfg.host, Version: cfg.version})
+	l.hb = newHeartbeat(store, p.Clock, cfg.censusTable, cfg.census, flag, p.Logger,
+		census.Entry{Process: p.ID, Host: cfg.host, Version: cfg.version})
 	l.hb.start()
 	return l, nil
 }

@@ -1,6 +1,7 @@
 package migration
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -67,25 +68,29 @@ type config struct {
 	censusTTL, phaseCache   time.Duration
 	census                  lease.Config // the census entry's lease: its window bounds a lock's trust in the census
 	host, version           string
-	logger                  *slog.Logger
-	observer                lockstep.Observer
 	knobs                   TestingKnobs  // planted defects; zero in production
 	local                   int           // Options.LocalHandoff
 	retain                  time.Duration // Options.Retain
 }
 
-func (o *Options) resolve(process string) (config, error) {
+// process returns o's process-wide settings, for setup.Process.Resolve.
+func (o *Options) process() (p setup.Process) {
+	if o != nil {
+		p = setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer, Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
+	}
+	return p
+}
+
+// resolve resolves o's own fields (o.process() is resolved apart).
+func (o *Options) resolve() (config, error) {
 	var in Options
 	if o != nil {
 		in = *o
 	}
 	c := config{censusTable: in.CensusTable, phaseTable: in.PhaseTable, censusTTL: in.CensusTTL,
-		phaseCache: in.PhaseCache, host: in.Host, version: in.Version, logger: in.Logger, observer: in.Observer}
+		phaseCache: in.PhaseCache, host: in.Host, version: in.Version}
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
-	}
-	if err := setup.ValidateProcessID(process); err != nil {
-		return c, err
 	}
 	if c.local = in.LocalHandoff; c.local < 0 {
 		return c, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf("%d must not be negative: use 0 for off or the most local handoffs in a row, e.g. 8", c.local)}
@@ -146,12 +151,6 @@ func (o *Options) resolve(process string) (config, error) {
 			c.version = bi.Main.Version
 		}
 	}
-	if c.logger == nil {
-		c.logger = slog.New(slog.DiscardHandler)
-	}
-	if c.observer == nil {
-		c.observer = lockstep.NopObserver{}
-	}
 	return c, nil
 }
 
@@ -184,13 +183,14 @@ func (a algorithms) checkShare(tok string) (string, []lockstep.Request, error) {
 }
 
 // newAlgorithms builds one queue Locker and one legacy Locker for the
-// process, and the combined Locker composing the two. Modes share them: a
+// process, with p, its settings resolved, and the combined Locker
+// composing the two. Modes share them: a
 // lock taken in mode new and the queue half of one taken in mode combined
 // come from the same queue Locker, so goroutines of a process whose flag
 // flips between the two still contend for an id one at a time in the store
 // (internal/lifecycle, Turns), and owner ids, numbered by one Locker per table, never
 // repeat within a table.
-func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *Options, obs lockstep.Observer, logger *slog.Logger, k TestingKnobs) (algorithms, error) {
+func newAlgorithms(store lockstep.Store, p setup.Process, o *Options, k TestingKnobs) (algorithms, error) {
 	var qo queuelock.Options
 	var so shadowlock.Options
 	if o != nil && o.Queue != nil {
@@ -199,30 +199,11 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	if o != nil && o.Legacy != nil {
 		so = *o.Legacy
 	}
-	if (qo.Clock != nil && !sameClock(qo.Clock, clk)) || (so.Clock != nil && !sameClock(so.Clock, clk)) {
+	if (qo.Clock != nil && !setup.SameClock(qo.Clock, p.Clock)) || (so.Clock != nil && !setup.SameClock(so.Clock, p.Clock)) {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Clock/Legacy.Clock", Reason: "one process has one clock: set Options.Clock and leave these unset (or equal to it)"}
 	}
-	if err := combine.CheckHalves("migration", &qo, &so, process); err != nil {
+	if err := combine.CheckHalves("migration", &qo, &so, p.ID); err != nil {
 		return algorithms{}, err
-	}
-	var fence *clock.Global
-	if o != nil {
-		fence = o.Fencing
-	}
-	qo.Clock, so.Clock = clk, clk
-	qo.ProcessID, so.ProcessID = process, process
-	qo.Fencing, so.Fencing = fence, fence // legacy and new locks draw their own; combined ones one for both halves
-	if qo.Observer == nil {
-		qo.Observer = obs
-	}
-	if so.Observer == nil {
-		so.Observer = obs
-	}
-	if qo.Logger == nil {
-		qo.Logger = logger
-	}
-	if so.Logger == nil {
-		so.Logger = logger
 	}
 	var ck combine.TestingKnobs
 	if k.Combined != nil {
@@ -237,16 +218,18 @@ func newAlgorithms(store lockstep.Store, clk lockstep.Clock, process string, o *
 	var a algorithms
 	var err error
 	// One owner-id issuer for the process's two cores, passed to both:
-	// owner ids unique across them.
-	owners := setup.NewOwners(process)
-	if a.legacy, err = shadow.NewWith(store, &so, owners); err != nil {
+	// owner ids unique across them. Legacy and new locks draw their own
+	// tokens, combined ones one for both halves; the halves inherit the
+	// Logger and Observer they leave unset.
+	owners := setup.NewOwners(p.ID)
+	if a.legacy, err = shadow.NewWith(store, &so, p.Half(cmp.Or(so.Logger, p.Logger), cmp.Or(so.Observer, p.Observer), true), owners); err != nil {
 		return a, err
 	}
-	if a.queue, err = queue.NewWith(store, &qo, owners); err != nil {
+	if a.queue, err = queue.NewWith(store, &qo, p.Half(cmp.Or(qo.Logger, p.Logger), cmp.Or(qo.Observer, p.Observer), true), owners); err != nil {
 		return a, err
 	}
-	a.fencing = fence
-	if a.combined, err = combine.New(a.queue, a.legacy, fence, false, &ck); err != nil {
+	a.fencing = p.Fencing
+	if a.combined, err = combine.New(a.queue, a.legacy, p.Fencing, false, &ck); err != nil {
 		return a, err
 	}
 	return a, nil
@@ -259,17 +242,6 @@ func knobsOf[K any](k *K) K {
 		c = *k
 	}
 	return c
-}
-
-// sameClock reports whether a and b are the same clock (false if their type
-// cannot be compared).
-func sameClock(a, b lockstep.Clock) (same bool) {
-	defer func() {
-		if recover() != nil {
-			same = false
-		}
-	}()
-	return a == b
 }
 
 func clockOr(c lockstep.Clock) lockstep.Clock {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // Config is what a Detector needs from its Locker.
@@ -22,7 +23,8 @@ type Config struct {
 	Clock lockstep.Clock
 	// Process is the Locker's process id, shown in reports.
 	Process string
-	// Detection is the caller's option, not yet resolved.
+	// Detection is the caller's option; New applies its defaults
+	// (lockstep.DeadlockDetection.Resolve).
 	Detection lockstep.DeadlockDetection
 	// Rand draws the Detector's name; nil: crypto/rand. A simulation sets it
 	// (the Locker's Options.Rand) so that one seed gives one run.
@@ -160,14 +162,14 @@ func (d *Detector) Retract(ctx context.Context, identity any, id string) {
 // is the victim of a cycle.
 var errWithdrawn = errors.New("lockstep: withdrawn as the victim of a deadlock")
 
-// ForLocker returns the Detector a Locker's Options.Deadlock asks for: nil,
-// with no error, when d is nil (detection off). r and knobs may be nil.
-func ForLocker(store lockstep.Store, clock lockstep.Clock, process string, d *lockstep.DeadlockDetection, maxServerSkew time.Duration,
-	r *mrand.Rand, knobs *Knobs) (*Detector, error) {
-	if d == nil {
+// ForLocker returns the Detector of a Locker with settings p, resolved
+// (setup.Process.Resolve): nil, with no error, when p.Deadlock is nil
+// (detection off). r and knobs may be nil.
+func ForLocker(store lockstep.Store, p setup.Process, maxServerSkew time.Duration, r *mrand.Rand, knobs *Knobs) (*Detector, error) {
+	if p.Deadlock == nil {
 		return nil, nil
 	}
-	cfg := Config{Store: store, Clock: clock, Process: process, Detection: *d, MaxServerSkew: maxServerSkew, Rand: r}
+	cfg := Config{Store: store, Clock: p.Clock, Process: p.ID, Detection: *p.Deadlock, MaxServerSkew: maxServerSkew, Rand: r}
 	if knobs != nil {
 		cfg.Knobs = *knobs
 	}

@@ -7,44 +7,38 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
+	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // Core is what BuildLocker needs of an algorithm's core once it is built:
-// the Algorithm itself and the settings the Locker's manager and deadlock
-// detector share with it.
+// the Algorithm itself and what the Locker's deadlock detector takes from
+// its options.
 type Core struct {
 	Alg           Algorithm
 	Store         lockstep.Store
-	Clock         lockstep.Clock
-	Observer      lockstep.Observer
-	Process       string
-	Separator     string
 	MaxServerSkew time.Duration
 	Rand          *mrand.Rand
 	Knobs         *TestingKnobs
 }
 
-// BuildLocker is the construction every algorithm's NewLocker shares: it
-// refuses a bad separator before build runs (so nothing is registered or
-// started for a Locker that cannot be made), builds the core, then its
-// deadlock detector (none for a nil detection) and the Locker over it,
-// named name and in mode. On any error after build succeeded it closes the
-// core, so a failed call leaves nothing running.
-func BuildLocker(name string, mode lockstep.Mode, separator string, detection *lockstep.DeadlockDetection, build func() (Core, error)) (*Locker, error) {
-	if err := ValidateSeparator(separator); err != nil {
-		return nil, err
-	}
+// BuildLocker is the construction every algorithm's NewLocker shares, with
+// p the Locker's settings, resolved (setup.Process.Resolve): it builds the
+// core, then its deadlock detector (none without p.Deadlock) and the Locker
+// over it, named name and in mode, with p's clock, observer and separator.
+// On any error after build succeeded it closes the core, so a failed call
+// leaves nothing running.
+func BuildLocker(name string, mode lockstep.Mode, p setup.Process, build func() (Core, error)) (*Locker, error) {
 	c, err := build()
 	if err != nil {
 		return nil, err
 	}
-	det, err := deadlock.ForLocker(c.Store, c.Clock, c.Process, detection, c.MaxServerSkew, c.Rand, c.Knobs.DeadlockKnobs())
+	det, err := deadlock.ForLocker(c.Store, p, c.MaxServerSkew, c.Rand, c.Knobs.DeadlockKnobs())
 	if err != nil {
 		_ = c.Alg.Close(context.Background())
 		return nil, err
 	}
-	m, err := NewLocker(c.Alg, Config{Name: name, Mode: mode, Clock: c.Clock, Observer: c.Observer,
-		Separator: c.Separator, Detector: det, Knobs: c.Knobs})
+	m, err := NewLocker(c.Alg, Config{Name: name, Mode: mode, Clock: p.Clock, Observer: p.Observer,
+		Separator: p.Separator, Detector: det, Knobs: c.Knobs})
 	if err != nil {
 		_ = c.Alg.Close(context.Background())
 		return nil, err

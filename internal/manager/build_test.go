@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/model"
 )
 
@@ -23,33 +23,29 @@ func (a *closingAlg) Take(context.Context, *Acquisition) (held.Spec, error) {
 func (a *closingAlg) Close(context.Context) error { a.closed++; return nil }
 
 func coreOf(a *closingAlg) Core {
-	return Core{Alg: a, Store: model.New(&clock.Local{}), Clock: &clock.Local{}, Process: "p"}
+	return Core{Alg: a, Store: model.New(&clock.Local{})}
 }
 
-// A bad separator is refused before the core is built: nothing of it is
-// started, so nothing needs closing.
-func TestBuildLocker_RefusesABadSeparatorBeforeBuilding(t *testing.T) {
-	built := false
-	_, err := BuildLocker("x", lockstep.ModeNew, "\x00", nil, func() (Core, error) {
-		built = true
-		return coreOf(&closingAlg{}), nil
-	})
-	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
-	require.False(t, built, "the core was built for a separator that is refused")
+// settings returns resolved settings with separator "/" and detection d.
+func settings(t *testing.T, d *lockstep.DeadlockDetection) setup.Process {
+	p, err := setup.Process{ID: "p", Separator: "/", Deadlock: d}.Resolve()
+	require.NoError(t, err)
+	return p
 }
 
 // A build that fails returns its error and closes nothing.
 func TestBuildLocker_ReturnsTheBuildsError(t *testing.T) {
 	boom := errors.New("boom")
-	_, err := BuildLocker("x", lockstep.ModeNew, "", nil, func() (Core, error) { return Core{}, boom })
+	_, err := BuildLocker("x", lockstep.ModeNew, settings(t, nil), func() (Core, error) { return Core{}, boom })
 	require.ErrorIs(t, err, boom)
 }
 
-// A deadlock detection the detector refuses closes the core built for it.
+// A detector that cannot be made (here: a core without a store) closes
+// the core built for it.
 func TestBuildLocker_ClosesTheCoreWhenTheDetectorIsRefused(t *testing.T) {
 	a := &closingAlg{}
-	_, err := BuildLocker("x", lockstep.ModeNew, "/", &lockstep.DeadlockDetection{Every: time.Millisecond},
-		func() (Core, error) { return coreOf(a), nil })
+	_, err := BuildLocker("x", lockstep.ModeNew, settings(t, &lockstep.DeadlockDetection{}),
+		func() (Core, error) { return Core{Alg: a}, nil })
 	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
 	require.Equal(t, 1, a.closed, "the core was left running")
 }
@@ -57,7 +53,7 @@ func TestBuildLocker_ClosesTheCoreWhenTheDetectorIsRefused(t *testing.T) {
 // Built, the Locker is the core's and closes it once with its own Close.
 func TestBuildLocker_TheLockerClosesTheCore(t *testing.T) {
 	a := &closingAlg{}
-	l, err := BuildLocker("x", lockstep.ModeNew, "/", &lockstep.DeadlockDetection{}, func() (Core, error) { return coreOf(a), nil })
+	l, err := BuildLocker("x", lockstep.ModeNew, settings(t, &lockstep.DeadlockDetection{}), func() (Core, error) { return coreOf(a), nil })
 	require.NoError(t, err)
 	require.Zero(t, a.closed)
 	require.NoError(t, l.Close(t.Context()))

@@ -62,8 +62,8 @@ func (l *Locker) fits(t shareToken) error {
 		return bad("table", t.Table, l.cfg.table)
 	case t.Scope != l.scope.String():
 		return bad("scope", t.Scope, l.scope.String())
-	case t.Sep != l.sep:
-		return bad("separator", t.Sep, l.sep)
+	case t.Sep != l.cfg.Separator:
+		return bad("separator", t.Sep, l.cfg.Separator)
 	case len(t.Plan) != 0 && len(t.Plan) != len(t.Members):
 		return fmt.Errorf("%w: its plan and members differ: pass the string the giver's Share returned, unchanged", lockstep.ErrShareToken)
 	}

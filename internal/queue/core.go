@@ -38,7 +38,7 @@ func (l *Locker) Clock() lockstep.Clock { return l.cfg.Clock }
 func (l *Locker) Renew() time.Duration { return l.cfg.Lease.Renew }
 
 // Process is this Locker's process id (Options.ProcessID, resolved).
-func (l *Locker) Process() string { return l.cfg.Process }
+func (l *Locker) Process() string { return l.cfg.ID }
 
 // Observer is this Locker's Observer (Options.Observer, resolved).
 func (l *Locker) Observer() lockstep.Observer { return l.cfg.Observer }

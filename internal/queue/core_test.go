@@ -16,7 +16,7 @@ import (
 )
 
 func TestNewWith_RefusesAnotherProcesssOwners(t *testing.T) {
-	l, err := NewWith(model.New(&clock.Local{}), &Options{ProcessID: "p1"}, setup.NewOwners("p2"))
+	l, err := NewWith(model.New(&clock.Local{}), nil, settings(t, "p1"), setup.NewOwners("p2"))
 	assert.Nil(t, l)
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, lockstep.ErrInvalidConfig), "%v", err)
@@ -26,7 +26,7 @@ func TestNewWith_RefusesAnotherProcesssOwners(t *testing.T) {
 func TestNewWith_DrawsFromTheGivenIssuer(t *testing.T) {
 	owners := setup.NewOwners("p1")
 	assert.Equal(t, "p1.1", owners.Next())
-	l, err := NewWith(model.New(&clock.Local{}), &Options{ProcessID: "p1"}, owners)
+	l, err := NewWith(model.New(&clock.Local{}), nil, settings(t, "p1"), owners)
 	require.NoError(t, err)
 	defer l.Close(context.Background())
 	assert.Same(t, owners, l.Owners())
@@ -37,4 +37,12 @@ func TestNewWith_DrawsFromTheGivenIssuer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "p1.2", lk.Owner())
 	require.NoError(t, lk.Unlock(context.Background()))
+}
+
+// settings returns the resolved settings of process id, as a composer
+// hands them to NewWith.
+func settings(t *testing.T, id string) setup.Process {
+	p, err := setup.Process{ID: id}.Resolve()
+	require.NoError(t, err)
+	return p
 }

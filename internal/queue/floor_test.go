@@ -231,12 +231,12 @@ func waiterName(t *testing.T, s lockstep.Store, l *testLocker) int64 {
 	}
 	var found []int64
 	for _, c := range cs {
-		if e, err := layout.Parse(c.Column, c.Value); err == nil && e.Kind == layout.Queue && strings.HasPrefix(e.Owner, l.cfg.Process+".") {
+		if e, err := layout.Parse(c.Column, c.Value); err == nil && e.Kind == layout.Queue && strings.HasPrefix(e.Owner, l.Process()+".") {
 			found = append(found, e.Time)
 		}
 	}
 	if len(found) != 1 {
-		t.Fatalf("%s has %d queue cells, want 1", l.cfg.Process, len(found))
+		t.Fatalf("%s has %d queue cells, want 1", l.Process(), len(found))
 	}
 	return found[0]
 }

@@ -14,7 +14,7 @@ import (
 // argument); otherwise it returns the error and the claim stands, for the
 // caller to give up (keep, or abandon).
 func (a *attempt) held(ctx context.Context, since int64) (*part, error) {
-	if f := a.l.cfg.fencing; f != nil && a.fence {
+	if f := a.l.cfg.Fencing; f != nil && a.fence {
 		a.requests += 2
 		t, err := fencing.Drawer{Global: f, Block: a.block, Knobs: a.l.cfg.knobs.Fencing}.Draw(ctx, func() bool { return a.inTime(since) })
 		if err != nil {

@@ -68,7 +68,7 @@ func TestQueueLock_LocalHandoffRefusals(t *testing.T) {
 	_, err := New(s, &Options{LocalHandoff: -1})
 	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
 	require.ErrorContains(t, err, "LocalHandoff")
-	_, err = NewWith(s, &Options{LocalHandoff: 2}, nil)
+	_, err = NewWith(s, &Options{LocalHandoff: 2}, settings(t, "p"), nil)
 	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
 	require.ErrorContains(t, err, "migration Locker has Options.LocalHandoff")
 }

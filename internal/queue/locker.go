@@ -38,10 +38,6 @@ type Locker struct {
 	floors   floors
 	hints    hints   // ids recently seen contended: no fast path for them
 	janitor  janitor // drops expired floors and hints (idstate.go)
-
-	// sep is Options.Separator, which share tokens carry (the manager
-	// above this Locker validates and applies it).
-	sep string
 	// parts are the parts in flight for a composer (Acquire, Adopt), which
 	// Close ends.
 	parts  lifecycle.Tracker[*held.Lock]
@@ -75,17 +71,16 @@ func Core(m *manager.Locker) *Locker {
 }
 
 // NewLocker returns the lock manager over a queue Locker on store with an
-// owner-id issuer of its own, as queuelock.New says.
+// owner-id issuer of its own, as queuelock.New says: the process's
+// settings resolved once, then the core (Options.LocalHandoff wraps it in
+// a cohort) and the manager over it.
 func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
-	var sep string
-	var dl *lockstep.DeadlockDetection
-	if opts != nil {
-		sep, dl = opts.Separator, opts.Deadlock
+	p, err := opts.process().Resolve()
+	if err != nil {
+		return nil, err
 	}
-	// The separator is checked before the core is built, which may register
-	// a wake-up handler; Options.LocalHandoff wraps the core in a cohort.
-	return manager.BuildLocker("queuelock", lockstep.ModeNew, sep, dl, func() (manager.Core, error) {
-		l, err := newCore(store, opts, nil)
+	return manager.BuildLocker("queuelock", lockstep.ModeNew, p, func() (manager.Core, error) {
+		l, err := newCore(store, opts, p, nil)
 		if err != nil {
 			return manager.Core{}, err
 		}
@@ -97,35 +92,36 @@ func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
 				return manager.Core{}, err
 			}
 		}
-		return manager.Core{Alg: alg, Store: store, Clock: l.cfg.Clock, Observer: l.cfg.Observer, Process: l.cfg.Process,
-			Separator: l.sep, MaxServerSkew: l.cfg.Lease.MaxServerSkew, Rand: l.cfg.rand, Knobs: l.cfg.knobs.Manager}, nil
+		return manager.Core{Alg: alg, Store: store, MaxServerSkew: l.cfg.Lease.MaxServerSkew, Rand: l.cfg.rand, Knobs: l.cfg.knobs.Manager}, nil
 	})
 }
 
-// NewWith returns a Locker on store (nil opts: defaults), whose locks have
-// the store's scope, drawing its owner ids from owners (nil: an issuer of
-// its own). Invalid options and an issuer of another process return an
-// error wrapping lockstep.ErrInvalidConfig, and so does
-// Options.LocalHandoff, which only NewLocker applies (the composers take
-// this Locker's parts directly).
-func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker, error) {
+// NewWith returns a Locker on store for a composer (package combined,
+// package migration), whose locks have the store's scope: p is the
+// process's settings the composer resolved (setup.Process.Half), and opts'
+// fields of p's names are not read (nil opts: defaults for the rest). It
+// draws its owner ids from owners (nil: an issuer of its own). Invalid
+// options and an issuer of another process return an error wrapping
+// lockstep.ErrInvalidConfig, and so does Options.LocalHandoff, which only
+// NewLocker applies (the composers take this Locker's parts directly).
+func NewWith(store lockstep.Store, opts *Options, p setup.Process, owners *setup.Owners) (*Locker, error) {
 	if opts != nil && (opts.LocalHandoff != 0 || opts.Retain != 0) {
 		return nil, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf(
 			"%d (Retain %v): Queue.LocalHandoff and Queue.Retain are a queuelock.Locker's; a combined Locker takes the queue lock as a part of its own (leave them 0), and a migration Locker has Options.LocalHandoff and Options.Retain for every mode", opts.LocalHandoff, opts.Retain)}
 	}
-	return newCore(store, opts, owners)
+	return newCore(store, opts, p, owners)
 }
 
 // newCore is NewWith for NewLocker, which applies Options.LocalHandoff.
-func newCore(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker, error) {
+func newCore(store lockstep.Store, opts *Options, p setup.Process, owners *setup.Owners) (*Locker, error) {
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}
-	cfg, err := opts.resolve()
+	cfg, err := opts.resolve(p)
 	if err != nil {
 		return nil, err
 	}
-	if owners, err = setup.OwnersFor(owners, cfg.Process); err != nil {
+	if owners, err = setup.OwnersFor(owners, cfg.ID); err != nil {
 		return nil, err
 	}
 	leases, err := lease.NewScheduler(cfg.Clock, nil)
@@ -141,13 +137,10 @@ func newCore(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker
 	l := &Locker{
 		store: store, cfg: cfg, scope: scope,
 		hlc: clock.NewHLC(cfg.Clock), ts: clock.NewTimestamps(cfg.Clock),
-		owners: owners, ownerCol: layout.NewOwnerColumn(cfg.Process, cfg.rand),
+		owners: owners, ownerCol: layout.NewOwnerColumn(cfg.ID, cfg.rand),
 		leases: leases,
 	}
 	l.turns.Clock = cfg.Clock
-	if opts != nil {
-		l.sep = opts.Separator
-	}
 	if cfg.wake != nil { // last: it hands the transport to l
 		l.wake = newWaker(l)
 	}

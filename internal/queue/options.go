@@ -2,13 +2,13 @@ package queue
 
 import (
 	"fmt"
-	"github.com/lockstep-go/lockstep/internal/lease"
 	"log/slog"
 	"math/rand/v2"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/wakeup"
 )
@@ -114,14 +114,14 @@ type Wake struct {
 
 // config is Options resolved and validated.
 type config struct {
-	setup.Resolved
-	table   string
-	poll    time.Duration
-	skew    time.Duration
-	fencing *clock.Global
-	noFast  bool
-	rand    *rand.Rand
-	slow    time.Duration // Options.SlowPoll, resolved
+	setup.Process // the process's settings, resolved
+	Lease         lease.Config
+	table         string
+	poll          time.Duration
+	skew          time.Duration
+	noFast        bool
+	rand          *rand.Rand
+	slow          time.Duration // Options.SlowPoll, resolved
 	// slowPlain is SlowPoll without wake-ups: the default for a Locker
 	// without them, also used by one whose wake-ups stopped arriving.
 	slowPlain time.Duration
@@ -133,21 +133,28 @@ type config struct {
 	knobs     TestingKnobs  // planted defects; zero in production
 }
 
-func (o *Options) resolve() (config, error) {
+// process returns o's process-wide settings, for setup.Process.Resolve.
+func (o *Options) process() (p setup.Process) {
+	if o != nil {
+		p = setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer, Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
+	}
+	return p
+}
+
+// resolve resolves o's own fields, beside p, the process's settings
+// resolved (o's fields of p's names are not read).
+func (o *Options) resolve(p setup.Process) (config, error) {
 	var in Options
 	if o != nil {
 		in = *o
 	}
-	common, err := setup.Common{
-		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
-		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
-	}.Resolve()
-	c := config{Resolved: common, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, fencing: in.Fencing, noFast: in.NoFastPath, rand: in.Rand,
+	c := config{Process: p, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, noFast: in.NoFastPath, rand: in.Rand,
 		slow: in.SlowPoll, wake: in.Wake, handoff: in.Handoff, intention: in.IntentionRange, local: in.LocalHandoff, retain: in.Retain}
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
 	}
-	if err != nil {
+	var err error
+	if c.Lease, err = setup.Lease(in.TTL, in.Renew, in.MaxServerSkew, c.knobs.Lease); err != nil {
 		return c, err
 	}
 	if c.table == "" {
@@ -203,14 +210,6 @@ func (o *Options) resolve() (config, error) {
 		return c, &lockstep.ConfigError{Field: "MaxClockSkew", Reason: fmt.Sprintf("%v must be positive and below TTL/2 (%v): keep the processes' clocks in sync (NTP) and set a bound below that, or raise TTL", c.skew, c.Lease.TTL/2)}
 	}
 	return c, nil
-}
-
-// leaseKnobs returns the lease's planted defects among k; nil for none.
-func leaseKnobs(k *TestingKnobs) *lease.TestingKnobs {
-	if k == nil {
-		return nil
-	}
-	return k.Lease
 }
 
 // CheckRetain refuses a Retain that is negative or set without local

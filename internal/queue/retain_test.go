@@ -72,6 +72,6 @@ func TestQueueLock_RetainRefusals(t *testing.T) {
 			require.Equal(t, "Retain", ce.Field)
 		})
 	}
-	_, err := NewWith(s, &Options{Retain: time.Millisecond, LocalHandoff: 1}, nil)
+	_, err := NewWith(s, &Options{Retain: time.Millisecond, LocalHandoff: 1}, settings(t, "p"), nil)
 	require.ErrorIs(t, err, lockstep.ErrInvalidConfig, "a composer's queue part takes no Retain")
 }

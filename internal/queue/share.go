@@ -28,7 +28,7 @@ func (l *Locker) Share(lk lockstep.Lock) (string, error) {
 	if lk == nil {
 		return "", fmt.Errorf("%w: Share of a nil lock: pass a lock this Locker returned", lockstep.ErrInvalidConfig)
 	}
-	t := shareToken{Table: l.cfg.table, Scope: l.scope.String(), Sep: l.sep, ID: lk.ID()}
+	t := shareToken{Table: l.cfg.table, Scope: l.scope.String(), Sep: l.cfg.Separator, ID: lk.ID()}
 	locks := []lockstep.Lock{lk}
 	if g, ok := lk.(interface {
 		MemberLocks() []lockstep.Lock

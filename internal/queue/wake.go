@@ -238,7 +238,7 @@ func (l *Locker) sendWake(id, from string, e layout.Entry) {
 	if l.cfg.wake == nil || e.Wake == "" {
 		return
 	}
-	m := wakeup.Message{Table: l.cfg.table, ID: id, From: from, To: e.Column, Sender: l.cfg.Process,
+	m := wakeup.Message{Table: l.cfg.table, ID: id, From: from, To: e.Column, Sender: l.cfg.ID,
 		Sent: l.cfg.Clock.Now(), Nonce: uint64(l.ts.Next())}
 	b, err := wakeup.Seal(l.cfg.wake.Key, m)
 	if err == nil {

@@ -1,11 +1,15 @@
 // Package setup is what every Locker of the module is set up with and
 // checks when it starts, apart from any algorithm:
 //
-//   - the options every algorithm shares (lease timing, clock, process id,
-//     logger, observer), resolved and validated once, so that each
-//     algorithm's public Options type applies the same defaults and refuses
-//     the same bad values with the same errors (Common, Resolve:
-//     settings.go);
+//   - the process-wide settings (Process: clock, process id, logger,
+//     observer, fencing, separator, deadlock detection), which each
+//     Locker's constructor resolves once (Process.Resolve: the defaults,
+//     and each bad value's *lockstep.ConfigError) before it builds
+//     anything; the cores, the lock manager and the deadlock detector take
+//     them resolved, and a composer hands them down to the cores it builds
+//     (Process.Half: process.go);
+//   - the lease timing every algorithm's Options share, resolved alike
+//     (Lease: settings.go);
 //   - the names of processes and acquisitions: process ids, checked in one
 //     place, and the owner-id issuer that gives every acquisition a column
 //     of its own (ValidateProcessID, Owners: ident.go);

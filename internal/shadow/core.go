@@ -33,7 +33,7 @@ func (l *Locker) Owners() *setup.Owners { return l.owners }
 func (l *Locker) Clock() lockstep.Clock { return l.cfg.Clock }
 
 // Process is this Locker's process id (Options.ProcessID, resolved).
-func (l *Locker) Process() string { return l.cfg.Process }
+func (l *Locker) Process() string { return l.cfg.ID }
 
 // Observer is this Locker's Observer (Options.Observer, resolved).
 func (l *Locker) Observer() lockstep.Observer { return l.cfg.Observer }

@@ -25,7 +25,6 @@ type Locker struct {
 	ts     *clock.Timestamps
 	owners *setup.Owners
 
-	sep string // Options.Separator, for the manager above this Locker
 	// parts are the parts in flight for a composer (Acquire, Prepare),
 	// which Close ends.
 	parts  lifecycle.Tracker[*held.Lock]
@@ -37,29 +36,30 @@ type Locker struct {
 var _ manager.Algorithm = (*Locker)(nil)
 
 // NewLocker returns the lock manager over a legacy Locker on store with an
-// owner-id issuer of its own, as shadowlock.New says.
+// owner-id issuer of its own, as shadowlock.New says: the process's
+// settings resolved once, then the core and the manager over it.
 func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
-	var sep string
-	var dl *lockstep.DeadlockDetection
-	if opts != nil {
-		sep, dl = opts.Separator, opts.Deadlock
+	p, err := opts.process().Resolve()
+	if err != nil {
+		return nil, err
 	}
-	return manager.BuildLocker("shadowlock", lockstep.ModeLegacy, sep, dl, func() (manager.Core, error) {
-		l, err := NewWith(store, opts, nil)
+	return manager.BuildLocker("shadowlock", lockstep.ModeLegacy, p, func() (manager.Core, error) {
+		l, err := NewWith(store, opts, p, nil)
 		if err != nil {
 			return manager.Core{}, err
 		}
-		return manager.Core{Alg: l, Store: store, Clock: l.cfg.Clock, Observer: l.cfg.Observer, Process: l.cfg.Process,
-			Separator: l.sep, MaxServerSkew: l.cfg.Lease.MaxServerSkew, Rand: l.cfg.rand, Knobs: l.cfg.knobs.Manager}, nil
+		return manager.Core{Alg: l, Store: store, MaxServerSkew: l.cfg.Lease.MaxServerSkew, Rand: l.cfg.rand, Knobs: l.cfg.knobs.Manager}, nil
 	})
 }
 
-// NewWith returns a Locker on store that draws its owner ids from owners
-// (nil: an issuer of its own). A nil opts means all defaults. Invalid
-// options, a DC-local store (lockstep.ScopeOf; the legacy format has no
-// room for a data centre) and an issuer of another process return an
-// error wrapping lockstep.ErrInvalidConfig.
-func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker, error) {
+// NewWith returns a Locker on store with p, the process's settings
+// resolved (setup.Process.Resolve, or a composer's setup.Process.Half);
+// opts' fields of p's names are not read (nil opts: defaults for the
+// rest). It draws its owner ids from owners (nil: an issuer of its own).
+// Invalid options, a DC-local store (lockstep.ScopeOf; the legacy format
+// has no room for a data centre) and an issuer of another process return
+// an error wrapping lockstep.ErrInvalidConfig.
+func NewWith(store lockstep.Store, opts *Options, p setup.Process, owners *setup.Owners) (*Locker, error) {
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}
@@ -68,22 +68,18 @@ func NewWith(store lockstep.Store, opts *Options, owners *setup.Owners) (*Locker
 			"named by its id, with no room for a data centre, and legacy processes read that row from every data centre: " +
 			"build the legacy lock on a global store (cassandra.New without WithLocalDC); DC-local locks are queuelock's"}
 	}
-	cfg, err := opts.resolve()
+	cfg, err := opts.resolve(p)
 	if err != nil {
 		return nil, err
 	}
-	if owners, err = setup.OwnersFor(owners, cfg.Process); err != nil {
+	if owners, err = setup.OwnersFor(owners, cfg.ID); err != nil {
 		return nil, err
 	}
 	leases, err := lease.NewScheduler(cfg.Clock, nil)
 	if err != nil {
 		return nil, err
 	}
-	l := &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: owners, leases: leases}
-	if opts != nil {
-		l.sep = opts.Separator
-	}
-	return l, nil
+	return &Locker{store: store, cfg: cfg, ts: clock.NewTimestamps(cfg.Clock), owners: owners, leases: leases}, nil
 }
 
 // Take is the legacy lock's acquisition of one id, below the lock manager

@@ -1,13 +1,13 @@
 package shadow
 
 import (
-	"github.com/lockstep-go/lockstep/internal/lease"
 	"log/slog"
 	"math/rand/v2"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
@@ -60,27 +60,34 @@ type Options struct {
 }
 
 type config struct {
-	setup.Resolved
-	main, shadow string
-	fencing      *clock.Global
-	rand         *rand.Rand
-	knobs        TestingKnobs // planted defects; zero in production
+	setup.Process // the process's settings, resolved
+	Lease         lease.Config
+	main, shadow  string
+	rand          *rand.Rand
+	knobs         TestingKnobs // planted defects; zero in production
 }
 
-func (o *Options) resolve() (config, error) {
+// process returns o's process-wide settings, for setup.Process.Resolve.
+func (o *Options) process() (p setup.Process) {
+	if o != nil {
+		p = setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer, Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
+	}
+	return p
+}
+
+// resolve resolves o's own fields, beside p, the process's settings
+// resolved (o's fields of p's names are not read).
+func (o *Options) resolve(p setup.Process) (config, error) {
 	var in Options
 	if o != nil {
 		in = *o
 	}
-	common, err := setup.Common{
-		TTL: in.TTL, Renew: in.Renew, MaxServerSkew: in.MaxServerSkew, Clock: in.Clock, ProcessID: in.ProcessID,
-		Logger: in.Logger, Observer: in.Observer, LeaseKnobs: leaseKnobs(in.TestingKnobs),
-	}.Resolve()
-	c := config{Resolved: common, main: in.MainTable, shadow: in.ShadowTable, fencing: in.Fencing, rand: in.Rand}
+	c := config{Process: p, main: in.MainTable, shadow: in.ShadowTable, rand: in.Rand}
 	if in.TestingKnobs != nil {
 		c.knobs = *in.TestingKnobs
 	}
-	if err != nil {
+	var err error
+	if c.Lease, err = setup.Lease(in.TTL, in.Renew, in.MaxServerSkew, c.knobs.Lease); err != nil {
 		return c, err
 	}
 	if c.main == "" {
@@ -102,12 +109,4 @@ func (o *Options) resolve() (config, error) {
 		c.rand = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
 	return c, nil
-}
-
-// leaseKnobs returns the lease's planted defects among k; nil for none.
-func leaseKnobs(k *TestingKnobs) *lease.TestingKnobs {
-	if k == nil {
-		return nil
-	}
-	return k.Lease
 }

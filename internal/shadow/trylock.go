@@ -162,11 +162,11 @@ func (r *round) cell() lockstep.Cell {
 // the round must be cleaned up like one that failed: its main cell is
 // deleted, so the lock passes on.
 func (r *round) fence(ctx context.Context) error {
-	if r.l.cfg.fencing == nil || !r.fenced {
+	if r.l.cfg.Fencing == nil || !r.fenced {
 		return nil
 	}
 	r.requests += 2
-	t, err := fencing.Drawer{Global: r.l.cfg.fencing, Block: r.block, Knobs: r.l.cfg.knobs.Fencing}.Draw(ctx, func() bool { return r.l.cfg.Lease.InTime(r.l.cfg.Clock, r.since) })
+	t, err := fencing.Drawer{Global: r.l.cfg.Fencing, Block: r.block, Knobs: r.l.cfg.knobs.Fencing}.Draw(ctx, func() bool { return r.l.cfg.Lease.InTime(r.l.cfg.Clock, r.since) })
 	if err != nil {
 		return err
 	}
