@@ -204,6 +204,7 @@ func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.Held
 		}
 	}
 	s.left[s.c.url] = s.c.id
+	kept = len(locks) // locks is s.locks from here: read only under s.mu
 	s.c, s.locks, s.deadline = c, locks, sent.Add(s.ttl)
 	s.moves++
 	s.peer, s.peerAt = peer, s.peerSeq // a GetToken still in flight at the old lockd must not overwrite it
@@ -228,5 +229,5 @@ func (s *Session) install(c *conn, sent, setSent, got time.Time, held []*pb.Held
 	if len(release) > 0 {
 		s.refreshPeer() // the token read at c names what was just released
 	}
-	return len(locks), len(lostLocks), nil
+	return kept, len(lostLocks), nil
 }
