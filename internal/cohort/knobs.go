@@ -24,4 +24,9 @@ type TestingKnobs struct {
 	// the store hold to the next in line (or retains it), which then holds
 	// the id in memory beside the processes that adopted the shared lock.
 	HandOnShared bool
+	// DropOvertakenLook drops the outcome of a retained hold's look that a
+	// re-lock overtook (claimed the hold while the read was in flight): a
+	// goroutine that locks again at once passes a remote waiter the look
+	// saw, up to Bound times in a row.
+	DropOvertakenLook bool
 }
