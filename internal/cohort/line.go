@@ -91,9 +91,10 @@ func (c *Algorithm) giveUp(ctx context.Context, ln *line, w *waiter) {
 }
 
 // offer hands h to the next in line if there is one, h's store lease is
-// open and the bound and h's token block allow another handoff (the block
-// has Bound+1 tokens, so the two end together), setting handed (if not nil)
-// first; it reports whether it did. Otherwise it gives the line's turn to
+// open, no overtaken look made h yield (retain.go) and the bound and h's
+// token block allow another handoff (the block has Bound+1 tokens, so the
+// two end together), setting handed (if not nil) first; it reports whether
+// it did. Otherwise it gives the line's turn to
 // the next in line, who takes the id from the store, or ends the line: the
 // caller then releases h in the store.
 func (c *Algorithm) offer(h *hold, handed *atomic.Bool) bool {
