@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/manager"
 )
@@ -23,6 +24,8 @@ import (
 var (
 	_ lockstep.Sharer = (*Locker)(nil)
 	_ manager.Adopter = modeSwitch{}
+	_ manager.Sharer  = modeSwitch{}
+	_ cohort.Sharer   = modeSwitch{}
 )
 
 // Share returns a token naming lk, held in mode new (lockstep.Sharer); a
@@ -43,7 +46,18 @@ func (l *Locker) Share(lk lockstep.Lock) (string, error) {
 				lockstep.ErrIncompatibleMode, l.Process(), lk.ID(), m.ID(), mode)
 		}
 	}
-	return l.algs.queue.Share(lk)
+	return l.m.Share(lk)
+}
+
+// Share is the mode switch's share (manager.Sharer): the queue core's, for
+// a lock the caller checked was taken in mode new.
+func (s modeSwitch) Share(lk lockstep.Lock) (string, error) { return s.l.algs.queue.Share(lk) }
+
+// ShareHolds is Share below the local-handoff layer (cohort.Sharer): the
+// queue core's, with holds naming the store holds of the members it
+// granted.
+func (s modeSwitch) ShareHolds(lk lockstep.Lock, holds map[*held.Lock]held.Part) (string, error) {
+	return s.l.algs.queue.ShareHolds(lk, holds)
 }
 
 // Adopt makes this Locker a holder of the locks tok names

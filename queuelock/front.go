@@ -68,8 +68,10 @@ func (l *Locker) Unit(comment string) lockstep.Unit { return l.m().Unit(comment)
 
 // Share returns a token naming l, which this Locker returned and still
 // holds, as lockstep.Sharer says. It sends no request. From now on l's
-// Unlock leaves the lock to the other holders instead of deleting it.
-func (l *Locker) Share(lk lockstep.Lock) (string, error) { return l.core().Share(lk) }
+// Unlock leaves the lock to the other holders instead of deleting it; with
+// Options.LocalHandoff, it no longer hands l on to another acquisition of
+// this Locker either (docs/algorithms.md, section 4.15).
+func (l *Locker) Share(lk lockstep.Lock) (string, error) { return l.m().Share(lk) }
 
 // Adopt makes this Locker a holder of the lock tok names (lockstep.Sharer):
 // per id it reads that another holder is still there, writes its own owner

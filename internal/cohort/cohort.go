@@ -42,6 +42,10 @@ type Algorithm struct {
 	watcher Watcher // the inner algorithm's, with Retain
 
 	retaining sync.WaitGroup // retention goroutines (retain.go)
+	// closing ends at Close every retention's context, a look that a
+	// re-lock overtook (and so no longer ends) included.
+	closing    context.Context
+	closeLooks context.CancelFunc
 
 	mu    sync.Mutex
 	lines map[string]*line // ids with a local exclusive acquisition in progress or held
@@ -63,6 +67,7 @@ func New(inner manager.Algorithm, o Options) (*Algorithm, error) {
 		return nil, &lockstep.ConfigError{Field: "Clock", Reason: "nil clock: pass the Locker's clock"}
 	}
 	c := &Algorithm{inner: inner, o: o, lines: map[string]*line{}}
+	c.closing, c.closeLooks = context.WithCancel(context.Background())
 	switch w, ok := inner.(Watcher); {
 	case o.Retain < 0:
 		return nil, &lockstep.ConfigError{Field: "Retain", Reason: fmt.Sprintf(

@@ -42,7 +42,10 @@
 // looks at the store through the inner algorithm's Watcher at once and
 // every Options.WatchEvery and releases the hold when a waiter of another
 // owner shows, the window ends or the lease is lost; a Take of another
-// access releases it first, and Close releases every one.
+// access releases it first, and Close releases every one. A re-lock that
+// claims the hold while its first look is in flight does not wait for it,
+// nor call it off: a waiter the look sees then makes the hold yield, so
+// that its holder's Unlock releases it in the store.
 //
 // # Safety, in short
 //

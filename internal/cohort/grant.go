@@ -14,8 +14,17 @@ import (
 type grant struct {
 	c      *Algorithm
 	h      *hold
-	handed atomic.Bool // Stop handed the hold to the next in line
+	handed atomic.Bool  // Stop handed the hold to the next in line
+	state  atomic.Int32 // granted until the first of Stop (stopped) and Share (shared; share.go)
 }
+
+// A grant's states: Stop and Share each move it out of granted, and only
+// the first of them does.
+const (
+	granted int32 = iota
+	stopped
+	shared
+)
 
 // grant returns the spec of a new holder of h with token and since: its own
 // loss signal, which the store hold's fires and bounds until the holder
@@ -43,11 +52,17 @@ func (c *Algorithm) grant(h *hold, token, since int64) held.Spec {
 // Stop hands the store hold to the next in line (held.Part: called once,
 // at the first Unlock), reporting no loss; or, with nobody to hand it to,
 // the bound reached or the lease lost, stops its renewals and reports
-// whether it was lost.
+// whether it was lost. A shared grant's hold is never handed on nor
+// retained: its renewals stop, the next in line (if any) takes the id from
+// the store, and Release leaves the shared lock as a direct holder does.
 func (g *grant) Stop() bool {
-	if g.c.offer(g.h, &g.handed) {
-		return false
+	if g.state.CompareAndSwap(granted, stopped) || g.c.knobs.HandOnShared { // planted HandOnShared: shared or not
+		if g.c.offer(g.h, &g.handed) {
+			return false
+		}
+		return g.h.stop()
 	}
+	g.c.leave(g.h.ln)
 	return g.h.stop()
 }
 

@@ -20,4 +20,13 @@ type TestingKnobs struct {
 	// past its window and whatever waits in the store, until a local
 	// request, a lost lease or Close: other processes' waiters starve.
 	RetainIgnoresWaiters bool
+	// HandOnShared ignores Share's mark on a grant: its Unlock still hands
+	// the store hold to the next in line (or retains it), which then holds
+	// the id in memory beside the processes that adopted the shared lock.
+	HandOnShared bool
+	// DropOvertakenLook drops the outcome of a retained hold's look that a
+	// re-lock overtook (claimed the hold while the read was in flight): a
+	// goroutine that locks again at once passes a remote waiter the look
+	// saw, up to Bound times in a row.
+	DropOvertakenLook bool
 }

@@ -22,6 +22,10 @@ type Watcher interface {
 type retention struct {
 	end  context.CancelFunc // ends the wait: the hold is claimed or released
 	done chan struct{}      // closed when the retention goroutine returns
+	// looking is set while a look at the store is due or in flight: from
+	// retain until the first look returns, and during each later one;
+	// guarded by the layer's mu.
+	looking bool
 }
 
 // retain keeps h, whose last holder unlocked with nobody in ln, as ln's
@@ -29,18 +33,18 @@ type retention struct {
 // when the window ends, the lease is lost, a remote waiter is seen, or
 // release asks; the caller holds c.mu.
 func (c *Algorithm) retain(ln *line, h *hold) {
-	ctx, end := context.WithCancel(context.Background())
+	ctx, end := context.WithCancel(c.closing)
 	h.spec.Loss.OnFire(end)
-	r := &retention{end: end, done: make(chan struct{})}
+	r := &retention{end: end, done: make(chan struct{}), looking: true} // its first look is due at once
 	ln.retained, h.retention = h, r
 	c.retaining.Add(1)
 	lifecycle.Go(c.o.Clock, func() {
 		defer c.retaining.Done()
 		defer close(r.done)
-		c.watch(ctx, h)
+		seen := c.watch(ctx, ln, h, r)
 		c.mu.Lock()
-		mine := ln.retained == h && h.retention == r // not claimed by a local Lock meanwhile
-		if mine {
+		mine := seen || ln.retained == h && h.retention == r // not claimed by a local Lock meanwhile
+		if mine && !seen {
 			ln.retained = nil
 			c.leaveLocked(ln)
 		}
@@ -56,30 +60,75 @@ func (c *Algorithm) retain(ln *line, h *hold) {
 // watch returns when h's retention must end: ctx ended (claimed, released
 // on request, or the lease lost), the window passed, or a look at the
 // store found a waiter of another owner or failed. It looks at once and
-// then every Options.WatchEvery.
-func (c *Algorithm) watch(ctx context.Context, h *hold) {
+// then every Options.WatchEvery. It reports whether a look ended it, in
+// which case it has taken h out of ln already (look).
+func (c *Algorithm) watch(ctx context.Context, ln *line, h *hold, r *retention) bool {
 	deadline := c.o.Clock.Elapsed() + c.o.Retain.Microseconds()
 	if c.knobs.RetainIgnoresWaiters {
+		c.mu.Lock()
+		r.looking = false // no look due after all
+		claimed := ln.retained != h || h.retention != r
+		c.mu.Unlock()
+		if claimed {
+			return false
+		}
 		<-ctx.Done() // planted: no window, no look at the store
 		lifecycle.Resumed(ctx, c.o.Clock)
-		return
+		return false
 	}
 	for {
-		waiting, err := c.watcher.Waiting(ctx, h.spec)
-		if err != nil || waiting || ctx.Err() != nil {
-			return
+		if seen, done := c.look(ctx, ln, h, r); done {
+			return seen
 		}
 		left := deadline - c.o.Clock.Elapsed()
 		if left <= 0 {
-			return
+			return false
 		}
 		if c.o.Clock.Sleep(ctx, min(c.o.WatchEvery, microseconds(left))) != nil {
-			return
+			return false
 		}
 		if c.o.Clock.Elapsed() >= deadline {
-			return
+			return false
 		}
 	}
+}
+
+// look reads the store once for a waiter of another owner and reports
+// whether the retention is over (done) and whether this look ended it
+// (seen: a waiter, or a failed read), in which case h is taken out of ln
+// under the layer's mu. A re-lock that claims h while the look is in flight
+// does not end it: the look's outcome then applies to h itself (a waiter
+// seen marks h to yield, so that its next Unlock releases it in the store)
+// and the retention is over.
+func (c *Algorithm) look(ctx context.Context, ln *line, h *hold, r *retention) (seen, done bool) {
+	c.mu.Lock()
+	// The first look is due from retain on: a re-lock that claims h first
+	// does not call it off. A later one is not sent once h was claimed.
+	if ctx.Err() != nil || !r.looking && (ln.retained != h || h.retention != r) {
+		c.mu.Unlock()
+		return false, true
+	}
+	r.looking = true
+	c.mu.Unlock()
+	waiting, err := c.watcher.Waiting(ctx, h.spec)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r.looking = false
+	switch {
+	case ln.retained != h || h.retention != r: // a re-lock claimed h meanwhile
+		if err == nil && waiting && !c.knobs.DropOvertakenLook { // planted: the outcome dropped, as if never sent
+			h.yield = true
+		}
+		r.end()
+		return false, true
+	case ctx.Err() != nil:
+		return false, true
+	case err != nil || waiting:
+		ln.retained = nil
+		c.leaveLocked(ln)
+		return true, true
+	}
+	return false, false
 }
 
 // claimRetained takes id's retained hold for an exclusive Take, if there
@@ -91,7 +140,9 @@ func (c *Algorithm) claimRetained(ln *line) *hold {
 	}
 	ln.retained = nil
 	h.handoffs++
-	h.retention.end()
+	if !h.retention.looking {
+		h.retention.end() // a look in flight ends the retention itself (look)
+	}
 	return h
 }
 
@@ -125,6 +176,7 @@ func (c *Algorithm) dropAll(ctx context.Context) {
 	for _, r := range rs {
 		r.end()
 	}
+	c.closeLooks()
 	c.retaining.Wait()
 	if len(rs) > 0 {
 		lifecycle.Resumed(ctx, c.o.Clock)

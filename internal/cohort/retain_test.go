@@ -18,15 +18,24 @@ import (
 )
 
 // watchingStore is the fake inner algorithm with a Watcher: waiting says
-// whether another owner waits, looks counts the looks.
+// whether another owner waits, looks counts the looks; with gate set, each
+// look's read waits for one value sent on it (or its ctx).
 type watchingStore struct {
 	*store
 	waiting atomic.Bool
 	fail    atomic.Bool
 	looks   atomic.Int32
+	gate    chan struct{}
 }
 
-func (w *watchingStore) Waiting(context.Context, held.Spec) (bool, error) {
+func (w *watchingStore) Waiting(ctx context.Context, _ held.Spec) (bool, error) {
+	if w.gate != nil {
+		select {
+		case <-w.gate:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
 	w.looks.Add(1)
 	if w.fail.Load() {
 		return false, errors.New("watching store: cannot tell")
@@ -191,6 +200,37 @@ func TestRetain_PlantedIgnoresWaitersKeepsTheHold(t *testing.T) {
 		_, releases := f.s.counts()
 		require.Zero(t, releases, "the planted defect keeps the hold past the window with a waiter in line")
 	})
+}
+
+// A re-lock that claims the retained hold while its first look is in
+// flight does not call the look off: the look sees a waiter of another
+// owner, and the re-lock's Unlock releases the hold in the store instead
+// of retaining it again. The planted DropOvertakenLook retains it again
+// (its next look still in flight): the waiter is passed once more.
+func TestRetain_ALookOvertakenByARelockStillYields(t *testing.T) {
+	for _, planted := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			f, w := newRetainFixture(t, 4, &TestingKnobs{DropOvertakenLook: planted})
+			w.gate = make(chan struct{})
+			w.waiting.Store(true)
+			ctx := context.Background()
+			a := f.lockUnlock(t, "x") // retained; its first look waits at the gate
+			b, err := f.m.Lock(ctx, "x")
+			require.NoError(t, err)
+			require.Equal(t, a.Owner(), b.Owner(), "the re-lock took the retained hold before the look returned")
+			w.gate <- struct{}{} // the first look returns: a waiter of another owner
+			synctest.Wait()
+			require.NoError(t, b.Unlock(ctx))
+			synctest.Wait()
+			_, releases := f.s.counts()
+			if planted {
+				require.Zero(t, releases, "planted: the overtaken look's outcome dropped, the hold retained again")
+				return
+			}
+			require.Equal(t, 1, releases, "the re-lock's Unlock released the hold in the store")
+			require.Equal(t, int32(1), w.looks.Load(), "one look, overtaken, and none after the release")
+		})
+	}
 }
 
 func TestNew_RefusesBadRetain(t *testing.T) {

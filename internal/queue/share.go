@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/manager"
 )
@@ -19,12 +20,24 @@ import (
 // other owner cell of the owner, the queue cell: the last to leave
 // releases.
 
-var _ manager.Adopter = (*Locker)(nil)
+var (
+	_ manager.Adopter = (*Locker)(nil)
+	_ manager.Sharer  = (*Locker)(nil)
+	_ cohort.Sharer   = (*Locker)(nil)
+)
 
 // Share returns a token naming l, which this Locker returned and still
 // holds, as lockstep.Sharer says. It sends no request. From now on l's
 // Unlock leaves the lock to the other holders instead of deleting it.
-func (l *Locker) Share(lk lockstep.Lock) (string, error) {
+func (l *Locker) Share(lk lockstep.Lock) (string, error) { return l.ShareHolds(lk, nil) }
+
+// ShareHolds is Share for a lock some of whose members hold a store hold
+// of this Locker's through a layer above it (internal/cohort's local
+// handoff, whose grant is the member's one part): holds maps such a
+// member to the queue part its grant holds, which is shared in its place,
+// under the member's own ID and fencing token. The layer marked those
+// grants so that they are no longer handed on before it called.
+func (l *Locker) ShareHolds(lk lockstep.Lock, holds map[*held.Lock]held.Part) (string, error) {
 	if lk == nil {
 		return "", fmt.Errorf("%w: Share of a nil lock: pass a lock this Locker returned", lockstep.ErrInvalidConfig)
 	}
@@ -38,7 +51,7 @@ func (l *Locker) Share(lk lockstep.Lock) (string, error) {
 	}
 	parts := make([]*part, 0, len(locks))
 	for _, m := range locks {
-		p, h, err := l.ownPart(m, lk.ID())
+		p, h, err := l.ownPart(m, lk.ID(), holds)
 		if err != nil {
 			return "", err
 		}
@@ -65,8 +78,9 @@ func (l *Locker) Share(lk lockstep.Lock) (string, error) {
 }
 
 // ownPart returns the queue part of m, a lock (or a group's member) this
-// Locker's own acquisition returned and that is not released.
-func (l *Locker) ownPart(m lockstep.Lock, id string) (*part, *held.Lock, error) {
+// Locker's own acquisition returned, or the store hold's part holds names
+// for it, and that is not released.
+func (l *Locker) ownPart(m lockstep.Lock, id string, holds map[*held.Lock]held.Part) (*part, *held.Lock, error) {
 	h := held.Of(m)
 	if h == nil {
 		return nil, nil, fmt.Errorf("%w: share %q: a %T is not a lock a queuelock.Locker returned: share it on the Locker that took it",
@@ -76,11 +90,11 @@ func (l *Locker) ownPart(m lockstep.Lock, id string) (*part, *held.Lock, error) 
 		return nil, nil, fmt.Errorf("%w: share %q: a lock in mode %v cannot be shared: only the queue lock's (mode new) can, since the legacy lock has one renewer per owner",
 			lockstep.ErrIncompatibleMode, id, h.Mode())
 	}
-	if _, ok := h.Parts()[0].(interface{ HandedOn() bool }); ok {
-		return nil, nil, fmt.Errorf("%w: share %q: a lock taken exclusively with Options.LocalHandoff cannot be shared: its Unlock may hand it to another acquisition of this Locker; build the Locker without LocalHandoff to share its locks",
-			lockstep.ErrIncompatibleMode, id)
+	hp := h.Parts()[0]
+	if in, ok := holds[h]; ok {
+		hp = in
 	}
-	p, ok := h.Parts()[0].(*part)
+	p, ok := hp.(*part)
 	if !ok || p.l != l {
 		return nil, nil, fmt.Errorf("%w: share %q: the lock was taken by another Locker: share it on the Locker that took it",
 			lockstep.ErrInvalidConfig, id)

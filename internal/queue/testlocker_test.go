@@ -29,6 +29,10 @@ func New(store lockstep.Store, opts *Options) (*testLocker, error) {
 
 func (l *testLocker) Close(ctx context.Context) error { return l.Locker.Close(ctx) }
 
+// Share shares through the lock manager's algorithm, as queuelock's Share
+// does: the local-handoff layer, when there is one, above the core.
+func (l *testLocker) Share(lk lockstep.Lock) (string, error) { return l.Locker.Share(lk) }
+
 func (l *testLocker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 	return l.Locker.Adopt(ctx, tok)
 }

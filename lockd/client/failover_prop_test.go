@@ -16,6 +16,8 @@ import (
 	"github.com/lockstep-go/lockstep/lockd/client"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
+	"github.com/lockstep-go/lockstep/migration"
+	"github.com/lockstep-go/lockstep/testingknobs"
 )
 
 // keptAtLockd is the fail-over's property for one session: every Lock it
@@ -179,6 +181,30 @@ func movedOff(sessions []*client.Session, srv *server, what string, moves map[*c
 // is lost while another lockd is reachable.
 func TestFailover_Property(t *testing.T) {
 	srvs, _, _ := cluster(t, 3)
+	rapid.Check(t, func(t *rapid.T) {
+		if err := failoverRun(t, srvs, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// withLocalHandoff returns the migration options of a lockd run with
+// --local-handoff 8 --retain 20ms, with the library's local-handoff
+// defects k planted (nil: none).
+func withLocalHandoff(k *testingknobs.Cohort) *migration.Options {
+	o := &migration.Options{LocalHandoff: 8, Retain: 20 * time.Millisecond}
+	if k != nil {
+		o.TestingKnobs = &migration.TestingKnobs{Cohort: k}
+	}
+	return o
+}
+
+// The same property over lockds with local handoff and retention: the
+// locks a session shares at its lockd (every one, since the client reads
+// a peer token after each Lock) move with it, and are not handed to
+// another session there.
+func TestFailover_PropertyWithLocalHandoff(t *testing.T) {
+	srvs, _, _ := clusterWith(t, 3, withLocalHandoff(nil))
 	rapid.Check(t, func(t *rapid.T) {
 		if err := failoverRun(t, srvs, nil, nil); err != nil {
 			t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/lockstep-go/lockstep/lockd/client"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
+	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model"
 )
 
@@ -70,11 +71,18 @@ func (l *cutListener) setCut(cut bool) {
 // each behind a cutListener.
 func cluster(t *testing.T, n int) ([]*server, []*cutListener, *model.Store) {
 	t.Helper()
+	return clusterWith(t, n, nil)
+}
+
+// clusterWith is cluster whose lockds' migration Lockers take mig's local
+// handoff, retention and planted defects (serveLockdWith).
+func clusterWith(t *testing.T, n int, mig *migration.Options) ([]*server, []*cutListener, *model.Store) {
+	t.Helper()
 	store := newStore(t)
 	var srvs []*server
 	var cuts []*cutListener
 	for i := range n {
-		s := serveLockd(t, store, "lockd-"+string(rune('a'+i)), lockd.Options{PeerKey: peerKey})
+		s := serveLockdWith(t, store, "lockd-"+string(rune('a'+i)), lockd.Options{PeerKey: peerKey}, mig)
 		srvs, cuts = append(srvs, s), append(cuts, s.cut)
 	}
 	return srvs, cuts, store

@@ -68,12 +68,22 @@ func newStore(t *testing.T) *model.Store {
 // (MinTTL 500ms and a discarding logger unless set).
 func serveLockd(t *testing.T, store *model.Store, process string, opts lockd.Options) *server {
 	t.Helper()
+	return serveLockdWith(t, store, process, opts, nil)
+}
+
+// serveLockdWith is serveLockd whose migration Locker takes, besides the
+// fixture's options, mig's LocalHandoff, Retain and TestingKnobs (nil: none).
+func serveLockdWith(t *testing.T, store *model.Store, process string, opts lockd.Options, mig *migration.Options) *server {
+	t.Helper()
 	flag, err := migration.NewPhaseFlag(store, nil)
 	require.NoError(t, err)
 	fencing, err := clock.NewGlobal(store, "", &clock.Local{})
 	require.NoError(t, err)
-	locker, err := migration.New(store, flag, &migration.Options{Separator: "/", Fencing: fencing, ProcessID: process,
-		Deadlock: &lockstep.DeadlockDetection{}})
+	mo := &migration.Options{Separator: "/", Fencing: fencing, ProcessID: process, Deadlock: &lockstep.DeadlockDetection{}}
+	if mig != nil {
+		mo.LocalHandoff, mo.Retain, mo.TestingKnobs = mig.LocalHandoff, mig.Retain, mig.TestingKnobs
+	}
+	locker, err := migration.New(store, flag, mo)
 	require.NoError(t, err)
 	if opts.MinTTL == 0 {
 		opts.MinTTL = 500 * time.Millisecond

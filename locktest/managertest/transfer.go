@@ -15,8 +15,10 @@ import (
 // transfer is seed 003's setToken as a handover: a worker takes
 // a job's lock, does part of the work and hands the lock to a successor
 // (Share, Adopt, then the worker's Unlock), which finishes the work while
-// a third process keeps waiting for the lock: the third never acquires
-// before the successor releases. Lockers that do not share identities
+// a third process, and another goroutine of the worker's process, keep
+// waiting for the lock: neither acquires before the successor releases
+// (with local handoff, the goroutine waits in the worker's line, and the
+// worker's Unlock must not hand it the shared lock). Lockers that do not share identities
 // (not a lockstep.Sharer: the combined and legacy Lockers) skip it; for
 // one whose locks cannot be shared in its mode (Env.Unshareable: a
 // migration.Locker outside mode new) it checks the refusal instead.
@@ -63,6 +65,20 @@ func transfer(t *testing.T, env Env) {
 	require.NoError(t, err)
 	require.Equal(t, l.ID(), l2.ID())
 	require.Equal(t, l.Owner(), l2.Owner())
+	var localHeld atomic.Bool
+	localDone := make(chan error, 1)
+	go func() {
+		l4, err := worker.Lock(ctx, "jobs/7")
+		if err == nil {
+			localHeld.Store(true)
+			if !released.Load() {
+				err = errLocalEarly
+			}
+			_ = l4.Unlock(context.WithoutCancel(ctx))
+		}
+		localDone <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the worker's goroutine waits behind the worker
 	require.NoError(t, l.Unlock(ctx), "the worker leaves")
 
 	for range 3 { // the successor's part, longer than a lease window
@@ -72,6 +88,7 @@ func transfer(t *testing.T, env Env) {
 		default:
 		}
 		require.False(t, thirdHeld.Load(), "the third process acquired while the successor held the lock")
+		require.False(t, localHeld.Load(), "another goroutine of the worker acquired while the successor held the lock")
 		work++
 		time.Sleep(time.Second)
 	}
@@ -79,6 +96,10 @@ func transfer(t *testing.T, env Env) {
 	released.Store(true)
 	require.NoError(t, l2.Unlock(ctx), "the successor, the last holder, releases")
 	require.NoError(t, <-thirdDone, "the third process, after the release")
+	require.NoError(t, <-localDone, "the worker's other goroutine, after the release")
 }
 
-var errThirdEarly = errors.New("the third process acquired before the successor released")
+var (
+	errThirdEarly = errors.New("the third process acquired before the successor released")
+	errLocalEarly = errors.New("another goroutine of the worker acquired before the successor released")
+)

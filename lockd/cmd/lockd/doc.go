@@ -81,9 +81,10 @@
 // (0, off, by default) hands an exclusive lock a session unlocks to the next
 // session of the same lockd waiting for it, in memory and with the next
 // fencing token of a block reserved in the store, up to N times in a row before releasing it in the store
-// (migration.Options.LocalHandoff); such a lock cannot be shared, so an
-// identity holding one is not handed to another lockd (its peer token names
-// the lock as refused). --retain D (0, off, by default; needs
+// (migration.Options.LocalHandoff). Such a lock is shared, and so moves
+// to another lockd with its session, when a peer token names it; from then
+// on it is released in the store at its Unlock, not handed on or kept
+// (docs/algorithms.md, section 4.15, "Sharing a grant"). --retain D (0, off, by default; needs
 // --local-handoff) keeps such a lock unlocked with nobody here waiting held
 // for up to D, for the next Lock of it on this lockd, and releases it at
 // once when another process's waiter shows (migration.Options.Retain).
