@@ -136,6 +136,13 @@ func SlotColumn(column string, slot int) string {
 	return column + "." + strconv.Itoa(slot)
 }
 
+// AdoptColumn names the owner cell a Locker writes for an adoption
+// (docs/algorithms.md, section 8.7) of an id whose turn its own contenders
+// hold: "<column>.a", which no turn slot (SlotColumn, a number) names, so
+// those contenders' claims count the adopted cell as another owner's.
+// ParseOwnerColumn reads it, as it reads a slot, as the incarnation.
+func AdoptColumn(column string) string { return column + ".a" }
+
 // HandedColumn names the handed cell of the acquisition owner (an owner id,
 // "<process>.<n>"): the owner cell a releaser writes for the next waiter
 // when it hands the lock over (docs/algorithms.md, section 4.12). It is

@@ -278,6 +278,11 @@ func TestParse_AccessInQueueAndOwnerValues(t *testing.T) {
 			t.Fatalf("exclusive owner value %q, want the bare owner id", o.Value)
 		}
 	}
+	if a := AdoptColumn(OwnerColumn("p", 1)); a != "~o/p/0000000000000001.a" {
+		t.Fatalf("adoption column %q", a)
+	} else if e, err := Parse(a, []byte("p:3")); err != nil || e.Kind != Owner || e.Process != "p" {
+		t.Fatalf("adoption owner cell: %+v %v", e, err)
+	}
 	// An access this version does not know conflicts with everything.
 	e, err = Parse(ocol, []byte("p:3\naccess=U"))
 	if err != nil || e.Access != lockstep.Exclusive || e.Owner != "p:3" {

@@ -49,6 +49,7 @@ type line struct {
 type holder struct {
 	access lockstep.Access
 	slot   int
+	holds  bool // Hold: the turn's owner holds the lock, not only contends for it
 }
 
 type waiter struct {
@@ -135,6 +136,33 @@ func (t *Turns) Reserve(key string, slot int) bool {
 	}
 	l.holders = append(l.holders, holder{access: lockstep.Exclusive, slot: slot})
 	return true
+}
+
+// Hold records that the turn on key with the given slot now stands for a
+// held lock (its owner won the lock), not only for a contender. Holding
+// reports it until the turn is left.
+func (t *Turns) Hold(key string, slot int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l, ok := t.keys[key]
+	i := -1
+	if ok {
+		i = slices.IndexFunc(l.holders, func(h holder) bool { return h.slot == slot })
+	}
+	if i < 0 {
+		panic("turn: Hold of a slot not held")
+	}
+	l.holders[i].holds = true
+}
+
+// Holding reports whether a turn on key in an access incompatible with a
+// is held by an owner that holds the lock (Hold); turns of contenders
+// still waiting or claiming do not count.
+func (t *Turns) Holding(key string, a lockstep.Access) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l, ok := t.keys[key]
+	return ok && slices.ContainsFunc(l.holders, func(h holder) bool { return h.holds && !a.Compatible(h.access) })
 }
 
 // Leave gives back the turn on key with the given slot and grants the

@@ -214,3 +214,22 @@ func TestTurns_ReserveHoldsAFreeSlotAndBlocksGrants(t *testing.T) {
 		require.Zero(t, tr.Len())
 	})
 }
+
+// Holding counts only the turns marked held, in an access incompatible
+// with the one asked about, and forgets a turn once it is left.
+func TestTurns_HoldingCountsHeldTurnsOnly(t *testing.T) {
+	var tr Turns
+	require.True(t, tr.TryAcquire("k"))
+	require.False(t, tr.Holding("k", lockstep.Exclusive), "a contender's turn is not a hold")
+	tr.Hold("k", 0)
+	require.True(t, tr.Holding("k", lockstep.Shared))
+	tr.Release("k")
+	require.False(t, tr.Holding("k", lockstep.Exclusive))
+	s0, ok := tr.TryTake("k", lockstep.Shared)
+	require.True(t, ok)
+	tr.Hold("k", s0)
+	require.False(t, tr.Holding("k", lockstep.Shared), "a compatible hold")
+	require.True(t, tr.Holding("k", lockstep.Exclusive))
+	tr.Leave("k", s0)
+	require.Equal(t, 0, tr.Len())
+}

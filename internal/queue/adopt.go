@@ -79,17 +79,17 @@ func (l *Locker) fits(t shareToken) error {
 	return nil
 }
 
-// adoptOne adopts one id of a token. A read that shows another owner's
-// owner cell in a conflicting access beside the holder's (a claim in
-// progress, or a withdrawn one's cell awaiting its TTL) makes it withdraw
-// and try again a poll later, as a claim would, until ctx ends.
+// adoptOne adopts one id of a token, in the owner column place gives it
+// (adoptcol.go). A read that shows another owner's owner cell in a
+// conflicting access beside the holder's (a claim in progress, this
+// Locker's own waiter's too, or a withdrawn one's cell awaiting its TTL)
+// makes it withdraw and try again a poll later, as a claim would, until
+// ctx ends.
 func (l *Locker) adoptOne(ctx context.Context, m shareMember) (held.Spec, error) {
-	slot, ok := l.turns.TryTake(m.Row, m.Access)
-	if !ok {
-		return held.Spec{}, fmt.Errorf("queuelock: adopt %q: %w: this Locker is itself acquiring or holding it; adopt on a Locker that is not",
-			m.Name, lockstep.ErrLocked)
+	ocol, slot, beside, err := l.place(m)
+	if err != nil {
+		return held.Spec{}, err
 	}
-	ocol := l.column(m.Access, slot)
 	for {
 		v, since, err := l.tryAdopt(ctx, m, ocol)
 		if errors.Is(err, errThirdOwner) {
@@ -98,13 +98,17 @@ func (l *Locker) adoptOne(ctx context.Context, m shareMember) (held.Spec, error)
 			}
 		}
 		if err != nil {
-			l.turns.Leave(m.Row, slot)
+			if beside {
+				l.dropColumn(m.Row)
+			} else {
+				l.turns.Leave(m.Row, slot)
+			}
 			if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 				err = fmt.Errorf("%w (%w)", ctx.Err(), err)
 			}
 			return held.Spec{}, fmt.Errorf("queuelock: adopt %q: %w", m.Name, err)
 		}
-		return l.adopted(m, ocol, slot, since, v), nil
+		return l.adopted(m, ocol, slot, beside, since, v), nil
 	}
 }
 
@@ -147,10 +151,14 @@ func (l *Locker) tryAdopt(ctx context.Context, m shareMember, ocol string) (v vi
 }
 
 // adopted starts the lease of an adoption that succeeded and returns its
-// held spec.
-func (l *Locker) adopted(m shareMember, ocol string, slot int, since int64, v view) held.Spec {
+// held spec: a part holding its turn, marked a hold (Turns.Hold), or,
+// beside this Locker's contenders, the adoption column.
+func (l *Locker) adopted(m shareMember, ocol string, slot int, beside bool, since int64, v view) held.Spec {
 	p := &part{l: l, id: m.Row, owner: m.Owner, qcol: m.Queue, ocol: ocol, access: m.Access, slot: slot,
-		since: since, turn: true, next: v.after(m.Queue)}
+		since: since, turn: true, beside: beside, next: v.after(m.Queue)}
+	if !beside {
+		l.turns.Hold(m.Row, slot)
+	}
 	p.shared.Store(true)
 	loss := held.NewLoss()
 	rep := held.Reporting{Algorithm: "queuelock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: m.Row, Owner: m.Owner, Mode: lockstep.ModeNew}

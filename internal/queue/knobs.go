@@ -65,6 +65,11 @@ import (
 //     queue cell up then: a releaser's handoff retried while it
 //     holds, after it gave its place in line up, is written live, and
 //     outlives its hold if it releases before that cell expires.
+//   - AdoptIntoTurnColumn makes an adoption beside this Locker's own
+//     contenders for the id write its owner cell in turn slot 0's column,
+//     the one an exclusive contender claims in, instead of the adoption
+//     column: that contender's claim takes the adopted cell for its own and
+//     wins while the adopted lock is held.
 //   - SkipIntentionRange makes every claim read as a claim in an intention
 //     access does with Options.IntentionRange: up to the intention range,
 //     not to the end of the partition, so a claim in S, SIX or X misses the
@@ -95,6 +100,7 @@ type TestingKnobs struct {
 	HolderKeepsQueueCell     bool
 	HolderKeepsHandedColumn  bool
 	SkipIntentionRange       bool
+	AdoptIntoTurnColumn      bool
 
 	// Defects of the shared lease, lock-manager, fencing and local-handoff
 	// code.

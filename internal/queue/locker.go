@@ -35,6 +35,7 @@ type Locker struct {
 	// time writes it.
 	ownerCol string
 	turns    lifecycle.Turns
+	adopts   adoptions // ids adopted beside this Locker's own contenders (adoptcol.go)
 	floors   floors
 	hints    hints   // ids recently seen contended: no fast path for them
 	janitor  janitor // drops expired floors and hints (idstate.go)

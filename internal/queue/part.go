@@ -29,7 +29,8 @@ type part struct {
 	handed      string       // our handed cell's column, if a releaser may have written one (handoff.go)
 	held.Leased              // Stop, Expired
 
-	turn     bool // the part still holds this process's turn on id (until its first Release)
+	turn     bool // the part still holds this process's turn on id, or its adoption column if beside (until its first Release)
+	beside   bool // adopted beside this Locker's contenders: ocol is the adoption column (adoptcol.go), no turn is held
 	released bool // the cells are deleted
 
 	// shared is set by Share (on the giver) and by Adopt (on a receiver):
@@ -64,6 +65,7 @@ func newPart(a *attempt, since int64) *part {
 	}
 	p.Lease = l.leases.Start(lc, since, p.renew, rep.Hooks(loss, true))
 	loss.Watch(p.Remaining)
+	l.turns.Hold(p.id, p.slot) // the turn now stands for a hold: an adoption beside it is refused (adoptcol.go)
 	return p
 }
 

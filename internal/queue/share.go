@@ -113,15 +113,23 @@ func (l *Locker) ownPart(m lockstep.Lock, id string, holds map[*held.Lock]held.P
 // to expire after the TTL, which only delays the next holder.
 func (p *part) leave(ctx context.Context) (bool, error) {
 	if !p.left {
-		turn, slot := p.turn, p.slot
-		if !turn {
+		turn := p.turn
+		switch {
+		case turn:
+		case p.beside:
+			turn = p.l.takeColumn(p.id, p.access)
+		default:
 			turn = p.l.turns.Reserve(p.id, p.slot)
 		}
 		p.turn = false
 		var err error
 		if turn {
 			err = p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), append([]string{p.ocol}, p.stale...)...)
-			p.l.turns.Leave(p.id, slot)
+			if p.beside {
+				p.l.dropColumn(p.id)
+			} else {
+				p.l.turns.Leave(p.id, p.slot)
+			}
 		}
 		if err != nil {
 			return true, fmt.Errorf("queuelock: unlock %q: deleting this holder's owner cell: %w", p.id, err)
