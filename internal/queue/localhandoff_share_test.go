@@ -111,14 +111,6 @@ func TestQueueLock_ShareOfALocalGrantLeavesTheLineToTheStore(t *testing.T) {
 	require.NoError(t, shareOfAGrant(t, nil))
 }
 
-// The planted control HandOnShared (a shared grant is still handed to the
-// local line) is caught by the same run.
-func TestQueueLock_ShareOfALocalGrantCatchesHandOnShared(t *testing.T) {
-	err := shareOfAGrant(t, &cohort.TestingKnobs{HandOnShared: true})
-	require.Error(t, err, "HandOnShared planted, yet the waiter stayed out")
-	t.Logf("caught: %v", err)
-}
-
 // TestQueueLock_ARetainedHoldIsNeverShared: with Retain, an unlocked lock
 // whose hold is retained has nothing to share (ErrReleased, nothing
 // changes: the next Lock still gets the hold in memory); a shared grant's
