@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,13 +22,14 @@ import (
 // TestManagerScenarios runs seed 003's functional scenarios
 // (locktest/managertest) — counter, readers beside writers, nested
 // directories, reentrancy, deadlock detection — on real Cassandra, in real time, with the
-// Lockers of every algorithm. Each case gets its own row-key prefix. The
+// Lockers of every algorithm. Each case gets its own row-key prefix, so the
+// algorithms run in parallel (as many at once as go test's -parallel allows). The
 // counter's clients are N = 1, 8 and 40 with K = 2 for the new algorithm;
 // the legacy one (randomized backoff, every member exclusive) and combined
 // run N = 1 and 8, to keep the test to a few minutes.
 func TestManagerScenarios(t *testing.T) {
 	run := time.Now().UnixNano()
-	scenario := 0
+	var scenario atomic.Int64
 	env := func(clients []int, exclusiveOnly bool, newLocker func(s lockstep.Store, sep string, seed uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error)) managertest.Env {
 		var seed uint64
 		return managertest.Env{
@@ -35,8 +37,7 @@ func TestManagerScenarios(t *testing.T) {
 			K:             2,
 			ExclusiveOnly: exclusiveOnly,
 			NewStore: func(t *testing.T) lockstep.Store {
-				scenario++
-				return locktest.Prefixed(newStore(t), fmt.Sprintf("mgr/%x/%d/", run, scenario))
+				return locktest.Prefixed(newStore(t), fmt.Sprintf("mgr/%x/%d/", run, scenario.Add(1)))
 			},
 			NewLocker: func(t *testing.T, s lockstep.Store, sep string) lockstep.GroupLocker {
 				seed++
@@ -57,6 +58,7 @@ func TestManagerScenarios(t *testing.T) {
 		}
 	}
 	t.Run("new", func(t *testing.T) {
+		t.Parallel()
 		managertest.Run(t, env([]int{1, 8, 40}, false, func(s lockstep.Store, sep string, _ uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error) {
 			return queuelock.New(s, &queuelock.Options{Poll: 10 * time.Millisecond, Separator: sep, Deadlock: d})
 		}))
@@ -66,6 +68,7 @@ func TestManagerScenarios(t *testing.T) {
 	// node, with Lockers whose intention owner cells are in the range
 	// beside Lockers whose are not, as during a rollout of the option.
 	t.Run("new-intention-range-mixed", func(t *testing.T) {
+		t.Parallel()
 		managertest.Run(t, env([]int{1, 8}, false, func(s lockstep.Store, sep string, seed uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error) {
 			return queuelock.New(s, &queuelock.Options{Poll: 10 * time.Millisecond, Separator: sep, Deadlock: d, IntentionRange: seed%2 == 0})
 		}))
@@ -74,6 +77,7 @@ func TestManagerScenarios(t *testing.T) {
 	// prefix): the lock manager above the migration, and Transfer between
 	// migration Lockers, whose Adopt goes through the census admission.
 	t.Run("migration-new", func(t *testing.T) {
+		t.Parallel()
 		e := env([]int{1, 8}, false, func(s lockstep.Store, sep string, _ uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error) {
 			return migration.New(s, migration.Static(lockstep.ModeNew), &migration.Options{
 				Queue: &queuelock.Options{Poll: 10 * time.Millisecond}, Separator: sep, Deadlock: d})
@@ -95,11 +99,13 @@ func TestManagerScenarios(t *testing.T) {
 		managertest.Run(t, e)
 	})
 	t.Run("legacy", func(t *testing.T) {
+		t.Parallel()
 		managertest.Run(t, env([]int{1, 8}, true, func(s lockstep.Store, sep string, seed uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error) {
 			return shadowlock.New(s, &shadowlock.Options{Rand: rand.New(rand.NewPCG(seed, 1)), Separator: sep, Deadlock: d})
 		}))
 	})
 	t.Run("combined", func(t *testing.T) {
+		t.Parallel()
 		managertest.Run(t, env([]int{1, 8}, true, func(s lockstep.Store, sep string, seed uint64, d *lockstep.DeadlockDetection) (lockstep.GroupLocker, error) {
 			return combined.New(s, &combined.Options{
 				Queue:     &queuelock.Options{Poll: 10 * time.Millisecond},

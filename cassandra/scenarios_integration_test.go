@@ -72,7 +72,10 @@ func TestScenarios(t *testing.T) {
 		{lockstep.ModeLegacy, 8},
 		{lockstep.ModeCombined, 10},
 	} {
-		t.Run(sc.mode.String(), func(t *testing.T) { runScenario(t, sc.mode, sc.ops) })
+		t.Run(sc.mode.String(), func(t *testing.T) {
+			t.Parallel()
+			runScenario(t, sc.mode, sc.ops)
+		})
 	}
 }
 

@@ -5,6 +5,7 @@ package cassandraapache_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,18 +44,19 @@ func legacyOptions(tm locktest.Timing, seed, stream uint64) *shadowlock.Options 
 // TestLocks runs the lock behaviour suite, the same test function the
 // algorithms pass on the model and on gocql, on real Cassandra through the
 // v2 driver, in real time, for every algorithm. Each scenario gets its own
-// row-key prefix.
+// row-key prefix, so the algorithms' suites run in parallel (as many at once
+// as go test's -parallel allows).
 func TestLocks(t *testing.T) {
 	run := time.Now().UnixNano()
-	scenario := 0
+	var scenario atomic.Int64
 	for _, l := range lockers {
 		t.Run(l.mode, func(t *testing.T) {
+			t.Parallel()
 			var seed uint64
 			locktest.Run(t, locktest.Env{
 				Scale: 2,
 				NewStore: func(t *testing.T) lockstep.Store {
-					scenario++
-					return locktest.Prefixed(newStore(t), fmt.Sprintf("it-v2/%x/%d/", run, scenario))
+					return locktest.Prefixed(newStore(t), fmt.Sprintf("it-v2/%x/%d/", run, scenario.Add(1)))
 				},
 				NewLocker: func(t *testing.T, s lockstep.Store, tm locktest.Timing) locktest.Locker {
 					seed++
