@@ -17,8 +17,7 @@
 // Workers also take their locks through lockd, the lock manager as a
 // service (lockd/): in the fleets new and combined+new three workers go
 // through two lockd processes the runner starts on the segment's keyspace
-// (ordinary fleet processes following its phase, sharing a peer key, with
-// --local-handoff 8 --retain 20ms), by
+// (ordinary fleet processes following its phase, sharing a peer key), by
 // TCP proxies the runner can cut, and a lockd track of nemeses runs beside
 // the cluster's schedule: a lockd SIGKILLed mid-hold, one paused longer
 // than its lock TTL, a client cut off from its lockd for longer than its
@@ -26,10 +25,8 @@
 // hold of it that spanned such an event must end by a loss report. The
 // other two, a Go client and a Python one (robustness/pyworker, the Python
 // client), are given both and fail over: none of their holds may be lost
-// to a lockd event with its time still ahead (check's lockd-loss) — a
-// loss that surfaced in an Unlock invoked while the lock was valid ends
-// the hold at that Unlock, and is counted apart when the records show it —
-// and the run counts their moves and times them. The checkers judge lockd holds
+// to a lockd event with its time still ahead (check's lockd-loss), and the
+// run counts their moves and times them. The checkers judge lockd holds
 // with the in-process ones on the same ids, a lockd hold ending at the
 // instant its client knew of the loss. The control ctl-lockd-ignores-lost
 // (a Go worker ignoring Lost, and a Python worker whose moves skip the
