@@ -25,8 +25,10 @@
 // hold of it that spanned such an event must end by a loss report. The
 // other two, a Go client and a Python one (robustness/pyworker, the Python
 // client), are given both and fail over: none of their holds may be lost
-// to a lockd event with its time still ahead (check's lockd-loss), and the
-// run counts their moves and times them. The checkers judge lockd holds
+// to a lockd event with its time still ahead (check's lockd-loss) — a
+// loss that surfaced in an Unlock invoked while the lock was valid ends
+// the hold at that Unlock, and is counted apart when the records show it —
+// and the run counts their moves and times them. The checkers judge lockd holds
 // with the in-process ones on the same ids, a lockd hold ending at the
 // instant its client knew of the loss. The control ctl-lockd-ignores-lost
 // (a Go worker ignoring Lost, and a Python worker whose moves skip the

@@ -102,6 +102,10 @@ type Report struct {
 	// those lost because their own time ran out (lost.go).
 	LockdEvents, LockdSpanning, LockdLost                     int
 	LockdMoverSpanning, LockdLostByMover, LockdExpiredByMover int
+	// LockdUnlockLostByMover counts the movers' spanning holds whose loss
+	// surfaced in their Unlock, invoked while the lock was valid
+	// (lost.go): ended by that Unlock, not violations.
+	LockdUnlockLostByMover int
 	// Moves are the lockd clients' fail-overs (moves.go).
 	Moves MoveReport
 	// Lockman has the lock-manager workers' figures (lockman.go).

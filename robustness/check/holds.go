@@ -29,6 +29,11 @@ type hold struct {
 	endInvoke int64 // release: Unlock's invoke; lost: the expire's start
 	endReturn int64 // release: Unlock's return (history.Never if unknown); lost: when seen
 	expired   bool  // lost: the lock's own time had run out (history.Record.Expired)
+	// inUnlock: lost, and the loss surfaced in an Unlock invoked while the
+	// lock was valid by its client's rules, as the records show it
+	// (unlockLoss): the hold ended at that invocation.
+	inUnlock bool
+	lostRec  history.Record // lost: the record
 	// deadlines are the lease deadline's lower bounds as the worker knew
 	// them, each from the instant it was reported (acquire, then renewals).
 	deadlines []deadlineAt
@@ -97,7 +102,7 @@ func buildHolds(recs []history.Record) ([]*hold, error) {
 			if h == nil || h.end != endOpen {
 				continue
 			}
-			h.end, h.endInvoke, h.endReturn, h.expired = endLost, r.InvokeNS, r.ReturnNS, r.Expired
+			h.end, h.endInvoke, h.endReturn, h.expired, h.lostRec = endLost, r.InvokeNS, r.ReturnNS, r.Expired, r
 		case history.Release:
 			if h == nil {
 				continue
@@ -108,8 +113,21 @@ func buildHolds(recs []history.Record) ([]*hold, error) {
 					h.endReturn = history.Never
 				}
 			}
+			h.inUnlock = h.end == endLost && unlockLoss(h.lostRec, r)
 			delete(open, r.Process)
 		}
 	}
 	return out, nil
+}
+
+// unlockLoss reports whether lost, a hold's lost record, and rel, its
+// release, show a loss that surfaced in the Unlock: the lost record says so
+// (InUnlock) and its evidence agrees — it starts at the Unlock's invocation
+// (a loss whose deadline or sighting came earlier would start before it),
+// and the worker's watcher saw the lock's Lost close (KnownNS) at or after
+// that invocation, not before it. A worker that labelled an earlier loss
+// InUnlock fails the second test; one planted to ignore Lost keeps no
+// watcher (KnownNS 0) and fails it too.
+func unlockLoss(lost, rel history.Record) bool {
+	return lost.InUnlock && lost.InvokeNS == rel.InvokeNS && lost.KnownNS != 0 && lost.KnownNS >= rel.InvokeNS
 }

@@ -42,8 +42,17 @@ type LockdEvent struct {
 // lock's own time had run out when the client counted it lost (Expired):
 // a lock whose valid_for ends before a move can be answered is lost by
 // rule (ii) of §8.8, with or without fail-over; those are counted apart
-// (LockdExpiredByMover). The affected clients that could not fail over
-// (one lockd) are judged as above.
+// (LockdExpiredByMover). So is a loss that surfaced in the client's Unlock
+// (LockdUnlockLostByMover): the lock was valid by the client's rules when
+// Unlock was invoked — its Lost still open, so no loss reported and its own
+// deadline ahead — and the Unlock then reported it lost, its lockd having
+// failed under the Unlock and the session not moving with the lock (the
+// lockd may have released it before it stopped: the move's adoption then
+// finds no holder). The hold ended at the Unlock's invocation, before the
+// failure, as any release does, and the other checkers judge it so; the
+// records must show it (holds.go, unlockLoss), a label alone does not do.
+// The affected clients that could not fail over (one lockd) are judged as
+// above.
 func checkLockdLoss(hs []*hold, evs []LockdEvent, movers []string, r *Report) []Violation {
 	byProc := map[string][]*hold{}
 	for _, h := range hs {
@@ -70,6 +79,10 @@ func checkLockdLoss(hs []*hold, evs []LockdEvent, movers []string, r *Report) []
 				r.LockdMoverSpanning++
 				if h.end == endLost && h.expired {
 					r.LockdExpiredByMover++
+					continue
+				}
+				if h.end == endLost && h.inUnlock {
+					r.LockdUnlockLostByMover++
 					continue
 				}
 				if h.end == endLost {
@@ -116,8 +129,8 @@ func (r Report) lockdSummary() string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "check: %d lockd events; %d holds of affected clients with one lockd spanned them, %d of them ended by a loss report; %d holds of clients given every lockd spanned them, %d of them lost with time ahead, %d whose own time ran out\n",
-		r.LockdEvents, r.LockdSpanning, r.LockdLost, r.LockdMoverSpanning, r.LockdLostByMover, r.LockdExpiredByMover)
+	fmt.Fprintf(&b, "check: %d lockd events; %d holds of affected clients with one lockd spanned them, %d of them ended by a loss report; %d holds of clients given every lockd spanned them, %d of them lost with time ahead, %d whose own time ran out, %d lost in their Unlock\n",
+		r.LockdEvents, r.LockdSpanning, r.LockdLost, r.LockdMoverSpanning, r.LockdLostByMover, r.LockdExpiredByMover, r.LockdUnlockLostByMover)
 	b.WriteString(r.Moves.summary())
 	return b.String()
 }

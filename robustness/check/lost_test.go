@@ -103,3 +103,46 @@ func TestLockdLoss_AMoverLosesNothing(t *testing.T) {
 		t.Fatalf("an unaffected single client: %v", r.Violations)
 	}
 }
+
+// lostInUnlock is a mover's loss that surfaced in its Unlock invoked at inv
+// (ms): the lost record starts there, says InUnlock, and the watcher saw
+// Lost close at known; the release follows, invoked at inv too.
+func (h *hist) lostInUnlock(p, lock string, inv, known, ret int64) *hist {
+	h.lost(p, lock, known, inv)
+	r := &h.recs[len(h.recs)-1]
+	r.InUnlock, r.KnownNS = true, ms(known)
+	return h.release(p, lock, inv, ret)
+}
+
+// A mover's lock valid when its Unlock was invoked, and reported lost by
+// that Unlock (its lockd stopped under the Unlock, the move did not carry
+// the lock), ended at the Unlock: counted apart, not a violation. The same
+// label without the records' evidence is flagged: the watcher saw Lost
+// close before the Unlock (a loss during the hold), the watcher saw nothing
+// (a worker without one, as the planted lockd-ignores-lost), or the loss
+// starts before the Unlock's invocation.
+func TestLockdLoss_AMoversLossInItsUnlockEndsAtTheUnlock(t *testing.T) {
+	ev := lockdEvent("cut-lockd-client other", 1000, 1200, "other")
+	opts := Options{LockdEvents: []LockdEvent{ev}, LockdMovers: []string{"mover"}}
+	ok := (&hist{}).lockdAcquire("mover", "L", 1, 90, 100).lostInUnlock("mover", "L", 1100, 2300, 6000)
+	r := ok.check(t, opts)
+	if len(r.Violations) != 0 || r.LockdUnlockLostByMover != 1 || r.LockdLostByMover != 0 || r.LockdMoverSpanning != 1 {
+		t.Fatalf("lost in its Unlock: %+v", r)
+	}
+
+	knownBefore := (&hist{}).lockdAcquire("mover", "L", 1, 90, 100).lostInUnlock("mover", "L", 1100, 1050, 6000)
+	knownBefore.recs[1].InvokeNS = ms(1100) // the label and the start claim the Unlock; the watcher says earlier
+	mustFlag(t, knownBefore.check(t, opts), "lockd-loss", "a client given every lockd")
+
+	noWatcher := (&hist{}).lockdAcquire("mover", "L", 1, 90, 100).lostInUnlock("mover", "L", 1100, 2300, 6000)
+	noWatcher.recs[1].KnownNS = 0
+	mustFlag(t, noWatcher.check(t, opts), "lockd-loss", "a client given every lockd")
+
+	startsBefore := (&hist{}).lockdAcquire("mover", "L", 1, 90, 100).lostInUnlock("mover", "L", 1100, 2300, 6000)
+	startsBefore.recs[1].InvokeNS = ms(1050) // the loss's deadline came before the Unlock
+	r = startsBefore.check(t, opts)
+	mustFlag(t, r, "lockd-loss", "a client given every lockd")
+	if r.LockdUnlockLostByMover != 0 || r.LockdLostByMover != 1 {
+		t.Fatalf("a loss before the Unlock, labelled in it: %+v", r)
+	}
+}

@@ -73,6 +73,16 @@ type Record struct {
 	// lock being lost with time still ahead — lockd said so, the session
 	// ended, or a move to another lockd did not carry it.
 	Expired bool `json:"expired,omitempty"`
+	// Lost, of a hold through lockd: InUnlock says the loss surfaced in the
+	// worker's Unlock — the lock's Lost channel was still open when the
+	// worker invoked Unlock (no loss reported, its own deadline ahead), and
+	// the Unlock returned lockstep.ErrLost (its lockd failed under it and
+	// the session could not move with the lock, or ended). KnownNS is when
+	// the lock's Lost channel closed, as the worker's watcher saw it: the
+	// evidence the checkers compare with the Unlock's invocation. InvokeNS
+	// is then the Unlock's invocation.
+	InUnlock bool  `json:"in_unlock,omitempty"`
+	KnownNS  int64 `json:"known_ns,omitempty"`
 	// Acquire: the owner id of the acquisition.
 	Owner string `json:"owner,omitempty"`
 	// Acquire: what a lock-manager acquisition asked for, one "<id>:<access>"

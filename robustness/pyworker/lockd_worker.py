@@ -242,7 +242,12 @@ class Worker:
             return True
         return False
 
-    def record_lost(self, h, seen):
+    def record_lost(self, h, seen, in_unlock=False):
+        """Records h's lost op once. in_unlock: the loss surfaced in an
+        Unlock invoked at seen while the lock was not lost (rbworker's
+        history.Record.InUnlock); the record then carries known_ns, when
+        the loss was first sighted, the evidence the checker compares with
+        the Unlock's invocation."""
         if h.recorded_lost:
             return
         h.recorded_lost = True
@@ -258,6 +263,8 @@ class Worker:
                    lease_deadline_ns=d)
         if h.expired and h.lost_at:
             rec["expired"] = True
+        if in_unlock and h.lost_at:
+            rec.update(in_unlock=True, known_ns=h.lost_at)
         self.record(**rec)
 
     def critical(self, s, h):
@@ -296,6 +303,7 @@ class Worker:
     def release(self, s, h):
         inv = self.clk.now()
         rec = dict(lock=h.lock, op="release", token=h.token, mode="lockd", invoke_ns=inv, outcome="ok")
+        was_open = not s.lost(h.held)  # a loss Unlock reports afterwards surfaced in it
         err = None
         for _ in range(2):
             try:
@@ -304,14 +312,14 @@ class Worker:
                 break
             except Lost as e:
                 self.sighted(s, h)
-                self.record_lost(h, inv)
+                self.record_lost(h, inv, was_open)
                 err = None
                 break
             except LockdError as e:
                 err = e
                 if s.lost():
                     self.sighted(s, h)
-                    self.record_lost(h, inv)
+                    self.record_lost(h, inv, was_open)
                     err = None
                     break
         rec["return_ns"] = self.clk.now()

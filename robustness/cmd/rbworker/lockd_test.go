@@ -1,9 +1,15 @@
 package main
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/robustness/history"
 )
 
 // --lockd takes every lock through lockd, so the in-process options that
@@ -58,4 +64,67 @@ func TestLockdDeadline_TheInstantTheClientKnew(t *testing.T) {
 		t.Fatalf("lost: %d, want the instant the client knew", d)
 	}
 	h.loss.end()
+}
+
+// unlockLostLock is a lockd-like lock whose Unlock reports the lock lost:
+// its Lost closes in the Unlock, or before it when lostFirst.
+type unlockLostLock struct {
+	lost chan struct{}
+}
+
+func (l *unlockLostLock) ID() string                   { return "L" }
+func (l *unlockLostLock) Owner() string                { return "s/l-1" }
+func (l *unlockLostLock) Mode() lockstep.Mode          { return lockstep.ModeUnknown }
+func (l *unlockLostLock) Lost() <-chan struct{}        { return l.lost }
+func (l *unlockLostLock) Unlock(context.Context) error { l.close(); return lockstep.ErrLost }
+func (l *unlockLostLock) close() {
+	select {
+	case <-l.lost:
+	default:
+		close(l.lost)
+	}
+}
+
+// A lockd hold whose Unlock, invoked while its Lost was open, reports it
+// lost is recorded as lost in the Unlock (InUnlock), from the Unlock's
+// invocation, with the instant the watcher saw Lost close (KnownNS, not
+// before the invocation); one whose Lost had closed before the Unlock is
+// not.
+func TestRelease_ALossInTheUnlockIsRecordedAsSuch(t *testing.T) {
+	for _, lostFirst := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "w.jsonl")
+		hw, err := history.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &worker{c: config{process: "w", requestTimeout: time.Second}, name: "w", clk: history.NewClock(0), hw: hw, histErr: &atomic.Int64{}}
+		w.tr = &tracker{w: w, lockd: true}
+		l := &unlockLostLock{lost: make(chan struct{})}
+		h := w.tr.begin("w", "L", nil, []string{"L"}, w.clk.Now())
+		w.tr.held(h, l)
+		if lostFirst {
+			l.close()
+			h.loss.known(time.Second) // the watcher saw it
+		}
+		w.release(h, l)
+		w.tr.end(h)
+		hw.Close()
+		recs, err := history.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != 2 || recs[0].Op != history.Lost || recs[1].Op != history.Release {
+			t.Fatalf("lostFirst %v: records %+v", lostFirst, recs)
+		}
+		lost, rel := recs[0], recs[1]
+		if lostFirst {
+			if lost.InUnlock || lost.KnownNS != 0 {
+				t.Fatalf("lost before the Unlock, recorded as in it: %+v", lost)
+			}
+			continue
+		}
+		if !lost.InUnlock || lost.InvokeNS != rel.InvokeNS || lost.KnownNS < rel.InvokeNS {
+			t.Fatalf("lost in the Unlock: lost %+v, release %+v", lost, rel)
+		}
+	}
 }

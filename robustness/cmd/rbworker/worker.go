@@ -186,7 +186,7 @@ func (w *worker) lost(h *hold, l lockstep.Lock) bool {
 	}
 	select {
 	case <-l.Lost():
-		w.recordLost(h, w.clk.Now())
+		w.recordLost(h, w.clk.Now(), false)
 		return true
 	default:
 		return false
@@ -195,22 +195,30 @@ func (w *worker) lost(h *hold, l lockstep.Lock) bool {
 
 // recordLost records the lost op once: from the deadline (or the sighting,
 // if the library signalled loss earlier, as the census can) to the sighting.
-func (w *worker) recordLost(h *hold, seen int64) {
+// inUnlock says the loss surfaced in an Unlock invoked at seen while the
+// lock's Lost was open (history.Record.InUnlock); a lockd hold's record
+// then carries when its watcher saw Lost close (KnownNS), the evidence.
+func (w *worker) recordLost(h *hold, seen int64, inUnlock bool) {
 	if h.lost {
 		return
 	}
 	h.lost = true
 	w.stats.lost++
-	d, expired := w.tr.deadline(h), false
+	d, expired, known := w.tr.deadline(h), false, int64(0)
 	if w.tr.lockd {
 		d = lockdDeadline(h, 100*time.Millisecond) // Lost is closed: the watcher fires now
-		expired = h.loss != nil && h.loss.known(0) != 0 && h.loss.expired
+		known = h.loss.known(0)
+		expired = known != 0 && h.loss.expired
 	}
 	if w.c.planted.ignoreLost {
 		d = seen // it believed it held the lock until Unlock said otherwise
 	}
-	w.record(history.Record{Process: w.name, Lock: h.id, Op: history.Lost, Token: h.token, Mode: h.mode.String(),
-		InvokeNS: min(d, seen), ReturnNS: seen, Outcome: history.OK, LeaseDeadlineNS: d, Expired: expired})
+	r := history.Record{Process: w.name, Lock: h.id, Op: history.Lost, Token: h.token, Mode: h.mode.String(),
+		InvokeNS: min(d, seen), ReturnNS: seen, Outcome: history.OK, LeaseDeadlineNS: d, Expired: expired}
+	if w.tr.lockd && inUnlock {
+		r.InUnlock, r.KnownNS = true, known
+	}
+	w.record(r)
 }
 
 // critical reads the fenced register (with the lock's token, which raises
@@ -269,13 +277,25 @@ func (w *worker) recordWrite(h *hold, reg string, inv, read int64, accepted bool
 // the cells expire after their TTL.
 func (w *worker) release(h *hold, l lockstep.Lock) {
 	inv := w.clk.Now()
+	// Whether the lock's Lost was open as Unlock is invoked (a lockd
+	// hold's is checked against its own deadline then): a loss Unlock
+	// reports afterwards surfaced in the Unlock. The planted worker that
+	// ignores Lost does not look.
+	open := false
+	if w.tr.lockd && !w.c.planted.ignoreLost {
+		select {
+		case <-l.Lost():
+		default:
+			open = true
+		}
+	}
 	var err error
 	for range 2 {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*w.c.requestTimeout)
 		err = l.Unlock(ctx)
 		cancel()
 		if errors.Is(err, lockstep.ErrLost) {
-			w.recordLost(h, inv)
+			w.recordLost(h, inv, open)
 		}
 		if err == nil || onlyLost(err) {
 			break
