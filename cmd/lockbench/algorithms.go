@@ -51,11 +51,11 @@ const (
 	algoNewRanged algorithm = "new-ranged"
 	// algoNewLocal is the new algorithm with local handoff
 	// (queuelock.Options.LocalHandoff, lockerParams.local); the cohort
-	// scenario only (cohort.go), on the sim backend.
+	// scenario only (cohort.go), on both backends.
 	algoNewLocal algorithm = "new-local"
 	// algoNewRetain is new-local with retained ownership
 	// (queuelock.Options.Retain, lockerParams.retain); the cohort scenario
-	// only, on the sim backend.
+	// only, on both backends.
 	algoNewRetain algorithm = "new-retain"
 )
 

@@ -11,13 +11,16 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/model"
 )
 
-// cohortConfig is the local-handoff experiment (-scenario cohort, sim
-// backend): P processes, each one Locker shared by G goroutines, take one
-// hot id for a run of virtual time, holding it each time for hold; the new
-// algorithm with and without queuelock.Options.LocalHandoff.
+// cohortConfig is the local-handoff experiment (-scenario cohort): P
+// processes, each one Locker shared by G goroutines, take one hot id for a
+// run of duration, holding it each time for hold; the new algorithm with and
+// without queuelock.Options.LocalHandoff. On the sim backend the processes
+// share a model store and the run is virtual time; on the real backend
+// (cohort_real.go) it is wall time on a Cassandra cluster.
 type cohortConfig struct {
 	processes, goroutines int
 	bound                 int           // new-local's and new-retain's LocalHandoff
@@ -27,6 +30,9 @@ type cohortConfig struct {
 	maxLatency            time.Duration
 	seed                  uint64
 	fencing               bool
+	// real describes the real backend and how its processes are made;
+	// empty on the sim backend.
+	real string
 }
 
 // cohortRun is one algorithm's run: per goroutine, what contend recorded.
@@ -62,6 +68,15 @@ func (r cohortRun) grants() []cohortGrant {
 	return out
 }
 
+// newCohortRun returns an empty run of algorithm a for cfg's shape.
+func newCohortRun(cfg cohortConfig, a algorithm) cohortRun {
+	r := cohortRun{algorithm: a, loops: make([][]procResult, cfg.processes)}
+	for i := range r.loops {
+		r.loops[i] = make([]procResult, cfg.goroutines)
+	}
+	return r
+}
+
 // runSimCohort runs cfg's experiment for algorithm a on one model store with
 // a latency per request, on virtual time.
 func runSimCohort(cfg cohortConfig, a algorithm) (cohortRun, error) {
@@ -77,51 +92,57 @@ func runSimCohort(cfg cohortConfig, a algorithm) (cohortRun, error) {
 		}
 		procs[i] = c
 	}
-	r := cohortRun{algorithm: a, loops: make([][]procResult, cfg.processes)}
-	for i := range r.loops {
-		r.loops[i] = make([]procResult, cfg.goroutines)
-	}
+	r := newCohortRun(cfg, a)
+	var err error
+	runVirtual(clk, func() {
+		err = r.contend(procs, clk, seedLockID, cfg)
+		for _, c := range procs {
+			_ = c.Close(context.Background())
+		}
+	})
+	return r, err
+}
+
+// contend runs cfg's loops on procs, cfg.goroutines per process, all on id,
+// for cfg.duration on clk, recording into r. It returns the first error of a
+// loop, with what every loop did.
+func (r *cohortRun) contend(procs []contender, clk lockstep.Clock, id string, cfg cohortConfig) error {
 	var (
 		firstErr error
 		errOnce  sync.Once
 	)
 	start := clk.Now()
-	runVirtual(clk, func() {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		var wg sync.WaitGroup
-		wg.Go(func() { // the run's end, on virtual time
-			_ = clk.Sleep(ctx, cfg.duration)
-			cancel()
-		})
-		// Loops start behind a gate, then one at a time in index order.
-		gate := make(chan struct{})
-		for i, c := range procs {
-			for j := range cfg.goroutines {
-				wg.Go(func() {
-					<-gate
-					_ = clk.Sleep(ctx, time.Duration(i*cfg.goroutines+j+1)*time.Microsecond)
-					res, err := contend(ctx, c, clk, start, loopConfig{id: seedLockID, hold: cfg.hold})
-					r.loops[i][j] = res
-					if err != nil {
-						errOnce.Do(func() { firstErr = fmt.Errorf("process %d goroutine %d: %w", i, j, err) })
-					}
-				})
-			}
-		}
-		close(gate)
-		wg.Wait()
-		for _, c := range procs {
-			_ = c.Close(context.Background())
-		}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() { // the run's end, on clk
+		_ = clk.Sleep(ctx, cfg.duration)
+		cancel()
 	})
+	// Loops start behind a gate, then one at a time in index order.
+	gate := make(chan struct{})
+	for i, c := range procs {
+		for j := range cfg.goroutines {
+			wg.Go(func() {
+				<-gate
+				_ = clk.Sleep(ctx, time.Duration(i*cfg.goroutines+j+1)*time.Microsecond)
+				res, err := contend(ctx, c, clk, start, loopConfig{id: id, hold: cfg.hold})
+				r.loops[i][j] = res
+				if err != nil {
+					errOnce.Do(func() { firstErr = fmt.Errorf("process %d goroutine %d: %w", i, j, err) })
+				}
+			})
+		}
+	}
+	close(gate)
+	wg.Wait()
 	r.elapsed = time.Duration(clk.Now()-start) * time.Microsecond
 	for _, gs := range r.loops {
 		for _, g := range gs {
 			r.requests += g.Requests.Acquire + g.Requests.Release
 		}
 	}
-	return r, firstErr
+	return firstErr
 }
 
 // cohortFigures are the figures of one run.
@@ -168,8 +189,13 @@ func (r cohortRun) figures(duration time.Duration) cohortFigures {
 
 // printCohort writes the table of runs.
 func printCohort(w io.Writer, cfg cohortConfig, runs []cohortRun) error {
-	fmt.Fprintf(w, "cohort: %d processes × %d goroutines on one id, hold %v, %v of virtual time, latency %v..%v, poll %v, fencing %v, new-local's LocalHandoff %d",
-		cfg.processes, cfg.goroutines, cfg.hold, cfg.duration, cfg.minLatency, cfg.maxLatency, cfg.poll, cfg.fencing, cfg.bound)
+	fmt.Fprintf(w, "cohort: %d processes × %d goroutines on one id, hold %v, ", cfg.processes, cfg.goroutines, cfg.hold)
+	if cfg.real == "" {
+		fmt.Fprintf(w, "%v of virtual time, latency %v..%v", cfg.duration, cfg.minLatency, cfg.maxLatency)
+	} else {
+		fmt.Fprintf(w, "%v of wall time on %s", cfg.duration, cfg.real)
+	}
+	fmt.Fprintf(w, ", poll %v, fencing %v, new-local's LocalHandoff %d", cfg.poll, cfg.fencing, cfg.bound)
 	if slices.ContainsFunc(runs, func(r cohortRun) bool { return r.algorithm == algoNewRetain }) {
 		fmt.Fprintf(w, ", new-retain's Retain %v", cfg.retain)
 	}
@@ -188,7 +214,11 @@ func printCohort(w io.Writer, cfg cohortConfig, runs []cohortRun) error {
 // runCohortCommand runs -scenario cohort.
 func runCohortCommand(o *options) error {
 	if o.backend != "sim" {
-		return fmt.Errorf("-scenario cohort runs on the sim backend only")
+		for _, f := range []string{"min-latency", "max-latency", "seed"} {
+			if o.given(f) {
+				return fmt.Errorf("-%s is the sim backend's: on -backend cassandra the node's own latency and timing apply; drop the flag", f)
+			}
+		}
 	}
 	cfg := cohortConfig{processes: 2, goroutines: o.goroutines, bound: o.localBound, retain: o.retain, duration: o.duration, hold: o.hold,
 		poll: o.poll, minLatency: o.minLat, maxLatency: o.maxLat, seed: o.seed, fencing: o.fencing}
@@ -219,6 +249,14 @@ func runCohortCommand(o *options) error {
 	algos, err := parseAlgorithms(list, []algorithm{algoNew, algoNewLocal, algoNewRetain})
 	if err != nil {
 		return err
+	}
+	if o.backend != "sim" {
+		runs, where, err := runRealCohort(o.real, cfg, algos)
+		cfg.real = where
+		if err != nil {
+			return err
+		}
+		return printCohort(os.Stdout, cfg, runs)
 	}
 	var runs []cohortRun
 	for _, a := range algos {

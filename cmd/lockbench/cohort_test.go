@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -27,13 +28,41 @@ func TestCohort_LocalHandoffHandsOverInMemory(t *testing.T) {
 }
 
 func TestCohort_RefusesBadFlags(t *testing.T) {
-	for _, args := range [][]string{
-		{"-scenario", "cohort", "-goroutines", "0"},
-		{"-scenario", "cohort", "-local-handoff", "0"},
-		{"-scenario", "cohort", "-processes", "1,2"},
-		{"-scenario", "cohort", "-algorithms", "legacy"},
-		{"-scenario", "cohort", "-backend", "cassandra", "-hosts", "127.0.0.1"},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-scenario", "cohort", "-goroutines", "0"}, "-goroutines must be at least 1"},
+		{[]string{"-scenario", "cohort", "-local-handoff", "0"}, "-local-handoff must be at least 1"},
+		{[]string{"-scenario", "cohort", "-processes", "1,2"}, "one process count"},
+		{[]string{"-scenario", "cohort", "-algorithms", "legacy"}, `algorithm "legacy" is not available here`},
+		{[]string{"-scenario", "cohort", "-hosts", "127.0.0.1"}, "-hosts needs -backend cassandra"},
 	} {
-		require.Error(t, run1(args), "%v", args)
+		require.ErrorContains(t, run1(c.args), c.want, "%v", c.args)
+	}
+}
+
+// TestCohort_RealBackendRefusesBadFlags checks the refusals of -scenario
+// cohort -backend cassandra that come before any connection: none of them
+// needs a Cassandra (the contact point is a documentation address, never
+// reached).
+func TestCohort_RealBackendRefusesBadFlags(t *testing.T) {
+	real := []string{"-scenario", "cohort", "-backend", "cassandra", "-hosts", "192.0.2.1"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-scenario", "cohort", "-backend", "cassandra"}, "-backend cassandra needs -hosts"},
+		{[]string{"-scenario", "cohort", "-backend", "cassandra", "-hosts", " "}, "-backend cassandra needs -hosts"},
+		{append(slices.Clone(real), "-min-latency", "1ms"), "-min-latency is the sim backend's"},
+		{append(slices.Clone(real), "-max-latency", "5ms"), "-max-latency is the sim backend's"},
+		{append(slices.Clone(real), "-seed", "2"), "-seed is the sim backend's"},
+		{append(slices.Clone(real), "-goroutines", "0"), "-goroutines must be at least 1"},
+		{append(slices.Clone(real), "-duration", "0s"), "-duration must be positive"},
+		{append(slices.Clone(real), "-algorithms", "lwt"), `algorithm "lwt" is not available here`},
+		{append(slices.Clone(real), "-keyspace", "lock-bench"), "not a safe identifier"},
+		{append(slices.Clone(real), "-replication", "0"), "-replication must be at least 1"},
+	} {
+		require.ErrorContains(t, run1(c.args), c.want, "%v", c.args)
 	}
 }

@@ -37,11 +37,14 @@
 //	            target. -algorithms naming only etcd-lock, etcd and etcd-nextrev
 //	            runs on etcd alone, without -backend
 //	cohort      local handoff (queuelock.Options.LocalHandoff): P processes (default 2)
-//	            × -goroutines (5) on one Locker each take one hot id for -duration of
-//	            virtual time; the new algorithm without (new) and with it (new-local,
-//	            -local-handoff, default 8): throughput, handoff p50 and p99, the longest
-//	            wait and the longest wait after another process's holder (a remote
-//	            waiter's), Jain's index over processes (sim backend only; cohort.go);
+//	            × -goroutines (5) on one Locker each take one hot id for -duration; the
+//	            new algorithm without (new) and with it (new-local, -local-handoff,
+//	            default 8): throughput, handoff p50 and p99, the longest wait and the
+//	            longest wait after another process's holder (a remote waiter's),
+//	            Jain's index over processes (cohort.go). On sim the processes share
+//	            a model store on virtual time; on cassandra (cohort_real.go) each is
+//	            a Locker of its own with its own process id and gocql session, all in
+//	            one OS process, on wall time;
 //	            -algorithms new-retain adds retained ownership (-retain, default 20ms)
 //
 // On the peers scenario -png draws the handoff-latency CDF per algorithm,

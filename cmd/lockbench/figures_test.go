@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,16 @@ var committedOutputs = []struct {
 	{"roundtrips.txt", []string{"-scenario", "roundtrips"}},
 	{"rollout.txt", []string{"-scenario", "rollout"}},
 	{"seed002.txt", []string{"-scenario", "rmw", "-processes", "1,3,5,10"}},
+	{"cohort-4x5.txt", cohortArgs(5)},
+	{"cohort-4x1.txt", cohortArgs(1)},
+}
+
+// cohortArgs are the cohort runs BENCHMARKS.md section 5.6 sets beside the
+// same runs on a node (docs/benchmarks/cohort-1node-4x*.txt): 4 processes
+// × goroutines.
+func cohortArgs(goroutines int) []string {
+	return []string{"-scenario", "cohort", "-processes", "4", "-goroutines", strconv.Itoa(goroutines), "-hold", "1ms", "-duration", "20s",
+		"-fencing", "-local-handoff", "8", "-algorithms", "new,new-local,new-retain", "-retain", "20ms"}
 }
 
 // realTime matches the one line of a model run that depends on the machine.

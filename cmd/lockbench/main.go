@@ -89,7 +89,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.n, "n", 100000, "tombstones: sequential acquisitions of one id")
 	fs.DurationVar(&o.period, "period", 5*time.Millisecond, "tombstones (sim): virtual time from one acquisition to the next")
 	fs.DurationVar(&o.gcGrace, "gc-grace", defaultLegacyGCGrace, "tombstones, -algorithms legacy: gc_grace of the legacy tables (model; on cassandra the bench keyspace's tables are altered to it)")
-	fs.DurationVar(&o.duration, "duration", 10*time.Second, "peers, scale: how long each run acquires (scale on sim: virtual time)")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "peers, scale, cohort: how long each run acquires (scale and cohort on sim: virtual time)")
 	fs.DurationVar(&o.slowPoll, "slow-poll", 0, "peers: the queue lock's SlowPoll (0: its default; equal to -poll: every waiter reads every poll)")
 	fs.StringVar(&o.real.hosts, "hosts", "", "cassandra: comma-separated contact points")
 	fs.StringVar(&o.real.keyspace, "keyspace", "lockbench", "cassandra: keyspace the bench creates and uses")

@@ -46,6 +46,10 @@ type workerJob struct {
 	WakeKey []byte `json:"wake_key,omitempty"`
 	// Fencing: every acquisition draws a fencing token (lockerParams.fencing).
 	Fencing bool `json:"fencing,omitempty"`
+	// LocalHandoff and Retain are new-local's and new-retain's
+	// (lockerParams.local and retain).
+	LocalHandoff int           `json:"local_handoff,omitempty"`
+	Retain       time.Duration `json:"retain,omitempty"`
 	// exe is the executable that runs the job; empty: this one.
 	exe string
 }
@@ -156,7 +160,8 @@ func newRealContender(job workerJob) (contender, error) {
 		s.Close()
 		return nil, err
 	}
-	c, err := newLockstepContender(job.Algorithm, lockerParams{store: store, process: job.Process, poll: job.Poll, slow: job.SlowPoll, fencing: job.Fencing})
+	c, err := newLockstepContender(job.Algorithm, lockerParams{store: store, process: job.Process, poll: job.Poll, slow: job.SlowPoll,
+		fencing: job.Fencing, local: job.LocalHandoff, retain: job.Retain})
 	if err != nil {
 		s.Close()
 		return nil, err
