@@ -118,6 +118,7 @@ func (c *Algorithm) Take(ctx context.Context, a *manager.Acquisition) (held.Spec
 		return c.grantLocal(ctx, a, h)
 	}
 	if a.Try {
+		a.Mode = ln.mode
 		c.mu.Unlock()
 		return held.Spec{}, fmt.Errorf("cohort: %q: %w (held or awaited in this process)", a.ID, lockstep.ErrLocked)
 	}
@@ -152,6 +153,9 @@ func (c *Algorithm) takeStore(ctx context.Context, a *manager.Acquisition, ln *l
 	if c.knobs.UnreservedBlock && spec.Token != 0 {
 		last = spec.Token + int64(c.o.Bound) // planted: handed out, never reserved
 	}
+	c.mu.Lock()
+	ln.mode = spec.Mode
+	c.mu.Unlock()
 	h := &hold{ln: ln, spec: spec, token: spec.Token, last: last}
 	return c.grant(h, spec.Token, spec.Since), nil
 }

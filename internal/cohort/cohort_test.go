@@ -377,3 +377,20 @@ func TestLocalHandoff_LeaseDeadlinePassedAtTheGrantTakesTheIDFromTheStore(t *tes
 		require.Zero(t, f.lines())
 	})
 }
+
+// A Try acquisition the line refuses reports the mode of the hold that
+// makes the line busy (the AcquireEvent's Mode, a metrics label), not the
+// unknown mode of an acquisition no algorithm chose one for.
+func TestTry_RefusedInTheLineReportsTheHoldersMode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, 4, nil)
+		ctx := context.Background()
+		l, err := f.m.Lock(ctx, "x")
+		require.NoError(t, err)
+		a := &manager.Acquisition{ID: "x", Access: lockstep.Exclusive, Try: true}
+		_, err = f.c.Take(ctx, a)
+		require.ErrorIs(t, err, lockstep.ErrLocked)
+		require.Equal(t, lockstep.ModeNew, a.Mode)
+		require.NoError(t, l.Unlock(ctx))
+	})
+}

@@ -21,6 +21,10 @@ type line struct {
 	id       string
 	waiters  []*waiter
 	retained *hold // a store hold kept with no holder (Options.Retain)
+	// mode is the mode of its latest store acquisition, reported for a
+	// Try acquisition the line refuses (Take): the mode of the hold, or of
+	// the one before it while a store acquisition is under way.
+	mode lockstep.Mode
 }
 
 // waiter is one exclusive Take waiting in a line.
