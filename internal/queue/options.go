@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/wakeup"
@@ -134,25 +135,18 @@ type config struct {
 }
 
 // process returns o's process-wide settings, for setup.Process.Resolve.
-func (o *Options) process() (p setup.Process) {
-	if o != nil {
-		p = setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer, Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
-	}
-	return p
+func (o *Options) process() setup.Process {
+	in := deref.Of(o)
+	return setup.Process{Clock: in.Clock, ID: in.ProcessID, Logger: in.Logger, Observer: in.Observer, Fencing: in.Fencing, Separator: in.Separator, Deadlock: in.Deadlock}
 }
 
 // resolve resolves o's own fields, beside p, the process's settings
 // resolved (o's fields of p's names are not read).
 func (o *Options) resolve(p setup.Process) (config, error) {
-	var in Options
-	if o != nil {
-		in = *o
-	}
+	in := deref.Of(o)
 	c := config{Process: p, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, noFast: in.NoFastPath, rand: in.Rand,
 		slow: in.SlowPoll, wake: in.Wake, handoff: in.Handoff, intention: in.IntentionRange, local: in.LocalHandoff, retain: in.Retain}
-	if in.TestingKnobs != nil {
-		c.knobs = *in.TestingKnobs
-	}
+	c.knobs = deref.Of(in.TestingKnobs)
 	var err error
 	if c.Lease, err = setup.Lease(in.TTL, in.Renew, in.MaxServerSkew, c.knobs.Lease); err != nil {
 		return c, err

@@ -50,10 +50,12 @@ type prepared struct {
 
 var _ held.Prepared = (*prepared)(nil)
 
-// prepare starts a part acquisition (Prepare, core.go) whose rounds wait
+// Prepare starts taking a part whose first round runs up to its decision at
+// once and then waits for held.Prepared.Go: package combined runs it beside
+// the queue half's claim (docs/algorithms.md, section 6.1). Its rounds wait
 // at the gate before step 11. It runs on a goroutine of its own, registered
 // with the Locker like any call, so Close ends it.
-func (l *Locker) prepare(ctx context.Context, q held.Request) held.Prepared {
+func (l *Locker) Prepare(ctx context.Context, q held.Request) held.Prepared {
 	ctx, cancel := context.WithCancelCause(ctx)
 	p := &prepared{verdict: make(chan bool, 1), cancel: cancel, done: make(chan struct{})}
 	lifecycle.Go(l.cfg.Clock, func() {
