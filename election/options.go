@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/queuelock"
 )
 
@@ -55,10 +56,7 @@ type config struct {
 }
 
 func (o *Options) resolve() (config, error) {
-	var in Options
-	if o != nil {
-		in = *o
-	}
+	in := deref.Of(o)
 	c := config{table: in.Table, ttl: in.TTL, refresh: in.Refresh, poll: in.Poll, clock: in.Clock, knobs: in.TestingKnobs}
 	if c.table == "" {
 		c.table = queuelock.DefaultTable

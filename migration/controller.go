@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/migration/census"
 )
 
@@ -84,10 +85,7 @@ type Controller struct {
 // NewController returns a Controller on store, which must be global
 // (lockstep.ScopeOf): the phase row and the census are fleet-wide.
 func NewController(store lockstep.Store, opts *ControllerOptions) (*Controller, error) {
-	var o ControllerOptions
-	if opts != nil {
-		o = *opts
-	}
+	o := deref.Of(opts)
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}
@@ -96,10 +94,8 @@ func NewController(store lockstep.Store, opts *ControllerOptions) (*Controller, 
 			"and the migration moves global locks (the legacy format has no room for a data centre): build it on a global " +
 			"store (cassandra.New without WithLocalDC); DC-local locks are queuelock's, on a store of their own"}
 	}
-	c := &Controller{store: store, phaseTable: o.PhaseTable, censusTable: o.CensusTable, clock: clockOr(o.Clock), drain: o.Drain, poll: o.Poll}
-	if o.TestingKnobs != nil {
-		c.knobs = *o.TestingKnobs
-	}
+	c := &Controller{store: store, phaseTable: o.PhaseTable, censusTable: o.CensusTable, clock: clockOr(o.Clock), drain: o.Drain, poll: o.Poll,
+		knobs: deref.Of(o.TestingKnobs)}
 	if c.phaseTable == "" {
 		c.phaseTable = DefaultPhaseTable
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deref"
 )
 
 // FlagSource gives the mode of the next acquisition, or an error that fails
@@ -110,10 +111,7 @@ type PhaseFlag struct {
 // NewPhaseFlag returns a PhaseFlag reading store, which must be global
 // (lockstep.ScopeOf): the phase row is fleet-wide.
 func NewPhaseFlag(store lockstep.Store, opts *PhaseFlagOptions) (*PhaseFlag, error) {
-	var o PhaseFlagOptions
-	if opts != nil {
-		o = *opts
-	}
+	o := deref.Of(opts)
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
 	}

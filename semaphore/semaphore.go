@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
@@ -64,10 +65,7 @@ func New(lk lockstep.Locker, id string, n int, opts *Options) (*Semaphore, error
 	if err := lockstep.ValidateID(slotID(id, n-1)); err != nil {
 		return nil, fmt.Errorf("semaphore: slot ids are %q: %w", slotID(id, 0), err)
 	}
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := deref.Of(opts)
 	if o.Wait < 0 {
 		return nil, &lockstep.ConfigError{Field: "Wait", Reason: fmt.Sprintf("%v is negative: leave it 0 for %v", o.Wait, DefaultWait)}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deref"
 )
 
 // DefaultUnlockTimeout is Options.UnlockTimeout's default.
@@ -69,10 +70,7 @@ func New(lk lockstep.Locker, id string, opts *Options) (*Mutex, error) {
 	if err := lockstep.ValidateID(id); err != nil {
 		return nil, fmt.Errorf("synclock: %w", err)
 	}
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := deref.Of(opts)
 	if o.Timeout < 0 {
 		return nil, &lockstep.ConfigError{Field: "Timeout", Reason: fmt.Sprintf("%v is negative: use 0 for no deadline", o.Timeout)}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
@@ -169,9 +170,6 @@ func ForLocker(store lockstep.Store, p setup.Process, maxServerSkew time.Duratio
 	if p.Deadlock == nil {
 		return nil, nil
 	}
-	cfg := Config{Store: store, Clock: p.Clock, Process: p.ID, Detection: *p.Deadlock, MaxServerSkew: maxServerSkew, Rand: r}
-	if knobs != nil {
-		cfg.Knobs = *knobs
-	}
+	cfg := Config{Store: store, Clock: p.Clock, Process: p.ID, Detection: *p.Deadlock, MaxServerSkew: maxServerSkew, Rand: r, Knobs: deref.Of(knobs)}
 	return New(cfg)
 }
