@@ -1,6 +1,7 @@
 package migration
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -86,30 +87,16 @@ type Controller struct {
 // (lockstep.ScopeOf): the phase row and the census are fleet-wide.
 func NewController(store lockstep.Store, opts *ControllerOptions) (*Controller, error) {
 	o := deref.Of(opts)
-	if store == nil {
-		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
+	if err := checkFleetStore(store); err != nil {
+		return nil, err
 	}
-	if s := lockstep.ScopeOf(store); !s.IsGlobal() {
-		return nil, &lockstep.ScopeError{Locker: "migration", Scope: s, Reason: "the census and the phase row are the whole fleet's, " +
-			"and the migration moves global locks (the legacy format has no room for a data centre): build it on a global " +
-			"store (cassandra.New without WithLocalDC); DC-local locks are queuelock's, on a store of their own"}
-	}
-	c := &Controller{store: store, phaseTable: o.PhaseTable, censusTable: o.CensusTable, clock: clockOr(o.Clock), drain: o.Drain, poll: o.Poll,
-		knobs: deref.Of(o.TestingKnobs)}
-	if c.phaseTable == "" {
-		c.phaseTable = DefaultPhaseTable
-	}
-	if c.censusTable == "" {
-		c.censusTable = census.DefaultTable
-	}
+	c := &Controller{store: store, phaseTable: cmp.Or(o.PhaseTable, DefaultPhaseTable), censusTable: cmp.Or(o.CensusTable, census.DefaultTable),
+		clock: clockOr(o.Clock), drain: o.Drain, poll: cmp.Or(o.Poll, time.Second), knobs: deref.Of(o.TestingKnobs)}
 	if err := lockstep.ValidateName("PhaseTable", c.phaseTable); err != nil {
 		return nil, err
 	}
 	if err := lockstep.ValidateName("CensusTable", c.censusTable); err != nil {
 		return nil, err
-	}
-	if c.poll == 0 {
-		c.poll = time.Second
 	}
 	if c.drain < 0 || c.poll < 0 {
 		return nil, &lockstep.ConfigError{Field: "Drain/Poll", Reason: fmt.Sprintf("must not be negative (%v, %v): use 0 for the defaults (no drain, poll 1s) or positive durations", c.drain, c.poll)}

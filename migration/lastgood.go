@@ -1,6 +1,7 @@
 package migration
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -33,9 +34,7 @@ func keepLastGood(src FlagSource, opts *flagOptions) (FlagSource, error) {
 	if src == nil {
 		return nil, &lockstep.ConfigError{Field: "FlagSource", Reason: "nil flag source: pass Static, Env, File, a PhaseFlag or your own"}
 	}
-	if o.StaleFor == 0 {
-		o.StaleFor = defaultFlagStaleFor
-	}
+	o.StaleFor = cmp.Or(o.StaleFor, defaultFlagStaleFor)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -83,32 +83,17 @@ func (o *Options) process() setup.Process {
 // resolve resolves o's own fields (o.process() is resolved apart).
 func (o *Options) resolve() (config, error) {
 	in := deref.Of(o)
-	c := config{censusTable: in.CensusTable, phaseTable: in.PhaseTable, censusTTL: in.CensusTTL,
-		phaseCache: in.PhaseCache, host: in.Host, version: in.Version}
-	c.knobs = deref.Of(in.TestingKnobs)
-	if c.local = in.LocalHandoff; c.local < 0 {
-		return c, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf("%d must not be negative: use 0 for off or the most local handoffs in a row, e.g. 8", c.local)}
+	c := config{censusTable: cmp.Or(in.CensusTable, census.DefaultTable), phaseTable: cmp.Or(in.PhaseTable, DefaultPhaseTable),
+		censusTTL: cmp.Or(in.CensusTTL, defaultCensusTTL), phaseCache: cmp.Or(in.PhaseCache, time.Second), host: in.Host,
+		version: in.Version, knobs: deref.Of(in.TestingKnobs), local: in.LocalHandoff, retain: in.Retain}
+	if err := queue.CheckLocalHandoff(c.local, c.retain); err != nil {
+		return c, err
 	}
-	if c.retain = in.Retain; c.retain != 0 {
-		if err := queue.CheckRetain(c.retain, c.local); err != nil {
-			return c, err
-		}
-	}
-	def := func(s *string, d string) {
-		if *s == "" {
-			*s = d
-		}
-	}
-	def(&c.censusTable, census.DefaultTable)
-	def(&c.phaseTable, DefaultPhaseTable)
 	if err := lockstep.ValidateName("CensusTable", c.censusTable); err != nil {
 		return c, err
 	}
 	if err := lockstep.ValidateName("PhaseTable", c.phaseTable); err != nil {
 		return c, err
-	}
-	if c.censusTTL == 0 {
-		c.censusTTL = defaultCensusTTL
 	}
 	// The census entry lives on the same servers as the locks: its lease
 	// assumes the larger skew either algorithm was configured with.
@@ -119,9 +104,7 @@ func (o *Options) resolve() (config, error) {
 	if in.Legacy != nil {
 		c.census.MaxServerSkew = max(c.census.MaxServerSkew, in.Legacy.MaxServerSkew)
 	}
-	if c.census.MaxServerSkew == 0 {
-		c.census.MaxServerSkew = lease.DefaultMaxServerSkew
-	}
+	c.census.MaxServerSkew = cmp.Or(c.census.MaxServerSkew, lease.DefaultMaxServerSkew)
 	c.census.Renew = c.census.DefaultRenew()
 	if err := c.census.Validate(); err != nil {
 		var ce *lockstep.ConfigError
@@ -129,9 +112,6 @@ func (o *Options) resolve() (config, error) {
 			ce.Field = "CensusTTL"
 		}
 		return c, err
-	}
-	if c.phaseCache == 0 {
-		c.phaseCache = time.Second
 	}
 	if c.phaseCache < 0 {
 		return c, &lockstep.ConfigError{Field: "PhaseCache", Reason: fmt.Sprintf("%v must not be negative: use 0 for the default (1s) or a positive period", c.phaseCache)}
