@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"fmt"
@@ -77,9 +78,7 @@ type table struct {
 func (t Tables) list() []table {
 	d := DefaultTables()
 	pick := func(name, def string) table {
-		if name == "" {
-			name = def
-		}
+		name = cmp.Or(name, def)
 		return table{file: def + ".cql", name: name}
 	}
 	return []table{

@@ -1,6 +1,7 @@
 package semaphore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,9 +70,7 @@ func New(lk lockstep.Locker, id string, n int, opts *Options) (*Semaphore, error
 	if o.Wait < 0 {
 		return nil, &lockstep.ConfigError{Field: "Wait", Reason: fmt.Sprintf("%v is negative: leave it 0 for %v", o.Wait, DefaultWait)}
 	}
-	if o.Wait == 0 {
-		o.Wait = DefaultWait
-	}
+	o.Wait = cmp.Or(o.Wait, DefaultWait)
 	if o.Clock == nil {
 		o.Clock = &clock.Local{}
 	}

@@ -1,6 +1,7 @@
 package synclock
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,9 +78,7 @@ func New(lk lockstep.Locker, id string, opts *Options) (*Mutex, error) {
 	if o.UnlockTimeout < 0 {
 		return nil, &lockstep.ConfigError{Field: "UnlockTimeout", Reason: fmt.Sprintf("%v is negative: use 0 for %v", o.UnlockTimeout, DefaultUnlockTimeout)}
 	}
-	if o.UnlockTimeout == 0 {
-		o.UnlockTimeout = DefaultUnlockTimeout
-	}
+	o.UnlockTimeout = cmp.Or(o.UnlockTimeout, DefaultUnlockTimeout)
 	return &Mutex{lk: lk, id: id, opts: o}, nil
 }
 

@@ -1,6 +1,7 @@
 package shadow
 
 import (
+	"cmp"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -78,17 +79,11 @@ func (o *Options) process() setup.Process {
 // resolved (o's fields of p's names are not read).
 func (o *Options) resolve(p setup.Process) (config, error) {
 	in := deref.Of(o)
-	c := config{Process: p, main: in.MainTable, shadow: in.ShadowTable, rand: in.Rand}
-	c.knobs = deref.Of(in.TestingKnobs)
+	c := config{Process: p, main: cmp.Or(in.MainTable, DefaultMainTable), shadow: cmp.Or(in.ShadowTable, DefaultShadowTable),
+		rand: in.Rand, knobs: deref.Of(in.TestingKnobs)}
 	var err error
 	if c.Lease, err = setup.Lease(in.TTL, in.Renew, in.MaxServerSkew, c.knobs.Lease); err != nil {
 		return c, err
-	}
-	if c.main == "" {
-		c.main = DefaultMainTable
-	}
-	if c.shadow == "" {
-		c.shadow = DefaultShadowTable
 	}
 	if err := lockstep.ValidateName("MainTable", c.main); err != nil {
 		return c, err

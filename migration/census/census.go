@@ -1,6 +1,7 @@
 package census
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -138,9 +139,7 @@ func (e Entry) String() string {
 // Read returns the live entries of the census in table (DefaultTable when
 // empty), sorted by process, writing nothing.
 func Read(ctx context.Context, store lockstep.Store, table string) ([]Entry, error) {
-	if table == "" {
-		table = DefaultTable
-	}
+	table = cmp.Or(table, DefaultTable)
 	if err := lockstep.ValidateName("CensusTable", table); err != nil {
 		return nil, err
 	}
