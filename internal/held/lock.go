@@ -228,9 +228,7 @@ func (l *Lock) release(ctx context.Context) (int, error) {
 		if out[i].sent {
 			requests++
 		}
-		if out[i].err != nil {
-			errs = append(errs, out[i].err)
-		}
+		errs = append(errs, out[i].err) // errors.Join drops the nils
 	}
 	return requests, errors.Join(errs...)
 }

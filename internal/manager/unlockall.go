@@ -30,9 +30,7 @@ func (m *Manager) UnlockAll(ctx context.Context, holder any) error {
 	m.mu.Unlock()
 	var errs []error
 	for _, g := range gs {
-		if err := g.Unlock(ctx); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, g.Unlock(ctx)) // errors.Join drops the nils
 	}
 	return errors.Join(errs...)
 }
