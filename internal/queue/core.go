@@ -20,7 +20,7 @@ import (
 func (l *Locker) Acquire(ctx context.Context, r held.Request) (held.Result, error) {
 	var res held.Result
 	err := l.parts.Do(ctx, "queuelock", r.ID, func(ctx context.Context) error {
-		a := &attempt{l: l, id: l.row(r.ID), name: r.ID, owner: l.owners.Next(), try: r.Try, mode: r.Mode,
+		a := &attempt{l: l, id: l.row(r.ID), owner: l.owners.Next(), try: r.Try, mode: r.Mode,
 			access: r.Access, loss: r.Loss, notes: r.Claims}
 		p, err := a.run(ctx)
 		if err != nil {

@@ -153,7 +153,7 @@ func newCore(store lockstep.Store, opts *Options, p setup.Process, owners *setup
 // Options.Fencing is set.
 func (l *Locker) Take(ctx context.Context, st *manager.Acquisition) (held.Spec, error) {
 	loss := held.NewLoss()
-	a := &attempt{l: l, id: l.row(st.ID), name: st.ID, owner: l.owners.Next(), try: st.Try,
+	a := &attempt{l: l, id: l.row(st.ID), owner: l.owners.Next(), try: st.Try,
 		mode: lockstep.ModeNew, access: st.Access, loss: loss, fence: true, block: st.TokenBlock}
 	p, err := a.run(ctx)
 	st.Attempts, st.Requests = a.claims, a.requests
