@@ -59,10 +59,7 @@ func countNames(in map[lockstep.Mode]int) map[string]int {
 // value the JSON the package documentation shows, timestamp ts, TTL ttl.
 func (e Entry) Cell(ts int64, ttl time.Duration) (lockstep.Cell, error) {
 	w := wireEntry{Process: e.Process, Host: e.Host, Configured: e.Configured.String(),
-		Held: countNames(e.Held), Version: e.Version, Time: e.Time.UTC()}
-	if a := countNames(e.Acquiring); len(a) > 0 {
-		w.Acquiring = a
-	}
+		Held: countNames(e.Held), Acquiring: countNames(e.Acquiring), Version: e.Version, Time: e.Time.UTC()}
 	b, err := json.Marshal(w)
 	if err != nil {
 		return lockstep.Cell{}, fmt.Errorf("census: encoding the entry of %q: %w", e.Process, err)
@@ -151,14 +148,6 @@ func Read(ctx context.Context, store lockstep.Store, table string) ([]Entry, err
 	for _, c := range cells {
 		out = append(out, decodeEntry(c))
 	}
-	slices.SortFunc(out, func(a, b Entry) int {
-		switch {
-		case a.Process < b.Process:
-			return -1
-		case a.Process > b.Process:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b Entry) int { return cmp.Compare(a.Process, b.Process) })
 	return out, nil
 }
