@@ -150,12 +150,6 @@ func (a algorithms) of(m lockstep.Mode) manager.Algorithm {
 	return a.queue
 }
 
-// checkShare checks, with no request, that the queue core could adopt tok
-// (queue.Locker.CheckShareToken), before the admission an Adopt needs.
-func (a algorithms) checkShare(tok string) (string, []lockstep.Request, error) {
-	return a.queue.CheckShareToken(tok)
-}
-
 // newAlgorithms builds one queue Locker and one legacy Locker for the
 // process, with p, its settings resolved, and the combined Locker
 // composing the two. Modes share them: a

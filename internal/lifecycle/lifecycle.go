@@ -122,11 +122,8 @@ func (t *Tracker[H]) Do(ctx context.Context, prefix, id string, f func(ctx conte
 		return err
 	}
 	defer done()
-	if err := f(ctx); err != nil {
-		if ClosedBy(ctx) {
-			return fmt.Errorf("%s: %q: %w", prefix, id, lockstep.ErrClosed)
-		}
-		return err
+	if err = f(ctx); err != nil && ClosedBy(ctx) {
+		return fmt.Errorf("%s: %q: %w", prefix, id, lockstep.ErrClosed)
 	}
-	return nil
+	return err
 }
