@@ -14,9 +14,14 @@ import (
 // Close of this Locker still ends the wait. It takes r.ID exclusively,
 // whatever r.Access asks.
 func (l *Locker) Acquire(ctx context.Context, q held.Request) (held.Result, error) {
+	return l.acquire(ctx, q, nil)
+}
+
+// acquire is Acquire, and with a gate Prepare's acquisition (overlap.go).
+func (l *Locker) acquire(ctx context.Context, q held.Request, gate <-chan bool) (held.Result, error) {
 	var res held.Result
 	err := l.parts.Do(ctx, "shadowlock", q.ID, func(ctx context.Context) error {
-		r := &round{l: l, id: q.ID, owner: l.owners.Next()}
+		r := &round{l: l, id: q.ID, owner: l.owners.Next(), gate: gate}
 		rounds, err := l.run(ctx, r, q.Try)
 		if err != nil {
 			return err

@@ -61,15 +61,7 @@ func (l *Locker) Prepare(ctx context.Context, q held.Request) held.Prepared {
 	lifecycle.Go(l.cfg.Clock, func() {
 		defer close(p.done)
 		defer cancel(nil)
-		p.err = l.parts.Do(ctx, "shadowlock", q.ID, func(ctx context.Context) error {
-			r := &round{l: l, id: q.ID, owner: l.owners.Next(), gate: p.verdict}
-			rounds, err := l.run(ctx, r, q.Try)
-			if err != nil {
-				return err
-			}
-			p.res = held.Result{Part: newPart(r, q.Mode, q.Loss), Owner: r.owner, Since: r.since, Attempts: rounds, Requests: r.requests}
-			return nil
-		})
+		p.res, p.err = l.acquire(ctx, q, p.verdict)
 	})
 	return p
 }
