@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	mrand "math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -139,10 +141,7 @@ func (d *Detector) untrack(w *Wait) {
 func (d *Detector) Retract(ctx context.Context, identity any, id string) {
 	ctx = context.WithoutCancel(ctx)
 	d.mu.Lock()
-	var ws []*Wait
-	for w := range d.waits[identity] {
-		ws = append(ws, w)
-	}
+	ws := slices.Collect(maps.Keys(d.waits[identity]))
 	d.mu.Unlock()
 	for _, w := range ws {
 		w.retract(ctx, id)

@@ -15,6 +15,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
@@ -95,10 +97,7 @@ func (t *Tracker[H]) Close(ctx context.Context) error {
 	t.cancel()
 	t.calls.Wait()
 	t.mu.Lock()
-	hs := make([]H, 0, len(t.held))
-	for h := range t.held {
-		hs = append(hs, h)
-	}
+	hs := slices.Collect(maps.Keys(t.held))
 	t.mu.Unlock()
 	var errs []error
 	for _, h := range hs {
