@@ -1,6 +1,7 @@
 package lockstep
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -101,18 +102,10 @@ type DeadlockDetection struct {
 
 // Resolve returns d with defaults filled in, or a *ConfigError.
 func (d DeadlockDetection) Resolve() (DeadlockDetection, error) {
-	if d.After == 0 {
-		d.After = time.Second
-	}
-	if d.Every == 0 {
-		d.Every = time.Second
-	}
-	if d.Table == "" {
-		d.Table = "lock_waits"
-	}
-	if d.Partition == "" {
-		d.Partition = "waits"
-	}
+	d.After = cmp.Or(d.After, time.Second)
+	d.Every = cmp.Or(d.Every, time.Second)
+	d.Table = cmp.Or(d.Table, "lock_waits")
+	d.Partition = cmp.Or(d.Partition, "waits")
 	switch {
 	case d.After < 0:
 		return d, &ConfigError{Field: "Deadlock.After", Reason: fmt.Sprintf("%v is negative: use 0 for the default 1s", d.After)}

@@ -140,7 +140,9 @@ func readLockRows(ctx context.Context, s lockstep.Store, id string, mode lockste
 			if err != nil {
 				return r, fmt.Errorf("reading %s of %q: %w", t.table, id, err)
 			}
-			*t.into = layout.LegacyOwners(cells)
+			for _, c := range cells {
+				*t.into = append(*t.into, layout.LegacyOwner(c))
+			}
 		}
 	}
 	return r, nil

@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -47,9 +48,7 @@ func NewGlobal(store lockstep.Store, table string, local lockstep.Clock) (*Globa
 	if local == nil {
 		return nil, &lockstep.ConfigError{Field: "Clock", Reason: "nil clock: pass the process's clock (a clock.Local)"}
 	}
-	if table == "" {
-		table = DefaultGlobalTable
-	}
+	table = cmp.Or(table, DefaultGlobalTable)
 	if err := lockstep.ValidateName("table", table); err != nil {
 		return nil, err
 	}

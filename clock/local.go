@@ -28,14 +28,17 @@ var _ lockstep.Clock = (*Local)(nil)
 
 // Now returns wall-clock microseconds, never less than a value it returned
 // before.
-func (c *Local) Now() int64 {
-	now := time.Now().UnixMicro()
+func (c *Local) Now() int64 { return atLeast(&c.last, time.Now().UnixMicro()) }
+
+// atLeast returns now, or *last if that is later, and records the result in
+// *last: a wall clock that never returns less than it returned before.
+func atLeast(last *atomic.Int64, now int64) int64 {
 	for {
-		last := c.last.Load()
-		if now <= last {
-			return last
+		l := last.Load()
+		if now <= l {
+			return l
 		}
-		if c.last.CompareAndSwap(last, now) {
+		if last.CompareAndSwap(l, now) {
 			return now
 		}
 	}
@@ -48,14 +51,9 @@ func (c *Local) Elapsed() int64 {
 	return time.Since(c.origin).Microseconds()
 }
 
-// Sleep waits for d or until ctx is done.
-func (c *Local) Sleep(ctx context.Context, d time.Duration) error {
-	return sleepTimer(ctx, d)
-}
-
-// sleepTimer waits for d on a real timer or until ctx is done, returning
+// Sleep waits for d on a real timer or until ctx is done, returning
 // ctx.Err() in the latter case.
-func sleepTimer(ctx context.Context, d time.Duration) error {
+func (c *Local) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -111,18 +109,7 @@ func (s *Stepped) Step(d time.Duration) { s.by.Add(d.Microseconds()) }
 
 // Now returns Base's wall time plus every step so far, never less than a
 // value it returned before.
-func (s *Stepped) Now() int64 {
-	now := s.Base.Now() + s.by.Load()
-	for {
-		last := s.last.Load()
-		if now <= last {
-			return last
-		}
-		if s.last.CompareAndSwap(last, now) {
-			return now
-		}
-	}
-}
+func (s *Stepped) Now() int64 { return atLeast(&s.last, s.Base.Now()+s.by.Load()) }
 
 // Elapsed returns Base's elapsed time, which no step moves.
 func (s *Stepped) Elapsed() int64 { return s.Base.Elapsed() }

@@ -12,6 +12,7 @@ import (
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/combine"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/manager"
 	iqueue "github.com/lockstep-go/lockstep/internal/queue"
 	"github.com/lockstep-go/lockstep/internal/setup"
@@ -79,18 +80,8 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 			"format keeps a lock in the row named by its id, global: build it on a global store (cassandra.New without " +
 			"WithLocalDC); DC-local locks are queuelock's"}
 	}
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	var qo queuelock.Options
-	var so shadowlock.Options
-	if o.Queue != nil {
-		qo = *o.Queue
-	}
-	if o.Legacy != nil {
-		so = *o.Legacy
-	}
+	o := deref.Of(opts)
+	qo, so := deref.Of(o.Queue), deref.Of(o.Legacy)
 	if err := combine.CheckHalves("combined", &qo, &so, ""); err != nil {
 		return nil, err
 	}
@@ -151,10 +142,7 @@ func Compose(queue *queuelock.Locker, legacy *shadowlock.Locker, opts *ComposeOp
 	}
 	q := iqueue.Core((*manager.Locker)(queue))
 	g := (*manager.Locker)(legacy).Algorithm().(*shadow.Locker)
-	var o ComposeOptions
-	if opts != nil {
-		o = *opts
-	}
+	o := deref.Of(opts)
 	p, err := setup.Process{Clock: q.Clock(), ID: q.Process(), Observer: cmp.Or(o.Observer, q.Observer()),
 		Fencing: o.Fencing, Separator: o.Separator}.Resolve()
 	if err != nil {

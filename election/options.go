@@ -1,11 +1,13 @@
 package election
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/queuelock"
 )
 
@@ -55,32 +57,21 @@ type config struct {
 }
 
 func (o *Options) resolve() (config, error) {
-	var in Options
-	if o != nil {
-		in = *o
-	}
+	in := deref.Of(o)
 	c := config{table: in.Table, ttl: in.TTL, refresh: in.Refresh, poll: in.Poll, clock: in.Clock, knobs: in.TestingKnobs}
-	if c.table == "" {
-		c.table = queuelock.DefaultTable
-	}
+	c.table = cmp.Or(c.table, queuelock.DefaultTable)
 	if err := lockstep.ValidateName("Table", c.table); err != nil {
 		return c, err
 	}
-	if c.ttl == 0 {
-		c.ttl = DefaultTTL
-	}
+	c.ttl = cmp.Or(c.ttl, DefaultTTL)
 	if err := lockstep.ValidateTTL("TTL", c.ttl); err != nil {
 		return c, err
 	}
-	if c.refresh == 0 {
-		c.refresh = c.ttl / 3
-	}
+	c.refresh = cmp.Or(c.refresh, c.ttl/3)
 	if c.refresh < 0 || c.refresh > c.ttl/3 {
 		return c, &lockstep.ConfigError{Field: "Refresh", Reason: fmt.Sprintf("%v must be positive and at most TTL/3 (%v): leave it 0 for TTL/3", c.refresh, c.ttl/3)}
 	}
-	if c.poll == 0 {
-		c.poll = DefaultPoll
-	}
+	c.poll = cmp.Or(c.poll, DefaultPoll)
 	if c.poll < 0 {
 		return c, &lockstep.ConfigError{Field: "Poll", Reason: fmt.Sprintf("%v must be positive: leave it 0 for %v", c.poll, DefaultPoll)}
 	}

@@ -1,6 +1,7 @@
 package fence
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,9 +25,7 @@ func NewRegister(store Store, table string) (*Register, error) {
 	if store == nil {
 		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil fence.Store: pass a cassandra.FenceStore or, in tests, a model.FenceStore"}
 	}
-	if table == "" {
-		table = DefaultTable
-	}
+	table = cmp.Or(table, DefaultTable)
 	if err := lockstep.ValidateName("table", table); err != nil {
 		return nil, err
 	}

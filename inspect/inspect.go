@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -20,14 +21,9 @@ type Tables struct {
 }
 
 func (t Tables) resolve() (Tables, error) {
-	def := func(s *string, v string) {
-		if *s == "" {
-			*s = v
-		}
-	}
-	def(&t.Queue, "queue_lock")
-	def(&t.LegacyMain, "legacy_main")
-	def(&t.LegacyShadow, "legacy_shadow")
+	t.Queue = cmp.Or(t.Queue, "queue_lock")
+	t.LegacyMain = cmp.Or(t.LegacyMain, "legacy_main")
+	t.LegacyShadow = cmp.Or(t.LegacyShadow, "legacy_shadow")
 	for _, f := range []struct{ field, name string }{{"Queue", t.Queue}, {"LegacyMain", t.LegacyMain}, {"LegacyShadow", t.LegacyShadow}} {
 		if err := lockstep.ValidateName("Tables."+f.field, f.name); err != nil {
 			return t, err

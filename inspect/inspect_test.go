@@ -69,9 +69,9 @@ func TestRead_WaitersComeInLineOrderWithTheirAccessAndWait(t *testing.T) {
 	ttl := 30 * time.Second
 	ts := now.UnixMicro()
 	require.NoError(t, store.Put(ctx, "queue_lock", "hot",
-		layout.QueueCell(layout.QueueColumn(t0, "a.1"), "a.1", ts, ttl),
+		layout.WakeQueueCell(layout.QueueColumn(t0, "a.1"), "a.1", lockstep.Exclusive, "", ts, ttl),
 		layout.WakeQueueCell(layout.QueueColumn(t0+2_000_000, "c.1"), "c.1", lockstep.Shared, "", ts, ttl),
-		layout.QueueCell(layout.QueueColumn(t0+1_000_000, "b.1"), "b.1", ts, ttl),
+		layout.WakeQueueCell(layout.QueueColumn(t0+1_000_000, "b.1"), "b.1", lockstep.Exclusive, "", ts, ttl),
 		layout.OwnerCell(layout.OwnerColumn("a", 1), "a.1", lockstep.Exclusive, ts, ttl),
 		lockstep.Cell{Column: "stray", Value: []byte("x"), Timestamp: ts},
 	))

@@ -1,6 +1,7 @@
 package migration
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/migration/census"
 )
 
@@ -84,36 +86,17 @@ type Controller struct {
 // NewController returns a Controller on store, which must be global
 // (lockstep.ScopeOf): the phase row and the census are fleet-wide.
 func NewController(store lockstep.Store, opts *ControllerOptions) (*Controller, error) {
-	var o ControllerOptions
-	if opts != nil {
-		o = *opts
+	o := deref.Of(opts)
+	if err := checkFleetStore(store); err != nil {
+		return nil, err
 	}
-	if store == nil {
-		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
-	}
-	if s := lockstep.ScopeOf(store); !s.IsGlobal() {
-		return nil, &lockstep.ScopeError{Locker: "migration", Scope: s, Reason: "the census and the phase row are the whole fleet's, " +
-			"and the migration moves global locks (the legacy format has no room for a data centre): build it on a global " +
-			"store (cassandra.New without WithLocalDC); DC-local locks are queuelock's, on a store of their own"}
-	}
-	c := &Controller{store: store, phaseTable: o.PhaseTable, censusTable: o.CensusTable, clock: clockOr(o.Clock), drain: o.Drain, poll: o.Poll}
-	if o.TestingKnobs != nil {
-		c.knobs = *o.TestingKnobs
-	}
-	if c.phaseTable == "" {
-		c.phaseTable = DefaultPhaseTable
-	}
-	if c.censusTable == "" {
-		c.censusTable = census.DefaultTable
-	}
+	c := &Controller{store: store, phaseTable: cmp.Or(o.PhaseTable, DefaultPhaseTable), censusTable: cmp.Or(o.CensusTable, census.DefaultTable),
+		clock: clockOr(o.Clock), drain: o.Drain, poll: cmp.Or(o.Poll, time.Second), knobs: deref.Of(o.TestingKnobs)}
 	if err := lockstep.ValidateName("PhaseTable", c.phaseTable); err != nil {
 		return nil, err
 	}
 	if err := lockstep.ValidateName("CensusTable", c.censusTable); err != nil {
 		return nil, err
-	}
-	if c.poll == 0 {
-		c.poll = time.Second
 	}
 	if c.drain < 0 || c.poll < 0 {
 		return nil, &lockstep.ConfigError{Field: "Drain/Poll", Reason: fmt.Sprintf("must not be negative (%v, %v): use 0 for the defaults (no drain, poll 1s) or positive durations", c.drain, c.poll)}

@@ -1,6 +1,7 @@
 package migration
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deref"
 )
 
 // FlagSource gives the mode of the next acquisition, or an error that fails
@@ -110,27 +112,15 @@ type PhaseFlag struct {
 // NewPhaseFlag returns a PhaseFlag reading store, which must be global
 // (lockstep.ScopeOf): the phase row is fleet-wide.
 func NewPhaseFlag(store lockstep.Store, opts *PhaseFlagOptions) (*PhaseFlag, error) {
-	var o PhaseFlagOptions
-	if opts != nil {
-		o = *opts
+	o := deref.Of(opts)
+	if err := checkFleetStore(store); err != nil {
+		return nil, err
 	}
-	if store == nil {
-		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
-	}
-	if s := lockstep.ScopeOf(store); !s.IsGlobal() {
-		return nil, &lockstep.ScopeError{Locker: "migration", Scope: s, Reason: "the census and the phase row are the whole fleet's, " +
-			"and the migration moves global locks (the legacy format has no room for a data centre): build it on a global " +
-			"store (cassandra.New without WithLocalDC); DC-local locks are queuelock's, on a store of their own"}
-	}
-	if o.Table == "" {
-		o.Table = DefaultPhaseTable
-	}
+	o.Table = cmp.Or(o.Table, DefaultPhaseTable)
 	if err := lockstep.ValidateName("Table", o.Table); err != nil {
 		return nil, err
 	}
-	if o.Cache == 0 {
-		o.Cache = time.Second
-	}
+	o.Cache = cmp.Or(o.Cache, time.Second)
 	if o.Cache < 0 {
 		return nil, &lockstep.ConfigError{Field: "Cache", Reason: fmt.Sprintf("%v must not be negative: use 0 for the default (1s) or a positive period", o.Cache)}
 	}

@@ -191,12 +191,12 @@ func (h *heartbeat) staleError(cause error) error {
 	if hasOK {
 		msg = fmt.Sprintf("last successful census heartbeat was sent %v ago (limit %v)", ago, h.window)
 	}
-	if cause != nil {
-		return fmt.Errorf("%w: process %s: %s; the phase controller might not see this process, so no lock is taken: %s: %w",
-			ErrStaleCensus, h.self.Process, msg, staleCensusFix(h.table), cause)
-	}
-	return fmt.Errorf("%w: process %s: %s; the phase controller might not see this process, so no lock is taken: %s",
+	err := fmt.Errorf("%w: process %s: %s; the phase controller might not see this process, so no lock is taken: %s",
 		ErrStaleCensus, h.self.Process, msg, staleCensusFix(h.table))
+	if cause != nil {
+		return fmt.Errorf("%w: %w", err, cause)
+	}
+	return err
 }
 
 // snapshot returns the entry as it stands; the caller holds h.mu.

@@ -1,6 +1,7 @@
 package migration
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deref"
 )
 
 // defaultFlagStaleFor is Options.FlagStaleFor's default.
@@ -28,16 +30,11 @@ type flagOptions struct {
 // mode for up to StaleFor. New wraps every flag source this way
 // (Options.FlagStaleFor).
 func keepLastGood(src FlagSource, opts *flagOptions) (FlagSource, error) {
-	var o flagOptions
-	if opts != nil {
-		o = *opts
-	}
+	o := deref.Of(opts)
 	if src == nil {
 		return nil, &lockstep.ConfigError{Field: "FlagSource", Reason: "nil flag source: pass Static, Env, File, a PhaseFlag or your own"}
 	}
-	if o.StaleFor == 0 {
-		o.StaleFor = defaultFlagStaleFor
-	}
+	o.StaleFor = cmp.Or(o.StaleFor, defaultFlagStaleFor)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/migration/census"
@@ -42,7 +42,7 @@ func (e *ModeError) Unwrap() error { return lockstep.ErrIncompatibleMode }
 type Locker struct {
 	store lockstep.Store
 	clock lockstep.Clock
-	flag  FlagSource
+	flag  FlagSource // keepLastGood's: a mode it returns without error is valid
 	cfg   config
 	algs  algorithms
 	hb    *heartbeat
@@ -63,6 +63,20 @@ var (
 	_ lockstep.UnitLocker  = (*Locker)(nil)
 )
 
+// checkFleetStore refuses a nil store and a DC-local one (lockstep.ScopeOf):
+// the census and the phase row are the whole fleet's.
+func checkFleetStore(store lockstep.Store) error {
+	if store == nil {
+		return &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
+	}
+	if s := lockstep.ScopeOf(store); !s.IsGlobal() {
+		return &lockstep.ScopeError{Locker: "migration", Scope: s, Reason: "the census and the phase row are the whole fleet's, " +
+			"and the migration moves global locks (the legacy format has no room for a data centre): build it on a global " +
+			"store (cassandra.New without WithLocalDC); DC-local locks are queuelock's, on a store of their own"}
+	}
+	return nil
+}
+
 // phaseCache is the last phase the guard read with the census published.
 type phaseCache struct {
 	valid   bool
@@ -82,10 +96,8 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	if flag == nil {
 		return nil, &lockstep.ConfigError{Field: "FlagSource", Reason: "nil flag source: pass Static, Env, File, a PhaseFlag or your own"}
 	}
-	if s := lockstep.ScopeOf(store); !s.IsGlobal() {
-		return nil, &lockstep.ScopeError{Locker: "migration", Scope: s, Reason: "the census and the phase row are the whole fleet's, " +
-			"and the migration moves global locks (the legacy format has no room for a data centre): build it on a global " +
-			"store (cassandra.New without WithLocalDC); DC-local locks are queuelock's, on a store of their own"}
+	if err := checkFleetStore(store); err != nil {
+		return nil, err
 	}
 	p, err := opts.process().Resolve()
 	if err != nil {
@@ -95,11 +107,8 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 	if err != nil {
 		return nil, err
 	}
-	var staleFor time.Duration
-	if opts != nil {
-		staleFor = opts.FlagStaleFor
-	}
-	if flag, err = keepLastGood(flag, &flagOptions{StaleFor: staleFor, Clock: p.Clock, Logger: p.Logger}); err != nil {
+	o := deref.Of(opts)
+	if flag, err = keepLastGood(flag, &flagOptions{StaleFor: o.FlagStaleFor, Clock: p.Clock, Logger: p.Logger}); err != nil {
 		return nil, err
 	}
 	algs, err := newAlgorithms(store, p, opts, cfg.knobs)
@@ -108,13 +117,9 @@ func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) 
 		return nil, err
 	}
 	l := &Locker{store: store, clock: p.Clock, flag: flag, cfg: cfg, algs: algs, tables: lockTables(opts)}
-	var r *rand.Rand
-	if opts != nil && opts.Queue != nil {
-		r = opts.Queue.Rand
-	}
 	// The detector's records live beside the locks: the census's skew is
 	// the larger either algorithm was configured with.
-	det, err := deadlock.ForLocker(store, p, cfg.census.MaxServerSkew, r, cfg.knobs.Manager.DeadlockKnobs())
+	det, err := deadlock.ForLocker(store, p, cfg.census.MaxServerSkew, deref.Of(o.Queue).Rand, cfg.knobs.Manager.DeadlockKnobs())
 	if err != nil {
 		_ = algs.close(context.Background())
 		return nil, err
@@ -189,9 +194,6 @@ type modeSwitch struct{ l *Locker }
 func (s modeSwitch) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, error) {
 	l := s.l
 	m, err := l.flag.Mode(ctx)
-	if err == nil && !m.Valid() {
-		err = fmt.Errorf("%w: flag source returned %v", lockstep.ErrInvalidMode, m)
-	}
 	if err != nil {
 		return held.Spec{}, fmt.Errorf("migration: mode flag: %w", err)
 	}

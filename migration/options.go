@@ -12,6 +12,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/combine"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/manager"
 	"github.com/lockstep-go/lockstep/internal/queue"
@@ -74,47 +75,25 @@ type config struct {
 }
 
 // process returns o's process-wide settings, for setup.Process.Resolve.
-func (o *Options) process() (p setup.Process) {
-	if o != nil {
-		p = setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer, Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
-	}
-	return p
+func (o *Options) process() setup.Process {
+	in := deref.Of(o)
+	return setup.Process{Clock: in.Clock, ID: in.ProcessID, Logger: in.Logger, Observer: in.Observer, Fencing: in.Fencing, Separator: in.Separator, Deadlock: in.Deadlock}
 }
 
 // resolve resolves o's own fields (o.process() is resolved apart).
 func (o *Options) resolve() (config, error) {
-	var in Options
-	if o != nil {
-		in = *o
+	in := deref.Of(o)
+	c := config{censusTable: cmp.Or(in.CensusTable, census.DefaultTable), phaseTable: cmp.Or(in.PhaseTable, DefaultPhaseTable),
+		censusTTL: cmp.Or(in.CensusTTL, defaultCensusTTL), phaseCache: cmp.Or(in.PhaseCache, time.Second), host: in.Host,
+		version: in.Version, knobs: deref.Of(in.TestingKnobs), local: in.LocalHandoff, retain: in.Retain}
+	if err := queue.CheckLocalHandoff(c.local, c.retain); err != nil {
+		return c, err
 	}
-	c := config{censusTable: in.CensusTable, phaseTable: in.PhaseTable, censusTTL: in.CensusTTL,
-		phaseCache: in.PhaseCache, host: in.Host, version: in.Version}
-	if in.TestingKnobs != nil {
-		c.knobs = *in.TestingKnobs
-	}
-	if c.local = in.LocalHandoff; c.local < 0 {
-		return c, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf("%d must not be negative: use 0 for off or the most local handoffs in a row, e.g. 8", c.local)}
-	}
-	if c.retain = in.Retain; c.retain != 0 {
-		if err := queue.CheckRetain(c.retain, c.local); err != nil {
-			return c, err
-		}
-	}
-	def := func(s *string, d string) {
-		if *s == "" {
-			*s = d
-		}
-	}
-	def(&c.censusTable, census.DefaultTable)
-	def(&c.phaseTable, DefaultPhaseTable)
 	if err := lockstep.ValidateName("CensusTable", c.censusTable); err != nil {
 		return c, err
 	}
 	if err := lockstep.ValidateName("PhaseTable", c.phaseTable); err != nil {
 		return c, err
-	}
-	if c.censusTTL == 0 {
-		c.censusTTL = defaultCensusTTL
 	}
 	// The census entry lives on the same servers as the locks: its lease
 	// assumes the larger skew either algorithm was configured with.
@@ -125,9 +104,7 @@ func (o *Options) resolve() (config, error) {
 	if in.Legacy != nil {
 		c.census.MaxServerSkew = max(c.census.MaxServerSkew, in.Legacy.MaxServerSkew)
 	}
-	if c.census.MaxServerSkew == 0 {
-		c.census.MaxServerSkew = lease.DefaultMaxServerSkew
-	}
+	c.census.MaxServerSkew = cmp.Or(c.census.MaxServerSkew, lease.DefaultMaxServerSkew)
 	c.census.Renew = c.census.DefaultRenew()
 	if err := c.census.Validate(); err != nil {
 		var ce *lockstep.ConfigError
@@ -135,9 +112,6 @@ func (o *Options) resolve() (config, error) {
 			ce.Field = "CensusTTL"
 		}
 		return c, err
-	}
-	if c.phaseCache == 0 {
-		c.phaseCache = time.Second
 	}
 	if c.phaseCache < 0 {
 		return c, &lockstep.ConfigError{Field: "PhaseCache", Reason: fmt.Sprintf("%v must not be negative: use 0 for the default (1s) or a positive period", c.phaseCache)}
@@ -176,12 +150,6 @@ func (a algorithms) of(m lockstep.Mode) manager.Algorithm {
 	return a.queue
 }
 
-// checkShare checks, with no request, that the queue core could adopt tok
-// (queue.Locker.CheckShareToken), before the admission an Adopt needs.
-func (a algorithms) checkShare(tok string) (string, []lockstep.Request, error) {
-	return a.queue.CheckShareToken(tok)
-}
-
 // newAlgorithms builds one queue Locker and one legacy Locker for the
 // process, with p, its settings resolved, and the combined Locker
 // composing the two. Modes share them: a
@@ -191,27 +159,18 @@ func (a algorithms) checkShare(tok string) (string, []lockstep.Request, error) {
 // (internal/lifecycle, Turns), and owner ids, numbered by one Locker per table, never
 // repeat within a table.
 func newAlgorithms(store lockstep.Store, p setup.Process, o *Options, k TestingKnobs) (algorithms, error) {
-	var qo queuelock.Options
-	var so shadowlock.Options
-	if o != nil && o.Queue != nil {
-		qo = *o.Queue
-	}
-	if o != nil && o.Legacy != nil {
-		so = *o.Legacy
-	}
+	in := deref.Of(o)
+	qo, so := deref.Of(in.Queue), deref.Of(in.Legacy)
 	if (qo.Clock != nil && !setup.SameClock(qo.Clock, p.Clock)) || (so.Clock != nil && !setup.SameClock(so.Clock, p.Clock)) {
 		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Clock/Legacy.Clock", Reason: "one process has one clock: set Options.Clock and leave these unset (or equal to it)"}
 	}
 	if err := combine.CheckHalves("migration", &qo, &so, p.ID); err != nil {
 		return algorithms{}, err
 	}
-	var ck combine.TestingKnobs
-	if k.Combined != nil {
-		ck = *k.Combined
-	}
+	ck := deref.Of(k.Combined)
 	if k.Fencing != nil { // every mode draws its tokens through its own Locker
 		ck.Fencing = k.Fencing
-		qk, sk := knobsOf(qo.TestingKnobs), knobsOf(so.TestingKnobs)
+		qk, sk := deref.Of(qo.TestingKnobs), deref.Of(so.TestingKnobs)
 		qk.Fencing, sk.Fencing = k.Fencing, k.Fencing
 		qo.TestingKnobs, so.TestingKnobs = &qk, &sk
 	}
@@ -233,15 +192,6 @@ func newAlgorithms(store lockstep.Store, p setup.Process, o *Options, k TestingK
 		return a, err
 	}
 	return a, nil
-}
-
-// knobsOf returns a copy of *k, or no knobs for nil.
-func knobsOf[K any](k *K) K {
-	var c K
-	if k != nil {
-		c = *k
-	}
-	return c
 }
 
 func clockOr(c lockstep.Clock) lockstep.Clock {

@@ -1,10 +1,12 @@
 package migration
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
@@ -16,19 +18,9 @@ var ErrNotReady = setup.ErrNotReady
 // lockTables are the lock tables of the Locker's algorithms, resolved as
 // they resolve them.
 func lockTables(o *Options) []string {
-	q, m, s := queuelock.DefaultTable, shadowlock.DefaultMainTable, shadowlock.DefaultShadowTable
-	if o != nil && o.Queue != nil && o.Queue.Table != "" {
-		q = o.Queue.Table
-	}
-	if o != nil && o.Legacy != nil {
-		if o.Legacy.MainTable != "" {
-			m = o.Legacy.MainTable
-		}
-		if o.Legacy.ShadowTable != "" {
-			s = o.Legacy.ShadowTable
-		}
-	}
-	return []string{m, s, q}
+	q, g := deref.Of(deref.Of(o).Queue), deref.Of(deref.Of(o).Legacy)
+	return []string{cmp.Or(g.MainTable, shadowlock.DefaultMainTable), cmp.Or(g.ShadowTable, shadowlock.DefaultShadowTable),
+		cmp.Or(q.Table, queuelock.DefaultTable)}
 }
 
 // Ready checks that every table the Locker uses answers a read, that every
@@ -60,9 +52,6 @@ func (l *Locker) ready(ctx context.Context) error {
 		return notReady(ctx, fmt.Sprintf("table %s does not answer a read: %v", l.cfg.phaseTable, err), err, setup.SchemaFix)
 	}
 	m, err := l.flag.Mode(ctx)
-	if err == nil && !m.Valid() {
-		err = fmt.Errorf("%w: flag source returned %v", lockstep.ErrInvalidMode, m)
-	}
 	if err != nil {
 		return notReady(ctx, fmt.Sprintf("the mode flag gives no mode: %v", err), err,
 			"make the flag source answer legacy, combined or new (the file, variable or flag service it reads)")

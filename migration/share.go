@@ -75,7 +75,7 @@ func (l *Locker) Adopt(ctx context.Context, tok string) (lockstep.Lock, error) {
 func (s modeSwitch) Adopt(ctx context.Context, tok string, skip func(id string, a lockstep.Access, owner string) bool) (
 	string, []lockstep.Request, bool, []*held.Spec, error) {
 	l := s.l
-	id, plan, err := l.algs.checkShare(tok)
+	id, plan, err := l.algs.queue.CheckShareToken(tok) // before the admission, with no request
 	if err != nil {
 		return "", nil, false, nil, err
 	}

@@ -87,15 +87,11 @@ var fenceShape = []Column{
 	{Name: "value", Kind: "regular", Type: "blob", Order: "none"},
 }
 
-// check compares what the catalog holds with the tables wanted, and returns
-// a *NotReadyError naming each problem and its fix, or nil. fixApply is the
-// command that creates what is missing.
-func check(keyspace string, wanted []table, cat catalog, fixApply string) error {
-	return checkGrace(keyspace, wanted, cat, fixApply, minGCGrace)
-}
-
-// checkGrace is check with legacyGrace, not minGCGrace, as the smallest
-// gc_grace_seconds of the legacy tables (WithLegacyTTL's, legacygrace.go).
+// checkGrace compares what the catalog holds with the tables wanted, and
+// returns a *NotReadyError naming each problem and its fix, or nil. fixApply
+// is the command that creates what is missing; legacyGrace is the smallest
+// gc_grace_seconds of the legacy tables (minGCGrace, or WithLegacyTTL's:
+// legacygrace.go).
 func checkGrace(keyspace string, wanted []table, cat catalog, fixApply string, legacyGrace int) error {
 	e := &NotReadyError{Keyspace: keyspace}
 	if !cat.keyspace {

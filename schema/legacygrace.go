@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -61,9 +62,7 @@ func WithLegacyTTL(maxTTL, maxServerSkew time.Duration) Option {
 // grace-dependent options.
 func (c *config) legacyTableOptions() map[string]string {
 	g := c.legacyGrace
-	if g == 0 {
-		g = DefaultLegacyGCGrace
-	}
+	g = cmp.Or(g, DefaultLegacyGCGrace)
 	secs := int64(g / time.Second)
 	return map[string]string{
 		"GCGrace":       fmt.Sprint(secs),

@@ -1,9 +1,11 @@
 package schema
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"fmt"
+	"maps"
 	"strings"
 	"text/template"
 	"time"
@@ -77,10 +79,7 @@ type table struct {
 func (t Tables) list() []table {
 	d := DefaultTables()
 	pick := func(name, def string) table {
-		if name == "" {
-			name = def
-		}
-		return table{file: def + ".cql", name: name}
+		return table{file: def + ".cql", name: cmp.Or(name, def)}
 	}
 	return []table{
 		pick(t.LegacyMain, d.LegacyMain),
@@ -174,9 +173,7 @@ func Statements(keyspace string, opts ...Option) ([]string, error) {
 	for _, t := range tables {
 		data := map[string]string{"Keyspace": keyspace, "Table": t.name}
 		if t.file == "legacy_main.cql" || t.file == "legacy_shadow.cql" {
-			for k, v := range c.legacyTableOptions() {
-				data[k] = v
-			}
+			maps.Copy(data, c.legacyTableOptions())
 		}
 		s, err := render(t.file, data)
 		if err != nil {

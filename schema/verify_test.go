@@ -98,3 +98,8 @@ func TestVerify_RefusesBadArguments(t *testing.T) {
 	_, _, err = verifyPlan("bad-keyspace", nil)
 	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
 }
+
+// check is checkGrace with the default legacy grace (minGCGrace).
+func check(keyspace string, wanted []table, cat catalog, fixApply string) error {
+	return checkGrace(keyspace, wanted, cat, fixApply, minGCGrace)
+}

@@ -1,6 +1,7 @@
 package semaphore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
@@ -64,16 +66,11 @@ func New(lk lockstep.Locker, id string, n int, opts *Options) (*Semaphore, error
 	if err := lockstep.ValidateID(slotID(id, n-1)); err != nil {
 		return nil, fmt.Errorf("semaphore: slot ids are %q: %w", slotID(id, 0), err)
 	}
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := deref.Of(opts)
 	if o.Wait < 0 {
 		return nil, &lockstep.ConfigError{Field: "Wait", Reason: fmt.Sprintf("%v is negative: leave it 0 for %v", o.Wait, DefaultWait)}
 	}
-	if o.Wait == 0 {
-		o.Wait = DefaultWait
-	}
+	o.Wait = cmp.Or(o.Wait, DefaultWait)
 	if o.Clock == nil {
 		o.Clock = &clock.Local{}
 	}

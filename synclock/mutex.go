@@ -1,6 +1,7 @@
 package synclock
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deref"
 )
 
 // DefaultUnlockTimeout is Options.UnlockTimeout's default.
@@ -69,19 +71,14 @@ func New(lk lockstep.Locker, id string, opts *Options) (*Mutex, error) {
 	if err := lockstep.ValidateID(id); err != nil {
 		return nil, fmt.Errorf("synclock: %w", err)
 	}
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := deref.Of(opts)
 	if o.Timeout < 0 {
 		return nil, &lockstep.ConfigError{Field: "Timeout", Reason: fmt.Sprintf("%v is negative: use 0 for no deadline", o.Timeout)}
 	}
 	if o.UnlockTimeout < 0 {
 		return nil, &lockstep.ConfigError{Field: "UnlockTimeout", Reason: fmt.Sprintf("%v is negative: use 0 for %v", o.UnlockTimeout, DefaultUnlockTimeout)}
 	}
-	if o.UnlockTimeout == 0 {
-		o.UnlockTimeout = DefaultUnlockTimeout
-	}
+	o.UnlockTimeout = cmp.Or(o.UnlockTimeout, DefaultUnlockTimeout)
 	return &Mutex{lk: lk, id: id, opts: o}, nil
 }
 

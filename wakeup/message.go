@@ -83,13 +83,10 @@ func Open(key, b []byte) (Message, error) {
 	body = body[1:]
 	var fields [5]string
 	for i := range fields {
-		if len(body) < 2 {
+		if len(body) < 2 || len(body) < 2+int(binary.BigEndian.Uint16(body)) {
 			return Message{}, errors.New("wakeup: truncated message")
 		}
 		n := int(binary.BigEndian.Uint16(body))
-		if len(body) < 2+n {
-			return Message{}, errors.New("wakeup: truncated message")
-		}
 		fields[i], body = string(body[2:2+n]), body[2+n:]
 	}
 	if len(body) != 16 {

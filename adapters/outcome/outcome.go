@@ -91,10 +91,7 @@ func Acquire(e *lockstep.AcquireEvent) Result {
 // false for any other event. The phase's text is one of a handful ("new",
 // "pending:combined->new", ...), so it is a bounded label value.
 func Refusal(e *lockstep.AcquireEvent) (configured lockstep.Mode, phase migration.Phase, ok bool) {
-	if e.Err == nil {
-		return lockstep.ModeUnknown, migration.Phase{}, false
-	}
-	me, ok := errors.AsType[*migration.ModeError](e.Err)
+	me, ok := errors.AsType[*migration.ModeError](e.Err) // false for a nil Err
 	if !ok {
 		return lockstep.ModeUnknown, migration.Phase{}, false
 	}

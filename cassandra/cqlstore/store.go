@@ -95,15 +95,20 @@ func (s *Store) Put(ctx context.Context, table, row string, cells ...lockstep.Ce
 	}
 	args := make([][]any, len(cells))
 	for i, c := range cells {
-		value := c.Value
-		if value == nil {
-			// Both drivers send a nil slice as null, and a null value is a
-			// tombstone: send an empty blob instead.
-			value = []byte{}
-		}
-		args[i] = []any{c.Timestamp, int(c.TTL / time.Second), value, row, c.Column}
+		args[i] = putArgs(row, c)
 	}
 	return s.errs.Write("put", table, s.driver.Write(ctx, st.Put, args))
+}
+
+// putArgs are the arguments of the Put statement writing c into row.
+func putArgs(row string, c lockstep.Cell) []any {
+	value := c.Value
+	if value == nil {
+		// Both drivers send a nil slice as null, and a null value is a
+		// tombstone: send an empty blob instead.
+		value = []byte{}
+	}
+	return []any{c.Timestamp, int(c.TTL / time.Second), value, row, c.Column}
 }
 
 // Delete writes tombstones with timestamp ts for columns of partition row of
@@ -156,11 +161,7 @@ func (s *Store) PutDelete(ctx context.Context, table, row string, ts int64, colu
 		stmts, args = append(stmts, st.Delete), append(args, []any{ts, row, col})
 	}
 	for _, c := range cells {
-		value := c.Value
-		if value == nil {
-			value = []byte{} // a null value is a tombstone (Put)
-		}
-		stmts, args = append(stmts, st.Put), append(args, []any{c.Timestamp, int(c.TTL / time.Second), value, row, c.Column})
+		stmts, args = append(stmts, st.Put), append(args, putArgs(row, c))
 	}
 	return s.errs.Write("put and delete", table, s.driver.WriteEach(ctx, stmts, args))
 }

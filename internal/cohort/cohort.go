@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/manager"
 )
@@ -81,9 +82,7 @@ func New(inner manager.Algorithm, o Options) (*Algorithm, error) {
 	default:
 		c.watcher = w
 	}
-	if o.TestingKnobs != nil {
-		c.knobs = *o.TestingKnobs
-	}
+	c.knobs = deref.Of(o.TestingKnobs)
 	return c, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/lockstep-go/lockstep"
@@ -84,12 +83,7 @@ func (c *Algorithm) giveUp(ctx context.Context, ln *line, w *waiter) {
 			c.leave(ln)
 		}
 	default:
-		for i, x := range ln.waiters {
-			if x == w {
-				ln.waiters = append(ln.waiters[:i], ln.waiters[i+1:]...)
-				break
-			}
-		}
+		ln.waiters = slices.DeleteFunc(ln.waiters, func(x *waiter) bool { return x == w })
 		c.mu.Unlock()
 	}
 }
@@ -170,27 +164,11 @@ func (h *hold) stop() bool {
 	return lost || h.spec.Loss.Fired()
 }
 
-// release deletes the inner parts' cells, last taken first or, with the
-// inner Spec.ParallelRelease, the last part's on a goroutine of its own
-// beside the others (as held.Lock does); a part whose delete failed is
-// retried by the next call, the others send nothing.
+// release deletes the inner parts' cells (held.ReleaseParts, as held.Lock
+// does); a part whose delete failed is retried by the next call, the others
+// send nothing.
 func (h *hold) release(ctx context.Context, clk lockstep.Clock) (bool, error) {
-	parts := h.spec.Parts
-	sent := make([]bool, len(parts))
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
-	for i := len(parts) - 1; i >= 0; i-- {
-		if h.spec.ParallelRelease && i == len(parts)-1 && i > 0 {
-			wg.Add(1)
-			lifecycle.Go(clk, func() {
-				defer wg.Done()
-				sent[i], errs[i] = parts[i].Release(ctx)
-			})
-			continue
-		}
-		sent[i], errs[i] = parts[i].Release(ctx)
-	}
-	wg.Wait()
+	sent, errs := held.ReleaseParts(ctx, clk, h.spec.Parts, h.spec.ParallelRelease)
 	err := errors.Join(errs...)
 	if err == nil && !h.released {
 		h.released = true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/manager"
@@ -44,10 +45,7 @@ func New(q *queue.Locker, g *shadow.Locker, fencing *clock.Global, owned bool, k
 		return nil, &lockstep.ConfigError{Field: "queue/legacy",
 			Reason: fmt.Sprintf("the two Lockers stand for different processes (%q, %q): build both with the same ProcessID", q.Process(), g.Process())}
 	}
-	l := &Locker{queue: q, legacy: g, fencing: fencing, clock: q.Clock(), owned: owned}
-	if knobs != nil {
-		l.knobs = *knobs
-	}
+	l := &Locker{queue: q, legacy: g, fencing: fencing, clock: q.Clock(), owned: owned, knobs: deref.Of(knobs)}
 	return l, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/queue"
 	"github.com/lockstep-go/lockstep/internal/shadow"
 )
@@ -16,14 +17,7 @@ import (
 // id other than process (one Locker is one process). It returns a
 // *lockstep.ConfigError naming the field and changes nothing.
 func CheckHalves(owner string, q *queue.Options, s *shadow.Options, process string) error {
-	var qo queue.Options
-	var so shadow.Options
-	if q != nil {
-		qo = *q
-	}
-	if s != nil {
-		so = *s
-	}
+	qo, so := deref.Of(q), deref.Of(s)
 	once := func(field, why string) error {
 		return &lockstep.ConfigError{Field: "Queue." + field + "/Legacy." + field,
 			Reason: fmt.Sprintf("set %s Options.%s and leave the halves' unset: %s", owner, field, why)}

@@ -7,12 +7,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	mrand "math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
@@ -43,6 +47,7 @@ type Config struct {
 type Detector struct {
 	store lockstep.Store
 	clock lockstep.Clock
+	ts    *clock.Timestamps // a record's delete is stamped above each of its writes
 	opt   lockstep.DeadlockDetection
 	proc  string
 	ttl   time.Duration // of a record: whole seconds, at least 3 × Every
@@ -50,9 +55,6 @@ type Detector struct {
 	nonce string        // drawn per Detector, so that names never repeat across restarts
 	knobs Knobs
 	seq   atomic.Uint64
-
-	tsMu   sync.Mutex
-	lastTS int64
 
 	mu    sync.Mutex
 	waits map[any]map[*Wait]struct{} // the published waits, by identity (Retract)
@@ -83,22 +85,13 @@ func New(cfg Config) (*Detector, error) {
 	} else if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("lockstep: deadlock detector: drawing its name: %w", err)
 	}
-	return &Detector{store: cfg.Store, clock: cfg.Clock, opt: opt, proc: cfg.Process, ttl: ttl,
+	return &Detector{store: cfg.Store, clock: cfg.Clock, ts: clock.NewTimestamps(cfg.Clock), opt: opt, proc: cfg.Process, ttl: ttl,
 		grace: ttl + time.Second + skew, nonce: hex.EncodeToString(b[:]), knobs: cfg.Knobs, waits: map[any]map[*Wait]struct{}{}}, nil
 }
 
 // name returns a record name no wait has had.
 func (d *Detector) name() string {
 	return fmt.Sprintf("%s/%s/%d", d.proc, d.nonce, d.seq.Add(1))
-}
-
-// stamp returns a write timestamp above every earlier one of d: a record's
-// delete is stamped above each of its writes.
-func (d *Detector) stamp() int64 {
-	d.tsMu.Lock()
-	defer d.tsMu.Unlock()
-	d.lastTS = max(d.lastTS+1, d.clock.Now())
-	return d.lastTS
 }
 
 // read returns every record of the partition; a cell that does not parse
@@ -148,10 +141,7 @@ func (d *Detector) untrack(w *Wait) {
 func (d *Detector) Retract(ctx context.Context, identity any, id string) {
 	ctx = context.WithoutCancel(ctx)
 	d.mu.Lock()
-	var ws []*Wait
-	for w := range d.waits[identity] {
-		ws = append(ws, w)
-	}
+	ws := slices.Collect(maps.Keys(d.waits[identity]))
 	d.mu.Unlock()
 	for _, w := range ws {
 		w.retract(ctx, id)
@@ -169,9 +159,6 @@ func ForLocker(store lockstep.Store, p setup.Process, maxServerSkew time.Duratio
 	if p.Deadlock == nil {
 		return nil, nil
 	}
-	cfg := Config{Store: store, Clock: p.Clock, Process: p.ID, Detection: *p.Deadlock, MaxServerSkew: maxServerSkew, Rand: r}
-	if knobs != nil {
-		cfg.Knobs = *knobs
-	}
+	cfg := Config{Store: store, Clock: p.Clock, Process: p.ID, Detection: *p.Deadlock, MaxServerSkew: maxServerSkew, Rand: r, Knobs: deref.Of(knobs)}
 	return New(cfg)
 }

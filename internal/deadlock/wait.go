@@ -146,7 +146,7 @@ func (w *Wait) publish(ctx context.Context) error {
 		return err
 	}
 	err = w.d.store.Put(ctx, w.d.opt.Table, w.d.opt.Partition,
-		lockstep.Cell{Column: w.rec.Name, Value: v, Timestamp: w.d.stamp(), TTL: w.d.ttl})
+		lockstep.Cell{Column: w.rec.Name, Value: v, Timestamp: w.d.ts.Next(), TTL: w.d.ttl})
 	w.lastPut = w.d.clock.Elapsed()
 	if err == nil || !refused(err) { // an unknown outcome may have been applied
 		w.published, w.listed = true, w.rec.Holds
@@ -182,7 +182,7 @@ func (w *Wait) remove(ctx context.Context) {
 	if !w.published {
 		return
 	}
-	ts := w.d.stamp()
+	ts := w.d.ts.Next()
 	deadline := w.lastPut + w.d.grace.Microseconds()
 	for {
 		err := w.d.store.Delete(ctx, w.d.opt.Table, w.d.opt.Partition, ts, w.rec.Name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -199,40 +200,41 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	return err
 }
 
-// release deletes every part's cells, last taken first or, with
-// Spec.ParallelRelease, all at once (the last part's on a goroutine of its
-// own, the others on the caller's), and returns how many requests it sent.
+// release deletes every part's cells (ReleaseParts) and returns how many
+// requests it sent; the errors are joined last taken first.
 func (l *Lock) release(ctx context.Context) (int, error) {
-	type outcome struct {
-		sent bool
-		err  error
-	}
-	out := make([]outcome, len(l.s.Parts))
-	last := len(l.s.Parts) - 1
-	var wg sync.WaitGroup
-	for i := last; i >= 0; i-- {
-		if l.s.ParallelRelease && i == last && last > 0 {
-			wg.Add(1)
-			lifecycle.Go(l.s.Clock, func() {
-				defer wg.Done()
-				out[i].sent, out[i].err = l.s.Parts[i].Release(ctx)
-			})
-			continue
-		}
-		out[i].sent, out[i].err = l.s.Parts[i].Release(ctx)
-	}
-	wg.Wait()
-	var errs []error
+	sent, errs := ReleaseParts(ctx, l.s.Clock, l.s.Parts, l.s.ParallelRelease)
+	slices.Reverse(errs)
 	requests := 0
-	for i := last; i >= 0; i-- {
-		if out[i].sent {
+	for _, s := range sent {
+		if s {
 			requests++
-		}
-		if out[i].err != nil {
-			errs = append(errs, out[i].err)
 		}
 	}
 	return requests, errors.Join(errs...)
+}
+
+// ReleaseParts deletes the cells of parts, last taken first or, with
+// parallel (Spec.ParallelRelease), all at once: the last part's on a
+// goroutine of its own, the others on the caller's. It reports, per part,
+// whether a request was sent and its error.
+func ReleaseParts(ctx context.Context, clk lockstep.Clock, parts []Part, parallel bool) (sent []bool, errs []error) {
+	sent, errs = make([]bool, len(parts)), make([]error, len(parts))
+	last := len(parts) - 1
+	var wg sync.WaitGroup
+	for i := last; i >= 0; i-- {
+		if parallel && i == last && last > 0 {
+			wg.Add(1)
+			lifecycle.Go(clk, func() {
+				defer wg.Done()
+				sent[i], errs[i] = parts[i].Release(ctx)
+			})
+			continue
+		}
+		sent[i], errs[i] = parts[i].Release(ctx)
+	}
+	wg.Wait()
+	return sent, errs
 }
 
 // Loss returns the acquisition's loss signal, so that a wrapper adding a

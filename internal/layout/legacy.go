@@ -21,15 +21,6 @@ func LegacyCell(owner string, ts int64, ttl time.Duration) lockstep.Cell {
 // cell of a legacy row is some owner's (doc.go).
 func LegacyOwner(c lockstep.Cell) string { return c.Column }
 
-// LegacyOwners returns the owner ids of a legacy row's cells, in column order.
-func LegacyOwners(cells []lockstep.Cell) []string {
-	out := make([]string, len(cells))
-	for i, c := range cells {
-		out[i] = LegacyOwner(c)
-	}
-	return out
-}
-
 // LegacyOnly reports listing 4's test on a legacy row read in full: it holds
 // exactly one cell, and that cell is owner's.
 func LegacyOnly(cells []lockstep.Cell, owner string) bool {

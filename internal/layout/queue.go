@@ -163,12 +163,6 @@ func HandedColumn(owner string) string {
 // owner's handed cell.
 func IsHandedFor(col, owner string) bool { return col == HandedColumn(owner) }
 
-// QueueCell is the queue cell column for owner, written at timestamp ts with
-// the given TTL. Its value repeats the owner id (Value).
-func QueueCell(column, owner string, ts int64, ttl time.Duration) lockstep.Cell {
-	return lockstep.Cell{Column: column, Value: []byte(owner), Timestamp: ts, TTL: ttl}
-}
-
 // The value of a queue or owner cell is the owner id, then optional lines:
 //
 //	<owner>[\naccess=<IS|IX|S|SIX>][\nwake=<address>]
@@ -292,10 +286,9 @@ func ParseOwnerColumn(col string) (process, incarnation string, err error) {
 	if !ok {
 		rest, ok = strings.CutPrefix(col, IntentionPrefix)
 	}
-	if !ok {
-		return "", "", fmt.Errorf("not an owner cell: want %s<process>/<incarnation> or %s<process>/<incarnation>", OwnerPrefix, IntentionPrefix)
+	if ok {
+		process, incarnation, ok = strings.Cut(rest, "/")
 	}
-	process, incarnation, ok = strings.Cut(rest, "/")
 	if !ok || process == "" || incarnation == "" || strings.Contains(incarnation, "/") {
 		return "", "", fmt.Errorf("not an owner cell: want %s<process>/<incarnation> or %s<process>/<incarnation>", OwnerPrefix, IntentionPrefix)
 	}

@@ -36,10 +36,10 @@ func TestQueue_BuildsAndParsesTheKnownNames(t *testing.T) {
 	if c.Column != "~~floor" || c.Timestamp != 946684801000000 || c.TTL != 13*time.Second {
 		t.Errorf("FloorCell = %+v", c)
 	}
-	q := QueueCell("00000946684800000000/q/p1.1", "p1.1", 7, 6*time.Second)
+	q := WakeQueueCell("00000946684800000000/q/p1.1", "p1.1", lockstep.Exclusive, "", 7, 6*time.Second)
 	o := OwnerCell("~o/p1/c4f5a58656eef510", "p1.1", lockstep.Exclusive, 8, 6*time.Second)
 	if string(q.Value) != "p1.1" || string(o.Value) != "p1.1" || q.Timestamp != 7 || o.TTL != 6*time.Second {
-		t.Errorf("QueueCell = %+v, OwnerCell = %+v", q, o)
+		t.Errorf("WakeQueueCell = %+v, OwnerCell = %+v", q, o)
 	}
 
 	for _, tc := range []struct {
@@ -238,7 +238,7 @@ func TestParse_QueueCellWakeAddressOldAndNew(t *testing.T) {
 	if err != nil || e.Kind != Queue || e.Owner != "p:1" || e.Wake != "10.0.0.1:7000" {
 		t.Fatalf("new cell: %+v %v", e, err)
 	}
-	old := QueueCell(col, "p:1", 1, time.Second) // as a Locker without wake-ups writes it
+	old := lockstep.Cell{Column: col, Value: []byte("p:1"), Timestamp: 1, TTL: time.Second} // as a Locker without wake-ups writes it
 	e, err = Parse(old.Column, old.Value)
 	if err != nil || e.Wake != "" || e.Owner != "p:1" {
 		t.Fatalf("old cell: %+v %v", e, err)

@@ -62,7 +62,7 @@ func (s *Scheduler) finish(ctx context.Context, l *Lease, ok bool) {
 	}
 	now := Stamp(s.clock)
 	l.renewAt = now + micros(wait)
-	s.due.place(l, min(l.renewAt, l.deadline()))
+	place(&s.due, l, min(l.renewAt, l.deadline()))
 	s.wakeFor(l.at)
 	if len(s.ready) > 0 {
 		s.poke() // a slot is free for a waiting renewal

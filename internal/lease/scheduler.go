@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
@@ -54,10 +55,7 @@ type Scheduler struct {
 // defaults; a negative MaxInFlight returns an error wrapping
 // lockstep.ErrInvalidConfig.
 func NewScheduler(c lockstep.Clock, opts *Options) (*Scheduler, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
+	o := deref.Of(opts)
 	switch {
 	case o.MaxInFlight < 0:
 		return nil, &lockstep.ConfigError{Field: "MaxInFlight", Reason: fmt.Sprintf("%d must not be negative; use 0 for the default, %d", o.MaxInFlight, DefaultMaxInFlight)}
@@ -96,7 +94,7 @@ func (s *Scheduler) Start(cfg Config, since int64, renew func(context.Context) e
 	if cfg.knobs().RenewFromStart {
 		l.renewAt = Stamp(s.clock) + micros(first)
 	}
-	s.due.place(l, min(l.renewAt, l.deadline()))
+	place(&s.due, l, min(l.renewAt, l.deadline()))
 	s.wakeFor(l.at)
 	s.mu.Unlock()
 	return l
@@ -184,13 +182,13 @@ func (s *Scheduler) pass() (ctx context.Context, d time.Duration, lost []*Lease,
 		if l.inFlight != nil || l.ready >= 0 {
 			// Its renewal succeeded after all, and has not finished yet:
 			// the deadline moved. One renewal per lease at a time.
-			s.due.place(l, l.deadline())
+			place(&s.due, l, l.deadline())
 			continue
 		}
 		// Its renewal is due, before its deadline: it waits for a slot, and
 		// its entry stays in the due heap for the deadline.
 		heap.Push(&s.ready, l)
-		s.due.place(l, l.deadline())
+		place(&s.due, l, l.deadline())
 	}
 	launched := false
 	if len(s.ready) > 0 && s.inFlight < s.max {

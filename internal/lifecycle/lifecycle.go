@@ -15,6 +15,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
@@ -95,10 +97,7 @@ func (t *Tracker[H]) Close(ctx context.Context) error {
 	t.cancel()
 	t.calls.Wait()
 	t.mu.Lock()
-	hs := make([]H, 0, len(t.held))
-	for h := range t.held {
-		hs = append(hs, h)
-	}
+	hs := slices.Collect(maps.Keys(t.held))
 	t.mu.Unlock()
 	var errs []error
 	for _, h := range hs {
@@ -122,11 +121,8 @@ func (t *Tracker[H]) Do(ctx context.Context, prefix, id string, f func(ctx conte
 		return err
 	}
 	defer done()
-	if err := f(ctx); err != nil {
-		if ClosedBy(ctx) {
-			return fmt.Errorf("%s: %q: %w", prefix, id, lockstep.ErrClosed)
-		}
-		return err
+	if err = f(ctx); err != nil && ClosedBy(ctx) {
+		return fmt.Errorf("%s: %q: %w", prefix, id, lockstep.ErrClosed)
 	}
-	return nil
+	return err
 }

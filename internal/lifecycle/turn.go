@@ -7,7 +7,7 @@
 // of one per goroutine, and in-process order is exactly arrival order.
 //
 // A key's state lives only while its turn is held or awaited: the last
-// Release (or a cancelled last waiter) forgets the key, and the map itself
+// Leave (or a cancelled last waiter) forgets the key, and the map itself
 // once no key is left, so a process locking ever new ids keeps no memory of
 // the ones it released.
 
@@ -57,23 +57,6 @@ type waiter struct {
 	ready  chan struct{} // closed when the turn is granted
 	slot   int           // set when granted
 }
-
-// Acquire waits for an exclusive turn on key: Take in lockstep.Exclusive,
-// whose slot is always 0.
-func (t *Turns) Acquire(ctx context.Context, key string) error {
-	_, err := t.Take(ctx, key, lockstep.Exclusive)
-	return err
-}
-
-// TryAcquire takes an exclusive turn on key only if nobody holds a turn on
-// it or waits for one.
-func (t *Turns) TryAcquire(key string) bool {
-	_, ok := t.TryTake(key, lockstep.Exclusive)
-	return ok
-}
-
-// Release gives back the exclusive turn on key (slot 0).
-func (t *Turns) Release(key string) { t.Leave(key, 0) }
 
 // Take waits for a turn on key in access a. On success the caller holds the
 // turn, with the slot returned, until Leave. If ctx ends first, Take returns
@@ -167,7 +150,7 @@ func (t *Turns) Holding(key string, a lockstep.Access) bool {
 
 // Leave gives back the turn on key with the given slot and grants the
 // waiters that are now admitted. It must be called exactly once per
-// successful Take or TryTake (or Acquire, TryAcquire: slot 0).
+// successful Take or TryTake.
 func (t *Turns) Leave(key string, slot int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -233,3 +233,20 @@ func TestTurns_HoldingCountsHeldTurnsOnly(t *testing.T) {
 	tr.Leave("k", s0)
 	require.Equal(t, 0, tr.Len())
 }
+
+// Acquire waits for an exclusive turn on key: Take in lockstep.Exclusive,
+// whose slot is always 0.
+func (t *Turns) Acquire(ctx context.Context, key string) error {
+	_, err := t.Take(ctx, key, lockstep.Exclusive)
+	return err
+}
+
+// TryAcquire takes an exclusive turn on key only if nobody holds a turn on
+// it or waits for one.
+func (t *Turns) TryAcquire(key string) bool {
+	_, ok := t.TryTake(key, lockstep.Exclusive)
+	return ok
+}
+
+// Release gives back the exclusive turn on key (slot 0).
+func (t *Turns) Release(key string) { t.Leave(key, 0) }

@@ -193,9 +193,7 @@ func (g *Lock) Unlock(ctx context.Context) error {
 	}
 	var errs []error
 	for i := len(g.members) - 1; i >= 0; i-- {
-		if err := g.release(ctx, i); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, g.release(ctx, i)) // errors.Join drops the nils
 	}
 	err := errors.Join(errs...)
 	if err == nil {

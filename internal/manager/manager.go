@@ -5,6 +5,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/deadlock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
@@ -47,12 +48,6 @@ func New(separator string, clock lockstep.Clock, det *deadlock.Detector, knobs *
 		return nil, err
 	}
 	m := &Manager{sep: separator, overlaps: selfOverlaps(separator), clock: clock, det: det,
-		reg: map[regKey]*member{}, handles: map[any]map[*Lock]struct{}{}}
-	if knobs != nil {
-		m.knobs = *knobs
-	}
+		reg: map[regKey]*member{}, handles: map[any]map[*Lock]struct{}{}, knobs: deref.Of(knobs)}
 	return m, nil
 }
-
-// Separator returns the hierarchy separator, "" for flat ids.
-func (m *Manager) Separator() string { return m.sep }

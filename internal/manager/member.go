@@ -1,6 +1,8 @@
 package manager
 
 import (
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
@@ -88,10 +90,7 @@ func (mb *member) setReal(l lockstep.Lock) {
 func (mb *member) fire() {
 	mb.lmu.Lock()
 	mb.fired = true
-	subs := make([]*held.Loss, 0, len(mb.subs))
-	for s := range mb.subs {
-		subs = append(subs, s)
-	}
+	subs := slices.Collect(maps.Keys(mb.subs))
 	mb.lmu.Unlock()
 	for _, s := range subs {
 		s.Fire()

@@ -153,7 +153,7 @@ func TestNew_RefusesBadSeparator(t *testing.T) {
 	for _, sep := range []string{"", "/", ".", "::", "→", "12345678"} {
 		m, err := New(sep, nil, nil, nil)
 		require.NoError(t, err, sep)
-		assert.Equal(t, sep, m.Separator())
+		assert.Equal(t, sep, m.sep)
 	}
 }
 

@@ -14,19 +14,9 @@ import (
 // or TryLockGroup. The Manager plans it and keeps what lies between the
 // members (the reentrancy registry, the deadlock wait, the rollback of a
 // partial group); the Locker takes each member itself, with its own
-// acquisition of one id, so the Manager never calls the Locker:
-//
-//	run := m.Start(ctx, reqs, try)
-//	for run.Next() {
-//		run.Done(l.one(run.Step()))
-//	}
-//	return run.Result()
-//
-// A Locker that takes a member in an access stronger than asked (the
-// legacy and combined Lockers, and a migration Locker whose acquisition
-// runs in mode legacy or combined, take every member exclusively) says so
-// with Step.Take before or during its take: the deadlock wait and the
-// holding then show the access really taken (docs/algorithms.md, 8.5).
+// acquisition of one id, in the loop doc.go shows, so the Manager never
+// calls the Locker. A Locker that takes a member in an access stronger
+// than asked says so with Step.Take.
 //
 // A Run is one goroutine's, and is not reused.
 type Run struct {

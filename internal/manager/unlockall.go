@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/lockstep-go/lockstep"
 )
@@ -23,16 +25,11 @@ func (m *Manager) UnlockAll(ctx context.Context, holder any) error {
 		return fmt.Errorf("%w: UnlockAll of a nil holder: pass a unit of work's", lockstep.ErrInvalidConfig)
 	}
 	m.mu.Lock()
-	gs := make([]*Lock, 0, len(m.handles[holder]))
-	for g := range m.handles[holder] {
-		gs = append(gs, g)
-	}
+	gs := slices.Collect(maps.Keys(m.handles[holder]))
 	m.mu.Unlock()
 	var errs []error
 	for _, g := range gs {
-		if err := g.Unlock(ctx); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, g.Unlock(ctx)) // errors.Join drops the nils
 	}
 	return errors.Join(errs...)
 }

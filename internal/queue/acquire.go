@@ -23,7 +23,6 @@ const maxTryClaims = lockstep.MaxTryAttempts
 type attempt struct {
 	l      *Locker
 	id     string // the row the lock is kept in (Locker.row): the caller's id in the store's scope
-	name   string // the caller's id, for the Observer
 	owner  string
 	try    bool
 	mode   lockstep.Mode   // the mode the caller asked for (lease events)

@@ -18,14 +18,18 @@ import (
 // notes each of its claims there (package combined runs the legacy half
 // beside them).
 func (l *Locker) Acquire(ctx context.Context, r held.Request) (held.Result, error) {
-	return l.part(ctx, r)
-}
-
-// CheckShareToken checks, with no request, that this Locker could adopt
-// tok, and returns the handle's id and the members it names (package
-// migration checks a token with it before its admission).
-func (l *Locker) CheckShareToken(tok string) (id string, members []lockstep.Request, err error) {
-	return l.checkShareToken(tok)
+	var res held.Result
+	err := l.parts.Do(ctx, "queuelock", r.ID, func(ctx context.Context) error {
+		a := &attempt{l: l, id: l.row(r.ID), owner: l.owners.Next(), try: r.Try, mode: r.Mode,
+			access: r.Access, loss: r.Loss, notes: r.Claims}
+		p, err := a.run(ctx)
+		if err != nil {
+			return err
+		}
+		res = held.Result{Part: p, Owner: a.owner, Since: p.since, Attempts: a.claims, Requests: a.requests}
+		return nil
+	})
+	return res, err
 }
 
 // Owners is the issuer this Locker draws its owner ids from (NewWith).

@@ -181,16 +181,3 @@ func (l *Locker) stopJanitor() {
 	j.mu.Unlock()
 	j.wg.Wait()
 }
-
-// janitorDone returns a channel closed when the janitor's current run has
-// ended (already closed if none runs); for tests.
-func (l *Locker) janitorDone() <-chan struct{} {
-	l.janitor.mu.Lock()
-	defer l.janitor.mu.Unlock()
-	if l.janitor.done == nil || !l.janitor.running {
-		c := make(chan struct{})
-		close(c)
-		return c
-	}
-	return l.janitor.done
-}

@@ -247,3 +247,16 @@ func TestLocker_JanitorEndsWhenIdleAndOnClose(t *testing.T) {
 		t.Fatal("Close returned with the janitor still running")
 	}
 }
+
+// janitorDone returns a channel closed when the janitor's current run has
+// ended (already closed if none runs).
+func (l *Locker) janitorDone() <-chan struct{} {
+	l.janitor.mu.Lock()
+	defer l.janitor.mu.Unlock()
+	if l.janitor.done == nil || !l.janitor.running {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return l.janitor.done
+}

@@ -149,24 +149,18 @@ func newCore(store lockstep.Store, opts *Options, p setup.Process, owners *setup
 }
 
 // Take is the queue lock's acquisition of one id, below the lock manager
-// (manager.Algorithm).
-func (l *Locker) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, error) {
-	return l.take(ctx, a.ID, a.Access, a.Try, a)
-}
-
-// take is the queue lock's acquisition of one id, for
-// Take: the attempt, with a fencing token when Options.Fencing
-// is set.
-func (l *Locker) take(ctx context.Context, id string, access lockstep.Access, try bool, st *manager.Acquisition) (held.Spec, error) {
+// (manager.Algorithm): the attempt, with a fencing token when
+// Options.Fencing is set.
+func (l *Locker) Take(ctx context.Context, st *manager.Acquisition) (held.Spec, error) {
 	loss := held.NewLoss()
-	a := &attempt{l: l, id: l.row(id), name: id, owner: l.owners.Next(), try: try,
-		mode: lockstep.ModeNew, access: access, loss: loss, fence: true, block: st.TokenBlock}
+	a := &attempt{l: l, id: l.row(st.ID), owner: l.owners.Next(), try: st.Try,
+		mode: lockstep.ModeNew, access: st.Access, loss: loss, fence: true, block: st.TokenBlock}
 	p, err := a.run(ctx)
 	st.Attempts, st.Requests = a.claims, a.requests
 	if err != nil {
 		return held.Spec{}, err
 	}
-	return held.Spec{ID: id, Owner: a.owner, Mode: lockstep.ModeNew, Token: a.token, TokenLast: fencing.Drawer{Block: a.block}.Last(a.token),
+	return held.Spec{ID: st.ID, Owner: a.owner, Mode: lockstep.ModeNew, Token: a.token, TokenLast: fencing.Drawer{Block: a.block}.Last(a.token),
 		Parts: []held.Part{p}, Loss: loss, Since: p.since}, nil
 }
 
@@ -191,24 +185,6 @@ func (l *Locker) column(a lockstep.Access, k int) string {
 // Scope returns the scope of this Locker's locks: its store's, read at New
 // (lockstep.ScopeOf).
 func (l *Locker) Scope() lockstep.Scope { return l.scope }
-
-// part takes a queue lock as one part of a larger acquisition
-// (internal/held): no token, no Observer event, not tracked for Close. A
-// Close of this Locker still ends the wait.
-func (l *Locker) part(ctx context.Context, r held.Request) (held.Result, error) {
-	var res held.Result
-	err := l.parts.Do(ctx, "queuelock", r.ID, func(ctx context.Context) error {
-		a := &attempt{l: l, id: l.row(r.ID), name: r.ID, owner: l.owners.Next(), try: r.Try, mode: r.Mode,
-			access: r.Access, loss: r.Loss, notes: r.Claims}
-		p, err := a.run(ctx)
-		if err != nil {
-			return err
-		}
-		res = held.Result{Part: p, Owner: a.owner, Since: p.since, Attempts: a.claims, Requests: a.requests}
-		return nil
-	})
-	return res, err
-}
 
 // Close ends the parts in flight for a composer and waits for its
 // goroutines (manager.Algorithm: the manager above it has released its

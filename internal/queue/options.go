@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/setup"
 	"github.com/lockstep-go/lockstep/wakeup"
@@ -134,37 +136,21 @@ type config struct {
 }
 
 // process returns o's process-wide settings, for setup.Process.Resolve.
-func (o *Options) process() (p setup.Process) {
-	if o != nil {
-		p = setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer, Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
-	}
-	return p
+func (o *Options) process() setup.Process {
+	in := deref.Of(o)
+	return setup.Process{Clock: in.Clock, ID: in.ProcessID, Logger: in.Logger, Observer: in.Observer, Fencing: in.Fencing, Separator: in.Separator, Deadlock: in.Deadlock}
 }
 
 // resolve resolves o's own fields, beside p, the process's settings
 // resolved (o's fields of p's names are not read).
 func (o *Options) resolve(p setup.Process) (config, error) {
-	var in Options
-	if o != nil {
-		in = *o
-	}
-	c := config{Process: p, table: in.Table, poll: in.Poll, skew: in.MaxClockSkew, noFast: in.NoFastPath, rand: in.Rand,
-		slow: in.SlowPoll, wake: in.Wake, handoff: in.Handoff, intention: in.IntentionRange, local: in.LocalHandoff, retain: in.Retain}
-	if in.TestingKnobs != nil {
-		c.knobs = *in.TestingKnobs
-	}
+	in := deref.Of(o)
+	c := config{Process: p, table: cmp.Or(in.Table, DefaultTable), poll: cmp.Or(in.Poll, 50*time.Millisecond),
+		skew: cmp.Or(in.MaxClockSkew, DefaultMaxClockSkew), noFast: in.NoFastPath, rand: in.Rand, slow: in.SlowPoll, wake: in.Wake,
+		handoff: in.Handoff, intention: in.IntentionRange, local: in.LocalHandoff, retain: in.Retain, knobs: deref.Of(in.TestingKnobs)}
 	var err error
 	if c.Lease, err = setup.Lease(in.TTL, in.Renew, in.MaxServerSkew, c.knobs.Lease); err != nil {
 		return c, err
-	}
-	if c.table == "" {
-		c.table = DefaultTable
-	}
-	if c.poll == 0 {
-		c.poll = 50 * time.Millisecond
-	}
-	if c.skew == 0 {
-		c.skew = DefaultMaxClockSkew
 	}
 	if err := lockstep.ValidateName("Table", c.table); err != nil {
 		return c, err
@@ -197,10 +183,7 @@ func (o *Options) resolve(p setup.Process) (config, error) {
 		w2.Key = append([]byte(nil), w.Key...)
 		c.wake = &w2
 	}
-	if c.local < 0 {
-		return c, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf("%d must not be negative: use 0 for off or the most local handoffs in a row, e.g. 8", c.local)}
-	}
-	if err := CheckRetain(c.retain, c.local); err != nil {
+	if err := CheckLocalHandoff(c.local, c.retain); err != nil {
 		return c, err
 	}
 	if c.handoff && c.wake == nil {
@@ -212,11 +195,13 @@ func (o *Options) resolve(p setup.Process) (config, error) {
 	return c, nil
 }
 
-// CheckRetain refuses a Retain that is negative or set without local
-// handoff (local, the LocalHandoff beside it): migration's Options check
+// CheckLocalHandoff refuses a negative LocalHandoff (local), and a Retain
+// that is negative or set without local handoff: migration's Options check
 // theirs with it too.
-func CheckRetain(retain time.Duration, local int) error {
+func CheckLocalHandoff(local int, retain time.Duration) error {
 	switch {
+	case local < 0:
+		return &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf("%d must not be negative: use 0 for off or the most local handoffs in a row, e.g. 8", local)}
 	case retain < 0:
 		return &lockstep.ConfigError{Field: "Retain", Reason: fmt.Sprintf(
 			"%v must not be negative: use 0 for off or how long to keep an unlocked lock for this process, e.g. 20ms", retain)}

@@ -16,6 +16,7 @@
 package setup
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -49,9 +50,7 @@ func NewProcessIDFor(host string) string {
 	var b [suffixHex / 2]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
 	h := HostPart(host)
-	if h == "" {
-		h = "lockstep"
-	}
+	h = cmp.Or(h, "lockstep")
 	return h + "-" + hex.EncodeToString(b[:])
 }
 

@@ -5,6 +5,7 @@
 package setup
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/lockstep-go/lockstep/internal/lease"
@@ -21,12 +22,8 @@ const DefaultTTL = 30 * time.Second
 // what is accepted; nil in production.
 func Lease(ttl, renew, maxServerSkew time.Duration, knobs *lease.TestingKnobs) (lease.Config, error) {
 	c := lease.Config{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Knobs: knobs}
-	if c.TTL == 0 {
-		c.TTL = DefaultTTL
-	}
-	if c.MaxServerSkew == 0 {
-		c.MaxServerSkew = lease.DefaultMaxServerSkew
-	}
+	c.TTL = cmp.Or(c.TTL, DefaultTTL)
+	c.MaxServerSkew = cmp.Or(c.MaxServerSkew, lease.DefaultMaxServerSkew)
 	if c.Renew == 0 && c.TTL > 0 {
 		c.Renew = c.DefaultRenew()
 	}

@@ -3,9 +3,7 @@ package shadow
 import (
 	"context"
 
-	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/held"
-	"github.com/lockstep-go/lockstep/internal/setup"
 )
 
 // What a composer of this module (package combined, package migration)
@@ -15,25 +13,24 @@ import (
 // (internal/held): no token, no Observer event, not tracked for Close. A
 // Close of this Locker still ends the wait. It takes r.ID exclusively,
 // whatever r.Access asks.
-func (l *Locker) Acquire(ctx context.Context, r held.Request) (held.Result, error) {
-	return l.part(ctx, r)
+func (l *Locker) Acquire(ctx context.Context, q held.Request) (held.Result, error) {
+	return l.acquire(ctx, q, nil)
 }
 
-// Prepare starts taking a part whose first round runs up to its decision at
-// once and then waits for held.Prepared.Go: package combined runs it beside
-// the queue half's claim (docs/algorithms.md, section 6.1).
-func (l *Locker) Prepare(ctx context.Context, r held.Request) held.Prepared {
-	return l.prepare(ctx, r)
+// acquire is Acquire, and with a gate Prepare's acquisition (overlap.go).
+func (l *Locker) acquire(ctx context.Context, q held.Request, gate <-chan bool) (held.Result, error) {
+	var res held.Result
+	err := l.parts.Do(ctx, "shadowlock", q.ID, func(ctx context.Context) error {
+		r := &round{l: l, id: q.ID, owner: l.owners.Next(), gate: gate}
+		rounds, err := l.run(ctx, r, q.Try)
+		if err != nil {
+			return err
+		}
+		res = held.Result{Part: newPart(r, q.Mode, q.Loss), Owner: r.owner, Since: r.since, Attempts: rounds, Requests: r.requests}
+		return nil
+	})
+	return res, err
 }
-
-// Owners is the issuer this Locker draws its owner ids from (NewWith).
-func (l *Locker) Owners() *setup.Owners { return l.owners }
-
-// Clock is this Locker's clock (Options.Clock, resolved).
-func (l *Locker) Clock() lockstep.Clock { return l.cfg.Clock }
 
 // Process is this Locker's process id (Options.ProcessID, resolved).
 func (l *Locker) Process() string { return l.cfg.ID }
-
-// Observer is this Locker's Observer (Options.Observer, resolved).
-func (l *Locker) Observer() lockstep.Observer { return l.cfg.Observer }

@@ -83,46 +83,23 @@ func NewWith(store lockstep.Store, opts *Options, p setup.Process, owners *setup
 }
 
 // Take is the legacy lock's acquisition of one id, below the lock manager
-// (manager.Algorithm). It takes the id exclusively, whatever access is
-// asked, and says so to the manager (the deadlock records show it).
+// (manager.Algorithm): rounds until one wins, with a fencing token when
+// Options.Fencing is set. It takes the id exclusively whatever access is
+// asked, and says so to the manager (the deadlock records show it): the
+// legacy format has only exclusive locks, and an exclusive lock excludes
+// at least what any access does (the manager reports the access asked in
+// the AcquireEvent).
 func (l *Locker) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, error) {
 	a.Takes(lockstep.Exclusive)
-	return l.take(ctx, a.ID, a.Access, a.Try, a)
-}
-
-// take is the legacy lock's acquisition of one id, for
-// Take: rounds until one wins, with a fencing token when
-// Options.Fencing is set. It takes id exclusively whatever access is
-// asked: the legacy format has only exclusive locks, and an exclusive lock
-// excludes at least what any access does (the shell reports access in the
-// AcquireEvent).
-func (l *Locker) take(ctx context.Context, id string, _ lockstep.Access, try bool, st *manager.Acquisition) (held.Spec, error) {
-	r := &round{l: l, id: id, owner: l.owners.Next(), fenced: true, block: st.TokenBlock}
-	rounds, err := l.run(ctx, r, try)
-	st.Attempts, st.Requests = rounds, r.requests
+	r := &round{l: l, id: a.ID, owner: l.owners.Next(), fenced: true, block: a.TokenBlock}
+	rounds, err := l.run(ctx, r, a.Try)
+	a.Attempts, a.Requests = rounds, r.requests
 	if err != nil {
 		return held.Spec{}, err
 	}
 	loss := held.NewLoss()
-	return held.Spec{ID: id, Owner: r.owner, LegacyOwner: r.owner, Mode: lockstep.ModeLegacy, Token: r.token, TokenLast: fencing.Drawer{Block: r.block}.Last(r.token),
+	return held.Spec{ID: a.ID, Owner: r.owner, LegacyOwner: r.owner, Mode: lockstep.ModeLegacy, Token: r.token, TokenLast: fencing.Drawer{Block: r.block}.Last(r.token),
 		Parts: []held.Part{newPart(r, lockstep.ModeLegacy, loss)}, Loss: loss, Since: r.since}, nil
-}
-
-// part takes a legacy lock as one part of a larger acquisition
-// (internal/held): no token, no Observer event, not tracked for Close. A
-// Close of this Locker still ends the wait.
-func (l *Locker) part(ctx context.Context, q held.Request) (held.Result, error) {
-	var res held.Result
-	err := l.parts.Do(ctx, "shadowlock", q.ID, func(ctx context.Context) error {
-		r := &round{l: l, id: q.ID, owner: l.owners.Next()}
-		rounds, err := l.run(ctx, r, q.Try)
-		if err != nil {
-			return err
-		}
-		res = held.Result{Part: newPart(r, q.Mode, q.Loss), Owner: r.owner, Since: r.since, Attempts: rounds, Requests: r.requests}
-		return nil
-	})
-	return res, err
 }
 
 // run executes listing 5 (for try, until the first AnotherThreadIsOwner or

@@ -1,12 +1,14 @@
 package shadow
 
 import (
+	"cmp"
 	"log/slog"
 	"math/rand/v2"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/internal/lease"
 	"github.com/lockstep-go/lockstep/internal/setup"
 )
@@ -68,33 +70,20 @@ type config struct {
 }
 
 // process returns o's process-wide settings, for setup.Process.Resolve.
-func (o *Options) process() (p setup.Process) {
-	if o != nil {
-		p = setup.Process{Clock: o.Clock, ID: o.ProcessID, Logger: o.Logger, Observer: o.Observer, Fencing: o.Fencing, Separator: o.Separator, Deadlock: o.Deadlock}
-	}
-	return p
+func (o *Options) process() setup.Process {
+	in := deref.Of(o)
+	return setup.Process{Clock: in.Clock, ID: in.ProcessID, Logger: in.Logger, Observer: in.Observer, Fencing: in.Fencing, Separator: in.Separator, Deadlock: in.Deadlock}
 }
 
 // resolve resolves o's own fields, beside p, the process's settings
 // resolved (o's fields of p's names are not read).
 func (o *Options) resolve(p setup.Process) (config, error) {
-	var in Options
-	if o != nil {
-		in = *o
-	}
-	c := config{Process: p, main: in.MainTable, shadow: in.ShadowTable, rand: in.Rand}
-	if in.TestingKnobs != nil {
-		c.knobs = *in.TestingKnobs
-	}
+	in := deref.Of(o)
+	c := config{Process: p, main: cmp.Or(in.MainTable, DefaultMainTable), shadow: cmp.Or(in.ShadowTable, DefaultShadowTable),
+		rand: in.Rand, knobs: deref.Of(in.TestingKnobs)}
 	var err error
 	if c.Lease, err = setup.Lease(in.TTL, in.Renew, in.MaxServerSkew, c.knobs.Lease); err != nil {
 		return c, err
-	}
-	if c.main == "" {
-		c.main = DefaultMainTable
-	}
-	if c.shadow == "" {
-		c.shadow = DefaultShadowTable
 	}
 	if err := lockstep.ValidateName("MainTable", c.main); err != nil {
 		return c, err

@@ -50,24 +50,18 @@ type prepared struct {
 
 var _ held.Prepared = (*prepared)(nil)
 
-// prepare starts a part acquisition (Prepare, core.go) whose rounds wait
+// Prepare starts taking a part whose first round runs up to its decision at
+// once and then waits for held.Prepared.Go: package combined runs it beside
+// the queue half's claim (docs/algorithms.md, section 6.1). Its rounds wait
 // at the gate before step 11. It runs on a goroutine of its own, registered
 // with the Locker like any call, so Close ends it.
-func (l *Locker) prepare(ctx context.Context, q held.Request) held.Prepared {
+func (l *Locker) Prepare(ctx context.Context, q held.Request) held.Prepared {
 	ctx, cancel := context.WithCancelCause(ctx)
 	p := &prepared{verdict: make(chan bool, 1), cancel: cancel, done: make(chan struct{})}
 	lifecycle.Go(l.cfg.Clock, func() {
 		defer close(p.done)
 		defer cancel(nil)
-		p.err = l.parts.Do(ctx, "shadowlock", q.ID, func(ctx context.Context) error {
-			r := &round{l: l, id: q.ID, owner: l.owners.Next(), gate: p.verdict}
-			rounds, err := l.run(ctx, r, q.Try)
-			if err != nil {
-				return err
-			}
-			p.res = held.Result{Part: newPart(r, q.Mode, q.Loss), Owner: r.owner, Since: r.since, Attempts: rounds, Requests: r.requests}
-			return nil
-		})
+		p.res, p.err = l.acquire(ctx, q, p.verdict)
 	})
 	return p
 }

@@ -17,7 +17,6 @@ type part struct {
 	l           *Locker
 	id          string
 	owner       string
-	since       int64
 	held.Leased      // Stop, Expired
 	released    bool // every cell is deleted
 	mainGone    bool // the main cell is deleted
@@ -31,7 +30,7 @@ var _ held.Part = (*part)(nil)
 func newPart(r *round, mode lockstep.Mode, loss *held.Loss) *part {
 	l := r.l
 	watched := !(mode == lockstep.ModeCombined && l.cfg.knobs.LegacyLossUnwatched)
-	p := &part{l: l, id: r.id, owner: r.owner, since: r.since, shadow: r.shadowDelete}
+	p := &part{l: l, id: r.id, owner: r.owner, shadow: r.shadowDelete}
 	rep := held.Reporting{Algorithm: "shadowlock", Logger: l.cfg.Logger, Observer: l.cfg.Observer, ID: p.id, Owner: p.owner, Mode: mode}
 	p.Lease = l.leases.Start(l.cfg.Lease, r.since, p.renew, rep.Hooks(loss, watched))
 	if watched {

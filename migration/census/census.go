@@ -1,6 +1,7 @@
 package census
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -58,10 +59,7 @@ func countNames(in map[lockstep.Mode]int) map[string]int {
 // value the JSON the package documentation shows, timestamp ts, TTL ttl.
 func (e Entry) Cell(ts int64, ttl time.Duration) (lockstep.Cell, error) {
 	w := wireEntry{Process: e.Process, Host: e.Host, Configured: e.Configured.String(),
-		Held: countNames(e.Held), Version: e.Version, Time: e.Time.UTC()}
-	if a := countNames(e.Acquiring); len(a) > 0 {
-		w.Acquiring = a
-	}
+		Held: countNames(e.Held), Acquiring: countNames(e.Acquiring), Version: e.Version, Time: e.Time.UTC()}
 	b, err := json.Marshal(w)
 	if err != nil {
 		return lockstep.Cell{}, fmt.Errorf("census: encoding the entry of %q: %w", e.Process, err)
@@ -138,9 +136,7 @@ func (e Entry) String() string {
 // Read returns the live entries of the census in table (DefaultTable when
 // empty), sorted by process, writing nothing.
 func Read(ctx context.Context, store lockstep.Store, table string) ([]Entry, error) {
-	if table == "" {
-		table = DefaultTable
-	}
+	table = cmp.Or(table, DefaultTable)
 	if err := lockstep.ValidateName("CensusTable", table); err != nil {
 		return nil, err
 	}
@@ -152,14 +148,6 @@ func Read(ctx context.Context, store lockstep.Store, table string) ([]Entry, err
 	for _, c := range cells {
 		out = append(out, decodeEntry(c))
 	}
-	slices.SortFunc(out, func(a, b Entry) int {
-		switch {
-		case a.Process < b.Process:
-			return -1
-		case a.Process > b.Process:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b Entry) int { return cmp.Compare(a.Process, b.Process) })
 	return out, nil
 }
