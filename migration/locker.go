@@ -90,14 +90,11 @@ type phaseCache struct {
 // store (lockstep.ScopeOf) is refused with an error wrapping
 // lockstep.ErrInvalidConfig: the census and the phase are fleet-wide.
 func New(store lockstep.Store, flag FlagSource, opts *Options) (*Locker, error) {
-	if store == nil {
-		return nil, &lockstep.ConfigError{Field: "Store", Reason: "nil store: pass a cassandra.Store (cassandra.New) or, in tests, a model.Store"}
+	if err := checkFleetStore(store); err != nil {
+		return nil, err
 	}
 	if flag == nil {
 		return nil, &lockstep.ConfigError{Field: "FlagSource", Reason: "nil flag source: pass Static, Env, File, a PhaseFlag or your own"}
-	}
-	if err := checkFleetStore(store); err != nil {
-		return nil, err
 	}
 	p, err := opts.process().Resolve()
 	if err != nil {

@@ -118,6 +118,32 @@ func TestLocker_UnknownModeFromTheFlagIsRefusedWritingNothing(t *testing.T) {
 	})
 }
 
+// rawFlag is a FlagSource of a caller's own that answers a mode no
+// release knows, with no error.
+type rawFlag lockstep.Mode
+
+func (f rawFlag) Mode(context.Context) (lockstep.Mode, error) { return lockstep.Mode(f), nil }
+
+// A caller's own FlagSource answering an unknown mode without an error is
+// refused by the Locker New builds (its last-good wrapper, the one check of
+// the flag's mode) at Lock and at Ready, and nothing is written.
+func TestLocker_UnknownModeFromACustomFlagIsRefusedWritingNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := newStore()
+		l := newProcess(t, s, "p", rawFlag(9))
+		if _, err := l.Lock(ctx, "id"); !errors.Is(err, lockstep.ErrInvalidMode) {
+			t.Fatalf("Lock: err = %v, want ErrInvalidMode", err)
+		}
+		if err := l.Ready(ctx); !errors.Is(err, lockstep.ErrInvalidMode) {
+			t.Fatalf("Ready: err = %v, want ErrInvalidMode", err)
+		}
+		if cs := lockCells(t, s, "id"); len(cs) != 0 {
+			t.Fatalf("wrote %v", cs)
+		}
+	})
+}
+
 func TestNew_RefusesBadConfiguration(t *testing.T) {
 	s := newStore()
 	for name, tc := range map[string]struct {

@@ -18,7 +18,7 @@
 // with the owner-id issuer of their process passed explicitly (NewWith),
 // or receive the one inside a queuelock.Locker, and call Acquire (with
 // held.Request.Claims, on which each claim is noted for package combined),
-// One, CheckShareToken, Owners, Clock, Process and Observer.
+// CheckShareToken, Owners, Clock, Process and Observer.
 //
 // The algorithm's steps and its safety, fairness and progress arguments
 // are in docs/algorithms.md, section 4 (4.3 steps, 4.4 mutual exclusion,

@@ -11,8 +11,8 @@ import (
 
 // Acquire takes a legacy lock as one part of a larger acquisition
 // (internal/held): no token, no Observer event, not tracked for Close. A
-// Close of this Locker still ends the wait. It takes r.ID exclusively,
-// whatever r.Access asks.
+// Close of this Locker still ends the wait. It takes q.ID exclusively,
+// whatever q.Access asks.
 func (l *Locker) Acquire(ctx context.Context, q held.Request) (held.Result, error) {
 	return l.acquire(ctx, q, nil)
 }

@@ -13,8 +13,8 @@
 //
 // Composers (package combined and package migration) build a Locker here
 // with the owner-id issuer of their process passed explicitly (NewWith),
-// or receive the one inside a shadowlock.Locker, and call Acquire, Prepare,
-// One, Owners, Clock, Process and Observer.
+// or receive the one inside a shadowlock.Locker, and call Acquire, Prepare
+// and Process.
 //
 // The algorithm's steps and its safety argument are in docs/algorithms.md,
 // section 3 ("The legacy shadow-table lock"); its overlap with the queue half in

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/deref"
 	"github.com/lockstep-go/lockstep/model"
 )
 
@@ -86,9 +87,7 @@ func New(cfg Config) *Sim {
 	}
 	s.now.Store(start)
 	s.cluster = model.NewCluster(baseClock{s}, cfg.Cluster)
-	if cfg.TestingKnobs != nil {
-		s.knobs = *cfg.TestingKnobs
-	}
+	s.knobs = deref.Of(cfg.TestingKnobs)
 	return s
 }
 
