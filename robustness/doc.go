@@ -17,7 +17,8 @@
 // Workers also take their locks through lockd, the lock manager as a
 // service (lockd/): in the fleets new and combined+new three workers go
 // through two lockd processes the runner starts on the segment's keyspace
-// (ordinary fleet processes following its phase, sharing a peer key), by
+// (ordinary fleet processes following its phase, sharing a peer key, with
+// --local-handoff 8 --retain 20ms), by
 // TCP proxies the runner can cut, and a lockd track of nemeses runs beside
 // the cluster's schedule: a lockd SIGKILLed mid-hold, one paused longer
 // than its lock TTL, a client cut off from its lockd for longer than its

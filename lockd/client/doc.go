@@ -78,11 +78,17 @@
 // before the adoption was answered, is lost (Lost closes; Unlock returns
 // lockstep.ErrLost); a move not done
 // within the session's TTL ends the session, as without fail-over. A Lock
-// answered by the old lockd after the move began is given back there and
-// returns an error wrapping ErrUnavailable. A lockd only cut off keeps its
+// is handed out only with a peer token naming it (handout.go): one
+// answered by the old lockd after the move began, or whose GetToken went
+// unanswered, is given back there and returns an error wrapping
+// ErrUnavailable (Lock again), so no Lock the caller received is one a
+// move could not carry. A lockd only cut off keeps its
 // share of the locks until its old session lapses: a lock unlocked after
 // the move is free only then. A move another lockd refuses (a token it
-// cannot adopt) ends the session at once, saying so. Session.Moves counts
+// cannot adopt) ends the session at once, saying so; a token none of whose
+// locks is still held (UNKNOWN_TOKEN: they were unlocked as the move
+// began) is no refusal: the move goes on with nothing adopted, and the
+// locks it named that the session still counted are lost. Session.Moves counts
 // the moves; Options.OnMove, when set, is told of each (a Move: the lockds
 // left and reached, when it began and ended, the Locks kept and lost, and
 // for a move that failed, why). A lockd shut down gracefully tells its

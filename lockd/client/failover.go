@@ -190,20 +190,6 @@ func (s *Session) endOn(c *conn, err error) {
 	}
 }
 
-// giveBack releases l at c, whose session the session moved off while
-// Lock was being answered: the lock belongs to the old identity, which
-// the move did not carry it with.
-func (s *Session) giveBack(ctx context.Context, c *conn, l *Lock) error {
-	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(s.ttl/3, 10*time.Millisecond))
-	defer cancel()
-	_, err := c.rpc.Unlock(uctx, connect.NewRequest(&pb.UnlockRequest{SessionId: c.id, LockId: l.handle}))
-	given := "it was given back there"
-	if err != nil {
-		given = "it could not be given back (" + err.Error() + "); that lockd releases it when the old session lapses"
-	}
-	return fmt.Errorf("lockd client: the session moved off lockd %s while it granted %s, and %s: Lock again: %w", c.url, l.id, given, ErrUnavailable)
-}
-
 // move moves the session off old, which failed with cause, to another
 // lockd (the next in Open's order after old's, old's own last), before
 // the session's deadline; otherwise the session ends and its locks are
@@ -219,7 +205,13 @@ func (s *Session) move(old *conn, cause error) {
 		return
 	}
 	deadline, peer, held := s.deadline, s.peer, len(s.locks)
+	s.movingOff = old // a Lock answered at old from now on is not handed out (handout.go)
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.movingOff = nil
+		s.mu.Unlock()
+	}()
 	old.stop()
 	ctx, cancel := context.WithDeadline(s.root, deadline)
 	defer cancel()

@@ -45,6 +45,9 @@ type server struct {
 	// delay holds every request until it is switched off, then serves it:
 	// a lockd that stalls (paused) and then goes on.
 	delay atomic.Bool
+	// delayed counts the requests delay held; lockAnswers the Lock
+	// requests answered.
+	delayed, lockAnswers atomic.Int32
 }
 
 func newServer(t *testing.T, principals *lockd.Principals) *server {
@@ -103,6 +106,9 @@ func serveLockdWith(t *testing.T, store *model.Store, process string, opts lockd
 			}
 			return
 		}
+		if s.delay.Load() {
+			s.delayed.Add(1)
+		}
 		for s.delay.Load() {
 			select {
 			case <-r.Context().Done():
@@ -124,6 +130,9 @@ func serveLockdWith(t *testing.T, store *model.Store, process string, opts lockd
 			return
 		}
 		h.ServeHTTP(w, r)
+		if strings.HasSuffix(r.URL.Path, "/Lock") {
+			s.lockAnswers.Add(1)
+		}
 	})}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -44,11 +44,20 @@ func (s *Session) moveTo(ctx context.Context, url, peer string) (kept, lost int,
 	if peer != "" && s.holds() {
 		setSent = time.Now()
 		res, err := c.rpc.SetToken(ctx, connect.NewRequest(&pb.SetTokenRequest{SessionId: c.id, Token: peer}))
-		if err != nil {
+		switch {
+		case err == nil:
+			held = res.Msg.GetLocks()
+		case noneHeld(wrap(ctx, err)):
+			// Nothing the token names is held any more (its locks were
+			// unlocked, here or behind the client's back, or their
+			// identity ended): the move adopts nothing, and every Lock the
+			// session counts held is lost by the rule below, as when an
+			// answer names none of them. The session lives on at c.
+		default:
 			s.closeOn(c)
 			return 0, 0, wrap(ctx, err)
 		}
-		held, got = res.Msg.GetLocks(), time.Now()
+		got = time.Now()
 	}
 	to, counted := s.assign(ctx, c, held)
 	next := peer
@@ -84,6 +93,16 @@ func (s *Session) closeLeft(ctx context.Context, c *conn) {
 		delete(s.left, c.url)
 		s.mu.Unlock()
 	}
+}
+
+// noneHeld says whether err is a SetToken's refusal of a token none of
+// whose locks is still held (UNKNOWN_TOKEN; docs/algorithms.md §8.8, "A
+// token naming a released lock"): the token carries nothing, and a move
+// goes on without it rather than ending the session. Every lockd of the
+// cluster would say the same, and keeping no lock claims nothing.
+func noneHeld(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Reason == pb.LockError_REASON_UNKNOWN_TOKEN
 }
 
 // holds says whether the session has a Lock.

@@ -73,15 +73,19 @@ type Session struct {
 	bg     sync.WaitGroup
 	moveMu sync.Mutex // one move at a time (failover.go)
 
-	mu       sync.Mutex
-	c        *conn  // the lockd and session in use
-	peer     string // the identity's latest peer token, with several lockds
-	peerSeq  uint64 // GetToken calls sent for it
-	peerAt   uint64 // the one peer came from
-	moves    int
-	left     map[string]string // by lockd URL, the session left there by the latest move off it
-	deadline time.Time         // the keep-alive rule's: a loss is assumed after it
-	locks    map[string]*Lock  // by lock handle
+	mu      sync.Mutex
+	c       *conn  // the lockd and session in use
+	peer    string // the identity's latest peer token, with several lockds
+	peerSeq uint64 // GetToken calls sent for it
+	peerAt  uint64 // the one peer came from
+	moves   int
+	// movingOff is the conn a move under way leaves (nil: none): the
+	// move's token was chosen when it began, so a Lock answered there now
+	// cannot be carried (handOut).
+	movingOff *conn
+	left      map[string]string // by lockd URL, the session left there by the latest move off it
+	deadline  time.Time         // the keep-alive rule's: a loss is assumed after it
+	locks     map[string]*Lock  // by lock handle
 	// lostEarly are handles a LOCK_LOST event named, unknown to the
 	// session, while a call that returns handles (Lock, SetToken) was in
 	// flight (calls counts them): such a Lock is born lost. Emptied when no
@@ -282,23 +286,7 @@ func (s *Session) lock(ctx context.Context, comment string, try bool, reqs ...lo
 	if time.Until(l.deadline) < s.ttl/3 {
 		s.grantedLate(ctx, c, l) // a grant late in a long wait: ask again how long it stays valid
 	}
-	s.mu.Lock()
-	moved := s.c != c
-	lost := s.err != nil || s.lostEarly[l.handle] // ended, or lost, while the call was answered
-	if !lost && !moved {
-		s.locks[l.handle] = l
-	}
-	s.callEndsLocked()
-	s.mu.Unlock()
-	if moved {
-		return nil, s.giveBack(ctx, c, l)
-	}
-	if lost {
-		l.lose()
-	}
-	s.added()
-	s.refreshPeer()
-	return l, nil
+	return s.handOut(ctx, c, l)
 }
 
 // UnlockAll releases every lock of the session. A lock whose lease was lost

@@ -90,7 +90,10 @@ type segment struct {
 
 var fleets = []segment{
 	// The lockd clients w2 (Go, l1 alone), w3 (Go) and w4 (Python), the
-	// last two failing over between l2 and l1, added to the four.
+	// last two failing over between l2 and l1, added to the four; the
+	// lockds run with --local-handoff 8 --retain 20ms (fleetLockd), so the
+	// clients that fail over move with locks the local-handoff layer
+	// granted and shared.
 	{name: "new", modes: []string{"new"}, phase: "new", lockd: fleetLockd, extra: 1},
 	// Four lock-manager workers added to the four plain ones: legacy
 	// mode publishes waits too (docs/algorithms.md §8.5), and the cycle

@@ -53,6 +53,12 @@ type lockdSetup struct {
 	// fresh makes a lockd nemesis strike only a hold that began within the
 	// last second (Holding), so that most of the hold is still ahead.
 	fresh bool
+	// localHandoff and retain, when set, are the lockds' --local-handoff
+	// and --retain (docs/algorithms.md §4.15): the fail-over clients'
+	// locks are then granted by the local-handoff layer and shared from it
+	// when a peer token names them.
+	localHandoff int
+	retain       time.Duration
 }
 
 // The fleets' lockd timing: a lock TTL of 6 s (lease window 2 s with
@@ -67,8 +73,12 @@ const (
 
 // fleetLockd is the fleets' setup: three of the workers through lockd — a
 // Go client given l1 alone, a Go client and a Python client given both
-// lockds, starting on l2.
-var fleetLockd = lockdSetup{clients: 3, single: 1, python: 1, lockTTL: lockdLockTTL, sessionTTL: lockdSessionTTL, track: true}
+// lockds, starting on l2 — and lockds that hand locks on in memory and keep
+// them unlocked for a while (lockd --local-handoff 8 --retain 20ms), as a
+// lockd serving hot ids runs: the fail-over clients move with locks the
+// local-handoff layer granted and then shared (docs/algorithms.md §4.15).
+var fleetLockd = lockdSetup{clients: 3, single: 1, python: 1, lockTTL: lockdLockTTL, sessionTTL: lockdSessionTTL, track: true,
+	localHandoff: 8, retain: 20 * time.Millisecond}
 
 // lockdWindow is lockd's lease window for a lock TTL.
 func lockdWindow(lockTTL time.Duration) time.Duration {
@@ -202,10 +212,7 @@ func (s *lockdSet) start(ctx context.Context, keyspace string) error {
 			return err
 		}
 		p.addr = fmt.Sprintf("127.0.0.1:%d", port)
-		p.args = []string{"--hosts", strings.Join(s.r.cluster.Hosts(), ","), "--keyspace", keyspace,
-			"--listen", p.addr, "--lock-ttl", s.setup.lockTTL.String(),
-			"--process-id", fmt.Sprintf("%s-lockd%d", s.name, p.n),
-			"--metrics=false", "--deadlock-detection=false", "--log-level", "warn", "--timeout", "5s", "--peer-key-file", keyFile}
+		p.args = s.lockdArgs(p, keyspace, keyFile)
 		wg.Add(1)
 		go func() { defer wg.Done(); errs[i] = s.launch(ctx, p) }()
 	}
@@ -224,6 +231,21 @@ func (s *lockdSet) start(ctx context.Context, keyspace string) error {
 		}
 	}
 	return nil
+}
+
+// lockdArgs returns the flags lockd p runs with on keyspace.
+func (s *lockdSet) lockdArgs(p *lockdProc, keyspace, keyFile string) []string {
+	args := []string{"--hosts", strings.Join(s.r.cluster.Hosts(), ","), "--keyspace", keyspace,
+		"--listen", p.addr, "--lock-ttl", s.setup.lockTTL.String(),
+		"--process-id", fmt.Sprintf("%s-lockd%d", s.name, p.n),
+		"--metrics=false", "--deadlock-detection=false", "--log-level", "warn", "--timeout", "5s", "--peer-key-file", keyFile}
+	if s.setup.localHandoff > 0 {
+		args = append(args, "--local-handoff", fmt.Sprint(s.setup.localHandoff))
+	}
+	if s.setup.retain > 0 {
+		args = append(args, "--retain", s.setup.retain.String())
+	}
+	return args
 }
 
 func freePort() (int, error) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstep-go/lockstep/robustness/check"
+	"github.com/lockstep-go/lockstep/robustness/cluster"
 	"github.com/lockstep-go/lockstep/robustness/history"
 	"github.com/lockstep-go/lockstep/robustness/nemesis"
 )
@@ -141,5 +142,20 @@ func TestLockdSetWindow_MovesToTheWindowsDirectory(t *testing.T) {
 	if s.history[py] != filepath.Join(dir, py+".jsonl") || s.movesPath(py) != filepath.Join(dir, history.MovesDir, py+".jsonl") ||
 		s.procs[0].log != filepath.Join(dir, "lockd-l1.log") || len(s.events) != 0 || len(s.counts) != 0 {
 		t.Fatalf("after window: history %s, moves %s, log %s, events %v, counts %v", s.history[py], s.movesPath(py), s.procs[0].log, s.events, s.counts)
+	}
+}
+
+// The fleets' lockds run with --local-handoff 8 --retain 20ms, so their
+// fail-over clients move with locks the local-handoff layer granted; the
+// control's run without.
+func TestFleetLockd_TheFleetsRunLockdsWithLocalHandoffAndRetention(t *testing.T) {
+	for name, want := range map[string]bool{"new": true, "combined+new": true} {
+		f, _ := fleetByName(name)
+		r := &runner{o: options{workers: 4}, outDir: t.TempDir(), cluster: &cluster.Cluster{}}
+		s := r.newLockdSet(&f, 0)
+		args := strings.Join(s.lockdArgs(s.procs[0], "ks", "peer.key"), " ")
+		if got := strings.Contains(args, "--local-handoff 8 --retain 20ms"); got != want {
+			t.Errorf("fleet %s: lockd args %q: local handoff and retention %v, want %v", name, args, got, want)
+		}
 	}
 }

@@ -33,9 +33,15 @@ moves); nothing is released or taken again. A lock the token did not name,
 or lockd found no longer held, or whose own time ran out before the
 adoption was answered, is lost (lost(lock) is true; unlock raises Lost). A
 move not done within the session's TTL loses the session, as without
-fail-over; a lockd that refuses the token ends it at once. A lock call
-answered by the old lockd after the move began is given back there and
-raises Unavailable: lock again. A lockd only cut off keeps its share of the
+fail-over; a lockd that refuses the token ends it at once, except that a
+token none of whose locks is still held (REASON_UNKNOWN_TOKEN: they were
+unlocked as the move began) is no refusal: the move goes on with nothing
+adopted, and the locks it named that the session still counted are lost. A
+lock is handed out only with a peer token naming it (handout.py): a lock
+call answered by the old lockd after the move began, or whose GetToken went
+unanswered, gives the lock back there and raises Unavailable (lock again),
+so no lock the caller received is one a move could not carry. A lockd only
+cut off keeps its share of the
 locks until its old session lapses: a lock unlocked after the move is free
 only then. Locks taken after a move are named "<handle>@<moves>".
 client.session(on_move=f) calls f(move) once per move, on the session's

@@ -139,21 +139,6 @@ def refresh_peer(s):
             s._peer, s._peer_at = tok, seq
 
 
-def give_back(s, c, held):
-    """Releases held at c, whose session the session moved off while Lock
-    was being answered (the lock belongs to the old identity, which the move
-    did not carry it with), and returns the Unavailable to raise."""
-    given = "it was given back there"
-    try:
-        s.client.call("Unlock", pb.UnlockRequest(session_id=c.id, lock_id=held.lock_id), timeout=max(s.ttl / 3, 0.01), endpoint=c.endpoint)
-    except LockdError as err:
-        given = f"it could not be given back ({err}); that lockd releases it when the old session lapses"
-    ids = ",".join(it.id for it in held.items)
-    return Unavailable(
-        grpc.StatusCode.UNAVAILABLE, f"the session moved off lockd {c.endpoint} while it granted {ids}, and {given}: lock again", None
-    )
-
-
 def move(s, old, cause):
     """Moves s off old, which failed with cause, to another lockd (the next
     in the client's order after old's, old's own last) before the session's
@@ -165,42 +150,54 @@ def move(s, old, cause):
             if s._conn is not old or s._lost.is_set() or s._closing.is_set():
                 return
             deadline, peer, held = s._deadline, s._peer, len(s._locks)
-        if old.keeper is not None:
-            old.keeper.give_up()
-        endpoints = s.client.endpoints
-        at = endpoints.index(old.endpoint) if old.endpoint in endpoints else 0
-        last, refused, attempt = cause, False, 0
-        while time.monotonic() < deadline and not s._closing.is_set():
-            attempt += 1
-            endpoint = endpoints[(at + attempt) % len(endpoints)]
-            try:
-                kept, lost = _move_to(s, endpoint, peer, deadline)
-                s._moved(Move(old.endpoint, endpoint, began, time.monotonic(), kept, lost, None))
-                return
-            except _Closing:
-                return
-            except ValueError as err:  # no peer key there
-                last, refused = f"lockd {endpoint}: {err}", True
-                break
-            except LockdError as err:
-                last = f"lockd {endpoint}: {err}"
-                # LOCKED: that lockd still holds the locks for an old session
-                # of this client that could not be closed; it accepts them
-                # once that session lapses.
-                if not movable(err) and err.reason != "REASON_LOCKED":
-                    refused = True  # another lockd would refuse the token too
-                    break
-            if attempt % len(endpoints) == 0:  # every lockd failed: again, a little later
-                s._closing.wait(min(max(s.ttl / 20, 0.01), max(deadline - time.monotonic(), 0)))
-        if s._closing.is_set():
+            s._moving_off = old  # a Lock answered at old from now on is not handed out (handout.py)
+        try:
+            _move_off(s, old, cause, began, deadline, peer, held)
+        finally:
+            with s._mu:
+                s._moving_off = None
+
+
+def _move_off(s, old, cause, began, deadline, peer, held):
+    """move's steps once it has begun: tries the other lockds in turn until
+    one takes the session, the session's deadline passes, or a lockd
+    refuses it."""
+    if old.keeper is not None:
+        old.keeper.give_up()
+    endpoints = s.client.endpoints
+    at = endpoints.index(old.endpoint) if old.endpoint in endpoints else 0
+    last, refused, attempt = cause, False, 0
+    while time.monotonic() < deadline and not s._closing.is_set():
+        attempt += 1
+        endpoint = endpoints[(at + attempt) % len(endpoints)]
+        try:
+            kept, lost = _move_to(s, endpoint, peer, deadline)
+            s._moved(Move(old.endpoint, endpoint, began, time.monotonic(), kept, lost, None))
             return
-        if refused:
-            why = f"another lockd refused to take the session and its locks over ({last}); no lockd of the cluster would accept them"
-        else:
-            why = f"the session could not move to another lockd before its TTL ran out (last: {last})"
-        reason = f"session {old.id}: lockd {old.endpoint} failed ({cause}), and {why}"
-        s._lose(reason)
-        s._moved(Move(old.endpoint, None, began, time.monotonic(), 0, held, reason))
+        except _Closing:
+            return
+        except ValueError as err:  # no peer key there
+            last, refused = f"lockd {endpoint}: {err}", True
+            break
+        except LockdError as err:
+            last = f"lockd {endpoint}: {err}"
+            # LOCKED: that lockd still holds the locks for an old session
+            # of this client that could not be closed; it accepts them
+            # once that session lapses.
+            if not movable(err) and err.reason != "REASON_LOCKED":
+                refused = True  # another lockd would refuse the token too
+                break
+        if attempt % len(endpoints) == 0:  # every lockd failed: again, a little later
+            s._closing.wait(min(max(s.ttl / 20, 0.01), max(deadline - time.monotonic(), 0)))
+    if s._closing.is_set():
+        return
+    if refused:
+        why = f"another lockd refused to take the session and its locks over ({last}); no lockd of the cluster would accept them"
+    else:
+        why = f"the session could not move to another lockd before its TTL ran out (last: {last})"
+    reason = f"session {old.id}: lockd {old.endpoint} failed ({cause}), and {why}"
+    s._lose(reason)
+    s._moved(Move(old.endpoint, None, began, time.monotonic(), 0, held, reason))
 
 
 def drained(s, c, reason):
@@ -247,9 +244,16 @@ def _move_to(s, endpoint, peer, deadline):
         set_sent = time.monotonic()
         try:
             held = list(client.call("SetToken", pb.SetTokenRequest(session_id=c.id, token=peer), timeout=left(), endpoint=endpoint).locks)
-        except LockdError:
-            _close_on(s, c)
-            raise
+        except LockdError as err:
+            if err.reason != "REASON_UNKNOWN_TOKEN":
+                _close_on(s, c)
+                raise
+            # Nothing the token names is held any more (unlocked, here or
+            # behind the client's back, or its identity ended): the move
+            # adopts nothing, and every lock the session counts held is
+            # lost by _install's rule, as when an answer names none of
+            # them. The session lives on at c; every lockd would say the
+            # same, and keeping no lock claims nothing.
         got = time.monotonic()
     to, counted = _assign(s, c, held, left)
     try:

@@ -5,7 +5,7 @@ import time
 
 import grpc
 
-from lockstep.lockd import background, failover
+from lockstep.lockd import background, failover, handout
 from lockstep.lockd.errors import InvalidRequest, LockdError, Lost, from_rpc_error
 from lockstep.lockd.valid import LockTimes
 from lockstep.v1 import lockd_pb2 as pb
@@ -96,6 +96,7 @@ class Session:
         # move), the GetToken calls sent for it, and the one it came from.
         self._peer = peer
         self._peer_seq = self._peer_at = 0
+        self._moving_off = None  # the Conn a move under way leaves (failover.move)
         self.moves = 0
 
     @property
@@ -193,23 +194,26 @@ class Session:
             # the lock is recorded, so that no check in between (the keeper's,
             # lost()) takes it as lost by the short count.
             late = self._ask(c)
-        name = self._granted(c, held, items, sent, late)
-        if name is None:  # answered by a lockd the session moved off meanwhile
-            raise failover.give_back(self, c, held)
+        name = handout.hand_out(self, c, held, items, sent, late)  # raises if it is not handed out
         if late is not None:
             self._answered(c, *late)
-        failover.refresh_peer(self)
         return _renamed(held, name)
 
-    def _granted(self, c, held, items, sent, late=None):
+    def _granted(self, c, held, items, sent, late=None, peer=None, moving=False):
         """Records a lock an answer at c to a call sent at sent returned,
         starts its deadline — or the later one a KeepAlive (late: its send
         and answer) gave it — and wakes the keeper to time its KeepAlives by
         it; returns its name (its handle, until the session has moved), or
-        None if the session no longer uses c."""
+        None if the session no longer uses c. For a session that moves
+        (moving), the lock is recorded only with peer (a token read at c
+        after the answer, and its GetToken's number), which it keeps in the
+        same step, and not while a move off c is under way: that move's
+        token was taken before and cannot carry the lock (handout.py)."""
         with self._mu:
-            if self._conn is not c:
+            if self._conn is not c or (moving and (peer is None or self._moving_off is c)):
                 return None
+            if peer is not None and peer[1] > self._peer_at:
+                self._peer, self._peer_at = peer
             name = self._names.get(held.lock_id)  # adopted back by set_token: known
             if name is None:
                 name = held.lock_id if self.moves == 0 else f"{held.lock_id}@{self.moves}"
