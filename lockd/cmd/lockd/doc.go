@@ -78,13 +78,13 @@
 // Options.IntentionRange: the IS and IX cells of locks below a hot ancestor
 // stop being read by the intention claims on it; it is a stored format, to
 // turn on once every process locking the tables reads it. --local-handoff N
-// (0, off, by default) hands an exclusive lock a session unlocks to the next
+// (8 by default; 0 turns it off) hands an exclusive lock a session unlocks to the next
 // session of the same lockd waiting for it, in memory and with the next
 // fencing token of a block reserved in the store, up to N times in a row before releasing it in the store
 // (migration.Options.LocalHandoff). Such a lock is shared, and so moves
 // to another lockd with its session, when a peer token names it; from then
 // on it is released in the store at its Unlock, not handed on or kept
-// (docs/algorithms.md, section 4.15, "Sharing a grant"). --retain D (0, off, by default; needs
+// (docs/algorithms.md, section 4.15, "Sharing a grant"). --retain D (20ms by default; 0 turns it off; needs
 // --local-handoff) keeps such a lock unlocked with nobody here waiting held
 // for up to D, for the next Lock of it on this lockd, and releases it at
 // once when another process's waiter shows (migration.Options.Retain).

@@ -127,10 +127,14 @@ func TestJoin_RetainFlagKeepsAnUnlockedLockForTheNextLock(t *testing.T) {
 	none := func(string) string { return "" }
 	_, err := parseOptions([]string{"--local-handoff", "2", "--retain", "-1s"}, none, io.Discard)
 	require.ErrorContains(t, err, "--retain -1s")
-	_, err = parseOptions([]string{"--retain", "1s"}, none, io.Discard)
+	_, err = parseOptions([]string{"--local-handoff", "0", "--retain", "1s"}, none, io.Discard)
 	require.ErrorContains(t, err, "needs --local-handoff")
+	o, err := parseOptions(nil, none, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, 8, o.localHandoff, "the default")
+	require.Equal(t, 20*time.Millisecond, o.retain, "the default")
 	env := map[string]string{"LOCKSTEP_LOCKD_LOCAL_HANDOFF": "4", "LOCKSTEP_LOCKD_RETAIN": "1m"}
-	o, err := parseOptions([]string{"--process-id", "lockd-rt"}, func(k string) string { return env[k] }, io.Discard)
+	o, err = parseOptions([]string{"--process-id", "lockd-rt"}, func(k string) string { return env[k] }, io.Discard)
 	require.NoError(t, err)
 	require.Equal(t, time.Minute, o.retain)
 	synctest.Test(t, func(t *testing.T) {
