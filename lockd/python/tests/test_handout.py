@@ -11,6 +11,7 @@ import pytest
 from lockstep.lockd import InvalidRequest, Unavailable, failover
 from lockstep.lockd.session import Session, _Lock
 from lockstep.v1 import lockd_pb2 as pb
+from silent_watch import SilentWatch
 
 pytestmark = pytest.mark.no_lockd
 
@@ -50,21 +51,7 @@ class Scripted:
         raise AssertionError(f"unexpected call {method} at {endpoint}")
 
     def watch_call(self, session_id, endpoint):
-        return _Watch()
-
-
-class _Watch:
-    """A watch stream that stays silent until cancelled."""
-
-    def __init__(self):
-        self._done = threading.Event()
-
-    def __iter__(self):
-        self._done.wait()
-        return iter(())
-
-    def cancel(self):
-        self._done.set()
+        return SilentWatch()
 
 
 def moving_session(client):

@@ -1,14 +1,13 @@
 """Unlock of a lock that a move carried to another lockd while the Unlock
 was in flight at the old one (no lockd needed: a scripted client)."""
 
-import threading
-
 import grpc
 
 from lockstep.lockd import Lost
 from lockstep.lockd import failover
 from lockstep.lockd.session import Session, _Lock
 from lockstep.v1 import lockd_pb2 as pb
+from silent_watch import SilentWatch
 
 
 class Scripted:
@@ -41,21 +40,7 @@ class Scripted:
         return pb.UnlockResponse()
 
     def watch_call(self, session_id, endpoint):
-        return _Watch()
-
-
-class _Watch:
-    """A watch stream that stays silent until cancelled."""
-
-    def __init__(self):
-        self._done = threading.Event()
-
-    def __iter__(self):
-        self._done.wait()
-        return iter(())
-
-    def cancel(self):
-        self._done.set()
+        return SilentWatch()
 
 
 def test_unlock_releases_at_the_new_lockd_a_lock_the_move_carried_while_the_old_said_its_session_expired():
