@@ -17,7 +17,7 @@ import (
 // a script no longer than the control's bound. TestNegative replays it first,
 // every run: it must fail by the control's property, or the run fails as a
 // stale exhibit (a change to the algorithms or the harness moved the
-// schedule; keep a new one). Then at most exhibitSearches searches run (the
+// schedule; keep a new one). Then at most exhibitSearches searches run (one; the
 // control's attempts only when an exhibit is being kept), and what they find
 // is logged; a control they all miss is still caught, by its exhibit, and
 // says so. So the control's verdict — the property has teeth against this

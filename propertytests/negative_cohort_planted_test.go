@@ -30,6 +30,6 @@ func init() {
 		// (and its window): while its user idles, holding nothing, the id
 		// stays with its process. Caught by C3 in the quiet phase.
 		control{name: "CohortRetainIgnoresWaiters", fleet: fleetNamed("new/cohort-retain"),
-			v: variant{plant: []defect{cohortRetainIgnores}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+			v: variant{plant: []defect{cohortRetainIgnores}, noLeaseCheck: true, noFencing: true}, want: "liveness:", exhibit: true},
 	)
 }

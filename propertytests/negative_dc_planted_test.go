@@ -22,7 +22,7 @@ func init() {
 			fleet: fleet{name: "new/dc-global@local-quorum", kinds: []kind{dcQueue(spec), dcQueue(spec), dcQueue(spec)},
 				dc: &spec, extraFault: partitionDCs},
 			v:    variant{plant: []defect{acceptAnyLevels}, noLeaseCheck: true, noFencing: true},
-			want: "mutual exclusion:"},
+			want: "mutual exclusion:", exhibit: true},
 		// A DC-local store that takes an answer coordinated in the other
 		// data centre (a misrouted session), which the stores refuse
 		// (cqlstore.CheckCoordinator): the misrouted process's LOCAL_QUORUM

@@ -17,7 +17,7 @@ func init() {
 		// stuck beyond its plan's bound (G2), or no acquisition at all
 		// (deadlock freedom).
 		control{name: "GroupUnordered", fleet: fleetNamed("new/manager"),
-			v: variant{plant: []defect{groupUnordered}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+			v: variant{plant: []defect{groupUnordered}, noLeaseCheck: true, noFencing: true}, want: "liveness:", exhibit: true},
 		// No intention locks on ancestors: a holder of "a/b" and one of
 		// "a" share no member and both hold. Caught by access exclusion
 		// (G1), which judges a holding by what was asked for, ancestors
@@ -29,13 +29,13 @@ func init() {
 		// the queue lock together all contend on the legacy half, which is
 		// not FIFO, and one of them waits beyond its plan's bound (G2).
 		control{name: "CombinedSharedQueueHalf", fleet: fleetNamed("combined+new/manager"),
-			v: variant{plant: []defect{combinedSharedQueueHalf}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
+			v: variant{plant: []defect{combinedSharedQueueHalf}, noLeaseCheck: true, noFencing: true}, want: "liveness:", exhibit: true},
 		// A mask taken in an intention access, as its parent in that
 		// access: a mask "a/*" in IS beside a holder of "a/b" in X (IX on
 		// "a") both hold, though the mask names "a/b". Caught by access
 		// exclusion (G1), which judges a mask by every child it names.
 		control{name: "MaskIntention", fleet: fleetNamed("combined+new/manager-mask"),
-			v: variant{plant: []defect{maskIntention}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
+			v: variant{plant: []defect{maskIntention}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:", exhibit: true},
 		// A Flat request naming a path taken as one name, without its
 		// ancestors' intention locks (the seed's query without
 		// HIERARCHY): a flat holder of "a/b" and a holder of "a" in X

@@ -23,7 +23,7 @@ func init() {
 		// failing each other: no acquisition for 12 s (measured: 4 searches
 		// of 4 at 1,000 checks shrank to that, with only G2 left out).
 		control{name: "ReaderBypass", fleet: fleetNamed("new/manager"),
-			v: variant{bugs: switches{ReaderBypass: true}, noLeaseCheck: true, noFencing: true, onlyBypass: true}, want: "liveness: bypass:"},
+			v: variant{bugs: switches{ReaderBypass: true}, noLeaseCheck: true, noFencing: true, onlyBypass: true}, want: "liveness: bypass:", exhibit: true},
 		// Every claim reads as an intention claim does with
 		// Options.IntentionRange, up to the range (docs/algorithms.md,
 		// section 4.14): a claim in S, SIX or X of the third process misses

@@ -89,7 +89,7 @@ type control struct {
 
 var controls = []control{
 	{name: "SkipOwnerReread", fleet: fleetNamed("new"),
-		v: variant{bugs: switches{SkipOwnerReread: true}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
+		v: variant{bugs: switches{SkipOwnerReread: true}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:", exhibit: true},
 	{name: "ReuseTombstonedTimestamp", fleet: fleetNamed("new"),
 		v: variant{bugs: switches{ReuseTombstonedTimestamp: true}, noLeaseCheck: true}, want: "liveness:"},
 	{name: "QueueCellsWithoutTTLAndCrashedWaiter", fleet: fleetNamed("new"),
@@ -225,7 +225,7 @@ const controlAttempts = 3
 
 // exhibitSearches caps the searches of a control with an exhibit
 // (exhibit_test.go), but when a new exhibit is being kept.
-const exhibitSearches = 2
+const exhibitSearches = 1
 
 // failure is a minimized counterexample and the failure it replays to.
 type failure struct {
