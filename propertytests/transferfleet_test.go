@@ -63,6 +63,7 @@ var transferQuietAfter = lease.Config{TTL: ttl, Renew: renew, MaxServerSkew: max
 type handover struct {
 	giver    *proc
 	lock     lockstep.Lock
+	holding  int // the giver's holdingNo, which the adopter's holding takes
 	token    string
 	quiet    bool // posted in the quiet phase
 	answered bool
@@ -159,9 +160,12 @@ func (h *harness) giveAway(ctx context.Context, pr *proc, l lockstep.Lock) bool 
 	// giver's Share refuses or its lease ends without any fault of the
 	// handover (an unplanted run without fencing showed it).
 	quiet := h.quiet && h.elapsed(h.quietStart) >= transferQuietAfter
-	ho := &handover{giver: pr, lock: l, token: tok, quiet: quiet}
+	ho := &handover{giver: pr, lock: l, holding: pr.holdingNo, token: tok, quiet: quiet}
 	h.tr.box = ho
 	h.tr.handovers++
+	if h.co != nil {
+		h.noteSharedInLine(pr) // cohorttransfer_test.go
+	}
 	h.noteShared(l.Owner()) // its holders keep its queue cell (queuecell_test.go)
 	h.event("%s shares %s", pr.sp.Name, l.Owner())
 	h.mu.Unlock()
@@ -191,6 +195,9 @@ func (h *harness) giveAway(ctx context.Context, pr *proc, l lockstep.Lock) bool 
 	h.mu.Lock()
 	if ho.quiet && lostNow(l) {
 		h.violate("transfer: %s lost its lease of %s while sharing it, in the quiet phase", pr.sp.Name, l.Owner())
+	}
+	if h.co != nil && ho.ok {
+		h.noteLeaveInLine(pr) // cohorttransfer_test.go
 	}
 	h.mu.Unlock()
 	return h.leave(ctx, pr, l)
@@ -262,10 +269,13 @@ func (h *harness) adopted(pr *proc, ho *handover, l lockstep.Lock) {
 			h.violate("transfer: %s adopted %s without the giver's token %d", pr.sp.Name, l.Owner(), f.Token())
 		}
 	}
-	pr.holding, pr.worked = l, 0
+	pr.holding, pr.worked, pr.holdingNo = l, 0, ho.holding
 	pr.acquired++
 	h.acqs++
 	h.byMode[lockstep.ModeNew]++
+	if h.co != nil {
+		h.noteAdoptedInLine(pr) // cohorttransfer_test.go
+	}
 	h.lastAcq = h.s.Now()
 	h.tr.holders[l.Owner()]++
 	h.tr.adopted++

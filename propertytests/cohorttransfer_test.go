@@ -1,0 +1,132 @@
+package propertytests
+
+import (
+	"context"
+	"testing"
+
+	"github.com/lockstep-go/lockstep"
+)
+
+// The cohort-transfer fleet: sharing a locally handed lock
+// (docs/algorithms.md, section 4.15, "Sharing a grant", and section 8.7).
+// The transfer fleet's givers and successor (transferfleet_test.go) on
+// queue Lockers with local handoff (cohort_test.go): two giver processes
+// of two giver goroutines each, so a holder that shares its lock often has
+// the other goroutine of its process waiting behind it in the line; and a
+// successor process whose adopting goroutine runs beside two plain users of
+// the same Locker and id, so an Adopt often meets a line of that process
+// (a goroutine holding or taking the id from the store, another waiting
+// behind it). The properties are the transfer fleet's and the cohort
+// fleet's together:
+//
+//   - C1 with sharing, checked after every step: at most one holding of
+//     the id has Lost() open, the giver of a shared lock and its adopter
+//     counting as one holding, and any lock granted beside them as another,
+//     whether or not it carries their owner (a grant handed in memory
+//     does: one store hold);
+//   - C2, tokens in grant order over the locks Lock returns; the adopter
+//     carries the giver's token (the transfer property);
+//   - the lease, ownership, owner-cell and fencing properties, each holder
+//     of a shared owner judged on its own owner cell and lease;
+//   - in the quiet phase, a handover begun there succeeds and its giver
+//     keeps its lease until it leaves, and someone acquires within the
+//     bound while processes wait (deadlock freedom, as on the transfer
+//     fleet: a shared lock is held until its giver and its adopter have
+//     both left, which the cohort fleet's per-waiter bound does not
+//     cover).
+//
+// The control (negative_cohort_planted_test.go): CohortHandOnShared,
+// caught by C1 — the shared grant's Unlock hands the store hold to the
+// waiting goroutine, which holds beside the adopter.
+
+var (
+	cohortGiverKind     = kind{name: "new-cohort/giver", mode: lockstep.ModeNew, new: queueCohort.new, user: transferGiver}
+	cohortSuccessorKind = kind{name: "new-cohort/successor", mode: lockstep.ModeNew, new: queueCohort.new, user: successor,
+		others: []func(*harness, context.Context, *proc){plainUser, plainUser}}
+	// The successor process is last, as the transfer fleet's code expects.
+	// A schedule costs about as much as one of "new/cohort" (seven
+	// goroutines, a quiet phase of the cohort fleet's waitBound), so the
+	// seeded sweep runs one in sweepDivisor.
+	cohortTransferFleet = fleet{name: "new/cohort-transfer", kinds: []kind{cohortGiverKind, cohortGiverKind, cohortSuccessorKind},
+		transfer: true, cohort: &cohortSpec{processes: 3, perProcess: 2, bound: cohortBound}, sweepDivisor: 10}
+)
+
+// plainUser is harness.user as a kind's user.
+func plainUser(h *harness, ctx context.Context, pr *proc) { h.user(ctx, pr) }
+
+// cohortTransferState counts how often the cohort-transfer fleet reached
+// the states it is for; guarded by harness.mu.
+type cohortTransferState struct {
+	// sharedInLine counts the Shares made while another goroutine of the
+	// giver's process waited for the id (in its line), leftInLine the
+	// shared grants whose giver left, its handover adopted, with one
+	// waiting: the Unlocks that must not hand the store hold on.
+	sharedInLine, leftInLine int
+	// adoptedBesideWaiter counts the adoptions made while a goroutine of
+	// the adopting process waited for the id; adoptedBesideLine those
+	// made while the line had a waiter behind its turn (one goroutine
+	// holding or waiting, another waiting).
+	adoptedBesideWaiter, adoptedBesideLine int
+}
+
+func (s *cohortTransferState) add(o cohortTransferState) {
+	s.sharedInLine += o.sharedInLine
+	s.leftInLine += o.leftInLine
+	s.adoptedBesideWaiter += o.adoptedBesideWaiter
+	s.adoptedBesideLine += o.adoptedBesideLine
+}
+
+// siblings returns how many other goroutines of pr's process wait for the
+// id and how many hold it; the caller holds h.mu.
+func (h *harness) siblings(pr *proc) (waiting, holding int) {
+	for _, q := range h.procs {
+		if q == pr || q.sp != pr.sp || q.sp.Crashed() {
+			continue
+		}
+		switch {
+		case q.waiting:
+			waiting++
+		case q.holding != nil:
+			holding++
+		}
+	}
+	return waiting, holding
+}
+
+// noteSharedInLine counts pr's Share if a goroutine of its process waits;
+// the caller holds h.mu.
+func (h *harness) noteSharedInLine(pr *proc) {
+	if w, _ := h.siblings(pr); w > 0 {
+		h.co.tr.sharedInLine++
+		h.event("%s shares with a goroutine of its process waiting", pr.sp.Name)
+	}
+}
+
+// noteLeaveInLine counts pr's leave of an adopted share if a goroutine of
+// its process waits; the caller holds h.mu.
+func (h *harness) noteLeaveInLine(pr *proc) {
+	if w, _ := h.siblings(pr); w > 0 {
+		h.co.tr.leftInLine++
+	}
+}
+
+// noteAdoptedInLine counts pr's adoption beside its process's waiters; the
+// caller holds h.mu.
+func (h *harness) noteAdoptedInLine(pr *proc) {
+	w, held := h.siblings(pr)
+	if w > 0 {
+		h.co.tr.adoptedBesideWaiter++
+	}
+	if w > 0 && w+held >= 2 {
+		h.co.tr.adoptedBesideLine++
+		h.event("%s adopts beside a line of its process", pr.sp.Name)
+	}
+}
+
+// TestNewCohortTransferFleet_SharingALocallyHandedLockKeepsExclusion checks
+// C1 with sharing, C2 and the transfer fleet's properties with local
+// handoff. A schedule costs about as much as one of "new/cohort", so CI's
+// deep run gives it a quarter of the checks.
+func TestNewCohortTransferFleet_SharingALocallyHandedLockKeepsExclusion(t *testing.T) {
+	checkFleetDepth(t, "new/cohort-transfer", variant{}, deepChecks/4)
+}
