@@ -3,6 +3,7 @@ package propertytests
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 
 	"github.com/lockstep-go/lockstep"
 )
@@ -129,4 +130,36 @@ func (h *harness) noteAdoptedInLine(pr *proc) {
 // deep run gives it a quarter of the checks.
 func TestNewCohortTransferFleet_SharingALocallyHandedLockKeepsExclusion(t *testing.T) {
 	checkFleetDepth(t, "new/cohort-transfer", variant{}, deepChecks/4)
+}
+
+// chooseBy is a sim.Chooser answering each label with a fixed value (0 for
+// any other).
+type chooseBy map[string]int
+
+func (c chooseBy) Choose(label string, n int) int { return min(c[label], n-1) }
+
+// The successor process has three goroutines: once both giver processes
+// crashed, the random phase must not crash it too, though three goroutines
+// are live (a run with no process left fails as "nothing can ever run
+// again", which a deep run of this fleet met).
+func TestCohortTransferFleet_ACrashLeavesAProcessRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, err := newHarness(fleetNamed("new/cohort-transfer"), variant{}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = h.close() }()
+		last := len(h.procs) - 1 // a goroutine of the successor process
+		for _, pr := range h.procs {
+			if pr.sp != h.procs[last].sp && !pr.sp.Crashed() {
+				h.s.Crash(pr.sp)
+			}
+		}
+		if n := len(h.live()); n != 3 {
+			t.Fatalf("%d goroutines live after the givers crashed, want the successor process's 3", n)
+		}
+		if h.fault(chooseBy{"fault": 3, "process": last}) || h.procs[last].sp.Crashed() {
+			t.Fatal("the random phase crashed the last running process")
+		}
+	})
 }
