@@ -45,11 +45,10 @@ var (
 	cohortSuccessorKind = kind{name: "new-cohort/successor", mode: lockstep.ModeNew, new: queueCohort.new, user: successor,
 		others: []func(*harness, context.Context, *proc){plainUser, plainUser}}
 	// The successor process is last, as the transfer fleet's code expects.
-	// A schedule costs about as much as one of "new/cohort" (seven
-	// goroutines, a quiet phase of the cohort fleet's waitBound), so the
-	// seeded sweep runs one in sweepDivisor.
+	// A schedule costs about twice one of "new" (seven goroutines), so the
+	// seeded sweep runs one in sweepDivisor, as on "new/transfer".
 	cohortTransferFleet = fleet{name: "new/cohort-transfer", kinds: []kind{cohortGiverKind, cohortGiverKind, cohortSuccessorKind},
-		transfer: true, cohort: &cohortSpec{processes: 3, perProcess: 2, bound: cohortBound}, sweepDivisor: 10}
+		transfer: true, cohort: &cohortSpec{processes: 3, perProcess: 2, bound: cohortBound}, sweepDivisor: 4}
 )
 
 // plainUser is harness.user as a kind's user.
@@ -126,10 +125,9 @@ func (h *harness) noteAdoptedInLine(pr *proc) {
 
 // TestNewCohortTransferFleet_SharingALocallyHandedLockKeepsExclusion checks
 // C1 with sharing, C2 and the transfer fleet's properties with local
-// handoff. A schedule costs about as much as one of "new/cohort", so CI's
-// deep run gives it a quarter of the checks.
+// handoff.
 func TestNewCohortTransferFleet_SharingALocallyHandedLockKeepsExclusion(t *testing.T) {
-	checkFleetDepth(t, "new/cohort-transfer", variant{}, deepChecks/4)
+	checkFleet(t, "new/cohort-transfer")
 }
 
 // chooseBy is a sim.Chooser answering each label with a fixed value (0 for
