@@ -108,7 +108,7 @@ var cohortSwitchingFleet = fleet{name: "combined+new/switching-cohort", kinds: [
 
 // addCohortUsers starts the other user goroutines of first's process, on
 // its Locker: perProcess − 1 more of user, or one of each of its kind's
-// others.
+// others (none if that is empty but not nil).
 func (h *harness) addCohortUsers(first *proc, user func(context.Context, *proc)) {
 	users := make([]func(context.Context, *proc), h.f.cohort.perProcess-1)
 	for i := range users {

@@ -11,9 +11,11 @@ import (
 // The cohort-transfer fleet: sharing a locally handed lock
 // (docs/algorithms.md, section 4.15, "Sharing a grant", and section 8.7).
 // The transfer fleet's givers and successor (transferfleet_test.go) on
-// queue Lockers with local handoff (cohort_test.go): two giver processes
-// of two giver goroutines each, so a holder that shares its lock often has
-// the other goroutine of its process waiting behind it in the line; and a
+// queue Lockers with local handoff (cohort_test.go): a giver process of
+// two giver goroutines, so a holder that shares its lock often has the
+// other goroutine of its process waiting behind it in the line; a giver
+// process of one, whose Locker also retains (cohortretain_test.go), so a
+// shared lock it leaves meets retention with nobody waiting; and a
 // successor process whose adopting goroutine runs beside two plain users of
 // the same Locker and id, so an Adopt often meets a line of that process
 // (a goroutine holding or taking the id from the store, another waiting
@@ -40,16 +42,31 @@ import (
 // caught by C1 — the shared grant's Unlock hands the store hold to the
 // waiting goroutine, which holds beside the adopter.
 
+// retainGiverName names cohortRetainGiverKind.
+const retainGiverName = "new-cohort-retain/giver"
+
 var (
-	cohortGiverKind     = kind{name: "new-cohort/giver", mode: lockstep.ModeNew, new: queueCohort.new, user: transferGiver}
+	cohortGiverKind = kind{name: "new-cohort/giver", mode: lockstep.ModeNew, new: queueCohort.new, user: transferGiver}
+	// cohortRetainGiverKind's Locker also has Retain (cohortretain_test.go)
+	// and one giver goroutine, which locks again at once after a handover:
+	// a shared grant it leaves has nobody of its process waiting, and must
+	// not be kept for that next Lock, which would otherwise claim it in
+	// memory before the retained hold's first look sees the other
+	// processes' waiters.
+	cohortRetainGiverKind = kind{name: retainGiverName, mode: lockstep.ModeNew, new: queueCohortRetain.new, user: relockingGiver,
+		others: []func(*harness, context.Context, *proc){}}
 	cohortSuccessorKind = kind{name: "new-cohort/successor", mode: lockstep.ModeNew, new: queueCohort.new, user: successor,
 		others: []func(*harness, context.Context, *proc){plainUser, plainUser}}
 	// The successor process is last, as the transfer fleet's code expects.
 	// A schedule costs about twice one of "new" (seven goroutines), so the
 	// seeded sweep runs one in sweepDivisor, as on "new/transfer".
-	cohortTransferFleet = fleet{name: "new/cohort-transfer", kinds: []kind{cohortGiverKind, cohortGiverKind, cohortSuccessorKind},
+	cohortTransferFleet = fleet{name: "new/cohort-transfer", kinds: []kind{cohortGiverKind, cohortRetainGiverKind, cohortSuccessorKind},
 		transfer: true, cohort: &cohortSpec{processes: 3, perProcess: 2, bound: cohortBound}, sweepDivisor: 4}
 )
+
+// relockingGiver is transferGiver that locks again at once after a
+// holding it handed over.
+func relockingGiver(h *harness, ctx context.Context, pr *proc) { giveEveryOther(h, ctx, pr, 0) }
 
 // plainUser is harness.user as a kind's user.
 func plainUser(h *harness, ctx context.Context, pr *proc) { h.user(ctx, pr) }
@@ -60,8 +77,10 @@ type cohortTransferState struct {
 	// sharedInLine counts the Shares made while another goroutine of the
 	// giver's process waited for the id (in its line), leftInLine the
 	// shared grants whose giver left, its handover adopted, with one
-	// waiting: the Unlocks that must not hand the store hold on.
-	sharedInLine, leftInLine int
+	// waiting: the Unlocks that must not hand the store hold on; and
+	// leftRetaining those left with none waiting by a Locker with Retain:
+	// the Unlocks that must not keep it.
+	sharedInLine, leftInLine, leftRetaining int
 	// adoptedBesideWaiter counts the adoptions made while a goroutine of
 	// the adopting process waited for the id; adoptedBesideLine those
 	// made while the line had a waiter behind its turn (one goroutine
@@ -72,6 +91,7 @@ type cohortTransferState struct {
 func (s *cohortTransferState) add(o cohortTransferState) {
 	s.sharedInLine += o.sharedInLine
 	s.leftInLine += o.leftInLine
+	s.leftRetaining += o.leftRetaining
 	s.adoptedBesideWaiter += o.adoptedBesideWaiter
 	s.adoptedBesideLine += o.adoptedBesideLine
 }
@@ -103,10 +123,13 @@ func (h *harness) noteSharedInLine(pr *proc) {
 }
 
 // noteLeaveInLine counts pr's leave of an adopted share if a goroutine of
-// its process waits; the caller holds h.mu.
+// its process waits, or else if its Locker retains; the caller holds h.mu.
 func (h *harness) noteLeaveInLine(pr *proc) {
-	if w, _ := h.siblings(pr); w > 0 {
+	switch w, _ := h.siblings(pr); {
+	case w > 0:
 		h.co.tr.leftInLine++
+	case pr.kind.name == retainGiverName:
+		h.co.tr.leftRetaining++
 	}
 }
 

@@ -50,9 +50,10 @@ type kind struct {
 	// newWake, when set, builds the locker instead of new, with the
 	// harness's wake-up network (wake_test.go).
 	newWake func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs, n *wakeNet) (lockstep.Locker, func(context.Context) error, error)
-	// others, when set, are what the other user goroutines of a cohort
-	// fleet's process of this kind run, one goroutine each, instead of
-	// cohortSpec.perProcess − 1 more of user (cohorttransfer_test.go).
+	// others, when not nil, are what the other user goroutines of a cohort
+	// fleet's process of this kind run, one goroutine each (none for an
+	// empty slice), instead of cohortSpec.perProcess − 1 more of user
+	// (cohorttransfer_test.go).
 	others []func(h *harness, ctx context.Context, pr *proc)
 	// process, when set, names the simulated process instead of p<i>: the
 	// phase controller of a fleet, which only controllerName may be

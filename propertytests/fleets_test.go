@@ -229,8 +229,8 @@ func checkFleetDepth(t *testing.T, name string, v variant, deepN int) {
 	}
 	if f := fleetNamed(name); f.cohort != nil && f.transfer {
 		c := st.cohortTransfer
-		t.Logf("sharing with local handoff: %d shares with a goroutine of the giver's process waiting, %d adopted ones left with one waiting; %d adoptions beside a waiting goroutine of the adopter's process, %d beside a line with a waiter behind its turn",
-			c.sharedInLine, c.leftInLine, c.adoptedBesideWaiter, c.adoptedBesideLine)
+		t.Logf("sharing with local handoff: %d shares with a goroutine of the giver's process waiting, %d adopted ones left with one waiting, %d with none by a Locker that retains; %d adoptions beside a waiting goroutine of the adopter's process, %d beside a line with a waiter behind its turn",
+			c.sharedInLine, c.leftInLine, c.leftRetaining, c.adoptedBesideWaiter, c.adoptedBesideLine)
 	}
 	if st.wake.sent > 0 {
 		t.Logf("wake-ups: %+v", st.wake)

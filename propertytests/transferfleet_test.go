@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/layout"
@@ -107,7 +108,11 @@ func newTransferState() *transferState {
 }
 
 // transferGiver is harness.user that hands every other holding over.
-func transferGiver(h *harness, ctx context.Context, pr *proc) {
+func transferGiver(h *harness, ctx context.Context, pr *proc) { giveEveryOther(h, ctx, pr, think) }
+
+// giveEveryOther is transferGiver pausing afterGiving, not think, after a
+// holding it handed over (none for 0: it locks again at once).
+func giveEveryOther(h *harness, ctx context.Context, pr *proc, afterGiving time.Duration) {
 	clk := pr.sp.Clock()
 	for ctx.Err() == nil {
 		h.waiting(pr)
@@ -124,14 +129,16 @@ func transferGiver(h *harness, ctx context.Context, pr *proc) {
 		h.tr.holders[l.Owner()]++
 		give := pr.acquired%2 == 1 && h.tr.box == nil
 		h.mu.Unlock()
+		pause := think
 		if give {
 			if !h.giveAway(ctx, pr, l) {
 				return // crashed while holding
 			}
+			pause = afterGiving
 		} else if !h.workAndRelease(ctx, pr, l, func() { h.releasing(pr) }) {
 			return
 		}
-		if clk.Sleep(ctx, think) != nil {
+		if pause > 0 && clk.Sleep(ctx, pause) != nil {
 			return
 		}
 	}
