@@ -40,7 +40,8 @@ import (
 //
 // The control (negative_cohort_planted_test.go): CohortHandOnShared,
 // caught by C1 — the shared grant's Unlock hands the store hold to the
-// waiting goroutine, which holds beside the adopter.
+// waiting goroutine (p0), or keeps it for the giver's next Lock (p1), which
+// then holds beside the adopter.
 
 // retainGiverName names cohortRetainGiverKind.
 const retainGiverName = "new-cohort-retain/giver"

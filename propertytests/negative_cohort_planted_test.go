@@ -33,11 +33,13 @@ func init() {
 		control{name: "CohortRetainIgnoresWaiters", fleet: fleetNamed("new/cohort-retain"),
 			v: variant{plant: []defect{cohortRetainIgnores}, noLeaseCheck: true, noFencing: true}, want: "liveness:"},
 		// A shared grant whose Unlock still hands the store hold to the
-		// goroutine waiting behind it in its process: that goroutine holds
-		// the id in memory, under the shared owner, while the adopter
-		// still works. Caught by C1 with sharing (cohorttransfer_test.go),
-		// which counts the adopter and the giver as one holding and the
-		// grant handed beside them as another.
+		// goroutine waiting behind it in its process, or, with nobody
+		// waiting, keeps it for the process's next Lock: that goroutine
+		// holds the id in memory, under the shared owner, while the
+		// adopter still works. Caught by C1 with sharing
+		// (cohorttransfer_test.go), which counts the adopter and the giver
+		// as one holding and the grant beside them as another: by either
+		// branch on the first check, shrunk to 0 actions (the quiet phase).
 		control{name: "CohortHandOnShared", fleet: fleetNamed("new/cohort-transfer"),
 			v: variant{plant: []defect{cohortHandOnShared}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
 	)
