@@ -18,8 +18,7 @@ import (
 // shared lock it leaves meets retention with nobody waiting; and a
 // successor process whose adopting goroutine runs beside two plain users of
 // the same Locker and id, so an Adopt often meets a line of that process
-// (a goroutine holding or taking the id from the store, another waiting
-// behind it). The properties are the transfer fleet's and the cohort
+// (a goroutine taking the id from the store, another waiting behind it). The properties are the transfer fleet's and the cohort
 // fleet's together:
 //
 //   - C1 with sharing, checked after every step: at most one holding of
@@ -59,7 +58,7 @@ var (
 	cohortSuccessorKind = kind{name: "new-cohort/successor", mode: lockstep.ModeNew, new: queueCohort.new, user: successor,
 		others: []func(*harness, context.Context, *proc){plainUser, plainUser}}
 	// The successor process is last, as the transfer fleet's code expects.
-	// A schedule costs about twice one of "new" (seven goroutines), so the
+	// A schedule costs about twice one of "new" (six goroutines), so the
 	// seeded sweep runs one in sweepDivisor, as on "new/transfer".
 	cohortTransferFleet = fleet{name: "new/cohort-transfer", kinds: []kind{cohortGiverKind, cohortRetainGiverKind, cohortSuccessorKind},
 		transfer: true, cohort: &cohortSpec{processes: 3, perProcess: 2, bound: cohortBound}, sweepDivisor: 4}
