@@ -107,19 +107,31 @@ var cohortSwitchingFleet = fleet{name: "combined+new/switching-cohort", kinds: [
 	cohort: &cohortSpec{processes: 3, perProcess: 2, bound: cohortBound}, sweepDivisor: 20}
 
 // addCohortUsers starts the other user goroutines of first's process, on
-// its Locker.
+// its Locker: perProcess − 1 more of user, or one of each of its kind's
+// others (none if that is empty but not nil).
 func (h *harness) addCohortUsers(first *proc, user func(context.Context, *proc)) {
-	for range h.f.cohort.perProcess - 1 {
+	users := make([]func(context.Context, *proc), h.f.cohort.perProcess-1)
+	for i := range users {
+		users[i] = user
+	}
+	if o := first.kind.others; o != nil {
+		users = users[:0]
+		for _, u := range o {
+			users = append(users, func(ctx context.Context, pr *proc) { u(h, ctx, pr) })
+		}
+	}
+	for _, u := range users {
 		pr := &proc{sp: first.sp, kind: first.kind, locker: first.locker, closer: first.closer}
 		h.procs = append(h.procs, pr)
-		first.sp.Go(func(ctx context.Context) { user(ctx, pr) })
+		first.sp.Go(func(ctx context.Context) { u(ctx, pr) })
 	}
 }
 
 // cohortState is what C2 knows: per id, the latest lock returned.
 type cohortState struct {
 	last             map[string]grantSeen
-	grants, handoffs int // locks returned; those handed over in memory
+	grants, handoffs int                 // locks returned; those handed over in memory
+	tr               cohortTransferState // sharing with local handoff (cohorttransfer_test.go)
 }
 
 type grantSeen struct {

@@ -25,7 +25,12 @@
 // queue Lockers (transferfleet_test.go), and migration Lockers beside a
 // Controller moving the phase new ↔ combined (migtransfer_test.go), judged
 // by the phase property too: no lock taken, adopted or worked on in mode
-// new once a commit of combined was acknowledged.
+// new once a commit of combined was acknowledged. The cohort fleets run
+// several goroutines per process with local handoff (cohort_test.go,
+// cohortretain_test.go), one of them sharing locally handed locks with
+// another process (cohorttransfer_test.go), where exclusion counts a
+// shared lock's giver and adopters as one holding and a lock granted in
+// memory beside them as another.
 // Negative controls
 // (negative_test.go) switch on deliberate defects through each package's
 // TestingKnobs, set when a process's Lockers are built (knobs_test.go), and

@@ -50,6 +50,11 @@ type kind struct {
 	// newWake, when set, builds the locker instead of new, with the
 	// harness's wake-up network (wake_test.go).
 	newWake func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs, n *wakeNet) (lockstep.Locker, func(context.Context) error, error)
+	// others, when not nil, are what the other user goroutines of a cohort
+	// fleet's process of this kind run, one goroutine each (none for an
+	// empty slice), instead of cohortSpec.perProcess − 1 more of user
+	// (cohorttransfer_test.go).
+	others []func(h *harness, ctx context.Context, pr *proc)
 	// process, when set, names the simulated process instead of p<i>: the
 	// phase controller of a fleet, which only controllerName may be
 	// (migtransfer_test.go).
@@ -161,7 +166,7 @@ var fleets = append([]fleet{
 	// in one request; the third process hands nothing but reads handed
 	// cells (a rollout half done).
 	{name: "new/handoff", kinds: []kind{queueHandoff, queueHandoff, queueHandoff, queueWake}, starvationFree: true},
-}, append(dcFleets, append(managerFleets, deadlockFleet, transferFleet, deadlockSharedFleet, cohortFleet, cohortSwitchingFleet, cohortRetainFleet)...)...)
+}, append(dcFleets, append(managerFleets, deadlockFleet, transferFleet, deadlockSharedFleet, cohortFleet, cohortSwitchingFleet, cohortRetainFleet, cohortTransferFleet)...)...)
 
 func fleetNamed(name string) fleet {
 	for _, f := range fleets {

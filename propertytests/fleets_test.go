@@ -36,6 +36,9 @@ type stats struct {
 	// grants and localHandoffs count the cohort fleet's locks returned and
 	// those handed over in memory (cohort_test.go).
 	grants, localHandoffs int
+	// cohortTransfer counts the cohort-transfer fleet's states
+	// (cohorttransfer_test.go).
+	cohortTransfer cohortTransferState
 }
 
 // fleetProperty is one check: build fleet f with variant v, run the random
@@ -170,6 +173,7 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 			if h.co != nil {
 				st.grants += h.co.grants
 				st.localHandoffs += h.co.handoffs
+				st.cohortTransfer.add(h.co.tr)
 			}
 			if h.tr != nil {
 				st.handovers += h.tr.handovers
@@ -214,12 +218,19 @@ func checkFleetDepth(t *testing.T, name string, v variant, deepN int) {
 	if fleetNamed(name).deadlock {
 		t.Logf("ErrDeadlock reports, each with a cycle in the history: %d", st.deadlocks)
 	}
-	if f := fleetNamed(name); f.cohort != nil {
+	if f := fleetNamed(name); f.cohort != nil && f.starvationFree {
 		t.Logf("cohort: %d locks returned, %d of them handed over in memory; bounds: wait %v, bypass %d",
 			st.grants, st.localHandoffs, f.cohort.waitBound(), f.cohort.bypassBound(len(f.kinds)*f.cohort.perProcess))
+	} else if f.cohort != nil {
+		t.Logf("cohort: %d locks returned, %d of them handed over in memory", st.grants, st.localHandoffs)
 	}
 	if st.handovers > 0 {
 		t.Logf("handovers: %d tokens shared, %d adopted", st.handovers, st.adoptions)
+	}
+	if f := fleetNamed(name); f.cohort != nil && f.transfer {
+		c := st.cohortTransfer
+		t.Logf("sharing with local handoff: %d shares with a goroutine of the giver's process waiting, %d adopted ones left with one waiting, %d with none by a Locker that retains; %d adoptions beside a waiting goroutine of the adopter's process, %d beside a line with a waiter behind its turn",
+			c.sharedInLine, c.leftInLine, c.leftRetaining, c.adoptedBesideWaiter, c.adoptedBesideLine)
 	}
 	if st.wake.sent > 0 {
 		t.Logf("wake-ups: %+v", st.wake)

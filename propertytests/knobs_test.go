@@ -104,6 +104,7 @@ const (
 	cohortUnbounded         defect = "cohort-unbounded"
 	cohortUnreservedBlock   defect = "cohort-unreserved-block"
 	cohortRetainIgnores     defect = "cohort-retain-ignores-waiters"
+	cohortHandOnShared      defect = "cohort-hand-on-shared"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -214,6 +215,8 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			co.UnreservedBlock = true
 		case cohortRetainIgnores:
 			co.RetainIgnoresWaiters = true
+		case cohortHandOnShared:
+			co.HandOnShared = true
 		case acceptAnyLevels:
 			sk.AcceptAnyLevels = true
 		case acceptRemoteCoordinator:

@@ -205,6 +205,19 @@ func (h *harness) live() []*proc {
 	return out
 }
 
+// othersLive reports whether a process other than pr's has a live
+// goroutine: a crash of pr's process leaves a process running even where
+// that process has more than two goroutines (cohorttransfer_test.go's
+// successor process has three).
+func (h *harness) othersLive(pr *proc) bool {
+	for _, q := range h.live() {
+		if q.sp != pr.sp {
+			return true
+		}
+	}
+	return false
+}
+
 // signed draws a value in [-bound, bound] in steps of unit, shrinking
 // towards 0.
 func signed(ch sim.Chooser, label string, bound, unit time.Duration) time.Duration {
@@ -219,7 +232,8 @@ func signed(ch sim.Chooser, label string, bound, unit time.Duration) time.Durati
 // fault injects one fault: a client clock skew within ±clientSkew, a replica
 // clock skew within ±replicaSkew (so two servers' clocks differ by at most
 // maxServerSkew, the bound the lease assumes), a pause of a process beyond
-// the TTL, a crash (keeping two processes alive), a forced timestamp
+// the TTL, a crash (refused while two goroutines or fewer are live, or
+// when every live one is the crashed process's), a forced timestamp
 // collision (two processes' clocks made to read the same), the fleet's own
 // extraFault, or a step of a process's wall clock by up to 2×TTL either way
 // (NTP, an operator), which moves its wall time and not its elapsed time.
@@ -255,7 +269,7 @@ func (h *harness) fault(ch sim.Chooser) bool {
 			return false
 		}
 		pr := h.pick(ch)
-		if pr == nil {
+		if pr == nil || !h.othersLive(pr) {
 			return false
 		}
 		h.event("crash %s", pr.sp.Name)

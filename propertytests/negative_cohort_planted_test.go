@@ -3,7 +3,8 @@
 package propertytests
 
 // The controls of local handoff's planted defects (internal/cohort's
-// TestingKnobs), on the cohort fleet (cohort_test.go). As those of
+// TestingKnobs), on the cohort fleets (cohort_test.go, cohortretain_test.go,
+// cohorttransfer_test.go). As those of
 // negative_planted_test.go, they run only in the lockstep_bugs test build:
 //
 //	go test -tags lockstep_bugs ./propertytests/ -run 'Negative/Cohort' -v
@@ -31,5 +32,15 @@ func init() {
 		// stays with its process. Caught by C3 in the quiet phase.
 		control{name: "CohortRetainIgnoresWaiters", fleet: fleetNamed("new/cohort-retain"),
 			v: variant{plant: []defect{cohortRetainIgnores}, noLeaseCheck: true, noFencing: true}, want: "liveness:", exhibit: true},
+		// A shared grant whose Unlock still hands the store hold to the
+		// goroutine waiting behind it in its process, or, with nobody
+		// waiting, keeps it for the process's next Lock: that goroutine
+		// holds the id in memory, under the shared owner, while the
+		// adopter still works. Caught by C1 with sharing
+		// (cohorttransfer_test.go), which counts the adopter and the giver
+		// as one holding and the grant beside them as another: by either
+		// branch on the first check, shrunk to 0 actions (the quiet phase).
+		control{name: "CohortHandOnShared", fleet: fleetNamed("new/cohort-transfer"),
+			v: variant{plant: []defect{cohortHandOnShared}, noLeaseCheck: true, noFencing: true}, want: "mutual exclusion:"},
 	)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/layout"
@@ -63,6 +64,7 @@ var transferQuietAfter = lease.Config{TTL: ttl, Renew: renew, MaxServerSkew: max
 type handover struct {
 	giver    *proc
 	lock     lockstep.Lock
+	holding  int // the giver's holdingNo, which the adopter's holding takes
 	token    string
 	quiet    bool // posted in the quiet phase
 	answered bool
@@ -106,7 +108,11 @@ func newTransferState() *transferState {
 }
 
 // transferGiver is harness.user that hands every other holding over.
-func transferGiver(h *harness, ctx context.Context, pr *proc) {
+func transferGiver(h *harness, ctx context.Context, pr *proc) { giveEveryOther(h, ctx, pr, think) }
+
+// giveEveryOther is transferGiver pausing afterGiving, not think, after a
+// holding it handed over (none for 0: it locks again at once).
+func giveEveryOther(h *harness, ctx context.Context, pr *proc, afterGiving time.Duration) {
 	clk := pr.sp.Clock()
 	for ctx.Err() == nil {
 		h.waiting(pr)
@@ -123,14 +129,16 @@ func transferGiver(h *harness, ctx context.Context, pr *proc) {
 		h.tr.holders[l.Owner()]++
 		give := pr.acquired%2 == 1 && h.tr.box == nil
 		h.mu.Unlock()
+		pause := think
 		if give {
 			if !h.giveAway(ctx, pr, l) {
 				return // crashed while holding
 			}
+			pause = afterGiving
 		} else if !h.workAndRelease(ctx, pr, l, func() { h.releasing(pr) }) {
 			return
 		}
-		if clk.Sleep(ctx, think) != nil {
+		if pause > 0 && clk.Sleep(ctx, pause) != nil {
 			return
 		}
 	}
@@ -159,9 +167,12 @@ func (h *harness) giveAway(ctx context.Context, pr *proc, l lockstep.Lock) bool 
 	// giver's Share refuses or its lease ends without any fault of the
 	// handover (an unplanted run without fencing showed it).
 	quiet := h.quiet && h.elapsed(h.quietStart) >= transferQuietAfter
-	ho := &handover{giver: pr, lock: l, token: tok, quiet: quiet}
+	ho := &handover{giver: pr, lock: l, holding: pr.holdingNo, token: tok, quiet: quiet}
 	h.tr.box = ho
 	h.tr.handovers++
+	if h.co != nil {
+		h.noteSharedInLine(pr) // cohorttransfer_test.go
+	}
 	h.noteShared(l.Owner()) // its holders keep its queue cell (queuecell_test.go)
 	h.event("%s shares %s", pr.sp.Name, l.Owner())
 	h.mu.Unlock()
@@ -191,6 +202,9 @@ func (h *harness) giveAway(ctx context.Context, pr *proc, l lockstep.Lock) bool 
 	h.mu.Lock()
 	if ho.quiet && lostNow(l) {
 		h.violate("transfer: %s lost its lease of %s while sharing it, in the quiet phase", pr.sp.Name, l.Owner())
+	}
+	if h.co != nil && ho.ok {
+		h.noteLeaveInLine(pr) // cohorttransfer_test.go
 	}
 	h.mu.Unlock()
 	return h.leave(ctx, pr, l)
@@ -262,10 +276,13 @@ func (h *harness) adopted(pr *proc, ho *handover, l lockstep.Lock) {
 			h.violate("transfer: %s adopted %s without the giver's token %d", pr.sp.Name, l.Owner(), f.Token())
 		}
 	}
-	pr.holding, pr.worked = l, 0
+	pr.holding, pr.worked, pr.holdingNo = l, 0, ho.holding
 	pr.acquired++
 	h.acqs++
 	h.byMode[lockstep.ModeNew]++
+	if h.co != nil {
+		h.noteAdoptedInLine(pr) // cohorttransfer_test.go
+	}
 	h.lastAcq = h.s.Now()
 	h.tr.holders[l.Owner()]++
 	h.tr.adopted++
