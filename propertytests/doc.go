@@ -4,9 +4,11 @@
 // (package model/sim).
 //
 // Each check builds a fleet (fleet_test.go: adding a mode or a mixed fleet is
-// one line there), lets rapid drive a random phase of scheduler decisions and
-// faults (machine_test.go), checks the safety properties after every action
-// (harness_test.go, and a file per property: ownership_test.go,
+// one line there) on a harness (harness_test.go; variant_test.go says what
+// a negative control plants or leaves out), lets rapid drive a random phase
+// of scheduler decisions and faults (machine_test.go) among the processes'
+// users (user_test.go), checks the safety properties after every action
+// (safety_test.go, and a file per property: ownership_test.go,
 // ownercell_test.go, queuecell_test.go, lease_test.go, fencing_test.go),
 // and then runs a fault-free, fair round-robin quiet phase that checks
 // liveness (liveness_test.go). One fleet runs honest users beside

@@ -2,9 +2,7 @@ package propertytests
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,74 +12,6 @@ import (
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/model/sim"
 )
-
-// variant says what one run plants or leaves out, for negative controls.
-type variant struct {
-	bugs         switches // defects planted in every process's Lockers (knobs_test.go)
-	stormBugs    switches // defects planted in the storm processes' Lockers too (storm_test.go)
-	noReadRepair bool     // the cluster does not repair on read
-	noCrash      bool     // the random phase never crashes a process
-	// noLeaseCheck leaves property 3 (a holder works only while its cells
-	// surely live) to the fleet tests, so that a negative control is shrunk
-	// towards the failure it plants.
-	noLeaseCheck bool
-	// noOwnerCellCheck leaves property 2b (a holder with Lost() open has a
-	// live owner cell) out, for a control that keeps Lost() open too long
-	// and must be caught by property 3, which 2b would otherwise often
-	// report first, as soon as the cells expire.
-	noOwnerCellCheck bool
-	// noStateCheck leaves property 5 (no live lock cell after the run) out,
-	// for a control that plants cells without TTL but must be caught by
-	// liveness.
-	noStateCheck bool
-	// onlyBypass leaves out the quiet phase's liveness checks but bounded
-	// bypass — a lock-manager fleet's per-plan wait bound (G2) and the
-	// deadlock check of fleets that are not starvation-free — for a control
-	// that must be caught by bounded bypass (G3), which the others would
-	// otherwise often report first (groupstate_test.go).
-	onlyBypass bool
-	// noLiveness leaves out the quiet phase's liveness checks altogether
-	// (its safety checks stay), for a control whose defect starves a
-	// waiter too but must be caught by a safety property, which the
-	// starvation would otherwise often be reported before.
-	noLiveness bool
-	// plant switches on the defects of the shared lease, fencing and
-	// lock-manager code and of the layers above (knobs_test.go) in every
-	// process's Lockers, and runs the fleets at the smallest TTL the options
-	// then accept: the harness sets the timings when it is built and
-	// restores them when it is closed.
-	plant []defect
-	// weights, when set, replace actWeights in the random phase.
-	weights *[numActs]int
-	// onlyExtraFault makes every fault of the random phase the fleet's own
-	// extraFault, for a control whose defect shows only after it (a DC
-	// fleet's partition and misroute).
-	onlyExtraFault bool
-	// promptWrites has every write applied at once by every replica its
-	// coordinator reaches (the benign "write replicas" choice), so that
-	// replicas differ only where a fault cuts them apart: for a control
-	// whose defect needs two processes to make progress on either side of
-	// a DC partition, which writes left waiting for deliveries stall.
-	promptWrites bool
-	// noFencing runs the fleet without fencing tokens, as the regression
-	// seeds recorded before tokens were drawn in every mode were (a token
-	// draw adds store requests, which moves every later choice).
-	noFencing bool
-	// longHolds, when set, is how many steps of work a holding does
-	// instead of workSteps: for a control whose defect shows only in a
-	// holding longer than a lease window. The liveness bounds assume holds
-	// of workSteps, so such a run checks safety only.
-	longHolds int
-	// stepFirst steps the first process's wall clock by this much before
-	// anything runs, as the random phase's clock-step fault would: for a
-	// control whose defect needs a stepped clock and then time to pass.
-	stepFirst time.Duration
-	// fromHandoff starts the random phase where a fair run's first handoff
-	// write is about to be sent (handoff_test.go): for a control whose defect shows only in what happens between a
-	// handoff and its confirmation, which the random phase, whose holders
-	// seldom keep their leases long enough to hand over, does not reach.
-	fromHandoff bool
-}
 
 // proc is one simulated process and what its user goroutine is doing.
 type proc struct {
@@ -307,145 +237,6 @@ func (h *harness) close() error {
 	return nil
 }
 
-// workAndRelease is a correct holder's part: work workSteps steps of l,
-// checking Lost() before each, then release (releasing records it first),
-// retrying a failed release once, a poll later, as a careful user would
-// (lock.go). It reports false if the process crashed while holding.
-func (h *harness) workAndRelease(ctx context.Context, pr *proc, l lockstep.Lock, releasing func()) bool {
-	clk := pr.sp.Clock()
-	for range h.workSteps() {
-		select {
-		case <-l.Lost():
-		default:
-			h.work(pr, l)
-			if clk.Sleep(ctx, workStep) != nil {
-				return false
-			}
-			continue
-		}
-		break
-	}
-	releasing()
-	err := l.Unlock(context.WithoutCancel(ctx))
-	if err != nil && !errors.Is(err, lockstep.ErrLost) && clk.Sleep(ctx, poll) == nil {
-		_ = l.Unlock(context.WithoutCancel(ctx))
-	}
-	h.releaseDone(l)
-	return true
-}
-
-// workSteps is how many steps of work a holding does.
-func (h *harness) workSteps() int {
-	if h.v.longHolds > 0 {
-		return h.v.longHolds
-	}
-	return workSteps
-}
-
-// user is a correct lock user: take the lock, check Lost() before each step
-// of work, release, think, repeat.
-func (h *harness) user(ctx context.Context, pr *proc) {
-	clk := pr.sp.Clock()
-	for ctx.Err() == nil {
-		h.waiting(pr)
-		l, err := pr.locker.Lock(ctx, lockID)
-		if err != nil {
-			h.stopWaiting(pr)
-			if clk.Sleep(ctx, think) != nil {
-				return
-			}
-			continue
-		}
-		h.acquired(pr, l)
-		if !h.workAndRelease(ctx, pr, l, func() { h.releasing(pr) }) {
-			return // crashed while holding
-		}
-		if clk.Sleep(ctx, think) != nil {
-			return
-		}
-	}
-}
-
-func (h *harness) waiting(pr *proc) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	pr.waiting, pr.waitStart, pr.quietWait, pr.bypass = true, h.s.Now(), h.quiet, 0
-}
-
-func (h *harness) stopWaiting(pr *proc) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	pr.waiting = false
-}
-
-func (h *harness) acquired(pr *proc, l lockstep.Lock) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.event("%s acquired as %s", pr.sp.Name, l.Owner())
-	if h.quiet && pr.waiting {
-		h.maxWait = max(h.maxWait, h.elapsed(max(pr.waitStart, h.quietStart)))
-	}
-	pr.waiting, pr.holding = false, l
-	pr.acquired++
-	h.holdings++
-	pr.holdingNo = h.holdings
-	h.checkToken(pr, l)
-	if h.co != nil {
-		h.checkGrantOrder(pr, l)
-	}
-	pr.worked = 0
-	h.acqs++
-	h.noteHandedHold(l.Owner())
-	if m := l.Mode(); m.Valid() {
-		h.byMode[m]++
-	}
-	h.lastAcq = h.s.Now()
-	if pr.quietWait && pr.bypass > h.maxBypass {
-		h.maxBypass = pr.bypass
-	}
-	for _, q := range h.procs {
-		if q != pr && q.waiting && q.quietWait {
-			q.bypass++
-		}
-	}
-	if h.onAcquired != nil {
-		h.onAcquired(pr, l)
-	}
-}
-
-func (h *harness) releasing(pr *proc) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if f, ok := pr.locker.(interface{ flagMode() lockstep.Mode }); ok && pr.holding != nil && f.flagMode() != pr.holding.Mode() {
-		h.heldAcross++
-	}
-	pr.holding = nil
-}
-
-func (h *harness) releaseDone(l lockstep.Lock) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.stillShared(l.Owner()) {
-		return // another process holds the owner's lock (transferfleet_test.go)
-	}
-	if handedOn(l) {
-		return // another goroutine of the process holds the owner's lock (cohort_test.go)
-	}
-	h.released[l.Owner()] = true
-}
-
-// validLocked reports whether pr believes it holds l: Lost() is open, so a
-// correct user would work now. Two such holders of one id at once break
-// mutual exclusion, whatever their leases' arithmetic says (property 1).
-func (h *harness) validLocked(pr *proc, l lockstep.Lock) bool {
-	select {
-	case <-l.Lost():
-		return false
-	default:
-		return true
-	}
-}
-
 func (h *harness) violate(format string, args ...any) {
 	h.violations = append(h.violations, fmt.Sprintf(format, args...))
 }
@@ -468,53 +259,6 @@ func (h *harness) report() string { return strings.Join(h.trace, "\n") }
 // fullReport is every event of a traced run, the simulator's own decisions
 // among them: what two runs of one seed are compared by.
 func (h *harness) fullReport() string { return strings.Join(h.full, "\n") }
-
-// checkSafety returns the first violation: one recorded by onStore or work,
-// or two holders valid at once (property 1).
-func (h *harness) checkSafety() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.violations) > 0 {
-		return fmt.Errorf("%s", h.violations[0])
-	}
-	if h.grp != nil {
-		if err := h.checkGroupSafety(); err != nil {
-			return err
-		}
-	}
-	if h.dl != nil {
-		if err := h.checkDeadlockSafety(); err != nil {
-			return err
-		}
-	}
-	valid := map[string][]string{} // id → owners whose Lost() is open
-	seen := map[string][]int{}     // id → their holdings (proc.holdingNo)
-	for _, pr := range h.procs {
-		if l := pr.holding; l != nil && !pr.sp.Crashed() && h.validLocked(pr, l) {
-			row := h.row(pr, l.ID()) // one holder per id in each scope (dc_test.go)
-			if h.co == nil && slices.Contains(valid[row], l.Owner()) {
-				continue // one owner shared by two processes (transferfleet_test.go) is one holder
-			}
-			if h.co != nil && slices.Contains(seen[row], pr.holdingNo) {
-				// One shared lock's giver and adopters are one holder; a
-				// lock granted in memory beside them (one owner: one store
-				// hold) is another (cohorttransfer_test.go).
-				continue
-			}
-			valid[row] = append(valid[row], l.Owner())
-			seen[row] = append(seen[row], pr.holdingNo)
-			if len(valid[row]) > 1 {
-				return fmt.Errorf("mutual exclusion: %d holders of %q with Lost() open at once: %v (holdings %v)", len(valid[row]), row, valid[row], seen[row])
-			}
-		}
-	}
-	if !h.v.noOwnerCellCheck {
-		if err := h.checkOwnerCells(); err != nil {
-			return err
-		}
-	}
-	return h.checkQueueCells()
-}
 
 func (h *harness) elapsed(since int64) time.Duration {
 	return time.Duration(h.s.Now()-since) * time.Microsecond

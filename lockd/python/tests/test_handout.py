@@ -9,7 +9,8 @@ import grpc
 import pytest
 
 from lockstep.lockd import InvalidRequest, Unavailable, failover
-from lockstep.lockd.session import Session, _Lock
+from lockstep.lockd.locks import Lock
+from lockstep.lockd.session import Session
 from lockstep.v1 import lockd_pb2 as pb
 from silent_watch import SilentWatch
 
@@ -148,7 +149,7 @@ def test_a_move_whose_token_names_only_released_locks_goes_on_with_none():
 
     client.handlers[("SetToken", "new:2")] = refuse
     s = moving_session(client)
-    s._locks["h1"] = _Lock("h1", [pb.LockItem(id="x")], 5, False, "h1")
+    s._locks["h1"] = Lock("h1", [pb.LockItem(id="x")], 5, False, "h1")
     s._names["h1"] = "h1"
     s._times.granted("h1", time.monotonic(), 2.0)
     moves = []

@@ -5,7 +5,8 @@ import grpc
 
 from lockstep.lockd import Lost
 from lockstep.lockd import failover
-from lockstep.lockd.session import Session, _Lock
+from lockstep.lockd.locks import Lock
+from lockstep.lockd.session import Session
 from lockstep.v1 import lockd_pb2 as pb
 from silent_watch import SilentWatch
 
@@ -47,7 +48,7 @@ def test_unlock_releases_at_the_new_lockd_a_lock_the_move_carried_while_the_old_
     client = Scripted()
     s = Session(client, "s-old", 2.0, "old:1", peer="lkt2.x")
     client.session = s
-    s._locks["h-old"] = _Lock("h-old", [pb.LockItem(id="x")], 7, False, "h-old")
+    s._locks["h-old"] = Lock("h-old", [pb.LockItem(id="x")], 7, False, "h-old")
     s._names["h-old"] = "h-old"
     s.unlock("h-old")  # not Lost: the move kept the lock, and the new lockd released it
     assert ("Unlock", "new:2", "h-new") in client.calls, client.calls
@@ -62,7 +63,7 @@ def test_a_move_does_not_keep_a_lock_already_counted_lost():
 
     client = Scripted()
     s = Session(client, "s-old", 2.0, "old:1", peer="lkt2.x")
-    s._locks["h-old"] = _Lock("h-old", [pb.LockItem(id="x")], 7, False, "h-old")
+    s._locks["h-old"] = Lock("h-old", [pb.LockItem(id="x")], 7, False, "h-old")
     s._names["h-old"] = "h-old"
     now = time.monotonic()
     s._times.granted("h-old", now, 2.0)

@@ -43,7 +43,7 @@
 // makes with lockd/python installed) are given both, l2 first, and fail
 // over; their moves go to the segment's moves/ directory. A seeded lockd
 // track (nemesis.LockdSchedule: kill-lockd, pause-lockd, cut-lockd-client,
-// rotating across the two segments) runs beside the cluster's schedule,
+// rotating across the two segments; lockdnemesis.go) runs beside the cluster's schedule,
 // printed under it; the final heal restarts, resumes and reconnects what
 // it left. The check's lockd-loss checker gets the track's events, and the
 // summary counts the lockd nemeses by kind.

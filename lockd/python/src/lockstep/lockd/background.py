@@ -6,7 +6,7 @@ import time
 
 import grpc
 
-from lockstep.lockd import failover
+from lockstep.lockd import answers, failover
 from lockstep.lockd.errors import LockdError, Lost
 from lockstep.v1 import lockd_pb2 as pb
 
@@ -110,7 +110,7 @@ class Keeper:
                 wait = s.ttl / 10
                 due = time.monotonic() + wait
                 continue
-            s._answered(c, sent, res)
+            answers.answered(s, c, sent, res)
             wait = s.ttl / 3
             due = time.monotonic() + wait
 
@@ -124,7 +124,7 @@ class Keeper:
         try:
             for ev in self._watch_call:
                 if ev.kind == pb.SessionEvent.KIND_LOCK_LOST:
-                    s._lost_at(c, ev.lock_ids)
+                    answers.lost_at(s, c, ev.lock_ids)
                 elif ev.kind in (pb.SessionEvent.KIND_EXPIRED, pb.SessionEvent.KIND_CLOSED):
                     if s._conn is c:
                         s._lose(f"lockd says the session ended: {ev.reason}", ev.lock_ids)

@@ -5,65 +5,11 @@ import time
 
 import grpc
 
-from lockstep.lockd import background, failover, handout
+from lockstep.lockd import answers, background, failover, handout, locks
 from lockstep.lockd.errors import InvalidRequest, LockdError, Lost, from_rpc_error
+from lockstep.lockd.locks import ACCESS  # noqa: F401 (the package exports it from here)
 from lockstep.lockd.valid import LockTimes
 from lockstep.v1 import lockd_pb2 as pb
-
-ACCESS = {
-    "X": pb.ACCESS_EXCLUSIVE,
-    "S": pb.ACCESS_SHARED,
-    "IS": pb.ACCESS_INTENT_SHARED,
-    "IX": pb.ACCESS_INTENT_EXCLUSIVE,
-    "SIX": pb.ACCESS_SHARED_INTENT_EXCLUSIVE,
-}
-
-
-def _items(ids, flat=False, no_mask=False):
-    """"a/b" or ["a/b", ("a/c", "S")] → LockItems, each with the flags."""
-    if isinstance(ids, str):
-        ids = [ids]
-    items = []
-    for it in ids:
-        id_, access = (it, "X") if isinstance(it, str) else it
-        if access not in ACCESS:
-            raise ValueError(f"access {access!r}: want one of {', '.join(ACCESS)}")
-        items.append(pb.LockItem(id=id_, access=ACCESS[access], flat=flat, no_mask=no_mask))
-    return items
-
-
-def _seconds(duration):
-    return duration.ToTimedelta().total_seconds()
-
-
-class _Lock:
-    """A lock the session holds: its name (the lock_id its holder was
-    given), its items as Lock asked for them and its fencing token (what a
-    move matches, failover.py), and its handle at the lockd in use (None
-    once a move left it behind)."""
-
-    __slots__ = ("name", "items", "token", "reentrant", "handle")
-
-    def __init__(self, name, items, token, reentrant, handle):
-        self.name, self.items, self.token, self.reentrant, self.handle = name, items, token, reentrant, handle
-
-
-def _renamed(held, name):
-    """held, or a copy of it whose lock_id is name."""
-    if held.lock_id == name:
-        return held
-    out = pb.HeldLock()
-    out.CopyFrom(held)
-    out.lock_id = name
-    return out
-
-
-def _lost_or_gone(err):
-    """Whether an Unlock's error leaves nothing to retry: the lease was lost
-    (lockd released the lock all the same), the session ended, or lockd no
-    longer knows the handle."""
-    return isinstance(err, Lost) or err.reason == "REASON_UNKNOWN_LOCK"
-
 
 
 class Session:
@@ -87,7 +33,7 @@ class Session:
         self._mu = threading.Lock()
         self._move_mu = threading.Lock()  # one move at a time
         self._closing = threading.Event()
-        self._locks = {}  # name → _Lock
+        self._locks = {}  # name → locks.Lock
         self._names = {}  # handle at the lockd in use → name
         self._left = {}  # endpoint → the session a move left there
         self._left_behind = set()  # names of the locks a move did not carry
@@ -126,19 +72,8 @@ class Session:
         try:
             return self.client.call(method, request, timeout=timeout, endpoint=c.endpoint)
         except Lost as err:
-            self._ended(c, err)
+            answers.ended(self, c, err)
             raise
-
-    def _ended(self, c, err):
-        """Loses the session, if it still uses c, when err (a Lost) says
-        lockd ended it or does not know it; a lost lease (REASON_LOST) is
-        that lock's alone."""
-        if self._conn is not c:
-            return
-        if err.reason == "REASON_SESSION_EXPIRED":
-            self._lose(f"lockd ended the session: {err}", err.detail.lost_lock_ids)
-        elif err.reason == "REASON_UNKNOWN_SESSION":
-            self._lose(f"lockd no longer knows the session (restarted since it was opened?): {err}")
 
     def _failed(self, c, err, timeout):
         """Handles the error of a caller's call at c (its timeout, None when
@@ -172,11 +107,11 @@ class Session:
         call only counted. Raises Deadlock if chosen to break a cycle of
         waits; Unavailable if the lockd failed (the session moves, if it can:
         lock again)."""
-        return self._take("Lock", _items(ids, flat, no_mask), timeout, comment)
+        return self._take("Lock", locks.items(ids, flat, no_mask), timeout, comment)
 
     def try_lock(self, ids, comment="", flat=False, no_mask=False):
         """Takes the lock at once, or raises Locked."""
-        return self._take("TryLock", _items(ids, flat, no_mask), None, comment)
+        return self._take("TryLock", locks.items(ids, flat, no_mask), None, comment)
 
     def _take(self, method, items, timeout, comment):
         c = self._conn
@@ -187,17 +122,17 @@ class Session:
             self._failed(c, err, timeout)
             raise
         late = None
-        short = sent + min(self.ttl, _seconds(held.valid_for)) - time.monotonic() < self.ttl / 3
+        short = sent + min(self.ttl, locks.seconds(held.valid_for)) - time.monotonic() < self.ttl / 3
         if method == "Lock" and self._deadline is not None and short and self._conn is c:
             # Granted late in a long wait: its time counted from the call's
             # send is short or over. Ask again how long it stays valid before
             # the lock is recorded, so that no check in between (the keeper's,
             # lost()) takes it as lost by the short count.
-            late = self._ask(c)
+            late = answers.ask(self, c)
         name = handout.hand_out(self, c, held, items, sent, late)  # raises if it is not handed out
         if late is not None:
-            self._answered(c, *late)
-        return _renamed(held, name)
+            answers.answered(self, c, *late)
+        return locks.renamed(held, name)
 
     def _granted(self, c, held, items, sent, late=None, peer=None, moving=False):
         """Records a lock an answer at c to a call sent at sent returned,
@@ -217,12 +152,12 @@ class Session:
             name = self._names.get(held.lock_id)  # adopted back by set_token: known
             if name is None:
                 name = held.lock_id if self.moves == 0 else f"{held.lock_id}@{self.moves}"
-                self._locks[name] = _Lock(name, list(items), held.token, held.reentrant, held.lock_id)
+                self._locks[name] = locks.Lock(name, list(items), held.token, held.reentrant, held.lock_id)
                 self._names[held.lock_id] = name
             later = None
             if late is not None and held.lock_id in late[1].valid_for:
-                later = (late[0], _seconds(late[1].valid_for[held.lock_id]))
-            self._times.granted(name, sent, _seconds(held.valid_for), later)
+                later = (late[0], locks.seconds(late[1].valid_for[held.lock_id]))
+            self._times.granted(name, sent, locks.seconds(held.valid_for), later)
         if c.keeper is not None:
             c.keeper.added()
         return name
@@ -240,7 +175,7 @@ class Session:
             except LockdError as err:
                 if self._failed(c, err, None):
                     continue  # the session moved: unlock there
-                if _lost_or_gone(err):
+                if locks.lost_or_gone(err):
                     self._forget(c, [handle])
                     # The old lockd's session ended or lost the lock while a
                     # move carried it to another lockd: release it there
@@ -330,13 +265,13 @@ class Session:
         REASON_HOLDS_LOCKS, REASON_OTHER_LOCKD); each changes nothing."""
         c = self._conn
         sent = time.monotonic()
-        locks = list(self._call("SetToken", pb.SetTokenRequest(session_id=c.id, token=token), conn=c).locks)
+        adopted = list(self._call("SetToken", pb.SetTokenRequest(session_id=c.id, token=token), conn=c).locks)
         out = []
-        for held in locks:
+        for held in adopted:
             name = self._granted(c, held, held.items, sent)
             if name is None:  # the session moved meanwhile: not carried
                 self._times.lose([held.lock_id])
-            out.append(_renamed(held, name or held.lock_id))
+            out.append(locks.renamed(held, name or held.lock_id))
         failover.refresh_peer(self)
         return out
 
@@ -391,34 +326,6 @@ class Session:
         c.keeper = background.Keeper(self, c)
         self._keepers.append(c.keeper)
         c.keeper.start()
-
-    def _answered(self, c, sent, res):
-        """Applies a KeepAlive answer at c to a call sent at sent: the
-        session's deadline and each named lock's move on (valid.py), if the
-        session still uses c."""
-        with self._mu:
-            if self._conn is not c:
-                return
-            self._deadline = max(self._deadline, sent + self.ttl)
-            valid = {self._names.get(h, h): _seconds(v) for h, v in res.valid_for.items()}
-            self._times.answered(sent, valid)
-
-    def _ask(self, c):
-        """One KeepAlive at c, cut at a third of the TTL (a lockd that hangs
-        must not hold the caller): (its send, its answer), or None if it
-        failed."""
-        sent = time.monotonic()
-        try:
-            return sent, self._call("KeepAlive", pb.KeepAliveRequest(session_id=c.id), timeout=max(self.ttl / 3, 0.01), conn=c)
-        except LockdError:
-            return None
-
-    def _lost_at(self, c, handles):
-        """Loses the locks of handles a LOCK_LOST at c named."""
-        with self._mu:
-            if self._conn is not c:
-                return
-            self._times.lose([self._names.get(h, h) for h in handles])
 
     @property
     def lost_locks(self):
