@@ -29,4 +29,14 @@ type TestingKnobs struct {
 	// goroutine that locks again at once passes a remote waiter the look
 	// saw, up to Bound times in a row.
 	DropOvertakenLook bool
+	// ExtendUnlooked extends a store hold at the bound with a local
+	// waiter in line without looking at the store (extend.go): while a
+	// goroutine of the holding process waits, the store hold never leaves
+	// it, and other processes' waiters starve.
+	ExtendUnlooked bool
+	// ExtendUnreserved extends a fenced store hold at the bound by
+	// granting the tokens after its block in memory, with no fresh
+	// reservation: the global cell holds only the old block's last, so a
+	// remote successor can draw a token a local holder already carried.
+	ExtendUnreserved bool
 }
