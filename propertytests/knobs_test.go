@@ -104,6 +104,8 @@ const (
 	cohortUnbounded         defect = "cohort-unbounded"
 	cohortUnreservedBlock   defect = "cohort-unreserved-block"
 	cohortRetainIgnores     defect = "cohort-retain-ignores-waiters"
+	cohortExtendUnlooked    defect = "cohort-extend-unlooked"
+	cohortExtendUnreserved  defect = "cohort-extend-unreserved"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -214,6 +216,10 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			co.UnreservedBlock = true
 		case cohortRetainIgnores:
 			co.RetainIgnoresWaiters = true
+		case cohortExtendUnlooked:
+			co.ExtendUnlooked = true
+		case cohortExtendUnreserved:
+			co.ExtendUnreserved = true
 		case acceptAnyLevels:
 			sk.AcceptAnyLevels = true
 		case acceptRemoteCoordinator:

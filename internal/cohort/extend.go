@@ -47,12 +47,14 @@ func (c *Algorithm) extend(ctx context.Context, h *hold) bool {
 	}
 	if h.token != 0 {
 		switch {
-		case c.knobs.ExtendUnreserved: // planted: grants past the block, never reserved
-			h.last += int64(c.o.Bound) + 1
 		case c.extender == nil:
 			return false
 		default:
-			first, err := c.extender.Extend(ctx, h.spec, c.o.Bound+1)
+			n := c.o.Bound + 1
+			if c.knobs.ExtendUnreserved {
+				n = 1 // planted: the first token drawn, the Bound after it granted unreserved
+			}
+			first, err := c.extender.Extend(ctx, h.spec, n)
 			if err != nil {
 				return false
 			}

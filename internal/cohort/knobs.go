@@ -34,9 +34,10 @@ type TestingKnobs struct {
 	// goroutine of the holding process waits, the store hold never leaves
 	// it, and other processes' waiters starve.
 	ExtendUnlooked bool
-	// ExtendUnreserved extends a fenced store hold at the bound by
-	// granting the tokens after its block in memory, with no fresh
-	// reservation: the global cell holds only the old block's last, so a
-	// remote successor can draw a token a local holder already carried.
+	// ExtendUnreserved extends a fenced store hold at the bound with a
+	// draw of one token and grants the Bound tokens after it in memory,
+	// never reserved: the global cell holds only the draw's value, so a
+	// remote successor whose clock reads below the extended block draws a
+	// token a local holder already carried.
 	ExtendUnreserved bool
 }
