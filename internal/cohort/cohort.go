@@ -164,7 +164,7 @@ func (c *Algorithm) takeStore(ctx context.Context, a *manager.Acquisition, ln *l
 	c.mu.Lock()
 	ln.mode = spec.Mode
 	c.mu.Unlock()
-	h := &hold{ln: ln, spec: spec, token: spec.Token, last: last}
+	h := &hold{ln: ln, spec: spec, token: spec.Token, last: last, crowded: spec.Crowded}
 	return c.grant(h, spec.Token, spec.Since), nil
 }
 

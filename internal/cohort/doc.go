@@ -18,8 +18,9 @@
 //   - fewer than Options.Bound handoffs followed the store acquisition
 //     (its token block has one left).
 //
-// When the bound is reached with a waiter in line and the inner algorithm
-// can look at the store (a Watcher), the store hold is handed to that
+// When the bound is reached with a waiter in line, the inner algorithm
+// can look at the store (a Watcher) and the store acquisition's claim saw
+// nobody else waiting (held.Spec.Crowded), the store hold is handed to that
 // waiter all the same, marked due (extend.go): before its grant, the
 // waiter looks at the store once (Watcher.Waiting) and, if no acquisition
 // of another owner waits there, no request of another access of this

@@ -64,7 +64,7 @@ func (c *Algorithm) extend(ctx context.Context, h *hold) bool {
 	if h.spec.Loss.Fired() {
 		return false
 	}
-	h.handoffs = 0
+	h.handoffs, h.crowded = 0, false
 	return true
 }
 

@@ -227,6 +227,28 @@ func TestExtend_AnotherAccessWaitingInProcessReleases(t *testing.T) {
 	})
 }
 
+// TestExtend_AClaimThatSawAWaiterReleasesAtTheBoundWithoutALook: a store
+// hold whose claim saw another acquisition in line (held.Spec.Crowded) is
+// released at its bound as without extension, with no look; the next
+// store hold, whose claim saw nobody, is extended after its look.
+func TestExtend_AClaimThatSawAWaiterReleasesAtTheBoundWithoutALook(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, e := newExtendFixture(t, 1, nil, true)
+		ctx := context.Background()
+		f.s.crowded.Store(true)
+		a, err := f.m.Lock(ctx, "x")
+		require.NoError(t, err)
+		f.s.crowded.Store(false)
+		c := f.handOn(t, f.handOn(t, a))
+		require.NotEqual(t, a.Owner(), c.Owner(), "released at the bound")
+		require.Zero(t, e.looks.Load(), "no look: the claim saw a waiter")
+		ext := f.handOn(t, f.handOn(t, c))
+		require.Equal(t, c.Owner(), ext.Owner(), "extended after a look")
+		require.EqualValues(t, 1, e.looks.Load())
+		require.NoError(t, ext.Unlock(ctx))
+	})
+}
+
 func TestExtend_PlantedDefects(t *testing.T) {
 	t.Run("ExtendUnlooked", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {

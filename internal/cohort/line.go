@@ -42,6 +42,10 @@ type hold struct {
 	token    int64     // the token of its latest grant (0: no fencing)
 	last     int64     // the last token of its block
 	released bool      // every inner part released
+	// crowded is set when the store acquisition's claim saw another
+	// acquisition waiting in the store (held.Spec.Crowded), until an
+	// extension: a look at the bound would see it, so none is sent.
+	crowded bool
 	// due is set when the hold is handed at the bound: the waiter handed it
 	// looks at the store and extends it before its grant, or releases it
 	// (extend.go).
@@ -97,7 +101,8 @@ func (c *Algorithm) giveUp(ctx context.Context, ln *line, w *waiter) {
 // not nil) first; it reports whether it did. When the bound or h's token
 // block (Bound+1 tokens: the two end together) is used up, h is handed
 // due, for the waiter to extend it or release it (extend.go), if the
-// inner algorithm can look at the store. Otherwise it gives the line's
+// inner algorithm can look at the store and h's claim saw nobody else
+// waiting there (hold.crowded). Otherwise it gives the line's
 // turn to the next in line, who takes the id from the store, or ends the
 // line: the caller then releases h in the store.
 func (c *Algorithm) offer(h *hold, handed *atomic.Bool) bool {
@@ -106,7 +111,7 @@ func (c *Algorithm) offer(h *hold, handed *atomic.Bool) bool {
 	defer c.mu.Unlock()
 	ln := h.ln
 	within := h.handoffs < c.o.Bound && h.spare() || c.knobs.Unbounded
-	if len(ln.waiters) > 0 && !lost && !h.yield && (within || c.watcher != nil) {
+	if len(ln.waiters) > 0 && !lost && !h.yield && (within || c.watcher != nil && (!h.crowded || c.knobs.ExtendUnlooked)) {
 		w := ln.waiters[0]
 		ln.waiters = ln.waiters[1:]
 		h.handoffs++
