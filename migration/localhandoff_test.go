@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/held"
 )
 
 // TestLocker_LocalHandoffKeepsTheModeInTheCensusUntilTheStoreRelease: a
@@ -165,4 +166,119 @@ func TestNew_RefusesBadRetain(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLocker_LocalHandoffExtendsAtTheBoundByMode: at the bound, with no
+// other owner waiting, a store hold of mode new goes on in memory with a
+// fresh token block; with fencing, a legacy or combined hold is released
+// (the mode switch refuses to extend it) and the next goroutine takes the
+// id from the store; without fencing a combined hold is extended by the
+// look alone and a legacy one, which has no line to look at, is released.
+func TestLocker_LocalHandoffExtendsAtTheBoundByMode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		for _, c := range []struct {
+			path     []lockstep.Mode
+			fenced   bool
+			extended bool
+		}{
+			{[]lockstep.Mode{lockstep.ModeLegacy}, true, false},
+			{[]lockstep.Mode{lockstep.ModeCombined}, true, false},
+			{[]lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew}, true, true},
+			{[]lockstep.Mode{lockstep.ModeLegacy}, false, false},
+			{[]lockstep.Mode{lockstep.ModeCombined}, false, true},
+		} {
+			s := newStore()
+			setPhase(t, newController(t, s, 0), c.path...)
+			mode := c.path[len(c.path)-1]
+			clk := &clock.Local{}
+			o := testOptions(1)
+			o.LocalHandoff = 1
+			if c.fenced {
+				g, err := clock.NewGlobal(s, "", clk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o.Fencing = g
+			}
+			l, err := New(s, flagOf(mode), withIdentity(o, clk, "p"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := l.Lock(ctx, "id")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := handOnIn(t, l, a)
+			next := handOnIn(t, l, b) // at the bound
+			if got := next.Owner() == a.Owner(); got != c.extended {
+				t.Fatalf("%v (fencing %v): at the bound the store hold went on in memory: %v, want %v", mode, c.fenced, got, c.extended)
+			}
+			if c.fenced && next.(lockstep.Fenced).Token() <= b.(lockstep.Fenced).Token() {
+				t.Fatalf("%v: token %d after %d", mode, next.(lockstep.Fenced).Token(), b.(lockstep.Fenced).Token())
+			}
+			if err := next.Unlock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestModeSwitch_ExtendRefusesLegacyAndCombinedHolds: the mode switch's
+// Extend draws nothing for a lock of mode legacy or combined.
+func TestModeSwitch_ExtendRefusesLegacyAndCombinedHolds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := newStore()
+		setPhase(t, newController(t, s, 0), lockstep.ModeCombined)
+		clk := &clock.Local{}
+		g, err := clock.NewGlobal(s, "", clk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := testOptions(1)
+		o.Fencing = g
+		l, err := New(s, flagOf(lockstep.ModeCombined), withIdentity(o, clk, "p"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = l.Close(ctx) }()
+		before, err := g.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []lockstep.Mode{lockstep.ModeLegacy, lockstep.ModeCombined} {
+			if _, err := (modeSwitch{l}).Extend(ctx, held.Spec{ID: "id", Mode: m, Loss: held.NewLoss()}, 2); !errors.Is(err, errNoExtension) {
+				t.Fatalf("Extend of a %v hold = %v, want errNoExtension", m, err)
+			}
+		}
+		if after, err := g.Read(ctx); err != nil || after != before {
+			t.Fatalf("global cell %d (%v) after refused extensions, want %d: nothing drawn", after, err, before)
+		}
+	})
+}
+
+// handOnIn unlocks cur with a Lock of its id on l waiting and returns what
+// that Lock got.
+func handOnIn(t *testing.T, l *Locker, cur lockstep.Lock) lockstep.Lock {
+	t.Helper()
+	ctx := context.Background()
+	type res struct {
+		l   lockstep.Lock
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() { n, err := l.Lock(ctx, cur.ID()); ch <- res{n, err} }()
+	synctest.Wait()
+	if err := cur.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-ch
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r.l
 }

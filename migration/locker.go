@@ -336,5 +336,21 @@ func (s modeSwitch) Waiting(ctx context.Context, sp held.Spec) (bool, error) {
 	return s.l.algs.queue.Waiting(ctx, sp)
 }
 
+// Extend draws a fresh block of n fencing tokens for s, a store hold the
+// local-handoff layer extends past its bound (internal/cohort's Extender):
+// a lock of mode new draws through the queue lock (its Extend, kept only if
+// s's lease, bound to its census epoch, was open when the draw returned).
+// A legacy or combined lock is refused with errNoExtension and draws
+// nothing: the layer then releases it in the store.
+func (s modeSwitch) Extend(ctx context.Context, sp held.Spec, n int) (int64, error) {
+	if sp.Mode != lockstep.ModeNew {
+		return 0, errNoExtension
+	}
+	return s.l.algs.queue.Extend(ctx, sp, n)
+}
+
+// errNoExtension is Extend's error for a legacy or combined lock.
+var errNoExtension = errors.New("migration: only a lock of mode new extends its token block; a legacy or combined lock is released at its bound")
+
 // errNoLine is Waiting's error for a legacy lock.
 var errNoLine = errors.New("migration: a legacy lock has no line in which to see other processes' waiters")

@@ -26,6 +26,7 @@ var (
 	_ manager.Adopter = modeSwitch{}
 	_ manager.Sharer  = modeSwitch{}
 	_ cohort.Sharer   = modeSwitch{}
+	_ cohort.Extender = modeSwitch{}
 )
 
 // Share returns a token naming lk, held in mode new (lockstep.Sharer); a

@@ -54,12 +54,26 @@ func holdTime() time.Duration { return time.Duration(workSteps)*workStep + 2*pol
 // with a cell named before it saw ours and once more (bypassBound) — bound
 // local handoffs of holdTime each.
 //
+// At its bound with a local waiter, a store hold looks at the store and
+// goes on with a fresh block if nobody else waits (extension; section
+// 4.15, Theorem 4b): each of those store holds looks once before its
+// release, and the one that holds when our queue cell is written may be
+// extended once more, by a look sent before that write, for bound+1 more
+// holds and a draw and a second look. A look, and a draw with the look
+// after it, each take less than a Poll in the quiet phase (as
+// retainDetection assumes of two reads and a delete). With one goroutine
+// per process no waiter is ever in a line, nothing is extended, and the
+// bound stays Theorem 4a's.
+//
 // With retention each of those store holds may also be kept, with no
 // holder, until it sees the waiter or its window ends: min(Retain,
 // retainDetection) more.
 func (c cohortSpec) waitBound() time.Duration {
 	others := bypassBound(c.processes) // store holds of other processes that may precede ours
 	b := time.Duration(c.perProcess)*livenessBound + time.Duration(others*c.bound)*holdTime()
+	if c.perProcess > 1 { // extension
+		b += time.Duration(others)*poll + time.Duration(c.bound+1)*holdTime() + poll
+	}
 	if c.retain {
 		b += time.Duration(others) * min(cohortRetain(), retainDetection())
 	}
@@ -67,8 +81,15 @@ func (c cohortSpec) waitBound() time.Duration {
 }
 
 // bypassBound is C3's bypass bound over n goroutines: each acquisition
-// the plain bound allows may be followed by bound local handoffs.
-func (c cohortSpec) bypassBound(n int) int { return (c.bound + 1) * bypassBound(n) }
+// the plain bound allows may be followed by bound local handoffs, and, with
+// more than one goroutine per process, the store hold that holds when the
+// waiter's queue cell is written by bound+1 more grants of one extension.
+func (c cohortSpec) bypassBound(n int) int {
+	if c.perProcess > 1 {
+		return (c.bound + 1) * (bypassBound(n) + 1)
+	}
+	return (c.bound + 1) * bypassBound(n)
+}
 
 var (
 	queueCohort = kind{name: "new-cohort", mode: lockstep.ModeNew, new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
@@ -132,11 +153,20 @@ type cohortState struct {
 	last             map[string]grantSeen
 	grants, handoffs int                 // locks returned; those handed over in memory
 	tr               cohortTransferState // sharing with local handoff (cohorttransfer_test.go)
+	// extensions counts the store holds that went on in memory past their
+	// bound (internal/cohort's extend): a run of one owner's grants longer
+	// than bound+1, one per bound+1 grants after the first block.
+	extensions int
+	// followed counts the extended store holds whose next grant went to
+	// another owner (a remote successor, or the line's next from the store):
+	// the grants C2 compares across an extended block.
+	followed int
 }
 
 type grantSeen struct {
 	owner string
 	token int64
+	run   int // grants of owner in a row, this one included
 }
 
 func newCohortState() *cohortState { return &cohortState{last: map[string]grantSeen{}} }
@@ -145,24 +175,29 @@ func newCohortState() *cohortState { return &cohortState{last: map[string]grantS
 // caller holds h.mu. A lock handed over in memory keeps its predecessor's
 // owner (one store hold); it counts as a handoff.
 func (h *harness) checkGrantOrder(pr *proc, l lockstep.Lock) {
-	if h.v.noFencing {
-		return
-	}
-	f, ok := l.(lockstep.Fenced)
-	if !ok {
-		return // checkToken reports it
-	}
 	row := h.row(pr, l.ID())
 	prev, seen := h.co.last[row]
 	h.co.grants++
+	cur := grantSeen{owner: l.Owner(), run: 1}
+	if seen && prev.owner != l.Owner() && prev.run > h.f.cohort.bound+1 {
+		h.co.followed++
+	}
 	if seen && prev.owner == l.Owner() {
 		h.co.handoffs++
+		cur.run = prev.run + 1
+		if (cur.run-1)%(h.f.cohort.bound+1) == 0 {
+			h.co.extensions++ // the first grant of a fresh block
+		}
 	}
-	if seen && f.Token() <= prev.token {
-		h.violate("fencing: tokens out of grant order: %s got %s's lock of %q with token %d after %s's token %d",
-			pr.sp.Name, l.Owner(), row, f.Token(), prev.owner, prev.token)
-	}
-	h.co.last[row] = grantSeen{owner: l.Owner(), token: f.Token()}
+	f, ok := l.(lockstep.Fenced)
+	if ok && !h.v.noFencing {
+		cur.token = f.Token()
+		if seen && cur.token <= prev.token {
+			h.violate("fencing: tokens out of grant order: %s got %s's lock of %q with token %d after %s's token %d",
+				pr.sp.Name, l.Owner(), row, cur.token, prev.owner, prev.token)
+		}
+	} // else checkToken reports a missing token
+	h.co.last[row] = cur
 }
 
 // handedOn reports whether l's Unlock handed its store hold to another

@@ -166,7 +166,7 @@ var fleets = append([]fleet{
 	// in one request; the third process hands nothing but reads handed
 	// cells (a rollout half done).
 	{name: "new/handoff", kinds: []kind{queueHandoff, queueHandoff, queueHandoff, queueWake}, starvationFree: true},
-}, append(dcFleets, append(managerFleets, deadlockFleet, transferFleet, deadlockSharedFleet, cohortFleet, cohortSwitchingFleet, cohortRetainFleet, cohortTransferFleet)...)...)
+}, append(dcFleets, append(managerFleets, deadlockFleet, transferFleet, deadlockSharedFleet, cohortFleet, cohortSwitchingFleet, cohortRetainFleet, cohortExtendFleet, cohortTransferFleet)...)...)
 
 func fleetNamed(name string) fleet {
 	for _, f := range fleets {

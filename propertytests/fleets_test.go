@@ -33,9 +33,10 @@ type stats struct {
 	// handovers and adoptions count the transfer fleet's tokens posted and
 	// adopted (transferfleet_test.go).
 	handovers, adoptions int
-	// grants and localHandoffs count the cohort fleet's locks returned and
-	// those handed over in memory (cohort_test.go).
-	grants, localHandoffs int
+	// grants, localHandoffs and extensions count the cohort fleet's locks
+	// returned, those handed over in memory and the store holds extended
+	// past their bound (cohort_test.go).
+	grants, localHandoffs, extensions, followed int
 	// cohortTransfer counts the cohort-transfer fleet's states
 	// (cohorttransfer_test.go).
 	cohortTransfer cohortTransferState
@@ -174,6 +175,8 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 				st.grants += h.co.grants
 				st.localHandoffs += h.co.handoffs
 				st.cohortTransfer.add(h.co.tr)
+				st.extensions += h.co.extensions
+				st.followed += h.co.followed
 			}
 			if h.tr != nil {
 				st.handovers += h.tr.handovers
@@ -219,10 +222,11 @@ func checkFleetDepth(t *testing.T, name string, v variant, deepN int) {
 		t.Logf("ErrDeadlock reports, each with a cycle in the history: %d", st.deadlocks)
 	}
 	if f := fleetNamed(name); f.cohort != nil && f.starvationFree {
-		t.Logf("cohort: %d locks returned, %d of them handed over in memory; bounds: wait %v, bypass %d",
-			st.grants, st.localHandoffs, f.cohort.waitBound(), f.cohort.bypassBound(len(f.kinds)*f.cohort.perProcess))
+		t.Logf("cohort: %d locks returned, %d of them handed over in memory, %d store holds extended past the bound (%d of them followed by another owner's grant); bounds: wait %v, bypass %d",
+			st.grants, st.localHandoffs, st.extensions, st.followed, f.cohort.waitBound(), f.cohort.bypassBound(len(f.kinds)*f.cohort.perProcess))
 	} else if f.cohort != nil {
-		t.Logf("cohort: %d locks returned, %d of them handed over in memory", st.grants, st.localHandoffs)
+		t.Logf("cohort: %d locks returned, %d of them handed over in memory, %d store holds extended past the bound (%d of them followed by another owner's grant)",
+			st.grants, st.localHandoffs, st.extensions, st.followed)
 	}
 	if st.handovers > 0 {
 		t.Logf("handovers: %d tokens shared, %d adopted", st.handovers, st.adoptions)

@@ -105,6 +105,8 @@ const (
 	cohortUnreservedBlock   defect = "cohort-unreserved-block"
 	cohortRetainIgnores     defect = "cohort-retain-ignores-waiters"
 	cohortHandOnShared      defect = "cohort-hand-on-shared"
+	cohortExtendUnlooked    defect = "cohort-extend-unlooked"
+	cohortExtendUnreserved  defect = "cohort-extend-unreserved"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -217,6 +219,10 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			co.RetainIgnoresWaiters = true
 		case cohortHandOnShared:
 			co.HandOnShared = true
+		case cohortExtendUnlooked:
+			co.ExtendUnlooked = true
+		case cohortExtendUnreserved:
+			co.ExtendUnreserved = true
 		case acceptAnyLevels:
 			sk.AcceptAnyLevels = true
 		case acceptRemoteCoordinator:

@@ -15,7 +15,9 @@ import (
 // Options configure an Algorithm.
 type Options struct {
 	// Bound is how many local handoffs may follow one store acquisition
-	// before the store hold is released: at least 1.
+	// (or one extension) before the store hold is released, or extended
+	// when the store shows no waiter of another owner (extend.go): at
+	// least 1.
 	Bound int
 	// Clock is the process's clock: the Since of a local grant, and the
 	// simulator's hold on a waiter woken by a handoff (lifecycle.Resumed).
@@ -37,10 +39,11 @@ type Options struct {
 // Algorithm is the local-handoff layer over an inner manager.Algorithm
 // (doc.go). Safe for concurrent use.
 type Algorithm struct {
-	inner   manager.Algorithm
-	o       Options
-	knobs   TestingKnobs
-	watcher Watcher // the inner algorithm's, with Retain
+	inner    manager.Algorithm
+	o        Options
+	knobs    TestingKnobs
+	watcher  Watcher  // the inner algorithm's, if it offers one: retention and extension
+	extender Extender // the inner algorithm's, if it offers one: extension of a fenced hold
 
 	retaining sync.WaitGroup // retention goroutines (retain.go)
 	// closing ends at Close every retention's context, a look that a
@@ -50,6 +53,9 @@ type Algorithm struct {
 
 	mu    sync.Mutex
 	lines map[string]*line // ids with a local exclusive acquisition in progress or held
+	// passing counts, per id, the requests in progress that pass through
+	// to the inner algorithm (extend.go, passThrough).
+	passing map[string]int
 }
 
 var _ manager.Algorithm = (*Algorithm)(nil)
@@ -67,9 +73,10 @@ func New(inner manager.Algorithm, o Options) (*Algorithm, error) {
 	if o.Clock == nil {
 		return nil, &lockstep.ConfigError{Field: "Clock", Reason: "nil clock: pass the Locker's clock"}
 	}
-	c := &Algorithm{inner: inner, o: o, lines: map[string]*line{}}
+	c := &Algorithm{inner: inner, o: o, lines: map[string]*line{}, passing: map[string]int{}}
 	c.closing, c.closeLooks = context.WithCancel(context.Background())
-	switch w, ok := inner.(Watcher); {
+	w, ok := inner.(Watcher)
+	switch {
 	case o.Retain < 0:
 		return nil, &lockstep.ConfigError{Field: "Retain", Reason: fmt.Sprintf(
 			"%v must not be negative: use 0 for off or how long to keep an unlocked lock for this process, e.g. 20ms", o.Retain)}
@@ -79,9 +86,11 @@ func New(inner manager.Algorithm, o Options) (*Algorithm, error) {
 	case o.WatchEvery <= 0:
 		return nil, &lockstep.ConfigError{Field: "WatchEvery", Reason: fmt.Sprintf(
 			"%v: a retained lock must look for other processes' waiters at a positive period: pass the lease's Renew", o.WatchEvery)}
-	default:
+	}
+	if ok {
 		c.watcher = w
 	}
+	c.extender, _ = inner.(Extender)
 	c.knobs = deref.Of(o.TestingKnobs)
 	return c, nil
 }
@@ -102,7 +111,7 @@ func (c *Algorithm) Inner() manager.Algorithm { return c.inner }
 func (c *Algorithm) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, error) {
 	if a.Access != lockstep.Exclusive {
 		c.dropRetained(ctx, a.ID) // it would wait behind the retained hold in the turns
-		return c.inner.Take(ctx, a)
+		return c.passThrough(ctx, a)
 	}
 	c.mu.Lock()
 	ln := c.lines[a.ID]
@@ -155,7 +164,7 @@ func (c *Algorithm) takeStore(ctx context.Context, a *manager.Acquisition, ln *l
 	c.mu.Lock()
 	ln.mode = spec.Mode
 	c.mu.Unlock()
-	h := &hold{ln: ln, spec: spec, token: spec.Token, last: last}
+	h := &hold{ln: ln, spec: spec, token: spec.Token, last: last, crowded: spec.Crowded}
 	return c.grant(h, spec.Token, spec.Since), nil
 }
 
@@ -166,10 +175,12 @@ func (c *Algorithm) takeStore(ctx context.Context, a *manager.Acquisition, ln *l
 // so a deadline passed is seen before any goroutine fired the signal. If
 // it is not, h is released in the store and the caller, which still has
 // the line's turn, takes the id from the inner algorithm, as a queue-lock
-// claim whose token could not be kept claims again.
+// claim whose token could not be kept claims again. A hold handed at the
+// bound (hold.due) goes on only if extend allows it, with the first token
+// of a fresh block; otherwise it is released in the same way.
 func (c *Algorithm) grantLocal(ctx context.Context, a *manager.Acquisition, h *hold) (held.Spec, error) {
 	a.Mode, a.Attempts, a.Requests = h.spec.Mode, 0, 0
-	if h.spec.Loss.Fired() {
+	if h.spec.Loss.Fired() || h.due && !c.extend(ctx, h) {
 		h.stop()
 		_, _ = h.release(context.WithoutCancel(ctx), c.o.Clock) // what a failed delete leaves expires after the TTL
 		return c.takeStore(ctx, a, h.ln)

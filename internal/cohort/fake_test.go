@@ -26,6 +26,7 @@ type store struct {
 	owners   int
 	losses   []*held.Loss // per take, in order
 	global   *clock.Global
+	crowded  atomic.Bool // takes report held.Spec.Crowded: another waiter was in line
 }
 
 func newStore(g *clock.Global) *store { return &store{slots: map[string]chan struct{}{}, global: g} }
@@ -74,7 +75,7 @@ func (s *store) Take(ctx context.Context, a *manager.Acquisition) (held.Spec, er
 	s.losses = append(s.losses, loss)
 	s.mu.Unlock()
 	return held.Spec{ID: a.ID, Owner: owner, Mode: lockstep.ModeNew, Token: tok, TokenLast: last, Loss: loss,
-		Parts: []held.Part{&fakePart{s: s, slot: c}}}, nil
+		Crowded: s.crowded.Load(), Parts: []held.Part{&fakePart{s: s, slot: c}}}, nil
 }
 
 func (s *store) Close(context.Context) error { return nil }

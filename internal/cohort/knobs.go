@@ -29,4 +29,16 @@ type TestingKnobs struct {
 	// goroutine that locks again at once passes a remote waiter the look
 	// saw, up to Bound times in a row.
 	DropOvertakenLook bool
+	// ExtendUnlooked extends a store hold at the bound with a local
+	// waiter in line without looking at the store (extend.go), even when
+	// its claim saw a waiter: while a goroutine of the holding process
+	// waits, the store hold never leaves it, and other processes' waiters
+	// starve.
+	ExtendUnlooked bool
+	// ExtendUnreserved extends a fenced store hold at the bound with a
+	// draw of one token and grants the Bound tokens after it in memory,
+	// never reserved: the global cell holds only the draw's value, so a
+	// remote successor whose clock reads below the extended block draws a
+	// token a local holder already carried.
+	ExtendUnreserved bool
 }

@@ -42,6 +42,14 @@ type hold struct {
 	token    int64     // the token of its latest grant (0: no fencing)
 	last     int64     // the last token of its block
 	released bool      // every inner part released
+	// crowded is set when the store acquisition's claim saw another
+	// acquisition waiting in the store (held.Spec.Crowded), until an
+	// extension: a look at the bound would see it, so none is sent.
+	crowded bool
+	// due is set when the hold is handed at the bound: the waiter handed it
+	// looks at the store and extends it before its grant, or releases it
+	// (extend.go).
+	due bool
 	// yield is set when a look at the store, overtaken by a re-lock, saw a
 	// waiter of another owner: the hold is neither handed on nor retained
 	// again, but released at its holder's Unlock (retain.go, look).
@@ -89,21 +97,25 @@ func (c *Algorithm) giveUp(ctx context.Context, ln *line, w *waiter) {
 }
 
 // offer hands h to the next in line if there is one, h's store lease is
-// open, no overtaken look made h yield (retain.go) and the bound and h's
-// token block allow another handoff (the block has Bound+1 tokens, so the
-// two end together), setting handed (if not nil) first; it reports whether
-// it did. Otherwise it gives the line's turn to
-// the next in line, who takes the id from the store, or ends the line: the
-// caller then releases h in the store.
+// open and no overtaken look made h yield (retain.go), setting handed (if
+// not nil) first; it reports whether it did. When the bound or h's token
+// block (Bound+1 tokens: the two end together) is used up, h is handed
+// due, for the waiter to extend it or release it (extend.go), if the
+// inner algorithm can look at the store and h's claim saw nobody else
+// waiting there (hold.crowded). Otherwise it gives the line's
+// turn to the next in line, who takes the id from the store, or ends the
+// line: the caller then releases h in the store.
 func (c *Algorithm) offer(h *hold, handed *atomic.Bool) bool {
 	lost := h.spec.Loss.Fired() // outside mu: it may run loss callbacks
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ln := h.ln
-	if len(ln.waiters) > 0 && !lost && !h.yield && (h.handoffs < c.o.Bound && h.spare() || c.knobs.Unbounded) {
+	within := h.handoffs < c.o.Bound && h.spare() || c.knobs.Unbounded
+	if len(ln.waiters) > 0 && !lost && !h.yield && (within || c.watcher != nil && (!h.crowded || c.knobs.ExtendUnlooked)) {
 		w := ln.waiters[0]
 		ln.waiters = ln.waiters[1:]
 		h.handoffs++
+		h.due = !within
 		if handed != nil {
 			handed.Store(true)
 		}
@@ -111,7 +123,7 @@ func (c *Algorithm) offer(h *hold, handed *atomic.Bool) bool {
 		close(w.ready)
 		return true
 	}
-	if handed != nil && len(ln.waiters) == 0 && !lost && !h.yield && c.watcher != nil && h.handoffs < c.o.Bound && h.spare() {
+	if handed != nil && len(ln.waiters) == 0 && !lost && !h.yield && c.o.Retain > 0 && h.handoffs < c.o.Bound && h.spare() {
 		handed.Store(true) // handed to the layer, which renews it for up to Retain
 		c.retain(ln, h)
 		return true

@@ -42,11 +42,16 @@ type Spec struct {
 	// (manager.Acquisition.TokenBlock): Token for a block of one, 0 without
 	// fencing.
 	TokenLast int64
-	Parts     []Part // in the order taken; released in reverse
-	Loss      *Loss  // fired by the parts' leases (and any other source)
-	Since     int64  // elapsed µs: when the first part's winning write was sent
-	Clock     lockstep.Clock
-	Observer  lockstep.Observer
+	// Crowded reports that the acquisition's winning claim saw another
+	// acquisition's queue cell in line (queue lock): a waiter that stays
+	// until it acquires or gives up. A local-handoff layer then releases
+	// the hold at its bound without looking for one (internal/cohort).
+	Crowded  bool
+	Parts    []Part // in the order taken; released in reverse
+	Loss     *Loss  // fired by the parts' leases (and any other source)
+	Since    int64  // elapsed µs: when the first part's winning write was sent
+	Clock    lockstep.Clock
+	Observer lockstep.Observer
 	// OnStop runs once, at the first Unlock, after the parts stopped.
 	OnStop func()
 	// OnReleased runs once, when every part's cells are deleted.

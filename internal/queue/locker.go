@@ -161,7 +161,7 @@ func (l *Locker) Take(ctx context.Context, st *manager.Acquisition) (held.Spec, 
 		return held.Spec{}, err
 	}
 	return held.Spec{ID: st.ID, Owner: a.owner, Mode: lockstep.ModeNew, Token: a.token, TokenLast: fencing.Drawer{Block: a.block}.Last(a.token),
-		Parts: []held.Part{p}, Loss: loss, Since: p.since}, nil
+		Crowded: a.crowded, Parts: []held.Part{p}, Loss: loss, Since: p.since}, nil
 }
 
 // row returns the partition the lock of id is kept in: the one place where

@@ -1,0 +1,279 @@
+package cohort
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/manager"
+	"github.com/lockstep-go/lockstep/model"
+)
+
+// extendingStore is the fake inner algorithm with a Watcher and an
+// Extender: Extend reserves a block from the global cell and keeps it only
+// if the hold's lease is open when the draw returned (as the queue lock's
+// does); refuse makes it fail, onLook runs at each look before it reads.
+type extendingStore struct {
+	*watchingStore
+	refuse  atomic.Bool
+	extends atomic.Int32
+	onLook  func()
+}
+
+func (e *extendingStore) Waiting(ctx context.Context, s held.Spec) (bool, error) {
+	if e.onLook != nil {
+		e.onLook()
+	}
+	return e.watchingStore.Waiting(ctx, s)
+}
+
+func (e *extendingStore) Extend(ctx context.Context, s held.Spec, n int) (int64, error) {
+	if e.refuse.Load() {
+		return 0, errors.New("extending store: cannot draw")
+	}
+	t, err := e.global.Reserve(ctx, n)
+	if err != nil {
+		return 0, err
+	}
+	if s.Loss.Fired() {
+		return 0, lockstep.ErrLost
+	}
+	e.extends.Add(1)
+	return t, nil
+}
+
+// newExtendFixture is newFixture over an extendingStore, with fencing
+// tokens from a global cell when fenced.
+func newExtendFixture(t *testing.T, bound int, k *TestingKnobs, fenced bool) (*fixture, *extendingStore) {
+	t.Helper()
+	clk := &clock.Local{}
+	g, err := clock.NewGlobal(model.New(clk), "", clk)
+	require.NoError(t, err)
+	s := newStore(nil)
+	if fenced {
+		s = newStore(g)
+	}
+	e := &extendingStore{watchingStore: &watchingStore{store: s}}
+	c, err := New(e, Options{Bound: bound, Clock: clk, TestingKnobs: k})
+	require.NoError(t, err)
+	m, err := manager.NewLocker(c, manager.Config{Name: "test", Mode: lockstep.ModeNew, Clock: clk, Observer: lockstep.NopObserver{}})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, m.Close(context.Background())) })
+	return &fixture{s: s, c: c, m: m, g: g}, e
+}
+
+// handOn unlocks cur with a Lock of its id waiting in the line and returns
+// what that Lock got.
+func (f *fixture) handOn(t *testing.T, cur lockstep.Lock) lockstep.Lock {
+	t.Helper()
+	ctx := context.Background()
+	ch := f.lockAsync(ctx, cur.ID())
+	require.NoError(t, cur.Unlock(ctx))
+	r := <-ch
+	require.NoError(t, r.err)
+	return r.l
+}
+
+func TestExtend_NobodyWaitingInTheStoreExtendsTheHoldWithAFreshBlock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, e := newExtendFixture(t, 2, nil, true)
+		ctx := context.Background()
+		a, err := f.m.Lock(ctx, "x")
+		require.NoError(t, err)
+		locks := []lockstep.Lock{a}
+		for range 5 {
+			locks = append(locks, f.handOn(t, locks[len(locks)-1]))
+		}
+		for i, l := range locks {
+			require.Equal(t, a.Owner(), l.Owner(), "grant %d: one store hold", i)
+		}
+		t0 := token(t, a)
+		require.Equal(t, t0+1, token(t, locks[1]))
+		require.Equal(t, t0+2, token(t, locks[2]), "the first block's last")
+		t3 := token(t, locks[3])
+		require.Greater(t, t3, t0+2, "the extension's grant takes a fresh block's first")
+		require.Equal(t, t3+1, token(t, locks[4]))
+		require.Equal(t, t3+2, token(t, locks[5]))
+		cell, err := f.g.Read(ctx)
+		require.NoError(t, err)
+		require.Equal(t, t3+2, cell, "the fresh block of Bound+1 was reserved as a whole")
+		require.EqualValues(t, 1, e.looks.Load(), "one look, at the bound")
+		require.EqualValues(t, 1, e.extends.Load())
+		require.NoError(t, locks[5].Unlock(ctx))
+		takes, releases := f.s.counts()
+		require.Equal(t, 1, takes)
+		require.Equal(t, 1, releases)
+		require.Zero(t, f.lines())
+	})
+}
+
+func TestExtend_WithoutFencingTheLookAloneExtends(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, e := newExtendFixture(t, 1, nil, false)
+		ctx := context.Background()
+		cur, err := f.m.Lock(ctx, "x")
+		require.NoError(t, err)
+		owner := cur.Owner()
+		for range 4 {
+			cur = f.handOn(t, cur)
+			require.Equal(t, owner, cur.Owner())
+		}
+		require.NoError(t, cur.Unlock(ctx))
+		require.EqualValues(t, 2, e.looks.Load(), "a look at each bound")
+		require.Zero(t, e.extends.Load(), "no tokens: nothing drawn")
+		takes, _ := f.s.counts()
+		require.Equal(t, 1, takes)
+	})
+}
+
+// TestExtend_ReleasesAtTheBound: the hold is first extended once (nobody
+// waits), then, at its next bound, released in the store for each reason
+// extension refuses, and the waiter takes the id from the store with a
+// token above the extended block.
+func TestExtend_ReleasesAtTheBound(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		fenced bool
+		set    func(f *fixture, e *extendingStore)
+	}{
+		{"WhenAnotherOwnerWaitsInTheStore", true, func(_ *fixture, e *extendingStore) { e.waiting.Store(true) }},
+		{"WhenTheLookFails", true, func(_ *fixture, e *extendingStore) { e.fail.Store(true) }},
+		{"WhenTheReservationFails", true, func(_ *fixture, e *extendingStore) { e.refuse.Store(true) }},
+		{"WhenTheLeaseClosesDuringTheDraw", true, leaseClosesAtTheLook},
+		{"WhenTheLeaseClosesDuringTheLookWithoutFencing", false, leaseClosesAtTheLook},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f, e := newExtendFixture(t, 1, nil, c.fenced)
+				ctx := context.Background()
+				a, err := f.m.Lock(ctx, "x")
+				require.NoError(t, err)
+				b := f.handOn(t, a)
+				ext := f.handOn(t, b) // at the bound: extended
+				require.Equal(t, a.Owner(), ext.Owner(), "nobody waits: extended")
+				d := f.handOn(t, ext)
+				require.Equal(t, a.Owner(), d.Owner())
+				c.set(f, e)
+				next := f.handOn(t, d) // at the bound again
+				require.NotEqual(t, a.Owner(), next.Owner(), "released in the store, taken afresh")
+				if c.fenced {
+					require.Greater(t, token(t, next), token(t, d))
+				}
+				takes, releases := f.s.counts()
+				require.Equal(t, 2, takes)
+				require.Equal(t, 1, releases)
+				require.NoError(t, next.Unlock(ctx))
+				require.Zero(t, f.lines())
+			})
+		})
+	}
+}
+
+// leaseClosesAtTheLook makes the first store hold's lease deadline pass
+// while the next look is in flight, with no goroutine firing the signal.
+func leaseClosesAtTheLook(f *fixture, e *extendingStore) {
+	var passed atomic.Bool
+	f.s.losses[0].Watch(func() time.Duration {
+		if passed.Load() {
+			return 0
+		}
+		return time.Minute
+	})
+	e.onLook = func() { passed.Store(true) }
+}
+
+func TestExtend_AnotherAccessWaitingInProcessReleases(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, e := newExtendFixture(t, 1, nil, true)
+		ctx := context.Background()
+		a, err := f.m.Lock(ctx, "x")
+		require.NoError(t, err)
+		b := f.handOn(t, a)
+		ext := f.handOn(t, b)
+		require.Equal(t, a.Owner(), ext.Owner(), "nobody waits: extended")
+		d := f.handOn(t, ext)
+		sc := make(chan result, 1)
+		go func() {
+			l, err := f.m.LockGroup(ctx, lockstep.Request{ID: "x", Access: lockstep.Shared})
+			sc <- result{l, err}
+		}()
+		synctest.Wait()
+		ec := f.lockAsync(ctx, "x")
+		require.NoError(t, d.Unlock(ctx))
+		synctest.Wait()
+		_, releases := f.s.counts()
+		require.Equal(t, 1, releases, "released at the bound: a shared request waits behind the hold in the process")
+		require.EqualValues(t, 1, e.looks.Load(), "no look: the store cannot show a request waiting in the process")
+		for range 2 {
+			select {
+			case r := <-sc:
+				require.NoError(t, r.err)
+				require.NoError(t, r.l.Unlock(ctx))
+			case r := <-ec:
+				require.NoError(t, r.err)
+				require.NotEqual(t, a.Owner(), r.l.Owner())
+				require.NoError(t, r.l.Unlock(ctx))
+			}
+		}
+		require.Zero(t, f.lines())
+	})
+}
+
+// TestExtend_AClaimThatSawAWaiterReleasesAtTheBoundWithoutALook: a store
+// hold whose claim saw another acquisition in line (held.Spec.Crowded) is
+// released at its bound as without extension, with no look; the next
+// store hold, whose claim saw nobody, is extended after its look.
+func TestExtend_AClaimThatSawAWaiterReleasesAtTheBoundWithoutALook(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, e := newExtendFixture(t, 1, nil, true)
+		ctx := context.Background()
+		f.s.crowded.Store(true)
+		a, err := f.m.Lock(ctx, "x")
+		require.NoError(t, err)
+		f.s.crowded.Store(false)
+		c := f.handOn(t, f.handOn(t, a))
+		require.NotEqual(t, a.Owner(), c.Owner(), "released at the bound")
+		require.Zero(t, e.looks.Load(), "no look: the claim saw a waiter")
+		ext := f.handOn(t, f.handOn(t, c))
+		require.Equal(t, c.Owner(), ext.Owner(), "extended after a look")
+		require.EqualValues(t, 1, e.looks.Load())
+		require.NoError(t, ext.Unlock(ctx))
+	})
+}
+
+func TestExtend_PlantedDefects(t *testing.T) {
+	t.Run("ExtendUnlooked", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f, e := newExtendFixture(t, 1, &TestingKnobs{ExtendUnlooked: true}, true)
+			e.waiting.Store(true)
+			a, err := f.m.Lock(context.Background(), "x")
+			require.NoError(t, err)
+			c := f.handOn(t, f.handOn(t, a))
+			require.Equal(t, a.Owner(), c.Owner(), "the planted defect extends past a waiting owner")
+			require.Zero(t, e.looks.Load())
+			require.NoError(t, c.Unlock(context.Background()))
+		})
+	})
+	t.Run("ExtendUnreserved", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f, e := newExtendFixture(t, 1, &TestingKnobs{ExtendUnreserved: true}, true)
+			a, err := f.m.Lock(context.Background(), "x")
+			require.NoError(t, err)
+			d := f.handOn(t, f.handOn(t, f.handOn(t, a)))
+			require.Equal(t, a.Owner(), d.Owner())
+			require.EqualValues(t, 1, e.extends.Load())
+			cell, err := f.g.Read(context.Background())
+			require.NoError(t, err)
+			require.Less(t, cell, token(t, d), "the planted defect granted a token the global cell does not cover")
+			require.NoError(t, d.Unlock(context.Background()))
+		})
+	})
+}
