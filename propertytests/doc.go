@@ -9,7 +9,8 @@
 // of scheduler decisions and faults (machine_test.go) among the processes'
 // users (user_test.go), checks the safety properties after every action
 // (safety_test.go, and a file per property: ownership_test.go,
-// ownercell_test.go, queuecell_test.go, lease_test.go, fencing_test.go),
+// ownercell_test.go, queuecell_test.go, lease_test.go, fencing_test.go,
+// reserved_test.go),
 // and then runs a fault-free, fair round-robin quiet phase that checks
 // liveness (liveness_test.go). One fleet runs honest users beside
 // an arrival storm, processes whose Lock calls are cancelled one after

@@ -110,6 +110,7 @@ func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
 		h.violate("fencing: %s acquired %s in mode %v with token %d, no token although fencing is on", pr.sp.Name, l.Owner(), l.Mode(), t)
 		return
 	}
+	h.checkReserved(pr, l.Owner(), h.row(pr, l.ID()), t)
 	h.checkOrder(handout{id: h.row(pr, l.ID()), owner: l.Owner(), access: lockstep.Exclusive, start: h.claimOf(pr, l), token: t})
 }
 
@@ -123,6 +124,7 @@ func (h *harness) checkMemberTokens(pr *proc, l lockstep.Lock) {
 	ms, acc := memberLocks(l)
 	for i, m := range ms {
 		if f, ok := m.(lockstep.Fenced); ok && f.Token() > 0 {
+			h.checkReserved(pr, m.Owner(), h.row(pr, m.ID()), f.Token())
 			h.checkOrder(handout{id: h.row(pr, m.ID()), owner: m.Owner(), access: acc[i], start: h.claimOf(pr, m), token: f.Token()})
 		}
 	}
