@@ -33,29 +33,12 @@ var (
 // extendUser is harness.user that, on every process but the first,
 // idles for extendIdle after every second release instead of thinking.
 func extendUser(h *harness, ctx context.Context, pr *proc) {
-	clk := pr.sp.Clock()
-	for n := 1; ctx.Err() == nil; n++ {
-		h.waiting(pr)
-		l, err := pr.locker.Lock(ctx, lockID)
-		if err != nil {
-			h.stopWaiting(pr)
-			if clk.Sleep(ctx, think) != nil {
-				return
-			}
-			continue
-		}
-		h.acquired(pr, l)
-		if !h.workAndRelease(ctx, pr, l, func() { h.releasing(pr) }) {
-			return // crashed while holding
-		}
-		pause := think
+	h.userPausing(ctx, pr, func(n int) time.Duration {
 		if pr.sp.Index != 0 && n%2 == 0 {
-			pause = extendIdle()
+			return extendIdle()
 		}
-		if clk.Sleep(ctx, pause) != nil {
-			return
-		}
-	}
+		return think
+	})
 }
 
 // TestNewCohortExtendFleet_ExtendedHoldsYieldToReturningWaiters checks

@@ -55,29 +55,12 @@ var (
 // retainUser is harness.user that idles for retainIdle after every third
 // release instead of thinking.
 func retainUser(h *harness, ctx context.Context, pr *proc) {
-	clk := pr.sp.Clock()
-	for n := 1; ctx.Err() == nil; n++ {
-		h.waiting(pr)
-		l, err := pr.locker.Lock(ctx, lockID)
-		if err != nil {
-			h.stopWaiting(pr)
-			if clk.Sleep(ctx, think) != nil {
-				return
-			}
-			continue
-		}
-		h.acquired(pr, l)
-		if !h.workAndRelease(ctx, pr, l, func() { h.releasing(pr) }) {
-			return // crashed while holding
-		}
-		pause := think
+	h.userPausing(ctx, pr, func(n int) time.Duration {
 		if n%3 == 0 {
-			pause = retainIdle()
+			return retainIdle()
 		}
-		if clk.Sleep(ctx, pause) != nil {
-			return
-		}
-	}
+		return think
+	})
 }
 
 // TestNewCohortRetainFleet_RetainedHoldsYieldToRemoteWaiters checks C1–C3

@@ -3,6 +3,7 @@ package propertytests
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
 )
@@ -49,8 +50,14 @@ func (h *harness) workSteps() int {
 // user is a correct lock user: take the lock, check Lost() before each step
 // of work, release, think, repeat.
 func (h *harness) user(ctx context.Context, pr *proc) {
+	h.userPausing(ctx, pr, func(int) time.Duration { return think })
+}
+
+// userPausing is user pausing pause(n), not think, after its n-th release
+// (n from 1).
+func (h *harness) userPausing(ctx context.Context, pr *proc, pause func(n int) time.Duration) {
 	clk := pr.sp.Clock()
-	for ctx.Err() == nil {
+	for n := 1; ctx.Err() == nil; n++ {
 		h.waiting(pr)
 		l, err := pr.locker.Lock(ctx, lockID)
 		if err != nil {
@@ -64,7 +71,7 @@ func (h *harness) user(ctx context.Context, pr *proc) {
 		if !h.workAndRelease(ctx, pr, l, func() { h.releasing(pr) }) {
 			return // crashed while holding
 		}
-		if clk.Sleep(ctx, think) != nil {
+		if clk.Sleep(ctx, pause(n)) != nil {
 			return
 		}
 	}
