@@ -54,12 +54,14 @@ func holdTime() time.Duration { return time.Duration(workSteps)*workStep + 2*pol
 // with a cell named before it saw ours and once more (bypassBound) — bound
 // local handoffs of holdTime each.
 //
-// At its bound with a local waiter, a store hold looks at the store and
-// goes on with a fresh block if nobody else waits (extension; section
-// 4.15, Theorem 4b): each of those store holds looks once before its
-// release, and the one that holds when our queue cell is written may be
-// extended once more, by a look sent before that write, for bound+1 more
-// holds and a draw and a second look. A look, and a draw with the look
+// At its bound with a local waiter, a store hold goes on with a fresh
+// block if a look at the store, sent lookAhead grants before the bound,
+// saw nobody else waiting (extension; section 4.15, Theorem 4b): each of
+// those store holds waits for at most one look at its bound, and the one
+// that holds when our queue cell is written may be extended once more, by
+// a look sent before that write, for the rest of the block that look was
+// sent in (lookAhead holds) and bound+1 more holds and a draw and a second
+// look. A look, and a draw with the look
 // after it, each take less than a Poll in the quiet phase (as
 // retainDetection assumes of two reads and a delete). With one goroutine
 // per process no waiter is ever in a line, nothing is extended, and the
@@ -72,7 +74,7 @@ func (c cohortSpec) waitBound() time.Duration {
 	others := bypassBound(c.processes) // store holds of other processes that may precede ours
 	b := time.Duration(c.perProcess)*livenessBound + time.Duration(others*c.bound)*holdTime()
 	if c.perProcess > 1 { // extension
-		b += time.Duration(others)*poll + time.Duration(c.bound+1)*holdTime() + poll
+		b += time.Duration(others)*poll + time.Duration(c.bound+1+c.lookAhead())*holdTime() + poll
 	}
 	if c.retain {
 		b += time.Duration(others) * min(cohortRetain(), retainDetection())
@@ -83,13 +85,19 @@ func (c cohortSpec) waitBound() time.Duration {
 // bypassBound is C3's bypass bound over n goroutines: each acquisition
 // the plain bound allows may be followed by bound local handoffs, and, with
 // more than one goroutine per process, the store hold that holds when the
-// waiter's queue cell is written by bound+1 more grants of one extension.
+// waiter's queue cell is written by the lookAhead grants after its look
+// and bound+1 more grants of one extension.
 func (c cohortSpec) bypassBound(n int) int {
 	if c.perProcess > 1 {
-		return (c.bound + 1) * (bypassBound(n) + 1)
+		return (c.bound+1)*(bypassBound(n)+1) + c.lookAhead()
 	}
 	return (c.bound + 1) * bypassBound(n)
 }
+
+// lookAhead is how many grants of a block, its last included, follow the
+// sending of its look at the store (internal/cohort's lookLead, 3, or the
+// whole block's local grants for a smaller bound).
+func (c cohortSpec) lookAhead() int { return min(c.bound, 3) }
 
 var (
 	queueCohort = kind{name: "new-cohort", mode: lockstep.ModeNew, new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {

@@ -107,6 +107,7 @@ const (
 	cohortHandOnShared      defect = "cohort-hand-on-shared"
 	cohortExtendUnlooked    defect = "cohort-extend-unlooked"
 	cohortExtendUnreserved  defect = "cohort-extend-unreserved"
+	cohortExtendOnFirstLook defect = "cohort-extend-on-first-look"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -223,6 +224,8 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			co.ExtendUnlooked = true
 		case cohortExtendUnreserved:
 			co.ExtendUnreserved = true
+		case cohortExtendOnFirstLook:
+			co.ExtendOnFirstLook = true
 		case acceptAnyLevels:
 			sk.AcceptAnyLevels = true
 		case acceptRemoteCoordinator:

@@ -62,5 +62,18 @@ func init() {
 		// the global time cell.
 		control{name: "CohortExtendUnreserved", fleet: fleetNamed("new/cohort-extend"),
 			v: variant{plant: []defect{cohortExtendUnreserved}}, want: "fencing:"},
+		// A store hold whose later blocks are extended on its first look's
+		// answer, with no look of their own: a waiter of another process
+		// that enqueued after that look is never seen while a goroutine of
+		// the holding process waits, and starves. On the cohort-extend
+		// fleet, whose other processes idle, so that a first look sees
+		// nobody (on new/cohort every process contends, and a hold whose
+		// first look saw a waiter is released). Caught by C3 in the quiet
+		// phase, by the exhibit (a search found it once in three).
+		control{name: "CohortExtendOnFirstLook", fleet: fleetNamed("new/cohort-extend"),
+			v: variant{plant: []defect{cohortExtendOnFirstLook}, noLeaseCheck: true}, want: "liveness:",
+			exhibit: true, maxActions: 45, exhibitOnly: "the searches reach it too seldom: one of three found a counterexample " +
+				"(45 actions after minimizing) in 8 minutes: the holding process's chain of local waiters must outlast C3's bound " +
+				"after a first look that saw nobody"},
 	)
 }

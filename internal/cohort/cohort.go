@@ -46,6 +46,7 @@ type Algorithm struct {
 	extender Extender // the inner algorithm's, if it offers one: extension of a fenced hold
 
 	retaining sync.WaitGroup // retention goroutines (retain.go)
+	looking   sync.WaitGroup // looks ahead (extend.go)
 	// closing ends at Close every retention's context, a look that a
 	// re-lock overtook (and so no longer ends) included.
 	closing    context.Context

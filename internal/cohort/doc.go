@@ -21,17 +21,20 @@
 // When the bound is reached with a waiter in line, the inner algorithm
 // can look at the store (a Watcher) and the store acquisition's claim saw
 // nobody else waiting (held.Spec.Crowded), the store hold is handed to that
-// waiter all the same, marked due (extend.go): before its grant, the
-// waiter looks at the store once (Watcher.Waiting) and, if no acquisition
-// of another owner waits there, no request of another access of this
-// process waits behind the hold in the inner algorithm and the lease is
-// open, extends the hold: it draws a fresh block of Bound+1 tokens through
-// the inner algorithm's Extender (when the hold carries tokens), starts
-// the count of handoffs again and takes the block's first token. Whatever
-// else it finds (a waiter, a failed look or draw, a closed lease), it
-// releases the store hold and takes the id from the inner algorithm
-// itself. The look runs on the waiter's goroutine, outside the layer's
-// mutex: the holder's Unlock returns at once.
+// waiter all the same, marked due (extend.go). A few grants before the
+// bound (lookLead), as the hold is handed on, a goroutine of the layer
+// looks at the store once (Watcher.Waiting) and, if no acquisition of
+// another owner waits there and the hold carries tokens, draws a fresh
+// block of Bound+1 tokens through the inner algorithm's Extender. Before
+// its grant, the due waiter waits for that look if it is still in flight
+// and, if it saw nobody (and the draw was kept), no request of another
+// access of this process waits behind the hold in the inner algorithm and
+// the lease is open, extends the hold: it starts the count of handoffs
+// again and takes the block's first token. Whatever else it finds (a
+// waiter, a failed look or draw, a closed lease), it releases the store
+// hold and takes the id from the inner algorithm itself. Neither the look
+// nor the wait for it holds the layer's mutex: the holder's Unlock
+// returns at once.
 //
 // Otherwise the store hold is stopped and released as a direct holder's
 // would be, and the next in line (if any) takes the id from the inner
@@ -77,10 +80,11 @@
 // block is drawn after the previous block's draw completed, so it is above
 // that whole block, and kept only if the lease was open when the draw
 // returned, as the store acquisition's. Remote waiters: a store hold is
-// released at its bound unless a look sent then sees no other owner's
-// waiter, and a look sees every queue cell whose write completed before
-// it was sent, so a remote waiter waits for at most one extension of the
-// store hold that holds as it enqueues. Cancellation: a
+// released at its bound unless the look its block sent sees no other
+// owner's waiter, and a look sees every queue cell whose write completed
+// before it was sent, so a remote waiter waits for at most the rest of
+// one block and one extension of the store hold that holds as it
+// enqueues. Cancellation: a
 // waiter whose ctx ends leaves the line, or passes on what it was given
 // meanwhile.
 package cohort

@@ -89,24 +89,31 @@ func TestExtend_NobodyWaitingInTheStoreExtendsTheHoldWithAFreshBlock(t *testing.
 		a, err := f.m.Lock(ctx, "x")
 		require.NoError(t, err)
 		locks := []lockstep.Lock{a}
-		for range 5 {
-			locks = append(locks, f.handOn(t, locks[len(locks)-1]))
+		handOn := func(n int) {
+			for range n {
+				locks = append(locks, f.handOn(t, locks[len(locks)-1]))
+			}
 		}
-		for i, l := range locks {
-			require.Equal(t, a.Owner(), l.Owner(), "grant %d: one store hold", i)
-		}
+		handOn(3)
 		t0 := token(t, a)
 		require.Equal(t, t0+1, token(t, locks[1]))
 		require.Equal(t, t0+2, token(t, locks[2]), "the first block's last")
 		t3 := token(t, locks[3])
 		require.Greater(t, t3, t0+2, "the extension's grant takes a fresh block's first")
-		require.Equal(t, t3+1, token(t, locks[4]))
-		require.Equal(t, t3+2, token(t, locks[5]))
 		cell, err := f.g.Read(ctx)
 		require.NoError(t, err)
 		require.Equal(t, t3+2, cell, "the fresh block of Bound+1 was reserved as a whole")
-		require.EqualValues(t, 1, e.looks.Load(), "one look, at the bound")
+		require.EqualValues(t, 1, e.looks.Load(), "one look, sent ahead at the first block's first local grant")
 		require.EqualValues(t, 1, e.extends.Load())
+		handOn(2)
+		for i, l := range locks {
+			require.Equal(t, a.Owner(), l.Owner(), "grant %d: one store hold", i)
+		}
+		require.Equal(t, t3+1, token(t, locks[4]))
+		require.Equal(t, t3+2, token(t, locks[5]))
+		synctest.Wait()
+		require.EqualValues(t, 2, e.looks.Load(), "each block sends its own look ahead")
+		require.EqualValues(t, 2, e.extends.Load(), "the second block's look saw nobody: a block drawn for its bound")
 		require.NoError(t, locks[5].Unlock(ctx))
 		takes, releases := f.s.counts()
 		require.Equal(t, 1, takes)
@@ -159,10 +166,10 @@ func TestExtend_ReleasesAtTheBound(t *testing.T) {
 				b := f.handOn(t, a)
 				ext := f.handOn(t, b) // at the bound: extended
 				require.Equal(t, a.Owner(), ext.Owner(), "nobody waits: extended")
+				c.set(f, e) // before d: d's handing sends the block's look ahead
 				d := f.handOn(t, ext)
 				require.Equal(t, a.Owner(), d.Owner())
-				c.set(f, e)
-				next := f.handOn(t, d) // at the bound again
+				next := f.handOn(t, d) // at the bound again: d unlocked, the look ahead still in flight
 				require.NotEqual(t, a.Owner(), next.Owner(), "released in the store, taken afresh")
 				if c.fenced {
 					require.Greater(t, token(t, next), token(t, d))
@@ -178,7 +185,8 @@ func TestExtend_ReleasesAtTheBound(t *testing.T) {
 }
 
 // leaseClosesAtTheLook makes the first store hold's lease deadline pass
-// while the next look is in flight, with no goroutine firing the signal.
+// while the next look is in flight, after the grant whose handing sent it,
+// with no goroutine firing the signal.
 func leaseClosesAtTheLook(f *fixture, e *extendingStore) {
 	var passed atomic.Bool
 	f.s.losses[0].Watch(func() time.Duration {
@@ -187,7 +195,10 @@ func leaseClosesAtTheLook(f *fixture, e *extendingStore) {
 		}
 		return time.Minute
 	})
-	e.onLook = func() { passed.Store(true) }
+	e.onLook = func() {
+		time.Sleep(time.Millisecond) // sent as d is handed the hold: the lease closes after d's grant and Unlock
+		passed.Store(true)
+	}
 }
 
 func TestExtend_AnotherAccessWaitingInProcessReleases(t *testing.T) {
@@ -211,7 +222,7 @@ func TestExtend_AnotherAccessWaitingInProcessReleases(t *testing.T) {
 		synctest.Wait()
 		_, releases := f.s.counts()
 		require.Equal(t, 1, releases, "released at the bound: a shared request waits behind the hold in the process")
-		require.EqualValues(t, 1, e.looks.Load(), "no look: the store cannot show a request waiting in the process")
+		require.EqualValues(t, 2, e.looks.Load(), "d's block sent its look ahead before the request came; its answer does not count")
 		for range 2 {
 			select {
 			case r := <-sc:
@@ -249,7 +260,59 @@ func TestExtend_AClaimThatSawAWaiterReleasesAtTheBoundWithoutALook(t *testing.T)
 	})
 }
 
+// TestExtend_TheLookIsSentAheadOfTheBound: with Bound 8 a block's look is
+// sent as the hold is handed for its sixth local grant (lookLead grants
+// before the bound), and the extension at the bound uses its answer. A
+// waiter of another owner that shows after that look is not seen by it:
+// the hold is extended once more, and released at the next bound, whose
+// block sent its own look.
+func TestExtend_TheLookIsSentAheadOfTheBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, e := newExtendFixture(t, 8, nil, true)
+		ctx := context.Background()
+		cur, err := f.m.Lock(ctx, "x")
+		require.NoError(t, err)
+		owner := cur.Owner()
+		for i := 1; i <= 8; i++ {
+			cur = f.handOn(t, cur)
+			synctest.Wait()
+			want := 0
+			if i >= 6 {
+				want = 1
+			}
+			require.EqualValues(t, want, e.looks.Load(), "looks after local grant %d", i)
+		}
+		e.waiting.Store(true) // after the block's look: unseen until the next block's
+		for i := range 9 {
+			cur = f.handOn(t, cur)
+			require.Equal(t, owner, cur.Owner(), "grant %d of the extension", i)
+		}
+		require.EqualValues(t, 2, e.looks.Load())
+		cur = f.handOn(t, cur)
+		require.NotEqual(t, owner, cur.Owner(), "the extension's own look saw the waiter: released at its bound")
+		takes, releases := f.s.counts()
+		require.Equal(t, 2, takes)
+		require.Equal(t, 1, releases)
+		require.NoError(t, cur.Unlock(ctx))
+	})
+}
+
 func TestExtend_PlantedDefects(t *testing.T) {
+	t.Run("ExtendOnFirstLook", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			f, e := newExtendFixture(t, 1, &TestingKnobs{ExtendOnFirstLook: true}, true)
+			a, err := f.m.Lock(context.Background(), "x")
+			require.NoError(t, err)
+			cur := f.handOn(t, f.handOn(t, a)) // extended on the first look
+			e.waiting.Store(true)
+			for range 4 {
+				cur = f.handOn(t, cur)
+				require.Equal(t, a.Owner(), cur.Owner(), "the planted defect extends on the first look's answer")
+			}
+			require.EqualValues(t, 1, e.looks.Load())
+			require.NoError(t, cur.Unlock(context.Background()))
+		})
+	})
 	t.Run("ExtendUnlooked", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			f, e := newExtendFixture(t, 1, &TestingKnobs{ExtendUnlooked: true}, true)
@@ -267,10 +330,16 @@ func TestExtend_PlantedDefects(t *testing.T) {
 			f, e := newExtendFixture(t, 1, &TestingKnobs{ExtendUnreserved: true}, true)
 			a, err := f.m.Lock(context.Background(), "x")
 			require.NoError(t, err)
-			d := f.handOn(t, f.handOn(t, f.handOn(t, a)))
+			ext := f.handOn(t, f.handOn(t, a))
+			synctest.Wait()
+			cell, err := f.g.Read(context.Background())
+			require.NoError(t, err)
+			require.Equal(t, cell, token(t, ext), "the planted defect reserved the extension's first alone")
+			require.NoError(t, f.c.Close(context.Background())) // no more looks ahead: the next grant is unreserved
+			d := f.handOn(t, ext)
 			require.Equal(t, a.Owner(), d.Owner())
 			require.EqualValues(t, 1, e.extends.Load())
-			cell, err := f.g.Read(context.Background())
+			cell, err = f.g.Read(context.Background())
 			require.NoError(t, err)
 			require.Less(t, cell, token(t, d), "the planted defect granted a token the global cell does not cover")
 			require.NoError(t, d.Unlock(context.Background()))

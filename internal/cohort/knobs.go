@@ -41,4 +41,10 @@ type TestingKnobs struct {
 	// remote successor whose clock reads below the extended block draws a
 	// token a local holder already carried.
 	ExtendUnreserved bool
+	// ExtendOnFirstLook sends a store hold's first look ahead only: each
+	// later block of the hold is extended on that look's answer, with a
+	// draw but no look of its own, so a waiter of another owner that
+	// enqueued after the first look is never seen while a goroutine of the
+	// holding process waits, and starves.
+	ExtendOnFirstLook bool
 }

@@ -50,6 +50,10 @@ type hold struct {
 	// looks at the store and extends it before its grant, or releases it
 	// (extend.go).
 	due bool
+	// ahead is the current block's look ahead, from its grant at aheadAt
+	// to the bound (extend.go); looked is set once the hold sent one.
+	ahead  *ahead
+	looked bool
 	// yield is set when a look at the store, overtaken by a re-lock, saw a
 	// waiter of another owner: the hold is neither handed on nor retained
 	// again, but released at its holder's Unlock (retain.go, look).
@@ -114,8 +118,10 @@ func (c *Algorithm) offer(h *hold, handed *atomic.Bool) bool {
 	if len(ln.waiters) > 0 && !lost && !h.yield && (within || c.watcher != nil && (!h.crowded || c.knobs.ExtendUnlooked)) {
 		w := ln.waiters[0]
 		ln.waiters = ln.waiters[1:]
-		h.handoffs++
 		h.due = !within
+		if within {
+			c.handedLocked(h)
+		}
 		if handed != nil {
 			handed.Store(true)
 		}

@@ -139,7 +139,7 @@ func (c *Algorithm) claimRetained(ln *line) *hold {
 		return nil
 	}
 	ln.retained = nil
-	h.handoffs++
+	c.handedLocked(h)
 	if !h.retention.looking {
 		h.retention.end() // a look in flight ends the retention itself (look)
 	}
@@ -178,6 +178,7 @@ func (c *Algorithm) dropAll(ctx context.Context) {
 	}
 	c.closeLooks()
 	c.retaining.Wait()
+	c.looking.Wait()
 	if len(rs) > 0 {
 		lifecycle.Resumed(ctx, c.o.Clock)
 	}
