@@ -86,7 +86,9 @@ type Options struct {
 	// next fencing token of the block the store acquisition reserved
 	// (LocalHandoff+1 tokens) and no store request, up to LocalHandoff times in
 	// a row; then it is released in the store, so that other processes'
-	// waiters keep a bounded wait (docs/algorithms.md, section 4.15). Other
+	// waiters keep a bounded wait, unless a look at the id's partition,
+	// sent three grants before, saw no other process waiting: then it goes
+	// on with a fresh block (docs/algorithms.md, section 4.15). Other
 	// accesses, and TryLock while the id is held or awaited here, are not
 	// affected. Only queuelock.New applies it: the combined Locker refuses
 	// it, and a migration Locker has Options.LocalHandoff of its own. A
