@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
@@ -95,9 +96,9 @@ func (c cohortSpec) bypassBound(n int) int {
 }
 
 // lookAhead is how many grants of a block, its last included, follow the
-// sending of its look at the store (internal/cohort's lookLead, 3, or the
-// whole block's local grants for a smaller bound).
-func (c cohortSpec) lookAhead() int { return min(c.bound, 3) }
+// sending of its look at the store (cohort.LookLead, or the whole block's
+// local grants for a smaller bound).
+func (c cohortSpec) lookAhead() int { return min(c.bound, cohort.LookLead) }
 
 var (
 	queueCohort = kind{name: "new-cohort", mode: lockstep.ModeNew, new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {

@@ -48,15 +48,18 @@ type Algorithm struct {
 	retaining sync.WaitGroup // retention goroutines (retain.go)
 	looking   sync.WaitGroup // looks ahead (extend.go)
 	// closing ends at Close every retention's context, a look that a
-	// re-lock overtook (and so no longer ends) included.
+	// re-lock overtook (and so no longer ends) included, and every look
+	// ahead's.
 	closing    context.Context
 	closeLooks context.CancelFunc
 
 	mu    sync.Mutex
 	lines map[string]*line // ids with a local exclusive acquisition in progress or held
 	// passing counts, per id, the requests in progress that pass through
-	// to the inner algorithm (extend.go, passThrough).
+	// to the inner algorithm (passing.go).
 	passing map[string]int
+	// lookingNow counts the looks ahead in flight (extend.go), for Close.
+	lookingNow int
 }
 
 var _ manager.Algorithm = (*Algorithm)(nil)

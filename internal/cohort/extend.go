@@ -21,15 +21,15 @@ type Extender interface {
 	Extend(ctx context.Context, s held.Spec, n int) (int64, error)
 }
 
-// lookLead is how many grants of a block, its last included, follow the
+// LookLead is how many grants of a block, its last included, follow the
 // sending of the block's look ahead: the look is sent as the hold is
-// handed for its local grant Bound−lookLead+1 (the first, for a Bound
-// below lookLead), so that the look and the draw after it are usually
-// done when the hold reaches the bound.
-const lookLead = 3
+// handed to a waiter for its local grant Bound−LookLead+1 (the first, for
+// a Bound below LookLead), so that the look and the draw after it are
+// usually done when the hold reaches the bound.
+const LookLead = 3
 
 // ahead is a store hold's look at the store, and the draw after it, sent
-// ahead of the bound by a goroutine of its own (lookAhead); the waiter
+// ahead of the bound by a goroutine of its own (spawnLook); the waiter
 // handed the hold at the bound waits for it and extends on its answer.
 type ahead struct {
 	done  chan struct{} // closed when the look (and draw) returned
@@ -38,16 +38,19 @@ type ahead struct {
 }
 
 // aheadAt is the count of local handoffs at which a block's look ahead is
-// sent (lookLead).
-func (c *Algorithm) aheadAt() int { return max(1, c.o.Bound-lookLead+1) }
+// sent (LookLead).
+func (c *Algorithm) aheadAt() int { return max(1, c.o.Bound-LookLead+1) }
 
 // handedLocked counts one more local grant of h and, when it is the
-// block's grant at aheadAt and the hold may be extended at its bound (a
-// Watcher below, a claim that saw nobody else waiting), sends the block's
-// look ahead; the caller holds c.mu.
-func (c *Algorithm) handedLocked(h *hold) {
+// block's grant at aheadAt, made by a handoff to a waiter (toWaiter; a
+// re-lock that claims a retained hold has nobody in line, and a hold with
+// nobody in line at its bound is released, so a look sent then would be
+// wasted), and the hold may be extended at its bound (a Watcher below, a
+// claim that saw nobody else waiting), sends the block's look ahead; the
+// caller holds c.mu.
+func (c *Algorithm) handedLocked(h *hold, toWaiter bool) {
 	h.handoffs++
-	if h.handoffs != c.aheadAt() || c.watcher == nil || h.crowded || c.knobs.ExtendUnlooked {
+	if !toWaiter || h.handoffs != c.aheadAt() || c.watcher == nil || h.crowded || c.knobs.ExtendUnlooked {
 		return
 	}
 	look := !h.looked || !c.knobs.ExtendOnFirstLook // planted: later blocks reuse the first look's answer
@@ -63,8 +66,14 @@ func (c *Algorithm) handedLocked(h *hold) {
 func (c *Algorithm) spawnLook(h *hold, a *ahead, look bool) {
 	spec, fenced := h.spec, h.spec.Token != 0
 	c.looking.Add(1)
+	c.lookingNow++
 	lifecycle.Go(c.o.Clock, func() {
 		defer c.looking.Done()
+		defer func() {
+			c.mu.Lock()
+			c.lookingNow--
+			c.mu.Unlock()
+		}()
 		defer close(a.done)
 		ctx, cancel := context.WithCancel(c.closing)
 		defer cancel()
@@ -100,15 +109,16 @@ func (c *Algorithm) draw(ctx context.Context, spec held.Spec) (int64, error) {
 
 // extend decides, for a waiter handed h at the bound (hold.due), whether
 // h goes on in memory. It goes on when no request of another access of
-// this process waits behind h in the inner algorithm, the block's look
-// ahead (handedLocked) saw no waiter of another owner in the store and,
-// when h carries tokens, reserved a fresh block of Bound+1 for h, and h's
-// lease is open; the waiter waits for the look ahead if it is still in
-// flight. h's count of handoffs then starts again, and the caller grants
-// the block's first token. It reports false when h must be released in
-// the store instead: a waiter seen, a look or draw that failed, the lease
-// closed, ctx ended, or no Watcher (or Extender, for a fenced hold) below.
-// A hold with no look ahead (the planted ExtendUnlooked) draws here.
+// this process waits behind h in the inner algorithm, the block's look at
+// the store saw no waiter of another owner and, when h carries tokens, a
+// fresh block of Bound+1 was reserved for h, and h's lease is open. The
+// look is the block's look ahead (handedLocked), waited for if it is still
+// in flight, or, for a block that sent none (its grant at aheadAt was a
+// re-lock of a retained hold), one sent now, with the draw after it. h's
+// count of handoffs then starts again, and the caller grants the block's
+// first token. It reports false when h must be released in the store
+// instead: a waiter seen, a look or draw that failed, the lease closed,
+// ctx ended, or no Watcher (or Extender, for a fenced hold) below.
 func (c *Algorithm) extend(ctx context.Context, h *hold) bool {
 	h.due = false
 	a := h.ahead
@@ -116,29 +126,13 @@ func (c *Algorithm) extend(ctx context.Context, h *hold) bool {
 	if c.watcher == nil || c.passingThrough(h.ln.id) && !c.knobs.ExtendUnlooked {
 		return false
 	}
-	first := int64(0)
-	switch {
-	case a != nil:
-		select {
-		case <-a.done:
-		case <-ctx.Done():
-			lifecycle.Resumed(ctx, c.o.Clock)
-			return false
-		}
-		lifecycle.Resumed(ctx, c.o.Clock)
-		if !a.clear {
-			return false
-		}
-		first = a.first
-	case !c.knobs.ExtendUnlooked:
-		return false
-	case h.token != 0: // planted ExtendUnlooked: no look, the draw here
-		var err error
-		if first, err = c.draw(ctx, h.spec); err != nil {
-			return false
-		}
+	first, ok := int64(0), false
+	if a != nil {
+		first, ok = c.awaitLook(ctx, a)
+	} else {
+		first, ok = c.lookNow(ctx, h)
 	}
-	if h.spec.Loss.Fired() {
+	if !ok || h.spec.Loss.Fired() {
 		return false
 	}
 	if h.token != 0 {
@@ -146,4 +140,37 @@ func (c *Algorithm) extend(ctx context.Context, h *hold) bool {
 	}
 	h.handoffs, h.crowded = 0, false
 	return true
+}
+
+// awaitLook waits for a block's look ahead and returns its answer: the
+// drawn block's first token (0: no fencing) and whether nobody else
+// waited and the draw, if any, was kept. ctx ending first is a no.
+func (c *Algorithm) awaitLook(ctx context.Context, a *ahead) (int64, bool) {
+	select {
+	case <-a.done:
+	case <-ctx.Done():
+		lifecycle.Resumed(ctx, c.o.Clock)
+		return 0, false
+	}
+	lifecycle.Resumed(ctx, c.o.Clock)
+	return a.first, a.clear
+}
+
+// lookNow is awaitLook's answer for a block that sent no look ahead, found
+// on the caller's goroutine: a look at the store (none with the planted
+// ExtendUnlooked) and, when it saw nobody and h carries tokens, the draw.
+// A look sent now is later than a look ahead would have been, so Theorem
+// 4b's bound holds of it as it is.
+func (c *Algorithm) lookNow(ctx context.Context, h *hold) (int64, bool) {
+	if !c.knobs.ExtendUnlooked {
+		waiting, err := c.watcher.Waiting(ctx, h.spec)
+		if err != nil || waiting {
+			return 0, false
+		}
+	}
+	if h.token == 0 {
+		return 0, true
+	}
+	first, err := c.draw(ctx, h.spec)
+	return first, err == nil
 }

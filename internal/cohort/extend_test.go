@@ -346,3 +346,42 @@ func TestExtend_PlantedDefects(t *testing.T) {
 		})
 	})
 }
+
+// TestExtend_ARetainedHoldReLockedByOneGoroutineSendsNoLookAhead: re-locks
+// of a retained hold by one goroutine, with nobody in line, draw nothing
+// ahead: the hold is released at its bound, where a draw would be wasted.
+// A waiter that then reaches the bound gets a look and a draw sent at the
+// bound, and the hold is extended.
+func TestExtend_ARetainedHoldReLockedByOneGoroutineSendsNoLookAhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := &clock.Local{}
+		g, err := clock.NewGlobal(model.New(clk), "", clk)
+		require.NoError(t, err)
+		e := &extendingStore{watchingStore: &watchingStore{store: newStore(g)}}
+		c, err := New(e, Options{Bound: 8, Clock: clk, Retain: testRetain, WatchEvery: testWatch})
+		require.NoError(t, err)
+		m, err := manager.NewLocker(c, manager.Config{Name: "test", Mode: lockstep.ModeNew, Clock: clk, Observer: lockstep.NopObserver{}})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, m.Close(context.Background())) })
+		f := &fixture{s: e.store, c: c, m: m, g: g}
+		ctx := context.Background()
+		cur, err := m.Lock(ctx, "x")
+		require.NoError(t, err)
+		owner := cur.Owner()
+		for range 7 { // re-locks of the retained hold: local grants 1 to 7
+			require.NoError(t, cur.Unlock(ctx))
+			synctest.Wait()
+			cur, err = m.Lock(ctx, "x")
+			require.NoError(t, err)
+			require.Equal(t, owner, cur.Owner(), "granted in memory")
+		}
+		cur = f.handOn(t, cur) // local grant 8, to a waiter
+		synctest.Wait()
+		require.Zero(t, e.extends.Load(), "nobody was in line at grant 6: no draw ahead")
+		ext := f.handOn(t, cur) // at the bound, with a waiter
+		require.Equal(t, owner, ext.Owner(), "extended on a look and a draw sent at the bound")
+		require.EqualValues(t, 1, e.extends.Load())
+		require.Greater(t, token(t, ext), token(t, cur))
+		require.NoError(t, ext.Unlock(ctx))
+	})
+}

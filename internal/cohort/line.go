@@ -44,11 +44,12 @@ type hold struct {
 	released bool      // every inner part released
 	// crowded is set when the store acquisition's claim saw another
 	// acquisition waiting in the store (held.Spec.Crowded), until an
-	// extension: a look at the bound would see it, so none is sent.
+	// extension: a look would see it, so none is sent and the hold is
+	// released at its bound.
 	crowded bool
 	// due is set when the hold is handed at the bound: the waiter handed it
-	// looks at the store and extends it before its grant, or releases it
-	// (extend.go).
+	// extends it before its grant on the answer of the block's look at the
+	// store, or releases it (extend.go).
 	due bool
 	// ahead is the current block's look ahead, from its grant at aheadAt
 	// to the bound (extend.go); looked is set once the hold sent one.
@@ -120,7 +121,7 @@ func (c *Algorithm) offer(h *hold, handed *atomic.Bool) bool {
 		ln.waiters = ln.waiters[1:]
 		h.due = !within
 		if within {
-			c.handedLocked(h)
+			c.handedLocked(h, true)
 		}
 		if handed != nil {
 			handed.Store(true)

@@ -139,7 +139,7 @@ func (c *Algorithm) claimRetained(ln *line) *hold {
 		return nil
 	}
 	ln.retained = nil
-	c.handedLocked(h)
+	c.handedLocked(h, false)
 	if !h.retention.looking {
 		h.retention.end() // a look in flight ends the retention itself (look)
 	}
@@ -172,6 +172,7 @@ func (c *Algorithm) dropAll(ctx context.Context) {
 			rs = append(rs, ln.retained.retention)
 		}
 	}
+	looking := c.lookingNow
 	c.mu.Unlock()
 	for _, r := range rs {
 		r.end()
@@ -179,7 +180,7 @@ func (c *Algorithm) dropAll(ctx context.Context) {
 	c.closeLooks()
 	c.retaining.Wait()
 	c.looking.Wait()
-	if len(rs) > 0 {
+	if len(rs) > 0 || looking > 0 {
 		lifecycle.Resumed(ctx, c.o.Clock)
 	}
 }

@@ -87,12 +87,14 @@ type Options struct {
 	// (LocalHandoff+1 tokens) and no store request, up to LocalHandoff times in
 	// a row; then it is released in the store, so that other processes'
 	// waiters keep a bounded wait, unless a look at the id's partition,
-	// sent three grants before, saw no other process waiting: then it goes
-	// on with a fresh block (docs/algorithms.md, section 4.15). Other
-	// accesses, and TryLock while the id is held or awaited here, are not
-	// affected. Only queuelock.New applies it: the combined Locker refuses
-	// it, and a migration Locker has Options.LocalHandoff of its own. A
-	// lock taken with it cannot be Shared. Default 0: off.
+	// sent three grants before (all LocalHandoff of them, below 3), saw
+	// no other process waiting: then it goes on with a fresh block
+	// (docs/algorithms.md, section 4.15). Other accesses, and TryLock
+	// while the id is held or awaited here, are not affected. Only
+	// queuelock.New applies it: the combined Locker refuses it, and a
+	// migration Locker has Options.LocalHandoff of its own. A lock taken
+	// with it may be Shared: its Unlock then hands nothing on (section
+	// 4.15, "Sharing a grant"). Default 0: off.
 	LocalHandoff int
 	// Retain, when above 0, needs LocalHandoff: an exclusive lock whose
 	// Unlock finds nobody of this Locker waiting for it stays held in the
