@@ -185,6 +185,14 @@ func TestNegative_ControlsAreCaughtAndShrunk(t *testing.T) {
 					t.Logf("attempt %d: %v", i+1, err)
 					continue
 				}
+				if err != nil && c.exhibit && bestErr != nil && !keep {
+					// The exhibit gave the verdict: a search that a defect
+					// made fail by another property first (a double grant
+					// before the ownership check sees the rewrite) is a
+					// report, as a missed one is.
+					t.Logf("attempt %d: %v", i+1, err)
+					continue
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
