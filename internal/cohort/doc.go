@@ -22,7 +22,7 @@
 // can look at the store (a Watcher) and the store acquisition's claim saw
 // nobody else waiting (held.Spec.Crowded), the store hold is handed to that
 // waiter all the same, marked due (extend.go). A few grants before the
-// bound (lookLead), as the hold is handed on, a goroutine of the layer
+// bound (LookLead), as the hold is handed on, a goroutine of the layer
 // looks at the store once (Watcher.Waiting) and, if no acquisition of
 // another owner waits there and the hold carries tokens, draws a fresh
 // block of Bound+1 tokens through the inner algorithm's Extender. Before

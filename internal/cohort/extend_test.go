@@ -54,7 +54,15 @@ func (e *extendingStore) Extend(ctx context.Context, s held.Spec, n int) (int64,
 // tokens from a global cell when fenced.
 func newExtendFixture(t *testing.T, bound int, k *TestingKnobs, fenced bool) (*fixture, *extendingStore) {
 	t.Helper()
+	return newExtendFixtureWith(t, Options{Bound: bound, TestingKnobs: k}, fenced)
+}
+
+// newExtendFixtureWith is newExtendFixture with Options o (its Clock set
+// here).
+func newExtendFixtureWith(t *testing.T, o Options, fenced bool) (*fixture, *extendingStore) {
+	t.Helper()
 	clk := &clock.Local{}
+	o.Clock = clk
 	g, err := clock.NewGlobal(model.New(clk), "", clk)
 	require.NoError(t, err)
 	s := newStore(nil)
@@ -62,7 +70,7 @@ func newExtendFixture(t *testing.T, bound int, k *TestingKnobs, fenced bool) (*f
 		s = newStore(g)
 	}
 	e := &extendingStore{watchingStore: &watchingStore{store: s}}
-	c, err := New(e, Options{Bound: bound, Clock: clk, TestingKnobs: k})
+	c, err := New(e, o)
 	require.NoError(t, err)
 	m, err := manager.NewLocker(c, manager.Config{Name: "test", Mode: lockstep.ModeNew, Clock: clk, Observer: lockstep.NopObserver{}})
 	require.NoError(t, err)
@@ -261,7 +269,7 @@ func TestExtend_AClaimThatSawAWaiterReleasesAtTheBoundWithoutALook(t *testing.T)
 }
 
 // TestExtend_TheLookIsSentAheadOfTheBound: with Bound 8 a block's look is
-// sent as the hold is handed for its sixth local grant (lookLead grants
+// sent as the hold is handed for its sixth local grant (LookLead grants
 // before the bound), and the extension at the bound uses its answer. A
 // waiter of another owner that shows after that look is not seen by it:
 // the hold is extended once more, and released at the next bound, whose
@@ -354,16 +362,8 @@ func TestExtend_PlantedDefects(t *testing.T) {
 // bound, and the hold is extended.
 func TestExtend_ARetainedHoldReLockedByOneGoroutineSendsNoLookAhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		clk := &clock.Local{}
-		g, err := clock.NewGlobal(model.New(clk), "", clk)
-		require.NoError(t, err)
-		e := &extendingStore{watchingStore: &watchingStore{store: newStore(g)}}
-		c, err := New(e, Options{Bound: 8, Clock: clk, Retain: testRetain, WatchEvery: testWatch})
-		require.NoError(t, err)
-		m, err := manager.NewLocker(c, manager.Config{Name: "test", Mode: lockstep.ModeNew, Clock: clk, Observer: lockstep.NopObserver{}})
-		require.NoError(t, err)
-		t.Cleanup(func() { require.NoError(t, m.Close(context.Background())) })
-		f := &fixture{s: e.store, c: c, m: m, g: g}
+		f, e := newExtendFixtureWith(t, Options{Bound: 8, Retain: testRetain, WatchEvery: testWatch}, true)
+		m := f.m
 		ctx := context.Background()
 		cur, err := m.Lock(ctx, "x")
 		require.NoError(t, err)
