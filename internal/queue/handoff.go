@@ -9,6 +9,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
 // The two-round-trip handoff (Options.Handoff; docs/algorithms.md, section
@@ -17,15 +18,23 @@ import (
 // read. With Handoff, an exclusive releaser whose winning claim's read saw
 // an exclusive waiter with a wake address right behind it ends its hold and
 // writes that waiter's handed cell in one request (lockstep.Mutator), then
-// wakes it with a wake-up that names the handed cell's timestamp; the woken
-// waiter reads once and holds if that read shows the handed cell, with
-// that timestamp, and no other conflicting owner cell (claimWon, the one
-// rule). Its lease counts from the send of the queue-cell write whose
+// wakes it with a wake-up that names the handed cell's timestamp. The
+// waiter's lease counts from the send of the queue-cell write whose
 // timestamp the handed cell carries: the releaser read that write before
 // it sent the handoff, so the handed cell was written later and lives at
-// least as long as the lease. Anything else — no such wake-up, a handed
-// cell found by a poll, a timestamp this attempt did not write — falls back
-// to the ordinary claim, which counts a handed cell naming us as ours.
+// least as long as the lease.
+//
+// If the releaser's lease was still open when that request was
+// acknowledged, the wake-up is a grant: nobody else can have won the id
+// before the acknowledgement (the releaser's cells were live until its
+// handed cell replaced them, replica by replica), and nobody can win it
+// after while the handed cell lives, so the waiter holds on the wake-up
+// alone, if its lease has not lapsed meanwhile: one round trip and a
+// datagram. Otherwise the waiter reads once and holds if that read shows
+// the handed cell, with that timestamp, and no other conflicting owner cell
+// (claimWon, the one rule). Anything else — no such wake-up, a handed cell
+// found by a poll, a timestamp this attempt did not write — falls back to
+// the ordinary claim, which counts a handed cell naming us as ours.
 
 // maxSends bounds the queue-cell writes an attempt remembers: a releaser
 // reads one of the latest few, and an older one would start a lease that
@@ -62,25 +71,86 @@ func (q *queueSends) sentAt(ts int64) (int64, bool) {
 	return 0, false
 }
 
-// handoffFrom is the From of a handoff's wake-up: it names the handed
-// cell's timestamp. A releaser's queue column never starts so; a Locker
-// that predates handoffs ignores From.
-const handoffFrom = "handoff/"
+// handoffFrom and grantFrom start the From of a handoff's wake-up: it
+// names the handed cell's timestamp, and grantFrom says the releaser's lease
+// was open when its handoff was acknowledged. A releaser's queue column
+// never starts so; a Locker that predates handoffs ignores From, and one
+// that predates grants claims after a grant as after any wake-up.
+const (
+	handoffFrom = "handoff/"
+	grantFrom   = "grant/"
+)
 
-func handoffWakeFrom(ts int64) string { return handoffFrom + strconv.FormatInt(ts, 10) }
+func handoffWakeFrom(ts int64, grant bool) string {
+	if grant {
+		return grantFrom + strconv.FormatInt(ts, 10)
+	}
+	return handoffFrom + strconv.FormatInt(ts, 10)
+}
 
 // parseHandoffFrom returns the handed cell's timestamp a wake-up's From
-// names, or 0.
-func parseHandoffFrom(from string) int64 {
+// names, or 0, and whether the wake-up is a grant.
+func parseHandoffFrom(from string) (ts int64, grant bool) {
 	s, ok := strings.CutPrefix(from, handoffFrom)
 	if !ok {
-		return 0
+		if s, ok = strings.CutPrefix(from, grantFrom); !ok {
+			return 0, false
+		}
+		grant = true
 	}
 	ts, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || ts <= 0 {
-		return 0
+		return 0, false
 	}
-	return ts
+	return ts, grant
+}
+
+// holdGranted is the woken waiter's grant (section 4.12): it holds without
+// a read if the queue-cell write the handed cell names is one of this
+// attempt's and the lease counted from its send is still open. done false:
+// confirm by a read instead. The waiter behind us, whom our release wakes
+// or hands the lock to, is learned by a read sent now, off Lock's path;
+// Release waits for it (part.nextRead).
+func (a *attempt) holdGranted(ctx context.Context, ts int64, retry func(error) error) (h *part, err error, done bool) {
+	since, ok := a.sends.sentAt(ts)
+	if !ok {
+		return nil, nil, false
+	}
+	if a.knobs.HandoffFromRead {
+		since = lease.Stamp(a.l.cfg.Clock) // planted: from the grant's arrival, after the handoff's write
+	}
+	if !a.inTime(since) && !a.knobs.GrantAfterLapse {
+		return nil, nil, false
+	}
+	a.claims++
+	a.claimStarts()(true)
+	a.claimed, a.handed, a.crowded = true, true, true
+	a.next = layout.Entry{}
+	line := a.readLine(ctx)
+	h, err = a.keep(ctx, since, retry)
+	if h != nil {
+		h.nextRead = line
+	}
+	return h, err, true
+}
+
+// readLine reads the partition once, beside what follows, and sends the
+// queue cell right behind ours it shows (none after an error) on the
+// returned channel: what a claim's own read would have told us.
+func (a *attempt) readLine(ctx context.Context) <-chan layout.Entry {
+	l, id, qcol, col := a.l, a.id, a.qcol, a.l.column(a.access, a.slot)
+	ctx = context.WithoutCancel(ctx)
+	line := make(chan layout.Entry, 1)
+	lifecycle.Go(l.cfg.Clock, func() {
+		var requests int
+		v, err := l.readAs(ctx, id, &requests, col)
+		if err != nil {
+			line <- layout.Entry{}
+			return
+		}
+		line <- v.after(qcol)
+	})
+	return line
 }
 
 // confirmHandoff is the woken waiter's one read after a handoff's wake-up

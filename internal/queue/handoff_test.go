@@ -208,10 +208,16 @@ func TestOptions_HandoffNeedsWake(t *testing.T) {
 }
 
 func TestHandoffFrom_RoundTrips(t *testing.T) {
-	require.Equal(t, int64(42), parseHandoffFrom(handoffWakeFrom(42)))
-	require.Zero(t, parseHandoffFrom(layout.QueueColumn(42, "a.1")))
-	require.Zero(t, parseHandoffFrom("handoff/x"))
-	require.Zero(t, parseHandoffFrom("handoff/-3"))
+	for _, grant := range []bool{false, true} {
+		ts, g := parseHandoffFrom(handoffWakeFrom(42, grant))
+		require.Equal(t, int64(42), ts)
+		require.Equal(t, grant, g)
+	}
+	for _, from := range []string{layout.QueueColumn(42, "a.1"), "handoff/x", "handoff/-3", "grant/", "grant/0", "grants/5"} {
+		ts, g := parseHandoffFrom(from)
+		require.Zero(t, ts, from)
+		require.False(t, g, from)
+	}
 }
 
 // slowHandoff applies a handoff only after a delay and returns at once
@@ -229,25 +235,32 @@ func (s slowHandoff) PutDelete(ctx context.Context, table, row string, ts int64,
 }
 
 // The woken waiter's lease counts from its queue-cell write that the
-// releaser read, not from its own confirming read: a handoff whose write
-// landed more than a lease window (2s here) after that queue write is not
-// confirmed, and the waiter claims with an owner cell of its own. With the
-// planted HandoffFromRead, it holds by the handed cell alone, its lease
-// counted from its read, long after the handoff was sent.
+// releaser read, not from its own confirming read or the grant's arrival: a
+// handoff whose write landed more than a lease window (2s here) after that
+// queue write is neither granted nor confirmed, and the waiter claims with
+// an owner cell of its own. With the planted HandoffFromRead (its lease
+// counted from the grant's arrival) or GrantAfterLapse (the grant taken
+// whatever the lease), it holds by the handed cell alone, long after the
+// handoff was sent.
 func TestHandoff_ConfirmationCountsFromTheQueueWrite(t *testing.T) {
-	for _, planted := range []bool{false, true} {
+	for _, k := range []*TestingKnobs{nil, {HandoffFromRead: true}, {GrantAfterLapse: true}} {
 		synctest.Test(t, func(t *testing.T) {
 			s := slowHandoff{Store: model.New(&clock.Local{}), d: 1500 * time.Millisecond}
 			n := &memNet{handlers: map[string]func([]byte){}}
-			lc, _, live := handedRunKnobs(t, s, n, true, &TestingKnobs{HandoffFromRead: planted}, time.Second+29*time.Millisecond)
+			lc, _, live := handedRunKnobs(t, s, n, true, k, time.Second+29*time.Millisecond)
 			handed := layout.HandedColumn(lc.Owner()) + "=" + lc.Owner()
 			require.Contains(t, live, handed)
-			if planted {
-				require.Len(t, live, 2, "planted: C holds by the handed cell alone (and its queue cell): %v", live)
+			if k != nil {
+				require.Len(t, live, 2, "planted %+v: C holds by the handed cell alone (and its queue cell): %v", *k, live)
 			} else {
 				require.Len(t, live, 3, "C's lease from its queue write (2.5s ago) had lapsed: it claimed with its own owner cell: %v", live)
 			}
-			require.NoError(t, lc.Unlock(context.Background()))
+			err := lc.Unlock(context.Background())
+			if k != nil && k.GrantAfterLapse {
+				require.ErrorIs(t, err, lockstep.ErrLost, "planted: C held on a lease that had lapsed before the grant came")
+			} else {
+				require.NoError(t, err)
+			}
 		})
 	}
 }

@@ -50,9 +50,17 @@ import (
 //   - AdoptWithoutWitness makes Adopt write its owner cell without reading
 //     first or after, so it adopts a lock whose holders are gone, over a
 //     third process that acquired it meanwhile.
-//   - HandoffFromRead makes a waiter that confirms a handoff count its lease
-//     from its confirmation read's send instead of from its queue cell's
-//     write the releaser saw: it may work on after the handed cell expired.
+//   - HandoffFromRead makes a waiter that confirms a handoff, by its read or
+//     by a grant, count its lease from that read's send or that grant's
+//     arrival instead of from its queue cell's write the releaser saw: it
+//     may work on after the handed cell expired.
+//   - GrantWithoutLeaseCheck makes a releaser with Handoff send a grant
+//     whatever its lease: one whose lease lapsed while its handoff was in
+//     flight grants a lock that a third process may have taken meanwhile.
+//   - GrantAfterLapse makes a waiter hold on a grant even when the lease
+//     counted from its named queue-cell write has lapsed: a grant that
+//     arrives late holds a lock whose handed cell may have expired and been
+//     taken by another.
 //   - HandoffNamesLast makes a releaser hand the lock to the last waiter in
 //     line its claim saw, not the next one: the waiters in between are
 //     bypassed, again and again.
@@ -97,6 +105,8 @@ type TestingKnobs struct {
 	AdoptWithoutWitness      bool
 	HandoffFromRead          bool
 	HandoffNamesLast         bool
+	GrantWithoutLeaseCheck   bool
+	GrantAfterLapse          bool
 	HolderKeepsQueueCell     bool
 	HolderKeepsHandedColumn  bool
 	SkipIntentionRange       bool

@@ -205,7 +205,12 @@ func (a *attempt) onWake(ctx context.Context, retry func(error) error) (*part, e
 		}
 		return a.keep(ctx, since, retry)
 	}
-	if ts := a.l.wake.takeHanded(a.qcol); ts != 0 {
+	if ts, grant := a.l.wake.takeHanded(a.qcol); ts != 0 {
+		if grant {
+			if h, err, done := a.holdGranted(ctx, ts, retry); done {
+				return h, err
+			}
+		}
 		if h, err, done := a.confirmHandoff(ctx, ts, retry); done {
 			return h, err
 		}

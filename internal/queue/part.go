@@ -22,12 +22,13 @@ type part struct {
 	qcol        string
 	ocol        string
 	access      lockstep.Access
-	slot        int          // the in-process turn's slot, held until the first Release
-	stale       []string     // cells of this acquisition a failed delete left behind
-	since       int64        // lease.Stamp of the winning claim's send
-	next        layout.Entry // the waiter behind us at the claim: woken on release (wake.go), or handed the lock (handoff.go)
-	handed      string       // our handed cell's column, if a releaser may have written one (handoff.go)
-	held.Leased              // Stop, Expired
+	slot        int                 // the in-process turn's slot, held until the first Release
+	stale       []string            // cells of this acquisition a failed delete left behind
+	since       int64               // lease.Stamp of the winning claim's send
+	next        layout.Entry        // the waiter behind us at the claim: woken on release (wake.go), or handed the lock (handoff.go)
+	nextRead    <-chan layout.Entry // held by a grant: the read that learns next, until Release takes its answer (handoff.go)
+	handed      string              // our handed cell's column, if a releaser may have written one (handoff.go)
+	held.Leased                     // Stop, Expired
 
 	turn     bool // the part still holds this process's turn on id, or its adoption column if beside (until its first Release)
 	beside   bool // adopted beside this Locker's contenders: ocol is the adoption column (adoptcol.go), no turn is held
@@ -127,6 +128,20 @@ func (p *part) renew(ctx context.Context) error {
 	return nil
 }
 
+// learnNext waits, if this hold came by a grant, for the read that learns
+// the waiter behind us (holdGranted); a Release whose ctx ends first wakes
+// nobody.
+func (p *part) learnNext(ctx context.Context) {
+	if p.nextRead == nil {
+		return
+	}
+	select {
+	case p.next = <-p.nextRead:
+	case <-ctx.Done():
+	}
+	p.nextRead = nil
+}
+
 // Release deletes this acquisition's queue and owner cells in one request
 // (with a timestamp above every write of theirs); then the next goroutine of
 // this process waiting for the id may contend. The first call passes the
@@ -163,12 +178,17 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 		cols = append(cols, p.handed)
 	}
 	cols = append(cols, p.stale...)
+	p.learnNext(ctx)
 	var err error
 	handed, m, handoff := p.handoffTo(turn)
+	grant := false
 	if handoff {
 		// One request ends our hold and makes the next waiter the owner
-		// (handoff.go); the waiter's confirmation read decides.
+		// (handoff.go). If our lease was still open when it was
+		// acknowledged, the wake-up grants the lock; otherwise the
+		// waiter's confirmation read decides.
 		err = m.PutDelete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), cols, handed)
+		grant = err == nil && (!p.Lease.IsLost() || p.l.cfg.knobs.GrantWithoutLeaseCheck)
 		if errors.Is(err, errors.ErrUnsupported) {
 			p.l.noMutator.Store(true) // it sent nothing: release as without Handoff
 			handoff = false
@@ -189,7 +209,7 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 	// cell, whose timestamp the wake-up names.
 	from := p.qcol
 	if handoff {
-		from = handoffWakeFrom(handed.Timestamp)
+		from = handoffWakeFrom(handed.Timestamp, grant)
 	}
 	p.l.sendWake(p.id, from, p.next)
 	return true, nil

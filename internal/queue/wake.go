@@ -42,6 +42,7 @@ type wakeSlot struct {
 	id     string
 	woken  bool               // a wake-up arrived that no read has consumed
 	handed int64              // the handed cell's timestamp a handoff's wake-up named (handoff.go), 0 if none
+	grant  bool               // that wake-up was a grant (handoff.go)
 	last   int64              // elapsed µs of the last read a wake-up caused
 	cancel context.CancelFunc // ends the sleep in progress, if any
 }
@@ -107,7 +108,7 @@ func (w *waker) wake(m wakeup.Message, now int64) bool {
 		return false
 	}
 	s.woken = true
-	s.handed = parseHandoffFrom(m.From)
+	s.handed, s.grant = parseHandoffFrom(m.From)
 	if s.cancel != nil {
 		s.cancel()
 	}
@@ -170,17 +171,17 @@ func (w *waker) register(col, id string) {
 }
 
 // takeHanded returns and forgets the handed cell's timestamp the last
-// wake-up for col named (0 if none).
-func (w *waker) takeHanded(col string) int64 {
+// wake-up for col named (0 if none), and whether that wake-up was a grant.
+func (w *waker) takeHanded(col string) (ts int64, grant bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := w.slots[col]
 	if s == nil {
-		return 0
+		return 0, false
 	}
-	ts := s.handed
-	s.handed = 0
-	return ts
+	ts, grant = s.handed, s.grant
+	s.handed, s.grant = 0, false
+	return ts, grant
 }
 
 func (w *waker) unregister(col string) {

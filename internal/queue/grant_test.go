@@ -1,0 +1,162 @@
+package queue
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/model"
+)
+
+// gatedReads is a model store whose reads wait while the gate is shut.
+type gatedReads struct {
+	*model.Store
+	shut atomic.Bool
+	open chan struct{}
+}
+
+func (g *gatedReads) Read(ctx context.Context, table, row string, s lockstep.Slice) ([]lockstep.Cell, error) {
+	if g.shut.Load() {
+		select {
+		case <-g.open:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return g.Store.Read(ctx, table, row, s)
+}
+
+// lineUp makes A hold x, then B, then each of ws wait behind it; A
+// releases and B holds by a claim whose read saw the next waiter. It
+// returns B's lock and the waiters' locks as they come.
+func lineUp(t *testing.T, a, b *testLocker, ws ...*testLocker) (lockstep.Lock, []chan lockstep.Lock) {
+	ctx := context.Background()
+	la, err := a.Lock(ctx, "x")
+	require.NoError(t, err)
+	gotB := make(chan lockstep.Lock, 1)
+	go func() {
+		lb, err := b.Lock(ctx, "x")
+		require.NoError(t, err)
+		gotB <- lb
+	}()
+	got := make([]chan lockstep.Lock, len(ws))
+	for i, w := range ws {
+		time.Sleep(10 * time.Millisecond)
+		got[i] = make(chan lockstep.Lock, 1)
+		go func() {
+			l, err := w.Lock(ctx, "x")
+			require.NoError(t, err)
+			got[i] <- l
+		}()
+	}
+	time.Sleep(time.Second + 13*time.Millisecond) // off the polls' grid
+	require.NoError(t, la.Unlock(ctx))
+	return <-gotB, got
+}
+
+// A waiter granted the lock holds on the wake-up alone, with no read on
+// Lock's path: C's Lock returns while every read of the store waits. Its
+// read of the line, sent beside, tells its release whom to grant next: D,
+// which then holds the same way.
+func TestGrant_HoldsWithoutAReadAndPassesTheLockOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &gatedReads{Store: model.New(&clock.Local{}), open: make(chan struct{})}
+		n := &memNet{handlers: map[string]func([]byte){}}
+		var ls [4]*testLocker
+		for i, name := range []string{"a", "b", "c", "d"} {
+			ls[i] = newHandoffLocker(t, s, n, name, true, nil)
+		}
+		ctx := context.Background()
+		lb, got := lineUp(t, ls[0], ls[1], ls[2], ls[3])
+		time.Sleep(shortHold)
+		s.shut.Store(true)
+		require.NoError(t, lb.Unlock(ctx))
+		synctest.Wait()
+		var lc lockstep.Lock
+		select {
+		case lc = <-got[0]:
+		default:
+			t.Fatal("C did not hold on B's grant while reads waited")
+		}
+		require.Contains(t, cells(t, s.Store, "x"), layout.HandedColumn(lc.Owner())+"="+lc.Owner())
+		close(s.open) // C's read of the line, and D's polls, go through
+		s.shut.Store(false)
+		time.Sleep(shortHold)
+		s.open = make(chan struct{})
+		s.shut.Store(true)
+		require.NoError(t, lc.Unlock(ctx))
+		synctest.Wait()
+		var ld lockstep.Lock
+		select {
+		case ld = <-got[1]:
+		default:
+			t.Fatal("D was not granted the lock by C, which held by a grant")
+		}
+		close(s.open)
+		s.shut.Store(false)
+		require.NoError(t, ld.Unlock(ctx))
+	})
+}
+
+// A releaser whose lease lapsed while its handoff was in flight sends no
+// grant: its waiter confirms by a read, sent after the handoff landed, and
+// holds by it only if the read shows the handed cell and nobody else. With
+// the planted GrantWithoutLeaseCheck the releaser grants anyway, and the
+// waiter holds with no read of its own. Reads wait from the moment the
+// handoff lands. C counts its lease from the wake-up's arrival here (the
+// planted HandoffFromRead), so that its own check, on its queue-cell
+// write's age, does not decide first: the releaser's check alone does.
+func TestGrant_ALapsedReleaserSendsNoGrant(t *testing.T) {
+	for _, planted := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			// B's lease window is 2s and it renews every second: a handoff
+			// write that takes 2.5s returns after the window.
+			s := &slowGated{gatedReads: gatedReads{Store: model.New(&clock.Local{}), open: make(chan struct{})}, d: 2500 * time.Millisecond}
+			n := &memNet{handlers: map[string]func([]byte){}}
+			a := newHandoffLocker(t, s, n, "a", true, nil)
+			b := newHandoffLocker(t, s, n, "b", true, &TestingKnobs{GrantWithoutLeaseCheck: planted})
+			c := newHandoffLocker(t, s, n, "c", true, &TestingKnobs{HandoffFromRead: true})
+			ctx := context.Background()
+			lb, got := lineUp(t, a, b, c)
+			time.Sleep(shortHold)
+			require.NoError(t, lb.Unlock(ctx))
+			synctest.Wait()
+			var lc lockstep.Lock
+			select {
+			case lc = <-got[0]:
+				require.True(t, planted, "C held with no read, on the grant of a releaser whose lease had lapsed")
+			default:
+				require.False(t, planted, "planted: C did not hold on the grant")
+			}
+			close(s.open)
+			s.shut.Store(false)
+			if lc == nil {
+				lc = <-got[0]
+			}
+			require.NoError(t, lc.Unlock(ctx))
+		})
+	}
+}
+
+// slowGated applies a handoff after a delay, then shuts the reads' gate.
+type slowGated struct {
+	gatedReads
+	d time.Duration
+}
+
+func (s *slowGated) PutDelete(ctx context.Context, table, row string, ts int64, cols []string, cells ...lockstep.Cell) error {
+	if !isHandoff(cells) {
+		return s.Store.PutDelete(ctx, table, row, ts, cols, cells...)
+	}
+	time.Sleep(s.d)
+	err := s.Store.PutDelete(ctx, table, row, ts, cols, cells...)
+	s.shut.Store(true)
+	return err
+}
