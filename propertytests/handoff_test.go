@@ -2,11 +2,13 @@ package propertytests
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/wakeup"
 )
 
 // Properties of the two-round-trip handoff (docs/algorithms.md, section
@@ -26,13 +28,21 @@ import (
 //     must be older than the waiter's tombstone of its handed column, so it
 //     is dead on arrival — for every waiter whose Locker takes part in
 //     handoffs (Options.Handoff).
+//   - H3, a grant is sent only while its releaser's lease is open: less than
+//     a lease window after the send of the releaser's latest acknowledged
+//     write of its cells. A releaser that granted after its lease lapsed,
+//     its handoff slow, would grant a lock a third process may have taken
+//     while its owner cell had expired at some replicas and the handoff had
+//     not reached them. (A late grant's waiter is H1's: it works beyond a
+//     lease window of the handoff's send.)
 
 // handoffs is what the harness saw of handoffs. Guarded by harness.mu.
 type handoffs struct {
-	sent map[string]int64 // waiter's owner → virtual µs of the send of the latest acknowledged handoff naming it
-	left map[string]int64 // owner → highest acknowledged tombstone timestamp of a queue cell of its
-	tomb map[string]int64 // owner → highest acknowledged tombstone timestamp of its handed column
-	own  map[string]int64 // owner → virtual µs of the send of its latest acknowledged write of an owner cell of its own
+	sent map[string]int64  // waiter's owner → virtual µs of the send of the latest acknowledged handoff naming it
+	left map[string]int64  // owner → highest acknowledged tombstone timestamp of a queue cell of its
+	tomb map[string]int64  // owner → highest acknowledged tombstone timestamp of its handed column
+	own  map[string]int64  // owner → virtual µs of the send of its latest acknowledged write of an owner cell of its own
+	from map[string]string // waiter's owner → the releaser whose latest acknowledged handoff names it
 	// acked counts acknowledged handoffs; held, acquisitions made by one
 	// (confirmed by one read): whose owner's latest acknowledged handoff
 	// was sent after every acknowledged write of its own owner cell.
@@ -59,7 +69,7 @@ func (h *harness) noteHandedHold(owner string) {
 
 func (h *harness) handoffState() *handoffs {
 	if h.handoff == nil {
-		h.handoff = &handoffs{sent: map[string]int64{}, left: map[string]int64{}, tomb: map[string]int64{}, own: map[string]int64{}}
+		h.handoff = &handoffs{sent: map[string]int64{}, left: map[string]int64{}, tomb: map[string]int64{}, own: map[string]int64{}, from: map[string]string{}}
 	}
 	return h.handoff
 }
@@ -108,6 +118,7 @@ func (h *harness) noteHandoffs(y *sim.Yield) {
 		case layout.IsHandedFor(c.Column, owner):
 			hs.sent[owner] = y.SentElapsed
 			hs.acked++
+			hs.from[owner] = releaserOf(y.Columns)
 		default:
 			hs.own[owner] = max(hs.own[owner], y.SentElapsed)
 		}
@@ -125,6 +136,46 @@ func handedOwner(col string) string {
 		return ""
 	}
 	return owner
+}
+
+// releaserOf returns the owner whose queue cell a handoff's write deletes:
+// its releaser's.
+func releaserOf(cols []string) string {
+	for _, col := range cols {
+		if _, owner, err := layout.ParseQueueColumn(col); err == nil {
+			return owner
+		}
+	}
+	return ""
+}
+
+// checkGrantSend checks H3 at the send of wake-up b: a grant is sent only
+// while its releaser's lease is open, judged by the model's physics — less
+// than a lease window (half a cell's sure life) since the send of the
+// releaser's latest acknowledged write of its cells. Then its owner cell
+// surely outlives every claim read that could miss the handoff (section
+// 4.12, "Theorem 3 covers the granted hold").
+func (h *harness) checkGrantSend(b []byte) {
+	m, err := wakeup.Open(wakeKey, b)
+	if err != nil || !strings.HasPrefix(m.From, "grant/") {
+		return
+	}
+	_, waiter, err := layout.ParseQueueColumn(m.To)
+	if err != nil {
+		h.violate("handoff: a grant names %q, not a queue cell", m.To)
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.handoffState().from[waiter]
+	if r == "" {
+		h.violate("handoff: %s sends %s a grant, but no handoff naming it was acknowledged", m.Sender, waiter)
+		return
+	}
+	if since := h.elapsed(h.lastOK[r]); since >= cellLife()/2 {
+		h.violate("handoff: %s grants %s the lock %v after the send of its last acknowledged write of its cells, beyond the lease window %v: its cells may have expired while the handoff was in flight, and another process may hold",
+			r, waiter, since, cellLife()/2)
+	}
 }
 
 // checkHandedLease checks H1 for owner, working now.

@@ -178,6 +178,7 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 		if k.newWake != nil {
 			if h.wake == nil {
 				h.wake = newWakeNet()
+				h.wake.onSend = h.checkGrantSend
 			}
 			l, closer, err = k.newWake(sp, 1, fencing, h.knobs, h.wake)
 		} else {

@@ -36,6 +36,7 @@ type switches struct {
 	ReaderBypass              bool `json:",omitempty"`
 	HandoffFromRead           bool `json:",omitempty"`
 	HandoffNamesLast          bool `json:",omitempty"`
+	GrantWithoutLeaseCheck    bool `json:",omitempty"`
 	HolderKeepsQueueCell      bool `json:",omitempty"`
 	HolderKeepsHandedColumn   bool `json:",omitempty"`
 	SkipIntentionRange        bool `json:",omitempty"`
@@ -57,6 +58,7 @@ func (s switches) union(o switches) switches {
 		ReaderBypass:              s.ReaderBypass || o.ReaderBypass,
 		HandoffFromRead:           s.HandoffFromRead || o.HandoffFromRead,
 		HandoffNamesLast:          s.HandoffNamesLast || o.HandoffNamesLast,
+		GrantWithoutLeaseCheck:    s.GrantWithoutLeaseCheck || o.GrantWithoutLeaseCheck,
 		HolderKeepsQueueCell:      s.HolderKeepsQueueCell || o.HolderKeepsQueueCell,
 		HolderKeepsHandedColumn:   s.HolderKeepsHandedColumn || o.HolderKeepsHandedColumn,
 		SkipIntentionRange:        s.SkipIntentionRange || o.SkipIntentionRange,
@@ -153,6 +155,7 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 	q.WakeGrants, q.WakeOnly, q.ReaderBypass = s.WakeGrants, s.WakeOnly, s.ReaderBypass
 	q.HandoffFromRead, q.HandoffNamesLast, q.HolderKeepsQueueCell = s.HandoffFromRead, s.HandoffNamesLast, s.HolderKeepsQueueCell
 	q.HolderKeepsHandedColumn, q.SkipIntentionRange = s.HolderKeepsHandedColumn, s.SkipIntentionRange
+	q.GrantWithoutLeaseCheck = s.GrantWithoutLeaseCheck
 	g.ReuseOwnerAfterStoreError, g.NoRoundDeadline = s.ReuseOwnerAfterStoreError, s.NoRoundDeadline
 	for _, d := range ds {
 		switch d {

@@ -35,6 +35,13 @@ func init() {
 		// fleet tests, so the search shrinks towards H1.
 		control{name: "HandoffFromRead", fleet: fleetNamed("new/handoff"),
 			v: variant{bugs: switches{HandoffFromRead: true}, noFencing: true, noLiveness: true, noOwnerCellCheck: true, fromHandoff: true, weights: &slowWeights}, want: "handoff:"},
+		// The releaser grants the lock whatever its lease: a handoff whose
+		// write is acknowledged after the releaser's lease window is still
+		// sent as a grant (property H3). The shortest schedule is
+		// HandoffFromRead's: the handoff's write is sent, time passes
+		// before its acknowledgement, and the grant follows it.
+		control{name: "GrantWithoutLeaseCheck", fleet: fleetNamed("new/handoff"),
+			v: variant{bugs: switches{GrantWithoutLeaseCheck: true}, noFencing: true, noLiveness: true, noOwnerCellCheck: true, fromHandoff: true, weights: &slowWeights}, want: "handoff:"},
 		// The releaser names the last waiter its claim saw instead of the
 		// next: the waiters in between are bypassed again and again.
 		control{name: "HandoffNamesLast", fleet: fleetNamed("new/handoff"),

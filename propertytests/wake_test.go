@@ -21,7 +21,9 @@ import (
 // (delayed by however many steps came between); the net action also forges
 // wake-ups, with a wrong key (which must be refused) and with the fleet's
 // key (a peer holding the key sending them at any moment: authentication
-// cannot help there, and safety and the bypass bound must not need it). In
+// cannot help there, and safety and the bypass bound must not need it —
+// but a forged wake-up never claims to be a grant: with Handoff the key is
+// a safety credential, docs/algorithms.md section 4.12). In
 // the quiet phase either every wake-up is lost, so its liveness check is
 // the progress property (waiters get the lock by their polls alone), or
 // each arrives at once, so that genuine wake-ups meet the safety checks.
@@ -41,6 +43,8 @@ type wakeNet struct {
 	handlers map[string]func([]byte)
 	flight   []datagram
 	lose     bool // the quiet phase: every datagram lost
+	// onSend sees every datagram sent (property H3, handoff_test.go).
+	onSend func(b []byte)
 	// arriveInQuiet makes the quiet phase deliver each wake-up at once
 	// instead of losing them all (runFleet draws it).
 	arriveInQuiet bool
@@ -81,10 +85,14 @@ func (t simTransport) Addr() string { return t.addr }
 
 func (t simTransport) Send(addr string, b []byte) error {
 	t.n.mu.Lock()
-	defer t.n.mu.Unlock()
 	t.n.sent++
 	if !t.n.lose {
 		t.n.flight = append(t.n.flight, datagram{addr, bytes.Clone(b)})
+	}
+	onSend := t.n.onSend
+	t.n.mu.Unlock()
+	if onSend != nil {
+		onSend(b)
 	}
 	return nil
 }

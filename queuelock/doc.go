@@ -50,7 +50,9 @@
 //     shared key; when they stop arriving a Locker polls as without them
 //     and tells its Logger and a lockstep.WakeObserver.
 //   - Switch Handoff on only once every process runs a version that reads
-//     handed cells, all with one TTL.
+//     handed cells, all with one TTL. With Handoff a wake-up can grant a
+//     lock, so the wake-up key must then be kept as the store's
+//     credentials are: a process holding it could forge a grant.
 //   - Switch IntentionRange on only once every process locking the table
 //     reads the range (0.1.0 or later; an older one fails with
 //     lockstep.ErrForeignCell, never overlapping). Lockers with and

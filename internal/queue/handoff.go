@@ -119,7 +119,7 @@ func (a *attempt) holdGranted(ctx context.Context, ts int64, retry func(error) e
 	if a.knobs.HandoffFromRead {
 		since = lease.Stamp(a.l.cfg.Clock) // planted: from the grant's arrival, after the handoff's write
 	}
-	if !a.inTime(since) && !a.knobs.GrantAfterLapse {
+	if !a.inTime(since) {
 		return nil, nil, false
 	}
 	a.claims++

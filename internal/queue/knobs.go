@@ -57,10 +57,6 @@ import (
 //   - GrantWithoutLeaseCheck makes a releaser with Handoff send a grant
 //     whatever its lease: one whose lease lapsed while its handoff was in
 //     flight grants a lock that a third process may have taken meanwhile.
-//   - GrantAfterLapse makes a waiter hold on a grant even when the lease
-//     counted from its named queue-cell write has lapsed: a grant that
-//     arrives late holds a lock whose handed cell may have expired and been
-//     taken by another.
 //   - HandoffNamesLast makes a releaser hand the lock to the last waiter in
 //     line its claim saw, not the next one: the waiters in between are
 //     bypassed, again and again.
@@ -106,7 +102,6 @@ type TestingKnobs struct {
 	HandoffFromRead          bool
 	HandoffNamesLast         bool
 	GrantWithoutLeaseCheck   bool
-	GrantAfterLapse          bool
 	HolderKeepsQueueCell     bool
 	HolderKeepsHandedColumn  bool
 	SkipIntentionRange       bool

@@ -67,8 +67,10 @@ type Options struct {
 	// Wake, when set, turns on wake-ups on release. Default off.
 	Wake *Wake
 	// Handoff, with Wake and a lockstep.Mutator store, makes an exclusive
-	// release hand the lock to the next exclusive waiter: two round trips
-	// instead of three. See the pitfalls. Default off.
+	// release hand the lock to the next exclusive waiter: one round trip and
+	// a datagram (a grant) instead of three round trips, or two when the
+	// releaser's lease lapsed meanwhile. The wake-up key then grants locks:
+	// see the pitfalls. Default off.
 	Handoff bool
 	// IntentionRange keeps IS and IX owner cells in columns that IS and IX
 	// claims skip, sparing them a cell per such holder below a hot
