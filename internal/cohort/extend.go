@@ -32,9 +32,10 @@ const LookLead = 3
 // ahead of the bound by a goroutine of its own (spawnLook); the waiter
 // handed the hold at the bound waits for it and extends on its answer.
 type ahead struct {
-	done  chan struct{} // closed when the look (and draw) returned
-	clear bool          // nobody else waited, and the draw (if any) was kept
-	first int64         // the drawn block's first token (0: no fencing)
+	done   chan struct{}      // closed when the look (and draw) returned
+	cancel context.CancelFunc // ends the look (and draw) early: the hold ended first (hold.stop)
+	clear  bool               // nobody else waited, and the draw (if any) was kept
+	first  int64              // the drawn block's first token (0: no fencing)
 }
 
 // aheadAt is the count of local handoffs at which a block's look ahead is
@@ -62,11 +63,14 @@ func (c *Algorithm) handedLocked(h *hold, toWaiter bool) {
 
 // spawnLook starts the goroutine that fills a for h: a look at the store
 // (when look is set) and, when it saw nobody and h carries tokens, the
-// draw of a fresh block of Bound+1. Close ends it.
+// draw of a fresh block of Bound+1. Close ends it, and so does the end of
+// h's hold before its bound (a.cancel).
 func (c *Algorithm) spawnLook(h *hold, a *ahead, look bool) {
 	spec, fenced := h.spec, h.spec.Token != 0
 	c.looking.Add(1)
 	c.lookingNow++
+	ctx, cancel := context.WithCancel(c.closing)
+	a.cancel = cancel
 	lifecycle.Go(c.o.Clock, func() {
 		defer c.looking.Done()
 		defer func() {
@@ -75,7 +79,6 @@ func (c *Algorithm) spawnLook(h *hold, a *ahead, look bool) {
 			c.mu.Unlock()
 		}()
 		defer close(a.done)
-		ctx, cancel := context.WithCancel(c.closing)
 		defer cancel()
 		if look {
 			waiting, err := c.watcher.Waiting(ctx, spec)

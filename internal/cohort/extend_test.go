@@ -26,11 +26,21 @@ type extendingStore struct {
 	refuse  atomic.Bool
 	extends atomic.Int32
 	onLook  func()
+	// stall, when set, makes each look wait for its ctx to end: stalls
+	// counts the looks that began waiting, stalled those that ended.
+	stall           bool
+	stalls, stalled atomic.Int32
 }
 
 func (e *extendingStore) Waiting(ctx context.Context, s held.Spec) (bool, error) {
 	if e.onLook != nil {
 		e.onLook()
+	}
+	if e.stall {
+		e.stalls.Add(1)
+		<-ctx.Done()
+		e.stalled.Add(1)
+		return false, ctx.Err()
 	}
 	return e.watchingStore.Waiting(ctx, s)
 }
@@ -302,6 +312,31 @@ func TestExtend_TheLookIsSentAheadOfTheBound(t *testing.T) {
 		require.Equal(t, 2, takes)
 		require.Equal(t, 1, releases)
 		require.NoError(t, cur.Unlock(ctx))
+	})
+}
+
+// A hold that ends before its bound — nobody left in line at its sixth
+// grant of eight — ends its look ahead too: the look's answer would be for
+// a bound the hold never reaches, and the draw after it a wasted block.
+func TestExtend_AHoldThatEndsBeforeItsBoundEndsItsLookAhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f, e := newExtendFixture(t, 8, nil, true)
+		e.stall = true
+		ctx := context.Background()
+		cur, err := f.m.Lock(ctx, "x")
+		require.NoError(t, err)
+		for range 6 {
+			cur = f.handOn(t, cur)
+		}
+		synctest.Wait()
+		require.EqualValues(t, 1, e.stalls.Load(), "the look ahead was sent at the sixth grant")
+		require.Zero(t, e.stalled.Load(), "the look waits while the hold goes on")
+		require.NoError(t, cur.Unlock(ctx)) // nobody in line: released in the store
+		synctest.Wait()
+		require.EqualValues(t, 1, e.stalled.Load(), "the hold's release ended its look")
+		require.Zero(t, e.extends.Load())
+		_, releases := f.s.counts()
+		require.Equal(t, 1, releases)
 	})
 }
 

@@ -168,9 +168,14 @@ func (c *Algorithm) leaveLocked(ln *line) {
 	close(w.ready)
 }
 
-// stop ends the inner parts' renewals and runs the inner OnStop; it
-// reports whether a lease had been lost.
+// stop ends the hold's look ahead, if one is in flight, and the inner
+// parts' renewals, and runs the inner OnStop; it reports whether a lease
+// had been lost.
 func (h *hold) stop() bool {
+	if a := h.ahead; a != nil {
+		a.cancel() // its answer would be for a bound the hold never reaches
+		h.ahead = nil
+	}
 	lost := false
 	for _, p := range h.spec.Parts {
 		if p.Stop() {
