@@ -161,7 +161,7 @@ var fleets = append([]fleet{
 	// by the net action (wake_test.go), beside a process without them (an
 	// old binary, or one whose port is unreachable).
 	{name: "new/wake", kinds: []kind{queueWake, queueWake, queue}, starvationFree: true},
-	// The two-round-trip handoff (docs/algorithms.md, section 4.12) over
+	// The handoff (docs/algorithms.md, section 4.12) over
 	// the same wake-up network: releasers hand the lock to the next waiter
 	// in one request; the third process hands nothing but reads handed
 	// cells (a rollout half done).

@@ -11,7 +11,7 @@ import (
 	"github.com/lockstep-go/lockstep/wakeup"
 )
 
-// Properties of the two-round-trip handoff (docs/algorithms.md, section
+// Properties of the handoff (docs/algorithms.md, section
 // 4.12), beside mutual exclusion and the lease property, which hold for a
 // handed hold as for any other (the handed cell is the waiter's owner cell:
 // its acknowledged write counts as the waiter's, in lastOK):

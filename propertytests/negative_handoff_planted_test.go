@@ -2,7 +2,7 @@
 
 package propertytests
 
-// The controls of the two-round-trip handoff (docs/algorithms.md, section
+// The controls of the handoff (docs/algorithms.md, section
 // 4.12; handoff_test.go), run by the plain negative-control command
 // (go test -tags lockstep_bugs ./propertytests -run 'Negative|Regressions').
 func init() {

@@ -132,7 +132,7 @@ var queueWake = kind{name: "new+wake", mode: lockstep.ModeNew, newWake: func(p *
 	return l, l.Close, nil
 }}
 
-// queueHandoff is queueWake with the two-round-trip handoff on
+// queueHandoff is queueWake with the handoff on
 // (queuelock.Options.Handoff).
 var queueHandoff = kind{name: "new+handoff", mode: lockstep.ModeNew, newWake: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs, n *wakeNet) (lockstep.Locker, func(context.Context) error, error) {
 	l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,

@@ -42,7 +42,7 @@ const (
 	// revision after the read that found it (the etcd peer's
 	// etcdnextrev.go).
 	algoEtcdNextRev algorithm = "etcd-nextrev"
-	// algoNewHandoff is new-wake with the two-round-trip handoff
+	// algoNewHandoff is new-wake with the handoff
 	// (queuelock.Options.Handoff); real backend only (peerswake.go).
 	algoNewHandoff algorithm = "new-handoff"
 	// algoNewRanged is the new algorithm with intention owner cells in the

@@ -127,7 +127,7 @@ func printPeers(w io.Writer, runs []peerRun) {
 	fmt.Fprintln(w, "handoff: lower is better). handoff: from the holder calling Unlock to the next Lock returning.")
 	fmt.Fprintln(w, "Jain: fairness of the contenders' acquisition counts. double grants: acquisitions returned before")
 	fmt.Fprintln(w, "the previous holder began to release (must be 0). reads: the contenders' store reads (this module's")
-	fmt.Fprintln(w, "algorithms only) per acquisition and per second. new-wake: new with wake-ups on release over UDP; new-handoff: new-wake with the two-round-trip handoff.")
+	fmt.Fprintln(w, "algorithms only) per acquisition and per second. new-wake: new with wake-ups on release over UDP; new-handoff: new-wake with the handoff (a grant in one request).")
 }
 
 // runPeersCommand runs -scenario peers on the real backend: for every

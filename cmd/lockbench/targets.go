@@ -39,7 +39,7 @@ func printTargets(w io.Writer, heading string, ts []target) {
 }
 
 // ourBest is the configuration of the queue lock the peer targets judge:
-// the two-round-trip handoff when the run has it, else wake-ups, else the
+// the handoff when the run has it, else wake-ups, else the
 // plain queue lock.
 func ourBest(runs []peerRun) (algorithm, bool) {
 	for _, a := range []algorithm{algoNewHandoff, algoNewWake, algoNew} {

@@ -12,7 +12,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/lifecycle"
 )
 
-// The two-round-trip handoff (Options.Handoff; docs/algorithms.md, section
+// The handoff (Options.Handoff; docs/algorithms.md, section
 // 4.12, has the argument). A plain handoff takes three sequential round
 // trips: the releaser's delete, the woken waiter's claim write, its claim
 // read. With Handoff, an exclusive releaser whose winning claim's read saw
