@@ -319,7 +319,9 @@ func (a *attempt) dequeue(ctx context.Context) {
 		return
 	}
 	a.requests++
-	if err := a.l.store.Delete(context.WithoutCancel(ctx), a.l.cfg.table, a.id, a.l.ts.Next(), cols...); err != nil {
+	del := a.l.ts.Next()
+	a.sends.forgetBelow(del)
+	if err := a.l.store.Delete(context.WithoutCancel(ctx), a.l.cfg.table, a.id, del, cols...); err != nil {
 		// A cell left behind may stand first in line until it expires, so
 		// the next dequeue of this attempt tries again (a held lock's
 		// Unlock too); what is never deleted expires after the TTL.
@@ -356,6 +358,11 @@ func (a *attempt) withdraw(ctx context.Context) error {
 	a.lastDeleteTS = a.l.ts.Next()
 	cols := []string{a.ocol}
 	if a.handed {
+		// The tombstone, above every timestamp a handoff naming us has
+		// carried so far, kills any handed cell naming those writes: a
+		// grant or a handoff naming one (late, or from a releaser whose
+		// claim read an older write) must not be taken (queueSends).
+		a.sends.forgetBelow(a.lastDeleteTS)
 		cols = append(cols, layout.HandedColumn(a.owner))
 	}
 	if err := a.l.store.Delete(ctx, a.l.cfg.table, a.id, a.lastDeleteTS, cols...); err != nil {

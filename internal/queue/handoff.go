@@ -49,6 +49,21 @@ type queueSends struct {
 	ts [maxSends]int64
 	at [maxSends]int64
 	n  int
+	// floor: writes with a lower timestamp are forgotten, whenever noted.
+	// A handed cell carrying one is dead under our tombstone of the handed
+	// column (forgetBelow), so neither a grant nor a confirmation may
+	// count it.
+	floor int64
+}
+
+// forgetBelow forgets every write with a timestamp below ts, the
+// timestamp of a tombstone of our handed column we are about to send
+// (attempt.withdraw, attempt.dequeue): a handed cell naming one of them
+// can no longer be live, even where the handoff lands later.
+func (q *queueSends) forgetBelow(ts int64) {
+	q.mu.Lock()
+	q.floor = max(q.floor, ts)
+	q.mu.Unlock()
 }
 
 func (q *queueSends) note(ts, sent int64) {
@@ -63,6 +78,9 @@ func (q *queueSends) note(ts, sent int64) {
 func (q *queueSends) sentAt(ts int64) (int64, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if ts < q.floor {
+		return 0, false
+	}
 	for i := range min(q.n, maxSends) {
 		if q.ts[i] == ts {
 			return q.at[i], true
