@@ -160,3 +160,47 @@ func (s *slowGated) PutDelete(ctx context.Context, table, row string, ts int64, 
 	s.shut.Store(true)
 	return err
 }
+
+// slowReads answers every read after d.
+type slowReads struct {
+	*model.Store
+	d time.Duration
+}
+
+func (s slowReads) Read(ctx context.Context, table, row string, sl lockstep.Slice) ([]lockstep.Cell, error) {
+	time.Sleep(s.d)
+	return s.Store.Read(ctx, table, row, sl)
+}
+
+// A granted holder's read of the line may be answered after its first
+// renewal gave its queue cell up: after a hold of B's longer than Renew,
+// C's lease, counted from its queue write B's claim read saw, is due a
+// renewal at once. That read still names D, behind C's place, so C's
+// release grants D the lock at once instead of leaving it to its poll.
+func TestGrant_LineReadAfterTheFirstRenewalStillNamesTheNext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := slowReads{Store: model.New(&clock.Local{}), d: 20 * time.Millisecond}
+		n := &memNet{handlers: map[string]func([]byte){}}
+		var ls [4]*testLocker
+		for i, name := range []string{"a", "b", "c", "d"} {
+			ls[i] = newHandoffLocker(t, s, n, name, true, nil)
+		}
+		ctx := context.Background()
+		lb, got := lineUp(t, ls[0], ls[1], ls[2], ls[3])
+		time.Sleep(1300 * time.Millisecond) // beyond Renew (1s), within C's window (2s)
+		require.NoError(t, lb.Unlock(ctx))
+		synctest.Wait()
+		var lc lockstep.Lock
+		select {
+		case lc = <-got[0]:
+		default:
+			t.Fatal("C did not hold on B's grant")
+		}
+		time.Sleep(shortHold)
+		released := time.Now()
+		require.NoError(t, lc.Unlock(ctx))
+		ld := <-got[1]
+		require.Less(t, time.Since(released), wakePoll/4, "D waited for its poll: C's release named nobody")
+		require.NoError(t, ld.Unlock(ctx))
+	})
+}

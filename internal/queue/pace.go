@@ -130,10 +130,15 @@ func compatibleBefore(line []layout.Entry, i int) bool {
 }
 
 // after returns the queue entry right behind col: the waiter who is next in
-// line once col's acquisition holds.
+// line once col's acquisition holds. The line is in column order, so the
+// answer is the same whether or not col's own cell is in v: a granted
+// holder's read of the line (handoff.go) may come after its first renewal
+// gave that cell up (part.renew).
 func (v view) after(col string) layout.Entry {
-	if i := v.position(col); i >= 0 && i+1 < len(v.queue) {
-		return v.queue[i+1]
+	for _, e := range v.queue {
+		if e.Column > col {
+			return e
+		}
 	}
 	return layout.Entry{}
 }
