@@ -204,3 +204,32 @@ func TestGrant_LineReadAfterTheFirstRenewalStillNamesTheNext(t *testing.T) {
 		require.NoError(t, ld.Unlock(ctx))
 	})
 }
+
+// A lock held by a handoff and shared before its first renewal has, as its
+// only owner cell, its handed cell, which carries its owner id: leaving, its
+// last holder deletes it too, else it would read as another holder staying,
+// keep the queue cell, and block the line until both expired (5.6s here).
+// Held by a grant, it wakes the waiter its read of the line named, else D
+// waits for its poll (441ms here).
+func TestGrant_SharedHandedHoldLeavesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := model.New(&clock.Local{})
+		n := &memNet{handlers: map[string]func([]byte){}}
+		var ls [4]*testLocker
+		for i, name := range []string{"a", "b", "c", "d"} {
+			ls[i] = newHandoffLocker(t, s, n, name, true, nil)
+		}
+		ctx := context.Background()
+		lb, got := lineUp(t, ls[0], ls[1], ls[2], ls[3])
+		time.Sleep(shortHold)
+		require.NoError(t, lb.Unlock(ctx))
+		lc := <-got[0]
+		_, err := ls[2].Share(lc)
+		require.NoError(t, err)
+		released := time.Now()
+		require.NoError(t, lc.Unlock(ctx))
+		ld := <-got[1]
+		require.Less(t, time.Since(released), wakePoll, "D waited for C's handed cell to expire")
+		require.NoError(t, ld.Unlock(ctx))
+	})
+}

@@ -124,7 +124,14 @@ func (p *part) leave(ctx context.Context) (bool, error) {
 		p.turn = false
 		var err error
 		if turn {
-			err = p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), append([]string{p.ocol}, p.stale...)...)
+			cols := []string{p.ocol}
+			if p.handed != "" {
+				// Held by a handoff (section 4.12) and shared before a
+				// renewal gave the handed cell up: it carries our owner id,
+				// so left behind it would read as another holder below.
+				cols = append(cols, p.handed)
+			}
+			err = p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), append(cols, p.stale...)...)
 			if p.beside {
 				p.l.dropColumn(p.id)
 			} else {
@@ -149,6 +156,7 @@ func (p *part) leave(ctx context.Context) (bool, error) {
 		return true, fmt.Errorf("queuelock: unlock %q: the last holder deleting the queue cell: %w", p.id, err)
 	}
 	p.released = true
+	p.learnNext(ctx) // held by a grant: whom to wake
 	p.l.sendWake(p.id, p.qcol, p.next)
 	return true, nil
 }
