@@ -3,12 +3,17 @@
 // the lock was released, so the waiter reads the queue at once instead of at
 // its next poll.
 //
-// A wake-up is a hint, never a grant. The receiving Locker only claims
-// earlier than it would have; whether the claim holds is decided by the
-// claim's own read (first in line and alone: queuelock's lemma 1), exactly
-// as after a poll. So a wake-up that is lost, duplicated, delayed,
-// reordered or forged can cost latency or one claim that withdraws, never
-// safety or the bypass bound (docs/algorithms.md, section 4.9).
+// Without queuelock.Options.Handoff a wake-up is a hint, never a grant. The
+// receiving Locker only claims earlier than it would have; whether the
+// claim holds is decided by the claim's own read (first in line and alone:
+// queuelock's lemma 1), exactly as after a poll. So a wake-up that is lost,
+// duplicated, delayed, reordered or forged can cost latency or one claim
+// that withdraws, never safety or the bypass bound (docs/algorithms.md,
+// section 4.9). With Handoff, a releaser whose lease was open when its
+// handoff was acknowledged sends a grant, on which the waiter holds without
+// a read (section 4.12): lost, duplicated, delayed or reordered it is still
+// safe, but one forged with the key grants a lock, so the key is then a
+// credential of the weight of write access to the lock table.
 //
 // It depends on the standard library only. A Message is sealed with
 // HMAC-SHA256 under a key the whole fleet shares (Seal, Open); the
