@@ -240,7 +240,7 @@ func checkFleetDepth(t *testing.T, name string, v variant, deepN int) {
 		t.Logf("wake-ups: %+v", st.wake)
 	}
 	if st.handoffs > 0 {
-		t.Logf("handoffs: %d acknowledged, %d acquisitions made by one confirming read", st.handoffs, st.handedHolds)
+		t.Logf("handoffs: %d acknowledged, %d acquisitions made by one (by its grant or one confirming read)", st.handoffs, st.handedHolds)
 	}
 	if st.stormArrivals > 0 {
 		t.Logf("storm processes: %d Locks, %d of them acquired (counted above)", st.stormArrivals, st.stormAcquisitions)
@@ -265,6 +265,15 @@ func TestNewHandoffFleet_MutualExclusionBypassAndProgressWithHandoffs(t *testing
 // late, or falling back to a claim — with correct Lockers.
 func TestNewHandoffFleet_FromTheFirstHandoff(t *testing.T) {
 	checkFleetVariant(t, "new/handoff", variant{fromHandoff: true, noFencing: true, weights: &slowWeights})
+}
+
+// TestNewHandoffFleet_ShortHoldsHeldByGrants runs the handoff fleet with
+// steps of work of 50 ms: its handoffs come within a lease window of the
+// queue-cell write they name, so most are held by the grant alone
+// (docs/algorithms.md, section 4.12), which the fleet's one-second steps
+// never allow.
+func TestNewHandoffFleet_ShortHoldsHeldByGrants(t *testing.T) {
+	checkFleetVariant(t, "new/handoff", variant{stepOfWork: 50 * time.Millisecond})
 }
 
 func TestNewFleetTwoGoroutinesOneLocker_MutualExclusionAndStarvationFreedom(t *testing.T) {

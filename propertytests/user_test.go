@@ -23,7 +23,7 @@ func (h *harness) workAndRelease(ctx context.Context, pr *proc, l lockstep.Lock,
 		case <-l.Lost():
 		default:
 			h.work(pr, l)
-			if clk.Sleep(ctx, workStep) != nil {
+			if clk.Sleep(ctx, h.workStep()) != nil {
 				return false
 			}
 			continue
@@ -37,6 +37,14 @@ func (h *harness) workAndRelease(ctx context.Context, pr *proc, l lockstep.Lock,
 	}
 	h.releaseDone(l)
 	return true
+}
+
+// workStep is how long one step of work lasts.
+func (h *harness) workStep() time.Duration {
+	if h.v.stepOfWork > 0 {
+		return h.v.stepOfWork
+	}
+	return workStep
 }
 
 // workSteps is how many steps of work a holding does.

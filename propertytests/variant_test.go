@@ -59,6 +59,12 @@ type variant struct {
 	// holding longer than a lease window. The liveness bounds assume holds
 	// of workSteps, so such a run checks safety only.
 	longHolds int
+	// stepOfWork, when set, is how long one step of work lasts instead of
+	// workStep: short holds, for a fleet whose handoffs must come within a
+	// lease window of the queue-cell write they name to be held by (a
+	// grant or a confirmation, docs/algorithms.md section 4.12), which
+	// holds of workSteps steps of workStep never do.
+	stepOfWork time.Duration
 	// stepFirst steps the first process's wall clock by this much before
 	// anything runs, as the random phase's clock-step fault would: for a
 	// control whose defect needs a stepped clock and then time to pass.

@@ -104,9 +104,10 @@ func measureRoundtrips(ctx context.Context, a algorithm, p lockerParams, id stri
 
 // roundtripLatency is how long, in real time, every request of the sim
 // roundtrips scenario takes: long enough that requests a call sends side by
-// side are in flight together whatever the goroutine scheduling, so the
-// sequential count does not depend on the machine's load.
-const roundtripLatency = 3 * time.Millisecond
+// side are in flight together whatever the goroutine scheduling, on a
+// machine with a load of 7 on 2 cores too, so the sequential count does
+// not depend on the machine's load.
+const roundtripLatency = 10 * time.Millisecond
 
 // latencyStore delays every request by a fixed real time (roundtripLatency).
 type latencyStore struct {

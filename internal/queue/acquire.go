@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
@@ -340,7 +341,14 @@ func (a *attempt) retryStale(ctx context.Context) {
 		return
 	}
 	a.requests++
-	if err := a.l.store.Delete(context.WithoutCancel(ctx), a.l.cfg.table, a.id, a.l.ts.Next(), a.stale...); err == nil {
+	del := a.l.ts.Next()
+	if slices.Contains(a.stale, layout.HandedColumn(a.owner)) {
+		// This tombstone of our handed column is above every queue-cell
+		// write of ours so far, those of our new place included: a handed
+		// cell naming one is dead from here on (queueSends).
+		a.sends.forgetBelow(del)
+	}
+	if err := a.l.store.Delete(context.WithoutCancel(ctx), a.l.cfg.table, a.id, del, a.stale...); err == nil {
 		a.stale = nil
 	}
 }
