@@ -87,7 +87,7 @@ func (a *attempt) claimWon(v view, since int64, head bool) bool {
 		return false
 	}
 	a.crowded = v.crowded(a.qcol, a.access)
-	a.next = v.successor(a.qcol, a.access)
+	a.next = v.successor(a.qcol, a.owner, a.access)
 	if a.knobs.HandoffNamesLast && len(v.queue) > 0 && a.next.Column != "" {
 		a.next = v.queue[len(v.queue)-1] // planted: not the next in line
 	}

@@ -156,7 +156,7 @@ func (a *attempt) holdGranted(ctx context.Context, ts int64, retry func(error) e
 // queue cell right behind ours it shows (none after an error) on the
 // returned channel: what a claim's own read would have told us.
 func (a *attempt) readLine(ctx context.Context) <-chan layout.Entry {
-	l, id, qcol, access, col := a.l, a.id, a.qcol, a.access, a.l.column(a.access, a.slot)
+	l, id, qcol, owner, access, col := a.l, a.id, a.qcol, a.owner, a.access, a.l.column(a.access, a.slot)
 	ctx = context.WithoutCancel(ctx)
 	line := make(chan layout.Entry, 1)
 	lifecycle.Go(l.cfg.Clock, func() {
@@ -166,7 +166,7 @@ func (a *attempt) readLine(ctx context.Context) <-chan layout.Entry {
 			line <- layout.Entry{}
 			return
 		}
-		line <- v.successor(qcol, access)
+		line <- v.successor(qcol, owner, access)
 	})
 	return line
 }

@@ -144,20 +144,21 @@ func (v view) after(col string) layout.Entry {
 	return layout.Entry{}
 }
 
-// successor returns the waiter an acquisition in access a whose queue cell
-// is col wakes, or hands the lock to, when it releases. For an exclusive
-// one it is the first queue entry other than col: the head of the line.
+// successor returns the waiter the acquisition owner in access a, whose
+// queue cell is col, wakes, or hands the lock to, when it releases. For an
+// exclusive one it is the first queue entry of another owner: the head of
+// the line (a cell of ours a failed delete left behind is no waiter).
 // A claim that won in exclusive access saw nobody in front (clearAhead), so
 // that is the waiter right behind col; a hold made by a handoff may have a
 // waiter in front, one whose cell its releaser's read did not show, and
 // naming the one behind instead would pass that waiter again at every
 // handoff of a chain. For the other accesses it is after(col).
-func (v view) successor(col string, a lockstep.Access) layout.Entry {
+func (v view) successor(col, owner string, a lockstep.Access) layout.Entry {
 	if a != lockstep.Exclusive {
 		return v.after(col)
 	}
 	for _, e := range v.queue {
-		if e.Column != col {
+		if e.Column != col && e.Owner != owner {
 			return e
 		}
 	}

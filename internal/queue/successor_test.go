@@ -27,11 +27,13 @@ func TestView_SuccessorIsTheHeadForAnExclusiveHolder(t *testing.T) {
 	mine := q("00000000000000000002", "p0.1", lockstep.Exclusive)
 	behind := q("00000000000000000003", "p1.1", lockstep.Exclusive)
 	v := view{queue: []layout.Entry{ahead, mine, behind}}
-	require.Equal(t, ahead, v.successor(mine.Column, lockstep.Exclusive))
-	require.Equal(t, behind, v.successor(mine.Column, lockstep.Shared))
-	require.Equal(t, behind, view{queue: []layout.Entry{mine, behind}}.successor(mine.Column, lockstep.Exclusive))
-	require.Equal(t, ahead, view{queue: []layout.Entry{ahead, behind}}.successor(mine.Column, lockstep.Exclusive), "our cell given up at the first renewal")
-	require.Equal(t, layout.Entry{}, view{queue: []layout.Entry{mine}}.successor(mine.Column, lockstep.Exclusive))
+	require.Equal(t, ahead, v.successor(mine.Column, mine.Owner, lockstep.Exclusive))
+	require.Equal(t, behind, v.successor(mine.Column, mine.Owner, lockstep.Shared))
+	require.Equal(t, behind, view{queue: []layout.Entry{mine, behind}}.successor(mine.Column, mine.Owner, lockstep.Exclusive))
+	require.Equal(t, ahead, view{queue: []layout.Entry{ahead, behind}}.successor(mine.Column, mine.Owner, lockstep.Exclusive), "our cell given up at the first renewal")
+	require.Equal(t, layout.Entry{}, view{queue: []layout.Entry{mine}}.successor(mine.Column, mine.Owner, lockstep.Exclusive))
+	stale := q("00000000000000000000", "p0.1", lockstep.Exclusive) // ours, left behind by a failed delete
+	require.Equal(t, behind, view{queue: []layout.Entry{stale, mine, behind}}.successor(mine.Column, mine.Owner, lockstep.Exclusive), "a cell of ours is no waiter")
 }
 
 // A retried delete of cells a failed dequeue left behind, when it carries
