@@ -58,8 +58,9 @@ type queueSends struct {
 
 // forgetBelow forgets every write with a timestamp below ts, the
 // timestamp of a tombstone of our handed column we are about to send
-// (attempt.withdraw, attempt.dequeue): a handed cell naming one of them
-// can no longer be live, even where the handoff lands later.
+// (attempt.withdraw, attempt.dequeue, attempt.retryStale): a handed cell
+// naming one of them can no longer be live, even where the handoff lands
+// later.
 func (q *queueSends) forgetBelow(ts int64) {
 	q.mu.Lock()
 	q.floor = max(q.floor, ts)
