@@ -23,47 +23,45 @@ import (
 // switches are the defects a regression file's "bugs" object and a
 // control's variant.bugs name: the queue and legacy locks' own.
 type switches struct {
-	SkipOwnerReread               bool `json:",omitempty"`
-	ReuseTombstonedTimestamp      bool `json:",omitempty"`
-	QueueCellsWithoutTTL          bool `json:",omitempty"`
-	ReuseOwnerAfterStoreError     bool `json:",omitempty"`
-	NoRoundDeadline               bool `json:",omitempty"`
-	IgnoreContentionHint          bool `json:",omitempty"`
-	NoFloorLag                    bool `json:",omitempty"`
-	IgnorePublishedFloor          bool `json:",omitempty"`
-	WakeGrants                    bool `json:",omitempty"`
-	WakeOnly                      bool `json:",omitempty"`
-	ReaderBypass                  bool `json:",omitempty"`
-	HandoffFromRead               bool `json:",omitempty"`
-	HandoffNamesLast              bool `json:",omitempty"`
-	GrantWithoutLeaseCheck        bool `json:",omitempty"`
-	RemembersBelowHandedTombstone bool `json:",omitempty"`
-	HolderKeepsQueueCell          bool `json:",omitempty"`
-	HolderKeepsHandedColumn       bool `json:",omitempty"`
-	SkipIntentionRange            bool `json:",omitempty"`
+	SkipOwnerReread           bool `json:",omitempty"`
+	ReuseTombstonedTimestamp  bool `json:",omitempty"`
+	QueueCellsWithoutTTL      bool `json:",omitempty"`
+	ReuseOwnerAfterStoreError bool `json:",omitempty"`
+	NoRoundDeadline           bool `json:",omitempty"`
+	IgnoreContentionHint      bool `json:",omitempty"`
+	NoFloorLag                bool `json:",omitempty"`
+	IgnorePublishedFloor      bool `json:",omitempty"`
+	WakeGrants                bool `json:",omitempty"`
+	WakeOnly                  bool `json:",omitempty"`
+	ReaderBypass              bool `json:",omitempty"`
+	HandoffFromRead           bool `json:",omitempty"`
+	HandoffNamesLast          bool `json:",omitempty"`
+	GrantWithoutLeaseCheck    bool `json:",omitempty"`
+	HolderKeepsQueueCell      bool `json:",omitempty"`
+	HolderKeepsHandedColumn   bool `json:",omitempty"`
+	SkipIntentionRange        bool `json:",omitempty"`
 }
 
 // union returns the switches on in s or in o.
 func (s switches) union(o switches) switches {
 	return switches{
-		SkipOwnerReread:               s.SkipOwnerReread || o.SkipOwnerReread,
-		ReuseTombstonedTimestamp:      s.ReuseTombstonedTimestamp || o.ReuseTombstonedTimestamp,
-		QueueCellsWithoutTTL:          s.QueueCellsWithoutTTL || o.QueueCellsWithoutTTL,
-		ReuseOwnerAfterStoreError:     s.ReuseOwnerAfterStoreError || o.ReuseOwnerAfterStoreError,
-		NoRoundDeadline:               s.NoRoundDeadline || o.NoRoundDeadline,
-		IgnoreContentionHint:          s.IgnoreContentionHint || o.IgnoreContentionHint,
-		NoFloorLag:                    s.NoFloorLag || o.NoFloorLag,
-		IgnorePublishedFloor:          s.IgnorePublishedFloor || o.IgnorePublishedFloor,
-		WakeGrants:                    s.WakeGrants || o.WakeGrants,
-		WakeOnly:                      s.WakeOnly || o.WakeOnly,
-		ReaderBypass:                  s.ReaderBypass || o.ReaderBypass,
-		HandoffFromRead:               s.HandoffFromRead || o.HandoffFromRead,
-		HandoffNamesLast:              s.HandoffNamesLast || o.HandoffNamesLast,
-		GrantWithoutLeaseCheck:        s.GrantWithoutLeaseCheck || o.GrantWithoutLeaseCheck,
-		RemembersBelowHandedTombstone: s.RemembersBelowHandedTombstone || o.RemembersBelowHandedTombstone,
-		HolderKeepsQueueCell:          s.HolderKeepsQueueCell || o.HolderKeepsQueueCell,
-		HolderKeepsHandedColumn:       s.HolderKeepsHandedColumn || o.HolderKeepsHandedColumn,
-		SkipIntentionRange:            s.SkipIntentionRange || o.SkipIntentionRange,
+		SkipOwnerReread:           s.SkipOwnerReread || o.SkipOwnerReread,
+		ReuseTombstonedTimestamp:  s.ReuseTombstonedTimestamp || o.ReuseTombstonedTimestamp,
+		QueueCellsWithoutTTL:      s.QueueCellsWithoutTTL || o.QueueCellsWithoutTTL,
+		ReuseOwnerAfterStoreError: s.ReuseOwnerAfterStoreError || o.ReuseOwnerAfterStoreError,
+		NoRoundDeadline:           s.NoRoundDeadline || o.NoRoundDeadline,
+		IgnoreContentionHint:      s.IgnoreContentionHint || o.IgnoreContentionHint,
+		NoFloorLag:                s.NoFloorLag || o.NoFloorLag,
+		IgnorePublishedFloor:      s.IgnorePublishedFloor || o.IgnorePublishedFloor,
+		WakeGrants:                s.WakeGrants || o.WakeGrants,
+		WakeOnly:                  s.WakeOnly || o.WakeOnly,
+		ReaderBypass:              s.ReaderBypass || o.ReaderBypass,
+		HandoffFromRead:           s.HandoffFromRead || o.HandoffFromRead,
+		HandoffNamesLast:          s.HandoffNamesLast || o.HandoffNamesLast,
+		GrantWithoutLeaseCheck:    s.GrantWithoutLeaseCheck || o.GrantWithoutLeaseCheck,
+		HolderKeepsQueueCell:      s.HolderKeepsQueueCell || o.HolderKeepsQueueCell,
+		HolderKeepsHandedColumn:   s.HolderKeepsHandedColumn || o.HolderKeepsHandedColumn,
+		SkipIntentionRange:        s.SkipIntentionRange || o.SkipIntentionRange,
 	}
 }
 
@@ -157,7 +155,7 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 	q.WakeGrants, q.WakeOnly, q.ReaderBypass = s.WakeGrants, s.WakeOnly, s.ReaderBypass
 	q.HandoffFromRead, q.HandoffNamesLast, q.HolderKeepsQueueCell = s.HandoffFromRead, s.HandoffNamesLast, s.HolderKeepsQueueCell
 	q.HolderKeepsHandedColumn, q.SkipIntentionRange = s.HolderKeepsHandedColumn, s.SkipIntentionRange
-	q.GrantWithoutLeaseCheck, q.RemembersBelowHandedTombstone = s.GrantWithoutLeaseCheck, s.RemembersBelowHandedTombstone
+	q.GrantWithoutLeaseCheck = s.GrantWithoutLeaseCheck
 	g.ReuseOwnerAfterStoreError, g.NoRoundDeadline = s.ReuseOwnerAfterStoreError, s.NoRoundDeadline
 	for _, d := range ds {
 		switch d {

@@ -2,8 +2,6 @@
 
 package propertytests
 
-import "time"
-
 // The controls of the handoff (docs/algorithms.md, section
 // 4.12; handoff_test.go), run by the plain negative-control command
 // (go test -tags lockstep_bugs ./propertytests -run 'Negative|Regressions').
@@ -44,15 +42,6 @@ func init() {
 		// before its acknowledgement, and the grant follows it.
 		control{name: "GrantWithoutLeaseCheck", fleet: fleetNamed("new/handoff"),
 			v: variant{bugs: switches{GrantWithoutLeaseCheck: true}, noFencing: true, noLiveness: true, noOwnerCellCheck: true, fromHandoff: true, weights: &slowWeights}, want: "handoff:"},
-		// The waiter keeps counting its queue-cell writes below its own
-		// tombstone of its handed column: a retried delete of cells a
-		// failed dequeue left behind, sent after it took a new place, kills
-		// the handed cell a later handoff writes for that place, and the
-		// grant is taken all the same — a holder whose owner cell is dead
-		// (property 2b). Short holds (the fleet's 50 ms steps), so that
-		// handoffs are held by their grants at all.
-		control{name: "RemembersBelowHandedTombstone", fleet: fleetNamed("new/handoff"),
-			v: variant{bugs: switches{RemembersBelowHandedTombstone: true}, stepOfWork: 50 * time.Millisecond}, want: "ownership:"},
 		// The releaser names the last waiter its claim saw instead of the
 		// next: the waiters in between are bypassed again and again.
 		control{name: "HandoffNamesLast", fleet: fleetNamed("new/handoff"),

@@ -76,10 +76,10 @@ func (q *queueSends) note(ts, sent int64) {
 }
 
 // sentAt returns the send stamp of the queue-cell write with timestamp ts.
-func (q *queueSends) sentAt(ts int64, knobs *TestingKnobs) (int64, bool) {
+func (q *queueSends) sentAt(ts int64) (int64, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if ts < q.floor && !knobs.RemembersBelowHandedTombstone {
+	if ts < q.floor {
 		return 0, false
 	}
 	for i := range min(q.n, maxSends) {
@@ -131,7 +131,7 @@ func parseHandoffFrom(from string) (ts int64, grant bool) {
 // or hands the lock to, is learned by a read sent now, off Lock's path;
 // Release waits for it (part.nextRead).
 func (a *attempt) holdGranted(ctx context.Context, ts int64, retry func(error) error) (h *part, err error, done bool) {
-	since, ok := a.sends.sentAt(ts, a.knobs)
+	since, ok := a.sends.sentAt(ts)
 	if !ok {
 		return nil, nil, false
 	}
@@ -176,7 +176,7 @@ func (a *attempt) readLine(ctx context.Context) <-chan layout.Entry {
 // naming the handed cell written at ts (section 4.12). done false: not
 // confirmed, claim as after any wake-up.
 func (a *attempt) confirmHandoff(ctx context.Context, ts int64, retry func(error) error) (h *part, err error, done bool) {
-	since, ok := a.sends.sentAt(ts, a.knobs)
+	since, ok := a.sends.sentAt(ts)
 	if !ok {
 		return nil, nil, false
 	}

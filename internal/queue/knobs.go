@@ -54,11 +54,6 @@ import (
 //     by a grant, count its lease from that read's send or that grant's
 //     arrival instead of from its queue cell's write the releaser saw: it
 //     may work on after the handed cell expired.
-//   - RemembersBelowHandedTombstone makes a waiter keep counting its
-//     queue-cell writes below its own tombstone of its handed column (a
-//     withdrawal, a dequeue, a retried delete): a grant naming one, late in
-//     the network, is taken though the handed cell it names is dead, and a
-//     process that won meanwhile holds beside it.
 //   - GrantWithoutLeaseCheck makes a releaser with Handoff send a grant
 //     whatever its lease: one whose lease lapsed while its handoff was in
 //     flight grants a lock that a third process may have taken meanwhile.
@@ -89,29 +84,28 @@ import (
 // type, in knobs.go, says what each does. Leave them nil: each breaks the
 // lock.
 type TestingKnobs struct {
-	SkipOwnerReread               bool
-	ReuseTombstonedTimestamp      bool
-	QueueCellsWithoutTTL          bool
-	IgnoreContentionHint          bool
-	NoFloorLag                    bool
-	IgnorePublishedFloor          bool
-	WakeGrants                    bool
-	WakeOnly                      bool
-	ReaderBypass                  bool
-	StaleOwnerColumn              bool
-	KeepIDState                   bool
-	SkipForeignCells              bool
-	RetryNeedsFreeID              bool
-	ShareStopsGiver               bool
-	AdoptWithoutWitness           bool
-	HandoffFromRead               bool
-	HandoffNamesLast              bool
-	GrantWithoutLeaseCheck        bool
-	RemembersBelowHandedTombstone bool
-	HolderKeepsQueueCell          bool
-	HolderKeepsHandedColumn       bool
-	SkipIntentionRange            bool
-	AdoptIntoTurnColumn           bool
+	SkipOwnerReread          bool
+	ReuseTombstonedTimestamp bool
+	QueueCellsWithoutTTL     bool
+	IgnoreContentionHint     bool
+	NoFloorLag               bool
+	IgnorePublishedFloor     bool
+	WakeGrants               bool
+	WakeOnly                 bool
+	ReaderBypass             bool
+	StaleOwnerColumn         bool
+	KeepIDState              bool
+	SkipForeignCells         bool
+	RetryNeedsFreeID         bool
+	ShareStopsGiver          bool
+	AdoptWithoutWitness      bool
+	HandoffFromRead          bool
+	HandoffNamesLast         bool
+	GrantWithoutLeaseCheck   bool
+	HolderKeepsQueueCell     bool
+	HolderKeepsHandedColumn  bool
+	SkipIntentionRange       bool
+	AdoptIntoTurnColumn      bool
 
 	// Defects of the shared lease, lock-manager, fencing and local-handoff
 	// code.
