@@ -124,8 +124,8 @@ final class ClientTest extends TestCase
         // 14 s of valid_for, well inside the session's 60 s TTL.
         self::$skew = 5.0;
         $this->assertFalse($q->isLost());
-        $a->keepAlive(); // sent at +5: valid until about +19
-        self::$skew = 17.0;
+        $a->keepAlive(); // sent at +5: valid until about +19, less the real time since the grant
+        self::$skew = 15.5; // past the grant's own valid_for (about +14), with 3.5 s of real time to spare
         $this->assertFalse($q->isLost(), 'the KeepAlive at +5 renewed it');
         self::$skew = 40.0;
         $this->assertFalse($a->isLost(), 'the session is within its TTL');
