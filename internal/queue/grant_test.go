@@ -2,7 +2,7 @@ package queue
 
 import (
 	"context"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -18,14 +18,38 @@ import (
 // gatedReads is a model store whose reads wait while the gate is shut.
 type gatedReads struct {
 	*model.Store
-	shut atomic.Bool
-	open chan struct{}
+	mu   sync.Mutex
+	open chan struct{} // nil while the gate is open; closed to open it
+}
+
+func newGatedReads() *gatedReads { return &gatedReads{Store: model.New(&clock.Local{})} }
+
+// shut makes the reads sent from now on wait until reopen.
+func (g *gatedReads) shut() {
+	g.mu.Lock()
+	if g.open == nil {
+		g.open = make(chan struct{})
+	}
+	g.mu.Unlock()
+}
+
+// reopen lets every waiting read, and every later one, through.
+func (g *gatedReads) reopen() {
+	g.mu.Lock()
+	if g.open != nil {
+		close(g.open)
+		g.open = nil
+	}
+	g.mu.Unlock()
 }
 
 func (g *gatedReads) Read(ctx context.Context, table, row string, s lockstep.Slice) ([]lockstep.Cell, error) {
-	if g.shut.Load() {
+	g.mu.Lock()
+	open := g.open
+	g.mu.Unlock()
+	if open != nil {
 		select {
-		case <-g.open:
+		case <-open:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -82,7 +106,7 @@ func lineUp(t *testing.T, a, b *testLocker, ws ...*testLocker) (lockstep.Lock, [
 // which then holds the same way.
 func TestGrant_HoldsWithoutAReadAndPassesTheLockOn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := &gatedReads{Store: model.New(&clock.Local{}), open: make(chan struct{})}
+		s := newGatedReads()
 		n := &memNet{handlers: map[string]func([]byte){}}
 		var ls [4]*testLocker
 		for i, name := range []string{"a", "b", "c", "d"} {
@@ -91,25 +115,22 @@ func TestGrant_HoldsWithoutAReadAndPassesTheLockOn(t *testing.T) {
 		ctx := context.Background()
 		lb, got := lineUp(t, ls[0], ls[1], ls[2], ls[3])
 		time.Sleep(shortHold)
-		s.shut.Store(true)
+		s.shut()
 		require.NoError(t, lb.Unlock(ctx))
 		lc := within(got[0], wakeGap)
 		if lc == nil {
 			t.Fatal("C did not hold on B's grant while reads waited")
 		}
 		require.Contains(t, cells(t, s.Store, "x"), layout.HandedColumn(lc.Owner())+"="+lc.Owner())
-		close(s.open) // C's read of the line, and D's polls, go through
-		s.shut.Store(false)
+		s.reopen() // C's read of the line, and D's polls, go through
 		time.Sleep(shortHold)
-		s.open = make(chan struct{})
-		s.shut.Store(true)
+		s.shut()
 		require.NoError(t, lc.Unlock(ctx))
 		ld := within(got[1], wakeGap)
 		if ld == nil {
 			t.Fatal("D was not granted the lock by C, which held by a grant")
 		}
-		close(s.open)
-		s.shut.Store(false)
+		s.reopen()
 		require.NoError(t, ld.Unlock(ctx))
 	})
 }
@@ -127,7 +148,7 @@ func TestGrant_ALapsedReleaserSendsNoGrant(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			// B's lease window is 2s and it renews every second: a handoff
 			// write that takes 2.5s returns after the window.
-			s := &slowGated{gatedReads: gatedReads{Store: model.New(&clock.Local{}), open: make(chan struct{})}, d: 2500 * time.Millisecond}
+			s := &slowGated{gatedReads: newGatedReads(), d: 2500 * time.Millisecond}
 			n := &memNet{handlers: map[string]func([]byte){}}
 			a := newHandoffLocker(t, s, n, "a", true, nil)
 			b := newHandoffLocker(t, s, n, "b", true, &TestingKnobs{GrantWithoutLeaseCheck: planted})
@@ -142,8 +163,7 @@ func TestGrant_ALapsedReleaserSendsNoGrant(t *testing.T) {
 			} else {
 				require.False(t, planted, "planted: C did not hold on the grant")
 			}
-			close(s.open)
-			s.shut.Store(false)
+			s.reopen()
 			if lc == nil {
 				lc = <-got[0]
 			}
@@ -154,7 +174,7 @@ func TestGrant_ALapsedReleaserSendsNoGrant(t *testing.T) {
 
 // slowGated applies a handoff after a delay, then shuts the reads' gate.
 type slowGated struct {
-	gatedReads
+	*gatedReads
 	d time.Duration
 }
 
@@ -164,7 +184,7 @@ func (s *slowGated) PutDelete(ctx context.Context, table, row string, ts int64, 
 	}
 	time.Sleep(s.d)
 	err := s.Store.PutDelete(ctx, table, row, ts, cols, cells...)
-	s.shut.Store(true)
+	s.shut()
 	return err
 }
 
