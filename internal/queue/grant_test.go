@@ -72,6 +72,17 @@ func within(ch <-chan lockstep.Lock, d time.Duration) lockstep.Lock {
 	}
 }
 
+// fourHandoffLockers returns Lockers a, b, c and d over s, with Handoff on
+// and wake-ups on one memNet.
+func fourHandoffLockers(t *testing.T, s lockstep.Store) [4]*testLocker {
+	n := &memNet{handlers: map[string]func([]byte){}}
+	var ls [4]*testLocker
+	for i, name := range []string{"a", "b", "c", "d"} {
+		ls[i] = newHandoffLocker(t, s, n, name, true, nil)
+	}
+	return ls
+}
+
 // lineUp makes A hold x, then B, then each of ws wait behind it; A
 // releases and B holds by a claim whose read saw the next waiter. It
 // returns B's lock and the waiters' locks as they come.
@@ -107,11 +118,7 @@ func lineUp(t *testing.T, a, b *testLocker, ws ...*testLocker) (lockstep.Lock, [
 func TestGrant_HoldsWithoutAReadAndPassesTheLockOn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newGatedReads()
-		n := &memNet{handlers: map[string]func([]byte){}}
-		var ls [4]*testLocker
-		for i, name := range []string{"a", "b", "c", "d"} {
-			ls[i] = newHandoffLocker(t, s, n, name, true, nil)
-		}
+		ls := fourHandoffLockers(t, s)
 		ctx := context.Background()
 		lb, got := lineUp(t, ls[0], ls[1], ls[2], ls[3])
 		time.Sleep(shortHold)
@@ -207,11 +214,7 @@ func (s slowReads) Read(ctx context.Context, table, row string, sl lockstep.Slic
 func TestGrant_LineReadAfterTheFirstRenewalStillNamesTheNext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := slowReads{Store: model.New(&clock.Local{}), d: 20 * time.Millisecond}
-		n := &memNet{handlers: map[string]func([]byte){}}
-		var ls [4]*testLocker
-		for i, name := range []string{"a", "b", "c", "d"} {
-			ls[i] = newHandoffLocker(t, s, n, name, true, nil)
-		}
+		ls := fourHandoffLockers(t, s)
 		ctx := context.Background()
 		lb, got := lineUp(t, ls[0], ls[1], ls[2], ls[3])
 		time.Sleep(1300 * time.Millisecond) // beyond Renew (1s), within C's window (2s)
@@ -238,11 +241,7 @@ func TestGrant_LineReadAfterTheFirstRenewalStillNamesTheNext(t *testing.T) {
 func TestGrant_SharedHandedHoldLeavesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := model.New(&clock.Local{})
-		n := &memNet{handlers: map[string]func([]byte){}}
-		var ls [4]*testLocker
-		for i, name := range []string{"a", "b", "c", "d"} {
-			ls[i] = newHandoffLocker(t, s, n, name, true, nil)
-		}
+		ls := fourHandoffLockers(t, s)
 		ctx := context.Background()
 		lb, got := lineUp(t, ls[0], ls[1], ls[2], ls[3])
 		time.Sleep(shortHold)
