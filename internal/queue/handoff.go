@@ -15,8 +15,9 @@ import (
 // The handoff (Options.Handoff; docs/algorithms.md, section
 // 4.12, has the argument). A plain handoff takes three sequential round
 // trips: the releaser's delete, the woken waiter's claim write, its claim
-// read. With Handoff, an exclusive releaser whose winning claim's read saw
-// an exclusive waiter with a wake address right behind it ends its hold and
+// read. With Handoff, an exclusive releaser whose winning claim's read (or,
+// held by a grant, its read of the line) showed an exclusive waiter with a
+// wake address at the head of the line (view.successor) ends its hold and
 // writes that waiter's handed cell in one request (lockstep.Mutator), then
 // wakes it with a wake-up that names the handed cell's timestamp. The
 // waiter's lease counts from the send of the queue-cell write whose
@@ -154,8 +155,9 @@ func (a *attempt) holdGranted(ctx context.Context, ts int64, retry func(error) e
 }
 
 // readLine reads the partition once, beside what follows, and sends the
-// queue cell right behind ours it shows (none after an error) on the
-// returned channel: what a claim's own read would have told us.
+// successor it shows (view.successor; none after an error) on the returned
+// channel: what a claim's own read would have told us. A grant that keep
+// then gives up leaves that answer unread in the buffered channel.
 func (a *attempt) readLine(ctx context.Context) <-chan layout.Entry {
 	l, id, qcol, owner, access, col := a.l, a.id, a.qcol, a.owner, a.access, a.l.column(a.access, a.slot)
 	ctx = context.WithoutCancel(ctx)
