@@ -118,6 +118,16 @@ func (g *Global) Reserve(ctx context.Context, n int) (int64, error) {
 	return t, nil
 }
 
+// Last returns the highest value this Global has drawn (the last of its
+// latest block), 0 before its first draw. Every token a Locker of this
+// process kept from it is at most Last; a Locker recording evidence
+// (queuelock.Options.Evidence) writes it beside its releases.
+func (g *Global) Last() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.last
+}
+
 func (g *Global) write(ctx context.Context, t int64) error {
 	cell := lockstep.Cell{Column: globalColumn, Value: encodeTime(t), Timestamp: t}
 	if err := g.store.Put(ctx, g.table, globalRow, cell); err != nil {

@@ -30,3 +30,19 @@ type Wake = queue.Wake
 // controls (propertytests/doc.go; docs/verification.md lists them). Leave
 // them nil: every one of them breaks the lock.
 type TestingKnobs = queue.TestingKnobs
+
+// Evidence is how a fenced Locker takes part in evidence-ordered fencing
+// (Options.Evidence; docs/algorithms.md, section 5.3).
+type Evidence = queue.Evidence
+
+// The settings of Options.Evidence, in the order a fleet takes them.
+const (
+	// EvidenceOff records nothing; each token is drawn after its claim won.
+	EvidenceOff = queue.EvidenceOff
+	// EvidenceRecord records every release's token in the id's partition;
+	// tokens are still drawn after the claim.
+	EvidenceRecord = queue.EvidenceRecord
+	// EvidenceUse records, and draws each claim's token beside the claim:
+	// fencing adds no sequential request.
+	EvidenceUse = queue.EvidenceUse
+)

@@ -53,6 +53,13 @@
 //     handed cells, all with one TTL. With Handoff a wake-up can grant a
 //     lock, so the wake-up key must then be kept as the store's
 //     credentials are: a process holding it could forge a grant.
+//   - Evidence is taken in two steps across the fleet: every Locker that
+//     takes fenced locks of the table at EvidenceRecord first, then
+//     EvidenceUse. A Locker at EvidenceUse beside one that records nothing
+//     (an older version, EvidenceOff, or a migration or combined Locker,
+//     which cannot record) may keep a token below an earlier holder's. An
+//     older version than 0.1.0 fails on the evidence cell with
+//     lockstep.ErrForeignCell.
 //   - Switch IntentionRange on only once every process locking the table
 //     reads the range (0.1.0 or later; an older one fails with
 //     lockstep.ErrForeignCell, never overlapping). Lockers with and

@@ -42,6 +42,9 @@ const (
 	Owner
 	// Floor is the published read floor.
 	Floor
+	// Evidence is the highest fencing token recorded by releases
+	// (evidence.go).
+	Evidence
 )
 
 func (k Kind) String() string {
@@ -52,6 +55,8 @@ func (k Kind) String() string {
 		return "owner"
 	case Floor:
 		return "floor"
+	case Evidence:
+		return "evidence"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -70,6 +75,9 @@ type Entry struct {
 	Process string
 	// Floor is the floor cell's value, in µs; 0 for the other kinds.
 	Floor int64
+	// Token is the evidence cell's value, a fencing token; 0 for the other
+	// kinds.
+	Token int64
 	// Wake is where the waiter of a queue cell can be woken (its value's
 	// wake address, see WakeQueueCell); "" when it published none.
 	Wake string
@@ -298,7 +306,7 @@ func ParseOwnerColumn(col string) (process, incarnation string, err error) {
 var (
 	errEmptyOwner  = errors.New("owner cell names no owner")
 	errUnknownName = errors.New("no lockstep cell is named so (queue cells: <20-digit µs>/q/<owner>; owner cells: " +
-		OwnerPrefix + "<process>/<incarnation>, or " + IntentionPrefix + "<process>/<incarnation>; the floor: " + FloorColumn + ")")
+		OwnerPrefix + "<process>/<incarnation>, or " + IntentionPrefix + "<process>/<incarnation>; the floor: " + FloorColumn + "; the evidence: " + EvidenceColumn + ")")
 	errStrongIntention = errors.New("an owner cell in the intention range (" + IntentionPrefix +
 		") holds an access other than IS or IX: intention claims never read the range, so no Locker writes one there")
 )
@@ -316,6 +324,12 @@ func Parse(col string, value []byte) (Entry, error) {
 			return Entry{}, err
 		}
 		return Entry{Column: col, Kind: Floor, Floor: f}, nil
+	case col == EvidenceColumn:
+		v, err := DecodeEvidence(value)
+		if err != nil {
+			return Entry{}, err
+		}
+		return Entry{Column: col, Kind: Evidence, Token: v}, nil
 	case strings.HasPrefix(col, OwnerPrefix) || InIntentionRange(col):
 		process, _, err := ParseOwnerColumn(col)
 		if err != nil {

@@ -36,6 +36,11 @@ type attempt struct {
 	fence bool  // draw a fencing token (Options.Fencing) for this lock alone
 	block int   // tokens the draw reserves (manager.Acquisition.TokenBlock)
 	token int64 // the token drawn: the first of the block
+	// early is the token draw sent beside the current claim
+	// (Options.Evidence EvidenceUse), nil if none; evidence is the evidence
+	// cell's token the claim's read returned (evidence.go).
+	early    earlyDraw
+	evidence int64
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell
@@ -322,7 +327,7 @@ func (a *attempt) dequeue(ctx context.Context) {
 	a.requests++
 	del := a.l.ts.Next()
 	a.sends.forgetBelow(del)
-	if err := a.l.store.Delete(context.WithoutCancel(ctx), a.l.cfg.table, a.id, del, cols...); err != nil {
+	if err := a.l.remove(context.WithoutCancel(ctx), a.id, del, cols...); err != nil {
 		// A cell left behind may stand first in line until it expires, so
 		// the next dequeue of this attempt tries again (a held lock's
 		// Unlock too); what is never deleted expires after the TTL.
@@ -348,7 +353,7 @@ func (a *attempt) retryStale(ctx context.Context) {
 		// cell naming one is dead from here on (queueSends).
 		a.sends.forgetBelow(del)
 	}
-	if err := a.l.store.Delete(context.WithoutCancel(ctx), a.l.cfg.table, a.id, del, a.stale...); err == nil {
+	if err := a.l.remove(context.WithoutCancel(ctx), a.id, del, a.stale...); err == nil {
 		a.stale = nil
 	}
 }
@@ -373,7 +378,7 @@ func (a *attempt) withdraw(ctx context.Context) error {
 		a.sends.forgetBelow(a.lastDeleteTS)
 		cols = append(cols, layout.HandedColumn(a.owner))
 	}
-	if err := a.l.store.Delete(ctx, a.l.cfg.table, a.id, a.lastDeleteTS, cols...); err != nil {
+	if err := a.l.remove(ctx, a.id, a.lastDeleteTS, cols...); err != nil {
 		return err
 	}
 	a.claimed, a.handed = false, false

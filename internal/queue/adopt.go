@@ -127,9 +127,10 @@ func (l *Locker) tryAdopt(ctx context.Context, m shareMember, ocol string) (v vi
 		return v, 0, notHeld(m)
 	}
 	since = lease.Stamp(l.cfg.Clock)
-	err = l.store.Put(ctx, l.cfg.table, m.Row,
+	l.noteAdoptedToken(m.Token)
+	err = l.store.Put(ctx, l.cfg.table, m.Row, l.withEvidence([]lockstep.Cell{
 		layout.WakeQueueCell(m.Queue, m.Owner, m.Access, "", l.ts.Next(), l.cfg.Lease.TTL),
-		layout.OwnerCell(ocol, m.Owner, m.Access, l.ts.Next(), l.cfg.Lease.TTL))
+		layout.OwnerCell(ocol, m.Owner, m.Access, l.ts.Next(), l.cfg.Lease.TTL)})...)
 	gone := false // the second read showed no other holder
 	if err == nil && !l.cfg.knobs.AdoptWithoutWitness {
 		v, err = l.read(ctx, m.Row, &requests)
@@ -215,5 +216,5 @@ func (l *Locker) unadopt(ctx context.Context, m shareMember, ocol string, last b
 	if last {
 		cols = append(cols, m.Queue)
 	}
-	_ = l.store.Delete(ctx, l.cfg.table, m.Row, l.ts.Next(), cols...)
+	_ = l.remove(ctx, m.Row, l.ts.Next(), cols...)
 }

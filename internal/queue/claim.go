@@ -22,6 +22,8 @@ func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, e
 	settled := a.claimStarts()
 	defer func() { settled(ok && err == nil) }()
 	since = lease.Stamp(a.l.cfg.Clock)
+	a.drawBeside(ctx)
+	defer a.dropEarly(&ok, &err)
 	qc := a.queueCell()
 	a.sends.note(qc.Timestamp, since)
 	if err := a.l.putClaim(ctx, a.id, qc, a.ownerCell()); err != nil {
@@ -34,6 +36,7 @@ func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, e
 	if err != nil {
 		return false, 0, err
 	}
+	a.evidence = v.evidence
 	if a.claimWon(v, since, head) {
 		return true, since, nil
 	}

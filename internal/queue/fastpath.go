@@ -122,6 +122,8 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 	settled := a.claimStarts()
 	defer func() { settled(ok && err == nil) }()
 	since = lease.Stamp(l.cfg.Clock)
+	a.drawBeside(ctx)
+	defer a.dropEarly(&ok, &err)
 	qc := a.queueCell()
 	a.sends.note(qc.Timestamp, since)
 	err = l.putClaim(ctx, a.id, qc, a.ownerCell())
@@ -138,6 +140,7 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 	if err != nil {
 		return false, 0, err
 	}
+	a.evidence = v.evidence
 	if a.claimWon(v, since, true) {
 		return true, since, nil
 	}

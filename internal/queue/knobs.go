@@ -74,6 +74,13 @@ import (
 //     the one an exclusive contender claims in, instead of the adoption
 //     column: that contender's claim takes the adopted cell for its own and
 //     wins while the adopted lock is held.
+//   - KeepBelowEvidence makes a claim with Options.Evidence EvidenceUse
+//     keep the token drawn beside it whatever the evidence its read
+//     returned: a draw served before an earlier holder's completed gives a
+//     token below that holder's.
+//   - RecordNoEvidence makes a Locker with Options.Evidence record none:
+//     a release leaves no trace of its token, so a claim drawing beside it
+//     keeps a token below the releaser's, as with KeepBelowEvidence.
 //   - SkipIntentionRange makes every claim read as a claim in an intention
 //     access does with Options.IntentionRange: up to the intention range,
 //     not to the end of the partition, so a claim in S, SIX or X misses the
@@ -106,6 +113,8 @@ type TestingKnobs struct {
 	HolderKeepsHandedColumn  bool
 	SkipIntentionRange       bool
 	AdoptIntoTurnColumn      bool
+	KeepBelowEvidence        bool
+	RecordNoEvidence         bool
 
 	// Defects of the shared lease, lock-manager, fencing and local-handoff
 	// code.

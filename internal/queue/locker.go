@@ -50,6 +50,9 @@ type Locker struct {
 	// with errors.ErrUnsupported (a wrapper over a store without it): the
 	// Locker then writes and deletes in separate requests (mutator).
 	noMutator atomic.Bool
+	// adoptedToken is the highest fencing token of a lock this Locker
+	// adopted (evidence.go).
+	adoptedToken atomic.Int64
 }
 
 // mutator returns the store as a lockstep.Mutator, unless it has none or
@@ -106,6 +109,10 @@ func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
 // lockstep.ErrInvalidConfig, and so does Options.LocalHandoff, which only
 // NewLocker applies (the composers take this Locker's parts directly).
 func NewWith(store lockstep.Store, opts *Options, p setup.Process, owners *setup.Owners) (*Locker, error) {
+	if opts != nil && opts.Evidence != EvidenceOff {
+		return nil, &lockstep.ConfigError{Field: "Evidence", Reason: fmt.Sprintf(
+			"%v: Queue.Evidence is a queuelock.Locker's; a combined lock draws its token after both halves won and records no evidence, so leave it off here", opts.Evidence)}
+	}
 	if opts != nil && (opts.LocalHandoff != 0 || opts.Retain != 0) {
 		return nil, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf(
 			"%d (Retain %v): Queue.LocalHandoff and Queue.Retain are a queuelock.Locker's; a combined Locker takes the queue lock as a part of its own (leave them 0), and a migration Locker has Options.LocalHandoff and Options.Retain for every mode", opts.LocalHandoff, opts.Retain)}
@@ -120,6 +127,9 @@ func newCore(store lockstep.Store, opts *Options, p setup.Process, owners *setup
 	}
 	cfg, err := opts.resolve(p)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkEvidenceStore(store, cfg.evidence); err != nil {
 		return nil, err
 	}
 	if owners, err = setup.OwnersFor(owners, cfg.ID); err != nil {

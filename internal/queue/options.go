@@ -54,6 +54,12 @@ type Options struct {
 	// Fencing, when set, gives each one-id lock a token drawn from this
 	// service (lockstep.Fenced). Default none.
 	Fencing *clock.Global
+	// Evidence, with Fencing and a lockstep.Mutator store, records each
+	// release's token in the id's partition (EvidenceRecord) and, at
+	// EvidenceUse, draws a claim's token beside the claim instead of after
+	// it, so that fencing adds no sequential request. A fleet-wide setting
+	// taken in two steps: see the pitfalls. Default EvidenceOff.
+	Evidence Evidence
 	// TestingKnobs plant defects for negative controls. Leave nil.
 	TestingKnobs *TestingKnobs
 	// Rand draws the Locker's incarnation, for exact replay of simulations.
@@ -138,6 +144,7 @@ type config struct {
 	local     int           // Options.LocalHandoff
 	retain    time.Duration // Options.Retain
 	intention bool          // Options.IntentionRange
+	evidence  Evidence      // Options.Evidence
 	knobs     TestingKnobs  // planted defects; zero in production
 }
 
@@ -153,7 +160,7 @@ func (o *Options) resolve(p setup.Process) (config, error) {
 	in := deref.Of(o)
 	c := config{Process: p, table: cmp.Or(in.Table, DefaultTable), poll: cmp.Or(in.Poll, 50*time.Millisecond),
 		skew: cmp.Or(in.MaxClockSkew, DefaultMaxClockSkew), noFast: in.NoFastPath, rand: in.Rand, slow: in.SlowPoll, wake: in.Wake,
-		handoff: in.Handoff, intention: in.IntentionRange, local: in.LocalHandoff, retain: in.Retain, knobs: deref.Of(in.TestingKnobs)}
+		handoff: in.Handoff, intention: in.IntentionRange, local: in.LocalHandoff, retain: in.Retain, evidence: in.Evidence, knobs: deref.Of(in.TestingKnobs)}
 	var err error
 	if c.Lease, err = setup.Lease(in.TTL, in.Renew, in.MaxServerSkew, c.knobs.Lease); err != nil {
 		return c, err
@@ -190,6 +197,9 @@ func (o *Options) resolve(p setup.Process) (config, error) {
 		c.wake = &w2
 	}
 	if err := CheckLocalHandoff(c.local, c.retain); err != nil {
+		return c, err
+	}
+	if err := c.checkEvidence(); err != nil {
 		return c, err
 	}
 	if c.handoff && c.wake == nil {

@@ -187,7 +187,7 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 		// (handoff.go). If our lease was still open when it was
 		// acknowledged, the wake-up grants the lock; otherwise the
 		// waiter's confirmation read decides.
-		err = m.PutDelete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), cols, handed)
+		err = m.PutDelete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), cols, p.l.withEvidence([]lockstep.Cell{handed})...)
 		grant = err == nil && (!p.Lease.IsLost() || p.l.cfg.knobs.GrantWithoutLeaseCheck)
 		if errors.Is(err, errors.ErrUnsupported) {
 			p.l.noMutator.Store(true) // it sent nothing: release as without Handoff
@@ -195,7 +195,7 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 		}
 	}
 	if !handoff {
-		err = p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), cols...)
+		err = p.l.remove(ctx, p.id, p.l.ts.Next(), cols...)
 	}
 	if turn {
 		p.l.turns.Leave(p.id, slot)

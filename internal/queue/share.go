@@ -131,7 +131,7 @@ func (p *part) leave(ctx context.Context) (bool, error) {
 				// so left behind it would read as another holder below.
 				cols = append(cols, p.handed)
 			}
-			err = p.l.store.Delete(ctx, p.l.cfg.table, p.id, p.l.ts.Next(), append(cols, p.stale...)...)
+			err = p.l.remove(ctx, p.id, p.l.ts.Next(), append(cols, p.stale...)...)
 			if p.beside {
 				p.l.dropColumn(p.id)
 			} else {

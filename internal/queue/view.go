@@ -15,6 +15,9 @@ type view struct {
 	owners []layout.Entry // owner cells
 	oldest int64          // enqueue time of the first queue cell, -1 if none
 	floor  int64          // the published floor (the floor cell), 0 if none
+	// evidence is the evidence cell's token (layout.EvidenceColumn), 0 if
+	// none: the highest token a release recorded on this id.
+	evidence int64
 	// partial: the read skipped the intention range but for the reader's
 	// own cell (readAs), so an intention holder may hold unseen.
 	partial bool
@@ -214,6 +217,8 @@ func (l *Locker) readAs(ctx context.Context, id string, requests *int, own strin
 		switch e.Kind {
 		case layout.Floor:
 			v.floor = e.Floor
+		case layout.Evidence:
+			v.evidence = e.Token
 		case layout.Owner:
 			v.owners = append(v.owners, e)
 		case layout.Queue:

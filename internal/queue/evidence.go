@@ -1,0 +1,183 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/layout"
+	"github.com/lockstep-go/lockstep/internal/lifecycle"
+)
+
+// Evidence-ordered fencing (Options.Evidence; docs/algorithms.md, section
+// 5.3). A token drawn after the claim won is above every earlier
+// incompatible holder's (Theorem 6), at the price of two sequential
+// requests. A token drawn beside the claim — the global cell's read sent
+// with the claim's write, its write with the claim's read — may be served
+// before an earlier holder A's draw completed; but then A's lease was open
+// after the claim was sent, so A's owner cell outlives the claim's read
+// (Lemma 3), and the claim can win only if A deleted or overwrote that cell
+// first. Every such request of a recording Locker carries the evidence
+// cell, with the highest token its process has drawn, in the same mutation;
+// so the winning read shows evidence at least A's token, and a token drawn
+// beside the claim is kept only above it. Anything else falls back to the
+// draw after the claim.
+
+// Evidence is how a fenced queue Locker takes part in evidence-ordered
+// fencing.
+type Evidence uint8
+
+const (
+	// EvidenceOff records nothing, and draws each token after its claim
+	// won.
+	EvidenceOff Evidence = iota
+	// EvidenceRecord writes the evidence cell beside every request that
+	// deletes or writes one of this Locker's owner cells (a renewal of a
+	// live hold's own cell aside), and still draws each token after its
+	// claim won. Every Locker that takes fenced locks of the table must
+	// record before any uses evidence.
+	EvidenceRecord
+	// EvidenceUse records as EvidenceRecord does, and draws a claim's token
+	// beside the claim, keeping it only when it is above the evidence the
+	// winning claim read returned (else it draws again after the claim).
+	EvidenceUse
+)
+
+func (e Evidence) String() string {
+	switch e {
+	case EvidenceOff:
+		return "off"
+	case EvidenceRecord:
+		return "record"
+	case EvidenceUse:
+		return "use"
+	}
+	return fmt.Sprintf("Evidence(%d)", uint8(e))
+}
+
+// checkEvidence refuses an Evidence that is not one of the three, or that is
+// set without Fencing.
+func (c config) checkEvidence() error {
+	switch {
+	case c.evidence > EvidenceUse:
+		return &lockstep.ConfigError{Field: "Evidence", Reason: fmt.Sprintf("%v is not a setting: use EvidenceOff, EvidenceRecord or EvidenceUse", c.evidence)}
+	case c.evidence != EvidenceOff && c.Fencing == nil:
+		return &lockstep.ConfigError{Field: "Evidence", Reason: fmt.Sprintf("%v needs Fencing: evidence records fencing tokens; set Fencing too, or leave Evidence off", c.evidence)}
+	}
+	return nil
+}
+
+// checkEvidenceStore refuses a recording Locker on a store that cannot write
+// a cell and tombstones in one request: its evidence must land in the same
+// mutation as the delete it stands for.
+func checkEvidenceStore(store lockstep.Store, e Evidence) error {
+	if _, ok := store.(lockstep.Mutator); e != EvidenceOff && !ok {
+		return &lockstep.ConfigError{Field: "Evidence", Reason: fmt.Sprintf(
+			"%v needs a store that writes cells and tombstones in one request (lockstep.Mutator, as cassandra.Store does); use such a store, or leave Evidence off", e)}
+	}
+	return nil
+}
+
+// evidenceCell returns the evidence cell a request that deletes or writes
+// one of this Locker's owner cells carries: the highest token the process
+// has drawn, or that this Locker adopted with a shared lock (Adopt), if
+// higher. ok is false when the Locker records none, or the process has
+// drawn no token yet (so holds none to record).
+func (l *Locker) evidenceCell() (c lockstep.Cell, ok bool) {
+	if l.cfg.evidence == EvidenceOff || l.cfg.knobs.RecordNoEvidence {
+		return lockstep.Cell{}, false
+	}
+	v := max(l.cfg.Fencing.Last(), l.adoptedToken.Load())
+	if v <= 0 {
+		return lockstep.Cell{}, false
+	}
+	return layout.EvidenceCell(v, l.cfg.Lease.TTL), true
+}
+
+// noteAdoptedToken notes the fencing token of a lock this Locker adopts, drawn by
+// another process: its release must record it too.
+func (l *Locker) noteAdoptedToken(token int64) {
+	for {
+		old := l.adoptedToken.Load()
+		if token <= old || l.adoptedToken.CompareAndSwap(old, token) {
+			return
+		}
+	}
+}
+
+// remove writes tombstones with timestamp ts for cols of id, and the
+// evidence cell beside them when the Locker records it, in one request.
+// A recording Locker whose store turned out to refuse PutDelete (a wrapper
+// over a store without it) sends nothing and returns the refusal: what it
+// would have deleted expires after the TTL instead, which needs no
+// evidence (docs/algorithms.md, section 5.3).
+func (l *Locker) remove(ctx context.Context, id string, ts int64, cols ...string) error {
+	ec, ok := l.evidenceCell()
+	if !ok {
+		return l.store.Delete(ctx, l.cfg.table, id, ts, cols...)
+	}
+	m, _ := l.store.(lockstep.Mutator) // checkEvidenceStore: it is one
+	return m.PutDelete(ctx, l.cfg.table, id, ts, cols, ec)
+}
+
+// withEvidence appends the evidence cell to cells that write an owner cell,
+// when the Locker records it.
+func (l *Locker) withEvidence(cells []lockstep.Cell) []lockstep.Cell {
+	if ec, ok := l.evidenceCell(); ok {
+		return append(cells, ec)
+	}
+	return cells
+}
+
+// earlyDraw is a token draw sent beside a claim (EvidenceUse).
+type earlyDraw chan drawn
+
+type drawn struct {
+	token int64
+	err   error
+}
+
+// drawBeside starts the draw of a fenced claim's token beside the claim,
+// when the Locker uses evidence; the claim's write must be sent after this
+// call returns, so that the draw's read is sent no earlier than the lease
+// starts. a.keep takes the result (earlyToken).
+func (a *attempt) drawBeside(ctx context.Context) {
+	a.early = nil
+	f := a.l.cfg.Fencing
+	if a.l.cfg.evidence != EvidenceUse || f == nil || !a.fence {
+		return
+	}
+	d := make(earlyDraw, 1)
+	a.early = d
+	a.requests += 2
+	block := max(1, a.block)
+	lifecycle.Go(a.l.cfg.Clock, func() {
+		t, err := f.Reserve(ctx, block)
+		d <- drawn{t, err}
+	})
+}
+
+// dropEarly forgets the draw sent beside a claim that did not win (*ok
+// false or *err set): only the claim it was sent beside may keep it.
+func (a *attempt) dropEarly(ok *bool, err *error) {
+	if !*ok || *err != nil {
+		a.early = nil
+	}
+}
+
+// earlyToken returns the token drawn beside the claim whose write was sent
+// at since, if it may be kept: drawn without error, above the evidence the
+// winning claim read returned (a.evidence), and in while the claim's lease
+// was open. Otherwise the caller draws after the claim, as without evidence.
+func (a *attempt) earlyToken(since int64) (int64, bool) {
+	d := a.early
+	a.early = nil
+	if d == nil {
+		return 0, false
+	}
+	r := <-d
+	if r.err != nil || r.token <= a.evidence && !a.knobs.KeepBelowEvidence || !a.inTime(since) {
+		return 0, false
+	}
+	return r.token, true
+}
