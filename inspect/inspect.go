@@ -64,6 +64,9 @@ type Lock struct {
 	FloorErr error
 	// FullRead is true when the queue partition was read from its start.
 	FullRead bool
+	// Evidence is the highest fencing token a release recorded in the
+	// partition (queuelock.Options.Evidence); 0 when none is recorded.
+	Evidence int64
 	// Owners are the owner cells; Queue the queue cells in line order.
 	Owners, Queue []Cell
 	// Foreign are cells of the queue partition no Locker writes: Lock and
@@ -126,6 +129,8 @@ func (lc *Lock) parseQueue(cells []lockstep.Cell) {
 		switch {
 		case err != nil:
 			lc.Foreign = append(lc.Foreign, c)
+		case e.Kind == layout.Evidence:
+			lc.Evidence = e.Token
 		case e.Kind == layout.Owner:
 			lc.Owners = append(lc.Owners, Cell{Cell: c, Owner: true, ID: e.Owner, Process: e.Process, Access: e.Access})
 		default:

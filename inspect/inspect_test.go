@@ -115,3 +115,25 @@ func TestRead_RefusesABadTableNameOrIDBeforeReading(t *testing.T) {
 	_, err = inspect.Read(ctx, w, inspect.Tables{}, "", false)
 	require.Error(t, err)
 }
+
+// A release of a Locker recording evidence leaves the evidence cell: Read
+// reports its token, and counts it neither as a holder nor as a waiter.
+func TestRead_ReportsTheRecordedEvidence(t *testing.T) {
+	ctx := context.Background()
+	store := model.New(&clock.Local{})
+	g, err := clock.NewGlobal(store, "", &clock.Local{})
+	require.NoError(t, err)
+	l, err := queuelock.New(store, &queuelock.Options{ProcessID: "web-1", Fencing: g, Evidence: queuelock.EvidenceRecord})
+	require.NoError(t, err)
+	defer l.Close(ctx)
+	h, err := l.Lock(ctx, "invoice/42")
+	require.NoError(t, err)
+	require.NoError(t, h.Unlock(ctx))
+
+	lc, err := inspect.Read(ctx, store, inspect.Tables{}, "invoice/42", false)
+	require.NoError(t, err)
+	require.Equal(t, h.(lockstep.Fenced).Token(), lc.Evidence)
+	require.Empty(t, lc.Owners)
+	require.Empty(t, lc.Queue)
+	require.Empty(t, lc.Foreign)
+}

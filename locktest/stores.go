@@ -3,6 +3,7 @@ package locktest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/lockstep-go/lockstep"
@@ -173,6 +174,23 @@ func (g *drawGate) Put(ctx context.Context, table, row string, cells ...lockstep
 		return errors.New("locktest: process paused")
 	}
 	return g.Store.Put(ctx, table, row, cells...)
+}
+
+// PutDelete is Put's, for a store that writes cells and tombstones in one
+// request (lockstep.Mutator); over one that cannot, it sends nothing and
+// says so, as the interface asks of a wrapper.
+func (g *drawGate) PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...lockstep.Cell) error {
+	m, ok := g.Store.(lockstep.Mutator)
+	if !ok {
+		return fmt.Errorf("locktest: %T writes no cells and tombstones together: %w", g.Store, errors.ErrUnsupported)
+	}
+	g.mu.Lock()
+	paused := g.paused && row == g.id
+	g.mu.Unlock()
+	if paused {
+		return errors.New("locktest: process paused")
+	}
+	return m.PutDelete(ctx, table, row, ts, columns, cells...)
 }
 
 func (g *drawGate) Read(ctx context.Context, table, row string, s lockstep.Slice) ([]lockstep.Cell, error) {

@@ -29,6 +29,7 @@ type lockCells struct {
 	floor      int64 // µs; 0 when the partition has no floor cell
 	floorErr   error // the floor cell does not decode
 	fullRead   bool  // the queue partition was read from its start, not the floor
+	evidence   int64 // the evidence cell's fencing token; 0 when none
 	owners     []queueCell
 	queue      []queueCell     // in line order
 	foreign    []lockstep.Cell // queue-partition cells no Locker writes (inspect.Lock.Foreign)
@@ -48,7 +49,7 @@ func readLock(ctx context.Context, s lockstep.Store, t schema.Tables, id string,
 	if err != nil {
 		return nil, err
 	}
-	lc := &lockCells{id: id, floor: r.Floor, floorErr: r.FloorErr, fullRead: full, foreign: r.Foreign, main: r.Main, shadow: r.Shadow,
+	lc := &lockCells{id: id, floor: r.Floor, floorErr: r.FloorErr, fullRead: full, evidence: r.Evidence, foreign: r.Foreign, main: r.Main, shadow: r.Shadow,
 		queueName: t.QueueLock, mainName: t.LegacyMain, shadowName: t.LegacyShadow}
 	for _, c := range r.Owners {
 		lc.owners = append(lc.owners, queueCell{Cell: c.Cell, owner: true, named: c.Enqueued, id: c.ID, access: c.Access})

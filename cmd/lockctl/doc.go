@@ -138,6 +138,8 @@
 //	 "queue": {"table", "state": "free"|"held"|"contested", "holder" (when held),
 //	           "owners": [cell], "queue": [cell] (line order), "floor": time or null,
 //	           "floor_error" (when unreadable), "full_read": bool,
+//	           "evidence": the highest fencing token a release recorded
+//	           (queuelock.Options.Evidence; absent when none),
 //	           "foreign": [{"column", "written"}]},
 //	 "legacy": {"main_table", "shadow_table", "state": "free"|"held"|"blocked",
 //	            "holder" (when held), "main": [lcell], "shadow": [lcell]}}

@@ -47,6 +47,7 @@ type queueJSON struct {
 	Floor      *time.Time      `json:"floor"` // null: no floor cell yet
 	FloorError string          `json:"floor_error,omitempty"`
 	FullRead   bool            `json:"full_read"`
+	Evidence   int64           `json:"evidence,omitempty"` // the highest fencing token a release recorded
 	Foreign    []foreignJSON   `json:"foreign"`
 }
 
@@ -114,6 +115,7 @@ func (lc *lockCells) report(o *options, now time.Time) inspectJSON {
 	if lc.floorErr != nil {
 		q.FloorError = lc.floorErr.Error()
 	}
+	q.Evidence = lc.evidence
 	for _, c := range lc.foreign {
 		q.Foreign = append(q.Foreign, foreignJSON{c.Column, micros(c.Timestamp)})
 	}

@@ -22,11 +22,12 @@ func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, e
 	settled := a.claimStarts()
 	defer func() { settled(ok && err == nil) }()
 	since = lease.Stamp(a.l.cfg.Clock)
+	ev := a.claimEvidence()
 	a.drawBeside(ctx)
 	defer a.dropEarly(&ok, &err)
 	qc := a.queueCell()
 	a.sends.note(qc.Timestamp, since)
-	if err := a.l.putClaim(ctx, a.id, qc, a.ownerCell()); err != nil {
+	if err := a.l.putClaim(ctx, a.id, append(ev, qc, a.ownerCell())...); err != nil {
 		return false, 0, err
 	}
 	if a.knobs.SkipOwnerReread {

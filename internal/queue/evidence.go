@@ -129,6 +129,13 @@ func (l *Locker) withEvidence(cells []lockstep.Cell) []lockstep.Cell {
 	return cells
 }
 
+// claimEvidence is the evidence a claim's write carries, the claim
+// overwriting the owner cell of this Locker's previous acquisition of the id
+// (nil when it records none). It must be taken before drawBeside: taken
+// after, it could record the claim's own draw, which would then never be
+// above the evidence its read returns.
+func (a *attempt) claimEvidence() []lockstep.Cell { return a.l.withEvidence(nil) }
+
 // earlyDraw is a token draw sent beside a claim (EvidenceUse).
 type earlyDraw chan drawn
 

@@ -122,11 +122,12 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 	settled := a.claimStarts()
 	defer func() { settled(ok && err == nil) }()
 	since = lease.Stamp(l.cfg.Clock)
+	ev := a.claimEvidence()
 	a.drawBeside(ctx)
 	defer a.dropEarly(&ok, &err)
 	qc := a.queueCell()
 	a.sends.note(qc.Timestamp, since)
-	err = l.putClaim(ctx, a.id, qc, a.ownerCell())
+	err = l.putClaim(ctx, a.id, append(ev, qc, a.ownerCell())...)
 	if floorErr != nil {
 		if ferr := <-floorErr; err == nil {
 			err = ferr

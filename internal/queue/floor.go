@@ -211,11 +211,8 @@ func (l *Locker) floorCellTTL() time.Duration {
 }
 
 // putClaim writes cells of a claim to id's partition in one request, with the
-// floor cell when floorCell offers it and the evidence cell when the Locker
-// records it (a claim overwrites the owner cell of this Locker's previous
-// acquisition of id).
+// floor cell when floorCell offers it.
 func (l *Locker) putClaim(ctx context.Context, id string, cells ...lockstep.Cell) error {
-	cells = l.withEvidence(cells)
 	fc, ok := l.floorCell(id)
 	if ok {
 		cells = append(cells, fc)

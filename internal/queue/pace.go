@@ -212,7 +212,7 @@ func (a *attempt) grabOnWake(ctx context.Context) (since int64, err error) {
 	a.claimed = true
 	a.requests++
 	since = lease.Stamp(a.l.cfg.Clock)
-	if err := a.l.putClaim(ctx, a.id, a.queueCell(), a.ownerCell()); err != nil {
+	if err := a.l.putClaim(ctx, a.id, append(a.claimEvidence(), a.queueCell(), a.ownerCell())...); err != nil {
 		return 0, err
 	}
 	return since, nil
