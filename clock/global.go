@@ -36,7 +36,8 @@ type Global struct {
 	local lockstep.Clock
 
 	mu   sync.Mutex
-	last int64
+	last int64 // the last value of the latest block chosen
+	done int64 // the last value of the highest block whose draw returned
 }
 
 // NewGlobal returns the service over store, keeping its cell in table (""
@@ -115,17 +116,23 @@ func (g *Global) Reserve(ctx context.Context, n int) (int64, error) {
 	if err := g.write(ctx, end); err != nil {
 		return 0, err
 	}
+	g.mu.Lock()
+	g.done = max(g.done, end)
+	g.mu.Unlock()
 	return t, nil
 }
 
-// Last returns the highest value this Global has drawn (the last of its
-// latest block), 0 before its first draw. Every token a Locker of this
-// process kept from it is at most Last; a Locker recording evidence
-// (queuelock.Options.Evidence) writes it beside its releases.
-func (g *Global) Last() int64 {
+// Drawn returns the highest value of a draw of this Global that returned
+// (the last of its block), 0 before the first. Every token a Locker of this
+// process kept from it is at most Drawn, and every draw on any process that
+// starts after such a draw returned gets more (Lemma 7); a Locker recording
+// evidence (queuelock.Options.Evidence) writes it beside its releases
+// (docs/algorithms.md, section 5.3). A draw still in flight, or one that
+// failed, does not count.
+func (g *Global) Drawn() int64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.last
+	return g.done
 }
 
 func (g *Global) write(ctx context.Context, t int64) error {

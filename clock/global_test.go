@@ -203,3 +203,35 @@ func TestGlobal_ReadRefusesMalformedCell(t *testing.T) {
 		t.Fatal("Read of a 3-byte cell succeeded")
 	}
 }
+
+// Drawn is the last value of the highest block whose draw returned: not one
+// whose write failed.
+func TestGlobal_DrawnCountsReturnedDrawsOnly(t *testing.T) {
+	ctx := context.Background()
+	s := model.New(&clock.Local{})
+	g := newGlobal(t, s, &clock.Local{})
+	if d := g.Drawn(); d != 0 {
+		t.Fatalf("Drawn before any draw = %d, want 0", d)
+	}
+	v, err := g.Reserve(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := g.Drawn(); d != v+2 {
+		t.Fatalf("Drawn after a block of 3 from %d = %d, want %d", v, d, v+2)
+	}
+	gf := newGlobal(t, failingPuts{s}, &clock.Local{})
+	if _, err := gf.Next(ctx); err == nil {
+		t.Fatal("Next succeeded though its write failed")
+	}
+	if d := gf.Drawn(); d != 0 {
+		t.Fatalf("Drawn after a failed draw = %d, want 0", d)
+	}
+}
+
+// failingPuts fails every Put.
+type failingPuts struct{ lockstep.Store }
+
+func (failingPuts) Put(context.Context, string, string, ...lockstep.Cell) error {
+	return errors.New("put refused")
+}

@@ -18,7 +18,8 @@ import (
 // after the claim was sent, so A's owner cell outlives the claim's read
 // (Lemma 3), and the claim can win only if A deleted or overwrote that cell
 // first. Every such request of a recording Locker carries the evidence
-// cell, with the highest token its process has drawn, in the same mutation;
+// cell, with the highest token its process has drawn (clock.Global.Drawn),
+// in the same mutation;
 // so the winning read shows evidence at least A's token, and a token drawn
 // beside the claim is kept only above it. Anything else falls back to the
 // draw after the claim.
@@ -79,15 +80,15 @@ func checkEvidenceStore(store lockstep.Store, e Evidence) error {
 }
 
 // evidenceCell returns the evidence cell a request that deletes or writes
-// one of this Locker's owner cells carries: the highest token the process
-// has drawn, or that this Locker adopted with a shared lock (Adopt), if
+// one of this Locker's owner cells carries: the highest token of a draw of
+// the process that returned (clock.Global.Drawn), or that this Locker adopted with a shared lock (Adopt), if
 // higher. ok is false when the Locker records none, or the process has
 // drawn no token yet (so holds none to record).
 func (l *Locker) evidenceCell() (c lockstep.Cell, ok bool) {
 	if l.cfg.evidence == EvidenceOff || l.cfg.knobs.RecordNoEvidence {
 		return lockstep.Cell{}, false
 	}
-	v := max(l.cfg.Fencing.Last(), l.adoptedToken.Load())
+	v := max(l.cfg.Fencing.Drawn(), l.adoptedToken.Load())
 	if v <= 0 {
 		return lockstep.Cell{}, false
 	}
