@@ -57,6 +57,12 @@ const (
 	// (queuelock.Options.Retain, lockerParams.retain); the cohort scenario
 	// only, on both backends.
 	algoNewRetain algorithm = "new-retain"
+	// algoNewFenced is the new algorithm with fencing tokens, each drawn
+	// after its claim won (queuelock.Options.Fencing); algoNewEvidence draws
+	// each beside its claim (Options.Evidence EvidenceUse). The roundtrips
+	// scenario only, on both backends.
+	algoNewFenced   algorithm = "new-fenced"
+	algoNewEvidence algorithm = "new-evidence"
 )
 
 // lockstepAlgorithms are the algorithms of this module, in table order.
@@ -165,6 +171,9 @@ func newLockstepContender(a algorithm, p lockerParams) (contender, error) {
 	queue := &queuelock.Options{Clock: p.clock, ProcessID: p.process, Poll: p.poll, SlowPoll: p.slow}
 	legacy := &shadowlock.Options{Clock: p.clock, ProcessID: p.process, Rand: p.rand}
 	var global *clock.Global
+	if a == algoNewFenced || a == algoNewEvidence {
+		p.fencing = true
+	}
 	if p.fencing { // seed 000 §5.4's time service: one cell in the store, drawn from once per acquisition
 		var err error
 		if global, err = clock.NewGlobal(store, "", clk); err != nil {
@@ -179,7 +188,10 @@ func newLockstepContender(a algorithm, p lockerParams) (contender, error) {
 		err error
 	)
 	switch a {
-	case algoNew:
+	case algoNew, algoNewFenced:
+		l, err = queuelock.New(store, queue)
+	case algoNewEvidence:
+		queue.Evidence = queuelock.EvidenceUse
 		l, err = queuelock.New(store, queue)
 	case algoNewWake:
 		queue.Wake = p.wake

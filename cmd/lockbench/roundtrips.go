@@ -40,6 +40,11 @@ func (p pairCount) total() int64 { return p.acquire.total() + p.release.total() 
 // release's.
 func (p pairCount) sequential() int64 { return p.acquire.sequential + p.release.sequential }
 
+// roundtripAlgorithms are what the roundtrips scenario measures, in table
+// order: the three modes, then the new mode with fencing tokens drawn after
+// the claim and beside it.
+var roundtripAlgorithms = []algorithm{algoLegacy, algoNew, algoCombined, algoNewFenced, algoNewEvidence}
+
 // roundtripResult is the roundtrips scenario's outcome for one mode.
 type roundtripResult struct {
 	algorithm algorithm
@@ -125,6 +130,13 @@ func (s latencyStore) Delete(ctx context.Context, table, row string, ts int64, c
 	return s.Store.Delete(ctx, table, row, ts, columns...)
 }
 
+// PutDelete delays as the others do; the store under it is a model store,
+// which has PutDelete.
+func (s latencyStore) PutDelete(ctx context.Context, table, row string, ts int64, columns []string, cells ...lockstep.Cell) error {
+	time.Sleep(s.d)
+	return s.Store.(lockstep.Mutator).PutDelete(ctx, table, row, ts, columns, cells...)
+}
+
 func (s latencyStore) Read(ctx context.Context, table, row string, sl lockstep.Slice) ([]lockstep.Cell, error) {
 	time.Sleep(s.d)
 	return s.Store.Read(ctx, table, row, sl)
@@ -175,6 +187,8 @@ func printRoundtrips(w io.Writer, results []roundtripResult, withTime bool) {
 	fmt.Fprintln(w, "counting store around the shipped lock code; requests: all of them, side by side or not, split by kind;")
 	fmt.Fprintln(w, "first pair: a fresh process's first (cold caches: the queue lock also reads its floor cell, in parallel).")
 	fmt.Fprintln(w, "The seed's algorithms need 6–7; the target for new is at most 3, for combined at most 6.")
+	fmt.Fprintln(w, "new-fenced draws a fencing token after its claim won; new-evidence draws it beside its claim")
+	fmt.Fprintln(w, "(queuelock.Options.Evidence), and its release records the token in the same request as its deletes.")
 }
 
 // medianTook is the median duration of pairs.
@@ -191,9 +205,9 @@ func medianTook(pairs []pairCount) time.Duration {
 func runRoundtripsCommand(o *options) error {
 	list := o.algorithms
 	if list == "" {
-		list = joinAlgorithms([]algorithm{algoLegacy, algoNew, algoCombined})
+		list = joinAlgorithms(roundtripAlgorithms)
 	}
-	algos, err := parseAlgorithms(list, lockstepAlgorithms)
+	algos, err := parseAlgorithms(list, roundtripAlgorithms)
 	if err != nil {
 		return err
 	}

@@ -168,5 +168,19 @@ func roundtripTargets(results []roundtripResult) []target {
 			met:      got <= limit,
 		})
 	}
+	byAlgo := map[algorithm]roundtripResult{}
+	for _, r := range results {
+		byAlgo[r.algorithm] = r
+	}
+	plain, ok1 := byAlgo[algoNew]
+	fenced, ok2 := byAlgo[algoNewEvidence]
+	if ok1 && ok2 {
+		added := fenced.typical().acquire.sequential - plain.typical().acquire.sequential
+		ts = append(ts, target{
+			goal:     "fencing adds 0 sequential requests to a new-mode acquisition (new-evidence against new)",
+			measured: fmt.Sprintf("%+d", added),
+			met:      added <= 0,
+		})
+	}
 	return ts
 }

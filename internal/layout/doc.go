@@ -21,6 +21,10 @@
 //	                              holder); value: <owner>
 //	"~o/<process>/<incarnation>"  owner cell of one Locker; value: the
 //	                              owner id of its acquisition that claims
+//	"~~evidence"                  the evidence cell (evidence.go): the
+//	                              highest fencing token a release recorded;
+//	                              value: 8-byte big-endian, equal to its
+//	                              write timestamp
 //	"~~floor"                     the published read floor; value: 8-byte
 //	                              big-endian µs, equal to its write timestamp
 //	"~~i/<process>/<incarnation>" the intention range (intention.go): owner
@@ -38,8 +42,9 @@
 //     bytewise, so line order is column order and a queue cell's place is
 //     fixed by its enqueue time (ties broken by owner id).
 //   - Every queue cell sorts before every owner cell, every owner cell under
-//     "~o/" before the floor cell, and the floor cell before the intention
-//     range ('0'–'9' < '~', "~o" < "~~", and "~~f" < "~~i"). A read from a
+//     "~o/" before the evidence cell, the evidence cell before the floor
+//     cell, and the floor cell before the intention range ('0'–'9' < '~',
+//     "~o" < "~~", "~~e" < "~~f" and "~~f" < "~~i"). A read from a
 //     floor to the end therefore still returns every owner cell and the
 //     floor cell: lemma 1 (mutual exclusion) reads the owner cells in full,
 //     whatever the floor is, and every read sees the published floor
@@ -74,7 +79,7 @@
 //
 // # Foreign cells
 //
-// Parse refuses any cell of a queue partition that is none of the three
+// Parse refuses any cell of a queue partition that is none of the four
 // kinds, or whose value is not what the kind carries: such a cell was not
 // written by this library, so another writer shares the table. The
 // algorithms turn that into an error the caller of Lock or TryLock sees

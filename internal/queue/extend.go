@@ -7,6 +7,7 @@ import (
 	"github.com/lockstep-go/lockstep/internal/cohort"
 	"github.com/lockstep-go/lockstep/internal/fencing"
 	"github.com/lockstep-go/lockstep/internal/held"
+	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
 var _ cohort.Extender = (*Locker)(nil)
@@ -16,7 +17,10 @@ var _ cohort.Extender = (*Locker)(nil)
 // (internal/cohort's Extender), and returns the block's first. It keeps
 // the block only if s's lease was open when the draw returned — s.Loss,
 // whose check runs the renewed lease's in-time deadline — as an
-// acquisition keeps its token (internal/fencing); otherwise it returns an
+// acquisition keeps its token (internal/fencing), and if the draw returned
+// within the lease window of its send, as every kept token's draw does
+// (an evidence cell that expired names only values below it:
+// docs/algorithms.md, section 5.3, Lemma 16); otherwise it returns an
 // error wrapping fencing.ErrLapsed. It writes nothing but the global time
 // cell; without Options.Fencing it refuses with errNoFencing and draws
 // nothing. ctx bounds the draw's two requests.
@@ -25,7 +29,10 @@ func (l *Locker) Extend(ctx context.Context, s held.Spec, n int) (int64, error) 
 	if f == nil {
 		return 0, errNoFencing
 	}
-	return fencing.Drawer{Global: f, Block: n, Knobs: l.cfg.knobs.Fencing}.Draw(ctx, func() bool { return !s.Loss.Fired() })
+	sent := lease.Stamp(l.cfg.Clock)
+	return fencing.Drawer{Global: f, Block: n, Knobs: l.cfg.knobs.Fencing}.Draw(ctx, func() bool {
+		return !s.Loss.Fired() && l.cfg.Lease.InTime(l.cfg.Clock, sent)
+	})
 }
 
 // errNoFencing is Extend's error for a Locker without fencing tokens.
