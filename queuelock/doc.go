@@ -36,7 +36,9 @@
 //     expired; check it before each step of the protected work.
 //   - Scope: the store's (lockstep.ScopeOf), global or per data centre.
 //   - Fencing (Options.Fencing): tokens larger than every earlier
-//     incompatible owner's, for resources that refuse smaller ones.
+//     incompatible owner's, for resources that refuse smaller ones; with
+//     Options.Evidence drawn beside the claim, at no added sequential
+//     request.
 //   - Shared identities: Locker is a lockstep.Sharer; Adopt continues a
 //     shared lock under the same owner and token, and the last holder to
 //     Unlock releases.

@@ -21,7 +21,10 @@
 //  4. clock.Global.Next returns a value strictly greater than any value
 //     written by a draw that completed before this one started.
 //
-// Hence t(B) > t(A). A draw of a block (Drawer.Block, clock.Global.Reserve)
+// Hence t(B) > t(A). A queue Locker with Options.Evidence draws beside the
+// claim instead, so step 3 does not hold; it keeps the token only above the
+// evidence its claim read returned (internal/queue/evidence.go;
+// docs/algorithms.md, section 5.3, Theorem 6b). A draw of a block (Drawer.Block, clock.Global.Reserve)
 // writes the block's last value, so step 4 puts B's token above the whole
 // block: the tokens A's process grants from it in memory, each kept only
 // while A's lease is open (internal/cohort), are below t(B) too. Without the check in step 1 the argument breaks: a
