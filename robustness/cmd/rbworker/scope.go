@@ -16,19 +16,23 @@ import (
 // the data centre (LOCAL_QUORUM reads meet the data centre's LOCAL_QUORUM
 // writes), which is all a DC-local lock's register needs. The migration
 // layer refuses a DC-local store (its census and phase are fleet-wide), so
-// these locks are the queue lock's, in mode new.
+// these locks are the queue lock's, in mode new. Every Locker that writes
+// them is one of these, so they draw their tokens beside their claims
+// (Options.Evidence EvidenceUse, docs/algorithms.md section 5.3), and the
+// token checker judges that too.
 func newLocalLocker(c config, store lockstep.Store, obs lockstep.Observer) (locker, error) {
 	var clk lockstep.Clock = &clock.Local{}
 	var fence *clock.Global
+	evidence := queuelock.EvidenceOff
 	if c.fencing {
 		g, err := clock.NewGlobal(store, "", clk)
 		if err != nil {
 			return nil, err
 		}
-		fence = g
+		fence, evidence = g, queuelock.EvidenceUse
 	}
 	return queuelock.New(store, &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, Clock: clk,
-		ProcessID: c.process + ":local", Fencing: fence, Observer: obs, TestingKnobs: c.planted.queue})
+		ProcessID: c.process + ":local", Fencing: fence, Evidence: evidence, Observer: obs, TestingKnobs: c.planted.queue})
 }
 
 // localOp draws one acquisition of a DC-local lock: local-N of the worker's

@@ -55,7 +55,8 @@
 //	dc-scopes            workers alternating between dc1 and dc2, each
 //	                     started in its data centre's client cgroup with a
 //	                     session routed there, taking global locks (QUORUM)
-//	                     and DC-local ones (LOCAL_QUORUM, --local-share 0.5)
+//	                     and DC-local ones (LOCAL_QUORUM, --local-share 0.5,
+//	                     tokens drawn beside the claims: Options.Evidence)
 //	                     under DC partitions only; the check counts holds
 //	                     per scope and data centre, and each data centre
 //	                     must take DC-local locks during the partitions
