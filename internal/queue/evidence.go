@@ -14,15 +14,15 @@ import (
 // incompatible holder's (Theorem 6), at the price of two sequential
 // requests. A token drawn beside the claim — the global cell's read sent
 // with the claim's write, its write with the claim's read — may be served
-// before an earlier holder A's draw completed; but then A's lease was open
-// after the claim was sent, so A's owner cell outlives the claim's read
-// (Lemma 3), and the claim can win only if A deleted or overwrote that cell
-// first. Every such request of a recording Locker carries the evidence
-// cell, with the highest token its process has drawn (clock.Global.Drawn),
-// in the same mutation;
-// so the winning read shows evidence at least A's token, and a token drawn
-// beside the claim is kept only above it. Anything else falls back to the
-// draw after the claim.
+// before an earlier holder A's draw returned. But then A's lease was open
+// after the claim's write was sent, so A's owner cell outlives the claim's
+// read (Lemma 4), and the claim can win only if A's Locker deleted or
+// overwrote that cell first. Every such request of a recording Locker
+// carries, in the same mutation, the evidence cell with the highest token
+// of a draw of its process that returned (clock.Global.Drawn). So the
+// winning read shows evidence of at least A's token (Lemma 15), and a token
+// drawn beside the claim is kept only above it (Theorem 6b). Anything else
+// falls back to the draw after the claim.
 
 // Evidence is how a fenced queue Locker takes part in evidence-ordered
 // fencing.
