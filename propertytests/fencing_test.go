@@ -62,6 +62,7 @@ func (h *harness) noteClaim(y *sim.Yield) {
 			h.fencing.claimSent = map[claimKey]int64{}
 		}
 		h.fencing.claimSent[claimKey{owner, y.Row}] = y.SentElapsed
+		h.noteClaimBy(claimKey{owner, y.Row}, y)
 	}
 }
 
@@ -111,7 +112,9 @@ func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
 		return
 	}
 	h.checkReserved(pr, l.Owner(), h.row(pr, l.ID()), t)
-	h.checkOrder(handout{id: h.row(pr, l.ID()), owner: l.Owner(), access: lockstep.Exclusive, start: h.claimOf(pr, l), token: t})
+	now := handout{id: h.row(pr, l.ID()), owner: l.Owner(), access: lockstep.Exclusive, start: h.claimOf(pr, l), token: t}
+	h.countDraw(pr, now)
+	h.checkOrder(now)
 }
 
 // checkMemberTokens checks property 4 for every member of group l that pr

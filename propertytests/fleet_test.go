@@ -72,7 +72,7 @@ var (
 	}}
 	queue = kind{name: "new", mode: lockstep.ModeNew, new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
 		l, err := queuelock.New(p.Store(), &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew,
-			Clock: k.clock(p.Clock()), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, TestingKnobs: k.queue})
+			Clock: k.clock(p.Clock()), ProcessID: p.Name, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Fencing: fencing, Evidence: k.evidence, TestingKnobs: k.queue})
 		if err != nil {
 			return nil, nil, err
 		}

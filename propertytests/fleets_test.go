@@ -40,6 +40,9 @@ type stats struct {
 	// cohortTransfer counts the cohort-transfer fleet's states
 	// (cohorttransfer_test.go).
 	cohortTransfer cohortTransferState
+	// evidence counts the tokens drawn beside their claims
+	// (evidence_test.go).
+	evidence evidenceStats
 }
 
 // fleetProperty is one check: build fleet f with variant v, run the random
@@ -178,6 +181,9 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 				st.extensions += h.co.extensions
 				st.followed += h.co.followed
 			}
+			if h.draws != nil {
+				st.evidence.add(h.draws.stats)
+			}
 			if h.tr != nil {
 				st.handovers += h.tr.handovers
 				st.adoptions += h.tr.adopted
@@ -207,10 +213,16 @@ func checkFleetVariant(t *testing.T, name string, v variant) {
 // LOCKSTEP_DEEP=1, for a fleet whose schedules cost several of a plain
 // fleet's.
 func checkFleetDepth(t *testing.T, name string, v variant, deepN int) {
-	defer rapidChecks(t, quickFleetChecks, deepN)()
+	checkFleetOf(t, fleetNamed(name), v, quickFleetChecks, deepN)
+}
+
+// checkFleetOf is checkFleetDepth for a fleet outside the fleets list, with
+// quickN checks by default; it returns what the checks saw.
+func checkFleetOf(t *testing.T, f fleet, v variant, quickN, deepN int) stats {
+	defer rapidChecks(t, quickN, deepN)()
 	var st stats
 	var last script
-	rapid.Check(t, fleetProperty(t, fleetNamed(name), v, &st, &last))
+	rapid.Check(t, fleetProperty(t, f, v, &st, &last))
 	t.Logf("%d runs, %d random actions, %d acquisitions, max bypass in the quiet phase %d, longest quiet-phase wait %v",
 		st.runs, st.actions, st.acquisitions, st.maxBypass, st.maxWait)
 	if st.groups.calls > 0 {
@@ -218,10 +230,10 @@ func checkFleetDepth(t *testing.T, name string, v variant, deepN int) {
 		t.Logf("group calls: %d (%d tries, %d of them busy; %d cancelled; %d refused as invalid); %d acquisitions with flags; largest plan %d members; most overtakes of one quiet-phase wait %d; longest quiet-phase wait that acquired %v",
 			g.calls, g.tries, g.triesBusy, g.cancelled, g.invalid, g.flagged, g.maxMembers, g.maxOvertakes, g.maxWait)
 	}
-	if fleetNamed(name).deadlock {
+	if f.deadlock {
 		t.Logf("ErrDeadlock reports, each with a cycle in the history: %d", st.deadlocks)
 	}
-	if f := fleetNamed(name); f.cohort != nil && f.starvationFree {
+	if f.cohort != nil && f.starvationFree {
 		t.Logf("cohort: %d locks returned, %d of them handed over in memory, %d store holds extended past the bound (%d of them followed by another owner's grant); bounds: wait %v, bypass %d",
 			st.grants, st.localHandoffs, st.extensions, st.followed, f.cohort.waitBound(), f.cohort.bypassBound(len(f.kinds)*f.cohort.perProcess))
 	} else if f.cohort != nil {
@@ -231,7 +243,7 @@ func checkFleetDepth(t *testing.T, name string, v variant, deepN int) {
 	if st.handovers > 0 {
 		t.Logf("handovers: %d tokens shared, %d adopted", st.handovers, st.adoptions)
 	}
-	if f := fleetNamed(name); f.cohort != nil && f.transfer {
+	if f.cohort != nil && f.transfer {
 		c := st.cohortTransfer
 		t.Logf("sharing with local handoff: %d shares with a goroutine of the giver's process waiting, %d adopted ones left with one waiting, %d with none by a Locker that retains; %d adoptions beside a waiting goroutine of the adopter's process, %d beside a line with a waiter behind its turn",
 			c.sharedInLine, c.leftInLine, c.leftRetaining, c.adoptedBesideWaiter, c.adoptedBesideLine)
@@ -245,6 +257,7 @@ func checkFleetDepth(t *testing.T, name string, v variant, deepN int) {
 	if st.stormArrivals > 0 {
 		t.Logf("storm processes: %d Locks, %d of them acquired (counted above)", st.stormArrivals, st.stormAcquisitions)
 	}
+	return st
 }
 
 func TestLegacyFleet_MutualExclusionAndDeadlockFreedom(t *testing.T) { checkFleet(t, "legacy") }

@@ -11,6 +11,7 @@ import (
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/model/sim"
+	"github.com/lockstep-go/lockstep/queuelock"
 )
 
 // proc is one simulated process and what its user goroutine is doing.
@@ -108,6 +109,9 @@ type harness struct {
 	// the test's goroutine only).
 	sent     map[*sim.Yield]bool
 	cutUntil map[*sim.Process]int64
+	// draws pairs the global-time draws with the acquisitions whose tokens
+	// they gave, at EvidenceUse (evidence_test.go); nil otherwise.
+	draws *drawLog
 }
 
 // newHarness builds fleet f on a fresh simulation and starts one user
@@ -120,6 +124,10 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	}
 	if h.stormKnobs, err = knobsFor(v.bugs.union(v.stormBugs), v.plant); err != nil {
 		return nil, err
+	}
+	h.knobs.evidence, h.stormKnobs.evidence = v.evidence, v.evidence
+	if v.evidence == queuelock.EvidenceUse {
+		h.draws = newDrawLog()
 	}
 	h.unplant = plant(v.plant, h.knobs)
 	defer func() {
@@ -210,6 +218,12 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	h.s.Settle()
 	if v.fromHandoff {
 		if err := h.runToHandoff(); err != nil {
+			_ = h.close()
+			return nil, err
+		}
+	}
+	if v.fromRace {
+		if err := h.runToRace(); err != nil {
 			_ = h.close()
 			return nil, err
 		}

@@ -40,6 +40,8 @@ type switches struct {
 	HolderKeepsQueueCell      bool `json:",omitempty"`
 	HolderKeepsHandedColumn   bool `json:",omitempty"`
 	SkipIntentionRange        bool `json:",omitempty"`
+	KeepBelowEvidence         bool `json:",omitempty"`
+	RecordNoEvidence          bool `json:",omitempty"`
 }
 
 // union returns the switches on in s or in o.
@@ -62,6 +64,8 @@ func (s switches) union(o switches) switches {
 		HolderKeepsQueueCell:      s.HolderKeepsQueueCell || o.HolderKeepsQueueCell,
 		HolderKeepsHandedColumn:   s.HolderKeepsHandedColumn || o.HolderKeepsHandedColumn,
 		SkipIntentionRange:        s.SkipIntentionRange || o.SkipIntentionRange,
+		KeepBelowEvidence:         s.KeepBelowEvidence || o.KeepBelowEvidence,
+		RecordNoEvidence:          s.RecordNoEvidence || o.RecordNoEvidence,
 	}
 }
 
@@ -126,6 +130,10 @@ type knobs struct {
 	// wallClock measures the Lockers' leases on the wall clock
 	// (lease.WallClock): the defect wall-clock-lease.
 	wallClock bool
+	// evidence is queuelock.Options.Evidence of the process's queue
+	// Lockers (variant.evidence): a setting, not a defect, carried here
+	// because it reaches the Lockers the same way.
+	evidence queuelock.Evidence
 }
 
 // clock returns the clock a process's Lockers get: c itself, or c seen
@@ -156,6 +164,7 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 	q.HandoffFromRead, q.HandoffNamesLast, q.HolderKeepsQueueCell = s.HandoffFromRead, s.HandoffNamesLast, s.HolderKeepsQueueCell
 	q.HolderKeepsHandedColumn, q.SkipIntentionRange = s.HolderKeepsHandedColumn, s.SkipIntentionRange
 	q.GrantWithoutLeaseCheck = s.GrantWithoutLeaseCheck
+	q.KeepBelowEvidence, q.RecordNoEvidence = s.KeepBelowEvidence, s.RecordNoEvidence
 	g.ReuseOwnerAfterStoreError, g.NoRoundDeadline = s.ReuseOwnerAfterStoreError, s.NoRoundDeadline
 	for _, d := range ds {
 		switch d {

@@ -69,6 +69,7 @@ func ownsColumn(proc, table, col string) bool {
 // validity.
 func (h *harness) onStore(e sim.StoreEvent) {
 	y := e.Yield
+	h.noteGlobal(e)
 	if y.Kind == sim.Read {
 		return
 	}
@@ -97,6 +98,10 @@ func (h *harness) onStore(e sim.StoreEvent) {
 			owner := ownerOf(y.Table, c.Column, c.Value)
 			switch {
 			case y.Table == queuelock.DefaultTable && c.Column == layout.FloorColumn:
+			case y.Kind == sim.Put && y.Table == queuelock.DefaultTable && c.Column == layout.EvidenceColumn && c.Value != nil:
+				// The evidence cell (queuelock.Options.Evidence): every
+				// recording process raises the one cell of an id, its value
+				// its write timestamp, so LWW keeps the highest.
 			case y.Kind == sim.Put && y.Table == queuelock.DefaultTable && c.Value != nil && layout.IsHandedFor(c.Column, owner):
 				// A handed cell: the one cell a releaser writes for another
 				// acquisition, the waiter it names (docs/algorithms.md,

@@ -1,6 +1,10 @@
 package propertytests
 
-import "time"
+import (
+	"time"
+
+	"github.com/lockstep-go/lockstep/queuelock"
+)
 
 // variant says what one run plants or leaves out, for negative controls.
 type variant struct {
@@ -74,4 +78,14 @@ type variant struct {
 	// handoff and its confirmation, which the random phase, whose holders
 	// seldom keep their leases long enough to hand over, does not reach.
 	fromHandoff bool
+	// evidence is queuelock.Options.Evidence of every queue Locker the
+	// fleet's "new" processes build (evidence_test.go): EvidenceUse draws
+	// each token beside its claim. It needs fencing (not noFencing).
+	evidence queuelock.Evidence
+	// fromRace starts the random phase where the second process, having
+	// held the lock alone once, sends its next claim while every other
+	// process's first claim waits unserved (evidencerace_test.go): for the
+	// race evidence is for, which the random phase from the start does not
+	// reach.
+	fromRace bool
 }

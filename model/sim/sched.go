@@ -236,6 +236,12 @@ func (s *Sim) StepWall(p *Process, d time.Duration) { p.skew.Add(d.Microseconds(
 // SetReplicaSkew sets how far replica i's clock reads ahead of virtual time.
 func (s *Sim) SetReplicaSkew(i int, d time.Duration) { s.cluster.SetReplicaSkew(i, d) }
 
+// Goroutine names the simulated goroutine that made y by its place in its
+// process's tree of goroutines ("0.2.1": the second goroutine that root 0's
+// third child started), for a checker that pairs the requests of one
+// goroutine, or tells a goroutine's from those of the goroutines it started.
+func (y *Yield) Goroutine() string { return y.label.String() }
+
 // String describes y for logs.
 func (y *Yield) String() string {
 	switch y.Kind {

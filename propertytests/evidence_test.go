@@ -1,0 +1,214 @@
+package propertytests
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/model/sim"
+	"github.com/lockstep-go/lockstep/queuelock"
+)
+
+// Evidence-ordered fencing (queuelock.Options.Evidence; docs/algorithms.md,
+// section 5.3). At EvidenceUse a claim draws its token beside the claim, so
+// the draw's read of the global cell may be served before an earlier
+// incompatible holder A's draw completed, and return a value below A's
+// token; the claim keeps its early token only above the evidence its
+// winning read returned, which A's release (or any delete or overwrite of
+// A's owner cell) wrote in the same request. Property 4 (fencing_test.go)
+// is what must hold; this file builds the fleet that reaches the case only
+// evidence protects, and counts how often it does, from the store requests
+// alone: which goroutine drew each token, and what its global read returned.
+
+// evidenceFleet is three queue processes on one id, run at EvidenceUse with
+// short holds from the race evidence is for (evidenceVariant).
+var evidenceFleet = fleet{name: "new×3", kinds: []kind{queue, queue, queue}, starvationFree: true}
+
+// evidenceChecks and deepEvidenceChecks are the evidence fleet's rapid
+// checks by default and under LOCKSTEP_DEEP=1: a check costs about 30 ms,
+// and about one in fifty reaches the race.
+const evidenceChecks, deepEvidenceChecks = 600, 6000
+
+// evidenceVariant is the variant the evidence fleet runs at: every queue
+// Locker at EvidenceUse, with steps of work of 50 ms, so that a holding
+// (two steps) ends well within a lease window of its claim and the next
+// claims race its draw.
+var evidenceVariant = variant{evidence: queuelock.EvidenceUse, stepOfWork: 50 * time.Millisecond, fromRace: true}
+
+// TestNewEvidenceFleet_TokenOrderWithDrawsBesideClaims runs the evidence
+// fleet (property 4 above all: token order is ownership order) and logs how
+// often a token drawn beside its claim was kept, and how often a kept one's
+// global read returned less than the previous incompatible holder's token:
+// the case evidence alone makes safe. The default checks reach it now and
+// then (about 2 runs in 100); under LOCKSTEP_DEEP=1 a run that never
+// reaches it checked nothing of evidence, so the test fails then.
+func TestNewEvidenceFleet_TokenOrderWithDrawsBesideClaims(t *testing.T) {
+	st := checkFleetOf(t, evidenceFleet, evidenceVariant, evidenceChecks, deepEvidenceChecks)
+	e := st.evidence
+	t.Logf("evidence: %d fenced acquisitions; %d claimed while the previous incompatible holder's draw was in flight; %d kept the token drawn beside the claim, %d of them drawn by a read that missed the previous holder's token (%d with no earlier holder); %d drew again after the claim, %d of them after a draw beside it that had missed the previous holder's token; %d tokens not traced to a draw",
+		e.fenced, e.raced, e.kept, e.keptMissed, e.keptFirst, e.redrawn, e.redrawnMissed, e.untraced)
+	if e.untraced > 0 {
+		t.Errorf("%d tokens not traced to a draw of their process: the counts above are wrong", e.untraced)
+	}
+	if deep && (e.kept == 0 || e.redrawnMissed == 0) {
+		t.Errorf("the fleet never reached the case evidence protects (kept %d early tokens; %d early draws missed the previous holder's token and were drawn again)", e.kept, e.redrawnMissed)
+	}
+}
+
+// evidenceStats counts what the evidence log saw at acquisitions.
+type evidenceStats struct {
+	fenced int // acquisitions with a token, at EvidenceUse
+	// kept: the token was drawn beside the winning claim (by a goroutine
+	// the claim's started); keptMissed: that draw's read returned less
+	// than the previous incompatible holder's token (it was served before
+	// that holder's draw completed); keptFirst: no earlier incompatible
+	// holder.
+	kept, keptMissed, keptFirst int
+	// redrawn: the token was drawn after the claim, by the claim's own
+	// goroutine; redrawnMissed: the draw beside that claim had missed the
+	// previous incompatible holder's token.
+	redrawn, redrawnMissed int
+	untraced               int // tokens no draw of their process wrote
+	// raced: the claim was sent before the previous incompatible holder's
+	// draw was acknowledged.
+	raced int
+}
+
+func (s *evidenceStats) add(o evidenceStats) {
+	s.fenced += o.fenced
+	s.kept += o.kept
+	s.keptMissed += o.keptMissed
+	s.keptFirst += o.keptFirst
+	s.redrawn += o.redrawn
+	s.redrawnMissed += o.redrawnMissed
+	s.untraced += o.untraced
+	s.raced += o.raced
+}
+
+// draw is one global-time draw as the store saw it: the read's answer, then
+// the write of the block's last value, by one goroutine.
+type draw struct {
+	goroutine string // "<process> <label>"
+	parent    string // the goroutine that started it
+	readSent  int64  // virtual µs
+	read      int64  // the global cell's value the read returned, 0 if none
+	// written is the virtual µs the write was acknowledged at, 0 before.
+	written int64
+}
+
+// drawLog pairs each goroutine's global write with its latest global read.
+type drawLog struct {
+	lastRead map[string]draw // goroutine → its latest global read
+	// written: "<process> <value>" → the draw that wrote value.
+	written map[string]draw
+	// byParent: goroutine → the latest draw of a goroutine it started.
+	byParent map[string]draw
+	// claimBy: the goroutine that sent an acquisition's latest claim.
+	claimBy map[claimKey]string
+	stats   evidenceStats
+}
+
+func newDrawLog() *drawLog {
+	return &drawLog{lastRead: map[string]draw{}, written: map[string]draw{}, byParent: map[string]draw{}, claimBy: map[claimKey]string{}}
+}
+
+// goroutineOf names y's goroutine across the fleet, and the goroutine that
+// started it ("" for a root).
+func goroutineOf(y *sim.Yield) (name, parent string) {
+	g := y.Goroutine()
+	name = y.Proc.Name + " " + g
+	if i := strings.LastIndexByte(g, '.'); i >= 0 {
+		parent = y.Proc.Name + " " + g[:i]
+	}
+	return name, parent
+}
+
+// noteGlobal records a finished read of the global cell, or the send of a
+// write to it, for the evidence counts.
+func (h *harness) noteGlobal(e sim.StoreEvent) {
+	y := e.Yield
+	if h.draws == nil || y.Table != clock.DefaultGlobalTable {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	g, parent := goroutineOf(y)
+	switch {
+	case y.Kind == sim.Read && e.Done && e.Err == nil:
+		d := draw{goroutine: g, parent: parent, readSent: y.SentElapsed}
+		if len(e.Cells) > 0 && len(e.Cells[0].Value) == 8 {
+			d.read = int64(binary.BigEndian.Uint64(e.Cells[0].Value))
+		}
+		h.draws.lastRead[g] = d
+	case y.Kind == sim.Put && !e.Done && len(y.Cells) == 1:
+		d, ok := h.draws.lastRead[g]
+		if !ok {
+			return
+		}
+		h.draws.written[fmt.Sprintf("%s %d", y.Proc.Name, y.Cells[0].Timestamp)] = d
+		if parent != "" {
+			h.draws.byParent[parent] = d
+		}
+	case y.Kind == sim.Put && e.Done && e.Err == nil && len(y.Cells) == 1:
+		k := fmt.Sprintf("%s %d", y.Proc.Name, y.Cells[0].Timestamp)
+		if d, ok := h.draws.written[k]; ok {
+			d.written = h.s.Now()
+			h.draws.written[k] = d
+		}
+	}
+}
+
+// noteClaimBy records the goroutine that sent a claim of key.
+func (h *harness) noteClaimBy(key claimKey, y *sim.Yield) {
+	if h.draws != nil {
+		g, _ := goroutineOf(y)
+		h.draws.claimBy[key] = g
+	}
+}
+
+// countDraw classifies the token of handout now, taken by pr, against the
+// previous incompatible holder's; the caller holds h.mu, before now is
+// recorded.
+func (h *harness) countDraw(pr *proc, now handout) {
+	if h.draws == nil {
+		return
+	}
+	st := &h.draws.stats
+	st.fenced++
+	prev, first := int64(0), true
+	var prevStart int64
+	var prevOwner string
+	for _, o := range h.fencing.handed {
+		if o.id == now.id && !o.access.Compatible(now.access) && o.start < now.start && (first || o.start >= prevStart) {
+			prev, prevStart, prevOwner, first = o.token, o.start, o.owner, false
+		}
+	}
+	if !first {
+		proc, _, _ := strings.Cut(prevOwner, ".")
+		if pd, ok := h.draws.written[fmt.Sprintf("%s %d", proc, prev)]; ok && pd.written >= now.start {
+			st.raced++
+		}
+	}
+	d, ok := h.draws.written[fmt.Sprintf("%s %d", pr.sp.Name, now.token)]
+	claimer := h.draws.claimBy[claimKey{now.owner, now.id}]
+	switch {
+	case !ok || claimer == "":
+		st.untraced++
+	case d.goroutine != claimer:
+		st.kept++
+		switch {
+		case first:
+			st.keptFirst++
+		case d.read < prev:
+			st.keptMissed++
+		}
+	default:
+		st.redrawn++
+		if b, ok := h.draws.byParent[claimer]; ok && !first && b.readSent >= now.start && b.read < prev {
+			st.redrawnMissed++
+		}
+	}
+}
