@@ -256,3 +256,44 @@ func TestGrant_SharedHandedHoldLeavesNothing(t *testing.T) {
 		require.NoError(t, ld.Unlock(ctx))
 	})
 }
+
+// A releaser that hands the lock on leaves its process on the slow path
+// for the id: its next Lock must not write its owner column again before a
+// read shows it clear ahead, or that claim's withdrawal could cover the
+// releaser's cell on a replica the handoff has not reached, where a third
+// process's read must still meet it (docs/algorithms.md, section 4.12).
+// Every holder that hands the lock on set the hint as it began to hold (its
+// claim read saw others in line, or it held by a grant), but the hint lasts
+// a TTL: here C holds by B's grant for longer than that, then hands the
+// lock to D. With the planted HandoffKeepsFastPath, C's process may take
+// the fast path at once.
+func TestHandoff_TheReleasersProcessTakesTheSlowPathAfterIt(t *testing.T) {
+	for _, planted := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			s := newGatedReads()
+			n := &memNet{handlers: map[string]func([]byte){}}
+			var ls [4]*testLocker
+			for i, name := range []string{"a", "b", "c", "d"} {
+				ls[i] = newHandoffLocker(t, s, n, name, true, &TestingKnobs{HandoffKeepsFastPath: planted})
+			}
+			ctx := context.Background()
+			lb, got := lineUp(t, ls[0], ls[1], ls[2], ls[3])
+			time.Sleep(shortHold)
+			require.NoError(t, lb.Unlock(ctx))
+			lc := within(got[0], wakeGap)
+			if lc == nil {
+				t.Fatal("C did not hold on B's handoff")
+			}
+			time.Sleep(ttl + shortHold)
+			require.True(t, ls[2].fastPathOK("x"), "C's hint, set as it began to hold, has lapsed")
+			require.NoError(t, lc.Unlock(ctx))
+			ld := within(got[1], wakeGap)
+			if ld == nil {
+				t.Fatal("D did not hold on C's handoff")
+			}
+			require.Contains(t, cells(t, s.Store, "x"), layout.HandedColumn(ld.Owner())+"="+ld.Owner(), "D holds by the handoff")
+			require.Equal(t, planted, ls[2].fastPathOK("x"), "planted %v: C's next Lock of x may take the fast path", planted)
+			require.NoError(t, ld.Unlock(ctx))
+		})
+	}
+}

@@ -74,6 +74,10 @@ import (
 //     the one an exclusive contender claims in, instead of the adoption
 //     column: that contender's claim takes the adopted cell for its own and
 //     wins while the adopted lock is held.
+//   - HandoffKeepsFastPath leaves the contention hint alone when a
+//     releaser hands the lock on: its process's next Lock of the id may
+//     claim on the fast path at once, and that claim's withdrawal may cover
+//     the releaser's owner cell on a replica the handoff has not reached.
 //   - KeepBelowEvidence makes a claim with Options.Evidence EvidenceUse
 //     keep the token drawn beside it whatever the evidence its read
 //     returned: a draw served before an earlier holder's completed gives a
@@ -114,6 +118,7 @@ type TestingKnobs struct {
 	SkipIntentionRange       bool
 	AdoptIntoTurnColumn      bool
 	KeepBelowEvidence        bool
+	HandoffKeepsFastPath     bool
 	RecordNoEvidence         bool
 
 	// Defects of the shared lease, lock-manager, fencing and local-handoff

@@ -183,6 +183,15 @@ func (p *part) Release(ctx context.Context) (bool, error) {
 	handed, m, handoff := p.handoffTo(turn)
 	grant := false
 	if handoff {
+		// This process's next Lock of the id takes the slow path for a
+		// TTL, before the handoff is sent: a fast-path claim would write
+		// our owner column again, and its withdrawal could cover our cell
+		// on a replica the handoff has not reached, where a third
+		// process's read must still meet it (docs/algorithms.md, section
+		// 4.12, "A later acquisition of the releaser's Locker").
+		if !p.l.cfg.knobs.HandoffKeepsFastPath {
+			p.l.contended(p.id)
+		}
 		// One request ends our hold and makes the next waiter the owner
 		// (handoff.go). If our lease was still open when it was
 		// acknowledged, the wake-up grants the lock; otherwise the
