@@ -17,10 +17,11 @@ import (
 // returned.
 //
 // The column sorts after every owner cell under OwnerPrefix and before the
-// floor cell ("~~e" < "~~f"), so every read that can return another
-// Locker's owner cell (QueueSlice, IntentionlessSlice) returns it too: a
-// read repair that carries a release's tombstone to a replica carries the
-// release's evidence with it.
+// floor cell ("~~e" < "~~f"), so every read that can return an owner cell
+// (QueueSlice, IntentionlessSlice) returns it too: a read repair that
+// carries a release's tombstone to a replica carries the release's
+// evidence with it. A recording Locker does not read its own cell alone
+// (OwnSlice), for that read would repair the tombstone by itself.
 
 // EvidenceColumn names the evidence cell of a queue partition.
 const EvidenceColumn = "~~evidence"

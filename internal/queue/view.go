@@ -172,7 +172,12 @@ func (l *Locker) read(ctx context.Context, id string, requests *int) (view, erro
 // other cells of the range are intention holders, compatible with the
 // reader's access, so no rule of view.go needs them (docs/algorithms.md,
 // section 4.14); v.partial says they were skipped. Any other own column,
-// or "", reads to the end of the partition.
+// or "", reads to the end of the partition, and so does every read of a
+// Locker that records evidence (Options.Evidence): a read of its own cell
+// alone can return the tombstone of its previous release of the id, and
+// the read's repair would carry that tombstone to a replica without the
+// evidence written beside it (docs/algorithms.md, section 5.3, Lemma 15's
+// step (2)).
 func (l *Locker) readAs(ctx context.Context, id string, requests *int, own string) (view, error) {
 	f, err := l.floor(ctx, id, requests)
 	if err != nil {
@@ -182,7 +187,7 @@ func (l *Locker) readAs(ctx context.Context, id string, requests *int, own strin
 	// far must name its cells above it.
 	l.hlc.Observe(f)
 	start := l.cfg.Clock.Now()
-	split := layout.InIntentionRange(own)
+	split := layout.InIntentionRange(own) && l.cfg.evidence == EvidenceOff
 	slice := layout.QueueSlice(f)
 	if split || l.cfg.knobs.SkipIntentionRange {
 		slice = layout.IntentionlessSlice(f)
