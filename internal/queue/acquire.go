@@ -393,37 +393,3 @@ func (a *attempt) abandon(ctx context.Context) {
 		a.turn = false
 	}
 }
-
-func (a *attempt) queueCell() lockstep.Cell {
-	var wake string
-	if w := a.l.cfg.wake; w != nil && !a.try {
-		wake = w.Transport.Addr()
-	}
-	c := layout.WakeQueueCell(a.qcol, a.owner, a.access, wake, a.l.ts.Next(), a.l.cfg.Lease.TTL)
-	if a.knobs.QueueCellsWithoutTTL {
-		c.TTL = 0
-	}
-	return c
-}
-
-func (a *attempt) ownerCell() lockstep.Cell {
-	c := layout.OwnerCell(a.ocol, a.owner, a.access, a.l.ts.Next(), a.l.cfg.Lease.TTL)
-	if a.knobs.ReuseTombstonedTimestamp && a.lastDeleteTS != 0 {
-		c.Timestamp = a.lastDeleteTS
-	}
-	return c
-}
-
-func (a *attempt) ctxErr(ctx context.Context, last error) error {
-	if last != nil {
-		return fmt.Errorf("queuelock: %q: %w (last store error: %v)", a.id, ctx.Err(), last)
-	}
-	return fmt.Errorf("queuelock: %q: %w", a.id, ctx.Err())
-}
-
-func (a *attempt) storeErr(step string, ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return a.ctxErr(ctx, nil)
-	}
-	return fmt.Errorf("queuelock: %q: %s: %w", a.id, step, err)
-}

@@ -2,8 +2,10 @@ package queue
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/internal/layout"
 	"github.com/lockstep-go/lockstep/internal/lease"
 )
 
@@ -107,4 +109,44 @@ func (a *attempt) claimWon(v view, since int64, head bool) bool {
 // composer reads the notes on its own goroutine.
 func (a *attempt) claimStarts() (settled func(won bool)) {
 	return a.notes.Claiming()
+}
+
+// queueCell is this attempt's queue cell, with a fresh timestamp.
+func (a *attempt) queueCell() lockstep.Cell {
+	var wake string
+	if w := a.l.cfg.wake; w != nil && !a.try {
+		wake = w.Transport.Addr()
+	}
+	c := layout.WakeQueueCell(a.qcol, a.owner, a.access, wake, a.l.ts.Next(), a.l.cfg.Lease.TTL)
+	if a.knobs.QueueCellsWithoutTTL {
+		c.TTL = 0
+	}
+	return c
+}
+
+// ownerCell is this attempt's owner cell, with a fresh timestamp.
+func (a *attempt) ownerCell() lockstep.Cell {
+	c := layout.OwnerCell(a.ocol, a.owner, a.access, a.l.ts.Next(), a.l.cfg.Lease.TTL)
+	if a.knobs.ReuseTombstonedTimestamp && a.lastDeleteTS != 0 {
+		c.Timestamp = a.lastDeleteTS
+	}
+	return c
+}
+
+// ctxErr is the error of an attempt whose ctx ended, with the last store
+// error it met, if any.
+func (a *attempt) ctxErr(ctx context.Context, last error) error {
+	if last != nil {
+		return fmt.Errorf("queuelock: %q: %w (last store error: %v)", a.id, ctx.Err(), last)
+	}
+	return fmt.Errorf("queuelock: %q: %w", a.id, ctx.Err())
+}
+
+// storeErr is the error of a failed store request at step, or ctxErr's
+// when ctx ended.
+func (a *attempt) storeErr(step string, ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return a.ctxErr(ctx, nil)
+	}
+	return fmt.Errorf("queuelock: %q: %s: %w", a.id, step, err)
 }

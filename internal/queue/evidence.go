@@ -150,7 +150,7 @@ type drawn struct {
 // call returns, so that the draw's read is sent no earlier than the lease
 // starts. a.keep takes the result (earlyToken).
 func (a *attempt) drawBeside(ctx context.Context) {
-	a.early = nil
+	a.early, a.evidence = nil, 0 // a.evidence is the coming read's
 	f := a.l.cfg.Fencing
 	if a.l.cfg.evidence != EvidenceUse || f == nil || !a.fence {
 		return

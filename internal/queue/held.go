@@ -20,7 +20,8 @@ func (a *attempt) held(ctx context.Context, since int64) (*part, error) {
 		if !ok {
 			a.requests += 2
 			var err error
-			if t, err = (fencing.Drawer{Global: f, Block: a.block, Knobs: a.l.cfg.knobs.Fencing}).Draw(ctx, func() bool { return a.inTime(since) }); err != nil {
+			d := fencing.Drawer{Global: f, Block: a.block, Knobs: a.l.cfg.knobs.Fencing}
+			if t, err = d.Draw(ctx, func() bool { return a.inTime(since) }); err != nil {
 				return nil, err
 			}
 		}
