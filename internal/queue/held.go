@@ -10,10 +10,10 @@ import (
 
 // held turns a successful claim, whose write was sent at since, into a
 // part. With fencing on (a.fence) it first takes the token drawn beside the
-// claim, if that may be kept (evidence.go), or else draws the token and keeps
-// it only if the claim's lease was still open when it arrived
-// (internal/fencing has the argument); otherwise it returns the error and the claim stands, for the
-// caller to give up (keep, or abandon).
+// claim, if that may be kept (evidence.go), or else draws the token and
+// keeps it only if the claim's lease was still open when it arrived
+// (internal/fencing has the argument); otherwise it returns the error and
+// the claim stands, for the caller to give up (keep, or abandon).
 func (a *attempt) held(ctx context.Context, since int64) (*part, error) {
 	if f := a.l.cfg.Fencing; f != nil && a.fence {
 		t, ok := a.earlyToken(since)
