@@ -188,7 +188,7 @@ func TestLock_CancelledByTheClientLeavesNothingBehind(t *testing.T) {
 		}
 		_, err = c.Unlock(ctx, connect.NewRequest(&pb.UnlockRequest{SessionId: sc, LockId: res.Msg.Lock.LockId}))
 		return err == nil
-	}, 5*time.Second, 10*time.Millisecond, "the cancelled waiter left its place in line behind")
+	}, 15*time.Second, 10*time.Millisecond, "the cancelled waiter left its place in line behind (a place left would last the lock TTL, 30 s)")
 	d, err := c.DescribeSession(ctx, connect.NewRequest(&pb.DescribeSessionRequest{SessionId: sb}))
 	require.NoError(t, err)
 	require.Empty(t, d.Msg.Locks)
