@@ -25,7 +25,9 @@ import (
 type Options struct {
 	// Queue and Legacy configure the two Lockers New builds. Their Clock and
 	// ProcessID, where set, must agree; their Separator and Fencing must be
-	// unset.
+	// unset. Queue.Evidence may be EvidenceRecord (with Fencing): the queue
+	// half then records each combined lock's token, as a fleet that moves
+	// on to EvidenceUse needs (docs/algorithms.md, section 5.3).
 	Queue  *queuelock.Options
 	Legacy *shadowlock.Options
 	// Fencing, when set, gives every combined acquisition one token
@@ -91,7 +93,14 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 	}
 	// The halves take flat ids and no token of their own: the combined
 	// Locker applies the separator, the deadlock detection and fencing once.
-	q, err := iqueue.NewWith(store, &qo, p.Half(qo.Logger, qo.Observer, false), nil)
+	// A queue half that records evidence is given the process's token
+	// service all the same: what it records is the highest token drawn
+	// through it, the combined locks' included.
+	if qo.Evidence == iqueue.EvidenceUse {
+		return nil, &lockstep.ConfigError{Field: "Queue.Evidence", Reason: "EvidenceUse draws a claim's token beside the claim, and a combined lock draws its token after both halves won: " +
+			"use EvidenceRecord here (its queue half then records every combined token for the fleet's EvidenceUse Lockers), or a migration.Locker, whose locks of mode new use it"}
+	}
+	q, err := iqueue.NewWith(store, &qo, p.Half(qo.Logger, qo.Observer, qo.Evidence != iqueue.EvidenceOff), nil)
 	if err != nil {
 		return nil, fmt.Errorf("combined: queue lock: %w", err)
 	}

@@ -163,9 +163,9 @@ func TestOptions_EvidenceRefusals(t *testing.T) {
 		require.ErrorIs(t, err, lockstep.ErrInvalidConfig, name)
 		require.ErrorContains(t, err, c.says, name)
 	}
-	_, err = NewWith(s, &Options{Evidence: EvidenceRecord}, setup.Process{Fencing: g}, nil)
-	require.ErrorIs(t, err, lockstep.ErrInvalidConfig, "a composer's queue half")
-	require.ErrorContains(t, err, "records no evidence")
+	_, err = NewWith(s, &Options{Evidence: EvidenceRecord}, setup.Process{}, nil)
+	require.ErrorIs(t, err, lockstep.ErrInvalidConfig, "a composer's queue half without the process's Fencing")
+	require.ErrorContains(t, err, "needs Fencing")
 	if st := s.Stats(); st.Puts+st.Deletes+st.Reads != 0 {
 		t.Fatalf("refused options touched the store: %+v", st)
 	}

@@ -108,11 +108,10 @@ func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
 // options and an issuer of another process return an error wrapping
 // lockstep.ErrInvalidConfig, and so does Options.LocalHandoff, which only
 // NewLocker applies (the composers take this Locker's parts directly).
+// Options.Evidence needs p.Fencing: the process's token service, whose
+// Drawn covers the tokens the composer draws for its combined locks, so
+// the queue half of a combined lock records them (evidence.go).
 func NewWith(store lockstep.Store, opts *Options, p setup.Process, owners *setup.Owners) (*Locker, error) {
-	if opts != nil && opts.Evidence != EvidenceOff {
-		return nil, &lockstep.ConfigError{Field: "Evidence", Reason: fmt.Sprintf(
-			"%v: Queue.Evidence is a queuelock.Locker's; a combined lock draws its token after both halves won and records no evidence, so leave it off here", opts.Evidence)}
-	}
 	if opts != nil && (opts.LocalHandoff != 0 || opts.Retain != 0) {
 		return nil, &lockstep.ConfigError{Field: "LocalHandoff", Reason: fmt.Sprintf(
 			"%d (Retain %v): Queue.LocalHandoff and Queue.Retain are a queuelock.Locker's; a combined Locker takes the queue lock as a part of its own (leave them 0), and a migration Locker has Options.LocalHandoff and Options.Retain for every mode", opts.LocalHandoff, opts.Retain)}

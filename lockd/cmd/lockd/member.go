@@ -100,6 +100,12 @@ func join(store lockstep.Store, o *options, log *slog.Logger, obs lockstep.Obser
 		}
 		opts.Queue.IntentionRange = true
 	}
+	if o.evidence != queuelock.EvidenceOff {
+		if opts.Queue == nil {
+			opts.Queue = &queuelock.Options{}
+		}
+		opts.Queue.Evidence = o.evidence
+	}
 	opts.LocalHandoff, opts.Retain = o.localHandoff, o.retain
 	if o.deadlock {
 		opts.Deadlock = &lockstep.DeadlockDetection{} // the library's defaults: published after 1s of waiting

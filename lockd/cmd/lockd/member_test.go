@@ -154,3 +154,48 @@ func TestJoin_RetainFlagKeepsAnUnlockedLockForTheNextLock(t *testing.T) {
 		require.NoError(t, b.Unlock(ctx))
 	})
 }
+
+// --evidence reaches the queue lock: with record or use, a lock's release
+// writes its token into the id's queue partition (docs/algorithms.md,
+// section 5.3), and with off nothing; it is read from the environment too.
+// A value that is no setting, and evidence without fencing, are refused
+// with what to do.
+func TestJoin_EvidenceFlagRecordsTokens(t *testing.T) {
+	ctx := context.Background()
+	for _, v := range []string{"off", "record", "use"} {
+		env := map[string]string{"LOCKSTEP_LOCKD_EVIDENCE": v}
+		o, err := parseOptions([]string{"--process-id", "lockd-ev", "--local-handoff", "0", "--retain", "0"}, func(k string) string { return env[k] }, io.Discard)
+		require.NoError(t, err)
+		require.Equal(t, v, o.evidence.String())
+		store, err := embeddedStore(ctx, lockstep.ModeNew)
+		require.NoError(t, err)
+		l, err := join(store, o, slog.New(slog.DiscardHandler), nil)
+		require.NoError(t, err)
+		lock, err := l.Lock(ctx, "invoice-7")
+		require.NoError(t, err)
+		token := lock.(lockstep.Fenced).Token()
+		require.NoError(t, lock.Unlock(ctx))
+		require.NoError(t, l.Close(ctx))
+		cells, err := store.Read(ctx, queuelock.DefaultTable, "invoice-7", lockstep.Slice{})
+		require.NoError(t, err)
+		var recorded int64
+		for _, c := range cells {
+			if c.Column == "~~evidence" {
+				recorded = c.Timestamp // the evidence cell's timestamp is its token
+			}
+		}
+		if v == "off" {
+			require.Zero(t, recorded, "--evidence off records nothing")
+		} else {
+			require.Equal(t, token, recorded, "--evidence %s: the release records the lock's token", v)
+		}
+	}
+	for args, says := range map[string]string{
+		"--evidence maybe":                  `--evidence "maybe": want off, record or use`,
+		"--evidence use --fencing=false":    "--evidence use needs --fencing",
+		"--evidence record --fencing=false": "--evidence record needs --fencing",
+	} {
+		_, err := parseOptions(strings.Fields(args), func(string) string { return "" }, io.Discard)
+		require.ErrorContains(t, err, says, args)
+	}
+}

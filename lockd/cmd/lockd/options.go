@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstep-go/lockstep/cassandra"
 	"github.com/lockstep-go/lockstep/lockd"
+	"github.com/lockstep-go/lockstep/queuelock"
 )
 
 // options are lockd's flags.
@@ -29,6 +30,7 @@ type options struct {
 	drain             time.Duration
 	separator         string
 	fencing           bool
+	evidence          queuelock.Evidence
 	deadlock          bool
 	intentionRange    bool
 	localHandoff      int
@@ -59,6 +61,7 @@ var envFlags = map[string]string{
 	"client-ca":           "LOCKSTEP_LOCKD_CLIENT_CA",
 	"require-client-cert": "LOCKSTEP_LOCKD_REQUIRE_CLIENT_CERT",
 	"intention-range":     "LOCKSTEP_LOCKD_INTENTION_RANGE",
+	"evidence":            "LOCKSTEP_LOCKD_EVIDENCE",
 	"local-handoff":       "LOCKSTEP_LOCKD_LOCAL_HANDOFF",
 	"retain":              "LOCKSTEP_LOCKD_RETAIN",
 	"session-ttl":         "LOCKSTEP_LOCKD_SESSION_TTL",
@@ -90,6 +93,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.DurationVar(&o.drain, "drain", lockd.DefaultDrain, "at a graceful shutdown, how long the clients of sessions that can move (given other lockds and a --peer-key-file) have to move them, with their locks, to another lockd before the sessions left are closed and their locks released; less than --shutdown-timeout ($LOCKSTEP_LOCKD_DRAIN)")
 	fs.StringVar(&o.separator, "separator", "/", "separator of hierarchical ids; empty: flat ids")
 	fs.BoolVar(&o.fencing, "fencing", true, "give every lock a fencing token")
+	evidence := fs.String("evidence", "off", "evidence-ordered fencing (queuelock.Options.Evidence; docs/algorithms.md, section 5.3): \"record\" writes each lock's token into its queue partition as the lock is released; \"use\" records too, and draws a lock of mode new's token beside its claim, saving two sequential requests. A fleet moves in two steps: every process that takes fenced locks of the tables to record, then to use. Needs --fencing. \"off\": neither ($LOCKSTEP_LOCKD_EVIDENCE)")
 	fs.BoolVar(&o.deadlock, "deadlock-detection", true, "detect cycles of waits across the fleet and fail one Lock of each with DEADLOCK (needs the lock_waits table)")
 	fs.IntVar(&o.localHandoff, "local-handoff", 8, "hand an exclusive lock a session unlocks to the next session of this lockd waiting for it, in memory, up to this many times in a row before releasing it in the store for other processes (migration.Options.LocalHandoff; docs/algorithms.md, section 4.15). A lock a peer token names (a fail-over client reads one after each Lock) is shared and moves to another lockd with its session; from then on its Unlock releases it in the store instead of handing it on. 0: off ($LOCKSTEP_LOCKD_LOCAL_HANDOFF)")
 	fs.DurationVar(&o.retain, "retain", 20*time.Millisecond, "with --local-handoff, keep an exclusive lock a session unlocks with no session of this lockd waiting for it held in the store for up to this long, so that a session's next Lock of it here is granted in memory; released at once when another process's waiter shows in the queue lock's line (looked for once per lease renewal), on a request of another access, and on loss (migration.Options.Retain; docs/algorithms.md, section 4.15). 0: off ($LOCKSTEP_LOCKD_RETAIN)")
@@ -133,6 +137,11 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	if err := o.http.validate(); err != nil {
 		return nil, err
 	}
+	e, err := parseEvidence(*evidence, o.fencing)
+	if err != nil {
+		return nil, err
+	}
+	o.evidence = e
 	if o.localHandoff < 0 {
 		return nil, fmt.Errorf("--local-handoff %d: want 0 (off) or the most local handoffs in a row, e.g. 8", o.localHandoff)
 	}
@@ -149,4 +158,19 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 		return nil, err
 	}
 	return o, nil
+}
+
+// parseEvidence reads --evidence: off, record or use, the last two only
+// with fencing tokens.
+func parseEvidence(v string, fencing bool) (queuelock.Evidence, error) {
+	for _, e := range []queuelock.Evidence{queuelock.EvidenceOff, queuelock.EvidenceRecord, queuelock.EvidenceUse} {
+		if v != e.String() {
+			continue
+		}
+		if e != queuelock.EvidenceOff && !fencing {
+			return e, fmt.Errorf("--evidence %s needs --fencing: evidence records fencing tokens; leave --fencing on, or set --evidence off", v)
+		}
+		return e, nil
+	}
+	return queuelock.EvidenceOff, fmt.Errorf("--evidence %q: want off, record or use (a fleet goes to record everywhere before any process uses it)", v)
 }
