@@ -115,7 +115,7 @@ func newLocker(c config, store lockstep.Store, obs lockstep.Observer) (locker, e
 		sep = separator
 	}
 	return migration.New(store, flag, &migration.Options{Clock: clk, ProcessID: c.process, Separator: sep,
-		Queue:        &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, TestingKnobs: c.planted.queue},
+		Queue:        &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, Evidence: c.evidence, TestingKnobs: c.planted.queue},
 		Legacy:       &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, TestingKnobs: c.planted.legacy},
 		Fencing:      fence,
 		LocalHandoff: c.localHandoff,
@@ -141,12 +141,12 @@ func newDirect(c config, store lockstep.Store, clk lockstep.Clock, fence *clock.
 		return nil, err
 	}
 	if d.queue, err = queuelock.New(store, &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew,
-		Clock: clk, ProcessID: c.process + ":new", Fencing: fence, Observer: obs, TestingKnobs: c.planted.queue}); err != nil {
+		Clock: clk, ProcessID: c.process + ":new", Fencing: fence, Evidence: c.evidence, Observer: obs, TestingKnobs: c.planted.queue}); err != nil {
 		return nil, errors.Join(err, d.Close(context.Background()))
 	}
 	if d.combined, err = combined.New(store, &combined.Options{
 		Queue: &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, Clock: clk,
-			ProcessID: c.process + ":combined", Observer: obs, TestingKnobs: c.planted.queue},
+			ProcessID: c.process + ":combined", Evidence: halfEvidence(c.evidence), Observer: obs, TestingKnobs: c.planted.queue},
 		Legacy: &shadowlock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, Clock: clk,
 			ProcessID: c.process + ":combined", Observer: obs, TestingKnobs: c.planted.legacy},
 		Fencing:      fence,

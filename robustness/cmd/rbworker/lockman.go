@@ -127,7 +127,7 @@ func runLockman(ctx context.Context, c config, clk *history.Clock) (err error) {
 	}
 	m.dl = dl
 	if m.tx, err = queuelock.New(st.global, &queuelock.Options{TTL: c.ttl, MaxServerSkew: c.maxServerSkew, Clock: clk0,
-		ProcessID: c.process + ":tx", Fencing: fence}); err != nil {
+		ProcessID: c.process + ":tx", Fencing: fence, Evidence: c.evidence}); err != nil {
 		_ = dl.Close(context.Background())
 		return err
 	}

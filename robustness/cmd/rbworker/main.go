@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/robustness/history"
 )
 
@@ -33,6 +34,7 @@ type config struct {
 	lockTimeout     time.Duration
 	requestTimeout  time.Duration
 	fencing         bool
+	evidence        queuelock.Evidence // the Lockers' Options.Evidence (--evidence)
 	plant           string
 	planted         planted // what plant switches on (plant.go), set by run
 	bypassMigration bool
@@ -82,6 +84,7 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&c.lockTimeout, "lock-timeout", 0, "bound on one Lock call (0: 4×TTL)")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", 2*time.Second, "Cassandra request timeout")
 	fs.BoolVar(&c.fencing, "fencing", true, "take fencing tokens (global time service)")
+	evidence := fs.String("evidence", "off", "the Lockers' evidence-ordered fencing (queuelock.Options.Evidence): off, record or use (a combined Locker's queue half records at use); needs --fencing, and every process taking fenced locks of the ids to record")
 	fs.StringVar(&c.plant, "plant", "", "planted defect to switch on, one of "+strings.Join(plantable, ", ")+" (the robustness suite's controls only)")
 	fs.BoolVar(&c.bypassMigration, "bypass-migration", false, "take locks with the flag's algorithm directly, not through migration.Locker (negative control)")
 	fs.Float64Var(&c.managerShare, "manager-share", 0, "share of acquisitions (0..1) that are the lock manager's: Shared locks, groups and hierarchical ids over lock-0, lock-1 and their children (ids use the separator \"/\")")
@@ -116,6 +119,11 @@ func parseFlags(args []string) (config, error) {
 			c.lockdURLs = append(c.lockdURLs, u)
 		}
 	}
+	ev, err := parseEvidence(*evidence, c.fencing)
+	if err != nil {
+		return c, err
+	}
+	c.evidence = ev
 	if c.lockTimeout == 0 {
 		c.lockTimeout = 4 * c.ttl
 	}

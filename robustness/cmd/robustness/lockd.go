@@ -103,6 +103,7 @@ type lockdSet struct {
 	r        *runner
 	name     string // the segment's, for the lockds' process ids
 	setup    lockdSetup
+	evidence string // the segment's --evidence, its lockds' too
 	procs    []*lockdProc
 	clients  []string            // worker ids through lockd
 	lockdOf  map[string]int      // client → its lockd (the one it starts on)
@@ -122,7 +123,7 @@ type lockdSet struct {
 
 // newLockdSet plans the lockds of segment seg (index idx); start starts them.
 func (r *runner) newLockdSet(seg *segment, idx int) *lockdSet {
-	s := &lockdSet{r: r, name: strings.ReplaceAll(seg.name, "+", "_"), setup: seg.lockd, lockdOf: map[string]int{}, history: map[string]string{},
+	s := &lockdSet{r: r, name: strings.ReplaceAll(seg.name, "+", "_"), setup: seg.lockd, evidence: seg.evidence, lockdOf: map[string]int{}, history: map[string]string{},
 		failover: map[string]bool{}, python: map[string]bool{}, proxies: map[string][]*proxy{}, counts: map[nemesis.Kind]int{}}
 	dir := segmentDir(r, seg, idx)
 	s.dir = dir
@@ -235,6 +236,9 @@ func (s *lockdSet) lockdArgs(p *lockdProc, keyspace, keyFile string) []string {
 	}
 	if s.setup.retain > 0 {
 		args = append(args, "--retain", s.setup.retain.String())
+	}
+	if s.evidence != "" {
+		args = append(args, "--evidence", s.evidence)
 	}
 	return args
 }

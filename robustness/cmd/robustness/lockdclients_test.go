@@ -159,3 +159,24 @@ func TestFleetLockd_TheFleetsRunLockdsWithLocalHandoffAndRetention(t *testing.T)
 		}
 	}
 }
+
+// The fleets new and combined+new run every lockd with --evidence use, as
+// the segment's workers (docs/algorithms.md §5.3: every process taking
+// fenced locks of the ids records); the other fleets run without it.
+func TestFleets_EvidenceReachesEveryProcessOfTheFleet(t *testing.T) {
+	for _, f := range fleets {
+		want := f.name == "new" || f.name == "combined+new"
+		if got := f.evidence == "use"; got != want {
+			t.Errorf("fleet %s: evidence %q, want use %v", f.name, f.evidence, want)
+		}
+		if f.lockd.clients == 0 {
+			continue
+		}
+		r := &runner{o: options{workers: 4}, outDir: t.TempDir(), cluster: &cluster.Cluster{}}
+		s := r.newLockdSet(&f, 0)
+		args := strings.Join(s.lockdArgs(s.procs[0], "ks", "peer.key"), " ")
+		if got := strings.Contains(args, "--evidence use"); got != want {
+			t.Errorf("fleet %s: lockd args %q: --evidence use %v, want %v", f.name, args, got, want)
+		}
+	}
+}

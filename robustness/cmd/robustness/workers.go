@@ -114,6 +114,9 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		if seg.bypass {
 			args = append(args, "--bypass-migration")
 		}
+		if seg.evidence != "" {
+			args = append(args, "--evidence", seg.evidence)
+		}
 		args = append(args, seg.plainArgs(i)...)
 		if dc != "" {
 			args = append(args, "--dc", dc)
