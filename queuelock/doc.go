@@ -58,8 +58,9 @@
 //   - Evidence is taken in two steps across the fleet: every Locker that
 //     takes fenced locks of the table at EvidenceRecord first, then
 //     EvidenceUse. A Locker at EvidenceUse beside one that records nothing
-//     (an older version, EvidenceOff, or a migration or combined Locker,
-//     which cannot record) may keep a token below an earlier holder's. An
+//     (an older version, or one at EvidenceOff: a migration Locker's
+//     Options.Queue.Evidence, a combined Locker's queue half at
+//     EvidenceRecord) may keep a token below an earlier holder's. An
 //     older version than 0.1.0 fails on the evidence cell with
 //     lockstep.ErrForeignCell.
 //   - Switch IntentionRange on only once every process locking the table

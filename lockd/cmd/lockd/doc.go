@@ -88,6 +88,11 @@
 // --local-handoff) keeps such a lock unlocked with nobody here waiting held
 // for up to D, for the next Lock of it on this lockd, and releases it at
 // once when another process's waiter shows (migration.Options.Retain).
+// --evidence (off by default) is the queue lock's Options.Evidence:
+// "record" writes each lock's token into its partition as it is released,
+// "use" also draws a lock of mode new's token beside its claim instead of
+// after it; a fleet goes to record everywhere before any process uses it
+// (docs/algorithms.md, section 5.3).
 //
 // --lock-ttl sets the TTL of the lock cells it writes (the library's
 // Options.TTL, default 30s): a lockd that is killed, paused or cut off from
