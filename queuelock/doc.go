@@ -56,12 +56,14 @@
 //     lock, so the wake-up key must then be kept as the store's
 //     credentials are: a process holding it could forge a grant.
 //   - Evidence is taken in two steps across the fleet: every Locker that
-//     takes fenced locks of the table at EvidenceRecord first, then
-//     EvidenceUse. A Locker at EvidenceUse beside one that records nothing
-//     (an older version, or one at EvidenceOff: a migration Locker's
-//     Options.Queue.Evidence, a combined Locker's queue half at
-//     EvidenceRecord) may keep a token below an earlier holder's. An
-//     older version than 0.1.0 fails on the evidence cell with
+//     takes fenced locks of the table at EvidenceRecord first (migration
+//     Lockers by Options.Queue.Evidence, combined ones by their
+//     Options.Queue.Evidence at EvidenceRecord), then EvidenceUse. A
+//     Locker at EvidenceUse beside one that records nothing (EvidenceOff,
+//     or an older version) may keep a token below an earlier holder's,
+//     and so may one whose lease window (TTL) is longer than another
+//     fenced Locker's of the table: only those with the shortest use it.
+//     An older version than 0.1.0 fails on the evidence cell with
 //     lockstep.ErrForeignCell.
 //   - Switch IntentionRange on only once every process locking the table
 //     reads the range (0.1.0 or later; an older one fails with

@@ -34,10 +34,11 @@
 // In the fleets new and combined+new three workers, added after the plain
 // ones, take their locks through lockd (lockd.go, lockdclients.go): the
 // runner builds lockd/cmd/lockd, starts two lockds on the segment's
-// keyspace (--lock-ttl 6s, one --peer-key-file, --evidence use as every
-// process of those two fleets: the tokens of locks of mode new drawn
-// beside their claims, each process recording the tokens it held, the
-// combined ones included), and gives each of those
+// keyspace (--lock-ttl 6s, one --peer-key-file, --evidence record: the
+// workers of those two fleets run at --evidence use, drawing the tokens of
+// locks of mode new beside their claims, and every process records the
+// tokens it held, the combined ones included; the lockds only record,
+// their lease window being longer than the workers'), and gives each of those
 // workers a proxy of its own to each lockd (proxy.go), through which it
 // holds one lockd session at a time (TTL 2 s, lockd's lease window for
 // that lock TTL: the rule lockd/cmd/lockd documents). The first, an

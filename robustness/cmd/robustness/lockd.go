@@ -80,6 +80,22 @@ const (
 var fleetLockd = lockdSetup{clients: 3, single: 1, python: 1, lockTTL: lockdLockTTL, sessionTTL: lockdSessionTTL, track: true,
 	localHandoff: 8, retain: 20 * time.Millisecond}
 
+// lockdEvidence is the lockds' --evidence in a segment whose workers run
+// at evidence: record, whatever the workers do. A claim at use keeps a
+// token drawn beside it only while its lease window is no longer than any
+// earlier holder's (docs/algorithms.md §5.3, Lemma 15: that holder's owner
+// cell must outlive the claim's read), and the lockds' window (2 s, for
+// their 6 s lock TTL) is longer than the workers' (1 s at 4 s): a lockd at
+// use could keep a token below that of a worker whose cells expired while
+// the lockd's claim was still in its window. At record they draw each
+// token after the claim (Theorem 6), and record it for the workers.
+func lockdEvidence(workers string) string {
+	if workers == "" {
+		return ""
+	}
+	return "record"
+}
+
 // lockdWindow is lockd's lease window for a lock TTL.
 func lockdWindow(lockTTL time.Duration) time.Duration {
 	return (lockTTL - time.Second - lockdMaxSkew) / 2
@@ -103,7 +119,7 @@ type lockdSet struct {
 	r        *runner
 	name     string // the segment's, for the lockds' process ids
 	setup    lockdSetup
-	evidence string // the segment's --evidence, its lockds' too
+	evidence string // the lockds' --evidence (lockdEvidence)
 	procs    []*lockdProc
 	clients  []string            // worker ids through lockd
 	lockdOf  map[string]int      // client → its lockd (the one it starts on)
@@ -123,7 +139,7 @@ type lockdSet struct {
 
 // newLockdSet plans the lockds of segment seg (index idx); start starts them.
 func (r *runner) newLockdSet(seg *segment, idx int) *lockdSet {
-	s := &lockdSet{r: r, name: strings.ReplaceAll(seg.name, "+", "_"), setup: seg.lockd, evidence: seg.evidence, lockdOf: map[string]int{}, history: map[string]string{},
+	s := &lockdSet{r: r, name: strings.ReplaceAll(seg.name, "+", "_"), setup: seg.lockd, evidence: lockdEvidence(seg.evidence), lockdOf: map[string]int{}, history: map[string]string{},
 		failover: map[string]bool{}, python: map[string]bool{}, proxies: map[string][]*proxy{}, counts: map[nemesis.Kind]int{}}
 	dir := segmentDir(r, seg, idx)
 	s.dir = dir

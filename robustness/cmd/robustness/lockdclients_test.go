@@ -160,9 +160,10 @@ func TestFleetLockd_TheFleetsRunLockdsWithLocalHandoffAndRetention(t *testing.T)
 	}
 }
 
-// The fleets new and combined+new run every lockd with --evidence use, as
-// the segment's workers (docs/algorithms.md §5.3: every process taking
-// fenced locks of the ids records); the other fleets run without it.
+// The fleets new and combined+new run every worker at --evidence use and
+// every lockd at record (docs/algorithms.md §5.3: every process taking
+// fenced locks of the ids records, and only those with the shortest lease
+// window use); the other fleets run without it.
 func TestFleets_EvidenceReachesEveryProcessOfTheFleet(t *testing.T) {
 	for _, f := range fleets {
 		want := f.name == "new" || f.name == "combined+new"
@@ -175,8 +176,8 @@ func TestFleets_EvidenceReachesEveryProcessOfTheFleet(t *testing.T) {
 		r := &runner{o: options{workers: 4}, outDir: t.TempDir(), cluster: &cluster.Cluster{}}
 		s := r.newLockdSet(&f, 0)
 		args := strings.Join(s.lockdArgs(s.procs[0], "ks", "peer.key"), " ")
-		if got := strings.Contains(args, "--evidence use"); got != want {
-			t.Errorf("fleet %s: lockd args %q: --evidence use %v, want %v", f.name, args, got, want)
+		if got := strings.Contains(args, "--evidence record"); got != want {
+			t.Errorf("fleet %s: lockd args %q: --evidence record %v, want %v", f.name, args, got, want)
 		}
 	}
 }
