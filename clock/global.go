@@ -123,8 +123,8 @@ func (g *Global) Reserve(ctx context.Context, n int) (int64, error) {
 }
 
 // Drawn returns the highest value of a draw of this Global that returned
-// (the last of its block), 0 before the first. Every token a Locker of this
-// process kept from it is at most Drawn, and every draw on any process that
+// (the last of its block), 0 before the first. Every token kept from a draw
+// through this Global is at most Drawn, and every draw on any process that
 // starts after such a draw returned gets more (Lemma 7); a Locker recording
 // evidence (queuelock.Options.Evidence) writes it beside its releases
 // (docs/algorithms.md, section 5.3). A draw still in flight, or one that

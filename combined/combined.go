@@ -100,6 +100,9 @@ func New(store lockstep.Store, opts *Options) (*Locker, error) {
 		return nil, &lockstep.ConfigError{Field: "Queue.Evidence", Reason: "EvidenceUse draws a claim's token beside the claim, and a combined lock draws its token after both halves won: " +
 			"use EvidenceRecord here (its queue half then records every combined token for the fleet's EvidenceUse Lockers), or a migration.Locker, whose locks of mode new use it"}
 	}
+	if qo.Evidence != iqueue.EvidenceOff && p.Fencing == nil {
+		return nil, &lockstep.ConfigError{Field: "Queue.Evidence", Reason: fmt.Sprintf("%v records fencing tokens, and this combined Locker draws none: set Options.Fencing, or leave Queue.Evidence off", qo.Evidence)}
+	}
 	q, err := iqueue.NewWith(store, &qo, p.Half(qo.Logger, qo.Observer, qo.Evidence != iqueue.EvidenceOff), nil)
 	if err != nil {
 		return nil, fmt.Errorf("combined: queue lock: %w", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/lockstep-go/lockstep/locktest"
 	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"
+	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
 // A combined Locker whose queue half records evidence writes each combined
@@ -64,7 +65,7 @@ func TestCombined_EvidenceRefusals(t *testing.T) {
 		says  string
 	}{
 		"use":             {queuelock.EvidenceUse, g, "use EvidenceRecord here"},
-		"without fencing": {queuelock.EvidenceRecord, nil, "needs Fencing"},
+		"without fencing": {queuelock.EvidenceRecord, nil, "set Options.Fencing, or leave Queue.Evidence off"},
 	} {
 		o := opts(locktest.Timing{}, 1)
 		o.Queue.Evidence, o.Fencing = c.e, c.fence
@@ -75,4 +76,44 @@ func TestCombined_EvidenceRefusals(t *testing.T) {
 	if st := s.Stats(); st.Puts+st.Deletes+st.Reads != 0 {
 		t.Fatalf("refused options touched the store: %+v", st)
 	}
+}
+
+// A composed Locker records through the queue Locker it is given, which
+// records the tokens drawn through its own Fencing: Compose refuses another
+// token service for the combined locks (their tokens would go unrecorded,
+// and a claim at EvidenceUse could keep a token below one), says what to
+// pass, and with that same one records each combined token.
+func TestCompose_DrawsThroughTheQueueLockersRecordingFencing(t *testing.T) {
+	ctx := context.Background()
+	s := model.New(&clock.Local{})
+	g1, err := clock.NewGlobal(s, "", &clock.Local{})
+	require.NoError(t, err)
+	g2, err := clock.NewGlobal(s, "", &clock.Local{})
+	require.NoError(t, err)
+	q, err := queuelock.New(s, &queuelock.Options{ProcessID: "p", Fencing: g1, Evidence: queuelock.EvidenceRecord})
+	require.NoError(t, err)
+	defer q.Close(ctx)
+	g, err := shadowlock.New(s, &shadowlock.Options{ProcessID: "p"})
+	require.NoError(t, err)
+	defer g.Close(ctx)
+
+	_, err = Compose(q, g, &ComposeOptions{Fencing: g2})
+	require.ErrorIs(t, err, lockstep.ErrInvalidConfig)
+	require.ErrorContains(t, err, "pass that same clock.Global")
+
+	c, err := Compose(q, g, &ComposeOptions{Fencing: g1})
+	require.NoError(t, err)
+	lk, err := c.Lock(ctx, "x")
+	require.NoError(t, err)
+	token := lk.(lockstep.Fenced).Token()
+	require.NoError(t, lk.Unlock(ctx))
+	cells, err := s.Read(ctx, queuelock.DefaultTable, "x", lockstep.Slice{})
+	require.NoError(t, err)
+	var recorded int64
+	for _, cl := range cells {
+		if cl.Column == layout.EvidenceColumn {
+			recorded = cl.Timestamp
+		}
+	}
+	require.Equal(t, token, recorded, "the queue Locker's release records the combined token")
 }

@@ -178,7 +178,7 @@ func TestNew_RefusesEvidenceWithoutFencing(t *testing.T) {
 	o.Queue.Evidence = queuelock.EvidenceRecord
 	_, err := New(s, flagOf(lockstep.ModeNew), o)
 	require.True(t, errors.Is(err, lockstep.ErrInvalidConfig), "New = %v", err)
-	require.ErrorContains(t, err, "needs Fencing")
+	require.ErrorContains(t, err, "set Options.Fencing, or leave Queue.Evidence off")
 	if st := s.Stats(); st.Puts+st.Deletes+st.Reads != 0 {
 		t.Fatalf("refused options touched the store: %+v", st)
 	}

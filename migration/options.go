@@ -170,6 +170,9 @@ func newAlgorithms(store lockstep.Store, p setup.Process, o *Options, k TestingK
 	if err := combine.CheckHalves("migration", &qo, &so, p.ID); err != nil {
 		return algorithms{}, err
 	}
+	if qo.Evidence != queue.EvidenceOff && p.Fencing == nil {
+		return algorithms{}, &lockstep.ConfigError{Field: "Queue.Evidence", Reason: fmt.Sprintf("%v records fencing tokens, and this Locker draws none: set Options.Fencing, or leave Queue.Evidence off", qo.Evidence)}
+	}
 	ck := deref.Of(k.Combined)
 	if k.Fencing != nil { // every mode draws its tokens through its own Locker
 		ck.Fencing = k.Fencing

@@ -39,11 +39,19 @@ var _ manager.Algorithm = (*Locker)(nil)
 // New returns the combined algorithm over q and g, which must stand for
 // one process (the same process id); fencing, if not nil, draws one token
 // per acquisition. With owned, its Close closes q and g. A q and g of
-// different processes return a *lockstep.ConfigError.
+// different processes, and a fencing other than the one q records
+// evidence with (q.Recording), return a *lockstep.ConfigError: q's
+// releases record the highest token drawn through its own token service,
+// which must cover the combined tokens (docs/algorithms.md, section 5.3).
 func New(q *queue.Locker, g *shadow.Locker, fencing *clock.Global, owned bool, knobs *TestingKnobs) (*Locker, error) {
 	if q.Process() != g.Process() {
 		return nil, &lockstep.ConfigError{Field: "queue/legacy",
 			Reason: fmt.Sprintf("the two Lockers stand for different processes (%q, %q): build both with the same ProcessID", q.Process(), g.Process())}
+	}
+	if r := q.Recording(); r != nil && fencing != nil && fencing != r {
+		return nil, &lockstep.ConfigError{Field: "Fencing",
+			Reason: "the queue Locker records evidence (queuelock.Options.Evidence) of the tokens drawn through its own Options.Fencing, " +
+				"and a combined lock's token must be among them: pass that same clock.Global as the combined Locker's Fencing"}
 	}
 	l := &Locker{queue: q, legacy: g, fencing: fencing, clock: q.Clock(), owned: owned, knobs: deref.Of(knobs)}
 	return l, nil

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"github.com/lockstep-go/lockstep/clock"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
@@ -30,6 +31,17 @@ func (l *Locker) Acquire(ctx context.Context, r held.Request) (held.Result, erro
 		return nil
 	})
 	return res, err
+}
+
+// Recording is the token service whose Drawn this Locker records as
+// evidence (its Options.Fencing), nil when it records none: a composer
+// drawing tokens for locks of which this Locker takes a part must draw
+// them through it, or the records would not cover them (evidence.go).
+func (l *Locker) Recording() *clock.Global {
+	if l.cfg.evidence == EvidenceOff {
+		return nil
+	}
+	return l.cfg.Fencing
 }
 
 // Owners is the issuer this Locker draws its owner ids from (NewWith).

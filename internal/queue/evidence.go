@@ -19,7 +19,9 @@ import (
 // read (Lemma 4), and the claim can win only if A's Locker deleted or
 // overwrote that cell first. Every such request of a recording Locker
 // carries, in the same mutation, the evidence cell with the highest token
-// of a draw of its process that returned (clock.Global.Drawn). So the
+// of a draw through its Options.Fencing that returned (clock.Global.Drawn):
+// a composer drawing the tokens of locks this Locker takes a part of
+// draws them through the same Global (Recording). So the
 // winning read shows evidence of at least A's token (Lemma 15), and a token
 // drawn beside the claim is kept only above it (Theorem 6b). Anything else
 // falls back to the draw after the claim.
@@ -80,10 +82,11 @@ func checkEvidenceStore(store lockstep.Store, e Evidence) error {
 }
 
 // evidenceCell returns the evidence cell a request that deletes or writes
-// one of this Locker's owner cells carries: the highest token of a draw of
-// the process that returned (clock.Global.Drawn), or that this Locker adopted with a shared lock (Adopt), if
-// higher. ok is false when the Locker records none, or the process has
-// drawn no token yet (so holds none to record).
+// one of this Locker's owner cells carries: the highest token of a draw
+// through Options.Fencing that returned (clock.Global.Drawn), or that this
+// Locker adopted with a shared lock (Adopt), if higher. ok is false when
+// the Locker records none, or nothing has been drawn yet (so no hold has a
+// token to record).
 func (l *Locker) evidenceCell() (c lockstep.Cell, ok bool) {
 	if l.cfg.evidence == EvidenceOff || l.cfg.knobs.RecordNoEvidence {
 		return lockstep.Cell{}, false
