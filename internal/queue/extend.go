@@ -18,10 +18,10 @@ var _ cohort.Extender = (*Locker)(nil)
 // the block only if s's lease was open when the draw returned — s.Loss,
 // whose check runs the renewed lease's in-time deadline — as an
 // acquisition keeps its token (internal/fencing), and if the draw returned
-// within the lease window of its send, as every kept token's draw does
-// (an evidence cell that expired names only values below it:
-// docs/algorithms.md, section 5.3, Lemma 16); otherwise it returns an
-// error wrapping fencing.ErrLapsed. It writes nothing but the global time
+// within the lease window of its send, as a claim's draw does: a draw that
+// slow is taken for a sign the hold should go back to the store, which
+// the layer then does at the bound. Otherwise it returns an error wrapping
+// fencing.ErrLapsed. It writes nothing but the global time
 // cell; without Options.Fencing it refuses with errNoFencing and draws
 // nothing. ctx bounds the draw's two requests.
 func (l *Locker) Extend(ctx context.Context, s held.Spec, n int) (int64, error) {

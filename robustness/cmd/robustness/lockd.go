@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -80,20 +81,29 @@ const (
 var fleetLockd = lockdSetup{clients: 3, single: 1, python: 1, lockTTL: lockdLockTTL, sessionTTL: lockdSessionTTL, track: true,
 	localHandoff: 8, retain: 20 * time.Millisecond}
 
-// lockdEvidence is the lockds' --evidence in a segment whose workers run
-// at evidence: record, whatever the workers do. A claim at use keeps a
-// token drawn beside it only while its lease window is no longer than any
-// earlier holder's (docs/algorithms.md §5.3, Lemma 15: that holder's owner
-// cell must outlive the claim's read), and the lockds' window (2 s, for
-// their 6 s lock TTL) is longer than the workers' (1 s at 4 s): a lockd at
-// use could keep a token below that of a worker whose cells expired while
-// the lockd's claim was still in its window. At record they draw each
-// token after the claim (Theorem 6), and record it for the workers.
-func lockdEvidence(workers string) string {
-	if workers == "" {
+// lockdEvidence is the lockds' --evidence in a segment at evidence:
+// record. Only the processes with the fleet's shortest lease window may
+// use evidence (docs/algorithms.md §5.3, "Lockers of different TTLs": an
+// earlier holder's owner cell must outlive a later claim's read), and the
+// lockds' window (2 s, for their 6 s lock TTL) is longer than the
+// workers' at the runner's default TTL (1 s at 4 s). At record they draw
+// each token after the claim (Theorem 6), and record it for the workers.
+func lockdEvidence(segment string) string {
+	if segment == "" {
 		return ""
 	}
 	return "record"
+}
+
+// workerEvidence is the workers' --evidence in seg: the segment's, but
+// record instead of use when the workers' lease window, at the run's TTL
+// and MaxServerSkew, is longer than the segment's lockds' (lockdEvidence).
+func (r *runner) workerEvidence(seg *segment) string {
+	ttl := cmp.Or(seg.ttl, r.o.ttl)
+	if seg.evidence == "use" && seg.lockd.clients > 0 && (ttl-time.Second-r.o.maxSkew)/2 > lockdWindow(seg.lockd.lockTTL) {
+		return "record"
+	}
+	return seg.evidence
 }
 
 // lockdWindow is lockd's lease window for a lock TTL.
