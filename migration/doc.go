@@ -34,10 +34,6 @@
 //   - Binaries locking without this package escape the census.
 //   - Give every Lock a deadline: a call keeps the mode it started in.
 //   - Outside mode new every lock is exclusive, whatever access it asks.
-//   - Options.Queue.Evidence is a fleet-wide setting taken in two steps,
-//     as queuelock's pitfalls say; at EvidenceUse the locks of mode new
-//     draw their tokens beside their claims, and the queue halves of
-//     combined locks record theirs.
 //   - With [PhaseFlag], the Controller's Drain must exceed the flag's cache
 //     plus the longest hold, the heartbeat period and FlagStaleFor.
 //

@@ -32,10 +32,7 @@ type Options struct {
 	ProcessID string
 	// Queue and Legacy configure the algorithms; leave their Clock, ProcessID,
 	// Separator and Fencing unset. Legacy's tables and TTL must match the
-	// legacy fleet's. Queue.Evidence (with Fencing) applies to the locks of
-	// mode new and to the queue half of combined ones, which records each
-	// combined token and never draws beside its claim (docs/algorithms.md,
-	// section 5.3).
+	// legacy fleet's.
 	Queue  *queuelock.Options
 	Legacy *shadowlock.Options
 	// Fencing gives every lock a token; Separator makes ids hierarchical.
