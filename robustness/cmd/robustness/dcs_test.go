@@ -13,7 +13,7 @@ import (
 )
 
 // ciArgs are CI's stage_robustness arguments (.ci/run): keep them equal.
-var ciArgs = []string{"--dcs", "2", "--minutes", "6", "--seed", "21"}
+var ciArgs = []string{"--dcs", "2", "--minutes", "7", "--seed", "21"}
 
 // With --dcs 2 the run has every fleet and control, the DC ones included,
 // and dc-partition among the kinds.

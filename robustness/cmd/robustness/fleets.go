@@ -86,12 +86,11 @@ type segment struct {
 	// handoffPlant, when set, is their --plant instead of the segment's.
 	handoffWorkers, handoffGoroutines, handoff int
 	handoffPlant                               string
-	// evidence, when set, is every worker's --evidence
+	// evidence, when set, is every worker's and lockd's --evidence
 	// (queuelock.Options.Evidence; docs/algorithms.md §5.3): "use" draws
 	// the tokens of locks of mode new beside their claims, every process
 	// of the segment recording each token it holds, the combined ones
-	// included, as a fleet at use must. The segment's lockds record
-	// (lockdEvidence).
+	// included, as a fleet at use must.
 	evidence string
 }
 
@@ -101,9 +100,10 @@ var fleets = []segment{
 	// lockds run with --local-handoff 8 --retain 20ms (fleetLockd), so the
 	// clients that fail over move with locks the local-handoff layer
 	// granted and shared.
-	// Every worker at --evidence use (tokens drawn beside the claims),
-	// the lockds at record.
-	{name: "new", modes: []string{"new"}, phase: "new", lockd: fleetLockd, extra: 1, evidence: "use"},
+	// Every process at --evidence use (tokens drawn beside the claims),
+	// and at the lockds' lock TTL: one TTL per table (docs/algorithms.md,
+	// A7).
+	{name: "new", modes: []string{"new"}, phase: "new", lockd: fleetLockd, extra: 1, evidence: "use", ttl: lockdLockTTL},
 	// Four lock-manager workers added to the four plain ones: legacy
 	// mode publishes waits too (docs/algorithms.md §8.5), and the cycle
 	// checker needs enough cycles to judge.
@@ -123,9 +123,10 @@ var fleets = []segment{
 	// They take plain Locks only: the lock manager is this fleet's lockd
 	// Go clients' and lock-manager workers', and the other fleets'. Every
 	// process at --evidence use: new locks draw their tokens beside their
-	// claims, combined ones record theirs for them; the lockds record.
+	// claims, combined ones record theirs for them; every process at the
+	// lockds' lock TTL, as in new.
 	{name: "combined+new", modes: []string{"combined", "new"}, phase: "new", lockd: fleetLockd, lockman: 4, extra: 5,
-		handoffWorkers: 2, handoffGoroutines: 2, handoff: 2, evidence: "use"},
+		handoffWorkers: 2, handoffGoroutines: 2, handoff: 2, evidence: "use", ttl: lockdLockTTL},
 	{name: "rollout", modes: []string{"legacy"}, phase: "legacy", rollout: true},
 	// Two data centres: workers in both take global locks (QUORUM, one
 	// holder across the data centres) and DC-local ones (LOCAL_QUORUM, one

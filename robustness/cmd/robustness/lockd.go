@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -81,31 +80,6 @@ const (
 var fleetLockd = lockdSetup{clients: 3, single: 1, python: 1, lockTTL: lockdLockTTL, sessionTTL: lockdSessionTTL, track: true,
 	localHandoff: 8, retain: 20 * time.Millisecond}
 
-// lockdEvidence is the lockds' --evidence in a segment at evidence:
-// record. Only the processes with the fleet's shortest lease window may
-// use evidence (docs/algorithms.md §5.3, "Lockers of different TTLs": an
-// earlier holder's owner cell must outlive a later claim's read), and the
-// lockds' window (2 s, for their 6 s lock TTL) is longer than the
-// workers' at the runner's default TTL (1 s at 4 s). At record they draw
-// each token after the claim (Theorem 6), and record it for the workers.
-func lockdEvidence(segment string) string {
-	if segment == "" {
-		return ""
-	}
-	return "record"
-}
-
-// workerEvidence is the workers' --evidence in seg: the segment's, but
-// record instead of use when the workers' lease window, at the run's TTL
-// and MaxServerSkew, is longer than the segment's lockds' (lockdEvidence).
-func (r *runner) workerEvidence(seg *segment) string {
-	ttl := cmp.Or(seg.ttl, r.o.ttl)
-	if seg.evidence == "use" && seg.lockd.clients > 0 && (ttl-time.Second-r.o.maxSkew)/2 > lockdWindow(seg.lockd.lockTTL) {
-		return "record"
-	}
-	return seg.evidence
-}
-
 // lockdWindow is lockd's lease window for a lock TTL.
 func lockdWindow(lockTTL time.Duration) time.Duration {
 	return (lockTTL - time.Second - lockdMaxSkew) / 2
@@ -129,7 +103,7 @@ type lockdSet struct {
 	r        *runner
 	name     string // the segment's, for the lockds' process ids
 	setup    lockdSetup
-	evidence string // the lockds' --evidence (lockdEvidence)
+	evidence string // the segment's --evidence, the lockds' too
 	procs    []*lockdProc
 	clients  []string            // worker ids through lockd
 	lockdOf  map[string]int      // client → its lockd (the one it starts on)
@@ -149,7 +123,7 @@ type lockdSet struct {
 
 // newLockdSet plans the lockds of segment seg (index idx); start starts them.
 func (r *runner) newLockdSet(seg *segment, idx int) *lockdSet {
-	s := &lockdSet{r: r, name: strings.ReplaceAll(seg.name, "+", "_"), setup: seg.lockd, evidence: lockdEvidence(seg.evidence), lockdOf: map[string]int{}, history: map[string]string{},
+	s := &lockdSet{r: r, name: strings.ReplaceAll(seg.name, "+", "_"), setup: seg.lockd, evidence: seg.evidence, lockdOf: map[string]int{}, history: map[string]string{},
 		failover: map[string]bool{}, python: map[string]bool{}, proxies: map[string][]*proxy{}, counts: map[nemesis.Kind]int{}}
 	dir := segmentDir(r, seg, idx)
 	s.dir = dir

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,39 +161,38 @@ func TestFleetLockd_TheFleetsRunLockdsWithLocalHandoffAndRetention(t *testing.T)
 	}
 }
 
-// The fleets new and combined+new run their workers at --evidence use and
-// their lockds at record (docs/algorithms.md §5.3: every process taking
-// fenced locks of the ids records, and only those with the fleet's
-// shortest lease window use); the other fleets run without it. A --ttl or
-// --max-server-skew that gives the workers a longer window than the
-// lockds' puts the workers at record too.
+// The fleets new and combined+new run every worker and lockd at --evidence
+// use; the other fleets run without it.
 func TestFleets_EvidenceReachesEveryProcessOfTheFleet(t *testing.T) {
-	for _, tc := range []struct {
-		ttl, skew time.Duration
-		workers   string
-	}{
-		{4 * time.Second, time.Second, "use"},    // the default: W 1 s, the lockds' 2 s
-		{6 * time.Second, time.Second, "use"},    // W 2 s, equal to the lockds'
-		{8 * time.Second, time.Second, "record"}, // W 3 s
-		{6 * time.Second, 0, "record"},           // W 2.5 s
-	} {
-		for _, f := range fleets {
-			want := f.name == "new" || f.name == "combined+new"
-			if got := f.evidence == "use"; got != want {
-				t.Errorf("fleet %s: evidence %q, want use %v", f.name, f.evidence, want)
-			}
-			r := &runner{o: options{workers: 4, ttl: tc.ttl, maxSkew: tc.skew}, outDir: t.TempDir(), cluster: &cluster.Cluster{}}
-			if got := r.workerEvidence(&f); want && got != tc.workers || !want && got != "" {
-				t.Errorf("fleet %s, --ttl %v --max-server-skew %v: workers at %q, want %q", f.name, tc.ttl, tc.skew, got, tc.workers)
-			}
-			if f.lockd.clients == 0 {
-				continue
-			}
-			s := r.newLockdSet(&f, 0)
-			args := strings.Join(s.lockdArgs(s.procs[0], "ks", "peer.key"), " ")
-			if got := strings.Contains(args, "--evidence record"); got != want {
-				t.Errorf("fleet %s: lockd args %q: --evidence record %v, want %v", f.name, args, got, want)
-			}
+	for _, f := range fleets {
+		want := f.name == "new" || f.name == "combined+new"
+		if got := f.evidence == "use"; got != want {
+			t.Errorf("fleet %s: evidence %q, want use %v", f.name, f.evidence, want)
+		}
+		if f.lockd.clients == 0 {
+			continue
+		}
+		r := &runner{o: options{workers: 4, ttl: 4 * time.Second, maxSkew: time.Second}, outDir: t.TempDir(), cluster: &cluster.Cluster{}}
+		s := r.newLockdSet(&f, 0)
+		args := strings.Join(s.lockdArgs(s.procs[0], "ks", "peer.key"), " ")
+		if got := strings.Contains(args, "--evidence use"); got != want {
+			t.Errorf("fleet %s: lockd args %q: --evidence use %v, want %v", f.name, args, got, want)
+		}
+	}
+}
+
+// Every segment with lockds runs its workers at the lockds' lock TTL, at
+// the runner's default --ttl: one TTL per table (docs/algorithms.md, A7),
+// which exclusion itself assumes (Theorem 3 compares one Locker's cell
+// life with another's lease window).
+func TestSegments_OneTTLPerTable(t *testing.T) {
+	r := &runner{o: options{ttl: 4 * time.Second}}
+	for _, s := range append(append([]segment{}, fleets...), append(controls, ctlLockdIgnoresLost)...) {
+		if s.lockd.clients == 0 {
+			continue
+		}
+		if ttl := cmp.Or(s.ttl, r.o.ttl); ttl != s.lockd.lockTTL {
+			t.Errorf("segment %s: workers' TTL %v, lockds' %v: want one TTL", s.name, ttl, s.lockd.lockTTL)
 		}
 	}
 }

@@ -145,7 +145,7 @@ func (r *runner) plan(segs []segment) (plans [][]nemesis.Event, missing []string
 		}
 		fmt.Fprintf(r.out, " segment %d %s (%v, faults in the first %v):\n", i+1, seg.name, length, window)
 		if seg.evidence != "" {
-			fmt.Fprintf(r.out, "  evidence: workers --evidence %s, lockds --evidence %s\n", r.workerEvidence(seg), lockdEvidence(seg.evidence))
+			fmt.Fprintf(r.out, "  evidence: every worker and lockd at --evidence %s\n", seg.evidence)
 		}
 		if len(evs) == 0 {
 			fmt.Fprintln(r.out, "  (no nemesis)")

@@ -114,8 +114,8 @@ func (r *runner) spawn(seg *segment, idx int, keyspace, registerURL, histDir str
 		if seg.bypass {
 			args = append(args, "--bypass-migration")
 		}
-		if e := r.workerEvidence(seg); e != "" {
-			args = append(args, "--evidence", e)
+		if seg.evidence != "" {
+			args = append(args, "--evidence", seg.evidence)
 		}
 		args = append(args, seg.plainArgs(i)...)
 		if dc != "" {
