@@ -60,11 +60,12 @@
 //     Lockers by Options.Queue.Evidence, combined ones by their
 //     Options.Queue.Evidence at EvidenceRecord), then EvidenceUse. A
 //     Locker at EvidenceUse beside one that records nothing (EvidenceOff,
-//     or an older version) may keep a token below an earlier holder's,
-//     and so may one whose lease window (TTL) is longer than another
-//     fenced Locker's of the table: only those with the shortest use it.
+//     or an older version) may keep a token below an earlier holder's.
 //     An older version than 0.1.0 fails on the evidence cell with
 //     lockstep.ErrForeignCell.
+//   - Every Locker of a table, in every process, needs the same TTL:
+//     exclusion's proof compares one's cell life with another's lease
+//     window (docs/algorithms.md, A7).
 //   - Switch IntentionRange on only once every process locking the table
 //     reads the range (0.1.0 or later; an older one fails with
 //     lockstep.ErrForeignCell, never overlapping). Lockers with and

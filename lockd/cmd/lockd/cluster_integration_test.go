@@ -43,6 +43,7 @@ type clusterFleet struct {
 	url    string
 	client lockstepv1connect.LockServiceClient
 	goProc *migration.Locker
+	store  lockstep.Store // goProc's
 }
 
 // startClusterFleet creates the keyspace and schema afresh (lockctl's job
@@ -114,6 +115,7 @@ func startClusterFleet(t *testing.T) *clusterFleet {
 	t.Cleanup(session2.Close)
 	store2, err := conn.NewStore(session2)
 	require.NoError(t, err)
+	f.store = store2
 	f.goProc, err = join(store2, &options{processID: "go-it", separator: "/", fencing: true, deadlock: true}, slog.New(slog.DiscardHandler), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, f.goProc.Close(context.Background())) })

@@ -91,9 +91,8 @@
 // --evidence (off by default) is the queue lock's Options.Evidence:
 // "record" writes each lock's token into its partition as it is released,
 // "use" also draws a lock of mode new's token beside its claim instead of
-// after it; a fleet goes to record everywhere before any process uses it,
-// and only the processes with the fleet's shortest lease window (the
-// shortest lock TTL) use it (docs/algorithms.md, section 5.3).
+// after it; a fleet goes to record everywhere before any process uses it
+// (docs/algorithms.md, section 5.3).
 //
 // --lock-ttl sets the TTL of the lock cells it writes (the library's
 // Options.TTL, default 30s): a lockd that is killed, paused or cut off from

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -25,6 +26,7 @@ import (
 	"github.com/lockstep-go/lockstep"
 	pb "github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1"
 	"github.com/lockstep-go/lockstep/lockd/gen/lockstep/v1/lockstepv1connect"
+	"github.com/lockstep-go/lockstep/migration"
 )
 
 // lockd under faults on a real cluster: a lockd process killed while its
@@ -37,7 +39,8 @@ import (
 //
 // The lockd processes are the real command, built once by the test and run
 // with --lock-ttl 4s, so their cells expire in seconds rather than the
-// default 30s.
+// default 30s; the Go process beside them takes its locks at the same TTL
+// (one TTL per table: docs/algorithms.md, A7).
 func TestLockd_UnderFaults(t *testing.T) {
 	f := startClusterFleet(t)
 	bin := buildLockd(t)
@@ -48,19 +51,31 @@ func TestLockd_UnderFaults(t *testing.T) {
 
 const faultLockTTL = "4s"
 
+// goAtFaultTTL joins a Go process of its own at the fault lockds' lock TTL.
+func goAtFaultTTL(t *testing.T, f *clusterFleet, processID string) *migration.Locker {
+	t.Helper()
+	ttl, err := time.ParseDuration(faultLockTTL)
+	require.NoError(t, err)
+	l, err := join(f.store, &options{processID: processID, separator: "/", fencing: true, lockTTL: ttl}, slog.New(slog.DiscardHandler), nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, l.Close(context.Background())) })
+	return l
+}
+
 // killedWhileHolding: kill -9 a lockd whose client holds x. The Go process,
 // refused while lockd lived, is granted x within a few TTLs of the kill,
 // with a larger token.
 func killedWhileHolding(t *testing.T, f *clusterFleet, bin string) {
 	ctx := t.Context()
 	p := startLockdProcess(t, bin, "lockd-killed")
+	goProc := goAtFaultTTL(t, f, "go-kill")
 	sid := openOn(t, p.client, 0)
 	held, err := p.client.Lock(ctx, connect.NewRequest(&pb.LockRequest{SessionId: sid, Items: []*pb.LockItem{{Id: "fault-kill"}}}))
 	require.NoError(t, err)
-	_, err = f.goProc.TryLock(ctx, "fault-kill")
+	_, err = goProc.TryLock(ctx, "fault-kill")
 	require.ErrorIs(t, err, lockstep.ErrLocked, "the killed-to-be lockd's client holds it")
 
-	granted := lockInBackground(t, f, "fault-kill")
+	granted := lockInBackground(t, goProc, "fault-kill")
 	requireNotYet(t, granted, time.Second, "the Go process was granted x while the lockd holding it ran")
 	killed := time.Now()
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGKILL))
@@ -80,11 +95,12 @@ func killedWhileHolding(t *testing.T, f *clusterFleet, bin string) {
 func pausedPastItsLease(t *testing.T, f *clusterFleet, bin string) {
 	ctx := t.Context()
 	p := startLockdProcess(t, bin, "lockd-paused", "--session-ttl", "60s")
+	goProc := goAtFaultTTL(t, f, "go-pause")
 	sid := openOn(t, p.client, 0)
 	held, err := p.client.Lock(ctx, connect.NewRequest(&pb.LockRequest{SessionId: sid, Items: []*pb.LockItem{{Id: "fault-pause"}}}))
 	require.NoError(t, err)
 
-	granted := lockInBackground(t, f, "fault-pause")
+	granted := lockInBackground(t, goProc, "fault-pause")
 	requireNotYet(t, granted, time.Second, "the Go process was granted x while the lockd holding it ran")
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGSTOP))
 	stopped := time.Now()
@@ -135,7 +151,7 @@ func clientCutOff(t *testing.T, f *clusterFleet) {
 		}
 	}()
 
-	granted := lockInBackground(t, f, "fault-cut")
+	granted := lockInBackground(t, f.goProc, "fault-cut")
 	requireNotYet(t, granted, 2*time.Second, "the Go process was granted x while the client kept its session alive")
 	px.cut()
 	cut := time.Now()
@@ -163,12 +179,12 @@ type grant struct {
 }
 
 // lockInBackground starts the Go process's blocking Lock of id.
-func lockInBackground(t *testing.T, f *clusterFleet, id string) <-chan grant {
+func lockInBackground(t *testing.T, goProc *migration.Locker, id string) <-chan grant {
 	ch := make(chan grant, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		l, err := f.goProc.Lock(ctx, id)
+		l, err := goProc.Lock(ctx, id)
 		if err != nil {
 			t.Errorf("the Go process's Lock(%q): %v", id, err)
 			close(ch)
