@@ -15,16 +15,18 @@ import (
 // requests. A token drawn beside the claim — the global cell's read sent
 // with the claim's write, its write with the claim's read — may be served
 // before an earlier holder A's draw returned. But then A's lease was open
-// after the claim's write was sent, so A's owner cell outlives the claim's
-// read (Lemma 4), and the claim can win only if A's Locker deleted or
-// overwrote that cell first. Every such request of a recording Locker
-// carries, in the same mutation, the evidence cell with the highest token
-// of a draw through its Options.Fencing that returned (clock.Global.Drawn):
-// a composer drawing the tokens of locks this Locker takes a part of
-// draws them through the same Global (Recording). So the
-// winning read shows evidence of at least A's token (Lemma 15), and a token
-// drawn beside the claim is kept only above it (Theorem 6b). Anything else
-// falls back to the draw after the claim.
+// after the claim's lease began, so A's owner cell (or handed cell)
+// outlives the claim's read (Lemma 4, with one TTL per table), and the
+// claim can win only if A's Locker deleted or overwrote that cell first.
+// Every such request of a recording Locker carries, in the same mutation,
+// the evidence cell with the highest token of a draw through its
+// Options.Fencing that returned (clock.Global.Drawn): a composer drawing
+// the tokens of locks this Locker takes a part of draws them through the
+// same Global (Recording). So the winning read shows evidence of at least
+// A's token (Lemma 15), or an evidence version at least that high has
+// expired, which the draw beside the claim, sent later, is above (Lemma
+// 16); a token drawn beside the claim is kept only above the evidence read
+// (Theorem 6b). Anything else falls back to the draw after the claim.
 
 // Evidence is how a fenced queue Locker takes part in evidence-ordered
 // fencing.
