@@ -43,7 +43,7 @@ var migEvidenceVariant = evidenceVariant
 
 // migEvidenceChecks and deepMigEvidenceChecks are the fleet's rapid checks
 // by default and under LOCKSTEP_DEEP=1.
-const migEvidenceChecks, deepMigEvidenceChecks = 300, 3000
+const migEvidenceChecks, deepMigEvidenceChecks = 250, 3000
 
 // TestMigrationEvidenceFleet_TokenOrderAcrossCombinedAndNew runs the fleet
 // (property 4 above all) and logs, besides the evidence fleet's counts,
