@@ -41,6 +41,7 @@ type handout struct {
 	access lockstep.Access // a flat lock's is Exclusive
 	start  int64           // virtual µs: its winning claim's send
 	token  int64
+	mode   lockstep.Mode // the mode it was taken in
 }
 
 // noteClaim records the send time of a claim: a write of an owner cell of
@@ -112,7 +113,7 @@ func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
 		return
 	}
 	h.checkReserved(pr, l.Owner(), h.row(pr, l.ID()), t)
-	now := handout{id: h.row(pr, l.ID()), owner: l.Owner(), access: lockstep.Exclusive, start: h.claimOf(pr, l), token: t}
+	now := handout{id: h.row(pr, l.ID()), owner: l.Owner(), access: lockstep.Exclusive, start: h.claimOf(pr, l), token: t, mode: l.Mode()}
 	h.countDraw(pr, now)
 	h.checkOrder(now)
 }
@@ -128,7 +129,7 @@ func (h *harness) checkMemberTokens(pr *proc, l lockstep.Lock) {
 	for i, m := range ms {
 		if f, ok := m.(lockstep.Fenced); ok && f.Token() > 0 {
 			h.checkReserved(pr, m.Owner(), h.row(pr, m.ID()), f.Token())
-			h.checkOrder(handout{id: h.row(pr, m.ID()), owner: m.Owner(), access: acc[i], start: h.claimOf(pr, m), token: f.Token()})
+			h.checkOrder(handout{id: h.row(pr, m.ID()), owner: m.Owner(), access: acc[i], start: h.claimOf(pr, m), token: f.Token(), mode: m.Mode()})
 		}
 	}
 }

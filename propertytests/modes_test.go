@@ -99,7 +99,7 @@ func migrationKindWith(name string, pair [2]lockstep.Mode, start func(int) locks
 	return kind{name: name, mode: pair[0], new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
 		flag := &switchFlag{mode: start(p.Index)}
 		l, err := migration.New(p.Store(), flag, &migration.Options{Clock: k.clock(p.Clock()), ProcessID: p.Name,
-			Queue:        &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), TestingKnobs: k.queue},
+			Queue:        &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Evidence: k.evidence, TestingKnobs: k.queue},
 			Legacy:       &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), TestingKnobs: k.legacy},
 			CensusTTL:    censusTTL,
 			Fencing:      fencing,

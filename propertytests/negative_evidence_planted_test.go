@@ -5,7 +5,7 @@ package propertytests
 // The controls of evidence-ordered fencing (queuelock.Options.Evidence;
 // evidence_test.go), run by the plain negative-control command
 // (go test -tags lockstep_bugs ./propertytests -run 'Negative|Regressions').
-// Both start the random phase from the race (variant.fromRace): the second
+// All start the random phase from the race (variant.fromRace): the second
 // process's claim in flight, its draw beside it served before the first
 // process's draw, and the first process holding with the larger token.
 // Once the holder releases and the claim's read follows, a claim that keeps
@@ -15,18 +15,22 @@ func init() {
 		// The claim keeps the token drawn beside it whatever the evidence
 		// its read returned.
 		control{name: "KeepBelowEvidence", fleet: evidenceFleet,
-			v: evidenceControl(switches{KeepBelowEvidence: true}), want: "fencing:"},
+			v: evidenceControl(evidenceVariant, switches{KeepBelowEvidence: true}), want: "fencing:"},
 		// The releases record no evidence: the claim's read finds only the
 		// evidence of its own process's earlier release, below its token.
 		control{name: "RecordNoEvidence", fleet: evidenceFleet,
-			v: evidenceControl(switches{RecordNoEvidence: true}), want: "fencing:"},
+			v: evidenceControl(evidenceVariant, switches{RecordNoEvidence: true}), want: "fencing:"},
+		// Across modes (migevidence_test.go): the combined holder's queue
+		// half records no evidence of the combined token, so the late claim
+		// of mode new keeps its early token, below the combined holder's.
+		control{name: "CombinedRecordsNoEvidence", fleet: migEvidenceFleet,
+			v: evidenceControl(migEvidenceVariant, switches{RecordNoEvidence: true}), want: "fencing:"},
 	)
 }
 
-// evidenceControl is evidenceVariant with bugs planted, leaving the lease
-// property to the fleet tests so the search shrinks towards property 4.
-func evidenceControl(bugs switches) variant {
-	v := evidenceVariant
+// evidenceControl is v with bugs planted, leaving the lease property to the
+// fleet tests so the search shrinks towards property 4.
+func evidenceControl(v variant, bugs switches) variant {
 	v.bugs, v.noLeaseCheck = bugs, true
 	return v
 }

@@ -79,13 +79,17 @@ type variant struct {
 	// seldom keep their leases long enough to hand over, does not reach.
 	fromHandoff bool
 	// evidence is queuelock.Options.Evidence of every queue Locker the
-	// fleet's "new" processes build (evidence_test.go): EvidenceUse draws
-	// each token beside its claim. It needs fencing (not noFencing).
+	// fleet's "new" processes build, and migration.Options.Queue.Evidence
+	// of its migration processes (evidence_test.go, migevidence_test.go):
+	// EvidenceUse draws each token of mode new beside its claim, and a
+	// combined lock's queue half records the combined token. It needs
+	// fencing (not noFencing).
 	evidence queuelock.Evidence
 	// fromRace starts the random phase where the second process, having
-	// held the lock alone once, sends its next claim while every other
-	// process's first claim waits unserved (evidencerace_test.go): for the
-	// race evidence is for, which the random phase from the start does not
-	// reach.
+	// held the lock alone once, sends its next claim while the first
+	// process's first claim waits unserved, and the first process then
+	// holds with the larger token (evidencerace_test.go; a combined first
+	// process takes both halves before that claim): for the race evidence
+	// is for, which the random phase from the start does not reach.
 	fromRace bool
 }
