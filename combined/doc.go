@@ -31,7 +31,10 @@
 // below one ancestor, take turns until mode new.
 //
 // Leases and Lost. Each half has its own lease; the lock's one Lost() closes
-// when either lapses, and checks both deadlines when looked at. The halves
+// when either lapses, and checks both deadlines when looked at. The legacy
+// half's TTL is the legacy fleet's, the queue half's that of every process
+// taking queue locks of the table: one TTL per table (docs/algorithms.md,
+// A7). The halves
 // can fail apart (the legacy tables in an unreachable keyspace, say): a
 // holder must stop when Lost() closes even while the other half renews.
 //

@@ -217,11 +217,12 @@ func (h *harness) countDraw(pr *proc, now handout) {
 	d, ok := h.draws.written[fmt.Sprintf("%s %d", pr.sp.Name, now.token)]
 	claimer := h.draws.claimBy[claimKey{now.owner, now.id}]
 	afterCombined := !first && prev.mode == lockstep.ModeCombined && now.mode != lockstep.ModeCombined
-	if afterCombined {
+	traced := ok && claimer != ""
+	if afterCombined && traced {
 		st.afterCombined++
 	}
 	switch {
-	case !ok || claimer == "":
+	case !traced:
 		st.untraced++
 	case now.mode == lockstep.ModeCombined:
 		st.combined++

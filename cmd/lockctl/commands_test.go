@@ -123,7 +123,7 @@ func TestRelease_DeletesADeadOwnersCellsAndLogsEach(t *testing.T) {
 		faulty.SetEnabled(true) // the owner is cut off: it renews no more, its cell lives on
 		time.Sleep(30 * time.Second)
 
-		other, _ := shadowlock.New(store, &shadowlock.Options{ProcessID: "other"})
+		other, _ := shadowlock.New(store, &shadowlock.Options{ProcessID: "other", TTL: 60 * time.Second}) // one TTL per table
 		defer other.Close(context.Background())
 		if _, err := other.TryLock(t.Context(), "res"); err == nil {
 			t.Fatal("TryLock succeeded beside the dead owner's cell")

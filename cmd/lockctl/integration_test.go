@@ -227,7 +227,7 @@ func inspectAndRelease(t *testing.T, store lockstep.Store) {
 		}
 	}
 
-	other, err := queuelock.New(store, &queuelock.Options{ProcessID: "it-other"})
+	other, err := queuelock.New(store, &queuelock.Options{ProcessID: "it-other", TTL: time.Minute}) // one TTL per table
 	if err != nil {
 		t.Fatal(err)
 	}

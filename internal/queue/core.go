@@ -2,10 +2,10 @@ package queue
 
 import (
 	"context"
-	"github.com/lockstep-go/lockstep/clock"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/internal/held"
 	"github.com/lockstep-go/lockstep/internal/setup"
 )

@@ -95,7 +95,8 @@
 // (docs/algorithms.md, section 5.3).
 //
 // --lock-ttl sets the TTL of the lock cells it writes (the library's
-// Options.TTL, default 30s): a lockd that is killed, paused or cut off from
+// Options.TTL, default 30s), which must equal every other process's that
+// locks the same tables (docs/algorithms.md, A7): a lockd that is killed, paused or cut off from
 // the cluster keeps its clients' locks at most about that long, and a
 // paused one finds them lost when it resumes (its clients' Unlock says
 // LOST). A client cut off from lockd loses its session after the session's

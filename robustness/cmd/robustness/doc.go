@@ -34,11 +34,11 @@
 // In the fleets new and combined+new three workers, added after the plain
 // ones, take their locks through lockd (lockd.go, lockdclients.go): the
 // runner builds lockd/cmd/lockd, starts two lockds on the segment's
-// keyspace (--lock-ttl 6s, one --peer-key-file, --evidence record: the
-// workers of those two fleets run at --evidence use, drawing the tokens of
-// locks of mode new beside their claims, and every process records the
-// tokens it held, the combined ones included; the lockds only record,
-// their lease window being longer than the workers'), and gives each of those
+// keyspace (--lock-ttl 6s, the TTL every worker of those two fleets runs
+// at too, one TTL per table; one --peer-key-file; --evidence use, as every
+// worker of those fleets: the tokens of locks of mode new drawn beside
+// their claims, every process recording the tokens it held, the combined
+// ones included), and gives each of those
 // workers a proxy of its own to each lockd (proxy.go), through which it
 // holds one lockd session at a time (TTL 2 s, lockd's lease window for
 // that lock TTL: the rule lockd/cmd/lockd documents). The first, an
@@ -109,6 +109,7 @@
 //
 //	robustness [--minutes N] [--seed S] [--fleets LIST] [--controls=false]
 //	           [--kinds LIST] [--ttl 4s] [--max-server-skew 1s] [--workers 4]
+//	           (--ttl: every segment's but new's and combined+new's, at 6 s)
 //	           [--dcs 1|2] [--ip-offset 60] [--dir /tmp/lockstep-robustness]
 //	robustness --skew-sweep default|TTL:skew,skew;TTL:… [--seed S]
 package main

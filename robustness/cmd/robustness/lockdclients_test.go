@@ -161,9 +161,9 @@ func TestFleetLockd_TheFleetsRunLockdsWithLocalHandoffAndRetention(t *testing.T)
 	}
 }
 
-// The fleets new and combined+new run every worker and lockd at --evidence
-// use; the other fleets run without it.
-func TestFleets_EvidenceReachesEveryProcessOfTheFleet(t *testing.T) {
+// The fleets new and combined+new are at --evidence use, and so are their
+// lockds; the other fleets run without it.
+func TestFleets_EvidenceFleetsAndTheirLockds(t *testing.T) {
 	for _, f := range fleets {
 		want := f.name == "new" || f.name == "combined+new"
 		if got := f.evidence == "use"; got != want {
@@ -181,12 +181,12 @@ func TestFleets_EvidenceReachesEveryProcessOfTheFleet(t *testing.T) {
 	}
 }
 
-// Every segment with lockds runs its workers at the lockds' lock TTL, at
-// the runner's default --ttl: one TTL per table (docs/algorithms.md, A7),
+// Every segment with lockds runs its workers at the lockds' lock TTL,
+// whatever the runner's --ttl: one TTL per table (docs/algorithms.md, A7),
 // which exclusion itself assumes (Theorem 3 compares one Locker's cell
 // life with another's lease window).
 func TestSegments_OneTTLPerTable(t *testing.T) {
-	r := &runner{o: options{ttl: 4 * time.Second}}
+	r := &runner{o: options{ttl: 5 * time.Second}}
 	for _, s := range append(append([]segment{}, fleets...), append(controls, ctlLockdIgnoresLost)...) {
 		if s.lockd.clients == 0 {
 			continue

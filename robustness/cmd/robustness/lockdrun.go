@@ -205,7 +205,7 @@ func (r *runner) moveSummary(res []result) {
 // the 8 s wait (one run at load 6-7: both workers' first locks were lost,
 // the cycle left certain for 2.9 s), which is no failure of detection.
 // The cycle checker's unit tests hold its teeth.
-var ctlLockdIgnoresLost = segment{name: "ctl-lockd-ignores-lost", modes: []string{"new"}, phase: "new", locks: 2,
+var ctlLockdIgnoresLost = segment{name: "ctl-lockd-ignores-lost", modes: []string{"new"}, phase: "new", locks: 2, ttl: 4 * time.Second,
 	keyspace: "robust_new", length: 15 * time.Second, plant: "lockd-ignores-lost",
 	lockman: 2, extra: 3, lockmanPlant: "no-detection", lockmanPlan: "P", catchBy: []string{"mutex", "lockd-loss"},
 	lockd: lockdSetup{clients: 2, single: 1, python: 1, pyPlant: "skip-adopt", pyLockPrefix: "solo-", pyLocks: 1, failoverOn: 2,
