@@ -84,6 +84,10 @@ func (f *failDeletes) Delete(ctx context.Context, table, row string, ts int64, c
 	return f.Store.Delete(ctx, table, row, ts, columns...)
 }
 
+// errPaused is what a drawGate returns for the writes to the lock's row
+// while a draw is stalled: the process is paused.
+var errPaused = errors.New("locktest: process paused")
+
 // errDrawFailed is what a drawGate returns for the global time requests it
 // was told to fail.
 var errDrawFailed = errors.New("locktest: global time request failed on purpose")
@@ -171,7 +175,7 @@ func (g *drawGate) Put(ctx context.Context, table, row string, cells ...lockstep
 	paused := g.paused && row == g.id
 	g.mu.Unlock()
 	if paused {
-		return errors.New("locktest: process paused")
+		return errPaused
 	}
 	return g.Store.Put(ctx, table, row, cells...)
 }
@@ -188,7 +192,7 @@ func (g *drawGate) PutDelete(ctx context.Context, table, row string, ts int64, c
 	paused := g.paused && row == g.id
 	g.mu.Unlock()
 	if paused {
-		return errors.New("locktest: process paused")
+		return errPaused
 	}
 	return m.PutDelete(ctx, table, row, ts, columns, cells...)
 }

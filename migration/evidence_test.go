@@ -27,6 +27,7 @@ func TestMigration_FencingWithEvidence(t *testing.T) {
 	for _, mode := range []lockstep.Mode{lockstep.ModeCombined, lockstep.ModeNew} {
 		t.Run(mode.String(), func(t *testing.T) {
 			env := fencingEnv(mode, lockstep.ModeCombined, lockstep.ModeNew)
+			env.DrawBeside = mode == lockstep.ModeNew // a combined lock draws after both halves
 			newLocker := env.NewLocker
 			env.NewLocker = func(t *testing.T, s lockstep.Store, tm locktest.Timing, g *clock.Global) locktest.Locker {
 				if g == nil { // evidence records fencing tokens: none without them

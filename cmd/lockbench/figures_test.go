@@ -58,8 +58,11 @@ func TestCommittedOutputs_AreWhatLockbenchPrintsNow(t *testing.T) {
 	}
 	for _, c := range committedOutputs {
 		t.Run(c.file, func(t *testing.T) {
-			got := "$ " + strings.Join(append([]string{"go run -C cmd/lockbench ."}, c.args...), " ") + "\n" +
-				realTime.ReplaceAllString(lockbenchOutput(t, c.args), "")
+			output := func() string {
+				return "$ " + strings.Join(append([]string{"go run -C cmd/lockbench ."}, c.args...), " ") + "\n" +
+					realTime.ReplaceAllString(lockbenchOutput(t, c.args), "")
+			}
+			got := output()
 			path := filepath.Join("..", "..", "docs", "benchmarks", "model", c.file)
 			if *updateOutputs {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
@@ -70,6 +73,15 @@ func TestCommittedOutputs_AreWhatLockbenchPrintsNow(t *testing.T) {
 			want, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatalf("%v (go test -run CommittedOutputs -update-outputs writes it)", err)
+			}
+			if d := firstDifference(string(want), got); d != "" {
+				// The virtual-time driver (runVirtual) advances the clock
+				// when the runtime shows no goroutine runnable, a check that
+				// a loaded machine has been seen to fool once (rollout.txt
+				// in one CI run, 3 acquisitions of 2,160 off): one rerun,
+				// logged, before a difference counts.
+				t.Logf("%s: the first run differed (%s); running it again", c.file, d)
+				got = output()
 			}
 			if d := firstDifference(string(want), got); d != "" {
 				t.Errorf("%s differs from what the command prints now: %s\n"+

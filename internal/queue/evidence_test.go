@@ -20,6 +20,7 @@ import (
 // beside its claims (Options.Evidence).
 func TestQueueLock_FencingWithEvidence(t *testing.T) {
 	env := fencingEnv
+	env.DrawBeside = true
 	env.NewLocker = func(t *testing.T, s lockstep.Store, tm locktest.Timing, g *clock.Global) locktest.Locker {
 		e := EvidenceUse
 		if g == nil {
