@@ -188,7 +188,10 @@ def test_on_move_is_told_of_a_move_and_of_a_failed_one(clients, fault):
     held = [s.lock("py-fo-om1", timeout=5), s.lock("py-fo-om2", timeout=5)]
     cut = time.monotonic()
     fault(0, "cut")
-    wait_moves(s, 1, 3)
+    # What is checked is the callback, not how fast: 5 s, since a CI run's
+    # load once kept a 2 s session's move past 3 s (it was neither moved nor
+    # lost at 3.0 s).
+    wait_moves(s, 1, 5)
     deadline = time.monotonic() + 1
     while not moves and time.monotonic() < deadline:
         time.sleep(0.001)
