@@ -17,14 +17,26 @@ import (
 // above its successor's, would let its stale writes through and refuse the
 // successor's.
 //
-// Ownership begins with the send of the winning claim: the last write of an
-// owner cell (the queue lock's "~o/" column, the legacy main row) a process
-// sent before its Lock returned. Lemma 1 orders winning claims, so the
-// checker needs no help from the algorithms to know who owned first.
+// Ownership is ordered by the winning claim: for a queue lock, by the send
+// of the read that followed its last write of an owner cell (the "~o/"
+// column) before its Lock returned; for the legacy main row, by that write's
+// send. Theorem 3's proof orders two incompatible winners by their reads: the
+// later one's read was sent after the earlier one's write completed, and a
+// read sent the other way round would have returned the other's owner cell.
+// Claim writes alone do not order them: a write sent early and applied late
+// can win after a holder whose claim was sent later. Theorem 2 orders legacy
+// winners by their main writes (each sent after its main read, which was
+// sent after the other's main write completed). So the checker needs no
+// help from the algorithms to know who owned first.
 
 // fenceLog is what the checker knows of the tokens handed out.
 type fenceLog struct {
 	claimSent map[claimKey]int64 // virtual time of an acquisition's latest claim of an id
+	// claimRead: the send of the first read of the id's queue row by the
+	// goroutine that sent the acquisition's latest claim, after that claim.
+	claimRead map[claimKey]int64
+	// readAfter: per goroutine and row, the claim whose read is awaited.
+	readAfter map[string]claimKey
 	handed    []handout
 }
 
@@ -40,6 +52,7 @@ type handout struct {
 	owner  string
 	access lockstep.Access // a flat lock's is Exclusive
 	start  int64           // virtual µs: its winning claim's send
+	order  int64           // virtual µs: what orders it against other owners (claimOrder)
 	token  int64
 	mode   lockstep.Mode // the mode it was taken in
 }
@@ -62,9 +75,54 @@ func (h *harness) noteClaim(y *sim.Yield) {
 		if h.fencing.claimSent == nil {
 			h.fencing.claimSent = map[claimKey]int64{}
 		}
-		h.fencing.claimSent[claimKey{owner, y.Row}] = y.SentElapsed
-		h.noteClaimBy(claimKey{owner, y.Row}, y)
+		k := claimKey{owner, y.Row}
+		h.fencing.claimSent[k] = y.SentElapsed
+		h.noteClaimBy(k, y)
+		if y.Table == queuelock.DefaultTable {
+			if h.fencing.readAfter == nil {
+				h.fencing.readAfter, h.fencing.claimRead = map[string]claimKey{}, map[claimKey]int64{}
+			}
+			delete(h.fencing.claimRead, k)
+			g, _ := goroutineOf(y)
+			h.fencing.readAfter[g+" "+y.Row] = k
+		}
 	}
+}
+
+// noteClaimRead records the send of a read of a queue row that follows a
+// claim of the same goroutine (noteClaim): that claim's read. The caller
+// holds h.mu.
+func (h *harness) noteClaimRead(y *sim.Yield) {
+	if y.Table != queuelock.DefaultTable || h.fencing.readAfter == nil {
+		return
+	}
+	g, _ := goroutineOf(y)
+	k, ok := h.fencing.readAfter[g+" "+y.Row]
+	if !ok {
+		return
+	}
+	delete(h.fencing.readAfter, g+" "+y.Row)
+	h.fencing.claimRead[k] = y.SentElapsed
+}
+
+// claimOrder returns what orders l (a flat lock or a member) against other
+// owners of its id: its queue claim's read, or, where none was seen (a
+// legacy lock; a hold handed over without a read of its own), its winning
+// claim's send; for a combined lock the later of its two halves'.
+func (h *harness) claimOrder(pr *proc, l lockstep.Lock) int64 {
+	row := h.row(pr, l.ID())
+	at := func(owner string) int64 {
+		k := claimKey{owner, row}
+		if t, ok := h.fencing.claimRead[k]; ok {
+			return t
+		}
+		return h.fencing.claimSent[k]
+	}
+	t := at(l.Owner())
+	if lo := legacyOwner(l); lo != "" {
+		t = max(t, at(lo))
+	}
+	return t
 }
 
 // ownerHolds reports whether a lock the harness saw returned, or a member
@@ -113,7 +171,7 @@ func (h *harness) checkToken(pr *proc, l lockstep.Lock) {
 		return
 	}
 	h.checkReserved(pr, l.Owner(), h.row(pr, l.ID()), t)
-	now := handout{id: h.row(pr, l.ID()), owner: l.Owner(), access: lockstep.Exclusive, start: h.claimOf(pr, l), token: t, mode: l.Mode()}
+	now := handout{id: h.row(pr, l.ID()), owner: l.Owner(), access: lockstep.Exclusive, start: h.claimOf(pr, l), order: h.claimOrder(pr, l), token: t, mode: l.Mode()}
 	h.countDraw(pr, now)
 	h.checkOrder(now)
 }
@@ -129,7 +187,7 @@ func (h *harness) checkMemberTokens(pr *proc, l lockstep.Lock) {
 	for i, m := range ms {
 		if f, ok := m.(lockstep.Fenced); ok && f.Token() > 0 {
 			h.checkReserved(pr, m.Owner(), h.row(pr, m.ID()), f.Token())
-			h.checkOrder(handout{id: h.row(pr, m.ID()), owner: m.Owner(), access: acc[i], start: h.claimOf(pr, m), token: f.Token(), mode: m.Mode()})
+			h.checkOrder(handout{id: h.row(pr, m.ID()), owner: m.Owner(), access: acc[i], start: h.claimOf(pr, m), order: h.claimOrder(pr, m), token: f.Token(), mode: m.Mode()})
 		}
 	}
 }
@@ -142,9 +200,9 @@ func (h *harness) checkOrder(now handout) {
 		if o.id != now.id || o.access.Compatible(now.access) {
 			continue
 		}
-		if (o.start < now.start && o.token >= now.token) || (o.start > now.start && o.token <= now.token) {
-			h.violate("fencing: token order is not ownership order: %s (claim sent at %d) holds token %d, %s (claim sent at %d) holds %d",
-				now.owner, now.start, now.token, o.owner, o.start, o.token)
+		if (o.order < now.order && o.token >= now.token) || (o.order > now.order && o.token <= now.token) {
+			h.violate("fencing: token order is not ownership order: %s (claim read sent at %d) holds token %d, %s (claim read sent at %d) holds %d",
+				now.owner, now.order, now.token, o.owner, o.order, o.token)
 			return
 		}
 	}

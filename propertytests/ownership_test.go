@@ -71,6 +71,11 @@ func (h *harness) onStore(e sim.StoreEvent) {
 	y := e.Yield
 	h.noteGlobal(e)
 	if y.Kind == sim.Read {
+		if !e.Done {
+			h.mu.Lock()
+			h.noteClaimRead(y)
+			h.mu.Unlock()
+		}
 		return
 	}
 	h.mu.Lock()
