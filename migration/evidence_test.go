@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
 	"github.com/lockstep-go/lockstep/locktest"
-	"github.com/lockstep-go/lockstep/model"
 	"github.com/lockstep-go/lockstep/queuelock"
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
@@ -47,44 +45,6 @@ func TestMigration_FencingWithEvidence(t *testing.T) {
 	}
 }
 
-// gatedPuts is a model store whose Puts to the lock and global time tables
-// wait, while the gate is shut, until it is opened; blocked receives the
-// table of each Put that waits.
-type gatedPuts struct {
-	*model.Store
-	mu      sync.Mutex
-	open    chan struct{} // nil while open
-	blocked chan string
-}
-
-func (g *gatedPuts) shut() {
-	g.mu.Lock()
-	g.open = make(chan struct{})
-	g.mu.Unlock()
-}
-
-func (g *gatedPuts) reopen() {
-	g.mu.Lock()
-	close(g.open)
-	g.open = nil
-	g.mu.Unlock()
-}
-
-func (g *gatedPuts) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
-	g.mu.Lock()
-	open := g.open
-	g.mu.Unlock()
-	if open != nil && (table == queuelock.DefaultTable || table == clock.DefaultGlobalTable) {
-		g.blocked <- table
-		select {
-		case <-open:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return g.Store.Put(ctx, table, row, cells...)
-}
-
 // combinedThenNew sets up the schedule evidence exists for, across modes:
 // B, a Locker in mode new at EvidenceUse, sends its claim, and its draw
 // reads the global cell; before B's claim goes on, A, a Locker in mode
@@ -98,7 +58,7 @@ func combinedThenNew(t *testing.T, ka *queuelock.TestingKnobs) (tokenA, tokenB i
 	setPhase(t, newController(t, base, 0), lockstep.ModeCombined, lockstep.ModeNew)
 	gA, err := clock.NewGlobal(base, "", &clock.Local{})
 	require.NoError(t, err)
-	gated := &gatedPuts{Store: base, blocked: make(chan string, 8)}
+	gated := locktest.NewPutGate(base, queuelock.DefaultTable, clock.DefaultGlobalTable)
 	gB, err := clock.NewGlobal(gated, "", &clock.Local{})
 	require.NoError(t, err)
 	// The global cell already holds a value, so B's read of it returns
@@ -125,7 +85,7 @@ func combinedThenNew(t *testing.T, ka *queuelock.TestingKnobs) (tokenA, tokenB i
 	require.NoError(t, err)
 	require.NoError(t, warm.Unlock(ctx))
 
-	gated.shut()
+	gated.Shut()
 	type result struct {
 		lk  lockstep.Lock
 		err error
@@ -135,14 +95,8 @@ func combinedThenNew(t *testing.T, ka *queuelock.TestingKnobs) (tokenA, tokenB i
 		lk, err := lB.Lock(ctx, "hot")
 		done <- result{lk, err}
 	}()
-	tables := map[string]bool{}
-	for !tables[queuelock.DefaultTable] || !tables[clock.DefaultGlobalTable] {
-		select {
-		case tb := <-gated.blocked:
-			tables[tb] = true
-		case <-time.After(10 * time.Second):
-			t.Fatalf("B's claim and draw did not both reach the store (saw %v)", tables)
-		}
+	if err := gated.AwaitBlocked(10*time.Second, queuelock.DefaultTable, clock.DefaultGlobalTable); err != nil {
+		t.Fatalf("B's claim and draw did not both reach the store: %v", err)
 	}
 	lkA, err := lA.Lock(ctx, "hot")
 	require.NoError(t, err)
@@ -150,7 +104,7 @@ func combinedThenNew(t *testing.T, ka *queuelock.TestingKnobs) (tokenA, tokenB i
 	tokenA = lkA.(lockstep.Fenced).Token()
 	require.NoError(t, lkA.Unlock(ctx))
 
-	gated.reopen()
+	gated.Reopen()
 	r := <-done
 	require.NoError(t, r.err)
 	defer r.lk.Unlock(ctx)

@@ -2,7 +2,6 @@ package queue
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,43 +32,6 @@ func TestQueueLock_FencingWithEvidence(t *testing.T) {
 	locktest.RunFencing(t, env)
 }
 
-// gatedPuts is a model store whose Puts wait, while the gate is shut, until
-// it is opened; blocked receives the table of each Put that waits.
-type gatedPuts struct {
-	*model.Store
-	mu      sync.Mutex
-	open    chan struct{} // nil while open
-	blocked chan string
-}
-
-func (g *gatedPuts) shut() {
-	g.mu.Lock()
-	g.open = make(chan struct{})
-	g.mu.Unlock()
-}
-
-func (g *gatedPuts) reopen() {
-	g.mu.Lock()
-	close(g.open)
-	g.open = nil
-	g.mu.Unlock()
-}
-
-func (g *gatedPuts) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
-	g.mu.Lock()
-	open := g.open
-	g.mu.Unlock()
-	if open != nil {
-		g.blocked <- table
-		select {
-		case <-open:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return g.Store.Put(ctx, table, row, cells...)
-}
-
 // evidenceRace sets up the one schedule evidence exists for (section 5.3):
 // B's token draw, sent beside B's claim, reads the global cell before A
 // claims; A claims, draws, holds and releases; only then do B's claim and
@@ -81,7 +43,7 @@ func evidenceRace(t *testing.T, a, b Evidence, ka, kb *TestingKnobs) (tokenA, to
 	base := model.New(&clock.Local{})
 	gA, err := clock.NewGlobal(base, "", &clock.Local{})
 	require.NoError(t, err)
-	gated := &gatedPuts{Store: base, blocked: make(chan string, 8)}
+	gated := locktest.NewPutGate(base, DefaultTable, clock.DefaultGlobalTable)
 	gB, err := clock.NewGlobal(gated, "", &clock.Local{})
 	require.NoError(t, err)
 	// The global cell already holds a value, so B's read of it returns
@@ -98,7 +60,7 @@ func evidenceRace(t *testing.T, a, b Evidence, ka, kb *TestingKnobs) (tokenA, to
 
 	// Every Put of B waits: its claim's and its draw's, whose read of the
 	// global cell has then been served, before A claims.
-	gated.shut()
+	gated.Shut()
 	type result struct {
 		lk  lockstep.Lock
 		err error
@@ -108,14 +70,8 @@ func evidenceRace(t *testing.T, a, b Evidence, ka, kb *TestingKnobs) (tokenA, to
 		lk, err := lB.Lock(ctx, "hot")
 		done <- result{lk, err}
 	}()
-	tables := map[string]bool{}
-	for len(tables) < 2 {
-		select {
-		case tb := <-gated.blocked:
-			tables[tb] = true
-		case <-time.After(10 * time.Second):
-			t.Fatalf("B's claim and draw did not both reach the store (saw %v)", tables)
-		}
+	if err := gated.AwaitBlocked(10*time.Second, DefaultTable, clock.DefaultGlobalTable); err != nil {
+		t.Fatalf("B's claim and draw did not both reach the store: %v", err)
 	}
 
 	lkA, err := lA.Lock(ctx, "hot")
@@ -123,7 +79,7 @@ func evidenceRace(t *testing.T, a, b Evidence, ka, kb *TestingKnobs) (tokenA, to
 	tokenA = lkA.(lockstep.Fenced).Token()
 	require.NoError(t, lkA.Unlock(ctx))
 
-	gated.reopen()
+	gated.Reopen()
 	r := <-done
 	require.NoError(t, r.err)
 	defer r.lk.Unlock(ctx)
