@@ -35,9 +35,10 @@ type Global struct {
 	table string
 	local lockstep.Clock
 
-	mu   sync.Mutex
-	last int64 // the last value of the latest block chosen
-	done int64 // the last value of the highest block whose draw returned
+	mu    sync.Mutex
+	last  int64 // the last value of the latest block chosen
+	done  int64 // the highest value Drawn counts
+	ahead ahead // values drawn ahead, not yet handed out (ahead.go)
 }
 
 // NewGlobal returns the service over store, keeping its cell in table (""
@@ -98,6 +99,12 @@ func (g *Global) Reserve(ctx context.Context, n int) (int64, error) {
 	if n < 1 {
 		return 0, fmt.Errorf("clock: reserve %d global time values: want at least 1", n)
 	}
+	return g.reserve(ctx, n, int64(n))
+}
+
+// reserve draws n values as Reserve says, and counts the first counted of
+// them in Drawn once the draw returns.
+func (g *Global) reserve(ctx context.Context, n int, counted int64) (int64, error) {
 	global, err := g.Read(ctx)
 	if err != nil {
 		return 0, err
@@ -117,13 +124,14 @@ func (g *Global) Reserve(ctx context.Context, n int) (int64, error) {
 		return 0, err
 	}
 	g.mu.Lock()
-	g.done = max(g.done, end)
+	g.done = max(g.done, t+counted-1)
 	g.mu.Unlock()
 	return t, nil
 }
 
 // Drawn returns the highest value of a draw of this Global that returned
-// (the last of its block), 0 before the first. Every token kept from a draw
+// (the last of its block, or of the values TakeAhead handed out of a block
+// drawn ahead), 0 before the first. Every token kept from a draw
 // through this Global is at most Drawn, and every draw on any process that
 // starts after such a draw returned gets more (Lemma 7); a Locker recording
 // evidence (queuelock.Options.Evidence) writes it beside its releases

@@ -37,10 +37,14 @@ type attempt struct {
 	block int   // tokens the draw reserves (manager.Acquisition.TokenBlock)
 	token int64 // the token drawn: the first of the block
 	// early is the token draw sent beside the current claim
-	// (Options.Evidence EvidenceUse), nil if none; evidence is the evidence
-	// cell's token the claim's read returned (evidence.go).
-	early    earlyDraw
-	evidence int64
+	// (Options.Evidence EvidenceUse), or the token taken for it from the
+	// values drawn ahead, nil if none; earlySent is when the read of the
+	// draw ahead was sent (elapsed µs; math.MaxInt64 for a draw beside the
+	// claim, sent after it); evidence is the evidence cell's token the
+	// claim's read returned (evidence.go).
+	early     earlyDraw
+	earlySent int64
+	evidence  int64
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/layout"
@@ -154,18 +155,40 @@ type drawn struct {
 // when the Locker uses evidence; the claim's write must be sent after this
 // call returns, so that the draw's read is sent no earlier than the lease
 // starts. a.keep takes the result (earlyToken).
+//
+// A queuelock Locker (l.ahead) first tries the values its Fencing drew
+// ahead, when its last claim read of the id showed no evidence above what
+// this process had drawn (evidenceOwn): then no request is sent at all.
+// Otherwise its draw beside the claim reserves aheadValues more for later
+// claims.
 func (a *attempt) drawBeside(ctx context.Context) {
-	a.early, a.evidence = nil, 0 // a.evidence is the coming read's
+	a.early, a.earlySent, a.evidence = nil, math.MaxInt64, 0 // a.evidence is the coming read's
 	f := a.l.cfg.Fencing
 	if a.l.cfg.evidence != EvidenceUse || f == nil || !a.fence {
 		return
 	}
 	d := make(earlyDraw, 1)
 	a.early = d
-	a.requests += 2
 	block := max(1, a.block)
+	if a.l.ahead && a.l.evidenceOwn(a.id) {
+		maxAge := a.l.cfg.Lease.Window() / 2
+		if a.knobs.AheadPastWindow {
+			maxAge = 1 << 62
+		}
+		if t, sent, ok := f.TakeAhead(block, maxAge); ok {
+			a.earlySent = sent
+			a.l.aheadTaken.Add(1)
+			d <- drawn{t, nil}
+			return
+		}
+	}
+	extra := 0
+	if a.l.ahead {
+		extra = aheadValues
+	}
+	a.requests += 2
 	lifecycle.Go(a.l.cfg.Clock, func() {
-		t, err := f.Reserve(ctx, block)
+		t, err := f.ReserveAhead(ctx, block, extra)
 		d <- drawn{t, err}
 	})
 }
@@ -179,9 +202,11 @@ func (a *attempt) dropEarly(ok *bool, err *error) {
 }
 
 // earlyToken returns the token drawn beside the claim whose write was sent
-// at since, if it may be kept: drawn without error, above the evidence the
-// winning claim read returned (a.evidence), and in while the claim's lease
-// was open. Otherwise the caller draws after the claim, as without evidence.
+// at since, or taken for it from the values drawn ahead, if it may be kept:
+// drawn without error, above the evidence the winning claim read returned
+// (a.evidence), and in while a lease counted from the earlier of since and
+// the draw's read (a.earlySent) was open (Theorem 6b). Otherwise the caller
+// draws after the claim, as without evidence.
 func (a *attempt) earlyToken(since int64) (int64, bool) {
 	d := a.early
 	a.early = nil
@@ -189,8 +214,44 @@ func (a *attempt) earlyToken(since int64) (int64, bool) {
 		return 0, false
 	}
 	r := <-d
-	if r.err != nil || r.token <= a.evidence && !a.knobs.KeepBelowEvidence || !a.inTime(since) {
+	from := min(since, a.earlySent)
+	if a.knobs.AheadPastWindow {
+		from = since
+	}
+	if r.err != nil || r.token <= a.evidence && !a.knobs.KeepBelowEvidence || !a.inTime(from) {
 		return 0, false
 	}
 	return r.token, true
+}
+
+// aheadValues is how many values a queuelock Locker's draw beside a claim
+// reserves ahead of its own block, for the claims that follow
+// (clock.Global.ReserveAhead). Each raises the global cell by as much,
+// against the microseconds of wall time it otherwise tracks.
+const aheadValues = 64
+
+// noteEvidence remembers of id whether a claim read's evidence e was at
+// most what this process had drawn then, so that its next claim may take
+// a token drawn ahead: the id's last recorder was most likely this
+// process. Above it, another process recorded a later draw, which a value
+// drawn ahead before it is below: the next claim draws beside instead.
+func (l *Locker) noteEvidence(id string, e int64) {
+	if !l.ahead {
+		return
+	}
+	own := e <= l.cfg.Fencing.Drawn()
+	l.floors.mu.Lock()
+	defer l.floors.mu.Unlock()
+	if en, ok := l.floors.m[id]; ok {
+		en.evidenceOwn = own
+		l.floors.m[id] = en
+	}
+}
+
+// evidenceOwn reports what noteEvidence last remembered of id, false when
+// nothing.
+func (l *Locker) evidenceOwn(id string) bool {
+	l.floors.mu.Lock()
+	defer l.floors.mu.Unlock()
+	return l.floors.m[id].evidenceOwn
 }

@@ -64,6 +64,9 @@ type floorEntry struct {
 	// expires is when (µs, elapsed time) the entry may be dropped, unless
 	// its id is held or awaited in this Locker: a TTL after its last use.
 	expires int64
+	// evidenceOwn is set when the last claim read of the id returned no
+	// evidence above what this process had drawn then (evidence.go).
+	evidenceOwn bool
 }
 
 // floor returns the cached floor of id, refreshing it from the floor cell

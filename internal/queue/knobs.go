@@ -85,6 +85,12 @@ import (
 //   - RecordNoEvidence makes a Locker with Options.Evidence record none:
 //     a release leaves no trace of its token, so a claim drawing beside it
 //     keeps a token below the releaser's, as with KeepBelowEvidence.
+//   - AheadPastWindow makes a claim keep a token taken from the values drawn
+//     ahead (clock.Global.TakeAhead) while its own lease is open, however
+//     long ago their draw's read was sent: an earlier holder whose draw
+//     returned after that read and whose cells then expired unreleased
+//     leaves no evidence the claim's read must meet, and its token is
+//     above the one kept.
 //   - SkipIntentionRange makes every claim read as a claim in an intention
 //     access does with Options.IntentionRange: up to the intention range,
 //     not to the end of the partition, so a claim in S, SIX or X misses the
@@ -120,6 +126,7 @@ type TestingKnobs struct {
 	KeepBelowEvidence        bool
 	HandoffKeepsFastPath     bool
 	RecordNoEvidence         bool
+	AheadPastWindow          bool
 
 	// Defects of the shared lease, lock-manager, fencing and local-handoff
 	// code.

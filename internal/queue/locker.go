@@ -53,6 +53,11 @@ type Locker struct {
 	// adoptedToken is the highest fencing token of a lock this Locker
 	// adopted (evidence.go).
 	adoptedToken atomic.Int64
+	// ahead is set for a queuelock Locker at EvidenceUse: its claims take
+	// tokens drawn ahead when they can (evidence.go); aheadTaken counts
+	// the tokens so taken.
+	ahead      bool
+	aheadTaken atomic.Int64
 }
 
 // mutator returns the store as a lockstep.Mutator, unless it has none or
@@ -88,6 +93,7 @@ func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
 		if err != nil {
 			return manager.Core{}, err
 		}
+		l.ahead = l.cfg.evidence == EvidenceUse
 		var alg manager.Algorithm = l
 		if l.cfg.local > 0 {
 			if alg, err = cohort.New(l, cohort.Options{Bound: l.cfg.local, Clock: l.cfg.Clock,

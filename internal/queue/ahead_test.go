@@ -1,0 +1,189 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lockstep-go/lockstep"
+	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/model"
+)
+
+// globalTally is a store that counts the requests sent to the global time
+// table and, once cut, fails every request: a process that died holding.
+type globalTally struct {
+	lockstep.Store
+	global atomic.Int64
+	mu     sync.Mutex
+	cut    bool
+}
+
+var errCut = errors.New("test: this process is cut off")
+
+func (s *globalTally) pass(table string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cut {
+		return errCut
+	}
+	if table == clock.DefaultGlobalTable {
+		s.global.Add(1)
+	}
+	return nil
+}
+
+func (s *globalTally) Put(ctx context.Context, table, row string, cells ...lockstep.Cell) error {
+	if err := s.pass(table); err != nil {
+		return err
+	}
+	return s.Store.Put(ctx, table, row, cells...)
+}
+
+func (s *globalTally) Read(ctx context.Context, table, row string, sl lockstep.Slice) ([]lockstep.Cell, error) {
+	if err := s.pass(table); err != nil {
+		return nil, err
+	}
+	return s.Store.Read(ctx, table, row, sl)
+}
+
+func (s *globalTally) Delete(ctx context.Context, table, row string, ts int64, cols ...string) error {
+	if err := s.pass(table); err != nil {
+		return err
+	}
+	return s.Store.Delete(ctx, table, row, ts, cols...)
+}
+
+func (s *globalTally) PutDelete(ctx context.Context, table, row string, ts int64, cols []string, cells ...lockstep.Cell) error {
+	if err := s.pass(table); err != nil {
+		return err
+	}
+	return s.Store.(lockstep.Mutator).PutDelete(ctx, table, row, ts, cols, cells...)
+}
+
+// aheadLocker is a queuelock Locker at EvidenceUse on its own Global,
+// through a globalTally, on the manual clock clk.
+func aheadLocker(t *testing.T, base lockstep.Store, clk *model.ManualClock, id string, k *TestingKnobs) (*testLocker, *globalTally) {
+	t.Helper()
+	s := &globalTally{Store: base}
+	g, err := clock.NewGlobal(s, "", clk)
+	require.NoError(t, err)
+	l, err := New(s, &Options{ProcessID: id, TTL: 4 * time.Second, Clock: clk, Poll: 10 * time.Millisecond,
+		Fencing: g, Evidence: EvidenceUse, TestingKnobs: k})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Close(context.Background()) })
+	return l, s
+}
+
+func lockToken(t *testing.T, l *testLocker, id string) (lockstep.Lock, int64) {
+	t.Helper()
+	lk, err := l.Lock(context.Background(), id)
+	require.NoError(t, err)
+	return lk, lk.(lockstep.Fenced).Token()
+}
+
+// A process that locks an id again within half a lease window of its last
+// draw takes its token from the values that draw reserved ahead: no request
+// to the global cell, the tokens still rising, and each release recording
+// only the tokens handed out (so the next claim's is above the evidence).
+func TestAhead_ARelockTakesItsTokenWithoutARequestToTheGlobalCell(t *testing.T) {
+	clk := model.NewManualClock(0)
+	clk.Advance(time.Second)
+	l, s := aheadLocker(t, model.New(clk), clk, "a", nil)
+	ctx := context.Background()
+
+	var last int64
+	for i := range 5 {
+		before := s.global.Load()
+		lk, tok := lockToken(t, l, "x")
+		require.Greater(t, tok, last, "lock %d", i)
+		last = tok
+		require.NoError(t, lk.Unlock(ctx))
+		want := int64(0)
+		if i == 0 {
+			want = 2 // the draw beside the first claim: its read and its write
+		}
+		require.Equal(t, want, s.global.Load()-before, "lock %d: requests to the global cell", i)
+		clk.Advance(10 * time.Millisecond)
+	}
+	require.Equal(t, int64(4), l.aheadTaken.Load())
+	require.Equal(t, last, l.cfg.Fencing.Drawn(), "Drawn counts the values handed out, not the whole block")
+}
+
+// Another process's later draw on the id makes the next claim here draw
+// beside it again (its last read showed evidence above what this process
+// drew), and a value drawn ahead too long ago is not taken.
+func TestAhead_AClaimDrawsBesideAfterAnotherProcessRecordedOrWhenTheValuesAreOld(t *testing.T) {
+	clk := model.NewManualClock(0)
+	clk.Advance(time.Second)
+	base := model.New(clk)
+	a, sa := aheadLocker(t, base, clk, "a", nil)
+	b, _ := aheadLocker(t, base, clk, "b", nil)
+	ctx := context.Background()
+
+	lk, _ := lockToken(t, a, "x")
+	require.NoError(t, lk.Unlock(ctx))
+	lk, tb := lockToken(t, b, "x") // b's draw is after a's block: above it
+	require.NoError(t, lk.Unlock(ctx))
+
+	before := sa.global.Load()
+	lk, ta := lockToken(t, a, "x") // a's read shows b's evidence, above a's values ahead
+	require.NoError(t, lk.Unlock(ctx))
+	require.Greater(t, ta, tb)
+	require.Equal(t, int64(2), sa.global.Load()-before, "a drew beside its claim; it did not draw again after it")
+
+	clk.Advance(a.cfg.Lease.Window() / 2)
+	before = sa.global.Load()
+	lk, tok := lockToken(t, a, "x")
+	require.NoError(t, lk.Unlock(ctx))
+	require.Greater(t, tok, ta)
+	require.Equal(t, int64(2), sa.global.Load()-before, "values drawn half a window ago are not taken")
+}
+
+// aheadPastWindow runs the schedule the window on values drawn ahead is
+// for: B draws ahead; A, another process, draws later, holds, and dies
+// holding; B's claim after A's cells expired reads no trace of A's token.
+// It returns A's token and B's.
+func aheadPastWindow(t *testing.T, kb *TestingKnobs) (tokenA, tokenB int64) {
+	clk := model.NewManualClock(0)
+	clk.Advance(time.Second)
+	base := model.New(clk)
+	a, sa := aheadLocker(t, base, clk, "a", nil)
+	b, _ := aheadLocker(t, base, clk, "b", kb)
+	ctx := context.Background()
+
+	lk, _ := lockToken(t, b, "x") // b's draw beside its claim reserves values ahead
+	require.NoError(t, lk.Unlock(ctx))
+	clk.Advance(100 * time.Millisecond)
+	_, tokenA = lockToken(t, a, "x")
+	sa.mu.Lock()
+	sa.cut = true // a dies holding: no renewal, no release
+	sa.mu.Unlock()
+
+	// b looks at x while a's cells live (its TryLock fails), so it still
+	// remembers the id when it claims after they expired.
+	clk.Advance(2 * time.Second)
+	_, err := b.TryLock(ctx, "x")
+	require.ErrorIs(t, err, lockstep.ErrLocked)
+	clk.Advance(3 * time.Second)
+	lk, tokenB = lockToken(t, b, "x")
+	require.NoError(t, lk.Unlock(ctx))
+	return tokenA, tokenB
+}
+
+// A value drawn ahead is kept only while a lease counted from its draw's
+// read would be open: B's values, drawn before A's token, are below it, and
+// nothing of A's is left for B's read to meet. Planted (AheadPastWindow), B
+// keeps one, below A's token: a fenced resource would take B for the stale
+// holder, and A's late writes would pass.
+func TestAhead_AValueDrawnAheadIsKeptOnlyWithinALeaseWindowOfItsDraw(t *testing.T) {
+	ta, tb := aheadPastWindow(t, nil)
+	require.Greater(t, tb, ta)
+	ta, tb = aheadPastWindow(t, &TestingKnobs{AheadPastWindow: true})
+	require.Less(t, tb, ta, "planted: the old value is kept")
+}
