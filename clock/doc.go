@@ -15,5 +15,8 @@
 // issues a time at or below one it has observed. [Global] is the documents'
 // remedy for skew across all processes: a single cell whose value equals its
 // write timestamp, so last-write-wins keeps its maximum (theorem 5). Every
-// fencing-token draw raises it; no service process runs beside it.
+// fencing-token draw raises it; no service process runs beside it. A draw may
+// reserve values ahead of use ([Global.ReserveAhead]), which a later lock of
+// the process takes with no request ([Global.TakeAhead]) under the conditions
+// docs/algorithms.md, section 5.3, gives.
 package clock

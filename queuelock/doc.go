@@ -38,7 +38,8 @@
 //   - Fencing (Options.Fencing): tokens larger than every earlier
 //     incompatible owner's, for resources that refuse smaller ones; with
 //     Options.Evidence drawn beside the claim, at no added sequential
-//     request.
+//     request, or taken from values the last such draw reserved ahead,
+//     with no request to the global cell.
 //   - Shared identities: Locker is a lockstep.Sharer; Adopt continues a
 //     shared lock under the same owner and token, and the last holder to
 //     Unlock releases.

@@ -27,7 +27,10 @@ import (
 // A's token (Lemma 15), or an evidence version at least that high has
 // expired, which the draw beside the claim, sent later, is above (Lemma
 // 16); a token drawn beside the claim is kept only above the evidence read
-// (Theorem 6b). Anything else falls back to the draw after the claim.
+// (Theorem 6b). A queuelock Locker also takes tokens from values its Fencing
+// drew ahead with an earlier such draw, under the same two conditions, with
+// the lease counted from that draw's read when it is the earlier. Anything
+// else falls back to the draw after the claim.
 
 // Evidence is how a fenced queue Locker takes part in evidence-ordered
 // fencing.

@@ -57,8 +57,11 @@ type Options struct {
 	// Evidence, with Fencing and a lockstep.Mutator store, records each
 	// release's token in the id's partition (EvidenceRecord) and, at
 	// EvidenceUse, draws a claim's token beside the claim instead of after
-	// it, so that fencing adds no sequential request. A fleet-wide setting
-	// taken in two steps: see the pitfalls. Default EvidenceOff.
+	// it, so that fencing adds no sequential request; a queuelock Locker
+	// then reserves values ahead with each such draw, for its later claims
+	// of ids no other process recorded above it (docs/algorithms.md,
+	// section 5.3). A fleet-wide setting taken in two steps: see the
+	// pitfalls. Default EvidenceOff.
 	Evidence Evidence
 	// TestingKnobs plant defects for negative controls. Leave nil.
 	TestingKnobs *TestingKnobs
