@@ -45,19 +45,21 @@ func (g *Global) ReserveAhead(ctx context.Context, n, extra int) (int64, error) 
 }
 
 // TakeAhead hands out n consecutive values drawn ahead (ReserveAhead) and
-// returns the first, with the elapsed time (µs) at which the read of the
-// draw that reserved them was sent: every draw, on any process, that
-// returned before then is below them (Lemma 7), and no other. ok is false,
-// and nothing is handed out, when fewer than n values are left, when that
-// read was sent maxAge or more ago, or when the values left are not above
-// Drawn (a later draw of this Global passed them). From now on Drawn counts
-// the values handed out.
+// returns the first, with how long ago, on this Global's clock, the read of
+// the draw that reserved them was sent: every draw, on any process, that
+// returned before then is below them (Lemma 7), and no other. A caller
+// timing a lease on another clock subtracts age from a stamp of its own
+// taken before this call, which puts the send no later than it was. ok is
+// false, and nothing is handed out, when fewer than n values are left, when
+// age would be maxAge or more, or when the values left are not above Drawn
+// (a later draw of this Global passed them). From now on Drawn counts the
+// values handed out.
 //
 // A lock that keeps such a value as its token must check, as for a value
 // drawn beside its claim, that it is above the evidence its winning read
 // returned, and, besides its own lease, that the read was answered less
-// than a lease window after sent (docs/algorithms.md, section 5.3).
-func (g *Global) TakeAhead(n int, maxAge time.Duration) (first, sent int64, ok bool) {
+// than a lease window after that send (docs/algorithms.md, section 5.3).
+func (g *Global) TakeAhead(n int, maxAge time.Duration) (first int64, age time.Duration, ok bool) {
 	if n < 1 {
 		return 0, 0, false
 	}
@@ -66,10 +68,11 @@ func (g *Global) TakeAhead(n int, maxAge time.Duration) (first, sent int64, ok b
 	defer g.mu.Unlock()
 	a := g.ahead
 	last := a.next + int64(n) - 1
-	if a.end == 0 || now-a.sent >= maxAge.Microseconds() || last > a.end || a.next <= g.done {
+	age = time.Duration(now-a.sent) * time.Microsecond
+	if a.end == 0 || age >= maxAge || last > a.end || a.next <= g.done {
 		return 0, 0, false
 	}
 	g.ahead.next = last + 1
 	g.done = max(g.done, last)
-	return a.next, a.sent, true
+	return a.next, age, true
 }

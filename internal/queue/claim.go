@@ -25,7 +25,7 @@ func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, e
 	defer func() { settled(ok && err == nil) }()
 	since = lease.Stamp(a.l.cfg.Clock)
 	ev := a.claimEvidence()
-	a.drawBeside(ctx)
+	a.drawBeside(ctx, since)
 	defer a.dropEarly(&ok, &err)
 	qc := a.queueCell()
 	a.sends.note(qc.Timestamp, since)

@@ -154,17 +154,17 @@ type drawn struct {
 	err   error
 }
 
-// drawBeside starts the draw of a fenced claim's token beside the claim,
-// when the Locker uses evidence; the claim's write must be sent after this
-// call returns, so that the draw's read is sent no earlier than the lease
-// starts. a.keep takes the result (earlyToken).
+// drawBeside starts the draw of a fenced claim's token beside the claim
+// whose lease counts from since, when the Locker uses evidence; the claim's
+// write must be sent after this call returns, so that the draw's read is
+// sent no earlier than the lease starts. a.keep takes the result (earlyToken).
 //
 // A queuelock Locker (l.ahead) first tries the values its Fencing drew
 // ahead, when its last claim read of the id showed no evidence above what
 // this process had drawn (evidenceOwn): then no request is sent at all.
 // Otherwise its draw beside the claim reserves aheadValues more for later
 // claims.
-func (a *attempt) drawBeside(ctx context.Context) {
+func (a *attempt) drawBeside(ctx context.Context, since int64) {
 	a.early, a.earlySent, a.evidence = nil, math.MaxInt64, 0 // a.evidence is the coming read's
 	f := a.l.cfg.Fencing
 	if a.l.cfg.evidence != EvidenceUse || f == nil || !a.fence {
@@ -178,8 +178,10 @@ func (a *attempt) drawBeside(ctx context.Context) {
 		if a.knobs.AheadPastWindow {
 			maxAge = 1 << 62
 		}
-		if t, sent, ok := f.TakeAhead(block, maxAge); ok {
-			a.earlySent = sent
+		if t, age, ok := f.TakeAhead(block, maxAge); ok {
+			// The Global times on its own clock; since, this claim's
+			// stamp, was taken before the age was measured.
+			a.earlySent = since - age.Microseconds()
 			a.l.aheadTaken.Add(1)
 			d <- drawn{t, nil}
 			return

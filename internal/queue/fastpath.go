@@ -123,7 +123,7 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 	defer func() { settled(ok && err == nil) }()
 	since = lease.Stamp(l.cfg.Clock)
 	ev := a.claimEvidence()
-	a.drawBeside(ctx)
+	a.drawBeside(ctx, since)
 	defer a.dropEarly(&ok, &err)
 	qc := a.queueCell()
 	a.sends.note(qc.Timestamp, since)
