@@ -187,8 +187,9 @@ func printRoundtrips(w io.Writer, results []roundtripResult, withTime bool) {
 	fmt.Fprintln(w, "counting store around the shipped lock code; requests: all of them, side by side or not, split by kind;")
 	fmt.Fprintln(w, "first pair: a fresh process's first (cold caches: the queue lock also reads its floor cell, in parallel).")
 	fmt.Fprintln(w, "The seed's algorithms need 6–7; the target for new is at most 3, for combined at most 6.")
-	fmt.Fprintln(w, "new-fenced draws a fencing token after its claim won; new-evidence draws it beside its claim")
-	fmt.Fprintln(w, "(queuelock.Options.Evidence), and its release records the token in the same request as its deletes.")
+	fmt.Fprintln(w, "new-fenced draws a fencing token after its claim won; new-evidence draws it beside its claim, or takes it")
+	fmt.Fprintln(w, "with no request from values its last such draw reserved ahead (queuelock.Options.Evidence), and its")
+	fmt.Fprintln(w, "release records the token in the same request as its deletes.")
 }
 
 // medianTook is the median duration of pairs.
