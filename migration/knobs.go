@@ -21,13 +21,18 @@ import (
 //   - AdoptWithoutCensus makes Adopt (share.go) skip the admission (flag,
 //     census write, phase read) and the census count: a Controller can
 //     commit a phase that forbids new while the adopted new lock is held.
+//   - AheadBeforeAdmission lets a lock of mode new take a fencing token
+//     drawn ahead before the phase read that admitted it: drawn in an
+//     earlier new phase, before a rollback during which a legacy holder
+//     drew a higher token, it is below that holder's.
 
-// TestingKnobs plant deliberate defects for this module's negative controls
-// (the comment above, in knobs.go, says what each does). Leave them nil.
+// TestingKnobs plant deliberate defects for negative controls (knobs.go
+// says what each does). Leave them nil.
 type TestingKnobs struct {
-	DrainSkipsRecheck  bool
-	CensusUnbound      bool
-	AdoptWithoutCensus bool
+	DrainSkipsRecheck    bool
+	CensusUnbound        bool
+	AdoptWithoutCensus   bool
+	AheadBeforeAdmission bool
 
 	// Defects of the lock manager, the combined Locker, the token draw and
 	// local handoff.

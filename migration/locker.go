@@ -79,11 +79,12 @@ func checkFleetStore(store lockstep.Store) error {
 
 // phaseCache is the last phase the guard read with the census published.
 type phaseCache struct {
-	valid   bool
-	phase   Phase
-	readAt  int64  // elapsed µs, when the read started
-	epoch   uint64 // heartbeat epoch of the read
-	written uint64 // heartbeat version published when the read started
+	valid      bool
+	phase      Phase
+	readAt     int64  // elapsed µs, when the read started
+	answeredAt int64  // elapsed µs, when its answer arrived
+	epoch      uint64 // heartbeat epoch of the read
+	written    uint64 // heartbeat version published when the read started
 }
 
 // New returns a Locker on store with flag as its mode source. A DC-local
@@ -197,10 +198,14 @@ func (s modeSwitch) Take(ctx context.Context, a *manager.Acquisition) (held.Spec
 	a.Mode = m
 	l.hb.setConfigured(m)
 	l.hb.begin(m)
-	t, err := l.guard(ctx, a.ID, m)
+	t, admitted, err := l.guard(ctx, a.ID, m)
 	if err != nil {
 		l.hb.finish(ticket{mode: m}, false)
 		return held.Spec{}, err
+	}
+	a.AheadSince = max(1, admitted)
+	if l.cfg.knobs.AheadBeforeAdmission {
+		a.AheadSince = 0
 	}
 	// One flat id, taken by the mode's algorithm itself: groups, hierarchy
 	// and reentrancy are this Locker's manager's alone, applied once, above
@@ -250,62 +255,66 @@ func (l *Locker) bind(spec *held.Spec, t ticket) {
 // guard admits an acquisition in mode m, already registered with the
 // heartbeat, following the Controller's protocol (docs/algorithms.md,
 // section 7.2): the census must publish m before the phase is read, and
-// the phase must allow m. ctx bounds the census write and the phase reads.
-func (l *Locker) guard(ctx context.Context, id string, m lockstep.Mode) (ticket, error) {
+// the phase must allow m. It returns when (elapsed µs) the answer of the
+// phase read that admitted it arrived: a fencing token drawn ahead serves
+// the acquisition only if drawn after it (section 5.3, "Across modes").
+// ctx bounds the census write and the phase reads.
+func (l *Locker) guard(ctx context.Context, id string, m lockstep.Mode) (ticket, int64, error) {
 	t := l.hb.current(m)
 	if ok, _ := l.hb.trusted(t, true); ok {
-		if l.cachedAllows(t, m) {
-			return t, nil
+		if ok, answeredAt := l.cachedAllows(t, m); ok {
+			return t, answeredAt, nil
 		}
 	} else {
 		// m is not yet published. Learn first whether the phase refuses m
 		// at all, so that a refusal writes nothing.
 		pc, err := readPhase(ctx, l.store, l.cfg.phaseTable)
 		if err != nil {
-			return t, err
+			return t, 0, err
 		}
 		if !pc.phase.Allows(m) {
-			return t, &ModeError{ID: id, Process: l.Process(), Configured: m, Phase: pc.phase}
+			return t, 0, &ModeError{ID: id, Process: l.Process(), Configured: m, Phase: pc.phase}
 		}
 		if err := l.hb.write(ctx); err != nil {
 			if ctx.Err() != nil {
-				return t, fmt.Errorf("migration: publishing census entry: %w", ctx.Err())
+				return t, 0, fmt.Errorf("migration: publishing census entry: %w", ctx.Err())
 			}
-			return t, l.hb.staleError(err)
+			return t, 0, l.hb.staleError(err)
 		}
 		t = l.hb.current(m)
 	}
 	ok, written := l.hb.trusted(t, true)
 	if !ok {
-		return t, l.hb.staleError(nil)
+		return t, 0, l.hb.staleError(nil)
 	}
 	// This read starts after a write publishing m completed: the lemma the
 	// Controller's intent relies on.
 	readAt := l.clock.Elapsed()
 	pc, err := readPhase(ctx, l.store, l.cfg.phaseTable)
 	if err != nil {
-		return t, err
+		return t, 0, err
 	}
+	answeredAt := l.clock.Elapsed()
 	if !pc.phase.Allows(m) {
-		return t, &ModeError{ID: id, Process: l.Process(), Configured: m, Phase: pc.phase}
+		return t, 0, &ModeError{ID: id, Process: l.Process(), Configured: m, Phase: pc.phase}
 	}
 	l.cacheMu.Lock()
 	if !l.cache.valid || readAt >= l.cache.readAt {
-		l.cache = phaseCache{valid: true, phase: pc.phase, readAt: readAt, epoch: t.epoch, written: written}
+		l.cache = phaseCache{valid: true, phase: pc.phase, readAt: readAt, answeredAt: answeredAt, epoch: t.epoch, written: written}
 	}
 	l.cacheMu.Unlock()
-	return t, nil
+	return t, answeredAt, nil
 }
 
 // cachedAllows reports whether the cached phase may decide for t: read in the
-// same epoch, after m was published, recently, and allowing m. A refusal is
-// never taken from the cache.
-func (l *Locker) cachedAllows(t ticket, m lockstep.Mode) bool {
+// same epoch, after m was published, recently, and allowing m; and when the
+// answer of that read arrived. A refusal is never taken from the cache.
+func (l *Locker) cachedAllows(t ticket, m lockstep.Mode) (bool, int64) {
 	l.cacheMu.Lock()
 	c := l.cache
 	l.cacheMu.Unlock()
 	return c.valid && c.epoch == t.epoch && c.written >= l.hb.sinceOf(m) &&
-		l.clock.Elapsed()-c.readAt < l.cfg.phaseCache.Microseconds() && c.phase.Allows(m)
+		l.clock.Elapsed()-c.readAt < l.cfg.phaseCache.Microseconds() && c.phase.Allows(m), c.answeredAt
 }
 
 // Close ends the waits in flight, releases every lock still held and deletes

@@ -190,6 +190,9 @@ func newAlgorithms(store lockstep.Store, p setup.Process, o *Options, k TestingK
 	if a.queue, err = queue.NewWith(store, &qo, p.Half(cmp.Or(qo.Logger, p.Logger), cmp.Or(qo.Observer, p.Observer), true), owners); err != nil {
 		return a, err
 	}
+	// At EvidenceUse its locks of mode new take tokens drawn ahead, each
+	// only from a draw sent after its admission (modeSwitch.Take).
+	a.queue.TakeAhead()
 	a.fencing = p.Fencing
 	if a.combined, err = combine.New(a.queue, a.legacy, p.Fencing, false, &ck); err != nil {
 		return a, err

@@ -103,7 +103,7 @@ func (s modeSwitch) Adopt(ctx context.Context, tok string, skip func(id string, 
 			l.hb.finish(t, ok)
 		}
 	}
-	t, err := l.guard(ctx, id, m)
+	t, _, err := l.guard(ctx, id, m)
 	if err != nil {
 		finish(t, false)
 		return "", nil, false, nil, err

@@ -62,6 +62,13 @@ type Acquisition struct {
 	// algorithm that grants the hold again in memory (internal/cohort); 0:
 	// one. Take reports the block's last in held.Spec.TokenLast.
 	TokenBlock int
+	// AheadSince is when (elapsed µs, on the Locker's clock) the
+	// acquisition was admitted, for an Algorithm that may take its fencing
+	// token from values drawn ahead (internal/queue): only a draw whose read
+	// was sent after it may serve. A composer that admits acquisitions by
+	// the migration phase sets it, at least 1 (docs/algorithms.md, section
+	// 5.3); 0: no admission, any draw.
+	AheadSince int64
 	step       Step
 }
 

@@ -45,6 +45,9 @@ type attempt struct {
 	early     earlyDraw
 	earlySent int64
 	evidence  int64
+	// aheadSince is manager.Acquisition.AheadSince: values drawn ahead
+	// serve only if their draw's read was sent after it.
+	aheadSince int64
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell

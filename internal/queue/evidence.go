@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/internal/layout"
@@ -174,9 +175,14 @@ func (a *attempt) drawBeside(ctx context.Context, since int64) {
 	a.early = d
 	block := max(1, a.block)
 	if a.l.ahead && a.l.evidenceOwn(a.id) {
+		// Younger than half a window, and, for an admitted acquisition,
+		// sent after the admission: since − age > aheadSince.
 		maxAge := a.l.cfg.Lease.Window() / 2
 		if a.knobs.AheadPastWindow {
 			maxAge = 1 << 62
+		}
+		if a.aheadSince > 0 {
+			maxAge = min(maxAge, time.Duration(since-a.aheadSince)*time.Microsecond)
 		}
 		if t, age, ok := f.TakeAhead(block, maxAge); ok {
 			// The Global times on its own clock; since, this claim's

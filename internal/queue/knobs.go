@@ -87,7 +87,8 @@ import (
 //     keeps a token below the releaser's, as with KeepBelowEvidence.
 //   - AheadPastWindow makes a claim keep a token taken from the values drawn
 //     ahead (clock.Global.TakeAhead) while its own lease is open, however
-//     long ago their draw's read was sent: an earlier holder whose draw
+//     long ago their draw's read was sent (an admission's bound still
+//     holds): an earlier holder whose draw
 //     returned after that read and whose cells then expired unreleased
 //     leaves no evidence the claim's read must meet, and its token is
 //     above the one kept.

@@ -69,6 +69,13 @@ func (l *Locker) mutator() (lockstep.Mutator, bool) {
 
 var _ manager.Algorithm = (*Locker)(nil)
 
+// TakeAhead lets this Locker's claims, at EvidenceUse, take their tokens
+// from values drawn ahead, as a queuelock Locker's do (evidence.go). A
+// composer that calls it, before the Locker's first acquisition, sets
+// manager.Acquisition.AheadSince on every Take to when the acquisition was
+// admitted.
+func (l *Locker) TakeAhead() { l.ahead = l.cfg.evidence == EvidenceUse }
+
 // Core returns the queue Locker below m, a Locker NewLocker built: its
 // Algorithm, or the algorithm below its local-handoff layer.
 func Core(m *manager.Locker) *Locker {
@@ -93,7 +100,7 @@ func NewLocker(store lockstep.Store, opts *Options) (*manager.Locker, error) {
 		if err != nil {
 			return manager.Core{}, err
 		}
-		l.ahead = l.cfg.evidence == EvidenceUse
+		l.TakeAhead()
 		var alg manager.Algorithm = l
 		if l.cfg.local > 0 {
 			if alg, err = cohort.New(l, cohort.Options{Bound: l.cfg.local, Clock: l.cfg.Clock,
@@ -169,7 +176,8 @@ func newCore(store lockstep.Store, opts *Options, p setup.Process, owners *setup
 func (l *Locker) Take(ctx context.Context, st *manager.Acquisition) (held.Spec, error) {
 	loss := held.NewLoss()
 	a := &attempt{l: l, id: l.row(st.ID), owner: l.owners.Next(), try: st.Try,
-		mode: lockstep.ModeNew, access: st.Access, loss: loss, fence: true, block: st.TokenBlock}
+		mode: lockstep.ModeNew, access: st.Access, loss: loss, fence: true, block: st.TokenBlock,
+		aheadSince: st.AheadSince}
 	p, err := a.run(ctx)
 	st.Attempts, st.Requests = a.claims, a.requests
 	if err != nil {
