@@ -42,7 +42,8 @@ const (
 	// EvidenceRecord records every release's token in the id's partition;
 	// tokens are still drawn after the claim.
 	EvidenceRecord = queue.EvidenceRecord
-	// EvidenceUse records, and draws each claim's token beside the claim:
-	// fencing adds no sequential request.
+	// EvidenceUse records, and draws each claim's token beside the claim,
+	// or takes it from values such a draw reserved ahead: fencing adds no
+	// sequential request.
 	EvidenceUse = queue.EvidenceUse
 )
