@@ -19,7 +19,7 @@ type ahead struct {
 // values drawn in the same block after them and kept for TakeAhead. It
 // returns the first of the caller's n. Drawn counts the caller's n once the
 // draw returns, and the extra values only as TakeAhead hands them out, so a
-// Locker recording evidence never records a value nobody holds.
+// Locker recording evidence never records the values still ahead.
 //
 // The kept values replace those of an earlier draw ahead whose read was
 // sent before this one's. extra below 0 or n below 1 is refused and
@@ -47,7 +47,8 @@ func (g *Global) ReserveAhead(ctx context.Context, n, extra int) (int64, error) 
 // TakeAhead hands out n consecutive values drawn ahead (ReserveAhead) and
 // returns the first, with how long ago, on this Global's clock, the read of
 // the draw that reserved them was sent: every draw, on any process, that
-// returned before then is below them (Lemma 7), and no other. A caller
+// returned before then is below them (Lemma 7); no later one is sure to be.
+// A caller
 // timing a lease on another clock subtracts age from a stamp of its own
 // taken before this call, which puts the send no later than it was. ok is
 // false, and nothing is handed out, when fewer than n values are left, when

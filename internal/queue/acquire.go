@@ -48,6 +48,9 @@ type attempt struct {
 	// aheadSince is manager.Acquisition.AheadSince: values drawn ahead
 	// serve only if their draw's read was sent after it.
 	aheadSince int64
+	// drawnBefore is the Fencing's Drawn before the current claim's draw
+	// or take (-1: the claim draws nothing beside it), for noteEvidence.
+	drawnBefore int64
 
 	time    int64    // the enqueue time naming our cells
 	qcol    string   // our queue cell

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/locktest"
 	"github.com/lockstep-go/lockstep/model"
 )
 
@@ -70,8 +71,14 @@ func (s *globalTally) PutDelete(ctx context.Context, table, row string, ts int64
 // through a globalTally, on the manual clock clk.
 func aheadLocker(t *testing.T, base lockstep.Store, clk *model.ManualClock, id string, k *TestingKnobs) (*testLocker, *globalTally) {
 	t.Helper()
+	return aheadLockerOn(t, base, clk, clk, id, k)
+}
+
+// aheadLockerOn is aheadLocker with the Global on a clock of its own.
+func aheadLockerOn(t *testing.T, base lockstep.Store, clk *model.ManualClock, gclk lockstep.Clock, id string, k *TestingKnobs) (*testLocker, *globalTally) {
+	t.Helper()
 	s := &globalTally{Store: base}
-	g, err := clock.NewGlobal(s, "", clk)
+	g, err := clock.NewGlobal(s, "", gclk)
 	require.NoError(t, err)
 	l, err := New(s, &Options{ProcessID: id, TTL: 4 * time.Second, Clock: clk, Poll: 10 * time.Millisecond,
 		Fencing: g, Evidence: EvidenceUse, TestingKnobs: k})
@@ -131,18 +138,106 @@ func TestAhead_AClaimDrawsBesideAfterAnotherProcessRecordedOrWhenTheValuesAreOld
 	lk, tb := lockToken(t, b, "x") // b's draw is after a's block: above it
 	require.NoError(t, lk.Unlock(ctx))
 
-	before := sa.global.Load()
-	lk, ta := lockToken(t, a, "x") // a's read shows b's evidence, above a's values ahead
+	// a's first read showed no evidence: it takes a value ahead, which b's
+	// record is above, and draws again after its claim. Its read shows b's
+	// evidence, above what a had drawn: its next claims draw beside.
+	taken := a.aheadTaken.Load()
+	lk, ta := lockToken(t, a, "x")
 	require.NoError(t, lk.Unlock(ctx))
 	require.Greater(t, ta, tb)
-	require.Equal(t, int64(2), sa.global.Load()-before, "a drew beside its claim; it did not draw again after it")
+	require.Equal(t, taken+1, a.aheadTaken.Load())
+	for i := range 6 {
+		l, s, other := a, sa, b
+		if i%2 == 1 {
+			l, other = b, a
+			s = nil
+		}
+		before, taken := int64(0), l.aheadTaken.Load()
+		if s != nil {
+			before = s.global.Load()
+		}
+		lk, tok := lockToken(t, l, "x")
+		require.NoError(t, lk.Unlock(ctx))
+		require.Greater(t, tok, ta, "round %d", i)
+		ta = tok
+		require.Equal(t, taken, l.aheadTaken.Load(), "round %d: a lock passed between processes takes no value ahead", i)
+		if s != nil {
+			require.Equal(t, int64(2), s.global.Load()-before, "round %d: one draw, beside the claim, none after it", i)
+		}
+		_ = other
+	}
+}
 
-	clk.Advance(a.cfg.Lease.Window() / 2)
-	before = sa.global.Load()
-	lk, tok := lockToken(t, a, "x")
+// A value drawn ahead half a lease window ago or more is not taken: the
+// claim draws beside itself.
+func TestAhead_ValuesDrawnHalfAWindowAgoAreNotTaken(t *testing.T) {
+	clk := model.NewManualClock(0)
+	clk.Advance(time.Second)
+	l, s := aheadLocker(t, model.New(clk), clk, "a", nil)
+	ctx := context.Background()
+	lk, first := lockToken(t, l, "x")
 	require.NoError(t, lk.Unlock(ctx))
-	require.Greater(t, tok, ta)
-	require.Equal(t, int64(2), sa.global.Load()-before, "values drawn half a window ago are not taken")
+	clk.Advance(l.cfg.Lease.Window()/2 - time.Microsecond)
+	lk, tok := lockToken(t, l, "x")
+	require.NoError(t, lk.Unlock(ctx))
+	require.Equal(t, first+1, tok, "just younger than half a window: taken")
+	clk.Advance(time.Microsecond)
+	before, taken := s.global.Load(), l.aheadTaken.Load()
+	lk, tok = lockToken(t, l, "x")
+	require.NoError(t, lk.Unlock(ctx))
+	require.Greater(t, tok, first+64)
+	require.Equal(t, taken, l.aheadTaken.Load())
+	require.Equal(t, int64(2), s.global.Load()-before, "drawn beside the claim")
+}
+
+// elapsedShift is a clock whose elapsed time starts an hour before Base's,
+// as a clock.Local made an hour earlier would: a Global and a Locker may
+// time on two such clocks.
+type elapsedShift struct{ *model.ManualClock }
+
+func (c elapsedShift) Elapsed() int64 { return c.ManualClock.Elapsed() + time.Hour.Microseconds() }
+
+// A value drawn ahead is kept only if the claim's read is answered within a
+// lease window of the draw's read, even when the claim's own lease is still
+// open: here the value is taken just under half a window after its draw,
+// the claim's write is held for 0.6 of a window, and the claim draws again
+// after it won. The Global times on a clock whose elapsed time starts an
+// hour apart from the Locker's, so the window is measured from the draw's
+// age, not from a stamp of the other clock.
+func TestAhead_AValueDrawnAheadIsKeptOnlyIfTheReadIsAnsweredWithinAWindowOfItsDraw(t *testing.T) {
+	clk := model.NewManualClock(0)
+	clk.Advance(time.Second)
+	gate := locktest.NewPutGate(model.New(clk), DefaultTable)
+	l, s := aheadLockerOn(t, gate, clk, elapsedShift{clk}, "a", nil)
+	ctx := context.Background()
+	lk, first := lockToken(t, l, "x")
+	require.NoError(t, lk.Unlock(ctx))
+	w := l.cfg.Lease.Window()
+	clk.Advance(w*45/100)
+
+	before, taken := s.global.Load(), l.aheadTaken.Load()
+	gate.Shut()
+	type result struct {
+		tok int64
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		lk, err := l.Lock(ctx, "x")
+		if err != nil {
+			done <- result{0, err}
+			return
+		}
+		done <- result{lk.(lockstep.Fenced).Token(), lk.Unlock(ctx)}
+	}()
+	require.NoError(t, gate.AwaitBlocked(10*time.Second, DefaultTable))
+	clk.Advance(w * 6 / 10)
+	gate.Reopen()
+	r := <-done
+	require.NoError(t, r.err)
+	require.Equal(t, taken+1, l.aheadTaken.Load(), "the value ahead was taken")
+	require.Equal(t, int64(2), s.global.Load()-before, "and refused: the claim drew after it won")
+	require.Greater(t, r.tok, first+64)
 }
 
 // aheadPastWindow runs the schedule the window on values drawn ahead is

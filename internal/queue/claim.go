@@ -40,7 +40,7 @@ func (a *attempt) claim(ctx context.Context, head bool) (ok bool, since int64, e
 		return false, 0, err
 	}
 	a.evidence = v.evidence
-	a.l.noteEvidence(a.id, v.evidence)
+	a.l.noteEvidence(a.id, v.evidence, a.drawnBefore)
 	if a.claimWon(v, since, head) {
 		return true, since, nil
 	}

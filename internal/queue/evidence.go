@@ -163,14 +163,15 @@ type drawn struct {
 // A queuelock Locker (l.ahead) first tries the values its Fencing drew
 // ahead, when its last claim read of the id showed no evidence above what
 // this process had drawn (evidenceOwn): then no request is sent at all.
-// Otherwise its draw beside the claim reserves aheadValues more for later
-// claims.
+// Otherwise its draw beside the claim reserves values for aheadClaims
+// later claims.
 func (a *attempt) drawBeside(ctx context.Context, since int64) {
-	a.early, a.earlySent, a.evidence = nil, math.MaxInt64, 0 // a.evidence is the coming read's
+	a.early, a.earlySent, a.evidence, a.drawnBefore = nil, math.MaxInt64, 0, -1 // a.evidence is the coming read's
 	f := a.l.cfg.Fencing
 	if a.l.cfg.evidence != EvidenceUse || f == nil || !a.fence {
 		return
 	}
+	a.drawnBefore = f.Drawn()
 	d := make(earlyDraw, 1)
 	a.early = d
 	block := max(1, a.block)
@@ -195,7 +196,7 @@ func (a *attempt) drawBeside(ctx context.Context, since int64) {
 	}
 	extra := 0
 	if a.l.ahead {
-		extra = aheadValues
+		extra = aheadClaims * block
 	}
 	a.requests += 2
 	lifecycle.Go(a.l.cfg.Clock, func() {
@@ -235,34 +236,45 @@ func (a *attempt) earlyToken(since int64) (int64, bool) {
 	return r.token, true
 }
 
-// aheadValues is how many values a queuelock Locker's draw beside a claim
-// reserves ahead of its own block, for the claims that follow
-// (clock.Global.ReserveAhead). Each raises the global cell by as much,
-// against the microseconds of wall time it otherwise tracks.
-const aheadValues = 64
+// aheadClaims is for how many later claims a draw beside a claim reserves
+// values ahead of its own block, each claim's block as large as this one's
+// (clock.Global.ReserveAhead): 64 values for locks without local handoff.
+// Each draw raises the global cell by as much more, against the
+// microseconds of wall time it otherwise tracks.
+const aheadClaims = 64
 
-// noteEvidence remembers of id whether a claim read's evidence e was at
-// most what this process had drawn then, so that its next claim may take
-// a token drawn ahead: the id's last recorder was most likely this
-// process. Above it, another process recorded a later draw, which a value
-// drawn ahead before it is below: the next claim draws beside instead.
-func (l *Locker) noteEvidence(id string, e int64) {
-	if !l.ahead {
+// noteEvidence remembers of id what the read of a claim that drew beside
+// it, or took a value ahead, showed: evidence e above what this process had
+// drawn before that draw (drawnBefore) is another process's record of a
+// later draw, which values drawn ahead before it are below. Such an id is
+// passing between processes, so its claims draw beside themselves for a
+// TTL after the last such read; an id whose reads show only this process's
+// records takes values ahead. The claim's own draw is left out: it usually
+// returns before the read, and would make another process's record look
+// like this one's.
+func (l *Locker) noteEvidence(id string, e, drawnBefore int64) {
+	if !l.ahead || drawnBefore < 0 {
 		return
 	}
-	own := e <= l.cfg.Fencing.Drawn()
+	now := l.cfg.Clock.Elapsed()
 	l.floors.mu.Lock()
 	defer l.floors.mu.Unlock()
 	if en, ok := l.floors.m[id]; ok {
-		en.evidenceOwn = own
+		en.evidenceRead = true
+		if e > drawnBefore {
+			en.foreignUntil = now + l.cfg.Lease.TTL.Microseconds()
+		}
 		l.floors.m[id] = en
 	}
 }
 
-// evidenceOwn reports what noteEvidence last remembered of id, false when
-// nothing.
+// evidenceOwn reports whether a claim of id may take a value drawn ahead:
+// a claim read of it drew, and none showed another process's record for a
+// TTL (noteEvidence).
 func (l *Locker) evidenceOwn(id string) bool {
+	now := l.cfg.Clock.Elapsed()
 	l.floors.mu.Lock()
 	defer l.floors.mu.Unlock()
-	return l.floors.m[id].evidenceOwn
+	en := l.floors.m[id]
+	return en.evidenceRead && now >= en.foreignUntil
 }

@@ -142,7 +142,7 @@ func (a *attempt) fastClaim(ctx context.Context) (ok bool, since int64, err erro
 		return false, 0, err
 	}
 	a.evidence = v.evidence
-	a.l.noteEvidence(a.id, v.evidence)
+	a.l.noteEvidence(a.id, v.evidence, a.drawnBefore)
 	if a.claimWon(v, since, true) {
 		return true, since, nil
 	}

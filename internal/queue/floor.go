@@ -64,9 +64,12 @@ type floorEntry struct {
 	// expires is when (µs, elapsed time) the entry may be dropped, unless
 	// its id is held or awaited in this Locker: a TTL after its last use.
 	expires int64
-	// evidenceOwn is set when the last claim read of the id returned no
-	// evidence above what this process had drawn then (evidence.go).
-	evidenceOwn bool
+	// evidenceRead is set once a claim read of the id that drew beside
+	// it (or took a value ahead) returned; foreignUntil is when (µs,
+	// elapsed time) the last such read that showed another process's
+	// evidence stops counting: a TTL after it (evidence.go).
+	evidenceRead bool
+	foreignUntil int64
 }
 
 // floor returns the cached floor of id, refreshing it from the floor cell
