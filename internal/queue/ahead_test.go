@@ -213,7 +213,7 @@ func TestAhead_AValueDrawnAheadIsKeptOnlyIfTheReadIsAnsweredWithinAWindowOfItsDr
 	lk, first := lockToken(t, l, "x")
 	require.NoError(t, lk.Unlock(ctx))
 	w := l.cfg.Lease.Window()
-	clk.Advance(w*45/100)
+	clk.Advance(w * 45 / 100)
 
 	before, taken := s.global.Load(), l.aheadTaken.Load()
 	gate.Shut()
