@@ -171,9 +171,10 @@ func (h *harness) watchRollback() {
 	}
 }
 
-// aheadValues is internal/queue's: how many values a draw beside a claim
-// reserves ahead of the claim's own, one block with it, whose write is
-// the block's last value.
+// aheadValues is how many values a draw beside a claim reserves ahead of
+// the claim's own, one block with it, whose write is the block's last
+// value: internal/queue's aheadClaims claims' worth of the claim's block,
+// which is one value in this fleet (no local handoff).
 const aheadValues = 64
 
 // noteRollbackLock counts l, just acquired by pr (harness.onAcquired;
