@@ -28,7 +28,13 @@
 // queue Lockers (transferfleet_test.go), and migration Lockers beside a
 // Controller moving the phase new ↔ combined (migtransfer_test.go), judged
 // by the phase property too: no lock taken, adopted or worked on in mode
-// new once a commit of combined was acknowledged. The cohort fleets run
+// new once a commit of combined was acknowledged. The rollback fleet
+// (rollbackevidence_test.go) runs migration Lockers at EvidenceUse beside
+// a Controller moving the phase new → combined → legacy → combined → new,
+// from a fixed schedule (rollbackprefix_test.go) in which a process that
+// drew values ahead in mode new idles through a rollback while another
+// takes a legacy lock: no lock of mode new may take a value drawn before
+// the phase read that admitted it. The cohort fleets run
 // several goroutines per process with local handoff (cohort_test.go,
 // cohortretain_test.go), one of them sharing locally handed locks with
 // another process (cohorttransfer_test.go), where exclusion counts a

@@ -43,6 +43,8 @@ type stats struct {
 	// evidence counts the tokens drawn beside their claims
 	// (evidence_test.go).
 	evidence evidenceStats
+	// rollback counts the rollback fleet's locks (rollbackevidence_test.go).
+	rollback rollbackStats
 }
 
 // fleetProperty is one check: build fleet f with variant v, run the random
@@ -187,6 +189,9 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 			if h.tr != nil {
 				st.handovers += h.tr.handovers
 				st.adoptions += h.tr.adopted
+			}
+			if h.rb != nil {
+				st.rollback.add(h.rb.stats)
 			}
 			for _, pr := range h.procs {
 				if pr.kind.user != nil {

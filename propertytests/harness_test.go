@@ -112,6 +112,9 @@ type harness struct {
 	// draws pairs the global-time draws with the acquisitions whose tokens
 	// they gave, at EvidenceUse (evidence_test.go); nil otherwise.
 	draws *drawLog
+	// rb is what the rollback fleet's prefix and counts record
+	// (rollbackevidence_test.go); nil in other fleets.
+	rb *rollbackState
 }
 
 // newHarness builds fleet f on a fresh simulation and starts one user
@@ -224,6 +227,12 @@ func newHarness(f fleet, v variant, traced bool) (_ *harness, err error) {
 	}
 	if v.fromRace {
 		if err := h.runToRace(); err != nil {
+			_ = h.close()
+			return nil, err
+		}
+	}
+	if v.fromRollback {
+		if err := h.runToRollback(); err != nil {
 			_ = h.close()
 			return nil, err
 		}

@@ -42,6 +42,7 @@ type switches struct {
 	SkipIntentionRange        bool `json:",omitempty"`
 	KeepBelowEvidence         bool `json:",omitempty"`
 	RecordNoEvidence          bool `json:",omitempty"`
+	AheadPastWindow           bool `json:",omitempty"`
 }
 
 // union returns the switches on in s or in o.
@@ -66,6 +67,7 @@ func (s switches) union(o switches) switches {
 		SkipIntentionRange:        s.SkipIntentionRange || o.SkipIntentionRange,
 		KeepBelowEvidence:         s.KeepBelowEvidence || o.KeepBelowEvidence,
 		RecordNoEvidence:          s.RecordNoEvidence || o.RecordNoEvidence,
+		AheadPastWindow:           s.AheadPastWindow || o.AheadPastWindow,
 	}
 }
 
@@ -114,6 +116,7 @@ const (
 	cohortExtendUnlooked    defect = "cohort-extend-unlooked"
 	cohortExtendUnreserved  defect = "cohort-extend-unreserved"
 	cohortExtendOnFirstLook defect = "cohort-extend-on-first-look"
+	aheadBeforeAdmission    defect = "ahead-before-admission"
 )
 
 // knobs are the TestingKnobs one simulated process builds its Lockers with.
@@ -164,7 +167,7 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 	q.HandoffFromRead, q.HandoffNamesLast, q.HolderKeepsQueueCell = s.HandoffFromRead, s.HandoffNamesLast, s.HolderKeepsQueueCell
 	q.HolderKeepsHandedColumn, q.SkipIntentionRange = s.HolderKeepsHandedColumn, s.SkipIntentionRange
 	q.GrantWithoutLeaseCheck = s.GrantWithoutLeaseCheck
-	q.KeepBelowEvidence, q.RecordNoEvidence = s.KeepBelowEvidence, s.RecordNoEvidence
+	q.KeepBelowEvidence, q.RecordNoEvidence, q.AheadPastWindow = s.KeepBelowEvidence, s.RecordNoEvidence, s.AheadPastWindow
 	g.ReuseOwnerAfterStoreError, g.NoRoundDeadline = s.ReuseOwnerAfterStoreError, s.NoRoundDeadline
 	for _, d := range ds {
 		switch d {
@@ -222,6 +225,8 @@ func knobsFor(s switches, ds []defect) (knobs, error) {
 			q.ShareStopsGiver = true
 		case adoptWithoutCensus:
 			m.AdoptWithoutCensus = true
+		case aheadBeforeAdmission:
+			m.AheadBeforeAdmission = true
 		case cohortReuseToken:
 			co.ReuseToken = true
 		case cohortUnbounded:

@@ -92,4 +92,11 @@ type variant struct {
 	// process takes both halves before that claim): for the race evidence
 	// is for, which the random phase from the start does not reach.
 	fromRace bool
+	// fromRollback starts the random phase where a fixed schedule of the
+	// rollback fleet (rollbackprefix_test.go) has taken a lock of mode new
+	// that drew values ahead, rolled the phase back to legacy, taken a
+	// legacy lock with a later token, and moved the phase forward to new
+	// again: for a lock of mode new that must not take those values,
+	// which the random phase from the start does not reach.
+	fromRollback bool
 }
