@@ -118,7 +118,8 @@ func TestAhead_ARelockTakesItsTokenWithoutARequestToTheGlobalCell(t *testing.T) 
 		require.Equal(t, want, s.global.Load()-before, "lock %d: requests to the global cell", i)
 		clk.Advance(10 * time.Millisecond)
 	}
-	require.Equal(t, int64(4), l.aheadTaken.Load())
+	taken, kept := l.AheadTaken()
+	require.Equal(t, [2]int64{4, 4}, [2]int64{taken, kept}, "tokens taken from values drawn ahead, and kept")
 	require.Equal(t, last, l.cfg.Fencing.Drawn(), "Drawn counts the values handed out, not the whole block")
 }
 
@@ -243,8 +244,8 @@ func TestAhead_AValueDrawnAheadIsKeptOnlyIfTheReadIsAnsweredWithinAWindowOfItsDr
 // aheadPastWindow runs the schedule the window on values drawn ahead is
 // for: B draws ahead; A, another process, draws later, holds, and dies
 // holding; B's claim after A's cells expired reads no trace of A's token.
-// It returns A's token and B's.
-func aheadPastWindow(t *testing.T, kb *TestingKnobs) (tokenA, tokenB int64) {
+// It returns A's token and B's, and what B's AheadTaken counted.
+func aheadPastWindow(t *testing.T, kb *TestingKnobs) (tokenA, tokenB, taken, kept int64) {
 	clk := model.NewManualClock(0)
 	clk.Advance(time.Second)
 	base := model.New(clk)
@@ -268,7 +269,8 @@ func aheadPastWindow(t *testing.T, kb *TestingKnobs) (tokenA, tokenB int64) {
 	clk.Advance(3 * time.Second)
 	lk, tokenB = lockToken(t, b, "x")
 	require.NoError(t, lk.Unlock(ctx))
-	return tokenA, tokenB
+	taken, kept = b.AheadTaken()
+	return tokenA, tokenB, taken, kept
 }
 
 // A value drawn ahead is kept only while a lease counted from its draw's
@@ -277,8 +279,11 @@ func aheadPastWindow(t *testing.T, kb *TestingKnobs) (tokenA, tokenB int64) {
 // keeps one, below A's token: a fenced resource would take B for the stale
 // holder, and A's late writes would pass.
 func TestAhead_AValueDrawnAheadIsKeptOnlyWithinALeaseWindowOfItsDraw(t *testing.T) {
-	ta, tb := aheadPastWindow(t, nil)
+	ta, tb, _, kept := aheadPastWindow(t, nil)
 	require.Greater(t, tb, ta)
-	ta, tb = aheadPastWindow(t, &TestingKnobs{AheadPastWindow: true})
+	require.Zero(t, kept, "no value drawn ahead kept")
+	ta, tb, taken, kept := aheadPastWindow(t, &TestingKnobs{AheadPastWindow: true})
 	require.Less(t, tb, ta, "planted: the old value is kept")
+	require.Equal(t, int64(1), kept)
+	require.GreaterOrEqual(t, taken, kept)
 }

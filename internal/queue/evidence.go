@@ -233,7 +233,21 @@ func (a *attempt) earlyToken(since int64) (int64, bool) {
 	if r.err != nil || r.token <= a.evidence && !a.knobs.KeepBelowEvidence || !a.inTime(from) {
 		return 0, false
 	}
+	if a.earlySent != math.MaxInt64 {
+		a.l.aheadKept.Add(1)
+	}
 	return r.token, true
+}
+
+// AheadTaken returns how many claims of this Locker took their token from
+// the values its Fencing drew ahead (clock.Global.TakeAhead), and how many
+// of those tokens were kept: above the evidence the winning claim read
+// returned and within the window of the draw's read (earlyToken). Both are
+// 0 for a Locker that does not take values drawn ahead (at EvidenceUse, a
+// queuelock Locker does, and a migration Locker's queue Locker does for
+// mode new: Locker.TakeAhead). For tests and diagnostics.
+func (l *Locker) AheadTaken() (taken, kept int64) {
+	return l.aheadTaken.Load(), l.aheadKept.Load()
 }
 
 // aheadClaims is for how many later claims a draw beside a claim reserves

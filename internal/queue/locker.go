@@ -55,9 +55,10 @@ type Locker struct {
 	adoptedToken atomic.Int64
 	// ahead is set for a queuelock Locker at EvidenceUse: its claims take
 	// tokens drawn ahead when they can (evidence.go); aheadTaken counts
-	// the tokens so taken.
+	// the tokens so taken, aheadKept those of them kept as a lock's token.
 	ahead      bool
 	aheadTaken atomic.Int64
+	aheadKept  atomic.Int64
 }
 
 // mutator returns the store as a lockstep.Mutator, unless it has none or
