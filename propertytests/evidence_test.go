@@ -3,12 +3,15 @@ package propertytests
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
+	"github.com/lockstep-go/lockstep/internal/manager"
+	queuecore "github.com/lockstep-go/lockstep/internal/queue"
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
 )
@@ -41,17 +44,21 @@ var evidenceVariant = variant{evidence: queuelock.EvidenceUse, stepOfWork: 50 * 
 
 // TestNewEvidenceFleet_TokenOrderWithDrawsBesideClaims runs the evidence
 // fleet (property 4 above all: token order is ownership order) and logs how
-// often a token drawn beside its claim was kept, and how often a kept one's
-// global read returned less than the previous incompatible holder's token:
-// the case evidence alone makes safe. The default checks reach it now and
-// then (about 2 runs in 100); under LOCKSTEP_DEEP=1 a run that never
-// reaches it checked nothing of evidence, so the test fails then.
+// often a token drawn beside its claim, or taken from the values drawn
+// ahead (the fleet's Lockers are queuelock Lockers, which take them), was
+// kept, and how often an early token below the previous incompatible
+// holder's was refused by the evidence and drawn again: the case evidence
+// alone makes safe. The default checks reach it now and then (about 2 runs
+// in 100); under LOCKSTEP_DEEP=1 a run that never reaches it, or never
+// keeps a value drawn ahead, checked nothing of them, so the test fails
+// then.
 func TestNewEvidenceFleet_TokenOrderWithDrawsBesideClaims(t *testing.T) {
 	st := checkFleetOf(t, evidenceFleet, evidenceVariant, evidenceChecks, deepEvidenceChecks)
 	e := st.evidence
 	logEvidence(t, e)
-	if deep && (e.kept == 0 || e.redrawnMissed == 0) {
-		t.Errorf("the fleet never reached the case evidence protects (kept %d early tokens; %d early draws missed the previous holder's token and were drawn again)", e.kept, e.redrawnMissed)
+	if deep && (e.kept == 0 || e.keptAhead == 0 || e.redrawnMissed+e.redrawnAhead == 0) {
+		t.Errorf("the fleet never reached the case evidence protects (kept %d tokens drawn beside the claim and %d taken ahead; %d early draws missed the previous holder's token and %d values taken ahead were not above the evidence, and were drawn again)",
+			e.kept, e.keptAhead, e.redrawnMissed, e.redrawnAhead)
 	}
 }
 
@@ -59,8 +66,8 @@ func TestNewEvidenceFleet_TokenOrderWithDrawsBesideClaims(t *testing.T) {
 // traced to a draw (the counts would be wrong).
 func logEvidence(t *testing.T, e evidenceStats) {
 	t.Helper()
-	t.Logf("evidence: %d fenced acquisitions; %d claimed while the previous incompatible holder's draw was in flight; %d kept the token drawn beside the claim, %d of them drawn by a read that missed the previous holder's token (%d with no earlier holder); %d drew again after the claim, %d of them after a draw beside it that had missed the previous holder's token; %d tokens not traced to a draw",
-		e.fenced, e.raced, e.kept, e.keptMissed, e.keptFirst, e.redrawn, e.redrawnMissed, e.untraced)
+	t.Logf("evidence: %d fenced acquisitions; %d claimed while the previous incompatible holder's draw was in flight; %d kept the token drawn beside the claim, %d of them drawn by a read that missed the previous holder's token (%d with no earlier holder); %d kept a token taken from values drawn ahead, %d of them after another process's holding (%d claims took one, winning or not); %d drew again after the claim, %d of them after a draw beside it that had missed the previous holder's token, %d after a value taken ahead that was not above the evidence; %d tokens not traced to a draw",
+		e.fenced, e.raced, e.kept, e.keptMissed, e.keptFirst, e.keptAhead, e.keptAheadAfterOther, e.aheadTaken, e.redrawn, e.redrawnMissed, e.redrawnAhead, e.untraced)
 	if e.untraced > 0 {
 		t.Errorf("%d tokens not traced to a draw of their process: the counts above are wrong", e.untraced)
 	}
@@ -92,6 +99,14 @@ type evidenceStats struct {
 	// draw beside the claim missed the combined holder's token and that
 	// drew again after the claim (the cross-mode race).
 	afterCombined, keptAfterCombined, redrawnMissedCombined int
+	// keptAhead: the token was taken from values drawn ahead by an earlier
+	// draw of its process (queuelock Lockers: clock.Global.TakeAhead), and
+	// kept; keptAheadAfterOther: of them, those whose previous
+	// incompatible holder was another process; redrawnAhead: drawn again
+	// after the claim, the value taken ahead for it being not above the
+	// evidence its read returned. aheadTaken: the claims that took a
+	// value so, winning or not (the Lockers' own count, at each run's end).
+	keptAhead, keptAheadAfterOther, redrawnAhead, aheadTaken int
 }
 
 func (s *evidenceStats) add(o evidenceStats) {
@@ -107,6 +122,43 @@ func (s *evidenceStats) add(o evidenceStats) {
 	s.afterCombined += o.afterCombined
 	s.keptAfterCombined += o.keptAfterCombined
 	s.redrawnMissedCombined += o.redrawnMissedCombined
+	s.keptAhead += o.keptAhead
+	s.keptAheadAfterOther += o.keptAheadAfterOther
+	s.redrawnAhead += o.redrawnAhead
+	s.aheadTaken += o.aheadTaken
+}
+
+// evidenceStats returns what the run counted at acquisitions, with the
+// claims its Lockers took values drawn ahead for.
+func (h *harness) evidenceStats() evidenceStats {
+	st := h.draws.stats
+	for _, pr := range h.procs {
+		st.aheadTaken += int(aheadTaken(pr.locker).Taken)
+	}
+	return st
+}
+
+// aheadTaken is queue.Locker.AheadTaken of l's queue Locker when l is a
+// queuelock Locker, the only kind that takes values drawn ahead; zero
+// otherwise.
+func aheadTaken(l lockstep.Locker) queuecore.AheadCounts {
+	ql, ok := l.(*queuelock.Locker)
+	if !ok {
+		return queuecore.AheadCounts{}
+	}
+	return queuecore.Core((*manager.Locker)(ql)).AheadTaken()
+}
+
+// aheadOf reports whether, since pr's previous acquisition, pr's Locker
+// kept a token taken from values drawn ahead (kept), or drew again after
+// a winning claim because the value it took was not above the evidence
+// (below); the caller holds h.mu. A process of a fleet at evidence runs
+// one Lock call at a time, so both are of the acquisition being counted.
+func (h *harness) aheadOf(pr *proc) (kept, below bool) {
+	c := aheadTaken(pr.locker)
+	was := h.draws.ahead[pr.sp.Name]
+	h.draws.ahead[pr.sp.Name] = c
+	return c.Kept > was.Kept, c.BelowEvidence > was.BelowEvidence
 }
 
 // draw is one global-time draw as the store saw it: the read's answer, then
@@ -123,17 +175,38 @@ type draw struct {
 // drawLog pairs each goroutine's global write with its latest global read.
 type drawLog struct {
 	lastRead map[string]draw // goroutine → its latest global read
-	// written: "<process> <value>" → the draw that wrote value.
+	// written: "<process> <value>" → the draw that wrote value, the last
+	// of its block; ends: process → the values its draws wrote, ascending.
 	written map[string]draw
+	ends    map[string][]int64
 	// byParent: goroutine → the latest draw of a goroutine it started.
 	byParent map[string]draw
 	// claimBy: the goroutine that sent an acquisition's latest claim.
 	claimBy map[claimKey]string
-	stats   evidenceStats
+	// ahead: process → its Locker's counts of tokens taken from values
+	// drawn ahead, as of its latest acquisition (aheadOf).
+	ahead map[string]queuecore.AheadCounts
+	stats evidenceStats
 }
 
 func newDrawLog() *drawLog {
-	return &drawLog{lastRead: map[string]draw{}, written: map[string]draw{}, byParent: map[string]draw{}, claimBy: map[claimKey]string{}}
+	return &drawLog{lastRead: map[string]draw{}, written: map[string]draw{}, ends: map[string][]int64{},
+		byParent: map[string]draw{}, claimBy: map[claimKey]string{}, ahead: map[string]queuecore.AheadCounts{}}
+}
+
+// drawOf returns the draw of process proc whose block holds value v: a
+// draw writes the last value of its block, and one Global's blocks follow
+// one another, so it is the draw that wrote the least value at or above v.
+// A block drawn ahead (clock.Global.ReserveAhead) holds the tokens later
+// taken from it too.
+func (l *drawLog) drawOf(proc string, v int64) (draw, bool) {
+	ends := l.ends[proc]
+	i, _ := slices.BinarySearch(ends, v)
+	if i == len(ends) {
+		return draw{}, false
+	}
+	d, ok := l.written[fmt.Sprintf("%s %d", proc, ends[i])]
+	return d, ok
 }
 
 // goroutineOf names y's goroutine across the fleet, and the goroutine that
@@ -169,7 +242,12 @@ func (h *harness) noteGlobal(e sim.StoreEvent) {
 		if !ok {
 			return
 		}
-		h.draws.written[fmt.Sprintf("%s %d", y.Proc.Name, y.Cells[0].Timestamp)] = d
+		v := y.Cells[0].Timestamp
+		h.draws.written[fmt.Sprintf("%s %d", y.Proc.Name, v)] = d
+		ends := h.draws.ends[y.Proc.Name]
+		if i, found := slices.BinarySearch(ends, v); !found {
+			h.draws.ends[y.Proc.Name] = slices.Insert(ends, i, v)
+		}
 		if parent != "" {
 			h.draws.byParent[parent] = d
 		}
@@ -210,12 +288,13 @@ func (h *harness) countDraw(pr *proc, now handout) {
 	}
 	if !first {
 		proc, _, _ := strings.Cut(prev.owner, ".")
-		if pd, ok := h.draws.written[fmt.Sprintf("%s %d", proc, prev.token)]; ok && pd.written >= now.start {
+		if pd, ok := h.draws.drawOf(proc, prev.token); ok && pd.written >= now.start {
 			st.raced++
 		}
 	}
-	d, ok := h.draws.written[fmt.Sprintf("%s %d", pr.sp.Name, now.token)]
+	d, ok := h.draws.drawOf(pr.sp.Name, now.token)
 	claimer := h.draws.claimBy[claimKey{now.owner, now.id}]
+	keptAhead, belowAhead := h.aheadOf(pr)
 	afterCombined := !first && prev.mode == lockstep.ModeCombined && now.mode != lockstep.ModeCombined
 	traced := ok && claimer != ""
 	if afterCombined && traced {
@@ -226,6 +305,11 @@ func (h *harness) countDraw(pr *proc, now handout) {
 		st.untraced++
 	case now.mode == lockstep.ModeCombined:
 		st.combined++
+	case keptAhead:
+		st.keptAhead++
+		if proc, _, _ := strings.Cut(prev.owner, "."); !first && proc != pr.sp.Name {
+			st.keptAheadAfterOther++
+		}
 	case d.goroutine != claimer:
 		st.kept++
 		if afterCombined {
@@ -239,6 +323,9 @@ func (h *harness) countDraw(pr *proc, now handout) {
 		}
 	default:
 		st.redrawn++
+		if belowAhead {
+			st.redrawnAhead++
+		}
 		if b, ok := h.draws.byParent[claimer]; ok && !first && b.readSent >= now.start && b.read < prev.token {
 			st.redrawnMissed++
 			if afterCombined {

@@ -184,7 +184,7 @@ func runFleet(t *rapid.T, f fleet, v variant, st *stats, last *script) {
 				st.followed += h.co.followed
 			}
 			if h.draws != nil {
-				st.evidence.add(h.draws.stats)
+				st.evidence.add(h.evidenceStats())
 			}
 			if h.tr != nil {
 				st.handovers += h.tr.handovers

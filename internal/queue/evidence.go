@@ -230,24 +230,37 @@ func (a *attempt) earlyToken(since int64) (int64, bool) {
 	if a.knobs.AheadPastWindow {
 		from = since
 	}
-	if r.err != nil || r.token <= a.evidence && !a.knobs.KeepBelowEvidence || !a.inTime(from) {
-		return 0, false
+	below := r.token <= a.evidence && !a.knobs.KeepBelowEvidence
+	if a.earlySent != math.MaxInt64 && r.err == nil {
+		if below {
+			a.l.aheadBelow.Add(1)
+		} else if a.inTime(from) {
+			a.l.aheadKept.Add(1)
+		}
 	}
-	if a.earlySent != math.MaxInt64 {
-		a.l.aheadKept.Add(1)
+	if r.err != nil || below || !a.inTime(from) {
+		return 0, false
 	}
 	return r.token, true
 }
 
-// AheadTaken returns how many claims of this Locker took their token from
-// the values its Fencing drew ahead (clock.Global.TakeAhead), and how many
-// of those tokens were kept: above the evidence the winning claim read
-// returned and within the window of the draw's read (earlyToken). Both are
-// 0 for a Locker that does not take values drawn ahead (at EvidenceUse, a
-// queuelock Locker does, and a migration Locker's queue Locker does for
-// mode new: Locker.TakeAhead). For tests and diagnostics.
-func (l *Locker) AheadTaken() (taken, kept int64) {
-	return l.aheadTaken.Load(), l.aheadKept.Load()
+// AheadCounts counts the claims of a Locker that took their token from the
+// values its Fencing drew ahead (clock.Global.TakeAhead).
+type AheadCounts struct {
+	Taken int64 // claims that took a token so
+	// Kept: winning claims that kept it, above the evidence their read
+	// returned and within the window of the draw's read (earlyToken);
+	// BelowEvidence: winning claims whose token was not above that
+	// evidence, and that drew again.
+	Kept, BelowEvidence int64
+}
+
+// AheadTaken returns what AheadCounts counts of l: all 0 for a Locker that
+// does not take values drawn ahead (at EvidenceUse, a queuelock Locker
+// does, and a migration Locker's queue Locker does for mode new:
+// Locker.TakeAhead). For tests and diagnostics.
+func (l *Locker) AheadTaken() AheadCounts {
+	return AheadCounts{Taken: l.aheadTaken.Load(), Kept: l.aheadKept.Load(), BelowEvidence: l.aheadBelow.Load()}
 }
 
 // aheadClaims is for how many later claims a draw beside a claim reserves

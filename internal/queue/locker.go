@@ -55,10 +55,12 @@ type Locker struct {
 	adoptedToken atomic.Int64
 	// ahead is set for a queuelock Locker at EvidenceUse: its claims take
 	// tokens drawn ahead when they can (evidence.go); aheadTaken counts
-	// the tokens so taken, aheadKept those of them kept as a lock's token.
+	// the tokens so taken, aheadKept and aheadBelow those of winning
+	// claims kept and refused by the evidence (AheadTaken).
 	ahead      bool
 	aheadTaken atomic.Int64
 	aheadKept  atomic.Int64
+	aheadBelow atomic.Int64
 }
 
 // mutator returns the store as a lockstep.Mutator, unless it has none or
