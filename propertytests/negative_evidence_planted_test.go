@@ -25,6 +25,12 @@ func init() {
 		// of mode new keeps its early token, below the combined holder's.
 		control{name: "CombinedRecordsNoEvidence", fleet: migEvidenceFleet,
 			v: evidenceControl(migEvidenceVariant, switches{RecordNoEvidence: true}), want: "fencing:"},
+		// A claim keeps a value drawn ahead however long ago it was drawn:
+		// the late claimer's values, drawn before the holder's token, are
+		// below it, and the holder, crashed or paused holding, leaves no
+		// evidence once its cells expire.
+		control{name: "AheadPastWindow", fleet: evidenceFleet,
+			v: evidenceControl(evidenceVariant, switches{AheadPastWindow: true}), want: "fencing:"},
 	)
 }
 
