@@ -17,15 +17,18 @@ import (
 )
 
 // Evidence-ordered fencing (queuelock.Options.Evidence; docs/algorithms.md,
-// section 5.3). At EvidenceUse a claim draws its token beside the claim, so
-// the draw's read of the global cell may be served before an earlier
-// incompatible holder A's draw completed, and return a value below A's
-// token; the claim keeps its early token only above the evidence its
-// winning read returned, which A's release (or any delete or overwrite of
-// A's owner cell) wrote in the same request. Property 4 (fencing_test.go)
-// is what must hold; this file builds the fleet that reaches the case only
-// evidence protects, and counts how often it does, from the store requests
-// alone: which goroutine drew each token, and what its global read returned.
+// section 5.3). At EvidenceUse a claim draws its token beside the claim, or
+// a queuelock Locker's takes it from the values its process drew ahead
+// (earlier still, with no request), so the draw's read of the global cell
+// may be served before an earlier incompatible holder A's draw completed,
+// and return a value below A's token; the claim keeps its early token only
+// above the evidence its winning read returned, which A's release (or any
+// delete or overwrite of A's owner cell) wrote in the same request.
+// Property 4 (fencing_test.go) is what must hold; this file builds the
+// fleet that reaches the case only evidence protects, and counts how often
+// it does, from the store requests (which goroutine drew each token, and
+// what its global read returned) and the queue Lockers' own counts of
+// values taken ahead.
 
 // evidenceFleet is three queue processes on one id, run at EvidenceUse with
 // short holds from the race evidence is for (evidenceVariant).

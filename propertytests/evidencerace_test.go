@@ -21,8 +21,10 @@ import (
 // random phase from a state a fixed schedule reaches: every process's first
 // fast claim sent at the start and nothing of it served, but for the second
 // process, which takes the lock alone, works, releases, thinks, and sends
-// its next fast claim (and starts its draw beside it) a holding and a think
-// later. The random phase then decides everything else: whose claim of
+// its next fast claim a holding and a think later, with its early token:
+// drawn beside the claim, or taken from the values its first draw reserved
+// ahead (a queuelock Locker's, as its last read showed only its own
+// evidence). The random phase then decides everything else: whose claim of
 // the start wins, whose draw reads first, and whether the second process's
 // claim lands before or after that holder's release.
 //
@@ -187,8 +189,8 @@ func (unappliedWrite) Choose(label string, n int) int {
 }
 
 // raceDraws continues runToRace once the second process's claim is in
-// flight: that process's draw beside it runs to its end (its read misses
-// every draw to come), then the first process alone runs until it holds
+// flight: that process's draw beside it, if it sent one, runs to its end
+// (its read misses every draw to come), then the first process alone runs until it holds
 // the lock, its own draw reading after the second's (a combined holder
 // until its background work is done too). The random phase starts there.
 func (h *harness) raceDraws() error {

@@ -6,8 +6,9 @@ package propertytests
 // evidence_test.go), run by the plain negative-control command
 // (go test -tags lockstep_bugs ./propertytests -run 'Negative|Regressions').
 // All start the random phase from the race (variant.fromRace): the second
-// process's claim in flight, its draw beside it served before the first
-// process's draw, and the first process holding with the larger token.
+// process's claim in flight, its early token drawn (beside the claim, or
+// ahead by its first draw) before the first process's draw, and the first
+// process holding with the larger token.
 // Once the holder releases and the claim's read follows, a claim that keeps
 // its early token holds a token below the earlier holder's: property 4.
 func init() {
@@ -27,8 +28,9 @@ func init() {
 			v: evidenceControl(migEvidenceVariant, switches{RecordNoEvidence: true}), want: "fencing:"},
 		// A claim keeps a value drawn ahead however long ago it was drawn:
 		// the late claimer's values, drawn before the holder's token, are
-		// below it, and the holder, crashed or paused holding, leaves no
-		// evidence once its cells expire.
+		// below it, and its read meets no trace of that token once the
+		// holder's cells and evidence have expired, which a process that
+		// dies holding the lock, or a claim, makes the line wait for.
 		control{name: "AheadPastWindow", fleet: evidenceFleet,
 			v: evidenceControl(evidenceVariant, switches{AheadPastWindow: true}), want: "fencing:"},
 	)
