@@ -69,8 +69,13 @@ func TestNewEvidenceFleet_TokenOrderWithDrawsBesideClaims(t *testing.T) {
 // traced to a draw (the counts would be wrong).
 func logEvidence(t *testing.T, e evidenceStats) {
 	t.Helper()
-	t.Logf("evidence: %d fenced acquisitions; %d claimed while the previous incompatible holder's draw was in flight; %d kept the token drawn beside the claim, %d of them drawn by a read that missed the previous holder's token (%d with no earlier holder); %d kept a token taken from values drawn ahead, %d of them after another process's holding (%d claims took one, winning or not); %d drew again after the claim, %d of them after a draw beside it that had missed the previous holder's token, %d after a value taken ahead that was not above the evidence; %d tokens not traced to a draw",
-		e.fenced, e.raced, e.kept, e.keptMissed, e.keptFirst, e.keptAhead, e.keptAheadAfterOther, e.aheadTaken, e.redrawn, e.redrawnMissed, e.redrawnAhead, e.untraced)
+	ahead := "values drawn ahead not counted: the fleet's Lockers are not queuelock Lockers, whose counts the checker reads (a token kept from them counts as drawn beside the claim)"
+	if e.aheadCounted {
+		ahead = fmt.Sprintf("%d kept a token taken from values drawn ahead, %d of them after another process's holding (%d claims took one, winning or not), and %d drew again after the claim because the value taken was not above the evidence",
+			e.keptAhead, e.keptAheadAfterOther, e.aheadTaken, e.redrawnAhead)
+	}
+	t.Logf("evidence: %d fenced acquisitions; %d claimed while the previous incompatible holder's draw was in flight; %d kept the token drawn beside the claim, %d of them drawn by a read that missed the previous holder's token (%d with no earlier holder); %d drew again after the claim, %d of them after a draw beside it that had missed the previous holder's token; %s; %d tokens not traced to a draw",
+		e.fenced, e.raced, e.kept, e.keptMissed, e.keptFirst, e.redrawn, e.redrawnMissed, ahead, e.untraced)
 	if e.untraced > 0 {
 		t.Errorf("%d tokens not traced to a draw of their process: the counts above are wrong", e.untraced)
 	}
@@ -110,6 +115,9 @@ type evidenceStats struct {
 	// evidence its read returned. aheadTaken: the claims that took a
 	// value so, winning or not (the Lockers' own count, at each run's end).
 	keptAhead, keptAheadAfterOther, redrawnAhead, aheadTaken int
+	// aheadCounted: the run's Lockers' counts of values taken ahead were
+	// read (queuelock Lockers: aheadTaken).
+	aheadCounted bool
 }
 
 func (s *evidenceStats) add(o evidenceStats) {
@@ -129,6 +137,7 @@ func (s *evidenceStats) add(o evidenceStats) {
 	s.keptAheadAfterOther += o.keptAheadAfterOther
 	s.redrawnAhead += o.redrawnAhead
 	s.aheadTaken += o.aheadTaken
+	s.aheadCounted = s.aheadCounted || o.aheadCounted
 }
 
 // evidenceStats returns what the run counted at acquisitions, with the
@@ -137,6 +146,8 @@ func (h *harness) evidenceStats() evidenceStats {
 	st := h.draws.stats
 	for _, pr := range h.procs {
 		st.aheadTaken += int(aheadTaken(pr.locker).Taken)
+		_, ok := pr.locker.(*queuelock.Locker)
+		st.aheadCounted = st.aheadCounted || ok
 	}
 	return st
 }

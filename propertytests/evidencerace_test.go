@@ -23,8 +23,8 @@ import (
 // process, which takes the lock alone, works, releases, thinks, and sends
 // its next fast claim a holding and a think later, with its early token:
 // drawn beside the claim, or taken from the values its first draw reserved
-// ahead (a queuelock Locker's, as its last read showed only its own
-// evidence). The random phase then decides everything else: whose claim of
+// ahead (a queuelock Locker's, as its claim reads of the id showed only
+// its own records). The random phase then decides everything else: whose claim of
 // the start wins, whose draw reads first, and whether the second process's
 // claim lands before or after that holder's release.
 //
