@@ -21,7 +21,7 @@ func init() {
 		// AheadPastWindow: the admission rule is then all that stands
 		// between them, as in migration's unit test of the schedule
 		// (ahead_test.go). The fleet passes with AheadPastWindow alone
-		// (TestMigrationRollbackFleet_PrefixReachesTheSchedule).
+		// (TestController_Rollback_PrefixReachesTheSchedule).
 		control{name: "AheadBeforeAdmission", fleet: rollbackFleet,
 			v: admissionControl(), want: "fencing:"},
 	)

@@ -82,13 +82,13 @@ var rollbackCycle = []struct {
 	{lockstep.ModeNew, false},
 }
 
-// TestMigrationRollbackFleet_NewLocksTakeNoValueDrawnAheadBeforeARollback
+// TestController_Rollback_NewLocksTakeNoValueDrawnAheadBeforeARollback
 // runs the fleet (property 4 above all) and logs how many locks of mode
 // new took their token from values drawn ahead, how many followed a
 // legacy holder, and how many rollbacks the Controller completed. Under
 // LOCKSTEP_DEEP=1 a run in which no lock of mode new took a value drawn
 // ahead checked nothing of them, so the test fails then.
-func TestMigrationRollbackFleet_NewLocksTakeNoValueDrawnAheadBeforeARollback(t *testing.T) {
+func TestController_Rollback_NewLocksTakeNoValueDrawnAheadBeforeARollback(t *testing.T) {
 	st := checkFleetOf(t, rollbackFleet, rollbackVariant, rollbackChecks, deepRollbackChecks)
 	r := st.rollback
 	t.Logf("rollback: %d rollbacks completed (new → … → legacy → … → new); %d legacy locks; %d locks of mode new, %d of them took a value drawn ahead; %d followed a legacy holder, %d of those took a value drawn ahead",

@@ -161,7 +161,7 @@ func (h *harness) runOnly(what string, procs []*proc, done func() bool) error {
 // values drawn ahead lifted (AheadPastWindow), which leaves the admission
 // rule the only guard — and below it, caught by property 4, once the rule
 // is planted away too (AheadBeforeAdmission).
-func TestMigrationRollbackFleet_PrefixReachesTheSchedule(t *testing.T) {
+func TestController_Rollback_PrefixReachesTheSchedule(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		v      variant
