@@ -133,12 +133,8 @@ func (h *harness) holdAdopted(ctx context.Context, pr *proc, l lockstep.Lock, st
 // and moves the phase combined, new, combined, … until the run ends.
 func movePhases(h *harness, ctx context.Context, pr *proc) {
 	clk := pr.sp.Clock()
-	ctl, err := migration.NewController(pr.sp.Store(), &migration.ControllerOptions{Clock: clk, Drain: drainFor, Poll: drainPoll,
-		TestingKnobs: h.knobs.migration})
-	if err != nil {
-		h.mu.Lock()
-		h.violate("setup: controller: %v", err)
-		h.mu.Unlock()
+	ctl, ok := fleetController(h, pr)
+	if !ok {
 		return
 	}
 	// forbidsNew: the phase surely forbids new, from the acknowledgement of
@@ -253,4 +249,19 @@ func migTransferRun(seed uint64, sum map[string]int) (map[string]int, error) {
 		}
 	}
 	return sum, nil
+}
+
+// fleetController is the Controller a fleet's Controller process moves the
+// phase with, draining as drainFor and drainPoll say; false (a violation
+// recorded) when it cannot be made.
+func fleetController(h *harness, pr *proc) (*migration.Controller, bool) {
+	ctl, err := migration.NewController(pr.sp.Store(), &migration.ControllerOptions{Clock: pr.sp.Clock(), Drain: drainFor, Poll: drainPoll,
+		TestingKnobs: h.knobs.migration})
+	if err != nil {
+		h.mu.Lock()
+		h.violate("setup: controller: %v", err)
+		h.mu.Unlock()
+		return nil, false
+	}
+	return ctl, true
 }

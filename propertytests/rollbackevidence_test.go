@@ -8,7 +8,6 @@ import (
 
 	"github.com/lockstep-go/lockstep"
 	"github.com/lockstep-go/lockstep/clock"
-	"github.com/lockstep-go/lockstep/migration"
 	"github.com/lockstep-go/lockstep/model/sim"
 	"github.com/lockstep-go/lockstep/queuelock"
 )
@@ -229,12 +228,8 @@ func (h *harness) previousHolder(pr *proc, l lockstep.Lock) (handout, bool) {
 // every drainPoll.
 func moveRollbacks(h *harness, ctx context.Context, pr *proc) {
 	clk := pr.sp.Clock()
-	ctl, err := migration.NewController(pr.sp.Store(), &migration.ControllerOptions{Clock: clk, Drain: drainFor, Poll: drainPoll,
-		TestingKnobs: h.knobs.migration})
-	if err != nil {
-		h.mu.Lock()
-		h.violate("setup: controller: %v", err)
-		h.mu.Unlock()
+	ctl, ok := fleetController(h, pr)
+	if !ok {
 		return
 	}
 	setFlags := func(m lockstep.Mode) {
