@@ -49,12 +49,15 @@ var evidenceVariant = variant{evidence: queuelock.EvidenceUse, stepOfWork: 50 * 
 // fleet (property 4 above all: token order is ownership order) and logs how
 // often a token drawn beside its claim, or taken from the values drawn
 // ahead (the fleet's Lockers are queuelock Lockers, which take them), was
-// kept, and how often an early token below the previous incompatible
-// holder's was refused by the evidence and drawn again: the case evidence
-// alone makes safe. The default checks reach it now and then (about 2 runs
-// in 100); under LOCKSTEP_DEEP=1 a run that never reaches it, or never
-// keeps a value drawn ahead, checked nothing of them, so the test fails
-// then.
+// kept, and how often an early token was refused by the evidence and drawn
+// again: for a draw beside the claim, counted only when its read had missed
+// the previous incompatible holder's token (the case evidence alone makes
+// safe); for a value taken ahead, whenever it was not above the evidence
+// read, which includes refusals of values above the previous holder's
+// token but below a later record (a withdrawn claim's). The default checks
+// reach them now and then; under LOCKSTEP_DEEP=1 a run that never refuses
+// one, or never keeps a value drawn ahead, checked nothing of them, so the
+// test fails then.
 func TestNewEvidenceFleet_TokenOrderWithDrawsBesideClaims(t *testing.T) {
 	st := checkFleetOf(t, evidenceFleet, evidenceVariant, evidenceChecks, deepEvidenceChecks)
 	e := st.evidence

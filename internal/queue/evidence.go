@@ -160,9 +160,9 @@ type drawn struct {
 // write must be sent after this call returns, so that the draw's read is
 // sent no earlier than the lease starts. a.keep takes the result (earlyToken).
 //
-// A queuelock Locker (l.ahead) first tries the values its Fencing drew
-// ahead, when its last claim read of the id showed no evidence above what
-// this process had drawn (evidenceOwn): then no request is sent at all.
+// A Locker that takes values ahead (l.ahead) first tries those its Fencing
+// drew, when no claim read of the id in the last TTL showed another
+// process's record (evidenceOwn): then no request is sent at all.
 // Otherwise its draw beside the claim reserves values for aheadClaims
 // later claims.
 func (a *attempt) drawBeside(ctx context.Context, since int64) {
