@@ -30,7 +30,7 @@ func init() {
 // admissionControl is the control's variant, leaving the lease property
 // to the fleet tests so the search shrinks towards property 4.
 func admissionControl() variant {
-	v := admissionVariant(true)
+	v := admissionVariant(true, true)
 	v.noLeaseCheck = true
 	return v
 }
