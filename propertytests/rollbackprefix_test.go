@@ -112,6 +112,12 @@ func (h *harness) runToRollback() error {
 	}); err != nil {
 		return err
 	}
+	h.mu.Lock()
+	idle := h.rb.last[b.sp.Name] == first && b.holding == nil && !b.waiting
+	h.mu.Unlock()
+	if !idle {
+		return fmt.Errorf("rollback prefix: %s did not idle through the rollback (its user goroutine, label root %q, ran)\ntrace:\n%s", b.sp.Name, user, h.report())
+	}
 	var claim *sim.Yield
 	if err := h.runOnly("its claim after the rollback", of(b), func() bool {
 		claim = h.pendingClaim(b)
