@@ -133,7 +133,7 @@ func (h *harness) holdAdopted(ctx context.Context, pr *proc, l lockstep.Lock, st
 // and moves the phase combined, new, combined, … until the run ends.
 func movePhases(h *harness, ctx context.Context, pr *proc) {
 	clk := pr.sp.Clock()
-	ctl, ok := fleetController(h, pr)
+	ctl, ok := fleetController(h, pr, drainPoll)
 	if !ok {
 		return
 	}
@@ -252,10 +252,10 @@ func migTransferRun(seed uint64, sum map[string]int) (map[string]int, error) {
 }
 
 // fleetController is the Controller a fleet's Controller process moves the
-// phase with, draining as drainFor and drainPoll say; false (a violation
-// recorded) when it cannot be made.
-func fleetController(h *harness, pr *proc) (*migration.Controller, bool) {
-	ctl, err := migration.NewController(pr.sp.Store(), &migration.ControllerOptions{Clock: pr.sp.Clock(), Drain: drainFor, Poll: drainPoll,
+// phase with, draining for drainFor and re-reading the census every poll;
+// false (a violation recorded) when it cannot be made.
+func fleetController(h *harness, pr *proc, poll time.Duration) (*migration.Controller, bool) {
+	ctl, err := migration.NewController(pr.sp.Store(), &migration.ControllerOptions{Clock: pr.sp.Clock(), Drain: drainFor, Poll: poll,
 		TestingKnobs: h.knobs.migration})
 	if err != nil {
 		h.mu.Lock()

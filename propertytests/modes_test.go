@@ -96,12 +96,18 @@ func migrationKindDetecting(name string, pair [2]lockstep.Mode, start func(int) 
 // migrationKindWith is migrationKindDetecting with the migration Locker's
 // Options.LocalHandoff set to local (0: off; cohort_test.go).
 func migrationKindWith(name string, pair [2]lockstep.Mode, start func(int) lockstep.Mode, flipOnAcquire bool, dl *lockstep.DeadlockDetection, local int) kind {
+	return migrationKindCensus(name, pair, start, flipOnAcquire, dl, local, func() time.Duration { return censusTTL })
+}
+
+// migrationKindCensus is migrationKindWith with the migration Locker's
+// Options.CensusTTL set to census() when the Locker is made.
+func migrationKindCensus(name string, pair [2]lockstep.Mode, start func(int) lockstep.Mode, flipOnAcquire bool, dl *lockstep.DeadlockDetection, local int, census func() time.Duration) kind {
 	return kind{name: name, mode: pair[0], new: func(p *sim.Process, seed uint64, fencing *clock.Global, k knobs) (lockstep.Locker, func(context.Context) error, error) {
 		flag := &switchFlag{mode: start(p.Index)}
 		l, err := migration.New(p.Store(), flag, &migration.Options{Clock: k.clock(p.Clock()), ProcessID: p.Name,
 			Queue:        &queuelock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Poll: poll, MaxClockSkew: maxClockSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), Evidence: k.evidence, TestingKnobs: k.queue},
 			Legacy:       &shadowlock.Options{TTL: ttl, Renew: renew, MaxServerSkew: maxServerSkew, Rand: rand.New(rand.NewPCG(seed, uint64(p.Index))), TestingKnobs: k.legacy},
-			CensusTTL:    censusTTL,
+			CensusTTL:    census(),
 			Fencing:      fencing,
 			Host:         "sim",
 			Version:      "test",

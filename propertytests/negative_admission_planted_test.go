@@ -14,13 +14,13 @@ func init() {
 		// read that admitted it: p0's values, drawn in the new phase
 		// before the rollback, are below the token p1's legacy lock drew
 		// during it, and no evidence in the queue row records that token.
-		// p0's next lock of mode new keeps one of them: property 4.
-		// Those values are some 20 s of virtual time old by then, beyond
-		// the half lease window (625 ms here) that alone refuses them, so
-		// the control lifts that limit too, with queuelock's
-		// AheadPastWindow: the admission rule is then all that stands
-		// between them, as in migration's unit test of the schedule
-		// (ahead_test.go). The fleet passes with AheadPastWindow alone
+		// p0's next lock of mode new keeps one of them: property 4. The
+		// prefix's rollback takes 500 ms of virtual time from p0's draw to
+		// its next claim, within half the lease window (625 ms), so the age
+		// limit on values drawn ahead lets them serve and the admission
+		// rule alone stands between them, as in migration's unit test of
+		// the schedule (ahead_test.go). Only AheadBeforeAdmission is
+		// planted; the fleet passes with queuelock's AheadPastWindow alone
 		// (TestController_Rollback_PrefixReachesTheSchedule).
 		control{name: "AheadBeforeAdmission", fleet: rollbackFleet,
 			v: admissionControl(), want: "fencing:"},
@@ -30,7 +30,7 @@ func init() {
 // admissionControl is the control's variant, leaving the lease property
 // to the fleet tests so the search shrinks towards property 4.
 func admissionControl() variant {
-	v := admissionVariant(true)
+	v := admissionVariant(false, true)
 	v.noLeaseCheck = true
 	return v
 }

@@ -35,9 +35,15 @@ import (
 // (negative_admission_planted_test.go) must be caught there.
 
 // rollbackProcess is a migration.Locker process whose flag the
-// Controller moves (rollbackMover), starting at new.
-var rollbackProcess = migrationKind("legacy|combined|new", [2]lockstep.Mode{lockstep.ModeLegacy, lockstep.ModeNew},
-	func(int) lockstep.Mode { return lockstep.ModeNew }, false)
+// Controller moves (rollbackMover), starting at new. Its census TTL is the
+// locks' TTL (4 s), the smallest the census accepts, not censusTTL: a
+// change of its entry's shape is then written within TTL/30 (133 ms) of
+// the entry's last write, and the Controller sees a flag moved while the
+// process is idle within half the entry's lease window (625 ms), so that
+// the prefix's rollback fits within half the locks' lease window
+// (rollbackprefix_test.go).
+var rollbackProcess = migrationKindCensus("legacy|combined|new", [2]lockstep.Mode{lockstep.ModeLegacy, lockstep.ModeNew},
+	func(int) lockstep.Mode { return lockstep.ModeNew }, false, nil, 0, func() time.Duration { return ttl })
 
 // rollbackMoverKind is the Controller: a process with no Locker.
 var rollbackMoverKind = kind{name: "controller/rollback", process: controllerName, user: moveRollbacks,
@@ -61,7 +67,13 @@ var rollbackVariant = variant{evidence: queuelock.EvidenceUse, stepOfWork: 50 * 
 // default and under LOCKSTEP_DEEP=1.
 const rollbackChecks, deepRollbackChecks = 60, 1000
 
-// How long the Controller leaves each phase before its next move.
+// rollbackPoll is the Controller's Poll: how often it re-reads the census
+// while a move is blocked.
+const rollbackPoll = 100 * time.Millisecond
+
+// How long the Controller leaves each phase before its next move, but in
+// the prefix's rollback (its first cycle from a fixed prefix), which makes
+// each move as soon as it can.
 var rollbackStays = map[lockstep.Mode]time.Duration{
 	lockstep.ModeNew:      3 * time.Second,
 	lockstep.ModeCombined: time.Second,
@@ -123,8 +135,10 @@ func (s *rollbackStats) add(o rollbackStats) {
 // rollbackState is what the fleet records; guarded by harness.mu.
 type rollbackState struct {
 	// puts holds "<process> <value>" for every write of the global cell
-	// sent: a draw writes its block's last value.
-	puts map[string]bool
+	// sent: a draw writes its block's last value; drawnAt, when (virtual
+	// µs) each was sent.
+	puts    map[string]bool
+	drawnAt map[string]int64
 	// last is each process's latest lock.
 	last map[string]lockInfo
 	// phase is the Controller's latest committed phase, flags the mode
@@ -145,7 +159,7 @@ type lockInfo struct {
 // rollback returns h.rb, made on first use; the caller holds h.mu.
 func (h *harness) rollback() *rollbackState {
 	if h.rb == nil {
-		h.rb = &rollbackState{puts: map[string]bool{}, last: map[string]lockInfo{}, phase: lockstep.ModeNew, flags: lockstep.ModeNew}
+		h.rb = &rollbackState{puts: map[string]bool{}, drawnAt: map[string]int64{}, last: map[string]lockInfo{}, phase: lockstep.ModeNew, flags: lockstep.ModeNew}
 	}
 	return h.rb
 }
@@ -166,7 +180,8 @@ func (h *harness) watchRollback() {
 		}
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		h.rb.puts[fmt.Sprintf("%s %d", y.Proc.Name, y.Cells[0].Timestamp)] = true
+		key := fmt.Sprintf("%s %d", y.Proc.Name, y.Cells[0].Timestamp)
+		h.rb.puts[key], h.rb.drawnAt[key] = true, y.SentElapsed
 	}
 }
 
@@ -225,10 +240,11 @@ func (h *harness) previousHolder(pr *proc, l lockstep.Lock) (handout, bool) {
 
 // moveRollbacks is the Controller's process: it moves the phase round
 // rollbackCycle until the run ends, retrying a move the census blocks
-// every drainPoll.
+// every rollbackPoll; in a run from the prefix (variant.fromRollback) its
+// first cycle stays in no phase.
 func moveRollbacks(h *harness, ctx context.Context, pr *proc) {
 	clk := pr.sp.Clock()
-	ctl, ok := fleetController(h, pr)
+	ctl, ok := fleetController(h, pr, rollbackPoll)
 	if !ok {
 		return
 	}
@@ -263,17 +279,17 @@ func moveRollbacks(h *harness, ctx context.Context, pr *proc) {
 		rb.phase = target
 		return true
 	}
-	from := lockstep.ModeNew
-	for {
+	from, stay := lockstep.ModeNew, !h.v.fromRollback
+	for ; ; stay = true {
 		for _, mv := range rollbackCycle {
-			if clk.Sleep(ctx, rollbackStays[from]) != nil {
+			if stay && clk.Sleep(ctx, rollbackStays[from]) != nil {
 				return
 			}
 			if mv.flagsFirst {
 				setFlags(mv.target)
 			}
 			for !set(mv.target) {
-				if clk.Sleep(ctx, drainPoll) != nil {
+				if clk.Sleep(ctx, rollbackPoll) != nil {
 					return
 				}
 			}
