@@ -17,10 +17,10 @@ import (
 	"github.com/lockstep-go/lockstep/shadowlock"
 )
 
-// censusTTL is the census TTL of the simulated migration.Locker processes:
-// an entry is rewritten every 4 s, a process refuses to lock and signals its
-// locks lost 6 s after its last successful heartbeat, and the entry of a
-// crashed process stops blocking phase moves after 12 s.
+// censusTTL is the census TTL of the simulated migration.Locker processes,
+// twice the lock TTL: migration.Options.CensusTTL says how often an entry is
+// rewritten, when a process stops trusting its heartbeat, and when a
+// crashed process's entry stops blocking phase moves.
 var censusTTL = 2 * ttl
 
 // switchFlag is a migration.FlagSource that the test flips between modes at
