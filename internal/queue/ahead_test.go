@@ -87,6 +87,19 @@ func aheadLockerOn(t *testing.T, base lockstep.Store, clk *model.ManualClock, gc
 	return l, s
 }
 
+// twoAheadLockers is two processes' aheadLockers, "a" and "b" (with
+// planted defects kb), on one model store and one manual clock a second
+// past its start.
+func twoAheadLockers(t *testing.T, kb *TestingKnobs) (clk *model.ManualClock, a *testLocker, sa *globalTally, b *testLocker) {
+	t.Helper()
+	clk = model.NewManualClock(0)
+	clk.Advance(time.Second)
+	base := model.New(clk)
+	a, sa = aheadLocker(t, base, clk, "a", nil)
+	b, _ = aheadLocker(t, base, clk, "b", kb)
+	return clk, a, sa, b
+}
+
 func lockToken(t *testing.T, l *testLocker, id string) (lockstep.Lock, int64) {
 	t.Helper()
 	lk, err := l.Lock(context.Background(), id)
@@ -127,11 +140,7 @@ func TestAhead_ARelockTakesItsTokenWithoutARequestToTheGlobalCell(t *testing.T) 
 // back and forth takes no value ahead, and draws once per acquisition,
 // never again after its claim.
 func TestAhead_ALockPassedBetweenProcessesDrawsBesideItsClaims(t *testing.T) {
-	clk := model.NewManualClock(0)
-	clk.Advance(time.Second)
-	base := model.New(clk)
-	a, sa := aheadLocker(t, base, clk, "a", nil)
-	b, _ := aheadLocker(t, base, clk, "b", nil)
+	_, a, sa, b := twoAheadLockers(t, nil)
 	ctx := context.Background()
 
 	lk, _ := lockToken(t, a, "x")
@@ -245,11 +254,7 @@ func TestAhead_AValueDrawnAheadIsKeptOnlyIfTheReadIsAnsweredWithinAWindowOfItsDr
 // draws, takes one, meets B's evidence in its winning read, and draws
 // again.
 func TestAhead_AValueDrawnAheadNotAboveTheEvidenceIsDrawnAgain(t *testing.T) {
-	clk := model.NewManualClock(0)
-	clk.Advance(time.Second)
-	base := model.New(clk)
-	a, _ := aheadLocker(t, base, clk, "a", nil)
-	b, _ := aheadLocker(t, base, clk, "b", nil)
+	clk, a, _, b := twoAheadLockers(t, nil)
 	ctx := context.Background()
 
 	lk, _ := lockToken(t, a, "x")
@@ -272,11 +277,7 @@ func TestAhead_AValueDrawnAheadNotAboveTheEvidenceIsDrawnAgain(t *testing.T) {
 // holding; B's claim after A's cells expired reads no trace of A's token.
 // It returns A's token and B's, and what B's AheadTaken counted.
 func aheadPastWindow(t *testing.T, kb *TestingKnobs) (tokenA, tokenB int64, c AheadCounts) {
-	clk := model.NewManualClock(0)
-	clk.Advance(time.Second)
-	base := model.New(clk)
-	a, sa := aheadLocker(t, base, clk, "a", nil)
-	b, _ := aheadLocker(t, base, clk, "b", kb)
+	clk, a, sa, b := twoAheadLockers(t, kb)
 	ctx := context.Background()
 
 	lk, _ := lockToken(t, b, "x") // b's draw beside its claim reserves values ahead
